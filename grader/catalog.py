@@ -1,0 +1,51 @@
+"""Find the exercises folder and the exercises in it, by id."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from grader.errors import GraderError
+from grader.spec import Exercise, load_exercise
+
+ENV_VAR = "AUTOGRADER_EXERCISES"
+SPEC_NAME = "exercise.yaml"
+
+
+class Catalog:
+    """The exercises under one folder: `<root>/<id>/exercise.yaml`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def find(cls, explicit: Path | None = None) -> Catalog:
+        """`explicit`, else $AUTOGRADER_EXERCISES, else ./exercises, else the one beside this package."""
+        candidates: list[tuple[str, Path]] = []
+        if explicit is not None:
+            candidates.append(("--exercises", explicit))
+        elif os.environ.get(ENV_VAR):
+            candidates.append((f"${ENV_VAR}", Path(os.environ[ENV_VAR])))
+        else:
+            candidates.append(("the current folder", Path("exercises")))
+            candidates.append(("the installed package", Path(__file__).resolve().parent.parent / "exercises"))
+        for _, path in candidates:
+            if path.is_dir():
+                return cls(path)
+        tried = "; ".join(f"{path} ({origin})" for origin, path in candidates)
+        raise GraderError(f"no exercises folder found (tried {tried}). Pass --exercises DIR or set ${ENV_VAR}.")
+
+    def ids(self) -> list[str]:
+        return sorted(p.parent.name for p in self.root.glob(f"*/{SPEC_NAME}"))
+
+    def load(self, exercise_id: str) -> Exercise:
+        spec = self.root / exercise_id / SPEC_NAME
+        if not spec.is_file():
+            close = difflib.get_close_matches(exercise_id, self.ids(), n=3)
+            hint = f" Did you mean {' or '.join(close)}?" if close else " Run `grade list` to see them."
+            raise GraderError(f"unknown exercise {exercise_id!r} (no {spec}).{hint}")
+        return load_exercise(spec)
+
+    def load_all(self) -> list[Exercise]:
+        return [self.load(exercise_id) for exercise_id in self.ids()]

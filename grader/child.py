@@ -1,0 +1,119 @@
+"""Inside the sandboxed child: load the submission, run the probes, reply with plain data.
+
+Everything the child says goes to the reply pipe as JSON lines; the trusted side parses them as
+untrusted data. Nothing here can make a check pass: the child never sees expected values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import types
+from typing import Any, NoReturn
+
+from grader.execute import compile_probe, describe_error, run_probe
+from grader.values import error_to_data, to_data
+
+# Bound before student code runs, so that patching json or os in the submission does not reach us.
+_dumps = json.dumps
+_write = os.write
+_exit = os._exit
+
+MAX_REQUEST = 64 * 1024 * 1024
+
+
+class _Reply:
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = (_dumps(message, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = _write(self.fd, view)
+            view = view[written:]
+
+
+def serve(request_fd: int, reply_fd: int) -> NoReturn:
+    """Read the request, do the work, reply, and end the process; never returns."""
+    reply = _Reply(reply_fd)
+    try:
+        request = json.loads(_read_all(request_fd))
+        _run(request, reply)
+    except BaseException as exc:  # noqa: BLE001 - whatever happened, say so and leave
+        try:
+            reply.send({"event": "crashed", "error": error_to_data(describe_error(exc, None, ()))})
+        except BaseException:  # noqa: BLE001 - the reply pipe itself is gone
+            pass
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001,S110 - a student may have replaced the stream
+                pass
+    _exit(0)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REQUEST:
+            raise ValueError("request too large")
+    os.close(fd)
+    return b"".join(chunks)
+
+
+def _run(request: dict[str, Any], reply: _Reply) -> None:
+    filename: str = request["filename"]
+    source: str = request["source"]
+    lines = tuple(source.splitlines())
+    module = types.ModuleType("submission")
+    module.__file__ = filename
+    sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+        exec(code, module.__dict__)
+    except BaseException as exc:  # noqa: BLE001 - student code: anything goes, even SystemExit
+        reply.send({"event": "load_error", "error": error_to_data(describe_error(exc, filename, lines))})
+        return
+
+    missing = _missing(module, request["defines"])
+    if missing:
+        reply.send({"event": "missing", "names": missing})
+        return
+    reply.send({"event": "loaded"})
+
+    provided = {name: getattr(module, name) for name in request["defines"]}
+    for index, probe in enumerate(request["probes"]):
+        reply.send({"event": "start", "probe": index})
+        compiled = compile_probe(probe["name"], probe["code"], dict(probe["observe"]))
+        namespace: dict[str, object] = {"math": math, **provided, **probe["inputs"]}
+        outcome = run_probe(compiled, namespace, catch=BaseException, source_name=filename, source_lines=lines)
+        if isinstance(outcome, dict):
+            reply.send({"event": "probe", "probe": index,
+                        "observations": {label: to_data(value) for label, value in outcome.items()}})
+        else:
+            reply.send({"event": "probe", "probe": index, "error": error_to_data(outcome)})
+    reply.send({"event": "done"})
+
+
+def _missing(module: types.ModuleType, defines: dict[str, str]) -> list[dict[str, str]]:
+    """Names the exercise needs that the submission does not define as the right kind of thing."""
+    missing = []
+    for name, kind in defines.items():
+        value = module.__dict__.get(name)
+        if value is None:
+            got = "nothing"
+        elif kind == "class" and not isinstance(value, type):
+            got = f"a {type(value).__name__}, not a class"
+        elif kind == "function" and not callable(value):
+            got = f"a {type(value).__name__}, not a function"
+        else:
+            continue
+        missing.append({"name": name, "kind": kind, "got": got})
+    return missing

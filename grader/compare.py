@@ -1,0 +1,152 @@
+"""Compare an expected plain value with a got one, every element, and say how they differ."""
+
+from __future__ import annotations
+
+import math
+
+from grader.numeric import Tolerance
+from grader.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, Text, Value
+
+#: how many elements of a large array a message shows
+PREVIEW = 6
+
+
+def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
+    """None when `got` matches `expected` within `tol`; otherwise one sentence saying how it differs."""
+    if isinstance(got, ErrorInfo) and not isinstance(expected, ErrorInfo):
+        return f"expected {show(expected)}, but reading it raised {got.describe()}"
+    match expected:
+        case Number(want):
+            have = _as_number(got)
+            if have is None:
+                return f"expected {show(expected)}, got {describe(got)}"
+            if not tol.close(have, want):
+                a, b = show_pair(want, have)
+                return f"expected {a}, got {b}"
+            return None
+        case Array():
+            return _compare_arrays(expected, got, tol)
+        case Seq(items):
+            if not isinstance(got, Seq):
+                return f"expected a {expected.kind} of {len(items)}, got {describe(got)}"
+            if len(got.items) != len(items):
+                return f"expected a {expected.kind} of {len(items)}, got one of {len(got.items)}"
+            for index, (want_item, got_item) in enumerate(zip(items, got.items, strict=True)):
+                problem = compare(want_item, got_item, tol)
+                if problem is not None:
+                    return f"item [{index}]: {problem}"
+            return None
+        case Flag() | Text() | Nothing():
+            return None if got == expected else f"expected {show(expected)}, got {describe(got)}"
+        case ErrorInfo(type_name):
+            if isinstance(got, ErrorInfo) and got.type_name == type_name:
+                return None
+            return f"expected {type_name} to be raised, got {describe(got)}"
+        case Opaque():
+            return f"the expected value is not plain data ({show(expected)}); this exercise needs fixing"
+    raise TypeError(f"not a Value: {expected!r}")
+
+
+def _as_number(value: Value) -> float | None:
+    if isinstance(value, Number):
+        return value.value
+    if isinstance(value, Array) and value.shape == ():  # a 0-d tensor is a number to a student
+        return value.data[0]
+    return None
+
+
+def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
+    if not isinstance(got, Array):
+        return f"expected a tensor of shape {_shape(expected.shape)}, got {describe(got)}"
+    if got.shape != expected.shape:
+        return f"expected shape {_shape(expected.shape)}, got shape {_shape(got.shape)}"
+    bad = [i for i, (w, h) in enumerate(zip(expected.data, got.data, strict=True)) if not tol.close(h, w)]
+    if not bad:
+        return None
+    worst = max(bad, key=lambda i: _error(expected.data[i], got.data[i]))
+    a, b = show_pair(expected.data[worst], got.data[worst])
+    where = _index(worst, expected.shape)
+    return f"{len(bad)} of {len(expected.data)} elements differ; the worst, at {where}: expected {a}, got {b}"
+
+
+def _error(want: float, have: float) -> float:
+    diff = abs(have - want)
+    return math.inf if math.isnan(diff) else diff
+
+
+def _index(flat: int, shape: tuple[int, ...]) -> str:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return "[" + ", ".join(map(str, reversed(index))) + "]"
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+# ------------------------------------------------------------------------------------------------
+# Showing values to people
+
+
+def fmt(x: float, digits: int = 6) -> str:
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    text = f"{x:.{digits}g}"
+    return text if "e" in text or "." in text or "inf" in text else text + ".0"
+
+
+def fmt_points(x: float) -> str:
+    """Points as people write them: 10, 2.5, 0.33."""
+    return f"{round(x, 2):g}"
+
+
+def show_pair(want: float, have: float) -> tuple[str, str]:
+    """Both numbers with just enough digits that different values look different."""
+    for digits in range(6, 18):
+        a, b = fmt(want, digits), fmt(have, digits)
+        if a != b or want == have:
+            return a, b
+    return repr(want), repr(have)
+
+
+def show(value: Value) -> str:
+    match value:
+        case Number(v):
+            return fmt(v)
+        case Flag(v):
+            return str(v)
+        case Text(v):
+            return repr(v)
+        case Nothing():
+            return "None"
+        case Seq(items, kind):
+            inner = ", ".join(show(item) for item in items[:PREVIEW]) + (", ..." if len(items) > PREVIEW else "")
+            return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
+        case Array(shape, data):
+            if shape == ():
+                return fmt(data[0])
+            inner = ", ".join(fmt(v) for v in data[:PREVIEW]) + (", ..." if len(data) > PREVIEW else "")
+            return f"tensor of shape {_shape(shape)}: [{inner}]"
+        case Opaque(type_name, text):
+            return f"<{type_name}: {text}>" if text else f"<{type_name}>"
+        case ErrorInfo():
+            return value.describe()
+    raise TypeError(f"not a Value: {value!r}")
+
+
+def describe(value: Value) -> str:
+    """`show`, plus what kind of thing it is where that is the surprise."""
+    match value:
+        case Opaque(type_name, text):
+            return f"a {type_name} object ({text})" if text else f"a {type_name} object"
+        case Flag(v):
+            return f"{v} (a bool)"
+        case Text(v):
+            return f"the text {v!r}"
+        case Seq(items, kind):
+            return f"a {kind} of {len(items)}: {show(value)}"
+        case ErrorInfo():
+            return f"an error: {value.describe()}"
+    return show(value)

@@ -1,0 +1,87 @@
+"""Run one probe's code on some engine and read its observations as plain data.
+
+The sandboxed child runs this on the student's classes; the oracle runs it on the reference engines.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import CodeType, TracebackType
+
+from grader.values import ErrorInfo, Value, Where, from_python
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledProbe:
+    name: str
+    code: CodeType
+    observe: tuple[tuple[str, CodeType], ...]
+
+
+def compile_probe(name: str, code: str, observe: Mapping[str, str]) -> CompiledProbe:
+    """Compile a probe's statements and observation expressions (trusted text from a spec)."""
+    filename = f"<probe {name}>"
+    return CompiledProbe(
+        name,
+        compile(code, filename, "exec", dont_inherit=True),
+        tuple((label, compile(expr, filename, "eval", dont_inherit=True)) for label, expr in observe.items()),
+    )
+
+
+def run_probe(
+    probe: CompiledProbe,
+    namespace: dict[str, object],
+    *,
+    catch: type[BaseException] = Exception,
+    source_name: str | None = None,
+    source_lines: tuple[str, ...] = (),
+) -> ErrorInfo | dict[str, Value]:
+    """Run the probe in `namespace`; return its observations, or the error that stopped it.
+
+    The child passes `catch=BaseException` (student code may raise SystemExit and worse);
+    the trusted side keeps the default so that Ctrl-C still stops the grader.
+    """
+    try:
+        exec(probe.code, namespace)
+    except catch as exc:
+        return describe_error(exc, source_name, source_lines)
+    observations: dict[str, Value] = {}
+    for label, expr in probe.observe:
+        try:
+            observations[label] = from_python(eval(expr, namespace))
+        except catch as exc:
+            observations[label] = describe_error(exc, source_name, source_lines)
+    return observations
+
+
+def describe_error(exc: BaseException, source_name: str | None, source_lines: tuple[str, ...]) -> ErrorInfo:
+    """An exception as data: its type, message, and the innermost line of the submission it came from."""
+    type_name = type(exc).__name__
+    if isinstance(exc, SystemExit):
+        message = f"sys.exit({exc.code!r}) was called"
+    else:
+        try:
+            message = str(exc)
+        except Exception:  # a student exception whose __str__ raises
+            message = "<the exception's message could not be read>"
+    where = _where(exc.__traceback__, source_name, source_lines)
+    if isinstance(exc, SyntaxError) and exc.filename == source_name and exc.lineno:
+        message = exc.msg
+        where = Where(exc.lineno, "<module>", exc.text or _line(source_lines, exc.lineno))
+    return ErrorInfo(type_name, message, where)
+
+
+def _where(tb: TracebackType | None, source_name: str | None, source_lines: tuple[str, ...]) -> Where | None:
+    if source_name is None:
+        return None
+    found: Where | None = None
+    for frame, lineno in traceback.walk_tb(tb):
+        if frame.f_code.co_filename == source_name:
+            found = Where(lineno, frame.f_code.co_name, _line(source_lines, lineno))
+    return found
+
+
+def _line(lines: tuple[str, ...], lineno: int) -> str:
+    return lines[lineno - 1] if 0 < lineno <= len(lines) else ""

@@ -1,0 +1,68 @@
+"""The report as versioned JSON, the form LMS exporters and CI read (schema: schemas/report.schema.json)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from grader.report import REPORT_VERSION, CheckResult, ExerciseResult, Report
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION,
+        "grader": {"name": "autograd-grader", "version": report.grader_version},
+        "submission": {"path": report.submission, "sha256": report.sha256},
+        "seed": report.seed,
+        "score": report.score,
+        "max_score": report.max_score,
+        "all_passed": report.exit_code == 0,
+        "seconds": round(report.seconds, 4),
+        "exercises": [_exercise(e) for e in report.exercises],
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def _exercise(exercise: ExerciseResult) -> dict[str, Any]:
+    return {
+        "id": exercise.id,
+        "title": exercise.title,
+        "score": exercise.score,
+        "max_score": exercise.max_score,
+        "seconds": round(exercise.seconds, 4),
+        "problems": list(exercise.problems),
+        "output": exercise.output,
+        "output_truncated": exercise.output_truncated,
+        "checks": [_check(c) for c in exercise.checks],
+    }
+
+
+def _check(check: CheckResult) -> dict[str, Any]:
+    return {
+        "name": check.name,
+        "about": check.about,
+        "status": check.status,
+        "score": check.score,
+        "max_score": check.max_score,
+        "message": check.message,
+        "visibility": check.visibility,
+        "inputs": dict(check.inputs),
+        "code": check.code,
+        "observations": [
+            {"label": o.label, "expected": o.expected, "got": o.got, "ok": o.ok, "problem": o.problem}
+            for o in check.observations
+        ],
+    }
+
+
+@cache
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema every report validates against; shipped in the package."""
+    text = resources.files("grader").joinpath("schemas/report.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

@@ -1,0 +1,82 @@
+"""The report as a page a student reads: colour on a terminal, plain words in a log."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.text import Text
+
+from grader.compare import fmt_points
+from grader.report import CheckResult, ExerciseResult, Report
+
+_STATUS = {
+    "passed": ("PASS ", "bold green"),
+    "failed": ("FAIL ", "bold red"),
+    "error": ("ERROR", "bold magenta"),
+    "skipped": ("SKIP ", "yellow"),
+}
+OUTPUT_LINES = 30  # of what the submission printed; the JSON report keeps all that was captured
+
+
+def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
+                      emoji=False, soft_wrap=True)
+    console.print(Text.assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
+                                (report.submission, "bold"), f" · seed {report.seed}"))
+    for exercise in report.exercises:
+        _exercise(console, exercise)
+    console.print()
+    passed = sum(c.status == "passed" for e in report.exercises for c in e.checks)
+    total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
+    style = "bold green" if report.exit_code == 0 else "bold red"
+    console.print(Text.assemble(("Score: ", "bold"), (f"{fmt_points(report.score)}/{fmt_points(report.max_score)}", style),
+                                f" ({passed} of {total} checks passed) in {report.seconds:.2f} s"))
+    return buffer.getvalue()
+
+
+def _exercise(console: Console, exercise: ExerciseResult) -> None:
+    console.print()
+    console.print(Text.assemble(("Exercise ", "bold"), (exercise.id, "bold cyan"), f": {exercise.title}",
+                                f"  ({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})"))
+    for problem in exercise.problems:
+        console.print(Text("  ! " + problem, style="bold red"))
+    width = max((len(c.name) for c in exercise.checks), default=0)
+    for check in exercise.checks:
+        _check(console, check, width)
+    if exercise.output.strip():
+        lines = exercise.output.rstrip("\n").split("\n")
+        console.print()
+        more = " (cut short)" if exercise.output_truncated or len(lines) > OUTPUT_LINES else ""
+        console.print(Text(f"  Your code printed{more}:", style="bold"))
+        for line in lines[:OUTPUT_LINES]:
+            console.print(Text("  │ " + line, style="dim"))
+
+
+def _check(console: Console, check: CheckResult, width: int) -> None:
+    word, style = _STATUS[check.status]
+    console.print(Text.assemble("  ", (word, style), "  ", check.name.ljust(width), "  ",
+                                f"{fmt_points(check.score)}/{fmt_points(check.max_score)}",
+                                ("  (hidden)" if check.visibility == "hidden" else "", "dim")))
+    if check.status == "passed":
+        return
+    indent = "         "
+    if check.about:
+        console.print(Text(indent + check.about, style="italic"))
+    if check.inputs:
+        console.print(Text.assemble(indent, ("inputs   ", "bold"),
+                                    ", ".join(f"{name} = {value}" for name, value in check.inputs)))
+    if check.code:
+        for i, line in enumerate(check.code.rstrip("\n").split("\n")):
+            console.print(Text.assemble(indent, ("ran      " if i == 0 else "         ", "bold"), (line, "cyan")))
+    wrong = [o for o in check.observations if not o.ok]
+    if wrong:
+        label_width = max(len(o.label) for o in wrong)
+        for obs in wrong:
+            console.print(Text.assemble(indent, (obs.label.ljust(label_width), "bold"), "  ",
+                                        (obs.problem or f"expected {obs.expected}, got {obs.got}", "red")))
+    else:
+        console.print(Text(indent + check.message, style="red" if check.status != "skipped" else "yellow"))
+
+

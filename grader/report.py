@@ -1,0 +1,85 @@
+"""The report: what every output format is made from, and the exit code it implies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from grader.errors import ExitCode
+
+Status = Literal["passed", "failed", "error", "skipped"]
+REPORT_VERSION = "1.0"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ObservationResult:
+    """One compared quantity of a check, formatted for people."""
+
+    label: str
+    expected: str
+    got: str
+    ok: bool
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckResult:
+    name: str
+    about: str
+    status: Status
+    score: float
+    max_score: float
+    #: one paragraph a student can act on: what was run, expected, got
+    message: str
+    visibility: Literal["public", "hidden"]
+    #: the probe's inputs as (name, shown value); empty for hidden checks
+    inputs: tuple[tuple[str, str], ...] = ()
+    code: str = ""
+    observations: tuple[ObservationResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExerciseResult:
+    id: str
+    title: str
+    checks: tuple[CheckResult, ...]
+    #: problems with the whole submission (did not load, stopped early), in words
+    problems: tuple[str, ...] = ()
+    output: str = ""
+    output_truncated: bool = False
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return round(sum(c.score for c in self.checks), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(c.max_score for c in self.checks if c.status != "skipped"), 6)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    submission: str
+    sha256: str
+    seed: int
+    exercises: tuple[ExerciseResult, ...]
+    grader_version: str
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return round(sum(e.score for e in self.exercises), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(e.max_score for e in self.exercises), 6)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """OK when every check that ran passed; CHECKS_FAILED when any failed or errored.
+
+        Skipped checks (for instance CUDA on a machine without a GPU) cost nothing.
+        """
+        statuses = {c.status for e in self.exercises for c in e.checks}
+        return ExitCode.CHECKS_FAILED if statuses & {"failed", "error"} else ExitCode.OK

@@ -1,0 +1,371 @@
+"""Read an exercise.yaml into a validated, frozen `Exercise`; a bad spec names its file, line and field."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+import yaml
+
+from grader.errors import GraderError
+from grader.numeric import DEFAULT_TOLERANCE, Tolerance
+
+Engine = Literal["scalar"]
+Visibility = Literal["public", "hidden"]
+InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice"]
+DEFAULT_TIME_LIMIT = 10.0
+DEFAULT_MEMORY_MB = 2048
+FORMAT_HELP = "see exercises/README.md for the format"
+
+
+class SpecError(GraderError):
+    """An exercise spec that cannot be used; the message names file, line and field."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputSpec:
+    """How one probe input is drawn: a literal, or a kind of random value (see `grader.inputs`)."""
+
+    name: str
+    kind: InputKind
+    values: tuple[float, ...] = ()  # the literal, the uniform bounds, or the choices
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Probe:
+    """One check: run `code` on fresh inputs, read the `observe` expressions, compare."""
+
+    name: str
+    about: str
+    points: float
+    visibility: Visibility
+    partial: bool
+    inputs: tuple[InputSpec, ...]
+    code: str
+    observe: tuple[tuple[str, str], ...]  # (label, expression)
+    output: str | None  # the expression whose gradients `gradients` reads
+    gradients: tuple[tuple[str, str], ...]  # (observation label, input name)
+    tolerance: Tolerance
+    printed: tuple[tuple[str, str], ...]  # numbers a lesson prints, as printed ("0.1611", "4/9")
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    """A known mistake, implemented; `mistake` names it and `hint` is what a student reads."""
+
+    path: Path
+    mistake: str
+    hint: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exercise:
+    id: str
+    title: str
+    summary: str
+    points: float
+    engine: Engine
+    defines: tuple[tuple[str, str], ...]  # (name, class | function | value)
+    folder: Path
+    spec_path: Path
+    starter: Path
+    solution: Path
+    mutants: tuple[Mutant, ...]
+    time_limit: float
+    memory_mb: int
+    probes: tuple[Probe, ...]
+
+
+def load_exercise(spec_path: Path) -> Exercise:
+    """Parse and validate one exercise.yaml; raise `SpecError` naming the file, line and field."""
+    try:
+        text = spec_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{spec_path}: no such file. Every exercise folder needs an exercise.yaml.") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{spec_path}: not UTF-8 text (byte {exc.start}). Save the spec as UTF-8.") from None
+    except OSError as exc:
+        raise SpecError(f"{spec_path}: cannot be read ({exc.strerror}).") from None
+    data, lines = _parse_yaml(text, spec_path)
+    _check_schema(data, lines, spec_path)
+    return _build(data, lines, spec_path)
+
+
+# ------------------------------------------------------------------------------------------------
+# YAML with line numbers
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that also reads YAML 1.2 floats such as 1e-6 (YAML 1.1 leaves them as strings)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
+
+Path_ = tuple[str | int, ...]
+
+
+def _parse_yaml(text: str, path: Path) -> tuple[Any, dict[Path_, int]]:
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}" if mark is not None else "somewhere"
+        raise SpecError(f"{path}, {where}: not valid YAML: {exc.problem or exc.context}.") from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path}: not valid YAML: {exc}.") from None
+    if node is None:
+        raise SpecError(f"{path}: the file is empty; an exercise needs at least id, title, points, engine, "
+                        f"defines and probes ({FORMAT_HELP}).")
+    lines: dict[Path_, int] = {}
+    return _plain(node, (), lines, _Loader(""), path), lines
+
+
+def _plain(node: yaml.Node, at: Path_, lines: dict[Path_, int], loader: _Loader, path: Path) -> Any:
+    # Block scalars (code: |) start on the line after their key.
+    lines[at] = node.start_mark.line + 1 + (1 if getattr(node, "style", None) in ("|", ">") else 0)
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise SpecError(f"{path}, line {key_node.start_mark.line + 1}: {_field(at)}: keys must be plain "
+                                f"names, not lists or mappings.")
+            key = str(key_node.value)
+            if key in result:
+                raise SpecError(f"{path}, line {key_node.start_mark.line + 1}: {_field(at + (key,))} appears twice; "
+                                f"remove one.")
+            result[key] = _plain(value_node, at + (key,), lines, loader, path)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_plain(item, at + (i,), lines, loader, path) for i, item in enumerate(node.value)]
+    return loader.construct_object(node)
+
+
+def _field(at: Path_) -> str:
+    text = ""
+    for part in at:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "the top level"
+
+
+def _line(lines: dict[Path_, int], at: Path_) -> int:
+    while at not in lines:
+        at = at[:-1]
+    return lines[at]
+
+
+class _Where:
+    """Builds 'file, line N, field: problem' messages for one spec."""
+
+    def __init__(self, path: Path, lines: dict[Path_, int]) -> None:
+        self.path, self.lines = path, lines
+
+    def error(self, at: Path_, problem: str, line_offset: int = 0) -> SpecError:
+        return SpecError(f"{self.path}, line {_line(self.lines, at) + line_offset}: {_field(at)}: {problem}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Schema
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(resources.files("grader").joinpath("schemas/exercise.schema.json").read_text("utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _check_schema(data: Any, lines: dict[Path_, int], path: Path) -> None:
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if error is None:
+        return
+    at: Path_ = tuple(error.absolute_path)
+    raise _Where(path, lines).error(at, f"{_explain(error)} ({FORMAT_HELP}).")
+
+
+def _explain(error: jsonschema.ValidationError) -> str:
+    got = error.instance
+    match error.validator:
+        case "required":
+            missing = [name for name in error.validator_value if name not in got]
+            return f"missing the required field {missing[0]!r}"
+        case "additionalProperties":
+            allowed = sorted(error.schema.get("properties", {}))
+            unknown = sorted(set(got) - set(allowed))
+            return f"unknown field {unknown[0]!r}" + (f"; the fields allowed here are {', '.join(allowed)}"
+                                                       if allowed else "")
+        case "type":
+            return f"must be {_type_words(error.validator_value)}, got {got!r}"
+        case "enum":
+            return f"must be one of {', '.join(map(str, error.validator_value))}; got {got!r}"
+        case "oneOf":
+            return f"{got!r} is not a valid value here: it must be {error.schema.get('description', 'as documented')}"
+        case "exclusiveMinimum" | "minimum":
+            return f"must be more than {error.validator_value}" if error.validator == "exclusiveMinimum" \
+                else f"must be at least {error.validator_value}"
+        case "pattern":
+            return f"{got!r} does not have the allowed form (pattern {error.validator_value})"
+    return error.message
+
+
+def _type_words(kind: object) -> str:
+    words = {"number": "a number", "string": "text", "object": "a mapping (key: value lines)",
+             "array": "a list (lines starting with '-')", "boolean": "true or false", "integer": "a whole number"}
+    return words.get(str(kind), str(kind))
+
+
+# ------------------------------------------------------------------------------------------------
+# Semantic checks and building the dataclasses
+
+
+def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercise:
+    where = _Where(path, lines)
+    folder = path.parent
+    if data["id"] != folder.name:
+        raise where.error(("id",), f"is {data['id']!r} but the folder is {folder.name!r}; they must match.")
+    tolerance = _tolerance(data.get("tolerance"), DEFAULT_TOLERANCE)
+    probes = tuple(_probe(p, ("probes", i), where, tolerance) for i, p in enumerate(data["probes"]))
+    names = [p.name for p in probes]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise where.error(("probes", i, "name"), f"{name!r} is used by an earlier probe; names must be unique.")
+    total = sum(p.points for p in probes)
+    if abs(total - data["points"]) > 1e-9:
+        raise where.error(("points",), f"is {data['points']} but the probes' points add up to {total:g}; "
+                                       f"make them agree.")
+    starter = _file(folder, data.get("starter", "starter.py"), ("starter",), where)
+    solution = _file(folder, data.get("solution", "solution.py"), ("solution",), where)
+    mutants_dir = folder / data.get("mutants", "mutants")
+    if "mutants" in data and not mutants_dir.is_dir():
+        raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
+    mutants = tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
+    return Exercise(
+        id=data["id"],
+        title=data["title"],
+        summary=data.get("summary", "").strip(),
+        points=float(data["points"]),
+        engine=data["engine"],
+        defines=tuple(data["defines"].items()),
+        folder=folder,
+        spec_path=path,
+        starter=starter,
+        solution=solution,
+        mutants=mutants,
+        time_limit=float(data.get("time_limit", DEFAULT_TIME_LIMIT)),
+        memory_mb=int(data.get("memory_limit", DEFAULT_MEMORY_MB)),
+        probes=probes,
+    )
+
+
+def _tolerance(data: dict[str, float] | None, default: Tolerance) -> Tolerance:
+    if data is None:
+        return default
+    return Tolerance(rtol=float(data.get("rtol", default.rtol)), atol=float(data.get("atol", default.atol)))
+
+
+def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance) -> Probe:
+    inputs = tuple(_input(name, value) for name, value in data.get("inputs", {}).items())
+    input_names = {spec.name for spec in inputs}
+    _compiles(data["code"], "exec", at + ("code",), where)
+    observe: list[tuple[str, str]] = []
+    for i, item in enumerate(data["observe"]):
+        label, expr = (item, item) if isinstance(item, str) else next(iter(item.items()))
+        _compiles(expr, "eval", at + ("observe", i), where)
+        if label in dict(observe):
+            raise where.error(at + ("observe", i), f"{label!r} is observed twice.")
+        observe.append((label, expr))
+    labels = dict(observe)
+    output = data.get("output")
+    if output is not None:
+        _compiles(output, "eval", at + ("output",), where)
+    gradients = tuple(data.get("gradients", {}).items())
+    for label, input_name in gradients:
+        if label not in labels:
+            raise where.error(at + ("gradients", label), f"{label!r} is not one of this probe's observations.")
+        if input_name not in input_names:
+            raise where.error(at + ("gradients", label), f"{input_name!r} is not one of this probe's inputs.")
+    if gradients and output is None:
+        raise where.error(at + ("gradients",), "needs 'output': the expression whose gradients these are.")
+    printed = []
+    for label, number in data.get("printed", {}).items():
+        if label not in labels:
+            raise where.error(at + ("printed", label), f"{label!r} is not one of this probe's observations.")
+        printed.append((label, str(number)))
+    return Probe(
+        name=data["name"],
+        about=data.get("about", "").strip(),
+        points=float(data["points"]),
+        visibility=data.get("visibility", "public"),
+        partial=bool(data.get("partial", False)),
+        inputs=inputs,
+        code=data["code"],
+        observe=tuple(observe),
+        output=output,
+        gradients=gradients,
+        tolerance=_tolerance(data.get("tolerance"), tolerance),
+        printed=tuple(printed),
+        line=_line(where.lines, at),
+    )
+
+
+def _input(name: str, value: Any) -> InputSpec:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return InputSpec(name, "literal", (float(value),))
+    if isinstance(value, str):
+        return InputSpec(name, value)  # type: ignore[arg-type]  # the schema allows only the kinds
+    (kind, values), = value.items()
+    return InputSpec(name, kind, tuple(float(v) for v in values))
+
+
+def _compiles(text: str, mode: str, at: Path_, where: _Where) -> None:
+    try:
+        compile(text, "<spec>", mode, dont_inherit=True)
+    except SyntaxError as exc:
+        raise where.error(at, f"is not valid Python: {exc.msg} (line {exc.lineno} of the code).",
+                          line_offset=(exc.lineno or 1) - 1) from None
+
+
+def _file(folder: Path, name: str, at: Path_, where: _Where) -> Path:
+    path = folder / name
+    if not path.is_file():
+        raise where.error(at, f"file {path} does not exist.")
+    return path
+
+
+def _mutant(path: Path) -> Mutant:
+    """A mutant file opens with a docstring holding 'mistake: <id>' and 'hint: <text>' lines."""
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    except (SyntaxError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: cannot read this mutant: {exc}.") from None
+    fields: dict[str, str] = {}
+    key = None
+    for raw in doc.splitlines():
+        match = re.match(r"^(mistake|hint):\s*(.*)$", raw.strip())
+        if match:
+            key = match.group(1)
+            fields[key] = match.group(2)
+        elif key == "hint" and raw.strip():
+            fields["hint"] += " " + raw.strip()
+    for needed in ("mistake", "hint"):
+        if not fields.get(needed):
+            raise SpecError(f"{path}, line 1: the docstring has no '{needed}:' line; every mutant declares "
+                            f"'mistake: <id>' and 'hint: <what the student reads>'.")
+    return Mutant(path, fields["mistake"], fields["hint"])

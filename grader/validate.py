@@ -1,0 +1,131 @@
+"""Prove an exercise sound: its oracles agree, its solution scores full marks, every mutant loses points."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from grader.compare import fmt, fmt_points
+from grader.grading import grade_exercise
+from grader.inputs import draw_inputs
+from grader.load import load_submission
+from grader.oracle import expected_values
+from grader.report import ExerciseResult
+from grader.sandbox import Sandbox
+from grader.spec import Exercise
+from grader.values import ErrorInfo, Number
+
+MIN_MUTANTS = 3
+#: a printed number is reproduced when it matches to the last digit the lesson shows
+PRINTED_SLACK = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    ok: bool
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    exercise_id: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.findings)
+
+
+def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> Validation:
+    findings = [
+        *_oracles_agree(exercise, seeds),
+        *_printed_numbers(exercise),
+        _solution_full_marks(exercise, sandbox, seeds),
+        _starter_incomplete(exercise, sandbox, seeds[0]),
+        *_mutants_lose_points(exercise, sandbox, seeds),
+    ]
+    return Validation(exercise.id, tuple(findings))
+
+
+def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
+    problems = []
+    for seed in seeds:
+        for probe, expected in zip(exercise.probes, expected_values(exercise, draw_inputs(exercise, seed)),
+                                   strict=True):
+            problems += [f"seed {seed}, probe '{probe.name}': {d}" for d in expected.disagreements]
+    if problems:
+        return [Finding(False, f"oracles disagree: {p}") for p in problems]
+    counted = sum(len(p.gradients) for p in exercise.probes)
+    return [Finding(True, f"oracles agree on {len(exercise.probes)} probes x {len(seeds)} seeds "
+                          f"(reference engine, torch float64; {counted} gradients confirmed by central differences)")]
+
+
+def _printed_numbers(exercise: Exercise) -> list[Finding]:
+    """Each number a lesson prints must come out of the reference, to the digits the lesson shows."""
+    findings = []
+    printing = [(i, p) for i, p in enumerate(exercise.probes) if p.printed]
+    if not printing:
+        return findings
+    expected = expected_values(exercise, draw_inputs(exercise, 0))
+    for index, probe in printing:
+        if any(spec.kind != "literal" for spec in probe.inputs):
+            findings.append(Finding(False, f"probe '{probe.name}' lists printed numbers but has random inputs"))
+            continue
+        observations = expected[index].observations
+        for label, text in probe.printed:
+            got = None if isinstance(observations, ErrorInfo) else observations.get(label)
+            want, slack = _as_printed(text)
+            if isinstance(got, Number) and abs(got.value - want) <= slack:
+                findings.append(Finding(True, f"the lesson's {label} = {text} is reproduced ({fmt(got.value, 10)})"))
+            else:
+                findings.append(Finding(False, f"the lesson's {label} = {text} is not reproduced: the reference "
+                                               f"gives {got}"))
+    return findings
+
+
+def _as_printed(text: str) -> tuple[float, float]:
+    """The number a lesson printed, and how far off it may be given the digits it shows."""
+    if "/" in text:  # an exact fraction such as 4/9
+        return float(Fraction(text)), 1e-12
+    decimals = len(text.partition(".")[2]) if "." in text else 0
+    return float(text), PRINTED_SLACK * 10.0**-decimals
+
+
+def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int) -> ExerciseResult:
+    return grade_exercise(sandbox, load_submission(path), exercise, seed=seed)
+
+
+def _solution_full_marks(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> Finding:
+    for seed in seeds:
+        result = _grade(exercise, sandbox, exercise.solution, seed)
+        if result.score < result.max_score:
+            lost = [f"'{c.name}' ({c.status}: {c.message})" for c in result.checks if c.status != "passed"]
+            return Finding(False, f"the solution scores {fmt_points(result.score)}/{fmt_points(result.max_score)} at seed {seed}; "
+                                  f"it loses {'; '.join(lost)} {' '.join(result.problems)}")
+    return Finding(True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed")
+
+
+def _starter_incomplete(exercise: Exercise, sandbox: Sandbox, seed: int) -> Finding:
+    result = _grade(exercise, sandbox, exercise.starter, seed)
+    if result.score >= result.max_score:
+        return Finding(False, "the starter, as handed out, already scores full marks")
+    return Finding(True, f"the starter scores {fmt_points(result.score)}/{fmt_points(result.max_score)}, so there is work to do")
+
+
+def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> list[Finding]:
+    findings = []
+    if len(exercise.mutants) < MIN_MUTANTS:
+        findings.append(Finding(False, f"{len(exercise.mutants)} mutants; the catalogue asks for at least "
+                                       f"{MIN_MUTANTS}"))
+    for mutant in exercise.mutants:
+        scores = [_grade(exercise, sandbox, mutant.path, seed).score for seed in seeds]
+        worst = max(scores)
+        if worst >= exercise.points:
+            findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "
+                                           f"seed {seeds[scores.index(worst)]}: the probes miss this mistake"))
+        else:
+            findings.append(Finding(True, f"mutant {mutant.mistake} loses points at every seed "
+                                          f"(at most {fmt_points(worst)}/{fmt_points(exercise.points)})"))
+    return findings

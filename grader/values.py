@@ -1,0 +1,307 @@
+"""Plain data that crosses the sandbox boundary: observed values, errors, and their strict JSON form."""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# Caps on what one value may hold; the reply as a whole is capped in bytes by the sandbox.
+MAX_DEPTH = 16
+MAX_ITEMS = 200_000
+MAX_TEXT = 4_000
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Nothing:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    items: tuple[Value, ...]
+    kind: Literal["list", "tuple"] = "list"
+
+
+@dataclass(frozen=True, slots=True)
+class Array:
+    """A tensor or ndarray, flattened in row-major order."""
+
+    shape: tuple[int, ...]
+    data: tuple[float, ...]
+    dtype: str = "float64"
+    device: str = "cpu"
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """Something that is not plain data (a `Node`, a function...): shown, never compared equal."""
+
+    type_name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """A place in the submission's source: 1-based line, the function, the line's text."""
+
+    line: int
+    function: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """An exception raised by student code, as data."""
+
+    type_name: str
+    message: str
+    where: Where | None = None
+
+    def describe(self) -> str:
+        text = f"{self.type_name}: {self.message}" if self.message else self.type_name
+        if self.where is not None:
+            place = f"line {self.where.line}"
+            if self.where.function not in ("<module>", ""):
+                place += f", in {self.where.function}()"
+            text += f" ({place}: {self.where.text.strip()})" if self.where.text.strip() else f" ({place})"
+        return text
+
+
+Value = Number | Flag | Text | Nothing | Seq | Array | Opaque | ErrorInfo
+
+
+# --------------------------------------------------------------------------------------------
+# Python object -> Value. Runs in the child (on student objects) and in the oracle (on ours).
+
+
+def from_python(obj: object) -> Value:
+    """Turn a Python object into plain data, reading numbers without calling student methods."""
+    budget = [MAX_ITEMS]
+    return _from_python(obj, 0, budget)
+
+
+def _from_python(obj: object, depth: int, budget: list[int]) -> Value:
+    # Dispatch on type(obj), never obj.__class__, which an object can fake.
+    kind = type(obj)
+    if kind is bool:
+        return Flag(obj is True)
+    if issubclass(kind, float):
+        # float.__float__ reads the stored double, whatever a subclass overrides.
+        return Number(float.__float__(obj))  # type: ignore[arg-type]
+    if issubclass(kind, int):
+        whole = int.__index__(obj)  # type: ignore[arg-type]
+        try:
+            return Number(float(whole))
+        except OverflowError:
+            return Number(math.inf if whole > 0 else -math.inf)
+    if obj is None:
+        return Nothing()
+    if issubclass(kind, str):
+        return Text(_clip(str.__str__(obj)))  # type: ignore[arg-type]
+    if kind is list or kind is tuple:
+        if depth >= MAX_DEPTH:
+            return Opaque(kind.__name__, f"a {kind.__name__} nested more than {MAX_DEPTH} deep")
+        items: list[Value] = []
+        for item in obj:  # type: ignore[attr-defined]
+            budget[0] -= 1
+            if budget[0] < 0:
+                return Opaque(kind.__name__, f"a {kind.__name__} with more than {MAX_ITEMS} items")
+            items.append(_from_python(item, depth + 1, budget))
+        return Seq(tuple(items), "list" if kind is list else "tuple")
+    array = _array_from(obj, budget)
+    if array is not None:
+        return array
+    return Opaque(_type_name(obj), _safe_repr(obj))
+
+
+def _array_from(obj: object, budget: list[int]) -> Value | None:
+    """Tensors and ndarrays of exact (or well-known) types, read through the base classes' methods."""
+    np = sys.modules.get("numpy")
+    torch = sys.modules.get("torch")
+    if torch is not None and type(obj) in (torch.Tensor, torch.nn.Parameter):
+        t = torch.Tensor.detach(obj)  # type: ignore[arg-type]
+        if t.is_complex():
+            return Opaque("Tensor", f"a complex tensor of shape {tuple(t.shape)}")
+        if t.numel() > budget[0]:
+            return Opaque("Tensor", f"a tensor with {t.numel()} elements (too many to send)")
+        budget[0] -= t.numel()
+        flat = t.to(device="cpu", dtype=torch.float64).reshape(-1).tolist()
+        dtype = str(t.dtype).removeprefix("torch.")
+        return Array(tuple(int(n) for n in t.shape), tuple(flat), dtype, str(t.device))
+    kind = type(obj)
+    if np is not None and issubclass(kind, np.generic):
+        if issubclass(kind, np.bool_):
+            return Flag(bool(obj))
+        if issubclass(kind, (np.integer, np.floating)):
+            return Number(float(obj))  # type: ignore[arg-type]
+        return Opaque(kind.__name__, _safe_repr(obj))
+    if np is not None and issubclass(kind, np.ndarray):
+        arr = np.ndarray.view(obj, np.ndarray)
+        if arr.dtype.kind not in "biuf":
+            return Opaque("ndarray", f"an array of dtype {arr.dtype}")
+        if arr.size > budget[0]:
+            return Opaque("ndarray", f"an array with {arr.size} elements (too many to send)")
+        budget[0] -= arr.size
+        flat = arr.astype(np.float64).reshape(-1).tolist()
+        return Array(tuple(int(n) for n in arr.shape), tuple(flat), str(arr.dtype), "cpu")
+    return None
+
+
+def _type_name(obj: object) -> str:
+    name = type.__getattribute__(type(obj), "__name__")
+    return name if isinstance(name, str) else "object"
+
+
+def _safe_repr(obj: object) -> str:
+    try:
+        text = repr(obj)
+    except Exception as exc:  # student __repr__ may raise anything
+        return f"<{_type_name(obj)} object; its repr() raised {type(exc).__name__}>"
+    if type(text) is not str:
+        return "<unprintable>"
+    # Addresses change from run to run; reports must not.
+    return _clip(_ADDRESS.sub("", text), 200)
+
+
+def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+# Value <-> JSON-ready data. `to_data` runs in the child; `from_data` parses untrusted replies.
+
+
+class BadReply(ValueError):
+    """The child's reply is not the plain data the protocol allows."""
+
+
+def to_data(value: Value) -> dict[str, Any]:
+    match value:
+        case Number(v):
+            return {"t": "num", "v": v}
+        case Flag(v):
+            return {"t": "bool", "v": v}
+        case Text(v):
+            return {"t": "str", "v": v}
+        case Nothing():
+            return {"t": "none"}
+        case Seq(items, kind):
+            return {"t": kind, "v": [to_data(item) for item in items]}
+        case Array(shape, data, dtype, device):
+            return {"t": "array", "shape": list(shape), "v": list(data), "dtype": dtype, "device": device}
+        case Opaque(type_name, text):
+            return {"t": "object", "type": type_name, "repr": text}
+        case ErrorInfo():
+            return error_to_data(value)
+    raise TypeError(f"not a Value: {value!r}")
+
+
+def error_to_data(error: ErrorInfo) -> dict[str, Any]:
+    where = error.where
+    return {
+        "t": "error",
+        "type": error.type_name,
+        "message": error.message,
+        "where": None if where is None else {"line": where.line, "function": where.function, "text": where.text},
+    }
+
+
+def from_data(data: object, depth: int = 0) -> Value:
+    """Parse one value of an untrusted reply: exact keys, exact types, bounded size."""
+    if depth > MAX_DEPTH + 1:
+        raise BadReply("value nested too deep")
+    obj = _exact_dict(data)
+    tag = obj.get("t")
+    if tag == "num":
+        _keys(obj, {"t", "v"})
+        return Number(_number(obj["v"]))
+    if tag == "bool":
+        _keys(obj, {"t", "v"})
+        if type(obj["v"]) is not bool:
+            raise BadReply("bool value is not a boolean")
+        return Flag(obj["v"])
+    if tag == "str":
+        _keys(obj, {"t", "v"})
+        return Text(_clip(_string(obj["v"])))
+    if tag == "none":
+        _keys(obj, {"t"})
+        return Nothing()
+    if tag in ("list", "tuple"):
+        _keys(obj, {"t", "v"})
+        items = obj["v"]
+        if type(items) is not list or len(items) > MAX_ITEMS:
+            raise BadReply("sequence items are not a list")
+        return Seq(tuple(from_data(item, depth + 1) for item in items), "list" if tag == "list" else "tuple")
+    if tag == "array":
+        _keys(obj, {"t", "shape", "v", "dtype", "device"})
+        shape, flat = obj["shape"], obj["v"]
+        if type(shape) is not list or not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 16:
+            raise BadReply("array shape is not a list of sizes")
+        if type(flat) is not list or len(flat) != math.prod(shape) or len(flat) > MAX_ITEMS:
+            raise BadReply("array data does not match its shape")
+        return Array(tuple(shape), tuple(_number(x) for x in flat), _clip(_string(obj["dtype"]), 40),
+                     _clip(_string(obj["device"]), 40))
+    if tag == "object":
+        _keys(obj, {"t", "type", "repr"})
+        return Opaque(_clip(_string(obj["type"]), 100), _clip(_string(obj["repr"]), 400))
+    if tag == "error":
+        return error_from_data(obj)
+    raise BadReply(f"unknown value tag {tag!r}")
+
+
+def error_from_data(data: object) -> ErrorInfo:
+    obj = _exact_dict(data)
+    _keys(obj, {"t", "type", "message", "where"})
+    where = obj["where"]
+    place: Where | None = None
+    if where is not None:
+        w = _exact_dict(where)
+        _keys(w, {"line", "function", "text"})
+        if type(w["line"]) is not int:
+            raise BadReply("error line is not an integer")
+        place = Where(w["line"], _clip(_string(w["function"]), 100), _clip(_string(w["text"]), 300))
+    return ErrorInfo(_clip(_string(obj["type"]), 100), _clip(_string(obj["message"]), 2000), place)
+
+
+def _exact_dict(data: object) -> dict[str, Any]:
+    if type(data) is not dict:
+        raise BadReply("expected a JSON object")
+    return data
+
+
+def _keys(obj: dict[str, Any], keys: set[str]) -> None:
+    if set(obj) != keys:
+        raise BadReply(f"expected keys {sorted(keys)}, got {sorted(obj)}")
+
+
+def _number(v: object) -> float:
+    if type(v) is float:
+        return v
+    if type(v) is int:
+        return float(v)
+    raise BadReply("number is not a JSON number")
+
+
+def _string(v: object) -> str:
+    if type(v) is not str:
+        raise BadReply("text is not a JSON string")
+    return v

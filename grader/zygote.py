@@ -1,0 +1,328 @@
+"""Fork-per-run process mechanics: a warm zygote, resource limits, timeouts, capped pipes.
+
+The coordinator (the trusted grading process) forks one zygote early, after torch is imported and
+before any expected value exists. For each run it hands the zygote three pipe ends over a Unix
+socket; the zygote forks a child that reads its request and writes its reply on those pipes. So
+student code is forked from a process that holds no expected values and no other student's data,
+and the coordinator alone reads the replies, enforces the deadline and kills the process group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NoReturn
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """What one run of student code may use."""
+
+    wall_seconds: float = 10.0
+    #: address space on top of what the warm parent already maps (torch alone maps ~600 MB)
+    memory_mb: int = 2048
+    output_bytes: int = 64 * 1024
+    reply_bytes: int = 8 * MIB
+    file_bytes: int = 16 * MIB
+
+    @property
+    def cpu_seconds(self) -> int:
+        return int(self.wall_seconds) + 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exchange:
+    """Everything that came back from one run, before any of it is interpreted."""
+
+    reply: bytes
+    output: bytes
+    output_truncated: bool
+    reply_overflow: bool
+    timed_out: bool
+    #: raw wait status (os.waitstatus_to_exitcode reads it), or None if the zygote never said
+    status: int | None
+    seconds: float
+
+
+Target = Callable[[int, int], NoReturn]
+
+
+class Zygote:
+    """A warm process that forks sandboxed children on request; one run at a time."""
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+        self._sock: socket.socket | None = None
+        self._pid: int | None = None
+
+    def start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        _flush_stdio()
+        pid = os.fork()
+        if pid == 0:  # the zygote
+            code = 0
+            try:
+                ours.close()
+                _zygote_main(theirs, self._target)
+            except BaseException:  # noqa: BLE001 - a zygote failure is a grader bug: show it
+                import traceback
+
+                traceback.print_exc()
+                code = 70
+            finally:
+                os._exit(code)
+        theirs.close()
+        self._sock, self._pid = ours, pid
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._pid is not None:
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self._pid, 0)
+            self._pid = None
+
+    def __enter__(self) -> Zygote:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def launch(self, request: bytes, limits: Limits, workdir: str) -> Running:
+        """Fork a child for one run and hand it `request`; the child starts at once."""
+        if self._sock is None:
+            raise RuntimeError("the zygote is not running")
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        out_r, out_w = os.pipe()
+        header = json.dumps({"workdir": workdir, "wall": limits.wall_seconds, "cpu": limits.cpu_seconds,
+                             "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes}).encode()
+        try:
+            socket.send_fds(self._sock, [header], [req_r, rep_w, out_w])
+        finally:
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
+        pid = int(json.loads(_recv(self._sock))["pid"])
+        running = Running(self._sock, pid, rep_r, out_r, limits)
+        try:
+            _write_all(req_w, request)
+        except BrokenPipeError:
+            pass  # the child died before reading; its status says why
+        finally:
+            os.close(req_w)
+        return running
+
+
+class Running:
+    """A child at work: `wait()` collects its reply, its output and how it ended."""
+
+    def __init__(self, sock: socket.socket, pid: int, reply_fd: int, output_fd: int, limits: Limits) -> None:
+        self._sock, self.pid, self._limits = sock, pid, limits
+        self._reply_fd, self._output_fd = reply_fd, output_fd
+        self._started = time.monotonic()
+        self._reply, self._output = bytearray(), bytearray()
+        self._output_total = 0
+        self._reply_overflow = False
+
+    def wait(self) -> Exchange:
+        limits = self._limits
+        deadline = self._started + limits.wall_seconds
+        status: int | None = None
+        timed_out = False
+        selector = selectors.DefaultSelector()
+        for fd in (self._reply_fd, self._output_fd):
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        selector.register(self._sock, selectors.EVENT_READ)
+        open_pipes = 2
+        try:
+            while (status is None or open_pipes) and not self._reply_overflow:
+                timeout = deadline - time.monotonic()
+                if status is not None:
+                    timeout = min(timeout, 0.5)  # exited: only leftovers could hold the pipes open
+                if timeout <= 0:
+                    timed_out = status is None
+                    break
+                for key, _ in selector.select(timeout):
+                    if key.fileobj is self._sock:
+                        status = int(json.loads(_recv(self._sock))["status"])
+                        selector.unregister(self._sock)
+                    elif self._take(int(key.fd)) is False:
+                        selector.unregister(key.fd)
+                        open_pipes -= 1
+        finally:
+            _kill_group(self.pid)  # the child, and anything it left running
+            if status is None:
+                status = self._collect_status()
+            for fd in (self._reply_fd, self._output_fd):
+                while self._take(fd):  # what the child wrote just before the end
+                    pass
+            selector.close()
+            os.close(self._reply_fd)
+            os.close(self._output_fd)
+        return Exchange(
+            reply=bytes(self._reply),
+            output=bytes(self._output),
+            output_truncated=self._output_total > len(self._output),
+            reply_overflow=self._reply_overflow,
+            timed_out=timed_out,
+            status=status,
+            seconds=time.monotonic() - self._started,
+        )
+
+    def _take(self, fd: int) -> bool | None:
+        """Read what waits on `fd` into the capped buffers: True if read, None if none yet, False at EOF."""
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        if not chunk:
+            return False
+        if fd == self._reply_fd:
+            self._reply += chunk
+            if len(self._reply) > self._limits.reply_bytes:
+                self._reply_overflow = True
+                del self._reply[self._limits.reply_bytes:]
+        else:
+            self._output_total += len(chunk)
+            room = self._limits.output_bytes - len(self._output)
+            if room > 0:
+                self._output += chunk[:room]
+        return True
+
+    def _collect_status(self) -> int | None:
+        self._sock.settimeout(5.0)
+        try:
+            return int(json.loads(_recv(self._sock))["status"])
+        except (TimeoutError, OSError, ValueError):
+            return None
+        finally:
+            self._sock.settimeout(None)
+
+
+# ------------------------------------------------------------------------------------------------
+# Zygote and child side
+
+
+def _zygote_main(sock: socket.socket, target: Target) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    _close_fds_except({0, 1, 2, sock.fileno()})
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+        except OSError:
+            return
+        if not data:
+            return  # the coordinator has gone
+        header = json.loads(data)
+        req_r, rep_w, out_w = fds
+        _flush_stdio()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _child_main(header, req_r, rep_w, out_w, target)
+            finally:
+                os._exit(70)
+        for fd in fds:
+            os.close(fd)
+        sock.send(json.dumps({"pid": pid}).encode())
+        _, status = os.waitpid(pid, 0)
+        sock.send(json.dumps({"status": status}).encode())
+
+
+def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, target: Target) -> NoReturn:
+    os.setsid()  # own session and process group: the coordinator kills the whole group
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_w, 1)
+    os.dup2(out_w, 2)
+    _close_fds_except({0, 1, 2, req_r, rep_w})
+    _set_limits(header)
+    workdir = str(header["workdir"])
+    os.chdir(workdir)
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
+                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
+    target(req_r, rep_w)
+
+
+def _set_limits(header: dict[str, object]) -> None:
+    cpu = int(str(header["cpu"]))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    file_bytes = int(str(header["file_bytes"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    # RLIMIT_AS counts what torch already maps, so the budget goes on top of the current size;
+    # set after the fork, a memory bomb becomes MemoryError while torch keeps working.
+    mapped = _mapped_bytes()
+    if mapped is not None:
+        cap = mapped + int(str(header["memory_mb"])) * MIB
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _mapped_bytes() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None  # not Linux: no address-space cap, the wall-clock and CPU limits still hold
+
+
+def _close_fds_except(keep: set[int]) -> None:
+    low = 0
+    for fd in sorted(keep) + [_max_fd()]:
+        if low < fd:  # os.closerange(n, n) would close every descriptor from n up (CPython 3.11)
+            os.closerange(low, fd)
+        low = fd + 1
+
+
+def _max_fd() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if 0 < soft < 1 << 20 else 1 << 16
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _flush_stdio() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _recv(sock: socket.socket) -> bytes:
+    data = sock.recv(1 << 16)
+    if not data:
+        raise ConnectionError("the zygote has exited")
+    return data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

@@ -1,0 +1,24 @@
+"""Shared fixtures: where the project's folders are, and a running sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from grader.catalog import Catalog
+from grader.sandbox import Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return Catalog(ROOT / "exercises")
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox() as running:
+        yield running

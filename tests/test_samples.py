@@ -1,0 +1,61 @@
+"""Every sample under submissions/ grades to the outcome written beside it, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from grader.cli import main
+from grader.render_json import report_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "submissions").glob("*/*.py"))
+ALLOWED = {"about", "exercise", "args", "exit_code", "score", "statuses", "report_contains"}
+
+
+def _expectation(sample: Path) -> dict[str, Any]:
+    path = sample.with_suffix(".expect.yaml")
+    assert path.is_file(), f"{sample} has no {path.name} saying what grading it must give"
+    expect = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert set(expect) <= ALLOWED, f"{path}: unknown keys {set(expect) - ALLOWED}"
+    assert {"about", "exercise", "exit_code", "score"} <= set(expect), f"{path}: needs about, exercise, exit_code, score"
+    return expect
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expect = _expectation(sample)
+    args = [str(sample), "--exercise", expect["exercise"], *map(str, expect.get("args", []))]
+
+    report_file = tmp_path / "report.json"
+    code = main([*args, "--format", "json", "--output", str(report_file)])
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    jsonschema.validate(report, report_schema())
+    assert code == expect["exit_code"], report
+    assert report["score"] == pytest.approx(expect["score"]), report
+    statuses = {c["name"]: c["status"] for e in report["exercises"] for c in e["checks"]}
+    for name, status in expect.get("statuses", {}).items():
+        assert statuses[name] == status, f"check {name!r}: {statuses[name]} (expected {status})"
+
+    capsys.readouterr()
+    assert main([*args, "--color", "never"]) == expect["exit_code"]
+    text = capsys.readouterr().out
+    for fragment in expect.get("report_contains", []):
+        assert fragment in text, f"{fragment!r} not in the report:\n{text}"
+
+
+def test_every_exercise_has_samples() -> None:
+    exercises = {p.parent.name for p in (ROOT / "exercises").glob("*/exercise.yaml")}
+    sampled = {p.parent.name for p in SAMPLES}
+    assert exercises <= sampled, f"exercises without samples: {sorted(exercises - sampled)}"
+
+
+def test_every_expectation_has_a_sample() -> None:
+    orphans = [p for p in (ROOT / "submissions").glob("*/*.expect.yaml") if not p.with_name(
+        p.name.replace(".expect.yaml", ".py")).is_file()]
+    assert not orphans
