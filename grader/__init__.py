@@ -8,8 +8,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Catalog",
-    "ExitCode",
     "Exercise",
+    "ExitCode",
     "GraderError",
     "Report",
     "Sandbox",

@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    except Exception:  # a bug in the grader: show everything
+    except Exception:  # noqa: BLE001 - a bug in the grader: show everything
         traceback.print_exc()
         print(f"error: internal error in autograd-grader {__version__}; please report it with the traceback above.",
               file=sys.stderr)

@@ -64,7 +64,7 @@ def describe_error(exc: BaseException, source_name: str | None, source_lines: tu
     else:
         try:
             message = str(exc)
-        except Exception:  # a student exception whose __str__ raises
+        except Exception:  # noqa: BLE001 - a student exception whose __str__ raises
             message = "<the exception's message could not be read>"
     where = _where(exc.__traceback__, source_name, source_lines)
     if isinstance(exc, SyntaxError) and exc.filename == source_name and exc.lineno:

@@ -40,7 +40,8 @@ def _engines(exercise: Exercise, device: str) -> dict[str, dict[str, object]]:
     """The names a probe sees, for each oracle; the first one is the reference."""
     match exercise.engine:
         case "scalar":
-            return {"reference engine": {"Node": Node}, f"torch ({device}, float64)": {"Node": torch_node_class(device)}}
+            torch_node = torch_node_class(device)
+            return {"reference engine": {"Node": Node}, f"torch ({device}, float64)": {"Node": torch_node}}
     raise ValueError(f"unknown engine {exercise.engine!r}")
 
 

@@ -31,7 +31,8 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     passed = sum(c.status == "passed" for e in report.exercises for c in e.checks)
     total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
     style = "bold green" if report.exit_code == 0 else "bold red"
-    console.print(Text.assemble(("Score: ", "bold"), (f"{fmt_points(report.score)}/{fmt_points(report.max_score)}", style),
+    score = f"{fmt_points(report.score)}/{fmt_points(report.max_score)}"
+    console.print(Text.assemble(("Score: ", "bold"), (score, style),
                                 f" ({passed} of {total} checks passed) in {report.seconds:.2f} s"))
     return buffer.getvalue()
 

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Any
 
 from grader import child
 from grader.inputs import Inputs
@@ -162,7 +163,7 @@ _EVENT_KEYS = {
 }
 
 
-def _event(line: bytes, n_probes: int) -> dict[str, object]:
+def _event(line: bytes, n_probes: int) -> dict[str, Any]:
     try:
         event = json.loads(line)
     except (ValueError, RecursionError) as exc:
@@ -183,7 +184,7 @@ def _event(line: bytes, n_probes: int) -> dict[str, object]:
     return event
 
 
-def _probe_run(event: dict[str, object]) -> ProbeRun:
+def _probe_run(event: dict[str, Any]) -> ProbeRun:
     if "error" in event:
         return ProbeRun(None, error_from_data(event["error"]))
     observations = event["observations"]

@@ -201,28 +201,31 @@ def _check_schema(data: Any, lines: dict[Path_, int], path: Path) -> None:
 
 
 def _explain(error: jsonschema.ValidationError) -> str:
-    got = error.instance
+    got: Any = error.instance
+    rule: Any = error.validator_value
+    schema: Any = error.schema
     match error.validator:
         case "required":
-            missing = [name for name in error.validator_value if name not in got]
+            missing = [name for name in rule if name not in got]
             return f"missing the required field {missing[0]!r}"
         case "additionalProperties":
-            allowed = sorted(error.schema.get("properties", {}))
+            allowed = sorted(schema.get("properties", {}))
             unknown = sorted(set(got) - set(allowed))
-            return f"unknown field {unknown[0]!r}" + (f"; the fields allowed here are {', '.join(allowed)}"
-                                                       if allowed else "")
+            hint = f"; the fields allowed here are {', '.join(allowed)}" if allowed else ""
+            return f"unknown field {unknown[0]!r}{hint}"
         case "type":
-            return f"must be {_type_words(error.validator_value)}, got {got!r}"
+            return f"must be {_type_words(rule)}, got {got!r}"
         case "enum":
-            return f"must be one of {', '.join(map(str, error.validator_value))}; got {got!r}"
+            return f"must be one of {', '.join(map(str, rule))}; got {got!r}"
         case "oneOf":
-            return f"{got!r} is not a valid value here: it must be {error.schema.get('description', 'as documented')}"
-        case "exclusiveMinimum" | "minimum":
-            return f"must be more than {error.validator_value}" if error.validator == "exclusiveMinimum" \
-                else f"must be at least {error.validator_value}"
+            return f"{got!r} is not a valid value here: it must be {schema.get('description', 'as documented')}"
+        case "exclusiveMinimum":
+            return f"must be more than {rule}, got {got!r}"
+        case "minimum":
+            return f"must be at least {rule}, got {got!r}"
         case "pattern":
-            return f"{got!r} does not have the allowed form (pattern {error.validator_value})"
-    return error.message
+            return f"{got!r} does not have the allowed form (pattern {rule})"
+    return str(error.message)
 
 
 def _type_words(kind: object) -> str:

@@ -64,7 +64,7 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
 
 def _printed_numbers(exercise: Exercise) -> list[Finding]:
     """Each number a lesson prints must come out of the reference, to the digits the lesson shows."""
-    findings = []
+    findings: list[Finding] = []
     printing = [(i, p) for i, p in enumerate(exercise.probes) if p.printed]
     if not printing:
         return findings
@@ -102,16 +102,20 @@ def _solution_full_marks(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[i
         result = _grade(exercise, sandbox, exercise.solution, seed)
         if result.score < result.max_score:
             lost = [f"'{c.name}' ({c.status}: {c.message})" for c in result.checks if c.status != "passed"]
-            return Finding(False, f"the solution scores {fmt_points(result.score)}/{fmt_points(result.max_score)} at seed {seed}; "
+            return Finding(False, f"the solution scores {_score(result)} at seed {seed}; "
                                   f"it loses {'; '.join(lost)} {' '.join(result.problems)}")
     return Finding(True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed")
+
+
+def _score(result: ExerciseResult) -> str:
+    return f"{fmt_points(result.score)}/{fmt_points(result.max_score)}"
 
 
 def _starter_incomplete(exercise: Exercise, sandbox: Sandbox, seed: int) -> Finding:
     result = _grade(exercise, sandbox, exercise.starter, seed)
     if result.score >= result.max_score:
         return Finding(False, "the starter, as handed out, already scores full marks")
-    return Finding(True, f"the starter scores {fmt_points(result.score)}/{fmt_points(result.max_score)}, so there is work to do")
+    return Finding(True, f"the starter scores {_score(result)}, so there is work to do")
 
 
 def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> list[Finding]:

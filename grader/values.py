@@ -116,7 +116,7 @@ def _from_python(obj: object, depth: int, budget: list[int]) -> Value:
     if obj is None:
         return Nothing()
     if issubclass(kind, str):
-        return Text(_clip(str.__str__(obj)))  # type: ignore[arg-type]
+        return Text(_clip(str.__str__(obj)))
     if kind is list or kind is tuple:
         if depth >= MAX_DEPTH:
             return Opaque(kind.__name__, f"a {kind.__name__} nested more than {MAX_DEPTH} deep")
@@ -138,7 +138,7 @@ def _array_from(obj: object, budget: list[int]) -> Value | None:
     np = sys.modules.get("numpy")
     torch = sys.modules.get("torch")
     if torch is not None and type(obj) in (torch.Tensor, torch.nn.Parameter):
-        t = torch.Tensor.detach(obj)  # type: ignore[arg-type]
+        t = torch.Tensor.detach(obj)
         if t.is_complex():
             return Opaque("Tensor", f"a complex tensor of shape {tuple(t.shape)}")
         if t.numel() > budget[0]:
@@ -174,7 +174,7 @@ def _type_name(obj: object) -> str:
 def _safe_repr(obj: object) -> str:
     try:
         text = repr(obj)
-    except Exception as exc:  # student __repr__ may raise anything
+    except Exception as exc:  # noqa: BLE001 - student __repr__ may raise anything
         return f"<{_type_name(obj)} object; its repr() raised {type(exc).__name__}>"
     if type(text) is not str:
         return "<unprintable>"
@@ -297,7 +297,10 @@ def _number(v: object) -> float:
     if type(v) is float:
         return v
     if type(v) is int:
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:
+            return math.inf if v > 0 else -math.inf
     raise BadReply("number is not a JSON number")
 
 

@@ -9,6 +9,7 @@ and the coordinator alone reads the replies, enforces the deadline and kills the
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -253,6 +254,7 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     os.dup2(out_w, 1)
     os.dup2(out_w, 2)
     _close_fds_except({0, 1, 2, req_r, rep_w})
+    _fresh_stdio()
     _set_limits(header)
     workdir = str(header["workdir"])
     os.chdir(workdir)
@@ -260,6 +262,16 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
     target(req_r, rep_w)
+
+
+def _fresh_stdio() -> None:
+    """Python-level streams on fds 0-2, whatever the parent had (pytest, for one, swaps them out)."""
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                  line_buffering=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                  line_buffering=True)
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
 def _set_limits(header: dict[str, object]) -> None:

@@ -8,7 +8,7 @@ import math
 class Node:
     """A number that remembers how it was made, so `backward()` can find every gradient."""
 
-    __slots__ = ("value", "grad", "parents", "slopes")
+    __slots__ = ("grad", "parents", "slopes", "value")
 
     def __init__(
         self, value: float, parents: tuple[Node, ...] = (), slopes: tuple[float, ...] = ()

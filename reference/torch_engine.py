@@ -98,7 +98,7 @@ class TorchNode:
 
     def backward(self) -> None:
         # Probes may call backward() on the same graph twice; torch would free it after once.
-        self.tensor.backward(retain_graph=True)
+        torch.autograd.backward(self.tensor, retain_graph=True)
 
 
 def torch_node_class(device: str | torch.device = "cpu") -> type[TorchNode]:

@@ -23,7 +23,8 @@ def _expectation(sample: Path) -> dict[str, Any]:
     assert path.is_file(), f"{sample} has no {path.name} saying what grading it must give"
     expect = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert set(expect) <= ALLOWED, f"{path}: unknown keys {set(expect) - ALLOWED}"
-    assert {"about", "exercise", "exit_code", "score"} <= set(expect), f"{path}: needs about, exercise, exit_code, score"
+    needed = {"about", "exercise", "exit_code", "score"}
+    assert needed <= set(expect), f"{path}: needs {', '.join(sorted(needed))}"
     return expect
 
 

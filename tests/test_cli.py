@@ -1,0 +1,184 @@
+"""The `grade` command as a user runs it: exit codes, formats, errors in one line, `list`, `validate`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader import cli
+from grader.cli import main
+from grader.render_json import report_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "exercises" / "node-mul" / "solution.py"
+MUTANT = ROOT / "exercises" / "node-mul" / "mutants" / "swapped_locals.py"
+Capture = pytest.CaptureFixture[str]
+
+
+def json_report(capsys: Capture, *args: str) -> tuple[int, dict[str, object]]:
+    capsys.readouterr()
+    code = main([*args, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def without_timings(report: object) -> object:
+    if isinstance(report, dict):
+        return {k: without_timings(v) for k, v in report.items() if k != "seconds"}
+    if isinstance(report, list):
+        return [without_timings(v) for v in report]
+    return report
+
+
+def test_full_marks_exit_zero_and_the_exercise_comes_from_the_file(capsys: Capture) -> None:
+    code = main([str(SOLUTION), "--color", "never"])  # the '# exercise: node-mul' line picks it
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Exercise node-mul" in out and "Score: 10/10 (6 of 6 checks passed)" in out
+    assert "\x1b[" not in out  # no colour codes in a log
+
+
+def test_points_lost_exit_one_with_expected_and_got(capsys: Capture) -> None:
+    code = main([str(MUTANT), "--color", "never"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert re.search(r"FAIL +gradients under a factor +0/2", out)
+    assert re.search(r"x\.grad +expected -?[\d.]+, got -?[\d.]+", out)
+    assert "inputs   a = " in out and "ran      x, y = Node(a), Node(b)" in out
+
+
+def test_colour_when_asked(capsys: Capture) -> None:
+    main([str(MUTANT), "--color", "always"])
+    assert "\x1b[" in capsys.readouterr().out
+
+
+def test_json_report_validates_and_is_identical_for_the_same_seed(capsys: Capture) -> None:
+    code, first = json_report(capsys, str(MUTANT))
+    jsonschema.validate(first, report_schema())
+    assert code == 1 and first["version"] == "1.0" and first["score"] == 1 and first["max_score"] == 10
+    _, again = json_report(capsys, str(MUTANT))
+    assert without_timings(again) == without_timings(first)
+    _, other_seed = json_report(capsys, str(MUTANT), "--seed", "1")
+    assert without_timings(other_seed) != without_timings(first)
+
+
+def test_hidden_checks_keep_their_details_to_themselves(capsys: Capture) -> None:
+    _, report = json_report(capsys, str(MUTANT))
+    hidden = [c for e in report["exercises"] for c in e["checks"] if c["visibility"] == "hidden"]  # type: ignore[index,union-attr]
+    assert hidden and all(c["inputs"] == {} and c["code"] == "" and c["observations"] == [] for c in hidden)
+    assert all("withheld" in c["message"] for c in hidden if c["status"] == "failed")
+
+
+def test_output_file(tmp_path: Path, capsys: Capture) -> None:
+    target = tmp_path / "report.json"
+    assert main([str(SOLUTION), "--format", "json", "--output", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    jsonschema.validate(json.loads(target.read_text()), report_schema())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.py", "-e", "node-mul"], "missing.py: no such file"),
+        ([str(SOLUTION), "-e", "node-mull"], "unknown exercise 'node-mull' (no "),
+        ([str(ROOT / "reference" / "scalar.py")], "which exercise is this? Pass --exercise ID"),
+        ([str(ROOT / "exercises")], "is a folder"),
+        ([str(SOLUTION), "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        ([str(SOLUTION), "--time-limit", "0"], "--time-limit must be a positive number"),
+        ([], "the following arguments are required: submission"),
+        ([str(SOLUTION), "--exercises", "/nonexistent"], "no exercises folder found"),
+        (["validate", "nope"], "unknown exercise 'nope'"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_two(args: list[str], message: str, capsys: Capture) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
+def test_unreadable_submissions_exit_two(tmp_path: Path, capsys: Capture) -> None:
+    binary = tmp_path / "binary.py"
+    binary.write_bytes(b"\x00\x01\x02")
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"x = 1\n# caf\xe9\n")
+    assert main([str(binary), "-e", "node-mul"]) == 2
+    assert main([str(latin), "-e", "node-mul"]) == 2
+    err = capsys.readouterr().err
+    assert "is a binary file" in err and "latin.py, line 2: not UTF-8 text" in err
+
+
+def test_a_broken_spec_exits_two_naming_file_and_line(tmp_path: Path, capsys: Capture) -> None:
+    broken = tmp_path / "node-mul"
+    shutil.copytree(ROOT / "exercises" / "node-mul", broken)
+    spec = broken / "exercise.yaml"
+    spec.write_text(spec.read_text().replace("points: 10", "points: ten"))
+    assert main([str(SOLUTION), "--exercises", str(tmp_path)]) == 2
+    assert re.search(r"exercise\.yaml, line \d+: points: must be a number, got 'ten'", capsys.readouterr().err)
+
+
+def test_internal_errors_exit_three_with_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: Capture) -> None:
+    def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("grader.grading.grade", explode)
+    assert main([str(SOLUTION)]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: boom" in err and "internal error in autograd-grader" in err
+
+
+def test_list(capsys: Capture) -> None:
+    assert main(["list"]) == 0
+    assert re.search(r"^node-mul +10 pts +Multiplication and its gradient$", capsys.readouterr().out, re.M)
+
+
+def test_validate_passes_a_sound_exercise(capsys: Capture) -> None:
+    assert main(["validate", "node-mul", "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ok   node-mul" in out and "1 of 1 exercises sound" in out
+    assert "mutant swapped-locals loses points at every seed" in out
+
+
+def test_validate_fails_an_exercise_whose_probes_miss_a_mutant(tmp_path: Path, capsys: Capture) -> None:
+    weak = tmp_path / "node-mul"
+    shutil.copytree(ROOT / "exercises" / "node-mul", weak)
+    shutil.copy(weak / "solution.py", weak / "mutants" / "not_a_mistake.py")
+    source = (weak / "mutants" / "not_a_mistake.py").read_text()
+    (weak / "mutants" / "not_a_mistake.py").write_text(
+        source.replace('"""Exercise node-mul', '"""mistake: none\nhint: none\n\nExercise node-mul', 1))
+    assert main(["validate", "--exercises", str(tmp_path), "--seeds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL node-mul" in out and "mutant none (not_a_mistake.py) keeps full marks" in out
+
+
+def test_validate_fails_when_the_oracles_disagree(tmp_path: Path, capsys: Capture) -> None:
+    bad = tmp_path / "node-mul"
+    shutil.copytree(ROOT / "exercises" / "node-mul", bad)
+    spec = bad / "exercise.yaml"
+    spec.write_text(spec.read_text().replace("gradients: {x.grad: a, y.grad: b}", "gradients: {x.grad: b, y.grad: a}"))
+    assert main(["validate", "--exercises", str(tmp_path), "--seeds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "oracles disagree: seed 0, probe 'gradients under a factor': x.grad: central differences give" in out
+
+
+def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
+    env = {**os.environ, "NO_COLOR": "1"}
+    ran = subprocess.run([sys.executable, "-m", "grader", str(MUTANT)], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, check=False)
+    assert ran.returncode == 1 and "Score: 1/10" in ran.stdout
+    script = shutil.which("grade")
+    if script is None:
+        pytest.skip("the package is not installed, so there is no `grade` script")
+    ran = subprocess.run([script, "--version"], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0 and ran.stdout.startswith("autograd-grader ")
+
+
+def test_commands_are_dispatched_by_name() -> None:
+    assert cli.COMMANDS == ("list", "validate")

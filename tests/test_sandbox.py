@@ -1,0 +1,169 @@
+"""The sandbox: student code runs in a forked child, and whatever it does comes back as data."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.load import Submission
+from grader.numeric import DEFAULT_TOLERANCE
+from grader.sandbox import RunResult, Sandbox
+from grader.spec import Exercise, Probe
+from grader.values import ErrorInfo, Number, Text
+
+
+def probe(name: str, code: str, observe: str = "out") -> Probe:
+    return Probe(name=name, about="", points=1, visibility="public", partial=False, inputs=(), code=code,
+                 observe=((observe, observe),), output=None, gradients=(), tolerance=DEFAULT_TOLERANCE,
+                 printed=(), line=1)
+
+
+EXERCISE = Exercise(
+    id="demo", title="demo", summary="", points=2, engine="scalar", defines=(("f", "function"),),
+    folder=Path("."), spec_path=Path("exercise.yaml"), starter=Path("s.py"), solution=Path("s.py"), mutants=(),
+    time_limit=5, memory_mb=512, probes=(probe("first", "out = f(2)"), probe("second", "out = f(3)")),
+)
+
+
+def run(sandbox: Sandbox, source: str, *, time_limit: float = 5, exercise: Exercise = EXERCISE) -> RunResult:
+    submission = Submission(path=Path("student.py"), name="student.py", source=source, sha256="0" * 64,
+                            declared_exercise=None)
+    inputs = tuple({} for _ in exercise.probes)
+    return sandbox.launch(submission, exercise, inputs, time_limit=time_limit).result()
+
+
+def test_a_normal_run_returns_observations_and_output(sandbox: Sandbox) -> None:
+    result = run(sandbox, "def f(x):\n    print('called', x)\n    return x * 1.5\n")
+    assert [p.observations for p in result.probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]
+    assert result.stopped is None and result.load_error is None
+    assert result.output == "called 2\ncalled 3\n"
+
+
+def test_an_exception_at_import_is_a_load_error_with_its_line(sandbox: Sandbox) -> None:
+    result = run(sandbox, "x = 1\nraise ValueError('oops')\n")
+    assert result.load_error is not None
+    assert result.load_error.describe() == "ValueError: oops (line 2: raise ValueError('oops'))"
+    assert result.probes == (None, None)
+
+
+def test_sys_exit_at_import_is_reported_not_obeyed(sandbox: Sandbox) -> None:
+    result = run(sandbox, "import sys\nsys.exit(0)\n")
+    assert result.load_error is not None and result.load_error.message == "sys.exit(0) was called"
+
+
+def test_a_missing_name_is_reported(sandbox: Sandbox) -> None:
+    result = run(sandbox, "g = 1\nf = 2\n")
+    assert result.missing == ("`f` (a function): found a int, not a function",)
+
+
+def test_an_exception_in_a_probe_costs_only_that_probe(sandbox: Sandbox) -> None:
+    result = run(sandbox, "def f(x):\n    if x == 2:\n        raise KeyError(x)\n    return x\n")
+    first, second = result.probes
+    assert first is not None and first.error == ErrorInfo("KeyError", "2", first.error.where)
+    assert first.error.where is not None and (first.error.where.line, first.error.where.function) == (3, "f")
+    assert second is not None and second.observations == {"out": Number(3.0)}
+
+
+def test_os_exit_mid_run_keeps_what_came_before(sandbox: Sandbox) -> None:
+    result = run(sandbox, "import os\ndef f(x):\n    if x == 3:\n        os._exit(3)\n    return x\n")
+    assert result.probes[0] is not None and result.probes[1] is None
+    assert result.stopped == "ended the process with exit code 3" and result.stopped_at == 1
+
+
+def test_a_segfault_is_a_crash_not_a_grader_failure(sandbox: Sandbox) -> None:
+    result = run(sandbox, "import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n")
+    assert result.stopped == "crashed (killed by SIGSEGV)" and result.stopped_at == 0
+
+
+def test_an_infinite_loop_that_ignores_signals_is_killed_on_time(sandbox: Sandbox) -> None:
+    source = ("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, "
+              "signal.SIG_IGN)\ndef f(x):\n    while True:\n        pass\n")
+    started = time.monotonic()
+    result = run(sandbox, source, time_limit=1)
+    assert time.monotonic() - started < 3
+    assert result.stopped == "did not finish within 1 s (the time limit)" and result.stopped_at == 0
+
+
+def test_a_memory_bomb_is_a_memory_error(sandbox: Sandbox) -> None:
+    result = run(sandbox, "def f(x):\n    return len(bytearray(64 * 2**30))\n")
+    first = result.probes[0]
+    assert first is not None and first.error is not None and first.error.type_name == "MemoryError"
+    assert result.probes[1] is not None  # and the run carried on
+
+
+def test_an_output_flood_is_capped(sandbox: Sandbox) -> None:
+    result = run(sandbox, "import sys\nfor _ in range(20000):\n    print('x' * 100)\ndef f(x):\n    return x\n")
+    assert result.output_truncated and len(result.output) == 64 * 1024
+    assert result.stopped is None
+
+
+def test_a_forged_reply_is_detected_and_never_scored(sandbox: Sandbox) -> None:
+    forged = '{"event":"probe","probe":0,"observations":{"out":{"t":"num","v":42}}}\\n'
+    source = ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'" + forged + "')\n"
+              "    except OSError:\n        pass\ndef f(x):\n    return x\n")
+    result = run(sandbox, source)
+    assert result.probes == (None, None)
+    assert result.stopped is not None and "out of order" in result.stopped
+
+
+def test_leftover_processes_are_killed_with_the_group(sandbox: Sandbox) -> None:
+    source = "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(os.getpid())\n" \
+             "def f(x):\n    return x\n"
+    result = run(sandbox, source)
+    leader = int(result.output.split()[0])
+    time.sleep(0.2)
+    survivors = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+                 if _group(pid) == leader and _state(pid) != "Z"]
+    assert survivors == []
+
+
+def _group(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_the_child_has_no_stdin_a_scrubbed_environment_and_a_temporary_folder(sandbox: Sandbox,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "hunter2")
+    exercise = dataclasses.replace(EXERCISE, probes=(
+        probe("stdin", "out = f()", "out"),
+        probe("env", "import os\nout = os.environ.get('SECRET_TOKEN', 'absent')"),
+        probe("cwd", "import os\nopen('scratch.txt', 'w').write('x')\nout = os.getcwd()"),
+    ))
+    result = run(sandbox, "def f():\n    try:\n        return input()\n    except EOFError:\n        return 'eof'\n",
+                 exercise=exercise)
+    observed = [p.observations["out"] if p and p.observations else None for p in result.probes]
+    assert observed[:2] == [Text("eof"), Text("absent")]
+    workdir = observed[2]
+    assert isinstance(workdir, Text) and workdir.value != os.getcwd()
+    assert not Path(workdir.value).exists()  # removed after the run
+
+
+def test_a_forking_submission_cannot_double_report(sandbox: Sandbox) -> None:
+    result = run(sandbox, "import os\nos.fork()\ndef f(x):\n    return x\n")
+    # Parent and child both answer; the duplicate is caught, or the group is gone first. Never a crash.
+    assert result.stopped is None or "out of order" in result.stopped or "could not read" in result.stopped
+
+
+def test_the_zygote_survives_many_runs(sandbox: Sandbox) -> None:
+    for _ in range(20):
+        assert run(sandbox, "def f(x):\n    return x\n").stopped is None
+
+
+def test_a_child_killed_by_a_signal_it_sends_itself(sandbox: Sandbox) -> None:
+    result = run(sandbox, f"import os\nos.kill(os.getpid(), {int(signal.SIGTERM)})\n")
+    assert result.stopped == "crashed (killed by SIGTERM)" and result.stopped_at is None
