@@ -10,7 +10,7 @@ from grader.sandbox import ProbeRun, RunResult
 from grader.spec import Exercise, Probe
 from grader.values import ErrorInfo
 
-HIDDEN_FAILED = "this hidden check did not pass; its details are withheld"
+HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
 
 
 def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tuple[Expected, ...],
@@ -68,9 +68,10 @@ class _Maker:
 
     def __init__(self, probe: Probe, inputs: Inputs) -> None:
         self.probe = probe
-        self.inputs = tuple((name, fmt(value)) for name, value in inputs.items())
+        self.inputs = tuple((name, str(value) if isinstance(value, int) else fmt(value))
+                            for name, value in inputs.items())
 
-    def __call__(self, status: Status, message: str, score: float = 0.0,
+    def __call__(self, status: Status, problem: str, score: float = 0.0,
                  observations: tuple[ObservationResult, ...] = (), *, ran: bool = True) -> CheckResult:
         probe = self.probe
         hidden = probe.visibility == "hidden"
@@ -81,7 +82,7 @@ class _Maker:
             status=status,
             score=round(score, 6),
             max_score=probe.points,
-            message=HIDDEN_FAILED if hidden and status == "failed" else message,
+            problem=HIDDEN_FAILED if hidden and status == "failed" else problem,
             visibility=probe.visibility,
             inputs=() if withhold else self.inputs,
             code="" if withhold else probe.code,

@@ -11,10 +11,11 @@ import random
 
 from grader.spec import Exercise, InputSpec, Probe
 
-Inputs = dict[str, float]
+Inputs = dict[str, float | int]
 
 LOW, HIGH = 0.3, 3.0  # magnitudes of random scalars: far from 0, derivatives of order one
-EXPONENTS = (2.0, 3.0, 4.0, -1.0, -2.0)  # never 0 or 1, which hide the classic pow mistakes
+#: never 0 or 1, which hide the classic pow mistakes; ints, so that a student's range(n) works
+EXPONENTS = (2, 3, 4, -1, -2)
 _ATTEMPTS = 1000
 
 
@@ -37,7 +38,7 @@ def _is_random(probe: Probe, name: str) -> bool:
     return any(spec.name == name and spec.kind != "literal" for spec in probe.inputs)
 
 
-def _draw(spec: InputSpec, rng: random.Random, others: list[float]) -> float:
+def _draw(spec: InputSpec, rng: random.Random, others: list[float | int]) -> float | int:
     match spec.kind:
         case "literal":
             return spec.values[0]
@@ -58,7 +59,7 @@ def _draw(spec: InputSpec, rng: random.Random, others: list[float]) -> float:
     return value
 
 
-def _generic(value: float, others: list[float]) -> bool:
+def _generic(value: float, others: list[float | int]) -> bool:
     if abs(abs(value) - 1.0) < 0.15:
         return False
     return all(abs(abs(value) - abs(other)) >= 0.1 for other in others)

@@ -78,6 +78,6 @@ def _check(console: Console, check: CheckResult, width: int) -> None:
             console.print(Text.assemble(indent, (obs.label.ljust(label_width), "bold"), "  ",
                                         (obs.problem or f"expected {obs.expected}, got {obs.got}", "red")))
     else:
-        console.print(Text(indent + check.message, style="red" if check.status != "skipped" else "yellow"))
+        console.print(Text(indent + check.problem, style="red" if check.status != "skipped" else "yellow"))
 
 

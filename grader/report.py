@@ -29,13 +29,22 @@ class CheckResult:
     status: Status
     score: float
     max_score: float
-    #: one paragraph a student can act on: what was run, expected, got
-    message: str
+    #: what went wrong, in a sentence or two; empty when the check passed
+    problem: str
     visibility: Literal["public", "hidden"]
-    #: the probe's inputs as (name, shown value); empty for hidden checks
+    #: the probe's inputs as (name, shown value); empty for hidden checks and checks that never ran
     inputs: tuple[tuple[str, str], ...] = ()
     code: str = ""
     observations: tuple[ObservationResult, ...] = ()
+
+    @property
+    def message(self) -> str:
+        """The problem and what was run, in one paragraph: for readers that see nothing else (LMS, CI)."""
+        if not self.problem or not self.code:
+            return self.problem
+        code = "; ".join(line.strip() for line in self.code.strip().splitlines() if line.strip())
+        inputs = ", ".join(f"{name} = {value}" for name, value in self.inputs)
+        return f"{self.problem} Ran `{code}`" + (f" with {inputs}." if inputs else ".")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

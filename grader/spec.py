@@ -35,7 +35,8 @@ class InputSpec:
 
     name: str
     kind: InputKind
-    values: tuple[float, ...] = ()  # the literal, the uniform bounds, or the choices
+    #: the literal, the uniform bounds, or the choices, as the YAML wrote them (2 stays an int, 2.0 a float)
+    values: tuple[float | int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -330,11 +331,11 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance)
 
 def _input(name: str, value: Any) -> InputSpec:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return InputSpec(name, "literal", (float(value),))
+        return InputSpec(name, "literal", (value,))
     if isinstance(value, str):
         return InputSpec(name, value)  # type: ignore[arg-type]  # the schema allows only the kinds
     (kind, values), = value.items()
-    return InputSpec(name, kind, tuple(float(v) for v in values))
+    return InputSpec(name, kind, tuple(values))
 
 
 def _compiles(text: str, mode: str, at: Path_, where: _Where) -> None:

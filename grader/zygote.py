@@ -271,7 +271,6 @@ def _fresh_stdio() -> None:
                                   line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
                                   line_buffering=True)
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
 def _set_limits(header: dict[str, object]) -> None:

@@ -48,7 +48,8 @@ def test_sequences_and_others() -> None:
     assert compare(Seq((Number(1.0), Number(2.0))), Seq((Number(1.0),)), TOL) == "expected a list of 2, got one of 1"
     assert compare(Seq((Number(1.0), Number(2.0))), Seq((Number(1.0), Number(5.0))), TOL) == (
         "item [1]: expected 2.0, got 5.0")
-    assert compare(Text("MulBackward0"), Text("MulBackward"), TOL) == "expected 'MulBackward0', got the text 'MulBackward'"
+    assert compare(Text("MulBackward0"), Text("MulBackward"), TOL) == (
+        "expected 'MulBackward0', got the text 'MulBackward'")
     assert compare(Nothing(), Nothing(), TOL) is None
     assert compare(Flag(True), Flag(False), TOL) is not None
     assert compare(ErrorInfo("RuntimeError", "x"), ErrorInfo("RuntimeError", "y"), TOL) is None

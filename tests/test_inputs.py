@@ -53,3 +53,10 @@ def test_random_inputs_follow_the_probe_rules(seed: int) -> None:
 def test_each_probe_draws_independently_of_the_others() -> None:
     renamed = dataclasses.replace(PROBE, name="q")
     assert draw_probe_inputs("demo", PROBE, 0) != draw_probe_inputs("demo", renamed, 0)
+
+
+def test_exponents_are_ints_and_literals_keep_their_yaml_type() -> None:
+    drawn = draw_probe_inputs("demo", PROBE, 3)
+    assert type(drawn["n"]) is int and type(drawn["one"]) is float
+    whole = dataclasses.replace(PROBE, inputs=(InputSpec("k", "literal", (2,)), InputSpec("c", "choice", (2, 3))))
+    assert all(type(v) is int for v in draw_probe_inputs("demo", whole, 0).values())

@@ -1,0 +1,91 @@
+# exercise: tiny-engine
+"""Mutant of tiny-engine.
+
+mistake: recursive-without-sort
+hint: sort the nodes first and walk the sorted list backwards: a recursive backward that passes a node's grad on as soon as it is reached sends a shared node's grad once per path, before it is complete (b = a + a; c = b + b gives 8, not 4).
+"""
+
+import math
+
+
+def _lift(x):
+    """A plain number becomes a leaf Node, so that 2 * n and n * 2 both work."""
+    return x if isinstance(x, Node) else Node(x)
+
+
+class Node:
+    """A number that remembers how it was made: its parents and the local slope to each."""
+
+    def __init__(self, value, parents=(), slopes=()):
+        self.value, self.grad = float(value), 0.0
+        self.parents, self.slopes = parents, slopes  # local slope to each parent
+
+    def __repr__(self):
+        return f"Node({self.value}, grad={self.grad})"
+
+    def __add__(self, other):  # self + other
+        other = _lift(other)
+        return Node(self.value + other.value, (self, other), (1.0, 1.0))
+
+    def __sub__(self, other):  # self - other
+        other = _lift(other)
+        return Node(self.value - other.value, (self, other), (1.0, -1.0))
+
+    def __mul__(self, other):  # self * other
+        other = _lift(other)
+        return Node(self.value * other.value, (self, other), (other.value, self.value))
+
+    def __truediv__(self, other):  # self / other
+        other = _lift(other)
+        return Node(self.value / other.value, (self, other),
+                    (1.0 / other.value, -self.value / other.value**2))
+
+    def __pow__(self, n):  # self ** n, n a plain number
+        return Node(self.value**n, (self,), (n * self.value ** (n - 1),))
+
+    def __neg__(self):  # -self
+        return Node(-self.value, (self,), (-1.0,))
+
+    def __radd__(self, other):  # other + self, for 2 + n
+        return _lift(other) + self
+
+    def __rsub__(self, other):  # other - self, for 2 - n
+        return _lift(other) - self
+
+    def __rmul__(self, other):  # other * self, for 2 * n
+        return _lift(other) * self
+
+    def __rtruediv__(self, other):  # other / self, for 2 / n
+        return _lift(other) / self
+
+    def sigmoid(self):
+        if self.value >= 0:  # two branches, so that exp never overflows
+            s = 1.0 / (1.0 + math.exp(-self.value))
+        else:
+            e = math.exp(self.value)
+            s = e / (1.0 + e)
+        return Node(s, (self,), (s * (1.0 - s),))
+
+    def relu(self):
+        return Node(max(self.value, 0.0), (self,), (1.0 if self.value > 0 else 0.0,))
+
+    def tanh(self):
+        t = math.tanh(self.value)
+        return Node(t, (self,), (1.0 - t * t,))
+
+    def exp(self):
+        e = math.exp(self.value)
+        return Node(e, (self,), (e,))
+
+    def log(self):
+        return Node(math.log(self.value), (self,), (1.0 / self.value,))
+
+    def backward(self):
+        self.grad = 1.0
+        self._send()
+
+    def _send(self):  # push this node's grad to its parents, then let each parent do the same
+        for parent, slope in zip(self.parents, self.slopes):
+            parent.grad += self.grad * slope
+        for parent in self.parents:
+            parent._send()

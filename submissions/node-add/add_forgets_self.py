@@ -1,0 +1,43 @@
+# exercise: node-add
+# __add__ is written without self (def __add__(other)), so Python passes two arguments to a
+# method that takes one: every x + y raises TypeError.
+import math
+
+
+class Node:
+    def __init__(self, value, parents=(), slopes=()):
+        self.value, self.grad = value, 0.0
+        self.parents, self.slopes = parents, slopes
+
+    def __add__(other):
+        return Node(other.value, (other,), (1.0,))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.value * other.value, (self, other), (other.value, self.value))
+
+    def __rmul__(self, other):
+        return self * other
+
+    def sigmoid(self):
+        s = 1 / (1 + math.exp(-self.value))
+        return Node(s, (self,), (s * (1 - s),))
+
+    def backward(self):
+        order, seen = [], set()
+
+        def visit(node):
+            if id(node) not in seen:
+                seen.add(id(node))
+                for p in node.parents:
+                    visit(p)
+                order.append(node)
+
+        visit(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            for parent, slope in zip(node.parents, node.slopes):
+                parent.grad += node.grad * slope

@@ -1,0 +1,49 @@
+# exercise: node-add
+# __radd__ builds a brand-new Node from the numbers: the value of 2 + x is right, but the new
+# node has no parents, so no gradient ever flows back to x through it.
+import math
+
+
+class Node:
+    def __init__(self, value, parents=(), slopes=()):
+        self.value, self.grad = value, 0.0
+        self.parents, self.slopes = parents, slopes
+
+    def __add__(self, other):
+        if not isinstance(other, Node):
+            other = Node(other)
+        return Node(self.value + other.value, (self, other), (1.0, 1.0))
+
+    def __radd__(self, other):
+        return Node(other + self.value)
+
+    def __mul__(self, other):
+        if not isinstance(other, Node):
+            other = Node(other)
+        return Node(self.value * other.value, (self, other), (other.value, self.value))
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __pow__(self, n):
+        return Node(self.value ** n, (self,), (n * self.value ** (n - 1),))
+
+    def sigmoid(self):
+        s = 1 / (1 + math.exp(-self.value))
+        return Node(s, (self,), (s * (1 - s),))
+
+    def backward(self):
+        order, seen = [], set()
+
+        def visit(node):
+            if id(node) not in seen:
+                seen.add(id(node))
+                for p in node.parents:
+                    visit(p)
+                order.append(node)
+
+        visit(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            for parent, slope in zip(node.parents, node.slopes):
+                parent.grad += node.grad * slope

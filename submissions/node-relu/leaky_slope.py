@@ -1,0 +1,49 @@
+# exercise: node-relu
+# Lesson style, but the slope for a negative input is 0.01, as in a leaky ReLU: the closed gate
+# still lets a little gradient through, although the forward is the plain max(x, 0).
+
+
+class Node:
+    def __init__(self, value, parents=(), slopes=()):
+        self.value, self.grad = value, 0.0
+        self.parents, self.slopes = parents, slopes
+
+    def __add__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.value + other.value, (self, other), (1.0, 1.0))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.value * other.value, (self, other), (other.value, self.value))
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __sub__(self, other):
+        return self + (other * -1.0 if isinstance(other, Node) else Node(-other))
+
+    def __pow__(self, n):
+        return Node(self.value ** n, (self,), (n * self.value ** (n - 1),))
+
+    def relu(self):
+        slope = 1.0 if self.value > 0 else 0.01
+        return Node(max(self.value, 0.0), (self,), (slope,))
+
+    def backward(self):
+        order, seen = [], set()
+
+        def visit(node):
+            if id(node) not in seen:
+                seen.add(id(node))
+                for p in node.parents:
+                    visit(p)
+                order.append(node)
+
+        visit(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            for parent, slope in zip(node.parents, node.slopes):
+                parent.grad += node.grad * slope

@@ -1,0 +1,50 @@
+# exercise: node-sigmoid
+# Lesson style, with a stable forward written through tanh, but the slope stored for the sigmoid
+# is tanh's, 1 - s^2, instead of s * (1 - s): two activations' derivatives mixed up.
+import math
+
+
+class Node:
+    def __init__(self, value, parents=(), slopes=()):
+        self.value, self.grad = value, 0.0
+        self.parents, self.slopes = parents, slopes
+
+    def __add__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.value + other.value, (self, other), (1.0, 1.0))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.value * other.value, (self, other), (other.value, self.value))
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __sub__(self, other):
+        return self + (other * -1.0 if isinstance(other, Node) else Node(-other))
+
+    def __pow__(self, n):
+        return Node(self.value ** n, (self,), (n * self.value ** (n - 1),))
+
+    def sigmoid(self):
+        s = 0.5 * (1.0 + math.tanh(0.5 * self.value))  # sigmoid(x) = (1 + tanh(x/2)) / 2
+        return Node(s, (self,), (1.0 - s * s,))
+
+    def backward(self):
+        order, seen = [], set()
+
+        def visit(node):
+            if id(node) not in seen:
+                seen.add(id(node))
+                for p in node.parents:
+                    visit(p)
+                order.append(node)
+
+        visit(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            for parent, slope in zip(node.parents, node.slopes):
+                parent.grad += node.grad * slope
