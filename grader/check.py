@@ -2,51 +2,79 @@
 
 from __future__ import annotations
 
-from grader.compare import compare, fmt, show
-from grader.inputs import Inputs
+import dataclasses
+from collections.abc import Mapping
+
+from grader.compare import compare, show
+from grader.hints import hint_for
+from grader.inputs import Inputs, show_input
+from grader.numeric import Tolerance
 from grader.oracle import Expected
 from grader.report import CheckResult, ExerciseResult, ObservationResult, Status
+from grader.rules import Violation
 from grader.sandbox import ProbeRun, RunResult
-from grader.spec import Exercise, Probe
+from grader.spec import Device, Exercise, Probe
 from grader.values import ErrorInfo
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
 
+#: a device's run, or why it did not happen ("CUDA is not available here")
+Run = RunResult | str
+
 
 def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tuple[Expected, ...],
-                   run: RunResult) -> ExerciseResult:
-    problems = _problems(exercise, run)
-    checks = tuple(
-        _check(probe, probe_inputs, want, run, index)
-        for index, (probe, probe_inputs, want) in enumerate(zip(exercise.probes, inputs, expected, strict=True))
-    )
+                   runs: Mapping[Device, Run], violations: tuple[Violation, ...] = ()) -> ExerciseResult:
+    """One check per probe and device; a probe's points are shared by the devices that ran it."""
+    ran = {device: run for device, run in runs.items() if isinstance(run, RunResult)}
+    several = len(ran) > 1
+    problems = [f"Your file breaks a rule of exercise {exercise.id}: {v.describe()}. No check is scored until "
+                "it is fixed." for v in violations]
+    for device, run in ran.items():
+        problems += [f"On {device.upper()}: {p}" if several else p for p in _problems(exercise, run)]
+    checks: list[CheckResult] = []
+    for index, probe in enumerate(exercise.probes):
+        per_device = [_device_check(probe, inputs[index], expected[index], device, runs.get(device), index)
+                      for device in probe.devices]
+        counted = [c for c in per_device if c.status != "skipped"]
+        for check in per_device:
+            share = probe.points / len(counted) if check.status != "skipped" else 0.0
+            checks.append(dataclasses.replace(check, max_score=share, score=round(check.score * share, 6)))
+    if violations:
+        checks = [_not_scored(c) for c in checks]
     return ExerciseResult(
         id=exercise.id,
         title=exercise.title,
-        checks=checks,
-        problems=problems,
-        output=run.output,
-        output_truncated=run.output_truncated,
-        seconds=run.seconds,
+        checks=tuple(checks),
+        problems=tuple(problems),
+        output="".join(f"--- on {d.upper()} ---\n{r.output}" if several and r.output else r.output
+                       for d, r in ran.items()),
+        output_truncated=any(r.output_truncated for r in ran.values()),
+        seconds=sum(r.seconds for r in ran.values()),
     )
 
 
-def _problems(exercise: Exercise, run: RunResult) -> tuple[str, ...]:
+def _problems(exercise: Exercise, run: RunResult) -> list[str]:
     if run.load_error is not None:
-        return (f"Your file could not be loaded: {run.load_error.describe()}.",)
+        text = f"Your file could not be loaded: {run.load_error.describe()}."
+        hint = hint_for(run.load_error)
+        return [text + (f" Hint: {hint}" if hint else "")]
     if run.missing:
-        return tuple(f"Your file does not define {text}; exercise {exercise.id} needs it." for text in run.missing)
+        return [f"Your file does not define {text}; exercise {exercise.id} needs it." for text in run.missing]
     if run.stopped is not None:
         during = "" if run.stopped_at is None else f" during check '{exercise.probes[run.stopped_at].name}'"
         if run.stopped_at is None and not any(run.probes):
             during = " while loading your file"
-        return (f"Your code {run.stopped}{during}. {run.advice} The checks it could not finish score 0.".replace(
-            "  ", " "),)
-    return ()
+        advice = f" {run.advice}" if run.advice else ""
+        return [f"Your code {run.stopped}{during}.{advice} The checks it could not finish score 0."]
+    return []
 
 
-def _check(probe: Probe, inputs: Inputs, expected: Expected, run: RunResult, index: int) -> CheckResult:
-    make = _Maker(probe, inputs)
+def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Device, run: Run | None,
+                  index: int) -> CheckResult:
+    """A check scored out of 1; the caller scales it to the probe's points for this device."""
+    make = _Maker(probe, inputs, device)
+    if run is None or isinstance(run, str):
+        return make("skipped", f"Skipped: {run or 'not requested'}.", ran=False)
     if expected.disagreements:
         return make("error", "The grader's oracles disagree on this check, so it cannot be scored: "
                     + "; ".join(expected.disagreements) + ". This is a bug in the exercise, not in your code: "
@@ -56,20 +84,27 @@ def _check(probe: Probe, inputs: Inputs, expected: Expected, run: RunResult, ind
         if run.stopped_at == index:
             return make("error", f"Your code {run.stopped} while running this check.")
         return make("error", _not_run(run), ran=False)
+    if probe.raises is not None:
+        return _check_raised(probe, probe_run, make)
     if probe_run.error is not None:
-        if probe_run.error.type_name == "NotImplementedError":
-            return make("error", f"Not implemented yet: {probe_run.error.describe()}.")
-        return make("error", f"Your code raised {probe_run.error.describe()}.")
-    return _compare_observations(probe, expected, probe_run, make)
+        return make("error", _error_text(probe_run.error))
+    tolerance = probe.cuda_tolerance if device == "cuda" else probe.tolerance
+    return _compare_observations(expected, probe_run, tolerance, probe.partial, make)
+
+
+def _error_text(error: ErrorInfo) -> str:
+    hint = hint_for(error)
+    if error.type_name == "NotImplementedError":
+        return f"Not implemented yet: {error.describe().removeprefix('NotImplementedError: ')}."
+    return f"Your code raised {error.describe()}." + (f" Hint: {hint}" if hint else "")
 
 
 class _Maker:
     """Builds a probe's CheckResult, withholding the details of hidden checks."""
 
-    def __init__(self, probe: Probe, inputs: Inputs) -> None:
-        self.probe = probe
-        self.inputs = tuple((name, str(value) if isinstance(value, int) else fmt(value))
-                            for name, value in inputs.items())
+    def __init__(self, probe: Probe, inputs: Inputs, device: Device) -> None:
+        self.probe, self.device = probe, device
+        self.inputs = tuple((name, show_input(value)) for name, value in inputs.items())
 
     def __call__(self, status: Status, problem: str, score: float = 0.0,
                  observations: tuple[ObservationResult, ...] = (), *, ran: bool = True) -> CheckResult:
@@ -77,11 +112,11 @@ class _Maker:
         hidden = probe.visibility == "hidden"
         withhold = hidden or not ran  # a check that never ran has nothing to show
         return CheckResult(
-            name=probe.name,
+            name=probe.name if self.device == "cpu" else f"{probe.name} [{self.device}]",
             about=probe.about if ran else "",
             status=status,
-            score=round(score, 6),
-            max_score=probe.points,
+            score=score,
+            max_score=1.0,
             problem=HIDDEN_FAILED if hidden and status == "failed" else problem,
             visibility=probe.visibility,
             inputs=() if withhold else self.inputs,
@@ -96,7 +131,20 @@ def _not_run(run: RunResult) -> str:
     return "Not run: your code stopped before this check (see above)."
 
 
-def _compare_observations(probe: Probe, expected: Expected, probe_run: ProbeRun, make: _Maker) -> CheckResult:
+def _check_raised(probe: Probe, probe_run: ProbeRun, make: _Maker) -> CheckResult:
+    assert probe.raises is not None
+    want = f"{probe.raises.type_name}" + (f" with {probe.raises.contains!r} in its message"
+                                          if probe.raises.contains else "")
+    error = probe_run.error
+    if error is None:
+        return make("failed", f"Expected {want}, but the code finished without an error.")
+    if error.type_name == probe.raises.type_name and probe.raises.contains in error.message:
+        return make("passed", "", 1.0)
+    return make("failed", f"Expected {want}; got {error.describe()}.")
+
+
+def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: Tolerance, partial: bool,
+                          make: _Maker) -> CheckResult:
     want_all = expected.observations
     got_all = probe_run.observations
     if isinstance(want_all, ErrorInfo) or got_all is None:
@@ -108,11 +156,22 @@ def _compare_observations(probe: Probe, expected: Expected, probe_run: ProbeRun,
             observations.append(ObservationResult(label=label, expected=show(want), got="nothing",
                                                   ok=False, problem="nothing was observed"))
             continue
-        problem = compare(want, got, probe.tolerance)
+        problem = compare(want, got, tolerance)
         observations.append(ObservationResult(label=label, expected=show(want), got=show(got),
                                               ok=problem is None, problem=problem or ""))
     wrong = [o for o in observations if not o.ok]
     if not wrong:
-        return make("passed", "", probe.points, tuple(observations))
-    score = probe.points * (len(observations) - len(wrong)) / len(observations) if probe.partial else 0.0
-    return make("failed", "; ".join(f"{o.label}: {o.problem}" for o in wrong) + ".", score, tuple(observations))
+        return make("passed", "", 1.0, tuple(observations))
+    score = (len(observations) - len(wrong)) / len(observations) if partial else 0.0
+    hints = sorted({hint for o in wrong
+                    if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got))})
+    text = "; ".join(f"{o.label}: {o.problem}" for o in wrong) + "."
+    return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations))
+
+
+def _not_scored(check: CheckResult) -> CheckResult:
+    if check.status == "skipped":
+        return check
+    problem = check.problem if check.status != "passed" else "Right result, but not scored: see the rule above."
+    return dataclasses.replace(check, status="failed" if check.status == "passed" else check.status, score=0.0,
+                               problem=problem)

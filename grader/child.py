@@ -6,14 +6,17 @@ untrusted data. Nothing here can make a check pass: the child never sees expecte
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import json
-import math
 import os
 import sys
 import types
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from grader.execute import compile_probe, describe_error, run_probe
+from grader.execute import compile_probe, describe_error, namespace, run_probe
+from grader.inputs import input_from_data
 from grader.values import error_to_data, to_data
 
 # Bound before student code runs, so that patching json or os in the submission does not reach us.
@@ -71,6 +74,7 @@ def _read_all(fd: int) -> bytes:
 def _run(request: dict[str, Any], reply: _Reply) -> None:
     filename: str = request["filename"]
     source: str = request["source"]
+    _block_imports(request["forbid_imports"])
     lines = tuple(source.splitlines())
     module = types.ModuleType("submission")
     module.__file__ = filename
@@ -92,14 +96,45 @@ def _run(request: dict[str, Any], reply: _Reply) -> None:
     for index, probe in enumerate(request["probes"]):
         reply.send({"event": "start", "probe": index})
         compiled = compile_probe(probe["name"], probe["code"], dict(probe["observe"]))
-        namespace: dict[str, object] = {"math": math, **provided, **probe["inputs"]}
-        outcome = run_probe(compiled, namespace, catch=BaseException, source_name=filename, source_lines=lines)
+        inputs = {name: input_from_data(value) for name, value in probe["inputs"].items()}
+        try:
+            scope = namespace(request["engine"], provided, inputs, request["device"], probe["torch_seed"])
+        except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
+            reply.send({"event": "probe", "probe": index, "error": error_to_data(describe_error(exc, None, ()))})
+            continue
+        outcome = run_probe(compiled, scope, catch=BaseException, source_name=filename, source_lines=lines)
         if isinstance(outcome, dict):
             reply.send({"event": "probe", "probe": index,
                         "observations": {label: to_data(value) for label, value in outcome.items()}})
         else:
             reply.send({"event": "probe", "probe": index, "error": error_to_data(outcome)})
     reply.send({"event": "done"})
+
+
+class _Forbidden(importlib.abc.MetaPathFinder):
+    """Refuses modules the exercise forbids, however they are imported (import, __import__, importlib)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if _matches(fullname, self.names):
+            raise ImportError(f"this exercise does not allow importing {fullname}")
+        return None  # not ours: the next finder decides
+
+
+def _block_imports(names: Sequence[str]) -> None:
+    """The warm parent has torch loaded; an exercise that forbids it must not find it in sys.modules."""
+    if not names:
+        return
+    for key in [key for key in sys.modules if _matches(key, names)]:
+        del sys.modules[key]
+    sys.meta_path.insert(0, _Forbidden(names))
+
+
+def _matches(module: str, names: Sequence[str]) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in names)
 
 
 def _missing(module: types.ModuleType, defines: dict[str, str]) -> list[dict[str, str]]:

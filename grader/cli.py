@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from grader import __version__
 from grader.errors import ExitCode, GraderError
+from grader.spec import Device
 
 COMMANDS = ("list", "validate")
 
@@ -57,11 +58,22 @@ def _grade_parser() -> _Parser:
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
                         help="wall-clock limit for the submission (default: the exercise's)")
+    _add_device_option(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in the text report (default: when writing to a terminal)")
     _add_exercises_option(parser)
     parser.add_argument("--version", action="version", version=f"autograd-grader {__version__}")
     return parser
+
+
+def _add_device_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
+                        help="where checks run: cpu, cuda, or all (default: CUDA too where available; "
+                             "CUDA checks are skipped, not failed, without a GPU)")
+
+
+def _devices(choice: str) -> tuple[Device, ...]:
+    return ("cpu", "cuda") if choice == "all" else (choice,)  # type: ignore[return-value]
 
 
 def _add_exercises_option(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +94,8 @@ def _grade(argv: list[str]) -> int:
     if exercise_id is None:
         raise GraderError(f"{args.submission}: which exercise is this? Pass --exercise ID, or add a line "
                           f"'# exercise: ID' to the file. The exercises: {', '.join(catalog.ids())}.")
-    report = grade(args.submission, [catalog.load(exercise_id)], seed=args.seed, time_limit=args.time_limit)
+    report = grade(args.submission, [catalog.load(exercise_id)], seed=args.seed, devices=_devices(args.device),
+                   time_limit=args.time_limit)
     if args.format == "json":
         from grader.render_json import render_json
 
@@ -129,6 +142,7 @@ def _validate(argv: list[str]) -> int:
                                  "every mutant loses points.")
     parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate (default: all)")
     parser.add_argument("--seeds", type=int, default=3, help="how many seeds to try (default 3)")
+    _add_device_option(parser)
     _add_exercises_option(parser)
     args = parser.parse_args(argv)
     if args.seeds < 1:
@@ -142,7 +156,7 @@ def _validate(argv: list[str]) -> int:
     failed = 0
     with Sandbox() as sandbox:
         for exercise in exercises:
-            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)))
+            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), _devices(args.device))
             failed += not validation.ok
             print(f"{'ok  ' if validation.ok else 'FAIL'} {exercise.id}")
             for finding in validation.findings:

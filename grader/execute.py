@@ -1,15 +1,18 @@
 """Run one probe's code on some engine and read its observations as plain data.
 
-The sandboxed child runs this on the student's classes; the oracle runs it on the reference engines.
+The sandboxed child runs this on the student's names; the oracle runs it on the reference ones.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import CodeType, TracebackType
 
+from grader.inputs import InputValue, TensorInput
 from grader.values import ErrorInfo, Value, Where, from_python
 
 
@@ -30,27 +33,57 @@ def compile_probe(name: str, code: str, observe: Mapping[str, str]) -> CompiledP
     )
 
 
+def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, InputValue], device: str,
+              torch_seed: int | None = None) -> dict[str, object]:
+    """What a probe's code sees: the engine's names (student's or reference), the inputs, helpers.
+
+    On the torch engine torch's generator is seeded per probe, so that random initialisations in
+    the student's code and in the solution are the same draw.
+    """
+    scope: dict[str, object] = {"math": math, "device": device}
+    if engine == "torch":
+        import torch
+
+        from grader import probe_tools
+
+        scope.update(torch=torch, gradcheck=probe_tools.gradcheck)
+        if torch_seed is not None:
+            torch.manual_seed(torch_seed)
+    scope.update(names)
+    scope.update({name: materialize(value, device) for name, value in inputs.items()})
+    return scope
+
+
+def materialize(value: InputValue, device: str) -> object:
+    """A fresh object for one run: tensors are made anew, so no run sees another's gradients."""
+    if not isinstance(value, TensorInput):
+        return value
+    torch = sys.modules["torch"]
+    tensor = torch.tensor(value.data, dtype=getattr(torch, value.dtype), device=device).reshape(value.shape)
+    return tensor.detach().requires_grad_(value.requires_grad)
+
+
 def run_probe(
     probe: CompiledProbe,
-    namespace: dict[str, object],
+    scope: dict[str, object],
     *,
     catch: type[BaseException] = Exception,
     source_name: str | None = None,
     source_lines: tuple[str, ...] = (),
 ) -> ErrorInfo | dict[str, Value]:
-    """Run the probe in `namespace`; return its observations, or the error that stopped it.
+    """Run the probe in `scope`; return its observations, or the error that stopped it.
 
     The child passes `catch=BaseException` (student code may raise SystemExit and worse);
     the trusted side keeps the default so that Ctrl-C still stops the grader.
     """
     try:
-        exec(probe.code, namespace)
+        exec(probe.code, scope)
     except catch as exc:
         return describe_error(exc, source_name, source_lines)
     observations: dict[str, Value] = {}
     for label, expr in probe.observe:
         try:
-            observations[label] = from_python(eval(expr, namespace))
+            observations[label] = from_python(eval(expr, scope))
         except catch as exc:
             observations[label] = describe_error(exc, source_name, source_lines)
     return observations

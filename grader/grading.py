@@ -1,4 +1,4 @@
-"""The grading pipeline, top to bottom: load, run in the sandbox, compute expected values, check."""
+"""The grading pipeline, top to bottom: load, check the source, run in the sandbox, compute expected values, check."""
 
 from __future__ import annotations
 
@@ -7,25 +7,28 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader import __version__
-from grader.check import check_exercise
+from grader.check import Run, check_exercise
 from grader.inputs import draw_inputs
 from grader.load import Submission, load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult, Report
+from grader.rules import check_source
 from grader.sandbox import Sandbox
-from grader.spec import Exercise
+from grader.spec import Device, Exercise
+
+ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 
 
-def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, time_limit: float | None = None,
-          sandbox: Sandbox | None = None) -> Report:
+def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
+          time_limit: float | None = None, sandbox: Sandbox | None = None) -> Report:
     """Grade the submission at `path` against each exercise; student mistakes are in the report."""
-    started = time.perf_counter()
     submission = load_submission(path)
     if sandbox is None:
         with Sandbox() as fresh:
-            results = [grade_exercise(fresh, submission, e, seed=seed, time_limit=time_limit) for e in exercises]
-    else:
-        results = [grade_exercise(sandbox, submission, e, seed=seed, time_limit=time_limit) for e in exercises]
+            return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
+    started = time.perf_counter()  # after the warm-up: the report times the grading itself
+    results = [grade_exercise(sandbox, submission, e, seed=seed, devices=devices, time_limit=time_limit)
+               for e in exercises]
     return Report(
         submission=str(path),
         sha256=submission.sha256,
@@ -37,8 +40,29 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, time_limi
 
 
 def grade_exercise(sandbox: Sandbox, submission: Submission, exercise: Exercise, *, seed: int,
-                   time_limit: float | None = None) -> ExerciseResult:
+                   devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None) -> ExerciseResult:
     inputs = draw_inputs(exercise, seed)
-    pending = sandbox.launch(submission, exercise, inputs, time_limit=time_limit)
-    expected = expected_values(exercise, inputs)  # computed while the child works, never inside it
-    return check_exercise(exercise, inputs, expected, pending.result())
+    runs: dict[Device, Run] = {}
+    wanted = [d for d in ALL_DEVICES if any(d in probe.devices for probe in exercise.probes)]
+    for device in wanted:
+        if device not in devices:
+            runs[device] = f"not requested (--device {'/'.join(devices)})"
+        elif device == "cuda" and not cuda_available():
+            runs[device] = "CUDA is not available on this machine"
+    launch = [d for d in wanted if d not in runs]
+    pending = sandbox.launch(submission, exercise, inputs, seed=seed, device=launch[0],
+                             time_limit=time_limit) if launch else None
+    expected = expected_values(exercise, inputs, seed=seed)  # computed while the child works, never inside it
+    if pending is not None:
+        runs[launch[0]] = pending.result()
+    for device in launch[1:]:
+        runs[device] = sandbox.launch(submission, exercise, inputs, seed=seed, device=device,
+                                      time_limit=time_limit).result()
+    return check_exercise(exercise, inputs, expected, runs, check_source(submission.source, exercise.source))
+
+
+def cuda_available() -> bool:
+    """Asked only after the zygote was forked: CUDA must never be started in a process that forks children."""
+    import torch
+
+    return bool(torch.cuda.is_available())

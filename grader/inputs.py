@@ -7,16 +7,32 @@ retype them. The same seed, exercise and probe always give the same values.
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass
+from typing import Literal
 
 from grader.spec import Exercise, InputSpec, Probe
-
-Inputs = dict[str, float | int]
 
 LOW, HIGH = 0.3, 3.0  # magnitudes of random scalars: far from 0, derivatives of order one
 #: never 0 or 1, which hide the classic pow mistakes; ints, so that a student's range(n) works
 EXPONENTS = (2, 3, 4, -1, -2)
 _ATTEMPTS = 1000
+_DISTINCT_UP_TO = 24  # elements of a tensor kept pairwise distinct in magnitude (more cannot all be)
+
+
+@dataclass(frozen=True, slots=True)
+class TensorInput:
+    """A tensor a probe receives, as plain data; each engine makes its own torch tensor from it."""
+
+    shape: tuple[int, ...]
+    data: tuple[float, ...]
+    dtype: Literal["float64", "float32"] = "float64"
+    requires_grad: bool = False
+
+
+InputValue = float | int | TensorInput
+Inputs = dict[str, InputValue]
 
 
 def draw_inputs(exercise: Exercise, seed: int) -> tuple[Inputs, ...]:
@@ -29,27 +45,40 @@ def draw_probe_inputs(exercise_id: str, probe: Probe, seed: int) -> Inputs:
     # Only rng.random() is used, whose stream Python keeps stable.
     rng = random.Random(f"{seed}/{exercise_id}/{probe.name}")
     drawn: Inputs = {}
+    randoms: list[float] = []  # random scalars so far: a new one must differ from each
     for spec in probe.inputs:
-        drawn[spec.name] = _draw(spec, rng, [v for n, v in drawn.items() if _is_random(probe, n)])
+        if spec.kind == "tensor":
+            drawn[spec.name] = _tensor(spec, rng)
+            continue
+        value = _draw(spec, rng, randoms)
+        if spec.kind in ("scalar", "positive", "negative"):
+            randoms.append(value)
+        drawn[spec.name] = value
     return drawn
 
 
-def _is_random(probe: Probe, name: str) -> bool:
-    return any(spec.name == name and spec.kind != "literal" for spec in probe.inputs)
+def probe_seed(seed: int, exercise_id: str, probe_name: str) -> int:
+    """A seed for torch's generator in one probe, so random initialisations repeat on every engine."""
+    return random.Random(f"torch/{seed}/{exercise_id}/{probe_name}").getrandbits(63)
 
 
-def _draw(spec: InputSpec, rng: random.Random, others: list[float | int]) -> float | int:
+def _draw(spec: InputSpec, rng: random.Random, others: list[float]) -> float | int:
     match spec.kind:
         case "literal":
             return spec.values[0]
         case "choice":
-            return spec.values[min(int(rng.random() * len(spec.values)), len(spec.values) - 1)]
+            return spec.values[_index(rng, len(spec.values))]
         case "exponent":
-            return EXPONENTS[min(int(rng.random() * len(EXPONENTS)), len(EXPONENTS) - 1)]
+            return EXPONENTS[_index(rng, len(EXPONENTS))]
         case "uniform":
-            low, high = spec.values
+            assert spec.bounds is not None
+            low, high = spec.bounds
             return round(low + (high - low) * rng.random(), 3)
     sign = {"positive": 1.0, "negative": -1.0}.get(spec.kind)
+    return _generic_value(rng, others, sign)
+
+
+def _generic_value(rng: random.Random, others: list[float], sign: float | None) -> float:
     value = 0.0
     for _ in range(_ATTEMPTS):
         magnitude = round(LOW + (HIGH - LOW) * rng.random(), 3)
@@ -59,7 +88,54 @@ def _draw(spec: InputSpec, rng: random.Random, others: list[float | int]) -> flo
     return value
 
 
-def _generic(value: float, others: list[float | int]) -> bool:
+def _tensor(spec: InputSpec, rng: random.Random) -> TensorInput:
+    size = math.prod(spec.shape)
+    if spec.values:
+        data = tuple(float(v) for v in spec.values)
+    elif spec.bounds is not None:
+        low, high = spec.bounds
+        data = tuple(round(low + (high - low) * rng.random(), 3) for _ in range(size))
+    else:
+        values: list[float] = []
+        for _ in range(size):
+            others = values if len(values) < _DISTINCT_UP_TO else []
+            values.append(_generic_value(rng, others, 1.0 if spec.positive else None))
+        data = tuple(values)
+    return TensorInput(spec.shape, data, spec.dtype, spec.requires_grad)
+
+
+def _index(rng: random.Random, n: int) -> int:
+    return min(int(rng.random() * n), n - 1)
+
+
+def _generic(value: float, others: list[float]) -> bool:
     if abs(abs(value) - 1.0) < 0.15:
         return False
     return all(abs(abs(value) - abs(other)) >= 0.1 for other in others)
+
+
+def input_to_data(value: InputValue) -> object:
+    """An input as JSON for the child's request."""
+    if isinstance(value, TensorInput):
+        return {"tensor": {"shape": list(value.shape), "data": list(value.data), "dtype": value.dtype,
+                           "requires_grad": value.requires_grad}}
+    return value
+
+
+def input_from_data(data: object) -> InputValue:
+    """The child's side of `input_to_data` (the request comes from the trusted side)."""
+    if isinstance(data, dict):
+        t = data["tensor"]
+        return TensorInput(tuple(t["shape"]), tuple(t["data"]), t["dtype"], t["requires_grad"])
+    assert isinstance(data, (int, float))
+    return data
+
+
+def show_input(value: InputValue) -> str:
+    """An input as a report shows it."""
+    if isinstance(value, TensorInput):
+        preview = ", ".join(f"{v:g}" for v in value.data[:6]) + (", ..." if len(value.data) > 6 else "")
+        grad = ", requires_grad" if value.requires_grad else ""
+        dims = ", ".join(map(str, value.shape)) + ("," if len(value.shape) == 1 else "")
+        return f"tensor of shape ({dims}){grad}: [{preview}]"
+    return str(value) if isinstance(value, int) else f"{value:g}"

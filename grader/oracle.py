@@ -1,24 +1,28 @@
-"""Expected values: the reference engine, confirmed by torch (float64) and by central differences.
+"""Expected values, from trusted code only, confirmed by a second oracle and by central differences.
 
-Runs in the trusted process only, after the sandbox's zygote has been forked, so that no child
-of student code ever holds an expected value.
+`engine: scalar` exercises: the reference `Node`, confirmed by the same probe on torch's float64
+engine. `engine: torch` exercises: the exercise's own solution, run here. In both, every declared
+gradient is confirmed by central differences. This runs in the trusted process only, after the
+sandbox's zygote was forked, so that no child of student code ever holds an expected value.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping
+import types
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from grader.compare import compare
-from grader.execute import CompiledProbe, compile_probe, run_probe
-from grader.inputs import Inputs
+from grader.execute import CompiledProbe, compile_probe, namespace, run_probe
+from grader.inputs import Inputs, InputValue, TensorInput, probe_seed
 from grader.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
 from grader.spec import Exercise, Probe
-from grader.values import ErrorInfo, Number, Value
+from grader.values import Array, ErrorInfo, Number, Value
 from reference.scalar import Node
-from reference.torch_engine import torch_node_class
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,71 +33,135 @@ class Expected:
     disagreements: tuple[str, ...] = ()
 
 
-def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, device: str = "cpu") -> tuple[Expected, ...]:
-    """One `Expected` per probe, in order."""
-    engines = _engines(exercise, device)
-    return tuple(_expected(probe, probe_inputs, engines)
+@dataclass(frozen=True, slots=True)
+class _Oracle:
+    name: str
+    names: Mapping[str, object]
+    device: str
+
+
+def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
+                    device: str = "cpu") -> tuple[Expected, ...]:
+    """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself)."""
+    oracles = _oracles(exercise, device)
+    return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name))
                  for probe, probe_inputs in zip(exercise.probes, inputs, strict=True))
 
 
-def _engines(exercise: Exercise, device: str) -> dict[str, dict[str, object]]:
-    """The names a probe sees, for each oracle; the first one is the reference."""
+def _oracles(exercise: Exercise, device: str) -> list[_Oracle]:
+    """The names a probe sees, for each oracle; the first one gives the expected values."""
     match exercise.engine:
         case "scalar":
-            torch_node = torch_node_class(device)
-            return {"reference engine": {"Node": Node}, f"torch ({device}, float64)": {"Node": torch_node}}
+            from reference.torch_engine import torch_node_class
+
+            return [_Oracle("reference engine", {"Node": Node}, "cpu"),
+                    _Oracle(f"torch engine ({device}, float64)", {"Node": torch_node_class(device)}, device)]
+        case "torch":
+            return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]
     raise ValueError(f"unknown engine {exercise.engine!r}")
 
 
-def _expected(probe: Probe, inputs: Inputs, engines: dict[str, dict[str, object]]) -> Expected:
+def solution_names(path: Path, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:
+    """The names the exercise's solution defines, from a module loaded here (trusted code)."""
+    module = _load_module(path, path.read_text(encoding="utf-8"))
+    return {name: getattr(module, name) for name, _ in defines}
+
+
+@cache
+def _load_module(path: Path, source: str) -> types.ModuleType:
+    module = types.ModuleType(f"solution_{path.parent.name.replace('-', '_')}")
+    module.__file__ = str(path)
+    exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_Oracle], seed: int) -> Expected:
     compiled = _compiled(probe)
-    (ref_name, ref_names), *others = engines.items()
-    reference = run_probe(compiled, _namespace(ref_names, inputs))
+    first, *others = oracles
+    reference = run_probe(compiled, namespace(exercise.engine, first.names, inputs, first.device, seed))
     if isinstance(reference, ErrorInfo):
-        return Expected(reference, (f"the {ref_name} raised {reference.describe()}",))
+        if probe.raises is not None:
+            return Expected(reference, _check_raised(probe, reference, first.name))
+        return Expected(reference, (f"the {first.name} raised {reference.describe()}",))
+    if probe.raises is not None:
+        return Expected(reference, (f"the {first.name} did not raise {probe.raises.type_name}",))
     problems: list[str] = []
-    for name, names in others:
-        other = run_probe(compiled, _namespace(names, inputs))
+    for oracle in others:
+        other = run_probe(compiled, namespace(exercise.engine, oracle.names, inputs, oracle.device, seed))
         if isinstance(other, ErrorInfo):
-            problems.append(f"{name} raised {other.describe()}")
+            problems.append(f"the {oracle.name} raised {other.describe()}")
             continue
         for label, want in reference.items():
             problem = compare(want, other[label], ENGINE_AGREEMENT)
             if problem is not None:
-                problems.append(f"{label}: {name} disagrees with the {ref_name}: {problem}")
-    problems.extend(_check_gradients(probe, inputs, reference, ref_names))
+                problems.append(f"{label}: the {oracle.name} disagrees with the {first.name}: {problem}")
+    problems.extend(_check_gradients(exercise, probe, inputs, reference, first, seed))
     return Expected(reference, tuple(problems))
 
 
-def _check_gradients(probe: Probe, inputs: Inputs, reference: Mapping[str, Value],
-                     names: dict[str, object]) -> list[str]:
-    """Confirm each declared gradient with a central difference of `output` on the reference."""
+def _check_raised(probe: Probe, error: ErrorInfo, oracle: str) -> tuple[str, ...]:
+    assert probe.raises is not None
+    if error.type_name != probe.raises.type_name or probe.raises.contains not in error.message:
+        return (f"the {oracle} raised {error.describe()}, not {probe.raises.type_name} with "
+                f"{probe.raises.contains!r}",)
+    return ()
+
+
+def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference: Mapping[str, Value],
+                     oracle: _Oracle, seed: int) -> list[str]:
+    """Confirm each declared gradient with central differences of `output`, on the first oracle."""
     if probe.output is None:
         return []
     output = _compiled_output(probe.name, probe.code, probe.output)
+
+    def f(changed: Inputs) -> float:
+        result = run_probe(output, namespace(exercise.engine, oracle.names, changed, oracle.device, seed))
+        value = result.get("output") if isinstance(result, dict) else None
+        if isinstance(value, Array) and value.shape == ():
+            return value.data[0]
+        return value.value if isinstance(value, Number) else math.nan
+
     problems = []
     for label, input_name in probe.gradients:
         analytic = reference[label]
-        if not isinstance(analytic, Number):
-            problems.append(f"{label}: the reference gradient is not a number")
+        numeric = _central_difference(f, inputs, input_name)
+        flat_analytic = _flat(analytic)
+        if flat_analytic is None or len(flat_analytic) != len(numeric):
+            problems.append(f"{label}: the {oracle.name} gives {analytic}, which is not a gradient of "
+                            f"{input_name}'s shape")
             continue
-        x = inputs[input_name]
-        f_plus = _output_value(output, names, {**inputs, input_name: x + FD_EPS})
-        f_minus = _output_value(output, names, {**inputs, input_name: x - FD_EPS})
-        numeric = (f_plus - f_minus) / (2 * FD_EPS)
-        if not FD_AGREEMENT.close(numeric, analytic.value):
-            problems.append(f"{label}: central differences give {numeric:.8g}, the reference {analytic.value:.8g}")
+        for index, (a, n) in enumerate(zip(flat_analytic, numeric, strict=True)):
+            if not FD_AGREEMENT.close(n, a):
+                where = f"[{index}]" if len(numeric) > 1 else ""
+                problems.append(f"{label}{where}: central differences give {n:.8g}, the {oracle.name} {a:.8g}")
+                break
     return problems
 
 
-def _output_value(output: CompiledProbe, names: dict[str, object], inputs: Inputs) -> float:
-    result = run_probe(output, _namespace(names, inputs))
-    value = result.get("output") if isinstance(result, dict) else None
-    return value.value if isinstance(value, Number) else math.nan
+def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str) -> list[float]:
+    value = inputs[name]
+    slopes = []
+    for index in range(len(value.data) if isinstance(value, TensorInput) else 1):
+        plus = {**inputs, name: _nudged(value, index, FD_EPS)}
+        minus = {**inputs, name: _nudged(value, index, -FD_EPS)}
+        slopes.append((f(plus) - f(minus)) / (2 * FD_EPS))
+    return slopes
 
 
-def _namespace(names: dict[str, object], inputs: Inputs) -> dict[str, object]:
-    return {"math": math, **names, **inputs}
+def _nudged(value: InputValue, index: int, eps: float) -> InputValue:
+    if isinstance(value, TensorInput):
+        data = list(value.data)
+        data[index] += eps
+        return dataclasses.replace(value, data=tuple(data))
+    return value + eps
+
+
+def _flat(value: Value) -> tuple[float, ...] | None:
+    if isinstance(value, Number):
+        return (value.value,)
+    if isinstance(value, Array):
+        return value.data
+    return None
 
 
 @cache

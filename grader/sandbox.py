@@ -13,9 +13,9 @@ from types import TracebackType
 from typing import Any
 
 from grader import child
-from grader.inputs import Inputs
+from grader.inputs import Inputs, input_to_data, probe_seed
 from grader.load import Submission
-from grader.spec import Exercise
+from grader.spec import Device, Exercise
 from grader.values import BadReply, ErrorInfo, Value, error_from_data, from_data
 from grader.zygote import Exchange, Limits, Running, Zygote
 
@@ -47,6 +47,10 @@ class RunResult:
     seconds: float
 
 
+#: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
+CUDA_STARTUP_SECONDS = 15.0
+
+
 class Sandbox:
     """Owns the warm zygote; start it before any expected value is computed (see `grader.zygote`)."""
 
@@ -61,33 +65,46 @@ class Sandbox:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._zygote.close()
 
-    def launch(self, submission: Submission, exercise: Exercise, inputs: tuple[Inputs, ...],
-               *, time_limit: float | None = None) -> PendingRun:
-        """Start the child on `submission`; the caller can compute expected values meanwhile."""
+    def launch(self, submission: Submission, exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
+               device: Device = "cpu", time_limit: float | None = None) -> PendingRun:
+        """Start a child on `submission`, running the probes meant for `device`; it works while the caller
+        computes expected values."""
+        indices = tuple(i for i, probe in enumerate(exercise.probes) if device in probe.devices)
         request = json.dumps({
             "filename": submission.name,
             "source": submission.source,
+            "engine": exercise.engine,
+            "device": device,
             "defines": dict(exercise.defines),
+            "forbid_imports": list(exercise.source.forbid_imports),
             "probes": [
-                {"name": probe.name, "code": probe.code, "observe": list(probe.observe), "inputs": probe_inputs}
-                for probe, probe_inputs in zip(exercise.probes, inputs, strict=True)
+                {"name": exercise.probes[i].name, "code": exercise.probes[i].code,
+                 "observe": list(exercise.probes[i].observe),
+                 "inputs": {name: input_to_data(value) for name, value in inputs[i].items()},
+                 "torch_seed": probe_seed(seed, exercise.id, exercise.probes[i].name)}
+                for i in indices
             ],
         }).encode()
-        limits = Limits(wall_seconds=time_limit or exercise.time_limit, memory_mb=exercise.memory_mb)
+        wall = time_limit or exercise.time_limit
+        # CUDA maps far more address space than it uses, so only the wall clock and CPU time bound it.
+        limits = Limits(wall_seconds=wall + CUDA_STARTUP_SECONDS, memory_mb=0) if device == "cuda" \
+            else Limits(wall_seconds=wall, memory_mb=exercise.memory_mb)
         workdir = tempfile.mkdtemp(prefix="grade-")
-        return PendingRun(self._zygote.launch(request, limits, workdir), limits, workdir, len(exercise.probes))
+        return PendingRun(self._zygote.launch(request, limits, workdir), limits, workdir, indices,
+                          len(exercise.probes))
 
 
 class PendingRun:
-    def __init__(self, running: Running, limits: Limits, workdir: str, n_probes: int) -> None:
-        self._running, self._limits, self._workdir, self._n = running, limits, workdir, n_probes
+    def __init__(self, running: Running, limits: Limits, workdir: str, indices: tuple[int, ...], total: int) -> None:
+        self._running, self._limits, self._workdir = running, limits, workdir
+        self._indices, self._total = indices, total
 
     def result(self) -> RunResult:
         try:
             exchange = self._running.wait()
         finally:
             shutil.rmtree(self._workdir, ignore_errors=True)
-        return interpret(exchange, self._n, self._limits)
+        return interpret(exchange, self._indices, self._total, self._limits)
 
 
 def warm_up() -> None:
@@ -104,8 +121,12 @@ def warm_up() -> None:
         pass
 
 
-def interpret(exchange: Exchange, n_probes: int, limits: Limits) -> RunResult:
-    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked."""
+def interpret(exchange: Exchange, indices: tuple[int, ...], total: int, limits: Limits) -> RunResult:
+    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked.
+
+    The child numbers its probes 0..len(indices)-1; `indices` maps them back to the exercise's.
+    """
+    n_probes = len(indices)
     load_error: ErrorInfo | None = None
     missing: tuple[str, ...] = ()
     probes: list[ProbeRun | None] = [None] * n_probes
@@ -140,13 +161,16 @@ def interpret(exchange: Exchange, n_probes: int, limits: Limits) -> RunResult:
         elif kind == "done":
             finished = True
     stopped, advice = (None, "") if finished and bad is None else _why_stopped(exchange, limits, bad)
+    by_index: list[ProbeRun | None] = [None] * total
+    for local, probe_run in enumerate(probes):
+        by_index[indices[local]] = probe_run
     return RunResult(
         load_error=load_error,
         missing=missing,
-        probes=tuple(probes),
+        probes=tuple(by_index),
         stopped=stopped,
         advice=advice,
-        stopped_at=running if stopped else None,
+        stopped_at=indices[running] if stopped and running is not None else None,
         output=exchange.output.decode("utf-8", errors="replace"),
         output_truncated=exchange.output_truncated,
         seconds=exchange.seconds,

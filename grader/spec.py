@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -15,13 +16,15 @@ import jsonschema
 import yaml
 
 from grader.errors import GraderError
-from grader.numeric import DEFAULT_TOLERANCE, Tolerance
+from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
 
-Engine = Literal["scalar"]
+Engine = Literal["scalar", "torch"]
 Visibility = Literal["public", "hidden"]
-InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice"]
+Device = Literal["cpu", "cuda"]
+InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"]
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
+MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element
 FORMAT_HELP = "see exercises/README.md for the format"
 
 
@@ -35,8 +38,32 @@ class InputSpec:
 
     name: str
     kind: InputKind
-    #: the literal, the uniform bounds, or the choices, as the YAML wrote them (2 stays an int, 2.0 a float)
+    #: the literal, the choices or a tensor's literal data, as the YAML wrote them (2 stays an int)
     values: tuple[float | int, ...] = ()
+    #: uniform bounds, for `uniform` and for tensors drawn from a range
+    bounds: tuple[float, float] | None = None
+    #: tensors only
+    shape: tuple[int, ...] = ()
+    dtype: Literal["float64", "float32"] = "float64"
+    requires_grad: bool = False
+    positive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Raises:
+    """The probe's code must raise this: the type's name, and a fragment of its message."""
+
+    type_name: str
+    contains: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRules:
+    """What a submission's syntax tree may and must contain (see `grader.rules`)."""
+
+    forbid_imports: tuple[str, ...] = ()
+    require_calls: tuple[str, ...] = ()
+    forbid_calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,6 +81,10 @@ class Probe:
     output: str | None  # the expression whose gradients `gradients` reads
     gradients: tuple[tuple[str, str], ...]  # (observation label, input name)
     tolerance: Tolerance
+    #: against the CPU float64 expectation, for runs on CUDA (float32 and other kernels)
+    cuda_tolerance: Tolerance
+    devices: tuple[Device, ...]
+    raises: Raises | None
     printed: tuple[tuple[str, str], ...]  # numbers a lesson prints, as printed ("0.1611", "4/9")
     line: int
 
@@ -82,6 +113,7 @@ class Exercise:
     mutants: tuple[Mutant, ...]
     time_limit: float
     memory_mb: int
+    source: SourceRules
     probes: tuple[Probe, ...]
 
 
@@ -245,7 +277,9 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
     if data["id"] != folder.name:
         raise where.error(("id",), f"is {data['id']!r} but the folder is {folder.name!r}; they must match.")
     tolerance = _tolerance(data.get("tolerance"), DEFAULT_TOLERANCE)
-    probes = tuple(_probe(p, ("probes", i), where, tolerance) for i, p in enumerate(data["probes"]))
+    cuda_tolerance = _tolerance(data.get("cuda_tolerance"), CUDA_TOLERANCE)
+    probes = tuple(_probe(p, ("probes", i), where, tolerance, cuda_tolerance)
+                   for i, p in enumerate(data["probes"]))
     names = [p.name for p in probes]
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -274,6 +308,7 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         mutants=mutants,
         time_limit=float(data.get("time_limit", DEFAULT_TIME_LIMIT)),
         memory_mb=int(data.get("memory_limit", DEFAULT_MEMORY_MB)),
+        source=SourceRules(**{key: tuple(names) for key, names in data.get("source", {}).items()}),
         probes=probes,
     )
 
@@ -284,12 +319,14 @@ def _tolerance(data: dict[str, float] | None, default: Tolerance) -> Tolerance:
     return Tolerance(rtol=float(data.get("rtol", default.rtol)), atol=float(data.get("atol", default.atol)))
 
 
-def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance) -> Probe:
-    inputs = tuple(_input(name, value) for name, value in data.get("inputs", {}).items())
+def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance, cuda_tolerance: Tolerance) -> Probe:
+    inputs = tuple(_input(name, value, at + ("inputs", name), where) for name, value in data.get("inputs", {}).items())
     input_names = {spec.name for spec in inputs}
     _compiles(data["code"], "exec", at + ("code",), where)
+    if "observe" not in data and "raises" not in data:
+        raise where.error(at, "needs 'observe' (what to compare) or 'raises' (the error the code must raise).")
     observe: list[tuple[str, str]] = []
-    for i, item in enumerate(data["observe"]):
+    for i, item in enumerate(data.get("observe", [])):
         label, expr = (item, item) if isinstance(item, str) else next(iter(item.items()))
         _compiles(expr, "eval", at + ("observe", i), where)
         if label in dict(observe):
@@ -300,11 +337,15 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance)
     if output is not None:
         _compiles(output, "eval", at + ("output",), where)
     gradients = tuple(data.get("gradients", {}).items())
+    kinds = {spec.name: spec for spec in inputs}
     for label, input_name in gradients:
         if label not in labels:
             raise where.error(at + ("gradients", label), f"{label!r} is not one of this probe's observations.")
         if input_name not in input_names:
             raise where.error(at + ("gradients", label), f"{input_name!r} is not one of this probe's inputs.")
+        if kinds[input_name].kind == "tensor" and math.prod(kinds[input_name].shape) > MAX_FD_ELEMENTS:
+            raise where.error(at + ("gradients", label), f"{input_name!r} has more than {MAX_FD_ELEMENTS} elements; "
+                                                         "central differences are checked on small tensors only.")
     if gradients and output is None:
         raise where.error(at + ("gradients",), "needs 'output': the expression whose gradients these are.")
     printed = []
@@ -324,18 +365,38 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance)
         output=output,
         gradients=gradients,
         tolerance=_tolerance(data.get("tolerance"), tolerance),
+        cuda_tolerance=_tolerance(data.get("cuda_tolerance"), cuda_tolerance),
+        devices=tuple(data.get("devices", ["cpu"])),
+        raises=Raises(data["raises"]["type"], data["raises"].get("contains", "")) if "raises" in data else None,
         printed=tuple(printed),
         line=_line(where.lines, at),
     )
 
 
-def _input(name: str, value: Any) -> InputSpec:
+def _input(name: str, value: Any, at: Path_, where: _Where) -> InputSpec:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return InputSpec(name, "literal", (value,))
     if isinstance(value, str):
         return InputSpec(name, value)  # type: ignore[arg-type]  # the schema allows only the kinds
+    if "tensor" in value:
+        return _tensor_input(name, value, at, where)
     (kind, values), = value.items()
+    if kind == "uniform":
+        return InputSpec(name, "uniform", bounds=(float(values[0]), float(values[1])))
     return InputSpec(name, kind, tuple(values))
+
+
+def _tensor_input(name: str, value: dict[str, Any], at: Path_, where: _Where) -> InputSpec:
+    shape = tuple(value["tensor"])
+    literal = tuple(value.get("values", ()))
+    if literal and len(literal) != math.prod(shape):
+        raise where.error(at, f"has {len(literal)} values but shape {list(shape)} holds {math.prod(shape)}.")
+    if literal and ("uniform" in value or value.get("positive")):
+        raise where.error(at, "give either literal 'values' or a way to draw them ('uniform', 'positive'), not both.")
+    bounds = value.get("uniform")
+    return InputSpec(name, "tensor", literal, (float(bounds[0]), float(bounds[1])) if bounds else None, shape,
+                     value.get("dtype", "float64"), bool(value.get("requires_grad", False)),
+                     bool(value.get("positive", False)))
 
 
 def _compiles(text: str, mode: str, at: Path_, where: _Where) -> None:

@@ -7,19 +7,23 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from grader.compare import fmt, fmt_points
-from grader.grading import grade_exercise
+from grader.compare import compare, fmt, fmt_points
+from grader.grading import ALL_DEVICES, cuda_available, grade_exercise
 from grader.inputs import draw_inputs
 from grader.load import load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
-from grader.spec import Exercise
+from grader.spec import Device, Exercise
 from grader.values import ErrorInfo, Number
 
 MIN_MUTANTS = 3
 #: a printed number is reproduced when it matches to the last digit the lesson shows
 PRINTED_SLACK = 0.5
+ORACLES = {
+    "scalar": "the reference engine and torch's float64 engine",
+    "torch": "the solution on the CPU in float64",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +42,15 @@ class Validation:
         return all(f.ok for f in self.findings)
 
 
-def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> Validation:
+def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
+                      devices: Sequence[Device] = ALL_DEVICES) -> Validation:
     findings = [
         *_oracles_agree(exercise, seeds),
+        *_cuda_agrees(exercise, seeds, devices),
         *_printed_numbers(exercise),
-        _solution_full_marks(exercise, sandbox, seeds),
-        _starter_incomplete(exercise, sandbox, seeds[0]),
-        *_mutants_lose_points(exercise, sandbox, seeds),
+        _solution_full_marks(exercise, sandbox, seeds, devices),
+        _starter_incomplete(exercise, sandbox, seeds[0], devices),
+        *_mutants_lose_points(exercise, sandbox, seeds, devices),
     ]
     return Validation(exercise.id, tuple(findings))
 
@@ -52,14 +58,39 @@ def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]
 def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
     problems = []
     for seed in seeds:
-        for probe, expected in zip(exercise.probes, expected_values(exercise, draw_inputs(exercise, seed)),
-                                   strict=True):
+        expected_all = expected_values(exercise, draw_inputs(exercise, seed), seed=seed)
+        for probe, expected in zip(exercise.probes, expected_all, strict=True):
             problems += [f"seed {seed}, probe '{probe.name}': {d}" for d in expected.disagreements]
     if problems:
         return [Finding(False, f"oracles disagree: {p}") for p in problems]
     counted = sum(len(p.gradients) for p in exercise.probes)
     return [Finding(True, f"oracles agree on {len(exercise.probes)} probes x {len(seeds)} seeds "
-                          f"(reference engine, torch float64; {counted} gradients confirmed by central differences)")]
+                          f"({ORACLES[exercise.engine]}; {counted} gradients confirmed by central differences)")]
+
+
+def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:
+    """On a GPU machine, the expected values computed on CUDA match the CPU's, within the CUDA tolerance."""
+    on_cuda = [i for i, p in enumerate(exercise.probes) if "cuda" in p.devices]
+    if not on_cuda or "cuda" not in devices:
+        return []
+    if not cuda_available():
+        return [Finding(True, f"{len(on_cuda)} probes also run on CUDA; not checked here (no CUDA)")]
+    problems = []
+    for seed in seeds:
+        inputs = draw_inputs(exercise, seed)
+        cpu = expected_values(exercise, inputs, seed=seed)
+        cuda = expected_values(exercise, inputs, seed=seed, device="cuda")
+        for i in on_cuda:
+            want, got = cpu[i].observations, cuda[i].observations
+            if isinstance(want, ErrorInfo) or isinstance(got, ErrorInfo):
+                continue
+            for label, value in want.items():
+                problem = compare(value, got[label], exercise.probes[i].cuda_tolerance)
+                if problem:
+                    problems.append(f"seed {seed}, probe '{exercise.probes[i].name}', {label}: {problem}")
+    if problems:
+        return [Finding(False, f"CUDA disagrees with the CPU: {p}") for p in problems]
+    return [Finding(True, f"CUDA agrees with the CPU on {len(on_cuda)} probes x {len(seeds)} seeds")]
 
 
 def _printed_numbers(exercise: Exercise) -> list[Finding]:
@@ -70,7 +101,7 @@ def _printed_numbers(exercise: Exercise) -> list[Finding]:
         return findings
     expected = expected_values(exercise, draw_inputs(exercise, 0))
     for index, probe in printing:
-        if any(spec.kind != "literal" for spec in probe.inputs):
+        if any(spec.kind != "literal" and not spec.values for spec in probe.inputs):
             findings.append(Finding(False, f"probe '{probe.name}' lists printed numbers but has random inputs"))
             continue
         observations = expected[index].observations
@@ -93,38 +124,43 @@ def _as_printed(text: str) -> tuple[float, float]:
     return float(text), PRINTED_SLACK * 10.0**-decimals
 
 
-def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int) -> ExerciseResult:
-    return grade_exercise(sandbox, load_submission(path), exercise, seed=seed)
-
-
-def _solution_full_marks(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> Finding:
-    for seed in seeds:
-        result = _grade(exercise, sandbox, exercise.solution, seed)
-        if result.score < result.max_score:
-            lost = [f"'{c.name}' ({c.status}: {c.message})" for c in result.checks if c.status != "passed"]
-            return Finding(False, f"the solution scores {_score(result)} at seed {seed}; "
-                                  f"it loses {'; '.join(lost)} {' '.join(result.problems)}")
-    return Finding(True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed")
+def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int,
+           devices: Sequence[Device]) -> ExerciseResult:
+    return grade_exercise(sandbox, load_submission(path), exercise, seed=seed, devices=devices)
 
 
 def _score(result: ExerciseResult) -> str:
     return f"{fmt_points(result.score)}/{fmt_points(result.max_score)}"
 
 
-def _starter_incomplete(exercise: Exercise, sandbox: Sandbox, seed: int) -> Finding:
-    result = _grade(exercise, sandbox, exercise.starter, seed)
+def _solution_full_marks(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
+                         devices: Sequence[Device]) -> Finding:
+    for seed in seeds:
+        result = _grade(exercise, sandbox, exercise.solution, seed, devices)
+        if result.score < result.max_score:
+            lost = [f"'{c.name}' ({c.status}: {c.message})" for c in result.checks if c.status not in
+                    ("passed", "skipped")]
+            return Finding(False, f"the solution scores {_score(result)} at seed {seed}; "
+                                  f"it loses {'; '.join(lost)} {' '.join(result.problems)}")
+    return Finding(True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed")
+
+
+def _starter_incomplete(exercise: Exercise, sandbox: Sandbox, seed: int, devices: Sequence[Device]) -> Finding:
+    result = _grade(exercise, sandbox, exercise.starter, seed, devices)
     if result.score >= result.max_score:
         return Finding(False, "the starter, as handed out, already scores full marks")
-    return Finding(True, f"the starter scores {_score(result)}, so there is work to do")
+    says = next((c.problem for c in result.checks if c.status in ("failed", "error")), "")
+    return Finding(True, f"the starter scores {_score(result)}; a student reads: {says}")
 
 
-def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]) -> list[Finding]:
+def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
+                         devices: Sequence[Device]) -> list[Finding]:
     findings = []
     if len(exercise.mutants) < MIN_MUTANTS:
         findings.append(Finding(False, f"{len(exercise.mutants)} mutants; the catalogue asks for at least "
                                        f"{MIN_MUTANTS}"))
     for mutant in exercise.mutants:
-        scores = [_grade(exercise, sandbox, mutant.path, seed).score for seed in seeds]
+        scores = [_grade(exercise, sandbox, mutant.path, seed, devices).score for seed in seeds]
         worst = max(scores)
         if worst >= exercise.points:
             findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "

@@ -30,7 +30,7 @@ class Limits:
     """What one run of student code may use."""
 
     wall_seconds: float = 10.0
-    #: address space on top of what the warm parent already maps (torch alone maps ~600 MB)
+    #: address space on top of what the warm parent already maps (torch alone maps ~600 MB); 0: no cap
     memory_mb: int = 2048
     output_bytes: int = 64 * 1024
     reply_bytes: int = 8 * MIB
@@ -282,7 +282,7 @@ def _set_limits(header: dict[str, object]) -> None:
     # RLIMIT_AS counts what torch already maps, so the budget goes on top of the current size;
     # set after the fork, a memory bomb becomes MemoryError while torch keeps working.
     mapped = _mapped_bytes()
-    if mapped is not None:
+    if mapped is not None and int(str(header["memory_mb"])) > 0:
         cap = mapped + int(str(header["memory_mb"])) * MIB
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 

@@ -9,15 +9,16 @@ from hypothesis import strategies as st
 
 from grader.catalog import Catalog
 from grader.inputs import EXPONENTS, draw_inputs, draw_probe_inputs
-from grader.numeric import DEFAULT_TOLERANCE
+from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
 from grader.spec import InputSpec, Probe
 
 PROBE = Probe(
     name="p", about="", points=1, visibility="public", partial=False,
     inputs=(InputSpec("a", "scalar"), InputSpec("b", "scalar"), InputSpec("c", "scalar"), InputSpec("d", "positive"),
-            InputSpec("e", "negative"), InputSpec("n", "exponent"), InputSpec("u", "uniform", (5.0, 6.0)),
+            InputSpec("e", "negative"), InputSpec("n", "exponent"), InputSpec("u", "uniform", bounds=(5.0, 6.0)),
             InputSpec("k", "choice", (2.0, 3.0)), InputSpec("one", "literal", (1.0,))),
-    code="pass", observe=(("x", "1"),), output=None, gradients=(), tolerance=DEFAULT_TOLERANCE, printed=(), line=1,
+    code="pass", observe=(("x", "1"),), output=None, gradients=(), tolerance=DEFAULT_TOLERANCE,
+    cuda_tolerance=CUDA_TOLERANCE, devices=("cpu",), raises=None, printed=(), line=1,
 )
 
 

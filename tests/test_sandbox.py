@@ -11,22 +11,23 @@ from pathlib import Path
 import pytest
 
 from grader.load import Submission
-from grader.numeric import DEFAULT_TOLERANCE
+from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
 from grader.sandbox import RunResult, Sandbox
-from grader.spec import Exercise, Probe
+from grader.spec import Exercise, Probe, SourceRules
 from grader.values import ErrorInfo, Number, Text
 
 
 def probe(name: str, code: str, observe: str = "out") -> Probe:
     return Probe(name=name, about="", points=1, visibility="public", partial=False, inputs=(), code=code,
                  observe=((observe, observe),), output=None, gradients=(), tolerance=DEFAULT_TOLERANCE,
-                 printed=(), line=1)
+                 cuda_tolerance=CUDA_TOLERANCE, devices=("cpu",), raises=None, printed=(), line=1)
 
 
 EXERCISE = Exercise(
     id="demo", title="demo", summary="", points=2, engine="scalar", defines=(("f", "function"),),
     folder=Path("."), spec_path=Path("exercise.yaml"), starter=Path("s.py"), solution=Path("s.py"), mutants=(),
-    time_limit=5, memory_mb=512, probes=(probe("first", "out = f(2)"), probe("second", "out = f(3)")),
+    time_limit=5, memory_mb=512, source=SourceRules(),
+    probes=(probe("first", "out = f(2)"), probe("second", "out = f(3)")),
 )
 
 

@@ -1,0 +1,23 @@
+# exercise: first-gradient
+"""Mutant of first-gradient.
+
+mistake: backward-on-the-wrong-node
+hint: call backward() on the loss, the last number computed; backward() on an intermediate result gives that result's gradients, not the loss's.
+"""
+
+import torch
+
+
+def neuron_grads(x, y, w, b):
+    """Loss and gradients of one sigmoid neuron: loss = (sigmoid(w * x + b) - y) ** 2.
+
+    Returns (loss, dL/dw, dL/db) as plain Python floats, computed with loss.backward().
+    """
+    x = torch.tensor(x, dtype=torch.float64)
+    y = torch.tensor(y, dtype=torch.float64)
+    w = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    a = torch.sigmoid(w * x + b)
+    loss = (a - y) ** 2
+    a.backward()
+    return loss.item(), w.grad.item(), b.grad.item()

@@ -1,0 +1,46 @@
+"""Advice for errors whose message is stable and whose cause is known (research/autograd-mistakes.md 5c-5d)."""
+
+from __future__ import annotations
+
+from grader.values import ErrorInfo
+
+#: (exception type, message fragment, advice); the first match wins
+KNOWN_ERRORS: tuple[tuple[str, str, str], ...] = (
+    ("RuntimeError", "grad can be implicitly created only for scalar outputs",
+     "backward() needs a single number: reduce the loss with .sum() or .mean() first."),
+    ("RuntimeError", "a leaf Variable that requires grad is being used in an in-place operation",
+     "update weights inside `with torch.no_grad():`, so that the update is not recorded in the graph."),
+    ("RuntimeError", "a view of a leaf Variable that requires grad is being used in an in-place operation",
+     "change a leaf's values inside `with torch.no_grad():`, or before requires_grad_()."),
+    ("RuntimeError", "Can't call numpy() on Tensor that requires grad",
+     "cut the tensor from the graph first: t.detach().numpy()."),
+    ("TypeError", "can't convert cuda",
+     "a CUDA tensor must come to the CPU before numpy: t.detach().cpu().numpy()."),
+    ("RuntimeError", "Trying to backward through the graph a second time",
+     "run the forward pass again before each backward(), or pass retain_graph=True to the first one."),
+    ("RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn",
+     "the result is not connected to anything that requires grad: was it computed under torch.no_grad(), "
+     "from detached tensors, or from a weight rebound with `w = w - ...` inside no_grad?"),
+    ("RuntimeError", "has been modified by an inplace operation",
+     "a tensor that backward() needs was changed in place; compute on a copy, or out of place."),
+    ("RuntimeError", "returned an incorrect number of gradients",
+     "backward must return one gradient per input of forward (None for inputs that are not tensors)."),
+    ("RuntimeError", "returned an invalid gradient at index",
+     "each gradient backward returns must have the shape of the matching input of forward."),
+    ("AttributeError", "'NoneType' object has no attribute",
+     "something is None: often a .grad read before backward(), or of a tensor that is not a leaf "
+     "that requires grad."),
+    ("TypeError", "'NoneType'",
+     "a .grad is None: after `w = w - lr * w.grad` outside torch.no_grad(), w is no longer a leaf, "
+     "so its .grad stays None; update in place inside `with torch.no_grad():`."),
+    ("RecursionError", "maximum recursion depth exceeded",
+     "a function calls itself without end: look for a method that calls itself (an __radd__ that "
+     "computes other + self, a backward that never stops)."),
+)
+
+
+def hint_for(error: ErrorInfo) -> str | None:
+    for type_name, fragment, advice in KNOWN_ERRORS:
+        if error.type_name == type_name and fragment in error.message:
+            return advice
+    return None
