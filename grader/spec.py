@@ -85,7 +85,8 @@ class Probe:
     cuda_tolerance: Tolerance
     devices: tuple[Device, ...]
     raises: Raises | None
-    printed: tuple[tuple[str, str], ...]  # numbers a lesson prints, as printed ("0.1611", "4/9")
+    #: what a lesson prints: a number as text ("0.1611", "4/9"), a text, or a list of texts
+    printed: tuple[tuple[str, str | tuple[str, ...]], ...]
     line: int
 
 
@@ -348,11 +349,11 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance,
                                                          "central differences are checked on small tensors only.")
     if gradients and output is None:
         raise where.error(at + ("gradients",), "needs 'output': the expression whose gradients these are.")
-    printed = []
+    printed: list[tuple[str, str | tuple[str, ...]]] = []
     for label, number in data.get("printed", {}).items():
         if label not in labels:
             raise where.error(at + ("printed", label), f"{label!r} is not one of this probe's observations.")
-        printed.append((label, str(number)))
+        printed.append((label, tuple(number) if isinstance(number, list) else str(number)))
     return Probe(
         name=data["name"],
         about=data.get("about", "").strip(),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from grader.compare import compare, fmt, fmt_points
+from grader.compare import compare, fmt_points, show
 from grader.grading import ALL_DEVICES, cuda_available, grade_exercise
 from grader.inputs import draw_inputs
 from grader.load import load_submission
@@ -15,7 +15,7 @@ from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
 from grader.spec import Device, Exercise
-from grader.values import ErrorInfo, Number
+from grader.values import Array, ErrorInfo, Number, Seq, Text, Value
 
 MIN_MUTANTS = 3
 #: a printed number is reproduced when it matches to the last digit the lesson shows
@@ -105,23 +105,39 @@ def _printed_numbers(exercise: Exercise) -> list[Finding]:
             findings.append(Finding(False, f"probe '{probe.name}' lists printed numbers but has random inputs"))
             continue
         observations = expected[index].observations
-        for label, text in probe.printed:
+        for label, printed in probe.printed:
             got = None if isinstance(observations, ErrorInfo) else observations.get(label)
-            want, slack = _as_printed(text)
-            if isinstance(got, Number) and abs(got.value - want) <= slack:
-                findings.append(Finding(True, f"the lesson's {label} = {text} is reproduced ({fmt(got.value, 10)})"))
+            shown = printed if isinstance(printed, str) else ", ".join(printed)
+            if got is not None and _reproduces(got, printed):
+                findings.append(Finding(True, f"the lesson's {label} = {shown} is reproduced ({show(got)})"))
             else:
-                findings.append(Finding(False, f"the lesson's {label} = {text} is not reproduced: the reference "
-                                               f"gives {got}"))
+                findings.append(Finding(False, f"the lesson's {label} = {shown} is not reproduced: the reference "
+                                               f"gives {show(got) if got is not None else 'nothing'}"))
     return findings
 
 
-def _as_printed(text: str) -> tuple[float, float]:
-    """The number a lesson printed, and how far off it may be given the digits it shows."""
-    if "/" in text:  # an exact fraction such as 4/9
-        return float(Fraction(text)), 1e-12
+def _reproduces(got: Value, printed: str | tuple[str, ...]) -> bool:
+    if isinstance(printed, tuple):
+        return isinstance(got, Seq) and got.items == tuple(Text(t) for t in printed)
+    number = _as_printed(printed)
+    if number is None:
+        return got == Text(printed)
+    want, slack = number
+    value = got.value if isinstance(got, Number) else got.data[0] if isinstance(got, Array) and got.shape == () \
+        else None
+    return value is not None and abs(value - want) <= slack
+
+
+def _as_printed(text: str) -> tuple[float, float] | None:
+    """The number a lesson printed, and how far off it may be given the digits it shows; None for text."""
+    try:
+        if "/" in text:  # an exact fraction such as 4/9
+            return float(Fraction(text)), 1e-12
+        number = float(text)
+    except (ValueError, ZeroDivisionError):
+        return None
     decimals = len(text.partition(".")[2]) if "." in text else 0
-    return float(text), PRINTED_SLACK * 10.0**-decimals
+    return number, PRINTED_SLACK * 10.0**-decimals
 
 
 def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int,
