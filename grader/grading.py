@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from grader.sandbox import Sandbox
 from grader.spec import Device, Exercise
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
+_NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 
 
 def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
@@ -62,7 +64,18 @@ def grade_exercise(sandbox: Sandbox, submission: Submission, exercise: Exercise,
 
 
 def cuda_available() -> bool:
-    """Asked only after the zygote was forked: CUDA must never be started in a process that forks children."""
+    """Whether CUDA can be used, asked through NVML so that this process can still fork healthy children.
+
+    torch's default check initialises the CUDA driver, after which forked children cannot use CUDA.
+    """
     import torch
 
-    return bool(torch.cuda.is_available())
+    previous = os.environ.get(_NVML_CHECK)
+    os.environ[_NVML_CHECK] = "1"
+    try:
+        return bool(torch.cuda.is_available())
+    finally:
+        if previous is None:
+            del os.environ[_NVML_CHECK]
+        else:
+            os.environ[_NVML_CHECK] = previous

@@ -54,12 +54,12 @@ CUDA_STARTUP_SECONDS = 15.0
 class Sandbox:
     """Owns the warm zygote; start it before any expected value is computed (see `grader.zygote`)."""
 
-    def __init__(self) -> None:
-        self._zygote = Zygote(child.serve)
+    def __init__(self, *, fresh_interpreter: bool | None = None) -> None:
+        self._zygote = Zygote(child.serve, warm_up)
+        self._fresh = fresh_interpreter
 
     def __enter__(self) -> Sandbox:
-        warm_up()
-        self._zygote.start()
+        self._zygote.start(fresh_interpreter=self._fresh)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

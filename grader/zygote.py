@@ -9,6 +9,7 @@ and the coordinator alone reads the replies, enforces the deadline and kills the
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -16,11 +17,13 @@ import resource
 import selectors
 import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 MIB = 1024 * 1024
 
@@ -59,15 +62,32 @@ Target = Callable[[int, int], NoReturn]
 
 
 class Zygote:
-    """A warm process that forks sandboxed children on request; one run at a time."""
+    """A warm process that forks sandboxed children on request; one run at a time.
 
-    def __init__(self, target: Target) -> None:
-        self._target = target
+    `target(request_fd, reply_fd)` is what each child runs; `warm()` imports what children share.
+    Both must be module-level functions: a zygote may be a fresh interpreter that imports them.
+    """
+
+    def __init__(self, target: Target, warm: Callable[[], None]) -> None:
+        self._target, self._warm = target, warm
         self._sock: socket.socket | None = None
         self._pid: int | None = None
+        self._spawned: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
+    def start(self, *, fresh_interpreter: bool | None = None) -> None:
+        """Fork the zygote from this process, or start it as a fresh interpreter.
+
+        A fresh interpreter is needed where this process has started CUDA, which does not survive a
+        fork: its children could not use the GPU. By default that is decided by asking torch.
+        """
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if fresh_interpreter is None:
+            torch = sys.modules.get("torch")
+            fresh_interpreter = bool(torch is not None and torch.cuda.is_initialized())
+        if fresh_interpreter:
+            self._spawn(ours, theirs)
+            return
+        self._warm()
         _flush_stdio()
         pid = os.fork()
         if pid == 0:  # the zygote
@@ -85,10 +105,23 @@ class Zygote:
         theirs.close()
         self._sock, self._pid = ours, pid
 
+    def _spawn(self, ours: socket.socket, theirs: socket.socket) -> None:
+        package_root = str(Path(__file__).resolve().parent.parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        entry = "import sys; from grader.zygote import spawned_main; spawned_main(sys.argv[1:])"
+        command = [sys.executable, "-c", entry, str(theirs.fileno()), _path_of(self._target), _path_of(self._warm)]
+        self._spawned = subprocess.Popen(command, pass_fds=(theirs.fileno(),), env=env)
+        theirs.close()
+        self._sock = ours
+
     def close(self) -> None:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+        if self._spawned is not None:
+            self._spawned.kill()
+            self._spawned.wait()
+            self._spawned = None
         if self._pid is not None:
             try:
                 os.kill(self._pid, signal.SIGKILL)
@@ -218,6 +251,24 @@ class Running:
 
 # ------------------------------------------------------------------------------------------------
 # Zygote and child side
+
+
+def spawned_main(argv: list[str]) -> None:
+    """Entry point of a zygote started as a fresh interpreter: socket fd, target, warm-up."""
+    fd, target_path, warm_path = argv
+    sock = socket.socket(fileno=int(fd))
+    _resolve(warm_path)()
+    _zygote_main(sock, _resolve(target_path))
+
+
+def _path_of(function: Callable[..., object]) -> str:
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def _resolve(path: str) -> Callable[..., Any]:
+    module, _, name = path.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
 
 
 def _zygote_main(sock: socket.socket, target: Target) -> None:

@@ -168,3 +168,10 @@ def test_the_zygote_survives_many_runs(sandbox: Sandbox) -> None:
 def test_a_child_killed_by_a_signal_it_sends_itself(sandbox: Sandbox) -> None:
     result = run(sandbox, f"import os\nos.kill(os.getpid(), {int(signal.SIGTERM)})\n")
     assert result.stopped == "crashed (killed by SIGTERM)" and result.stopped_at is None
+
+
+def test_a_zygote_started_as_a_fresh_interpreter_works_the_same() -> None:
+    # What happens where the grading process has started CUDA, which a fork would not carry over.
+    with Sandbox(fresh_interpreter=True) as fresh:
+        result = run(fresh, "def f(x):\n    return x * 1.5\n")
+    assert [p.observations for p in result.probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]
