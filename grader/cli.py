@@ -76,6 +76,15 @@ def _devices(choice: str) -> tuple[Device, ...]:
     return ("cpu", "cuda") if choice == "all" else (choice,)  # type: ignore[return-value]
 
 
+def _check_device(choice: str) -> None:
+    if choice == "cuda":
+        from grader.grading import cuda_available
+
+        if not cuda_available():
+            raise GraderError("--device cuda: CUDA is not available on this machine. Use --device cpu, or all "
+                              "(the default), which skips the CUDA checks without costing points.")
+
+
 def _add_exercises_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exercises", type=Path, metavar="DIR",
                         help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled one)")
@@ -90,6 +99,7 @@ def _grade(argv: list[str]) -> int:
     from grader.load import load_submission
 
     catalog = Catalog.find(args.exercises)
+    _check_device(args.device)
     exercise_id = args.exercise or load_submission(args.submission).declared_exercise
     if exercise_id is None:
         raise GraderError(f"{args.submission}: which exercise is this? Pass --exercise ID, or add a line "
@@ -152,6 +162,7 @@ def _validate(argv: list[str]) -> int:
     from grader.validate import validate_exercise
 
     catalog = Catalog.find(args.exercises)
+    _check_device(args.device)
     exercises = [catalog.load(i) for i in args.ids] if args.ids else catalog.load_all()
     failed = 0
     with Sandbox() as sandbox:

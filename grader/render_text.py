@@ -57,8 +57,8 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
 
 def _check(console: Console, check: CheckResult, width: int) -> None:
     word, style = _STATUS[check.status]
-    console.print(Text.assemble("  ", (word, style), "  ", check.name.ljust(width), "  ",
-                                f"{fmt_points(check.score)}/{fmt_points(check.max_score)}",
+    points = "-" if check.status == "skipped" else f"{fmt_points(check.score)}/{fmt_points(check.max_score)}"
+    console.print(Text.assemble("  ", (word, style), "  ", check.name.ljust(width), "  ", points,
                                 ("  (hidden)" if check.visibility == "hidden" else "", "dim")))
     if check.status == "passed":
         return

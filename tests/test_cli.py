@@ -182,3 +182,17 @@ def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
 
 def test_commands_are_dispatched_by_name() -> None:
     assert cli.COMMANDS == ("list", "validate")
+
+
+FIRST_GRADIENT = ROOT / "exercises" / "first-gradient" / "solution.py"
+
+
+def test_device_choice(capsys: Capture) -> None:
+    assert main([str(FIRST_GRADIENT), "--device", "cpu", "--color", "never"]) == 0
+    assert "Score: 10/10" in capsys.readouterr().out
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    assert main([str(FIRST_GRADIENT), "--device", "cuda"]) == 2
+    assert "--device cuda: CUDA is not available on this machine" in capsys.readouterr().err

@@ -1,0 +1,168 @@
+"""Read a Jupyter notebook into Python cells: validated by nbformat, magics and shell lines neutralised.
+
+Nothing of the notebook runs here: this is the trusted side reading a file. Only code cells count
+(stored outputs are ignored); cells tagged `skip-grading` are left out; IPython syntax (`%magic`,
+`%%cell magic`, `!shell`, `x = !cmd`, `obj?`) is replaced so that no shell ever runs, and each
+replacement is reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.errors import GraderError
+
+SKIP_TAG = "skip-grading"
+METADATA_KEY = "autograd_grader"  # notebook metadata: {"exercise": ID} or {"assignment": ID}
+#: cell magics whose body is Python: it runs once, without the magic
+PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
+#: line magics that wrap one statement: the statement runs, once
+STATEMENT_LINE_MAGICS = {"time", "prun"}
+
+_LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<text>(?P<sigil>%|!)(?P<name>[\w.-]*).*)$")
+_ASSIGNED_MAGIC = re.compile(r"^(?P<target>\s*[\w.,\s\[\]()*]+?\s*=\s*)(?P<text>[%!].*)$")
+_HELP = re.compile(r"^(?P<indent>\s*)(?P<text>\??[\w.]+\?\??)\s*$")
+
+
+class NotebookError(GraderError):
+    """A notebook file that cannot be read as a notebook."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    #: position in the notebook, 1-based, counting every cell (as a student counts them on screen)
+    number: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notebook:
+    cells: tuple[Cell, ...]
+    #: what was left out or neutralised, for the report
+    notes: tuple[str, ...]
+    #: named in the notebook's metadata, if any
+    exercise: str | None
+    assignment: str | None
+    nbformat: str
+
+
+def read_notebook(path: Path, data: bytes) -> Notebook:
+    """Parse and validate `data` (the bytes of `path`) as an nbformat 4 notebook."""
+    import nbformat
+
+    try:
+        raw = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"{path}: not a notebook: not UTF-8 text (byte {exc.start}).") from None
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"{path}: not a notebook: not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                            f"{exc.msg}). Re-save it from Jupyter, or grade the .py instead.") from None
+    if not isinstance(raw, dict) or "nbformat" not in raw:
+        raise NotebookError(f"{path}: not a notebook: the JSON has no 'nbformat' field.")
+    if raw.get("nbformat") != 4:
+        raise NotebookError(f"{path}: nbformat {raw.get('nbformat')!r} notebooks are not supported; open it in "
+                            f"a current Jupyter and save it again (nbformat 4).")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbformat warns about missing cell ids in 4.4 notebooks: harmless
+        try:
+            nbformat.validate(raw)
+            notebook = nbformat.from_dict(raw)
+        except nbformat.ValidationError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
+            first = str(exc.message).splitlines()[0]
+            raise NotebookError(f"{path}: not a valid nbformat 4 notebook: at {where}: {first}.") from None
+    cells: list[Cell] = []
+    notes: list[str] = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type != "code":
+            continue
+        if SKIP_TAG in cell.get("metadata", {}).get("tags", []):
+            notes.append(f"Cell {number} is tagged {SKIP_TAG} and was not run.")
+            continue
+        source, changes = neutralise(cell.source)
+        notes += [f"Cell {number}, line {line}: `{text}` did not run ({why})." for line, text, why in changes]
+        cells.append(Cell(number, source))
+    meta: dict[str, Any] = dict(notebook.metadata.get(METADATA_KEY, {}))
+    return Notebook(
+        cells=tuple(cells),
+        notes=tuple(notes),
+        exercise=_text(meta.get("exercise")),
+        assignment=_text(meta.get("assignment")),
+        nbformat=f"{notebook.nbformat}.{notebook.nbformat_minor}",
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def neutralise(source: str) -> tuple[str, list[tuple[int, str, str]]]:
+    """Replace IPython-only syntax with Python that does nothing; return (python, [(line, text, why)]).
+
+    Only lines the Python parser rejects are touched, one at a time, so `%` and `!` inside strings
+    and expressions stay as they are. A cell with a real syntax error is left for the run to report.
+    """
+    lines = source.split("\n")
+    changes: list[tuple[int, str, str]] = []
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%") and not _parses(source):
+        name = lines[first].strip()[2:].split(maxsplit=1)[0] if lines[first].strip() != "%%" else ""
+        changes.append((first + 1, lines[first].strip(), "cell magics do not run when grading"))
+        if name not in PYTHON_CELL_MAGICS:  # %%bash, %%writefile, %%html...: not Python at all
+            return "\n".join("" for _ in lines), changes
+        lines[first] = ""
+    for _ in range(len(lines)):
+        bad = _first_error_line("\n".join(lines))
+        if bad is None or not 0 < bad <= len(lines):
+            break
+        replaced = _neutral_line(lines[bad - 1])
+        if replaced is None:
+            break  # a real syntax error: the child reports it, mapped to this cell
+        new, why = replaced
+        changes.append((bad, lines[bad - 1].strip(), why))
+        lines[bad - 1] = new
+    return "\n".join(lines), changes
+
+
+def _first_error_line(source: str) -> int | None:
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return exc.lineno
+    except ValueError:  # a null byte: not something a magic explains
+        return None
+    return None
+
+
+def _neutral_line(line: str) -> tuple[str, str] | None:
+    assigned = _ASSIGNED_MAGIC.match(line)
+    if assigned and not _parses(line.strip()):
+        return f"{assigned['target']}None", "shell commands and magics do not run when grading"
+    magic = _LINE_MAGIC.match(line)
+    if magic:
+        indent, text = magic["indent"], magic["text"]
+        if magic["sigil"] == "!":
+            return f"{indent}pass", "shell commands do not run when grading"
+        rest = text[len(magic["name"]) + 1:].strip()
+        if magic["name"] in STATEMENT_LINE_MAGICS and rest:
+            return f"{indent}{rest}", f"%{magic['name']} removed; the statement still runs"
+        why = "pip installs nothing when grading" if magic["name"] == "pip" else "magics do not run when grading"
+        return f"{indent}pass", why
+    help_ = _HELP.match(line)
+    if help_:
+        return f"{help_['indent']}pass", "help lookups do not run when grading"
+    return None
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True
