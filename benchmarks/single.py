@@ -33,26 +33,26 @@ def in_process(runs: int) -> tuple[list[float], list[float]]:
     """Milliseconds per submission: the sandbox round trip alone, and the whole grade of one exercise."""
     sys.path.insert(0, str(ROOT))
     from grader.catalog import Catalog
-    from grader.grading import grade_exercise
+    from grader.grading import grade_submission
     from grader.inputs import draw_inputs
     from grader.load import load_submission
-    from grader.sandbox import Sandbox
+    from grader.sandbox import Group, Sandbox
 
     exercise = Catalog(ROOT / "exercises").load("node-mul")
     submission = load_submission(SAMPLE)
-    inputs = draw_inputs(exercise, 0)
+    groups = [Group(exercise, draw_inputs(exercise, 0), 0)]
     round_trip, whole = [], []
     with Sandbox() as sandbox:
         for _ in range(3):  # warm caches
-            sandbox.launch(submission, exercise, inputs).result()
+            sandbox.launch(submission, groups).result()
         for _ in range(runs):
             started = time.perf_counter()
-            result = sandbox.launch(submission, exercise, inputs).result()
+            result = sandbox.launch(submission, groups).result()
             round_trip.append((time.perf_counter() - started) * 1000)
             assert result.stopped is None
         for seed in range(runs):
             started = time.perf_counter()
-            graded = grade_exercise(sandbox, submission, exercise, seed=seed)
+            graded = grade_submission(sandbox, submission, [exercise], seed=seed).exercises[0]
             whole.append((time.perf_counter() - started) * 1000)
             assert graded.score == graded.max_score
     return round_trip, whole

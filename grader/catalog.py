@@ -7,10 +7,11 @@ import os
 from pathlib import Path
 
 from grader.errors import GraderError
-from grader.spec import Exercise, load_exercise
+from grader.spec import Assignment, Exercise, SpecError, load_assignment, load_exercise
 
 ENV_VAR = "AUTOGRADER_EXERCISES"
 SPEC_NAME = "exercise.yaml"
+ASSIGNMENTS = "assignments"  # exercises/assignments/<id>.yaml
 
 
 class Catalog:
@@ -49,3 +50,29 @@ class Catalog:
 
     def load_all(self) -> list[Exercise]:
         return [self.load(exercise_id) for exercise_id in self.ids()]
+
+    def assignment_ids(self) -> list[str]:
+        return sorted(p.stem for p in (self.root / ASSIGNMENTS).glob("*.yaml"))
+
+    def load_assignment(self, assignment_id: str) -> tuple[Assignment, list[Exercise]]:
+        """The assignment and its exercises; names two of them both define would clash in one notebook."""
+        path = self.root / ASSIGNMENTS / f"{assignment_id}.yaml"
+        if not path.is_file():
+            close = difflib.get_close_matches(assignment_id, self.assignment_ids(), n=3)
+            hint = f" Did you mean {' or '.join(close)}?" if close else \
+                f" The assignments: {', '.join(self.assignment_ids()) or 'none'}."
+            raise GraderError(f"unknown assignment {assignment_id!r} (no {path}).{hint}")
+        assignment = load_assignment(path)
+        exercises = []
+        owners: dict[str, str] = {}
+        for exercise_id in assignment.exercise_ids:
+            if not (self.root / exercise_id / SPEC_NAME).is_file():
+                raise SpecError(f"{path}: exercises: {exercise_id!r} is not an exercise in {self.root}.")
+            exercise = self.load(exercise_id)
+            for name, _ in exercise.defines:
+                if name in owners:
+                    raise SpecError(f"{path}: exercises: {owners[name]} and {exercise_id} both need `{name}`; "
+                                    f"one notebook cannot answer both.")
+                owners[name] = exercise_id
+            exercises.append(exercise)
+        return assignment, exercises

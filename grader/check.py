@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from grader.compare import compare, show
 from grader.hints import hint_for
@@ -12,25 +13,33 @@ from grader.numeric import Tolerance
 from grader.oracle import Expected
 from grader.report import CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
-from grader.sandbox import ProbeRun, RunResult
+from grader.sandbox import GroupRun, ProbeRun, RunResult
 from grader.spec import Device, Exercise, Probe
 from grader.values import ErrorInfo
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
 
-#: a device's run, or why it did not happen ("CUDA is not available here")
-Run = RunResult | str
+@dataclass(frozen=True, slots=True)
+class ExerciseRun:
+    """A child's run of the submission, and this exercise's part of it."""
+
+    run: RunResult
+    group: GroupRun
+
+
+#: a device's run, or why it did not happen ("CUDA is not available on this machine")
+Run = ExerciseRun | str
 
 
 def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tuple[Expected, ...],
                    runs: Mapping[Device, Run], violations: tuple[Violation, ...] = ()) -> ExerciseResult:
     """One check per probe and device; a probe's points are shared by the devices that ran it."""
-    ran = {device: run for device, run in runs.items() if isinstance(run, RunResult)}
+    ran = {device: run for device, run in runs.items() if isinstance(run, ExerciseRun)}
     several = len(ran) > 1
-    problems = [f"Your file breaks a rule of exercise {exercise.id}: {v.describe()}. No check is scored until "
+    problems = [f"Your code breaks a rule of exercise {exercise.id}: {v.describe()}. No check is scored until "
                 "it is fixed." for v in violations]
     for device, run in ran.items():
-        problems += [f"On {device.upper()}: {p}" if several else p for p in _problems(exercise, run)]
+        problems += [f"On {device.upper()}: {p}" if several else p for p in _problems(exercise, run.group, run.run)]
     checks: list[CheckResult] = []
     for index, probe in enumerate(exercise.probes):
         per_device = [_device_check(probe, inputs[index], expected[index], device, runs.get(device), index)
@@ -41,32 +50,41 @@ def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tup
             checks.append(dataclasses.replace(check, max_score=share, score=round(check.score * share, 6)))
     if violations:
         checks = [_not_scored(c) for c in checks]
-    return ExerciseResult(
-        id=exercise.id,
-        title=exercise.title,
-        checks=tuple(checks),
-        problems=tuple(problems),
-        output="".join(f"--- on {d.upper()} ---\n{r.output}" if several and r.output else r.output
-                       for d, r in ran.items()),
-        output_truncated=any(r.output_truncated for r in ran.values()),
-        seconds=sum(r.seconds for r in ran.values()),
-    )
+    return ExerciseResult(id=exercise.id, title=exercise.title, checks=tuple(checks), problems=tuple(problems))
 
 
-def _problems(exercise: Exercise, run: RunResult) -> list[str]:
-    if run.load_error is not None:
-        text = f"Your file could not be loaded: {run.load_error.describe()}."
-        hint = hint_for(run.load_error)
-        return [text + (f" Hint: {hint}" if hint else "")]
-    if run.missing:
-        return [f"Your file does not define {text}; exercise {exercise.id} needs it." for text in run.missing]
-    if run.stopped is not None:
-        during = "" if run.stopped_at is None else f" during check '{exercise.probes[run.stopped_at].name}'"
-        if run.stopped_at is None and not any(run.probes):
-            during = " while loading your file"
+def _problems(exercise: Exercise, group: GroupRun, run: RunResult) -> list[str]:
+    """What went wrong for this exercise alone; the submission's own troubles are the report's."""
+    if group.missing:
+        return [f"Your {_what(run)} does not define {text}; exercise {exercise.id} needs it."
+                for text in group.missing]
+    if run.stopped is not None and group.stopped_at is not None:
         advice = f" {run.advice}" if run.advice else ""
-        return [f"Your code {run.stopped}{during}.{advice} The checks it could not finish score 0."]
+        return [f"Your code {run.stopped} during check '{exercise.probes[group.stopped_at].name}'.{advice} "
+                "The checks it could not finish score 0."]
     return []
+
+
+def run_problems(run: RunResult) -> list[str]:
+    """What went wrong with the submission as a whole in one run: loading, failing cells, stopping early."""
+    problems = []
+    for error in run.cell_errors:
+        hint = hint_for(error)
+        if run.kind == "python":
+            text = f"Your file could not be loaded: {error.describe()}."
+        else:
+            text = f"A cell raised {error.describe()}; grading went on with the cells after it."
+        problems.append(text + (f" Hint: {hint}" if hint else ""))
+    if run.stopped is not None and not any(g.stopped_at is not None for g in run.groups):
+        where = f" while running {run.stopped_in_cell}" if run.stopped_in_cell else \
+            (" while loading your file" if not run.loaded else "")
+        advice = f" {run.advice}" if run.advice else ""
+        problems.append(f"Your code {run.stopped}{where}.{advice} The checks it could not finish score 0.")
+    return problems
+
+
+def _what(run: RunResult) -> str:
+    return "notebook" if run.kind == "notebook" else "file"
 
 
 def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Device, run: Run | None,
@@ -79,10 +97,10 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
         return make("error", "The grader's oracles disagree on this check, so it cannot be scored: "
                     + "; ".join(expected.disagreements) + ". This is a bug in the exercise, not in your code: "
                     "please tell your instructor.")
-    probe_run = run.probes[index]
+    probe_run = run.group.probes[index]
     if probe_run is None:
-        if run.stopped_at == index:
-            return make("error", f"Your code {run.stopped} while running this check.")
+        if run.group.stopped_at == index:
+            return make("error", f"Your code {run.run.stopped} while running this check.")
         return make("error", _not_run(run), ran=False)
     if probe.raises is not None:
         return _check_raised(probe, probe_run, make)
@@ -94,7 +112,8 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
 
 def _error_text(error: ErrorInfo) -> str:
     hint = hint_for(error)
-    if error.type_name == "NotImplementedError":
+    if error.type_name == "NotImplementedError" and error.where is not None \
+            and "NotImplementedError" in error.where.text:  # a starter's stub, not torch's own NotImplementedError
         return f"Not implemented yet: {error.describe().removeprefix('NotImplementedError: ')}."
     return f"Your code raised {error.describe()}." + (f" Hint: {hint}" if hint else "")
 
@@ -125,9 +144,9 @@ class _Maker:
         )
 
 
-def _not_run(run: RunResult) -> str:
-    if run.load_error is not None or run.missing:
-        return "Not run: your file did not load (see above)."
+def _not_run(run: ExerciseRun) -> str:
+    if run.run.load_error is not None or run.group.missing:
+        return f"Not run: your {_what(run.run)} did not load (see above)."
     return "Not run: your code stopped before this check (see above)."
 
 

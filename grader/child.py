@@ -47,7 +47,7 @@ def serve(request_fd: int, reply_fd: int) -> NoReturn:
         _run(request, reply)
     except BaseException as exc:  # noqa: BLE001 - whatever happened, say so and leave
         try:
-            reply.send({"event": "crashed", "error": error_to_data(describe_error(exc, None, ()))})
+            reply.send({"event": "crashed", "error": error_to_data(describe_error(exc, {}))})
         except BaseException:  # noqa: BLE001 - the reply pipe itself is gone
             pass
     finally:
@@ -72,43 +72,54 @@ def _read_all(fd: int) -> bytes:
 
 
 def _run(request: dict[str, Any], reply: _Reply) -> None:
-    filename: str = request["filename"]
-    source: str = request["source"]
+    """Run the cells in one module, as Jupyter or an import would, then each group's probes.
+
+    A .py file is one cell: if it raises, it did not load, and no probe runs. A notebook goes on
+    past a failing cell, as the grading of a notebook must: later cells may still define what counts.
+    """
     _block_imports(request["forbid_imports"])
-    lines = tuple(source.splitlines())
+    cells = [(cell["label"], cell["source"]) for cell in request["cells"]]
+    sources = {label: tuple(source.splitlines()) for label, source in cells}
     module = types.ModuleType("submission")
-    module.__file__ = filename
+    module.__file__ = request["filename"]
     sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
-    try:
-        code = compile(source, filename, "exec", dont_inherit=True)
-        exec(code, module.__dict__)
-    except BaseException as exc:  # noqa: BLE001 - student code: anything goes, even SystemExit
-        reply.send({"event": "load_error", "error": error_to_data(describe_error(exc, filename, lines))})
-        return
-
-    missing = _missing(module, request["defines"])
-    if missing:
-        reply.send({"event": "missing", "names": missing})
-        return
+    for index, (label, source) in enumerate(cells):
+        reply.send({"event": "cell", "cell": index})
+        try:
+            exec(compile(source, label, "exec", dont_inherit=True), module.__dict__)
+        except BaseException as exc:  # noqa: BLE001 - student code: anything goes, even SystemExit
+            reply.send({"event": "cell_error", "cell": index, "error": error_to_data(describe_error(exc, sources))})
+            if not request["keep_going"]:
+                return
     reply.send({"event": "loaded"})
+    for group_index, group in enumerate(request["groups"]):
+        _run_group(group_index, group, module, sources, request["device"], reply)
+    reply.send({"event": "done"})
 
-    provided = {name: getattr(module, name) for name in request["defines"]}
-    for index, probe in enumerate(request["probes"]):
-        reply.send({"event": "start", "probe": index})
+
+def _run_group(group_index: int, group: dict[str, Any], module: types.ModuleType,
+               sources: dict[str, tuple[str, ...]], device: str, reply: _Reply) -> None:
+    """The probes of one exercise, on the names it needs."""
+    missing = _missing(module, group["defines"])
+    if missing:
+        reply.send({"event": "missing", "group": group_index, "names": missing})
+        return
+    provided = {name: getattr(module, name) for name in group["defines"]}
+    for index, probe in enumerate(group["probes"]):
+        reply.send({"event": "start", "group": group_index, "probe": index})
         compiled = compile_probe(probe["name"], probe["code"], dict(probe["observe"]))
         inputs = {name: input_from_data(value) for name, value in probe["inputs"].items()}
         try:
-            scope = namespace(request["engine"], provided, inputs, request["device"], probe["torch_seed"])
+            scope = namespace(group["engine"], provided, inputs, device, probe["torch_seed"])
         except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
-            reply.send({"event": "probe", "probe": index, "error": error_to_data(describe_error(exc, None, ()))})
-            continue
-        outcome = run_probe(compiled, scope, catch=BaseException, source_name=filename, source_lines=lines)
+            outcome: Any = describe_error(exc, {})
+        else:
+            outcome = run_probe(compiled, scope, catch=BaseException, sources=sources)
         if isinstance(outcome, dict):
-            reply.send({"event": "probe", "probe": index,
+            reply.send({"event": "probe", "group": group_index, "probe": index,
                         "observations": {label: to_data(value) for label, value in outcome.items()}})
         else:
-            reply.send({"event": "probe", "probe": index, "error": error_to_data(outcome)})
-    reply.send({"event": "done"})
+            reply.send({"event": "probe", "group": group_index, "probe": index, "error": error_to_data(outcome)})
 
 
 class _Forbidden(importlib.abc.MetaPathFinder):

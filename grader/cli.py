@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from grader import __version__
+from grader.catalog import Catalog
 from grader.errors import ExitCode, GraderError
-from grader.spec import Device
+from grader.spec import Device, Exercise
 
-COMMANDS = ("list", "validate")
+COMMANDS = ("list", "validate", "release")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
-            return _list(args) if command == "list" else _validate(args)
+            return {"list": _list, "validate": _validate, "release": _release}[command](args)
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -50,9 +51,12 @@ def _grade_parser() -> _Parser:
         description="Grade an autograd exercise. Other commands: 'grade list' (the exercises), "
                     "'grade validate [ID...]' (prove exercises sound).",
     )
-    parser.add_argument("submission", type=Path, help="the .py file to grade")
-    parser.add_argument("--exercise", "-e", metavar="ID",
-                        help="which exercise (default: the '# exercise: ID' line in the file)")
+    parser.add_argument("submission", type=Path, help="the .py file or notebook (.ipynb) to grade")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--exercise", "-e", metavar="ID",
+                       help="which exercise (default: the '# exercise: ID' line, or the notebook's metadata)")
+    which.add_argument("--assignment", "-a", metavar="ID",
+                       help="grade every exercise of an assignment from one run of the notebook")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="report format (default text)")
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout")
@@ -94,17 +98,11 @@ def _grade(argv: list[str]) -> int:
     args = _grade_parser().parse_args(argv)
     if args.time_limit is not None and args.time_limit <= 0:
         raise GraderError(f"--time-limit must be a positive number of seconds, got {args.time_limit}.")
-    from grader.catalog import Catalog
     from grader.grading import grade
-    from grader.load import load_submission
 
     catalog = Catalog.find(args.exercises)
     _check_device(args.device)
-    exercise_id = args.exercise or load_submission(args.submission).declared_exercise
-    if exercise_id is None:
-        raise GraderError(f"{args.submission}: which exercise is this? Pass --exercise ID, or add a line "
-                          f"'# exercise: ID' to the file. The exercises: {', '.join(catalog.ids())}.")
-    report = grade(args.submission, [catalog.load(exercise_id)], seed=args.seed, devices=_devices(args.device),
+    report = grade(args.submission, _exercises_for(args, catalog), seed=args.seed, devices=_devices(args.device),
                    time_limit=args.time_limit)
     if args.format == "json":
         from grader.render_json import render_json
@@ -118,6 +116,23 @@ def _grade(argv: list[str]) -> int:
         text = render_text(report, color=color)
     _write(text, args.output)
     return report.exit_code
+
+
+def _exercises_for(args: argparse.Namespace, catalog: Catalog) -> list[Exercise]:
+    """The exercises to grade: named on the command line, else by the file (a header line, or metadata)."""
+    from grader.load import load_submission
+
+    assignment_id, exercise_id = args.assignment, args.exercise
+    if assignment_id is None and exercise_id is None:
+        submission = load_submission(args.submission)
+        exercise_id, assignment_id = submission.declared_exercise, submission.declared_assignment
+    if exercise_id is not None:
+        return [catalog.load(exercise_id)]
+    if assignment_id is not None:
+        return catalog.load_assignment(assignment_id)[1]
+    raise GraderError(f"{args.submission}: which exercise is this? Pass --exercise ID (or --assignment ID), add "
+                      f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "
+                      f"{', '.join(catalog.ids())}.")
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -134,8 +149,6 @@ def _list(argv: list[str]) -> int:
     parser = _Parser(prog="grade list", description="List the exercises.")
     _add_exercises_option(parser)
     args = parser.parse_args(argv)
-    from grader.catalog import Catalog
-
     catalog = Catalog.find(args.exercises)
     exercises = catalog.load_all()
     width = max((len(e.id) for e in exercises), default=0)
@@ -143,6 +156,9 @@ def _list(argv: list[str]) -> int:
         print(f"{exercise.id.ljust(width)}  {exercise.points:>4g} pts  {exercise.title}")
     if not exercises:
         print(f"no exercises in {catalog.root}")
+    for assignment_id in catalog.assignment_ids():
+        assignment, members = catalog.load_assignment(assignment_id)
+        print(f"assignment {assignment.id}: {assignment.title} ({', '.join(e.id for e in members)})")
     return ExitCode.OK
 
 
@@ -157,7 +173,6 @@ def _validate(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.seeds < 1:
         raise GraderError(f"--seeds must be at least 1, got {args.seeds}.")
-    from grader.catalog import Catalog
     from grader.sandbox import Sandbox
     from grader.validate import validate_exercise
 
@@ -174,3 +189,26 @@ def _validate(argv: list[str]) -> int:
                 print(f"     {'✓' if finding.ok else '✗'} {finding.text}")
     print(f"{len(exercises) - failed} of {len(exercises)} exercises sound")
     return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
+
+
+def _release(argv: list[str]) -> int:
+    parser = _Parser(prog="grade release",
+                     description="Write the pack a course hands out: each exercise's starter as .py and .ipynb, "
+                                 "assignment notebooks, and the public checks; no solutions, mutants or hidden "
+                                 "checks.")
+    parser.add_argument("ids", nargs="*", metavar="ID",
+                        help="exercises to release (default: all, and every assignment)")
+    parser.add_argument("--assignment", "-a", action="append", default=[], metavar="ID",
+                        help="an assignment to release as one notebook (repeatable)")
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
+    _add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    from grader.release import release
+
+    catalog = Catalog.find(args.exercises)
+    everything = not args.ids and not args.assignment
+    ids = catalog.ids() if everything else args.ids
+    assignments = catalog.assignment_ids() if everything else args.assignment
+    written = release(catalog, args.out, ids, assignments)
+    print(f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} assignments")
+    return ExitCode.OK

@@ -9,6 +9,8 @@ from grader.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, 
 
 #: how many elements of a large array a message shows
 PREVIEW = 6
+#: how many items of a list a mismatch in length shows, so a student sees what is missing
+LONG = 16
 
 
 def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
@@ -30,7 +32,10 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
             if not isinstance(got, Seq):
                 return f"expected a {expected.kind} of {len(items)}, got {describe(got)}"
             if len(got.items) != len(items):
-                return f"expected a {expected.kind} of {len(items)}, got one of {len(got.items)}"
+                first = next((i for i, (a, b) in enumerate(zip(items, got.items)) if compare(a, b, tol)), None)
+                where = f"; they first differ at [{first}]" if first is not None else ""
+                return (f"expected a {expected.kind} of {len(items)}: {show(expected, LONG)}, got one of "
+                        f"{len(got.items)}: {show(got, LONG)}{where}")
             for index, (want_item, got_item) in enumerate(zip(items, got.items, strict=True)):
                 problem = compare(want_item, got_item, tol)
                 if problem is not None:
@@ -111,7 +116,7 @@ def show_pair(want: float, have: float) -> tuple[str, str]:
     return repr(want), repr(have)
 
 
-def show(value: Value) -> str:
+def show(value: Value, preview: int = PREVIEW) -> str:
     match value:
         case Number(v):
             return fmt(v)
@@ -122,7 +127,7 @@ def show(value: Value) -> str:
         case Nothing():
             return "None"
         case Seq(items, kind):
-            inner = ", ".join(show(item) for item in items[:PREVIEW]) + (", ..." if len(items) > PREVIEW else "")
+            inner = ", ".join(show(item) for item in items[:preview]) + (", ..." if len(items) > preview else "")
             return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
         case Array(shape, data):
             if shape == ():

@@ -6,7 +6,6 @@ The sandboxed child runs this on the student's names; the oracle runs it on the 
 from __future__ import annotations
 
 import math
-import sys
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,14 +37,14 @@ def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, Inp
     """What a probe's code sees: the engine's names (student's or reference), the inputs, helpers.
 
     On the torch engine torch's generator is seeded per probe, so that random initialisations in
-    the student's code and in the solution are the same draw.
+    the student's code and in the solution are the same draw. torch comes from the references taken
+    when the grader started: an exercise may forbid the student to import it, not the probes.
     """
     scope: dict[str, object] = {"math": math, "device": device}
     if engine == "torch":
-        import torch
-
         from grader import probe_tools
 
+        torch = probe_tools.torch
         scope.update(torch=torch, gradcheck=probe_tools.gradcheck)
         if torch_seed is not None:
             torch.manual_seed(torch_seed)
@@ -58,7 +57,8 @@ def materialize(value: InputValue, device: str) -> object:
     """A fresh object for one run: tensors are made anew, so no run sees another's gradients."""
     if not isinstance(value, TensorInput):
         return value
-    torch = sys.modules["torch"]
+    from grader.probe_tools import torch
+
     tensor = torch.tensor(value.data, dtype=getattr(torch, value.dtype), device=device).reshape(value.shape)
     return tensor.detach().requires_grad_(value.requires_grad)
 
@@ -68,29 +68,32 @@ def run_probe(
     scope: dict[str, object],
     *,
     catch: type[BaseException] = Exception,
-    source_name: str | None = None,
-    source_lines: tuple[str, ...] = (),
+    sources: Mapping[str, tuple[str, ...]] | None = None,
 ) -> ErrorInfo | dict[str, Value]:
     """Run the probe in `scope`; return its observations, or the error that stopped it.
 
     The child passes `catch=BaseException` (student code may raise SystemExit and worse);
     the trusted side keeps the default so that Ctrl-C still stops the grader.
     """
+    sources = sources or {}
     try:
         exec(probe.code, scope)
     except catch as exc:
-        return describe_error(exc, source_name, source_lines)
+        return describe_error(exc, sources)
     observations: dict[str, Value] = {}
     for label, expr in probe.observe:
         try:
             observations[label] = from_python(eval(expr, scope))
         except catch as exc:
-            observations[label] = describe_error(exc, source_name, source_lines)
+            observations[label] = describe_error(exc, sources)
     return observations
 
 
-def describe_error(exc: BaseException, source_name: str | None, source_lines: tuple[str, ...]) -> ErrorInfo:
-    """An exception as data: its type, message, and the innermost line of the submission it came from."""
+def describe_error(exc: BaseException, sources: Mapping[str, tuple[str, ...]]) -> ErrorInfo:
+    """An exception as data: its type, message, and the innermost line of the submission it came from.
+
+    `sources` maps each compiled cell's label (the file name given to compile) to its lines.
+    """
     type_name = type(exc).__name__
     if isinstance(exc, SystemExit):
         message = f"sys.exit({exc.code!r}) was called"
@@ -99,20 +102,19 @@ def describe_error(exc: BaseException, source_name: str | None, source_lines: tu
             message = str(exc)
         except Exception:  # noqa: BLE001 - a student exception whose __str__ raises
             message = "<the exception's message could not be read>"
-    where = _where(exc.__traceback__, source_name, source_lines)
-    if isinstance(exc, SyntaxError) and exc.filename == source_name and exc.lineno:
+    where = _where(exc.__traceback__, sources)
+    if isinstance(exc, SyntaxError) and exc.filename is not None and exc.filename in sources and exc.lineno:
         message = exc.msg
-        where = Where(exc.lineno, "<module>", exc.text or _line(source_lines, exc.lineno))
+        where = Where(exc.lineno, "<module>", exc.text or _line(sources[exc.filename], exc.lineno), exc.filename)
     return ErrorInfo(type_name, message, where)
 
 
-def _where(tb: TracebackType | None, source_name: str | None, source_lines: tuple[str, ...]) -> Where | None:
-    if source_name is None:
-        return None
+def _where(tb: TracebackType | None, sources: Mapping[str, tuple[str, ...]]) -> Where | None:
     found: Where | None = None
     for frame, lineno in traceback.walk_tb(tb):
-        if frame.f_code.co_filename == source_name:
-            found = Where(lineno, frame.f_code.co_name, _line(source_lines, lineno))
+        name = frame.f_code.co_filename
+        if name in sources:
+            found = Where(lineno, frame.f_code.co_name, _line(sources[name], lineno), name)
     return found
 
 

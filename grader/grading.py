@@ -5,62 +5,91 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader import __version__
-from grader.check import Run, check_exercise
+from grader.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.inputs import draw_inputs
 from grader.load import Submission, load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source
-from grader.sandbox import Sandbox
+from grader.sandbox import Group, RunResult, Sandbox
 from grader.spec import Device, Exercise
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Graded:
+    """One submission graded against one or more exercises, before it becomes a `Report`."""
+
+    exercises: tuple[ExerciseResult, ...]
+    problems: tuple[str, ...]
+    output: str
+    output_truncated: bool
+
+
 def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
           time_limit: float | None = None, sandbox: Sandbox | None = None) -> Report:
-    """Grade the submission at `path` against each exercise; student mistakes are in the report."""
+    """Grade the submission at `path` against each exercise, from one run of it per device."""
     submission = load_submission(path)
     if sandbox is None:
         with Sandbox() as fresh:
             return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # after the warm-up: the report times the grading itself
-    results = [grade_exercise(sandbox, submission, e, seed=seed, devices=devices, time_limit=time_limit)
-               for e in exercises]
+    graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
     return Report(
         submission=str(path),
         sha256=submission.sha256,
         seed=seed,
-        exercises=tuple(results),
+        exercises=graded.exercises,
         grader_version=__version__,
         seconds=time.perf_counter() - started,
+        problems=graded.problems,
+        notes=submission.notes,
+        output=graded.output,
+        output_truncated=graded.output_truncated,
     )
 
 
-def grade_exercise(sandbox: Sandbox, submission: Submission, exercise: Exercise, *, seed: int,
-                   devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None) -> ExerciseResult:
-    inputs = draw_inputs(exercise, seed)
-    runs: dict[Device, Run] = {}
-    wanted = [d for d in ALL_DEVICES if any(d in probe.devices for probe in exercise.probes)]
+def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
+                     devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None) -> Graded:
+    groups = [Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises]
+    wanted = [d for d in ALL_DEVICES if any(d in p.devices for e in exercises for p in e.probes)]
+    skipped: dict[Device, str] = {}
     for device in wanted:
         if device not in devices:
-            runs[device] = f"not requested (--device {'/'.join(devices)})"
+            skipped[device] = f"not requested (--device {'/'.join(devices)})"
         elif device == "cuda" and not cuda_available():
-            runs[device] = "CUDA is not available on this machine"
-    launch = [d for d in wanted if d not in runs]
-    pending = sandbox.launch(submission, exercise, inputs, seed=seed, device=launch[0],
-                             time_limit=time_limit) if launch else None
-    expected = expected_values(exercise, inputs, seed=seed)  # computed while the child works, never inside it
+            skipped[device] = "CUDA is not available on this machine"
+    launch = [d for d in wanted if d not in skipped]
+    runs: dict[Device, RunResult] = {}
+    pending = sandbox.launch(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
+    # Computed while the child works, and never inside it.
+    expected = [expected_values(g.exercise, g.inputs, seed=seed) for g in groups]
     if pending is not None:
         runs[launch[0]] = pending.result()
     for device in launch[1:]:
-        runs[device] = sandbox.launch(submission, exercise, inputs, seed=seed, device=device,
-                                      time_limit=time_limit).result()
-    return check_exercise(exercise, inputs, expected, runs, check_source(submission.source, exercise.source))
+        runs[device] = sandbox.launch(submission, groups, device=device, time_limit=time_limit).result()
+
+    results = []
+    for index, group in enumerate(groups):
+        per_device: dict[Device, Run] = {d: ExerciseRun(run, run.groups[index]) for d, run in runs.items()}
+        per_device.update(skipped)
+        scope = [name for name, _ in group.exercise.defines] if len(groups) > 1 else None
+        violations = check_source(submission.cells, group.exercise.source, scope)
+        results.append(check_exercise(group.exercise, group.inputs, expected[index], per_device, violations))
+    several = len(runs) > 1
+    return Graded(
+        exercises=tuple(results),
+        problems=tuple(f"On {d.upper()}: {p}" if several else p for d, run in runs.items() for p in run_problems(run)),
+        output="".join(f"--- on {d.upper()} ---\n{r.output}" if several and r.output else r.output
+                       for d, r in runs.items()),
+        output_truncated=any(r.output_truncated for r in runs.values()),
+    )
 
 
 def cuda_available() -> bool:

@@ -9,7 +9,8 @@ KNOWN_ERRORS: tuple[tuple[str, str, str], ...] = (
     ("RuntimeError", "grad can be implicitly created only for scalar outputs",
      "backward() needs a single number: reduce the loss with .sum() or .mean() first."),
     ("RuntimeError", "a leaf Variable that requires grad is being used in an in-place operation",
-     "update weights inside `with torch.no_grad():`, so that the update is not recorded in the graph."),
+     "an update of weights belongs inside `with torch.no_grad():`; in a forward pass, compute out of place "
+     "(p = p * x, not p *= x), so that the graph keeps the leaf."),
     ("RuntimeError", "a view of a leaf Variable that requires grad is being used in an in-place operation",
      "change a leaf's values inside `with torch.no_grad():`, or before requires_grad_()."),
     ("RuntimeError", "Can't call numpy() on Tensor that requires grad",
@@ -33,6 +34,9 @@ KNOWN_ERRORS: tuple[tuple[str, str, str], ...] = (
     ("TypeError", "'NoneType'",
      "a .grad is None: after `w = w - lr * w.grad` outside torch.no_grad(), w is no longer a leaf, "
      "so its .grad stays None; update in place inside `with torch.no_grad():`."),
+    ("TypeError", "unsupported operand type(s)",
+     "Python found no way to combine these: with a plain number on the left (2 * n, 1 - n) it calls the "
+     "reflected method of the right operand (__rmul__, __rsub__, __radd__, __rtruediv__): define it."),
     ("RecursionError", "maximum recursion depth exceeded",
      "a function calls itself without end: look for a method that calls itself (an __radd__ that "
      "computes other + self, a backward that never stops)."),

@@ -136,6 +136,7 @@ def show_input(value: InputValue) -> str:
     if isinstance(value, TensorInput):
         preview = ", ".join(f"{v:g}" for v in value.data[:6]) + (", ..." if len(value.data) > 6 else "")
         grad = ", requires_grad" if value.requires_grad else ""
+        dtype = f", {value.dtype}" if value.dtype != "float64" else ""
         dims = ", ".join(map(str, value.shape)) + ("," if len(value.shape) == 1 else "")
-        return f"tensor of shape ({dims}){grad}: [{preview}]"
+        return f"tensor of shape ({dims}){dtype}{grad}: [{preview}]"
     return str(value) if isinstance(value, int) else f"{value:g}"

@@ -54,10 +54,12 @@ class Notebook:
 
 def read_notebook(path: Path, data: bytes) -> Notebook:
     """Parse and validate `data` (the bytes of `path`) as an nbformat 4 notebook."""
-    import nbformat
+    import nbformat as nbformat_module
 
+    nbformat: Any = nbformat_module  # untyped library
     try:
-        raw = json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        raw = json.loads(text)
     except UnicodeDecodeError as exc:
         raise NotebookError(f"{path}: not a notebook: not UTF-8 text (byte {exc.start}).") from None
     except json.JSONDecodeError as exc:
@@ -72,11 +74,14 @@ def read_notebook(path: Path, data: bytes) -> Notebook:
         warnings.simplefilter("ignore")  # nbformat warns about missing cell ids in 4.4 notebooks: harmless
         try:
             nbformat.validate(raw)
-            notebook = nbformat.from_dict(raw)
+            # reads() also joins each cell's list of lines into one text, as Jupyter does
+            notebook: Any = nbformat.reads(text, as_version=4)
         except nbformat.ValidationError as exc:
             where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
             first = str(exc.message).splitlines()[0]
             raise NotebookError(f"{path}: not a valid nbformat 4 notebook: at {where}: {first}.") from None
+        except Exception as exc:  # noqa: BLE001 - nbformat fails in many ways on odd structures
+            raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {type(exc).__name__}: {exc}.") from None
     cells: list[Cell] = []
     notes: list[str] = []
     for number, cell in enumerate(notebook.cells, start=1):

@@ -9,6 +9,7 @@ sandbox's zygote was forked, so that no child of student code ever holds an expe
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import types
 from collections.abc import Callable, Mapping
@@ -17,11 +18,12 @@ from functools import cache
 from pathlib import Path
 
 from grader.compare import compare
+from grader.errors import GraderError
 from grader.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.inputs import Inputs, InputValue, TensorInput, probe_seed
 from grader.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
 from grader.spec import Exercise, Probe
-from grader.values import Array, ErrorInfo, Number, Value
+from grader.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
 from reference.scalar import Node
 
 
@@ -42,7 +44,12 @@ class _Oracle:
 
 def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
                     device: str = "cpu") -> tuple[Expected, ...]:
-    """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself)."""
+    """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself).
+
+    A released pack has no solution: a torch exercise there reads the values `grade release` stored.
+    """
+    if exercise.engine == "torch" and exercise.solution is None:
+        return released_values(exercise, seed)
     oracles = _oracles(exercise, device)
     return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name))
                  for probe, probe_inputs in zip(exercise.probes, inputs, strict=True))
@@ -57,8 +64,26 @@ def _oracles(exercise: Exercise, device: str) -> list[_Oracle]:
             return [_Oracle("reference engine", {"Node": Node}, "cpu"),
                     _Oracle(f"torch engine ({device}, float64)", {"Node": torch_node_class(device)}, device)]
         case "torch":
+            assert exercise.solution is not None  # packs without one never get here
             return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]
     raise ValueError(f"unknown engine {exercise.engine!r}")
+
+
+def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
+    """Expected values stored in a released pack (see `grader.release`), for the seed they were made with."""
+    assert exercise.expected is not None
+    stored = json.loads(exercise.expected.read_text(encoding="utf-8"))
+    if stored["seed"] != seed:
+        raise GraderError(f"exercise {exercise.id} was released with expected values for --seed {stored['seed']} "
+                          f"only; grade with that seed, or with the course's full exercises.")
+    values = []
+    for probe in exercise.probes:
+        entry = stored["probes"][probe.name]
+        if "error" in entry:
+            values.append(Expected(error_from_data(entry["error"])))
+        else:
+            values.append(Expected({label: from_data(v) for label, v in entry["observations"].items()}))
+    return tuple(values)
 
 
 def solution_names(path: Path, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:

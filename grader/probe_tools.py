@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+__all__ = ["gradcheck", "torch"]  # torch too: probes use this reference, which no submission can take away
+
 # Taken at import, in the zygote: a submission that patches torch.autograd.gradcheck later
 # changes only its own module attribute, not this reference.
 _gradcheck = torch.autograd.gradcheck

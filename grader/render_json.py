@@ -20,6 +20,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "max_score": report.max_score,
         "all_passed": report.exit_code == 0,
         "seconds": round(report.seconds, 4),
+        "problems": list(report.problems),
+        "notes": list(report.notes),
+        "output": report.output,
+        "output_truncated": report.output_truncated,
         "exercises": [_exercise(e) for e in report.exercises],
     }
 
@@ -34,10 +38,7 @@ def _exercise(exercise: ExerciseResult) -> dict[str, Any]:
         "title": exercise.title,
         "score": exercise.score,
         "max_score": exercise.max_score,
-        "seconds": round(exercise.seconds, 4),
         "problems": list(exercise.problems),
-        "output": exercise.output,
-        "output_truncated": exercise.output_truncated,
         "checks": [_check(c) for c in exercise.checks],
     }
 

@@ -25,8 +25,13 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
                       emoji=False, soft_wrap=True)
     console.print(Text.assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
                                 (report.submission, "bold"), f" · seed {report.seed}"))
+    for note in report.notes:
+        console.print(Text("  note: " + note, style="dim"))
+    for problem in report.problems:
+        console.print(Text("  ! " + problem, style="bold red"))
     for exercise in report.exercises:
         _exercise(console, exercise)
+    _output(console, report)
     console.print()
     passed = sum(c.status == "passed" for e in report.exercises for c in e.checks)
     total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
@@ -46,13 +51,17 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
     width = max((len(c.name) for c in exercise.checks), default=0)
     for check in exercise.checks:
         _check(console, check, width)
-    if exercise.output.strip():
-        lines = exercise.output.rstrip("\n").split("\n")
-        console.print()
-        more = " (cut short)" if exercise.output_truncated or len(lines) > OUTPUT_LINES else ""
-        console.print(Text(f"  Your code printed{more}:", style="bold"))
-        for line in lines[:OUTPUT_LINES]:
-            console.print(Text("  │ " + line, style="dim"))
+
+
+def _output(console: Console, report: Report) -> None:
+    if not report.output.strip():
+        return
+    lines = report.output.rstrip("\n").split("\n")
+    console.print()
+    more = " (cut short)" if report.output_truncated or len(lines) > OUTPUT_LINES else ""
+    console.print(Text(f"  Your code printed{more}:", style="bold"))
+    for line in lines[:OUTPUT_LINES]:
+        console.print(Text("  │ " + line, style="dim"))
 
 
 def _check(console: Console, check: CheckResult, width: int) -> None:

@@ -52,11 +52,8 @@ class ExerciseResult:
     id: str
     title: str
     checks: tuple[CheckResult, ...]
-    #: problems with the whole submission (did not load, stopped early), in words
+    #: problems for this exercise: names it needs are missing, a rule is broken, a check stopped the run
     problems: tuple[str, ...] = ()
-    output: str = ""
-    output_truncated: bool = False
-    seconds: float = 0.0
 
     @property
     def score(self) -> float:
@@ -75,6 +72,13 @@ class Report:
     exercises: tuple[ExerciseResult, ...]
     grader_version: str
     seconds: float = 0.0
+    #: problems with the submission as a whole: it did not load, a cell raised, it stopped while loading
+    problems: tuple[str, ...] = ()
+    #: facts about how it was read: magics that did not run, cells tagged skip-grading
+    notes: tuple[str, ...] = ()
+    #: what the submission printed (capped)
+    output: str = ""
+    output_truncated: bool = False
 
     @property
     def score(self) -> float:

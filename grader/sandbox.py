@@ -7,10 +7,10 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from grader import child
 from grader.inputs import Inputs, input_to_data, probe_seed
@@ -29,22 +29,50 @@ class ProbeRun:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RunResult:
-    #: the submission could not be loaded (syntax error, exception at import, sys.exit...)
-    load_error: ErrorInfo | None
+class GroupRun:
+    """One exercise's part of a run."""
+
     #: names the exercise needs that the submission lacks, in words
     missing: tuple[str, ...]
-    #: one entry per probe; None where the probe never finished
+    #: by the exercise's probe index; None where the probe did not finish or was not meant for this device
     probes: tuple[ProbeRun | None, ...]
+    #: the probe that was running when the run stopped
+    stopped_at: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunResult:
+    """What one child did with the submission: its cells, then each exercise's probes."""
+
+    kind: Literal["python", "notebook"]
+    #: every cell ran (a .py file), or every cell was tried (a notebook goes on past failing cells)
+    loaded: bool
+    #: exceptions raised by the cells; each error's `where.file` names the cell
+    cell_errors: tuple[ErrorInfo, ...]
     #: why the child stopped before finishing, in words; None if it finished
     stopped: str | None
     #: what the student might do about it
     advice: str
-    #: the probe that was running when it stopped
-    stopped_at: int | None
+    #: the cell that was running when it stopped (None if it stopped in a probe, or finished)
+    stopped_in_cell: str | None
+    groups: tuple[GroupRun, ...]
     output: str
     output_truncated: bool
     seconds: float
+
+    @property
+    def load_error(self) -> ErrorInfo | None:
+        """The error that kept a .py file from loading; a notebook's failing cells are not fatal."""
+        return self.cell_errors[0] if self.kind == "python" and self.cell_errors else None
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """An exercise to grade in a run, with its probes' inputs."""
+
+    exercise: Exercise
+    inputs: tuple[Inputs, ...]
+    seed: int
 
 
 #: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
@@ -65,46 +93,68 @@ class Sandbox:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._zygote.close()
 
-    def launch(self, submission: Submission, exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
-               device: Device = "cpu", time_limit: float | None = None) -> PendingRun:
-        """Start a child on `submission`, running the probes meant for `device`; it works while the caller
-        computes expected values."""
-        indices = tuple(i for i, probe in enumerate(exercise.probes) if device in probe.devices)
+    def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
+               time_limit: float | None = None) -> PendingRun:
+        """Start a child that runs `submission` once, then the probes of each group meant for `device`.
+
+        It works while the caller computes expected values.
+        """
+        indices = [tuple(i for i, probe in enumerate(g.exercise.probes) if device in probe.devices) for g in groups]
+        exercises = [g.exercise for g in groups]
+        # One exercise's rules block its forbidden modules in the child; a notebook that answers several
+        # exercises may use them elsewhere, so there the syntax tree alone is checked (grader.rules).
+        forbidden = exercises[0].source.forbid_imports if len(exercises) == 1 else ()
         request = json.dumps({
             "filename": submission.name,
-            "source": submission.source,
-            "engine": exercise.engine,
+            "cells": [{"label": cell.label, "source": cell.source} for cell in submission.cells],
+            "keep_going": submission.kind == "notebook",
             "device": device,
-            "defines": dict(exercise.defines),
-            "forbid_imports": list(exercise.source.forbid_imports),
-            "probes": [
-                {"name": exercise.probes[i].name, "code": exercise.probes[i].code,
-                 "observe": list(exercise.probes[i].observe),
-                 "inputs": {name: input_to_data(value) for name, value in inputs[i].items()},
-                 "torch_seed": probe_seed(seed, exercise.id, exercise.probes[i].name)}
-                for i in indices
+            "forbid_imports": list(forbidden),
+            "groups": [
+                {"engine": g.exercise.engine, "defines": dict(g.exercise.defines),
+                 "probes": [_probe_request(g, i) for i in group_indices]}
+                for g, group_indices in zip(groups, indices, strict=True)
             ],
         }).encode()
-        wall = time_limit or exercise.time_limit
+        wall = time_limit or sum(e.time_limit for e in exercises)
         # CUDA maps far more address space than it uses, so only the wall clock and CPU time bound it.
         limits = Limits(wall_seconds=wall + CUDA_STARTUP_SECONDS, memory_mb=0) if device == "cuda" \
-            else Limits(wall_seconds=wall, memory_mb=exercise.memory_mb)
+            else Limits(wall_seconds=wall, memory_mb=max(e.memory_mb for e in exercises))
         workdir = tempfile.mkdtemp(prefix="grade-")
-        return PendingRun(self._zygote.launch(request, limits, workdir), limits, workdir, indices,
-                          len(exercise.probes))
+        plan = _Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
+                     tuple(len(e.probes) for e in exercises))
+        return PendingRun(self._zygote.launch(request, limits, workdir), limits, workdir, plan)
+
+
+def _probe_request(group: Group, index: int) -> dict[str, object]:
+    probe = group.exercise.probes[index]
+    return {"name": probe.name, "code": probe.code, "observe": list(probe.observe),
+            "inputs": {name: input_to_data(value) for name, value in group.inputs[index].items()},
+            "torch_seed": probe_seed(group.seed, group.exercise.id, probe.name)}
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the child was asked to do, to read its reply against."""
+
+    kind: Literal["python", "notebook"]
+    cells: tuple[str, ...]
+    #: per group, the exercise's probe index of each probe sent
+    indices: tuple[tuple[int, ...], ...]
+    #: per group, how many probes the exercise has
+    totals: tuple[int, ...]
 
 
 class PendingRun:
-    def __init__(self, running: Running, limits: Limits, workdir: str, indices: tuple[int, ...], total: int) -> None:
-        self._running, self._limits, self._workdir = running, limits, workdir
-        self._indices, self._total = indices, total
+    def __init__(self, running: Running, limits: Limits, workdir: str, plan: _Plan) -> None:
+        self._running, self._limits, self._workdir, self._plan = running, limits, workdir, plan
 
     def result(self) -> RunResult:
         try:
             exchange = self._running.wait()
         finally:
             shutil.rmtree(self._workdir, ignore_errors=True)
-        return interpret(exchange, self._indices, self._total, self._limits)
+        return interpret(exchange, self._plan, self._limits)
 
 
 def warm_up() -> None:
@@ -113,6 +163,7 @@ def warm_up() -> None:
     import torch
 
     import reference  # noqa: F401
+    from grader import probe_tools  # noqa: F401 - binds torch's gradcheck before any submission can patch it
 
     torch.set_num_threads(1)
     try:
@@ -121,56 +172,63 @@ def warm_up() -> None:
         pass
 
 
-def interpret(exchange: Exchange, indices: tuple[int, ...], total: int, limits: Limits) -> RunResult:
-    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked.
-
-    The child numbers its probes 0..len(indices)-1; `indices` maps them back to the exercise's.
-    """
-    n_probes = len(indices)
-    load_error: ErrorInfo | None = None
-    missing: tuple[str, ...] = ()
-    probes: list[ProbeRun | None] = [None] * n_probes
-    running: int | None = None
-    finished = False
+def interpret(exchange: Exchange, plan: _Plan, limits: Limits) -> RunResult:
+    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan."""
+    cell_errors: list[ErrorInfo] = []
+    loaded = finished = False
+    current_cell: int | None = None
+    missing: list[tuple[str, ...]] = [() for _ in plan.indices]
+    probes: list[list[ProbeRun | None]] = [[None] * len(sent) for sent in plan.indices]
+    running: tuple[int, int] | None = None
     bad: str | None = None
     for number, line in enumerate(exchange.reply.split(b"\n"), start=1):
         if not line or finished:
             continue
         try:
-            event = _event(line, n_probes)
+            event = _event(line, plan)
+            kind = event["event"]
+            if kind == "cell" and not loaded:
+                current_cell = event["cell"]
+            elif kind == "cell_error" and not loaded and event["cell"] == current_cell:
+                cell_errors.append(error_from_data(event["error"]))
+            elif kind == "loaded" and not loaded:
+                loaded, current_cell = True, None
+            elif kind == "missing" and loaded:
+                missing[event["group"]] = tuple(_missing_text(item) for item in event["names"])
+            elif kind == "start" and loaded:
+                running = (event["group"], event["probe"])
+            elif kind == "probe" and running == (event["group"], event["probe"]) \
+                    and probes[event["group"]][event["probe"]] is None:
+                probes[event["group"]][event["probe"]] = _probe_run(event)
+                running = None
+            elif kind == "done" and loaded:
+                finished = True
+            elif kind == "crashed":
+                bad = f"the grader's code in the child failed: {error_from_data(event['error']).describe()}"
+                break
+            else:
+                raise BadReply(f"a {kind} event out of order")
         except BadReply as exc:
             bad = f"sent a reply the grader could not read (line {number}: {exc})"
             break
-        kind = event["event"]
-        if kind == "load_error":
-            load_error, finished = error_from_data(event["error"]), True
-        elif kind == "missing":
-            missing, finished = tuple(_missing_text(item) for item in event["names"]), True
-        elif kind == "crashed":
-            bad = f"the grader's code in the child failed: {error_from_data(event['error']).describe()}"
-            break
-        elif kind == "start":
-            running = event["probe"]
-        elif kind == "probe":
-            index = event["probe"]
-            if index != running or probes[index] is not None:
-                bad = f"sent results out of order (line {number})"
-                break
-            probes[index] = _probe_run(event)
-            running = None
-        elif kind == "done":
-            finished = True
-    stopped, advice = (None, "") if finished and bad is None else _why_stopped(exchange, limits, bad)
-    by_index: list[ProbeRun | None] = [None] * total
-    for local, probe_run in enumerate(probes):
-        by_index[indices[local]] = probe_run
+    done_loading = not loaded and plan.kind == "python" and bool(cell_errors) and bad is None
+    stopped, advice = (None, "") if (finished or done_loading) and bad is None \
+        else _why_stopped(exchange, limits, bad)
+    groups = []
+    for g, sent in enumerate(plan.indices):
+        by_index: list[ProbeRun | None] = [None] * plan.totals[g]
+        for local, probe_run in enumerate(probes[g]):
+            by_index[sent[local]] = probe_run
+        stopped_at = sent[running[1]] if stopped and running is not None and running[0] == g else None
+        groups.append(GroupRun(missing=missing[g], probes=tuple(by_index), stopped_at=stopped_at))
     return RunResult(
-        load_error=load_error,
-        missing=missing,
-        probes=tuple(by_index),
+        kind=plan.kind,
+        loaded=loaded,
+        cell_errors=tuple(cell_errors),
         stopped=stopped,
         advice=advice,
-        stopped_at=indices[running] if stopped and running is not None else None,
+        stopped_in_cell=plan.cells[current_cell] if stopped and current_cell is not None else None,
+        groups=tuple(groups),
         output=exchange.output.decode("utf-8", errors="replace"),
         output_truncated=exchange.output_truncated,
         seconds=exchange.seconds,
@@ -178,16 +236,17 @@ def interpret(exchange: Exchange, indices: tuple[int, ...], total: int, limits: 
 
 
 _EVENT_KEYS = {
+    "cell": {"event", "cell"},
+    "cell_error": {"event", "cell", "error"},
     "loaded": {"event"},
+    "missing": {"event", "group", "names"},
+    "start": {"event", "group", "probe"},
     "done": {"event"},
-    "start": {"event", "probe"},
-    "load_error": {"event", "error"},
-    "missing": {"event", "names"},
     "crashed": {"event", "error"},
 }
 
 
-def _event(line: bytes, n_probes: int) -> dict[str, Any]:
+def _event(line: bytes, plan: _Plan) -> dict[str, Any]:
     try:
         event = json.loads(line)
     except (ValueError, RecursionError) as exc:
@@ -197,11 +256,16 @@ def _event(line: bytes, n_probes: int) -> dict[str, Any]:
     kind = event["event"]
     keys = set(event)
     if kind == "probe":
-        if keys not in ({"event", "probe", "observations"}, {"event", "probe", "error"}):
+        if keys not in ({"event", "group", "probe", "observations"}, {"event", "group", "probe", "error"}):
             raise BadReply("malformed probe result")
     elif keys != _EVENT_KEYS[kind]:
         raise BadReply(f"malformed {kind} event")
-    if "probe" in event and (type(event["probe"]) is not int or not 0 <= event["probe"] < n_probes):
+    if "cell" in event and (type(event["cell"]) is not int or not 0 <= event["cell"] < len(plan.cells)):
+        raise BadReply("cell index out of range")
+    if "group" in event and (type(event["group"]) is not int or not 0 <= event["group"] < len(plan.indices)):
+        raise BadReply("group index out of range")
+    if "probe" in event and (type(event["probe"]) is not int
+                             or not 0 <= event["probe"] < len(plan.indices[event["group"]])):
         raise BadReply("probe index out of range")
     if kind == "missing" and (type(event["names"]) is not list or len(event["names"]) > 100):
         raise BadReply("malformed list of missing names")

@@ -110,7 +110,9 @@ class Exercise:
     folder: Path
     spec_path: Path
     starter: Path
-    solution: Path
+    #: None in a released pack, which carries `expected` values instead
+    solution: Path | None
+    expected: Path | None
     mutants: tuple[Mutant, ...]
     time_limit: float
     memory_mb: int
@@ -118,19 +120,43 @@ class Exercise:
     probes: tuple[Probe, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Assignment:
+    """Exercises that one notebook answers, graded from one run of it."""
+
+    id: str
+    title: str
+    summary: str
+    exercise_ids: tuple[str, ...]
+    path: Path
+
+
 def load_exercise(spec_path: Path) -> Exercise:
     """Parse and validate one exercise.yaml; raise `SpecError` naming the file, line and field."""
-    try:
-        text = spec_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"{spec_path}: no such file. Every exercise folder needs an exercise.yaml.") from None
-    except UnicodeDecodeError as exc:
-        raise SpecError(f"{spec_path}: not UTF-8 text (byte {exc.start}). Save the spec as UTF-8.") from None
-    except OSError as exc:
-        raise SpecError(f"{spec_path}: cannot be read ({exc.strerror}).") from None
-    data, lines = _parse_yaml(text, spec_path)
-    _check_schema(data, lines, spec_path)
+    data, lines = _parse_yaml(_read(spec_path, "Every exercise folder needs an exercise.yaml."), spec_path)
+    _check_schema(data, lines, spec_path, "exercise")
     return _build(data, lines, spec_path)
+
+
+def load_assignment(path: Path) -> Assignment:
+    """Parse and validate one assignment file; the exercises it names are checked by the catalog."""
+    data, lines = _parse_yaml(_read(path, "An assignment is a file exercises/assignments/<id>.yaml."), path)
+    _check_schema(data, lines, path, "assignment")
+    if data["id"] != path.stem:
+        raise _Where(path, lines).error(("id",), f"is {data['id']!r} but the file is {path.name}; they must match.")
+    return Assignment(id=data["id"], title=data["title"], summary=data.get("summary", "").strip(),
+                      exercise_ids=tuple(data["exercises"]), path=path)
+
+
+def _read(path: Path, missing: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such file. {missing}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path}: not UTF-8 text (byte {exc.start}). Save it as UTF-8.") from None
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot be read ({exc.strerror}).") from None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -221,13 +247,13 @@ class _Where:
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(resources.files("grader").joinpath("schemas/exercise.schema.json").read_text("utf-8"))
+def _validator(kind: str) -> jsonschema.Draft202012Validator:
+    schema = json.loads(resources.files("grader").joinpath(f"schemas/{kind}.schema.json").read_text("utf-8"))
     return jsonschema.Draft202012Validator(schema)
 
 
-def _check_schema(data: Any, lines: dict[Path_, int], path: Path) -> None:
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+def _check_schema(data: Any, lines: dict[Path_, int], path: Path, kind: str) -> None:
+    error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(data))
     if error is None:
         return
     at: Path_ = tuple(error.absolute_path)
@@ -290,7 +316,9 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         raise where.error(("points",), f"is {data['points']} but the probes' points add up to {total:g}; "
                                        f"make them agree.")
     starter = _file(folder, data.get("starter", "starter.py"), ("starter",), where)
-    solution = _file(folder, data.get("solution", "solution.py"), ("solution",), where)
+    expected = _file(folder, data["expected"], ("expected",), where) if "expected" in data else None
+    solution = None if expected is not None and "solution" not in data else \
+        _file(folder, data.get("solution", "solution.py"), ("solution",), where)
     mutants_dir = folder / data.get("mutants", "mutants")
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
@@ -306,6 +334,7 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         spec_path=path,
         starter=starter,
         solution=solution,
+        expected=expected,
         mutants=mutants,
         time_limit=float(data.get("time_limit", DEFAULT_TIME_LIMIT)),
         memory_mb=int(data.get("memory_limit", DEFAULT_MEMORY_MB)),

@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from grader.compare import compare, fmt_points, show
-from grader.grading import ALL_DEVICES, cuda_available, grade_exercise
+from grader.grading import ALL_DEVICES, cuda_available, grade_submission
 from grader.inputs import draw_inputs
 from grader.load import load_submission
 from grader.oracle import expected_values
@@ -141,8 +141,10 @@ def _as_printed(text: str) -> tuple[float, float] | None:
 
 
 def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int,
-           devices: Sequence[Device]) -> ExerciseResult:
-    return grade_exercise(sandbox, load_submission(path), exercise, seed=seed, devices=devices)
+           devices: Sequence[Device]) -> tuple[ExerciseResult, tuple[str, ...]]:
+    """The exercise's result, and the problems of the file as a whole (it did not load...)."""
+    graded = grade_submission(sandbox, load_submission(path), [exercise], seed=seed, devices=devices)
+    return graded.exercises[0], graded.problems + graded.exercises[0].problems
 
 
 def _score(result: ExerciseResult) -> str:
@@ -151,21 +153,23 @@ def _score(result: ExerciseResult) -> str:
 
 def _solution_full_marks(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
                          devices: Sequence[Device]) -> Finding:
+    if exercise.solution is None:
+        return Finding(False, "no solution: a released pack cannot be validated; validate the course's exercises")
     for seed in seeds:
-        result = _grade(exercise, sandbox, exercise.solution, seed, devices)
+        result, problems = _grade(exercise, sandbox, exercise.solution, seed, devices)
         if result.score < result.max_score:
             lost = [f"'{c.name}' ({c.status}: {c.message})" for c in result.checks if c.status not in
                     ("passed", "skipped")]
             return Finding(False, f"the solution scores {_score(result)} at seed {seed}; "
-                                  f"it loses {'; '.join(lost)} {' '.join(result.problems)}")
+                                  f"it loses {'; '.join(lost)} {' '.join(problems)}")
     return Finding(True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed")
 
 
 def _starter_incomplete(exercise: Exercise, sandbox: Sandbox, seed: int, devices: Sequence[Device]) -> Finding:
-    result = _grade(exercise, sandbox, exercise.starter, seed, devices)
+    result, problems = _grade(exercise, sandbox, exercise.starter, seed, devices)
     if result.score >= result.max_score:
         return Finding(False, "the starter, as handed out, already scores full marks")
-    says = next((c.problem for c in result.checks if c.status in ("failed", "error")), "")
+    says = problems[0] if problems else next((c.problem for c in result.checks if c.status in ("failed", "error")), "")
     return Finding(True, f"the starter scores {_score(result)}; a student reads: {says}")
 
 
@@ -176,7 +180,7 @@ def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[i
         findings.append(Finding(False, f"{len(exercise.mutants)} mutants; the catalogue asks for at least "
                                        f"{MIN_MUTANTS}"))
     for mutant in exercise.mutants:
-        scores = [_grade(exercise, sandbox, mutant.path, seed, devices).score for seed in seeds]
+        scores = [_grade(exercise, sandbox, mutant.path, seed, devices)[0].score for seed in seeds]
         worst = max(scores)
         if worst >= exercise.points:
             findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "

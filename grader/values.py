@@ -61,11 +61,19 @@ class Opaque:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """A place in the submission's source: 1-based line, the function, the line's text."""
+    """A place in the submission: 1-based line, the function, the line's text, and the cell ("cell 7"),
+    or the file's name for a .py file."""
 
     line: int
     function: str
     text: str
+    file: str = ""
+
+    def describe(self) -> str:
+        place = f"{self.file}, line {self.line}" if self.file.startswith("cell ") else f"line {self.line}"
+        if self.function not in ("<module>", ""):
+            place += f", in {self.function}()"
+        return f"{place}: {self.text.strip()}" if self.text.strip() else place
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +86,7 @@ class ErrorInfo:
 
     def describe(self) -> str:
         text = f"{self.type_name}: {self.message}" if self.message else self.type_name
-        if self.where is not None:
-            place = f"line {self.where.line}"
-            if self.where.function not in ("<module>", ""):
-                place += f", in {self.where.function}()"
-            text += f" ({place}: {self.where.text.strip()})" if self.where.text.strip() else f" ({place})"
-        return text
+        return text + (f" ({self.where.describe()})" if self.where is not None else "")
 
 
 Value = Number | Flag | Text | Nothing | Seq | Array | Opaque | ErrorInfo
@@ -221,7 +224,8 @@ def error_to_data(error: ErrorInfo) -> dict[str, Any]:
         "t": "error",
         "type": error.type_name,
         "message": error.message,
-        "where": None if where is None else {"line": where.line, "function": where.function, "text": where.text},
+        "where": None if where is None else {"line": where.line, "function": where.function, "text": where.text,
+                                             "file": where.file},
     }
 
 
@@ -275,10 +279,11 @@ def error_from_data(data: object) -> ErrorInfo:
     place: Where | None = None
     if where is not None:
         w = _exact_dict(where)
-        _keys(w, {"line", "function", "text"})
+        _keys(w, {"line", "function", "text", "file"})
         if type(w["line"]) is not int:
             raise BadReply("error line is not an integer")
-        place = Where(w["line"], _clip(_string(w["function"]), 100), _clip(_string(w["text"]), 300))
+        place = Where(w["line"], _clip(_string(w["function"]), 100), _clip(_string(w["text"]), 300),
+                      _clip(_string(w["file"]), 100))
     return ErrorInfo(_clip(_string(obj["type"]), 100), _clip(_string(obj["message"]), 2000), place)
 
 

@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -145,7 +146,8 @@ class Zygote:
         rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
         header = json.dumps({"workdir": workdir, "wall": limits.wall_seconds, "cpu": limits.cpu_seconds,
-                             "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes}).encode()
+                             "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes,
+                             "mpl_cache": _mpl_cache()}).encode()
         try:
             socket.send_fds(self._sock, [header], [req_r, rep_w, out_w])
         finally:
@@ -311,7 +313,9 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     os.chdir(workdir)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
-                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
+                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                       # Plotting cells draw into nothing; plt.show() returns at once.
+                       "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(header["mpl_cache"])})
     target(req_r, rep_w)
 
 
@@ -360,6 +364,13 @@ def _close_fds_except(keep: set[int]) -> None:
 def _max_fd() -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return soft if 0 < soft < 1 << 20 else 1 << 16
+
+
+def _mpl_cache() -> str:
+    """A font cache matplotlib keeps between runs: built once, not in every child's fresh HOME."""
+    path = Path(tempfile.gettempdir()) / f"autograd-grader-matplotlib-{os.getuid()}"
+    path.mkdir(mode=0o700, exist_ok=True)
+    return str(path)
 
 
 def _kill_group(pgid: int) -> None:

@@ -181,7 +181,7 @@ def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
 
 
 def test_commands_are_dispatched_by_name() -> None:
-    assert cli.COMMANDS == ("list", "validate")
+    assert cli.COMMANDS == ("list", "validate", "release")
 
 
 FIRST_GRADIENT = ROOT / "exercises" / "first-gradient" / "solution.py"

@@ -45,7 +45,10 @@ def test_arrays_compare_shape_then_every_element() -> None:
 
 def test_sequences_and_others() -> None:
     assert compare(Seq((Number(1.0), Number(2.0))), Seq((Number(1.0), Number(2.0)), "tuple"), TOL) is None
-    assert compare(Seq((Number(1.0), Number(2.0))), Seq((Number(1.0),)), TOL) == "expected a list of 2, got one of 1"
+    assert compare(Seq((Number(1.0), Number(2.0))), Seq((Number(1.0),)), TOL) == (
+        "expected a list of 2: [1.0, 2.0], got one of 1: [1.0]")
+    assert compare(Seq((Text("a"), Text("b"))), Seq((Text("b"),)), TOL) == (
+        "expected a list of 2: ['a', 'b'], got one of 1: ['b']; they first differ at [0]")
     assert compare(Seq((Number(1.0), Number(2.0))), Seq((Number(1.0), Number(5.0))), TOL) == (
         "item [1]: expected 2.0, got 5.0")
     assert compare(Text("MulBackward0"), Text("MulBackward"), TOL) == (

@@ -14,8 +14,9 @@ from grader.cli import main
 from grader.render_json import report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted((ROOT / "submissions").glob("*/*.py"))
-ALLOWED = {"about", "exercise", "args", "exit_code", "score", "statuses", "report_contains"}
+SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions").glob("*/*.ipynb")])
+ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains",
+           "error_contains"}
 
 
 def _expectation(sample: Path) -> dict[str, Any]:
@@ -23,18 +24,31 @@ def _expectation(sample: Path) -> dict[str, Any]:
     assert path.is_file(), f"{sample} has no {path.name} saying what grading it must give"
     expect = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert set(expect) <= ALLOWED, f"{path}: unknown keys {set(expect) - ALLOWED}"
-    needed = {"about", "exercise", "exit_code", "score"}
+    needed = {"about", "exit_code"} | ({"error_contains"} if expect.get("exit_code") == 2 else {"score"})
     assert needed <= set(expect), f"{path}: needs {', '.join(sorted(needed))}"
     return expect
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def _arguments(sample: Path, expect: dict[str, Any]) -> list[str]:
+    which = ["--exercise", expect["exercise"]] if "exercise" in expect else \
+        ["--assignment", expect["assignment"]] if "assignment" in expect else []  # else: the file names it
+    return [str(sample), *which, *map(str, expect.get("args", []))]
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expect = _expectation(sample)
-    args = [str(sample), "--exercise", expect["exercise"], *map(str, expect.get("args", []))]
-
+    args = _arguments(sample, expect)
     report_file = tmp_path / "report.json"
     code = main([*args, "--format", "json", "--output", str(report_file)])
+    if expect["exit_code"] == 2:  # a problem the user can fix: one line on stderr, no report
+        assert code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        for fragment in expect["error_contains"]:
+            assert fragment in err, f"{fragment!r} not in {err!r}"
+        assert not report_file.exists()
+        return
     report = json.loads(report_file.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
     assert code == expect["exit_code"], report
@@ -57,6 +71,6 @@ def test_every_exercise_has_samples() -> None:
 
 
 def test_every_expectation_has_a_sample() -> None:
-    orphans = [p for p in (ROOT / "submissions").glob("*/*.expect.yaml") if not p.with_name(
-        p.name.replace(".expect.yaml", ".py")).is_file()]
+    orphans = [p for p in (ROOT / "submissions").glob("*/*.expect.yaml")
+               if not any(p.with_name(p.name.replace(".expect.yaml", s)).is_file() for s in (".py", ".ipynb"))]
     assert not orphans

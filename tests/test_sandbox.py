@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.load import Submission
+from grader.load import SourceCell, Submission
 from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
-from grader.sandbox import RunResult, Sandbox
+from grader.sandbox import Group, RunResult, Sandbox
 from grader.spec import Exercise, Probe, SourceRules
 from grader.values import ErrorInfo, Number, Text
 
@@ -25,22 +25,24 @@ def probe(name: str, code: str, observe: str = "out") -> Probe:
 
 EXERCISE = Exercise(
     id="demo", title="demo", summary="", points=2, engine="scalar", defines=(("f", "function"),),
-    folder=Path("."), spec_path=Path("exercise.yaml"), starter=Path("s.py"), solution=Path("s.py"), mutants=(),
+    folder=Path("."), spec_path=Path("exercise.yaml"), starter=Path("s.py"), solution=Path("s.py"), expected=None,
+    mutants=(),
     time_limit=5, memory_mb=512, source=SourceRules(),
     probes=(probe("first", "out = f(2)"), probe("second", "out = f(3)")),
 )
 
 
 def run(sandbox: Sandbox, source: str, *, time_limit: float = 5, exercise: Exercise = EXERCISE) -> RunResult:
-    submission = Submission(path=Path("student.py"), name="student.py", source=source, sha256="0" * 64,
-                            declared_exercise=None)
+    submission = Submission(path=Path("student.py"), name="student.py", kind="python",
+                            cells=(SourceCell("student.py", source),), sha256="0" * 64, declared_exercise=None,
+                            declared_assignment=None)
     inputs = tuple({} for _ in exercise.probes)
-    return sandbox.launch(submission, exercise, inputs, time_limit=time_limit).result()
+    return sandbox.launch(submission, [Group(exercise, inputs, 0)], time_limit=time_limit).result()
 
 
 def test_a_normal_run_returns_observations_and_output(sandbox: Sandbox) -> None:
     result = run(sandbox, "def f(x):\n    print('called', x)\n    return x * 1.5\n")
-    assert [p.observations for p in result.probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]
+    assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]
     assert result.stopped is None and result.load_error is None
     assert result.output == "called 2\ncalled 3\n"
 
@@ -49,7 +51,7 @@ def test_an_exception_at_import_is_a_load_error_with_its_line(sandbox: Sandbox) 
     result = run(sandbox, "x = 1\nraise ValueError('oops')\n")
     assert result.load_error is not None
     assert result.load_error.describe() == "ValueError: oops (line 2: raise ValueError('oops'))"
-    assert result.probes == (None, None)
+    assert result.groups[0].probes == (None, None)
 
 
 def test_sys_exit_at_import_is_reported_not_obeyed(sandbox: Sandbox) -> None:
@@ -59,12 +61,12 @@ def test_sys_exit_at_import_is_reported_not_obeyed(sandbox: Sandbox) -> None:
 
 def test_a_missing_name_is_reported(sandbox: Sandbox) -> None:
     result = run(sandbox, "g = 1\nf = 2\n")
-    assert result.missing == ("`f` (a function): found a int, not a function",)
+    assert result.groups[0].missing == ("`f` (a function): found a int, not a function",)
 
 
 def test_an_exception_in_a_probe_costs_only_that_probe(sandbox: Sandbox) -> None:
     result = run(sandbox, "def f(x):\n    if x == 2:\n        raise KeyError(x)\n    return x\n")
-    first, second = result.probes
+    first, second = result.groups[0].probes
     assert first is not None and first.error == ErrorInfo("KeyError", "2", first.error.where)
     assert first.error.where is not None and (first.error.where.line, first.error.where.function) == (3, "f")
     assert second is not None and second.observations == {"out": Number(3.0)}
@@ -72,13 +74,13 @@ def test_an_exception_in_a_probe_costs_only_that_probe(sandbox: Sandbox) -> None
 
 def test_os_exit_mid_run_keeps_what_came_before(sandbox: Sandbox) -> None:
     result = run(sandbox, "import os\ndef f(x):\n    if x == 3:\n        os._exit(3)\n    return x\n")
-    assert result.probes[0] is not None and result.probes[1] is None
-    assert result.stopped == "ended the process with exit code 3" and result.stopped_at == 1
+    assert result.groups[0].probes[0] is not None and result.groups[0].probes[1] is None
+    assert result.stopped == "ended the process with exit code 3" and result.groups[0].stopped_at == 1
 
 
 def test_a_segfault_is_a_crash_not_a_grader_failure(sandbox: Sandbox) -> None:
     result = run(sandbox, "import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n")
-    assert result.stopped == "crashed (killed by SIGSEGV)" and result.stopped_at == 0
+    assert result.stopped == "crashed (killed by SIGSEGV)" and result.groups[0].stopped_at == 0
 
 
 def test_an_infinite_loop_that_ignores_signals_is_killed_on_time(sandbox: Sandbox) -> None:
@@ -87,14 +89,14 @@ def test_an_infinite_loop_that_ignores_signals_is_killed_on_time(sandbox: Sandbo
     started = time.monotonic()
     result = run(sandbox, source, time_limit=1)
     assert time.monotonic() - started < 3
-    assert result.stopped == "did not finish within 1 s (the time limit)" and result.stopped_at == 0
+    assert result.stopped == "did not finish within 1 s (the time limit)" and result.groups[0].stopped_at == 0
 
 
 def test_a_memory_bomb_is_a_memory_error(sandbox: Sandbox) -> None:
     result = run(sandbox, "def f(x):\n    return len(bytearray(64 * 2**30))\n")
-    first = result.probes[0]
+    first = result.groups[0].probes[0]
     assert first is not None and first.error is not None and first.error.type_name == "MemoryError"
-    assert result.probes[1] is not None  # and the run carried on
+    assert result.groups[0].probes[1] is not None  # and the run carried on
 
 
 def test_an_output_flood_is_capped(sandbox: Sandbox) -> None:
@@ -104,11 +106,11 @@ def test_an_output_flood_is_capped(sandbox: Sandbox) -> None:
 
 
 def test_a_forged_reply_is_detected_and_never_scored(sandbox: Sandbox) -> None:
-    forged = '{"event":"probe","probe":0,"observations":{"out":{"t":"num","v":42}}}\\n'
+    forged = '{"event":"probe","group":0,"probe":0,"observations":{"out":{"t":"num","v":42}}}\\n'
     source = ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'" + forged + "')\n"
               "    except OSError:\n        pass\ndef f(x):\n    return x\n")
     result = run(sandbox, source)
-    assert result.probes == (None, None)
+    assert result.groups[0].probes == (None, None)
     assert result.stopped is not None and "out of order" in result.stopped
 
 
@@ -147,7 +149,7 @@ def test_the_child_has_no_stdin_a_scrubbed_environment_and_a_temporary_folder(sa
     ))
     result = run(sandbox, "def f():\n    try:\n        return input()\n    except EOFError:\n        return 'eof'\n",
                  exercise=exercise)
-    observed = [p.observations["out"] if p and p.observations else None for p in result.probes]
+    observed = [p.observations["out"] if p and p.observations else None for p in result.groups[0].probes]
     assert observed[:2] == [Text("eof"), Text("absent")]
     workdir = observed[2]
     assert isinstance(workdir, Text) and workdir.value != os.getcwd()
@@ -167,11 +169,11 @@ def test_the_zygote_survives_many_runs(sandbox: Sandbox) -> None:
 
 def test_a_child_killed_by_a_signal_it_sends_itself(sandbox: Sandbox) -> None:
     result = run(sandbox, f"import os\nos.kill(os.getpid(), {int(signal.SIGTERM)})\n")
-    assert result.stopped == "crashed (killed by SIGTERM)" and result.stopped_at is None
+    assert result.stopped == "crashed (killed by SIGTERM)" and result.groups[0].stopped_at is None
 
 
 def test_a_zygote_started_as_a_fresh_interpreter_works_the_same() -> None:
     # What happens where the grading process has started CUDA, which a fork would not carry over.
     with Sandbox(fresh_interpreter=True) as fresh:
         result = run(fresh, "def f(x):\n    return x * 1.5\n")
-    assert [p.observations for p in result.probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]
+    assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from pathlib import Path
 
 import pytest
 import torch
 
-from grader.grading import grade_exercise
+from grader.grading import grade_submission
 from grader.hints import hint_for
 from grader.inputs import TensorInput, draw_inputs
-from grader.load import load_submission
+from grader.load import SourceCell, load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.rules import check_source
@@ -80,7 +81,8 @@ def exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
 def grade_source(sandbox: Sandbox, exercise: Exercise, tmp_path: Path, source: str, **kwargs: object) -> ExerciseResult:
     path = tmp_path / "student.py"
     path.write_text(textwrap.dedent(source))
-    return grade_exercise(sandbox, load_submission(path), exercise, seed=0, **kwargs)  # type: ignore[arg-type]
+    graded = grade_submission(sandbox, load_submission(path), [exercise], seed=0, **kwargs)  # type: ignore[arg-type]
+    return dataclasses.replace(graded.exercises[0], problems=graded.exercises[0].problems + graded.problems)
 
 
 def statuses(result: ExerciseResult) -> dict[str, tuple[str, float, float]]:
@@ -105,8 +107,6 @@ def test_the_solution_is_the_oracle_and_central_differences_confirm_it(exercise:
 
 
 def test_a_wrong_gradient_declaration_is_caught_by_central_differences(exercise: Exercise, tmp_path: Path) -> None:
-    import dataclasses
-
     probe = dataclasses.replace(exercise.probes[0], output="(c * t * t * t).sum()")
     broken = dataclasses.replace(exercise, probes=(probe,))
     (expected,) = expected_values(broken, draw_inputs(broken, 0)[:1])
@@ -188,7 +188,7 @@ def test_source_rules_stop_scoring_and_known_errors_get_advice(sandbox: Sandbox,
         def backward_twice(w, retain):
             return 0.0
         """, devices=("cpu",))
-    assert result.problems[0] == ("Your file breaks a rule of exercise demo: it imports numpy (line 1). "
+    assert result.problems[0] == ("Your code breaks a rule of exercise demo: it imports numpy (line 1). "
                                   "No check is scored until it is fixed.")
     assert "ImportError: this exercise does not allow importing numpy" in result.problems[1]
     assert result.score == 0
@@ -218,7 +218,7 @@ def test_hints_for_known_torch_errors() -> None:
     ],
 )
 def test_source_rules(source: str, rules: SourceRules, found: list[str]) -> None:
-    assert [v.describe() for v in check_source(source, rules)] == found
+    assert [v.describe() for v in check_source([SourceCell("student.py", source)], rules)] == found
 
 
 @pytest.mark.gpu

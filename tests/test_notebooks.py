@@ -1,0 +1,175 @@
+"""Notebooks: read with nbformat, magics neutralised, errors mapped to cells, assignments, released packs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.catalog import Catalog
+from grader.cli import main
+from grader.load import load_submission
+from grader.notebook import NotebookError, neutralise
+
+ROOT = Path(__file__).resolve().parent.parent
+Capture = pytest.CaptureFixture[str]
+
+
+def write_notebook(path: Path, *cells: str, meta: dict[str, str] | None = None, markdown_first: bool = True) -> Path:
+    nb = nbformat.v4.new_notebook()
+    if markdown_first:
+        nb.cells.append(nbformat.v4.new_markdown_cell("# Homework"))
+    nb.cells += [nbformat.v4.new_code_cell(source) for source in cells]
+    if meta:
+        nb.metadata["autograd_grader"] = meta
+    path.write_text(nbformat.writes(nb))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("cell", "python", "changed"),
+    [
+        ("%matplotlib inline\nimport math", "pass\nimport math", [1]),
+        ("!pip install torch\nx = 1", "pass\nx = 1", [1]),
+        ("%%time\nx = 1\ny = 2", "\nx = 1\ny = 2", [1]),
+        ("%%bash\nrm -rf /\necho hi", "\n\n", [1]),
+        ("for i in range(2):\n    %time y = i\n", "for i in range(2):\n    y = i\n", [2]),
+        ("files = !ls", "files = None", [1]),
+        ("math.sqrt?", "pass", [1]),
+        ("x = 10 % 3\ns = '!not a shell'", "x = 10 % 3\ns = '!not a shell'", []),
+        ("s = '''\n%not a magic\n'''\n!echo hi", "s = '''\n%not a magic\n'''\npass", [4]),
+        ("def f(:\n    pass", "def f(:\n    pass", []),  # a real syntax error stays, to be reported
+    ],
+)
+def test_magics_and_shell_lines_are_neutralised(cell: str, python: str, changed: list[int]) -> None:
+    out, changes = neutralise(cell)
+    assert out == python
+    assert [line for line, _, _ in changes] == changed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("%!?=x ()\n'\"#:\t")), max_size=40))
+def test_neutralising_never_fails_and_keeps_the_line_count(cell: str) -> None:
+    out, _ = neutralise(cell)
+    assert out.count("\n") == cell.count("\n")  # line numbers in errors stay right
+
+
+def test_cells_become_sources_with_their_notebook_numbers(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "hw.ipynb", "x = 1", "%matplotlib inline\ny = 2", meta={"exercise": "node-mul"})
+    submission = load_submission(path)
+    assert submission.kind == "notebook" and submission.declared_exercise == "node-mul"
+    assert [(c.label, c.source) for c in submission.cells] == [("cell 2", "x = 1"), ("cell 3", "pass\ny = 2")]
+    assert submission.notes == ("Cell 3, line 1: `%matplotlib inline` did not run (magics do not run when grading).",)
+
+
+def test_stored_outputs_are_ignored(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "hw.ipynb", "x = 1")
+    data = json.loads(path.read_text())
+    data["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "forged: 10/10\n"}]
+    path.write_text(json.dumps(data))
+    assert [c.source for c in load_submission(path).cells] == ["x = 1"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"{not json", "not a notebook: not valid JSON (line 1, column 2"),
+        (b"[1, 2]", "not a notebook: the JSON has no 'nbformat' field"),
+        (b'{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}', "nbformat 3 notebooks are not"),
+        (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": 3}', "not a valid nbformat 4 notebook"),
+        (b"\xff\xfe\x00", "not a notebook: not UTF-8 text"),
+    ],
+)
+def test_broken_notebooks_are_one_clear_error(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "broken.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(NotebookError, match="broken.ipynb: " + message.replace("(", r"\(").replace(")", r"\)")):
+        load_submission(path)
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    """A catalog with two exercises and an assignment that combines them."""
+    root = tmp_path / "exercises"
+    for exercise_id in ("first-gradient", "tiny-engine"):
+        shutil.copytree(ROOT / "exercises" / exercise_id, root / exercise_id)
+    (root / "assignments").mkdir()
+    (root / "assignments" / "lesson.yaml").write_text(
+        "id: lesson\ntitle: The lesson\nsummary: Both at once.\nexercises: [first-gradient, tiny-engine]\n")
+    return root
+
+
+def test_one_notebook_answers_an_assignment_from_one_run(course: Path, tmp_path: Path, capsys: Capture) -> None:
+    first = (course / "first-gradient" / "solution.py").read_text()
+    engine = (ROOT / "submissions" / "tiny-engine" / "correct_micrograd.py").read_text()
+    path = write_notebook(tmp_path / "lesson.ipynb", "print('the notebook ran')", first, engine,
+                          meta={"assignment": "lesson"})
+    assert main([str(path), "--exercises", str(course), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(e["id"], e["score"], e["max_score"]) for e in report["exercises"]] == [
+        ("first-gradient", 10, 10), ("tiny-engine", 20, 20)]
+    assert report["output"].count("the notebook ran") == 1  # one run of the notebook for both exercises
+
+
+def test_in_an_assignment_a_forbidden_import_counts_only_inside_its_exercise(course: Path, tmp_path: Path,
+                                                                             capsys: Capture) -> None:
+    first = (course / "first-gradient" / "solution.py").read_text()  # imports torch: allowed for this one
+    engine = (ROOT / "submissions" / "tiny-engine" / "correct_micrograd.py").read_text().replace(
+        "        self.value = float(value)", "        self.value = float(torch.tensor(value))")
+    path = write_notebook(tmp_path / "lesson.ipynb", first, engine)
+    assert main([str(path), "--exercises", str(course), "--assignment", "lesson", "--color", "never"]) == 1
+    out = capsys.readouterr().out
+    assert "Your code breaks a rule of exercise tiny-engine: its definition uses torch (cell 3, line 10)" in out
+    assert "breaks a rule of exercise first-gradient" not in out
+
+
+def test_an_assignment_that_needs_one_name_twice_is_refused(course: Path) -> None:
+    shutil.copytree(ROOT / "exercises" / "node-mul", course / "node-mul")
+    (course / "assignments" / "clash.yaml").write_text("id: clash\ntitle: Clash\nexercises: [tiny-engine, node-mul]\n")
+    with pytest.raises(Exception, match="tiny-engine and node-mul both need `Node`"):
+        Catalog(course).load_assignment("clash")
+
+
+def test_release_writes_starters_and_a_pack_without_answers(course: Path, tmp_path: Path, capsys: Capture) -> None:
+    out = tmp_path / "pack"
+    assert main(["release", "--exercises", str(course), "--out", str(out)]) == 0
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {"first-gradient.py", "first-gradient.ipynb", "tiny-engine.ipynb", "lesson.ipynb",
+            "exercises/first-gradient/exercise.yaml", "exercises/first-gradient/expected.json",
+            "exercises/assignments/lesson.yaml"} <= files
+    assert not [f for f in files if "solution" in f or "mutant" in f]
+    spec = (out / "exercises" / "first-gradient" / "exercise.yaml").read_text()
+    assert "visibility: hidden" not in spec and "nearly saturated" not in spec
+    for notebook in ("first-gradient.ipynb", "tiny-engine.ipynb", "lesson.ipynb"):
+        nbformat.validate(nbformat.read(out / notebook, as_version=4))  # the validator is happy
+
+    released = nbformat.read(out / "first-gradient.ipynb", as_version=4)
+    capsys.readouterr()
+    assert main([str(out / "first-gradient.ipynb"), "--exercises", str(out / "exercises")]) == 1  # the starter
+    released.cells[1].source = (course / "first-gradient" / "solution.py").read_text()
+    filled = tmp_path / "filled.ipynb"
+    nbformat.write(released, filled)
+    for catalog in (course, out / "exercises"):  # the course's full exercises, and the students' pack
+        capsys.readouterr()
+        assert main([str(filled), "--exercises", str(catalog), "--color", "never"]) == 0, capsys.readouterr().out
+    assert main([str(filled), "--exercises", str(out / "exercises"), "--seed", "5"]) == 2
+    assert "released with expected values for --seed 0 only" in capsys.readouterr().err
+
+
+def test_a_released_assignment_notebook_filled_in_scores_full_marks(course: Path, tmp_path: Path,
+                                                                    capsys: Capture) -> None:
+    out = tmp_path / "pack"
+    assert main(["release", "--assignment", "lesson", "--exercises", str(course), "--out", str(out)]) == 0
+    notebook = nbformat.read(out / "lesson.ipynb", as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    code[0].source = (course / "first-gradient" / "solution.py").read_text()
+    code[1].source = (course / "tiny-engine" / "solution.py").read_text()
+    nbformat.write(notebook, out / "lesson.ipynb")
+    capsys.readouterr()
+    assert main([str(out / "lesson.ipynb"), "--exercises", str(course), "--color", "never"]) == 0
+    assert "Score: 30/30" in capsys.readouterr().out
