@@ -1,0 +1,48 @@
+# exercise: forward-mode
+"""Mutant of forward-mode.
+
+mistake: product-rule-one-term
+hint: the product rule has two terms, (u v)' = u' v + u v': with only u' v, x * x has derivative x instead of 2x, and y * x gets 0 when only x is seeded.
+"""
+
+import math
+
+
+class Dual:
+    """A dual number value + deriv * eps, with eps ** 2 = 0: a value and its derivative together."""
+
+    def __init__(self, value, deriv=0.0):
+        self.value = value
+        self.deriv = deriv
+
+    def __repr__(self):
+        return f"Dual({self.value!r}, {self.deriv!r})"
+
+    @staticmethod
+    def _lift(other):
+        """A plain number is a constant: its derivative is 0."""
+        return other if isinstance(other, Dual) else Dual(other, 0.0)
+
+    def __add__(self, other):
+        other = Dual._lift(other)
+        return Dual(self.value + other.value, self.deriv + other.deriv)
+
+    def __radd__(self, other):  # number + Dual
+        return self + other
+
+    def __mul__(self, other):
+        other = Dual._lift(other)
+        # product rule: (u v)' = u' v + u v'
+        return Dual(self.value * other.value, self.deriv * other.value)
+
+    def __rmul__(self, other):  # number * Dual
+        return self * other
+
+    def __pow__(self, n):
+        # n is a plain number: (u ** n)' = n * u ** (n - 1) * u'
+        return Dual(self.value ** n, n * self.value ** (n - 1) * self.deriv)
+
+    def sigmoid(self):
+        s = 1 / (1 + math.exp(-self.value))
+        # ds/du = s * (1 - s), with the output s, times the incoming derivative u'
+        return Dual(s, s * (1 - s) * self.deriv)
