@@ -4,7 +4,8 @@ Both baselines are measured in this same run, on this machine:
 
     python benchmarks/single.py [--runs N]
 
-Targets (issue 2): one `grade` call at most 1.3x `import torch`; fork-run-reply under 50 ms.
+Targets: one `grade` call at most 1.3x `import torch`; fork-run-reply under 50 ms; a notebook costs
+no more than the same code as a .py file plus the time to read the notebook.
 """
 
 from __future__ import annotations
@@ -58,6 +59,37 @@ def in_process(runs: int) -> tuple[list[float], list[float]]:
     return round_trip, whole
 
 
+def notebook_vs_python(runs: int) -> tuple[list[float], list[float], list[float]]:
+    """Milliseconds to load and grade the same code as a .py and as a notebook, and to read the notebook."""
+    import tempfile
+
+    import nbformat
+
+    from grader.catalog import Catalog
+    from grader.grading import grade_submission
+    from grader.load import load_submission
+    from grader.sandbox import Sandbox
+
+    exercise = Catalog(ROOT / "exercises").load("node-mul")
+    with tempfile.TemporaryDirectory() as folder:
+        notebook = nbformat.v4.new_notebook()
+        notebook.cells = [nbformat.v4.new_markdown_cell("# node-mul"), nbformat.v4.new_code_cell(SAMPLE.read_text())]
+        ipynb = Path(folder) / "same_code.ipynb"
+        nbformat.write(notebook, ipynb)
+        as_py, as_notebook, reading = [], [], []
+        with Sandbox() as sandbox:
+            for path, times in [(SAMPLE, as_py), (ipynb, as_notebook)] * (runs + 2):
+                started = time.perf_counter()
+                graded = grade_submission(sandbox, load_submission(path), [exercise], seed=0)
+                times.append((time.perf_counter() - started) * 1000)
+                assert graded.exercises[0].score == exercise.points
+            for _ in range(runs):
+                started = time.perf_counter()
+                load_submission(ipynb)
+                reading.append((time.perf_counter() - started) * 1000)
+    return as_py[2:], as_notebook[2:], reading  # the first two of each warm the caches
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -67,6 +99,7 @@ def main() -> None:
     grading = wall([sys.executable, "-m", "grader", str(SAMPLE), "--exercise", "node-mul"], args.runs)
     ratio = statistics.median(grading) / statistics.median(baseline)
     round_trip, whole = in_process(max(args.runs * 5, 30))
+    as_py, as_notebook, reading = notebook_vs_python(max(args.runs * 5, 30))
 
     rows = [
         ("python -c 'import torch' (baseline)", f"{statistics.median(baseline):.3f} s", f"{min(baseline):.3f} s"),
@@ -75,6 +108,12 @@ def main() -> None:
         ("fork + run + reply, node-mul (target < 50 ms)", f"{statistics.median(round_trip):.1f} ms",
          f"{min(round_trip):.1f} ms"),
         ("whole grade of one exercise, warm process", f"{statistics.median(whole):.1f} ms", f"{min(whole):.1f} ms"),
+        ("the same code as a .py: load + grade", f"{statistics.median(as_py):.1f} ms", f"{min(as_py):.1f} ms"),
+        ("the same code as a notebook: load + grade", f"{statistics.median(as_notebook):.1f} ms",
+         f"{min(as_notebook):.1f} ms"),
+        ("  of which reading the notebook", f"{statistics.median(reading):.1f} ms", f"{min(reading):.1f} ms"),
+        ("  notebook - .py - reading (target <= 0)",
+         f"{statistics.median(as_notebook) - statistics.median(as_py) - statistics.median(reading):+.1f} ms", ""),
     ]
     print(f"{'measure':<48}{'median':>11}{'min':>11}")
     for name, median, low in rows:

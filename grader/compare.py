@@ -32,7 +32,8 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
             if not isinstance(got, Seq):
                 return f"expected a {expected.kind} of {len(items)}, got {describe(got)}"
             if len(got.items) != len(items):
-                first = next((i for i, (a, b) in enumerate(zip(items, got.items)) if compare(a, b, tol)), None)
+                pairs = enumerate(zip(items, got.items, strict=False))  # up to the shorter one
+                first = next((i for i, (a, b) in pairs if compare(a, b, tol)), None)
                 where = f"; they first differ at [{first}]" if first is not None else ""
                 return (f"expected a {expected.kind} of {len(items)}: {show(expected, LONG)}, got one of "
                         f"{len(got.items)}: {show(got, LONG)}{where}")

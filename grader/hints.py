@@ -17,6 +17,12 @@ KNOWN_ERRORS: tuple[tuple[str, str, str], ...] = (
      "cut the tensor from the graph first: t.detach().numpy()."),
     ("TypeError", "can't convert cuda",
      "a CUDA tensor must come to the CPU before numpy: t.detach().cpu().numpy()."),
+    ("RuntimeError", "Mismatch in shape: grad_output",
+     "a gradient given to backward() must have the output's shape: torch.ones_like(out), or reduce "
+     "the output to a single number first."),
+    ("AttributeError", "'float' object has no attribute 'backward'",
+     ".item() turns a tensor into a plain number, which has no graph: call backward() on the tensor, "
+     "and .item() afterwards."),
     ("RuntimeError", "Trying to backward through the graph a second time",
      "run the forward pass again before each backward(), or pass retain_graph=True to the first one."),
     ("RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn",

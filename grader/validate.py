@@ -74,7 +74,8 @@ def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Dev
     if not on_cuda or "cuda" not in devices:
         return []
     if not cuda_available():
-        return [Finding(True, f"{len(on_cuda)} probes also run on CUDA; not checked here (no CUDA)")]
+        count = f"{len(on_cuda)} probe{'s' if len(on_cuda) != 1 else ''}"
+        return [Finding(True, f"{count} also run on CUDA; not checked here (no CUDA)")]
     problems = []
     for seed in seeds:
         inputs = draw_inputs(exercise, seed)

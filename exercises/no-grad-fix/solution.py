@@ -1,0 +1,16 @@
+# exercise: no-grad-fix
+"""Exercise no-grad-fix: update a leaf tensor under torch.no_grad() (solution)."""
+
+import torch
+
+
+def minimize(x0=2.0, lr=0.05, steps=100):
+    """Gradient descent on f(x) = x**3 - 4x from x0 with autograd's slope; return x as a float."""
+    x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    for _ in range(steps):
+        f = x ** 3 - 4 * x
+        f.backward()
+        with torch.no_grad():
+            x -= lr * x.grad
+        x.grad = None
+    return x.item()
