@@ -19,6 +19,7 @@ class Catalog:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._loaded: dict[str, Exercise] = {}  # a batch loads each exercise once, not once per student
 
     @classmethod
     def find(cls, explicit: Path | None = None) -> Catalog:
@@ -41,6 +42,11 @@ class Catalog:
         return sorted(p.parent.name for p in self.root.glob(f"*/{SPEC_NAME}"))
 
     def load(self, exercise_id: str) -> Exercise:
+        if exercise_id not in self._loaded:
+            self._loaded[exercise_id] = self._load(exercise_id)
+        return self._loaded[exercise_id]
+
+    def _load(self, exercise_id: str) -> Exercise:
         spec = self.root / exercise_id / SPEC_NAME
         if not spec.is_file():
             close = difflib.get_close_matches(exercise_id, self.ids(), n=3)

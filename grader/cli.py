@@ -5,17 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from grader import __version__
 from grader.catalog import Catalog
 from grader.errors import ExitCode, GraderError
 from grader.spec import Device, Exercise
 
-COMMANDS = ("list", "validate", "release")
+COMMANDS = ("list", "validate", "release", "batch", "merge", "export")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,7 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
-            return {"list": _list, "validate": _validate, "release": _release}[command](args)
+            return {"list": _list, "validate": _validate, "release": _release, "batch": _batch, "merge": _merge,
+                    "export": _export}[command](args)
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -58,7 +60,8 @@ def _grade_parser() -> _Parser:
     which.add_argument("--assignment", "-a", metavar="ID",
                        help="grade every exercise of an assignment from one run of the notebook")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="report format (default text)")
+    parser.add_argument("--format", choices=("text", "json", "gradescope", "junit"), default="text",
+                        help="report format: text (default), json (ours), gradescope (results.json), junit")
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
                         help="wall-clock limit for the submission (default: the exercise's)")
@@ -108,6 +111,16 @@ def _grade(argv: list[str]) -> int:
         from grader.render_json import render_json
 
         text = render_json(report)
+    elif args.format == "gradescope":
+        import json
+
+        from grader.formats.gradescope import gradescope_results
+
+        text = json.dumps(gradescope_results(report), indent=2) + "\n"
+    elif args.format == "junit":
+        from grader.formats.junit import junit_xml
+
+        text = junit_xml([(args.submission.name, report)])
     else:
         from grader.render_text import render_text
 
@@ -211,4 +224,135 @@ def _release(argv: list[str]) -> int:
     assignments = catalog.assignment_ids() if everything else args.assignment
     written = release(catalog, args.out, ids, assignments)
     print(f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} assignments")
+    return ExitCode.OK
+
+
+def _batch(argv: list[str]) -> int:
+    parser = _Parser(prog="grade batch",
+                     description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS. Each "
+                                 "student's reports are written as soon as they are graded; the gradebook and "
+                                 "summary at the end. Exits 0 when every submission was graded, whatever the "
+                                 "scores; 3 when the grader failed on any.")
+    parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="REPORTS", help="where the reports go")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--exercise", "-e", metavar="ID", help="grade every submission as this exercise")
+    which.add_argument("--assignment", "-a", metavar="ID", help="grade every submission as this assignment")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="workers, each with torch loaded once (default: the number of cores)")
+    parser.add_argument("--resume", action="store_true",
+                        help="grade only the students whose reports are missing, or whose submission changed")
+    parser.add_argument("--roster", type=Path, metavar="CSV",
+                        help="columns submission,id[,name,sis_user_id,sis_login_id,section,email]")
+    parser.add_argument("--shard", metavar="K/N", help="grade only the K-th of N shares of the students (CI)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="per submission (default: the exercise's)")
+    _add_device_option(parser)
+    _add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
+    from grader import batch
+
+    catalog = Catalog.find(args.exercises)
+    _check_device(args.device)
+    exercise_ids = (args.exercise,) if args.exercise else \
+        tuple(e.id for e in catalog.load_assignment(args.assignment)[1]) if args.assignment else ()
+    for exercise_id in exercise_ids:
+        catalog.load(exercise_id)  # a bad spec stops the batch before any work
+    setup = batch.Setup(exercise_ids=exercise_ids, seed=args.seed, devices=_devices(args.device),
+                        time_limit=args.time_limit)
+    entries = batch.discover(args.submissions, args.roster)
+    if args.shard:
+        entries = batch.shard(entries, args.shard)
+    fingerprint = setup.fingerprint(catalog)
+    todo = batch.pending(entries, args.out, fingerprint) if args.resume else entries
+    args.out.mkdir(parents=True, exist_ok=True)
+    workers = min(args.jobs, max(len(todo), 1))
+    print(f"{len(entries)} submissions in {args.submissions}; grading {len(todo)} with {workers} workers"
+          + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
+    started = time.monotonic()
+    with _progress(len(todo)) as progress:
+        tally = batch.run(todo, setup, catalog, args.out, fingerprint, args.jobs, progress)
+    rows = batch.write_class_files(args.out, catalog)
+    elapsed = time.monotonic() - started
+    print(f"graded {tally.graded}, unreadable {tally.unreadable}, grader errors {len(tally.grader_errors)} "
+          f"in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
+          f"{len(rows)} students in {args.out}")
+    if rows:
+        mean = sum(r.report.score for r in rows) / len(rows)
+        print(f"mean score {mean:.2f} of {max(r.report.max_score for r in rows):g}; class summary: "
+              f"{args.out / 'summary.html'}; gradebook: {args.out / 'gradebook.csv'}")
+    for error in tally.grader_errors:
+        print(f"grader error: {error}", file=sys.stderr)
+    return ExitCode.INTERNAL_ERROR if tally.grader_errors else ExitCode.OK
+
+
+class _progress:
+    """A progress bar on a terminal; a plain line per student in a CI log."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[dict[str, Any]], None]:
+        if sys.stdout.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress("grading", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+            self.bar.start()
+            self.task = self.bar.add_task("grading", total=self.total)
+        return self.step
+
+    def step(self, result: dict[str, Any]) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.advance(self.task)
+            return
+        width = len(str(self.total))
+        score = f"{result['score']:g}/{result['max_score']:g}" if result["outcome"] != "grader-error" else "-"
+        print(f"[{self.done:>{width}}/{self.total}] {result['student']}  {score}  {result['outcome']}  "
+              f"{result['seconds']:.2f} s", flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _merge(argv: list[str]) -> int:
+    parser = _Parser(prog="grade merge",
+                     description="Join the report folders of several `grade batch --shard` runs into one gradebook "
+                                 "and summary.")
+    parser.add_argument("folders", type=Path, nargs="+", metavar="REPORTS")
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
+    _add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    from grader import batch
+
+    try:
+        catalog: Catalog | None = Catalog.find(args.exercises)
+    except GraderError:
+        catalog = None  # points possible then come from the reports themselves
+    rows = batch.merge(args.folders, args.out, catalog)
+    print(f"merged {len(rows)} students from {len(args.folders)} folders into {args.out}")
+    return ExitCode.OK
+
+
+def _export(argv: list[str]) -> int:
+    parser = _Parser(prog="grade export",
+                     description="Write what runs the grader on a platform. gradescope: setup.sh and run_autograder "
+                                 "(and autograder.zip with them, the grader and the exercises).")
+    parser.add_argument("platform", choices=("gradescope",))
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--exercise", "-e", metavar="ID")
+    which.add_argument("--assignment", "-a", metavar="ID")
+    _add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    from grader.export import export_gradescope
+
+    catalog = Catalog.find(args.exercises)
+    zipped = export_gradescope(catalog, args.out, exercise=args.exercise, assignment=args.assignment)
+    print(f"wrote {args.out / 'setup.sh'}, {args.out / 'run_autograder'} and {zipped}: upload the zip as the "
+          f"assignment's autograder")
     return ExitCode.OK

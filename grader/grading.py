@@ -12,7 +12,7 @@ from grader import __version__
 from grader.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.inputs import draw_inputs
 from grader.load import Submission, load_submission
-from grader.oracle import expected_values
+from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source
 from grader.sandbox import Group, RunResult, Sandbox
@@ -55,8 +55,13 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
     )
 
 
+#: expected values by (exercise id, seed): the same for every student, so a batch worker computes them once
+ExpectedCache = dict[tuple[str, int], tuple[Expected, ...]]
+
+
 def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
-                     devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None) -> Graded:
+                     devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None,
+                     cache: ExpectedCache | None = None) -> Graded:
     groups = [Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises]
     wanted = [d for d in ALL_DEVICES if any(d in p.devices for e in exercises for p in e.probes)]
     skipped: dict[Device, str] = {}
@@ -69,7 +74,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     runs: dict[Device, RunResult] = {}
     pending = sandbox.launch(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
     # Computed while the child works, and never inside it.
-    expected = [expected_values(g.exercise, g.inputs, seed=seed) for g in groups]
+    expected = [_expected(g, seed, cache) for g in groups]
     if pending is not None:
         runs[launch[0]] = pending.result()
     for device in launch[1:]:
@@ -90,6 +95,15 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                        for d, r in runs.items()),
         output_truncated=any(r.output_truncated for r in runs.values()),
     )
+
+
+def _expected(group: Group, seed: int, cache: ExpectedCache | None) -> tuple[Expected, ...]:
+    if cache is None:
+        return expected_values(group.exercise, group.inputs, seed=seed)
+    key = (group.exercise.id, seed)
+    if key not in cache:
+        cache[key] = expected_values(group.exercise, group.inputs, seed=seed)
+    return cache[key]
 
 
 def cuda_available() -> bool:

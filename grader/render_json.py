@@ -7,7 +7,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from grader.report import REPORT_VERSION, CheckResult, ExerciseResult, Report
+from grader.report import REPORT_VERSION, CheckResult, ExerciseResult, ObservationResult, Report
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
@@ -51,6 +51,7 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "score": check.score,
         "max_score": check.max_score,
         "message": check.message,
+        "problem": check.problem,
         "visibility": check.visibility,
         "inputs": dict(check.inputs),
         "code": check.code,
@@ -59,6 +60,38 @@ def _check(check: CheckResult) -> dict[str, Any]:
             for o in check.observations
         ],
     }
+
+
+def report_from_dict(data: dict[str, Any]) -> Report:
+    """A report read back from `report_to_dict`'s JSON (a batch's per-student report.json)."""
+    return Report(
+        submission=data["submission"]["path"],
+        sha256=data["submission"]["sha256"],
+        seed=data["seed"],
+        grader_version=data["grader"]["version"],
+        seconds=data["seconds"],
+        problems=tuple(data["problems"]),
+        notes=tuple(data["notes"]),
+        output=data["output"],
+        output_truncated=data["output_truncated"],
+        exercises=tuple(
+            ExerciseResult(
+                id=e["id"],
+                title=e["title"],
+                problems=tuple(e["problems"]),
+                checks=tuple(
+                    CheckResult(
+                        name=c["name"], about=c["about"], status=c["status"], score=c["score"],
+                        max_score=c["max_score"], problem=c["problem"], visibility=c["visibility"],
+                        inputs=tuple(c["inputs"].items()), code=c["code"],
+                        observations=tuple(ObservationResult(**o) for o in c["observations"]),
+                    )
+                    for c in e["checks"]
+                ),
+            )
+            for e in data["exercises"]
+        ),
+    )
 
 
 @cache

@@ -180,8 +180,11 @@ def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
     assert ran.returncode == 0 and ran.stdout.startswith("autograd-grader ")
 
 
-def test_commands_are_dispatched_by_name() -> None:
-    assert cli.COMMANDS == ("list", "validate", "release")
+@pytest.mark.parametrize("command", cli.COMMANDS)
+def test_every_command_explains_itself(command: str, capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0 and f"usage: grade {command}" in capsys.readouterr().out
 
 
 FIRST_GRADIENT = ROOT / "exercises" / "first-gradient" / "solution.py"
@@ -196,3 +199,10 @@ def test_device_choice(capsys: Capture) -> None:
         pytest.skip("this machine has CUDA")
     assert main([str(FIRST_GRADIENT), "--device", "cuda"]) == 2
     assert "--device cuda: CUDA is not available on this machine" in capsys.readouterr().err
+
+
+def test_a_json_report_reads_back_into_the_same_report(capsys: Capture) -> None:
+    from grader.render_json import report_from_dict, report_to_dict
+
+    _, data = json_report(capsys, str(MUTANT))
+    assert report_to_dict(report_from_dict(data)) == data  # type: ignore[arg-type]

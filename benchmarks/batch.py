@@ -1,0 +1,160 @@
+"""Grade generated classes with `grade batch`; compare with one fresh `python -m grader` per submission.
+
+    python benchmarks/batch.py [--students 500] [--jobs 2] [--fresh 12]
+
+The class mixes the scalar-engine exercises' correct samples, their mutants (buggy), broken samples
+(syntax errors, os._exit, exceptions) and infinite loops, every file naming its own exercise. Memory
+bombs stay out: each allocates up to its own limit, whatever the class's size, which would hide growth. Both
+sides run with the same number of processes at once and the same time limit. The fresh-process
+cost is measured on a sample of the submissions in this same run and scaled to the class. Peak
+memory is the whole process tree's proportional set size (torch's pages, shared by every forked
+process, counted once), sampled while it runs, for a class a fifth
+the size and for the full class: flat means no growth with the number of submissions.
+Target: at least 20x faster than fresh processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ("node-add", "node-sub", "node-mul", "node-pow", "node-sigmoid", "node-relu", "node-backward", "tiny-engine")
+TIME_LIMIT = "1"
+
+
+def pools() -> dict[str, list[Path]]:
+    """Sample files by kind; each names its exercise in its first line."""
+    kinds: dict[str, list[Path]] = {"correct": [], "buggy": [], "crashing": [], "looping": []}
+    for exercise in ENGINE:
+        kinds["correct"].append(ROOT / "exercises" / exercise / "solution.py")
+        kinds["buggy"] += sorted((ROOT / "exercises" / exercise / "mutants").glob("*.py"))
+        for sample in sorted((ROOT / "submissions" / exercise).glob("*.py")):
+            text = sample.read_text()
+            if not text.startswith("# exercise:"):
+                continue
+            if "infinite" in sample.stem or "while True" in text:
+                kinds["looping"].append(sample)
+            elif sample.stem.startswith("correct"):
+                kinds["correct"].append(sample)
+            elif any(w in sample.stem for w in ("syntax", "exit", "exception", "recursion", "class")):
+                kinds["crashing"].append(sample)
+    return kinds
+
+
+def make_class(folder: Path, size: int, seed: int = 0) -> None:
+    kinds = pools()
+    rng = random.Random(seed)
+    mix = [("correct", 0.55), ("buggy", 0.30), ("crashing", 0.13), ("looping", 0.02)]
+    folder.mkdir(parents=True)
+    for i in range(size):
+        kind = rng.choices([k for k, _ in mix], [w for _, w in mix])[0]
+        shutil.copy(rng.choice(kinds[kind]), folder / f"student{i:04d}_{kind}.py")
+
+
+def tree_memory(pid: int) -> int:
+    """Proportional set size (shared pages split between their users) of a process and its descendants."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    family, grew = {pid}, True
+    while grew:
+        grew = False
+        for child, parent in parents.items():
+            if parent in family and child not in family:
+                family.add(child)
+                grew = True
+    total = 0
+    for member in family:
+        try:
+            for line in Path(f"/proc/{member}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return total
+
+
+def run_batch(folder: Path, out: Path, jobs: int) -> tuple[float, int]:
+    """Seconds and peak resident bytes of the whole tree."""
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "-j", str(jobs),
+               "--time-limit", TIME_LIMIT]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    peak = [0]
+
+    def sample() -> None:
+        while process.poll() is None:
+            peak[0] = max(peak[0], tree_memory(process.pid))
+            time.sleep(0.1)
+
+    watcher = threading.Thread(target=sample)
+    watcher.start()
+    _, err = process.communicate()
+    watcher.join()
+    if process.returncode != 0:
+        raise SystemExit(f"grade batch failed: {err.decode()[-2000:]}")
+    return time.perf_counter() - started, peak[0]
+
+
+def fresh_processes(files: list[Path], jobs: int) -> list[float]:
+    """Wall seconds of `python -m grader FILE`, each in a fresh interpreter, `jobs` at a time."""
+    def one(path: Path) -> float:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "grader", str(path), "--time-limit", TIME_LIMIT, "--format", "json"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, check=False)
+        return time.perf_counter() - started
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(one, files))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=500)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--fresh", type=int, default=12, help="submissions graded in fresh processes (a sample)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        small, full = Path(scratch) / "small", Path(scratch) / "full"
+        make_class(small, args.students // 5)
+        make_class(full, args.students)
+        small_seconds, small_peak = run_batch(small, Path(scratch) / "small-out", args.jobs)
+        seconds, peak = run_batch(full, Path(scratch) / "out", args.jobs)
+        files = sorted(full.iterdir())
+        sample = random.Random(1).sample(files, min(args.fresh, len(files)))
+        fresh = fresh_processes(sample, args.jobs)
+    per_fresh = statistics.mean(fresh)
+    fresh_total = per_fresh * args.students / args.jobs  # the same parallelism as the batch
+    print(f"{'measure':<58}{'value':>14}")
+    rows = [
+        (f"grade batch, {args.students} submissions, -j {args.jobs}", f"{seconds:.1f} s"),
+        ("  throughput", f"{args.students / seconds:.1f} /s"),
+        (f"fresh `python -m grader` per submission (mean of {len(fresh)})", f"{per_fresh:.2f} s"),
+        (f"  estimated for {args.students}, {args.jobs} at a time", f"{fresh_total:.0f} s"),
+        ("  batch speed-up over fresh processes (target >= 20x)", f"{fresh_total / seconds:.1f}x"),
+        (f"peak memory (PSS) of the process tree, {args.students // 5} submissions", f"{small_peak / 2**20:.0f} MiB"),
+        (f"peak memory (PSS) of the process tree, {args.students} submissions", f"{peak / 2**20:.0f} MiB"),
+        ("  ratio (flat: about 1)", f"{peak / small_peak:.2f}"),
+        (f"grade batch, {args.students // 5} submissions", f"{small_seconds:.1f} s"),
+    ]
+    for name, value in rows:
+        print(f"{name:<58}{value:>14}")
+
+
+if __name__ == "__main__":
+    main()

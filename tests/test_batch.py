@@ -1,0 +1,224 @@
+"""grade batch: a class at once, nothing lost when stopped, resumable, shardable, mergeable."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader import batch
+from grader.cli import main
+from grader.render_json import report_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "submissions" / "node-mul"
+Capture = pytest.CaptureFixture[str]
+
+
+def make_class(folder: Path) -> Path:
+    """A small class: right, wrong, broken, looping, exiting, unreadable, in files and folders."""
+    folder.mkdir(parents=True)
+    for name in ("correct_lesson_style", "swapped_slopes", "syntax_error", "infinite_loop", "os_exit"):
+        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    (folder / "binary.py").write_bytes(b"\x00\x01")
+    (folder / "in_a_folder").mkdir()
+    shutil.copy(SAMPLES / "overwrite.py", folder / "in_a_folder" / "node.py")
+    (folder / "two_files").mkdir()
+    for name in ("a.py", "b.py"):
+        shutil.copy(SAMPLES / "overwrite.py", folder / "two_files" / name)
+    (folder / "README.md").write_text("not a submission")
+    (folder / ".hidden.py").write_text("raise SystemExit")
+    return folder
+
+
+def students(out: Path) -> dict[str, dict[str, object]]:
+    return {p.parent.name: json.loads(p.read_text()) for p in (out / "students").glob("*/done.json")}
+
+
+def test_discovery_finds_one_entry_per_student(tmp_path: Path) -> None:
+    folder = make_class(tmp_path / "class")
+    entries = {e.student.id: e for e in batch.discover(folder)}
+    assert sorted(entries) == ["binary", "correct_lesson_style", "in_a_folder", "infinite_loop", "os_exit",
+                               "swapped_slopes", "syntax_error", "two_files"]
+    assert entries["in_a_folder"].path == folder / "in_a_folder" / "node.py"
+    assert entries["two_files"].path is None and "several files to grade (a.py, b.py)" in entries["two_files"].problem
+
+
+def test_a_roster_names_the_students_and_lists_who_sent_nothing(tmp_path: Path) -> None:
+    folder = make_class(tmp_path / "class")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("submission,id,name,section\ncorrect_lesson_style.py,u101,\"Doe, Jane\",A\n"
+                      "absent.py,u999,Sam Absent,B\n")
+    entries = {e.student.id: e for e in batch.discover(folder, roster)}
+    assert entries["u101"].student.name == "Doe, Jane" and entries["u101"].student.section == "A"
+    assert entries["u999"].path is None and entries["u999"].problem == "No submission was found for this student."
+
+
+def test_shards_split_the_class_the_same_way_every_time(tmp_path: Path) -> None:
+    entries = batch.discover(make_class(tmp_path / "class"))
+    shards = [batch.shard(entries, f"{k}/3") for k in (1, 2, 3)]
+    ids = [e.student.id for part in shards for e in part]
+    assert sorted(ids) == sorted(e.student.id for e in entries) and len(ids) == len(set(ids))
+    assert [e.student.id for e in batch.shard(entries, "2/3")] == [e.student.id for e in shards[1]]
+    with pytest.raises(Exception, match="write K/N"):
+        batch.shard(entries, "4/3")
+
+
+def test_a_batch_grades_everyone_and_writes_every_format(tmp_path: Path, capsys: Capture) -> None:
+    folder = make_class(tmp_path / "class")
+    out = tmp_path / "reports"
+    code = main(["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "2", "--time-limit", "1"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    done = students(out)
+    assert sorted(done) == ["binary", "correct_lesson_style", "in_a_folder", "infinite_loop", "os_exit",
+                            "swapped_slopes", "syntax_error", "two_files"]
+    assert {name: marker["outcome"] for name, marker in done.items()}["two_files"] == "unreadable"
+    for name in done:
+        files = {p.name for p in (out / "students" / name).iterdir()}
+        assert files == {"report.json", "results.json", "lti-score.json", "junit.xml", "done.json"}, name
+        jsonschema.validate(json.loads((out / "students" / name / "report.json").read_text()), report_schema())
+    scores = {name: json.loads((out / "students" / name / "report.json").read_text())["score"] for name in done}
+    assert scores["correct_lesson_style"] == 10 and scores["swapped_slopes"] == 1 and scores["infinite_loop"] == 1
+    assert scores["binary"] == 0 and scores["syntax_error"] == 0
+    with (out / "gradebook.csv").open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and rows[0][5] == "node-mul"
+    assert rows[1][0] == "Points Possible" and float(rows[1][5]) == 10
+    assert len(rows) == 2 + len(done)
+    summary = json.loads((out / "summary.json").read_text())
+    assert json.dumps(summary)  # the class summary is plain data
+    assert (out / "summary.html").read_text().startswith("<!DOCTYPE html>")
+    assert "graded 6, unreadable 2, grader errors 0" in text
+
+
+def test_a_batch_killed_mid_run_resumes_with_one_report_per_student(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for i in range(24):  # slow enough to be caught in the middle: a third of them loop until the time limit
+        sample = ("infinite_loop", "correct_lesson_style", "swapped_slopes")[i % 3]
+        shutil.copy(SAMPLES / f"{sample}.py", folder / f"s{i:02d}.py")
+    out = tmp_path / "reports"
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--exercise", "node-mul",
+               "-j", "2", "--time-limit", "1"]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(students(out)) < 4 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)  # as a CI timeout does: everything, at once
+    process.wait()
+    before = set(students(out))
+    assert 4 <= len(before) < 24, "the batch should have been stopped in the middle"
+
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, check=False)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"({len(before)} already done)" in resumed.stdout
+    after = students(out)
+    assert sorted(after) == [f"s{i:02d}" for i in range(24)]
+    assert len(list((out / "students").iterdir())) == 24  # no duplicates, nothing half-made
+    assert not list(out.rglob("*.tmp"))
+    with (out / "gradebook.csv").open(newline="") as handle:
+        assert len(list(csv.reader(handle))) == 2 + 24
+
+
+def test_resume_grades_only_what_changed(tmp_path: Path, capsys: Capture) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("correct_lesson_style", "swapped_slopes"):
+        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    out = tmp_path / "reports"
+    args = ["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]
+    assert main(args) == 0
+    shutil.copy(SAMPLES / "correct_lesson_style.py", folder / "swapped_slopes.py")  # resubmitted, fixed
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 0
+    assert "grading 1 with 1 workers (1 already done)" in capsys.readouterr().out
+    report = json.loads((out / "students" / "swapped_slopes" / "report.json").read_text())
+    assert report["score"] == 10
+
+
+def test_a_grader_error_costs_one_student_and_sets_the_exit_code(tmp_path: Path, capsys: Capture,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("correct_lesson_style", "swapped_slopes"):
+        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    from grader import grading
+
+    real = grading.grade_submission
+
+    def flaky(sandbox, submission, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if submission.name == "swapped_slopes.py":
+            raise RuntimeError("a bug in the grader")
+        return real(sandbox, submission, *args, **kwargs)
+
+    monkeypatch.setattr(grading, "grade_submission", flaky)  # inherited by the forked workers
+    out = tmp_path / "reports"
+    assert main(["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]) == 3
+    assert "grader error: swapped_slopes: RuntimeError: a bug in the grader" in capsys.readouterr().err
+    done = students(out)
+    assert done["swapped_slopes"]["outcome"] == "grader-error" and done["correct_lesson_style"]["outcome"] == "graded"
+    lti = json.loads((out / "students" / "swapped_slopes" / "lti-score.json").read_text())
+    assert lti["gradingProgress"] == "Failed"
+
+
+def test_shards_merge_into_one_gradebook(tmp_path: Path, capsys: Capture) -> None:
+    folder = make_class(tmp_path / "class")
+    parts = []
+    for k in (1, 2):
+        out = tmp_path / f"shard{k}"
+        assert main(["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1",
+                     "--time-limit", "1", "--shard", f"{k}/2"]) == 0
+        parts.append(out)
+    assert set(students(parts[0])).isdisjoint(students(parts[1]))
+    merged = tmp_path / "merged"
+    assert main(["merge", *map(str, parts), "--out", str(merged)]) == 0
+    assert len(students(merged)) == 8
+    with (merged / "gradebook.csv").open(newline="") as handle:
+        assert len(list(csv.reader(handle))) == 2 + 8
+    other = tmp_path / "other"
+    shutil.copytree(parts[0], other)
+    marker = next((other / "students").glob("*/done.json"))
+    marker.write_text(marker.read_text().replace('"sha256": "', '"sha256": "0'))
+    capsys.readouterr()
+    assert main(["merge", str(parts[0]), str(other), "--out", str(tmp_path / "bad")]) == 2
+    assert "with different submissions" in capsys.readouterr().err
+
+
+def test_gradescope_export_writes_the_autograder(tmp_path: Path) -> None:
+    out = tmp_path / "gs"
+    assert main(["export", "gradescope", "--exercise", "node-mul", "--out", str(out)]) == 0
+    run = (out / "run_autograder").read_text()
+    assert os.access(out / "run_autograder", os.X_OK) and os.access(out / "setup.sh", os.X_OK)
+    assert "--exercise node-mul" in run and "--format gradescope" in run and "gradescope_failure" in run
+    with zipfile.ZipFile(out / "autograder.zip") as zipped:
+        names = set(zipped.namelist())
+    assert {"setup.sh", "run_autograder", "src/grader/cli.py", "src/reference/scalar.py",
+            "exercises/node-mul/exercise.yaml", "exercises/node-mul/solution.py"} <= names
+    assert not any("__pycache__" in name for name in names)
+
+
+def test_the_ci_example_uses_options_the_cli_has(capsys: Capture) -> None:
+    import re
+
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / "examples" / "grade-class.yml").read_text())
+    commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    used = {(m[1], option) for command in commands for m in re.finditer(r"grade (batch|merge)\b([^\n&]*)", command)
+            for option in re.findall(r"--[a-z-]+", m[2])}
+    assert {("batch", "--shard"), ("batch", "--resume"), ("batch", "--roster")} <= used
+    for command, option in used:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert option in capsys.readouterr().out, f"grade {command} has no {option}"
