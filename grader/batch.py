@@ -342,53 +342,65 @@ def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> list[S
 Progress = Callable[[dict[str, Any]], None]
 
 
+@dataclass(slots=True)
+class _Worker:
+    sock: socket.socket
+    pid: int
+    #: its place among the workers: as root, its children run as a user of their own for that place
+    slot: int
+    task: Entry | None = None
+
+
 def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fingerprint: str, jobs: int,
-        progress: Progress) -> Tally:
-    """Grade `entries` with `jobs` warm workers; `progress` hears of each student as soon as they are done."""
+        progress: Progress, hide: Sequence[Path] = ()) -> Tally:
+    """Grade `entries` with `jobs` warm workers; `progress` hears of each student as soon as they are done.
+
+    `hide` lists the folders no submission may see: the exercises, the other submissions, the reports.
+    """
     from grader.sandbox import warm_up
 
     warm_up()  # torch once, here: every worker forked below shares it
     tally = Tally()
     queue = list(entries)
-    workers: dict[socket.socket, tuple[int, Entry | None]] = {}
+    workers: list[_Worker] = []
     selector = selectors.DefaultSelector()
+
+    def start(slot: int) -> None:
+        sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint, slot, hide)
+        worker = _Worker(sock, pid, slot)
+        workers.append(worker)
+        selector.register(sock, selectors.EVENT_READ, worker)
+        _feed(worker, queue)
+
     try:
-        for _ in range(max(1, min(jobs, len(queue)))):
-            sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint)
-            workers[sock] = (pid, None)
-            selector.register(sock, selectors.EVENT_READ)
-            _feed(sock, workers, queue)
-        while any(task is not None for _, task in workers.values()):
+        for slot in range(max(1, min(jobs, len(queue)))):
+            start(slot)
+        while any(w.task is not None for w in workers):
             for key, _ in selector.select():
-                sock = next(s for s in workers if s is key.fileobj)
-                pid, task = workers[sock]
-                line = _read_line(sock)
-                if line is None:  # the worker died: its student is a grader error; start another
-                    selector.unregister(sock)
-                    sock.close()
-                    os.waitpid(pid, 0)
-                    del workers[sock]
-                    if task is not None:
-                        _record(tally, {"student": task.student.id, "outcome": "grader-error", "score": 0.0,
+                worker: _Worker = key.data
+                line = _read_line(worker.sock)
+                if line is None:  # the worker died: its student is a grader error; another takes its place
+                    selector.unregister(worker.sock)
+                    worker.sock.close()
+                    os.waitpid(worker.pid, 0)
+                    workers.remove(worker)
+                    if worker.task is not None:
+                        _record(tally, {"student": worker.task.student.id, "outcome": "grader-error", "score": 0.0,
                                         "max_score": 0.0, "seconds": 0.0,
                                         "error": "the worker grading this student died"}, progress)
                     if queue:
-                        new, new_pid = _fork_worker(entries, setup, catalog, out, fingerprint)
-                        workers[new] = (new_pid, None)
-                        selector.register(new, selectors.EVENT_READ)
-                        _feed(new, workers, queue)
+                        start(worker.slot)
                     continue
                 _record(tally, json.loads(line), progress)
-                workers[sock] = (pid, None)
-                _feed(sock, workers, queue)
+                _feed(worker, queue)
     finally:
-        for sock, (pid, _) in workers.items():
-            sock.close()  # a worker reads end of file and leaves
+        for worker in workers:
+            worker.sock.close()  # a worker reads end of file and leaves
             try:
-                os.kill(pid, signal.SIGTERM)
+                os.kill(worker.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-            os.waitpid(pid, 0)
+            os.waitpid(worker.pid, 0)
         selector.close()
     return tally
 
@@ -405,14 +417,10 @@ def _record(tally: Tally, result: dict[str, Any], progress: Progress) -> None:
     progress(result)
 
 
-def _feed(sock: socket.socket, workers: dict[socket.socket, tuple[int, Entry | None]], queue: list[Entry]) -> None:
-    pid, _ = workers[sock]
-    if queue:
-        entry = queue.pop(0)
-        workers[sock] = (pid, entry)
-        sock.sendall(json.dumps({"student": entry.student.id}).encode() + b"\n")
-    else:
-        workers[sock] = (pid, None)
+def _feed(worker: _Worker, queue: list[Entry]) -> None:
+    worker.task = queue.pop(0) if queue else None
+    if worker.task is not None:
+        worker.sock.sendall(json.dumps({"student": worker.task.student.id}).encode() + b"\n")
 
 
 def _read_line(sock: socket.socket) -> bytes | None:
@@ -426,7 +434,7 @@ def _read_line(sock: socket.socket) -> bytes | None:
 
 
 def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path,
-                 fingerprint: str) -> tuple[socket.socket, int]:
+                 fingerprint: str, slot: int, hide: Sequence[Path]) -> tuple[socket.socket, int]:
     ours, theirs = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -437,7 +445,7 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
             ours.close()
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's; it ends us
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint)
+            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint, slot, hide)
         except BaseException:  # noqa: BLE001 - say why, then leave without running the parent's cleanup
             traceback.print_exc()
             code = 70
@@ -448,11 +456,12 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
 
 
 def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog: Catalog, out: Path,
-            fingerprint: str) -> None:
+            fingerprint: str, slot: int, hide: Sequence[Path]) -> None:
     from grader.sandbox import Sandbox
 
     cache: ExpectedCache = {}
-    with Sandbox() as sandbox, sock.makefile("rb") as tasks:
+    # One slot per concurrent worker: as root, each worker's children run as a user of their own.
+    with Sandbox(slot=slot, hide=hide) as sandbox, sock.makefile("rb") as tasks:
         for line in tasks:  # ends when the coordinator closes its end, or dies
             entry = by_id[json.loads(line)["student"]]
             result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache)

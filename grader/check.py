@@ -76,7 +76,7 @@ def run_problems(run: RunResult) -> list[str]:
             text = f"A cell raised {error.describe()}; grading went on with the cells after it."
         problems.append(text + (f" Hint: {hint}" if hint else ""))
     if run.stopped is not None and not any(g.stopped_at is not None for g in run.groups):
-        where = f" while running {run.stopped_in_cell}" if run.stopped_in_cell else \
+        where = f" while running {run.stopped_in_cell}" if run.stopped_in_cell and run.kind == "notebook" else \
             (" while loading your file" if not run.loaded else "")
         advice = f" {run.advice}" if run.advice else ""
         problems.append(f"Your code {run.stopped}{where}.{advice} The checks it could not finish score 0.")

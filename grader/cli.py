@@ -193,7 +193,7 @@ def _validate(argv: list[str]) -> int:
     _check_device(args.device)
     exercises = [catalog.load(i) for i in args.ids] if args.ids else catalog.load_all()
     failed = 0
-    with Sandbox() as sandbox:
+    with Sandbox(hide=[catalog.root]) as sandbox:
         for exercise in exercises:
             validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), _devices(args.device))
             failed += not validation.ok
@@ -273,7 +273,8 @@ def _batch(argv: list[str]) -> int:
           + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
     started = time.monotonic()
     with _progress(len(todo)) as progress:
-        tally = batch.run(todo, setup, catalog, args.out, fingerprint, args.jobs, progress)
+        tally = batch.run(todo, setup, catalog, args.out, fingerprint, args.jobs, progress,
+                          hide=[catalog.root, args.submissions, args.out])
     rows = batch.write_class_files(args.out, catalog)
     elapsed = time.monotonic() - started
     print(f"graded {tally.graded}, unreadable {tally.unreadable}, grader errors {len(tally.grader_errors)} "

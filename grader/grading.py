@@ -33,11 +33,15 @@ class Graded:
 
 
 def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
-          time_limit: float | None = None, sandbox: Sandbox | None = None) -> Report:
-    """Grade the submission at `path` against each exercise, from one run of it per device."""
+          time_limit: float | None = None, sandbox: Sandbox | None = None, hide: Sequence[Path] = ()) -> Report:
+    """Grade the submission at `path` against each exercise, from one run of it per device.
+
+    `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
+    """
     submission = load_submission(path)
     if sandbox is None:
-        with Sandbox() as fresh:
+        lean = bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
+        with Sandbox(lean=lean, hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
             return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # after the warm-up: the report times the grading itself
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)

@@ -93,7 +93,10 @@ def read_notebook(path: Path, data: bytes) -> Notebook:
         source, changes = neutralise(cell.source)
         notes += [f"Cell {number}, line {line}: `{text}` did not run ({why})." for line, text, why in changes]
         cells.append(Cell(number, source))
-    meta: dict[str, Any] = dict(notebook.metadata.get(METADATA_KEY, {}))
+    meta = notebook.metadata.get(METADATA_KEY, {})
+    if not isinstance(meta, dict):  # free-form metadata: nbformat's schema does not check it
+        notes.append(f"The notebook's metadata {METADATA_KEY!r} is not a mapping; it was ignored.")
+        meta = {}
     return Notebook(
         cells=tuple(cells),
         notes=tuple(notes),

@@ -9,10 +9,11 @@ import signal
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from grader import child
+from grader import child, isolate
 from grader.inputs import Inputs, input_to_data, probe_seed
 from grader.load import Submission
 from grader.spec import Device, Exercise
@@ -80,18 +81,43 @@ CUDA_STARTUP_SECONDS = 15.0
 
 
 class Sandbox:
-    """Owns the warm zygote; start it before any expected value is computed (see `grader.zygote`)."""
+    """Owns the warm zygotes; start it before any expected value is computed (see `grader.zygote`).
 
-    def __init__(self, *, fresh_interpreter: bool | None = None) -> None:
+    Two zygotes: one with torch loaded, forked from this process, and, for exercises that forbid
+    torch, a lean one started as a fresh interpreter that never imports it, so that torch is not in
+    such a child's memory at all. `slot` picks the child's user as root (one per concurrent worker);
+    `hide` lists folders a child must not see (exercises with their solutions, other students' work).
+    """
+
+    def __init__(self, *, fresh_interpreter: bool | None = None, lean: bool = False, slot: int = 0,
+                 hide: Sequence[Path] = ()) -> None:
         self._zygote = Zygote(child.serve, warm_up)
-        self._fresh = fresh_interpreter
+        self._lean_zygote = Zygote(child.serve, warm_lean)
+        self._fresh, self._lean = fresh_interpreter, lean
+        self._uid = isolate.sandbox_uid(slot) if os.geteuid() == 0 else None
+        self._hide = tuple(str(Path(p).resolve()) for p in hide)
 
     def __enter__(self) -> Sandbox:
+        isolate.protect_grader()
+        if self._lean:
+            self._start_lean()  # a fresh interpreter, starting while this process imports torch
         self._zygote.start(fresh_interpreter=self._fresh)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._zygote.close()
+        self._lean_zygote.close()
+
+    def _start_lean(self) -> None:
+        self._lean_zygote.start(fresh_interpreter=True)
+        self._lean = True
+
+    def _zygote_for(self, exercises: Sequence[Exercise]) -> Zygote:
+        if exercises and all("torch" in e.source.forbid_imports for e in exercises):
+            if not self._lean:
+                self._start_lean()
+            return self._lean_zygote
+        return self._zygote
 
     def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
                time_limit: float | None = None) -> PendingRun:
@@ -123,7 +149,8 @@ class Sandbox:
         workdir = tempfile.mkdtemp(prefix="grade-")
         plan = _Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
                      tuple(len(e.probes) for e in exercises))
-        return PendingRun(self._zygote.launch(request, limits, workdir), limits, workdir, plan)
+        running = self._zygote_for(exercises).launch(request, limits, workdir, hide=self._hide, uid=self._uid)
+        return PendingRun(running, limits, workdir, plan)
 
 
 def _probe_request(group: Group, index: int) -> dict[str, object]:
@@ -155,6 +182,11 @@ class PendingRun:
         finally:
             shutil.rmtree(self._workdir, ignore_errors=True)
         return interpret(exchange, self._plan, self._limits)
+
+
+def warm_lean() -> None:
+    """What a child needs for exercises that forbid torch: the grader's child side, and nothing more."""
+    import grader.child  # noqa: F401
 
 
 def warm_up() -> None:
@@ -303,9 +335,11 @@ def _why_stopped(exchange: Exchange, limits: Limits, bad: str | None) -> tuple[s
         return "ended, and the grader could not learn how", ""
     if os.WIFSIGNALED(exchange.status):
         number = os.WTERMSIG(exchange.status)
-        if number in (signal.SIGXCPU, signal.SIGKILL):
-            return (f"was stopped by {signal.Signals(number).name}",
-                    f"It used more than its CPU time ({limits.cpu_seconds} s) or memory ({limits.memory_mb} MB).")
+        if number == signal.SIGXCPU:
+            return "was stopped by SIGXCPU", f"It used more than its CPU time ({limits.cpu_seconds} s)."
+        if number == signal.SIGKILL:
+            return ("was killed (SIGKILL)", "Out of memory, past its CPU time, or it killed itself (os.kill, "
+                    "os.killpg): look for what allocates without end, or for signals.")
         name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
         return f"crashed (killed by {name})", "A crash in C code: look at what calls into extensions or ctypes."
     code = os.WEXITSTATUS(exchange.status)

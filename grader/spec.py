@@ -196,7 +196,12 @@ def _parse_yaml(text: str, path: Path) -> tuple[Any, dict[Path_, int]]:
         raise SpecError(f"{path}: the file is empty; an exercise needs at least id, title, points, engine, "
                         f"defines and probes ({FORMAT_HELP}).")
     lines: dict[Path_, int] = {}
-    return _plain(node, (), lines, _Loader(""), path), lines
+    try:
+        return _plain(node, (), lines, _Loader(""), path), lines
+    except yaml.MarkedYAMLError as exc:  # e.g. a tag such as !!python/object, which a spec never needs
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}" if mark is not None else "somewhere"
+        raise SpecError(f"{path}, {where}: not valid YAML for a spec: {exc.problem or exc.context}.") from None
 
 
 def _plain(node: yaml.Node, at: Path_, lines: dict[Path_, int], loader: _Loader, path: Path) -> Any:
@@ -222,7 +227,12 @@ def _plain(node: yaml.Node, at: Path_, lines: dict[Path_, int], loader: _Loader,
 def _field(at: Path_) -> str:
     text = ""
     for part in at:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif not part.isprintable() or not part.strip() or part != part.strip():
+            text += f"[{part!r}]"  # a key with line breaks or odd spaces, shown so that the message stays one line
+        else:
+            text += f".{part}" if text else part
     return text or "the top level"
 
 

@@ -26,7 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from grader import isolate
+
 MIB = 1024 * 1024
+_UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +109,21 @@ class Zygote:
         theirs.close()
         self._sock, self._pid = ours, pid
 
+    def _alive(self) -> bool:
+        if self._spawned is not None:
+            return self._spawned.poll() is None
+        if self._pid is None:
+            return False
+        try:
+            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:
+            return False
+
+    def restart(self) -> None:
+        spawned = self._spawned is not None
+        self.close()
+        self.start(fresh_interpreter=spawned)
+
     def _spawn(self, ours: socket.socket, theirs: socket.socket) -> None:
         package_root = str(Path(__file__).resolve().parent.parent)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
@@ -138,22 +156,30 @@ class Zygote:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def launch(self, request: bytes, limits: Limits, workdir: str) -> Running:
-        """Fork a child for one run and hand it `request`; the child starts at once."""
+    def launch(self, request: bytes, limits: Limits, workdir: str, *, hide: tuple[str, ...] = (),
+               uid: int | None = None) -> Running:
+        """Fork a child for one run and hand it `request`; the child starts at once.
+
+        `hide` are folders the child must not see; `uid` the unprivileged user it becomes (as root).
+        A zygote that died (a submission may kill what it can reach) is started again first.
+        """
         if self._sock is None:
             raise RuntimeError("the zygote is not running")
+        if not self._alive():
+            self.restart()
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
         header = json.dumps({"workdir": workdir, "wall": limits.wall_seconds, "cpu": limits.cpu_seconds,
                              "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes,
-                             "mpl_cache": _mpl_cache()}).encode()
+                             "mpl_cache": _mpl_cache(), "hide": list(hide), "uid": uid}).encode()
         try:
+            assert self._sock is not None
             socket.send_fds(self._sock, [header], [req_r, rep_w, out_w])
+            pid = int(json.loads(_recv(self._sock))["pid"])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
-        pid = int(json.loads(_recv(self._sock))["pid"])
         running = Running(self._sock, pid, rep_r, out_r, limits)
         try:
             _write_all(req_w, request)
@@ -196,8 +222,10 @@ class Running:
                     break
                 for key, _ in selector.select(timeout):
                     if key.fileobj is self._sock:
-                        status = int(json.loads(_recv(self._sock))["status"])
+                        status = self._status_now()
                         selector.unregister(self._sock)
+                        if status is None:  # the zygote itself is gone: nobody will say how the child ended
+                            status = _UNKNOWN
                     elif self._take(int(key.fd)) is False:
                         selector.unregister(key.fd)
                         open_pipes -= 1
@@ -205,6 +233,8 @@ class Running:
             _kill_group(self.pid)  # the child, and anything it left running
             if status is None:
                 status = self._collect_status()
+            if status == _UNKNOWN:
+                status = None
             for fd in (self._reply_fd, self._output_fd):
                 while self._take(fd):  # what the child wrote just before the end
                     pass
@@ -241,12 +271,16 @@ class Running:
                 self._output += chunk[:room]
         return True
 
+    def _status_now(self) -> int | None:
+        try:
+            return int(json.loads(_recv(self._sock))["status"])
+        except (ConnectionError, OSError, ValueError, KeyError):
+            return None
+
     def _collect_status(self) -> int | None:
         self._sock.settimeout(5.0)
         try:
-            return int(json.loads(_recv(self._sock))["status"])
-        except (TimeoutError, OSError, ValueError):
-            return None
+            return self._status_now()
         finally:
             self._sock.settimeout(None)
 
@@ -275,6 +309,8 @@ def _resolve(path: str) -> Callable[..., Any]:
 
 def _zygote_main(sock: socket.socket, target: Target) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    isolate.protect_grader()
+    isolate.become_subreaper()  # what a child leaves behind comes back here, to be killed
     _close_fds_except({0, 1, 2, sock.fileno()})
     while True:
         try:
@@ -290,12 +326,17 @@ def _zygote_main(sock: socket.socket, target: Target) -> None:
         if pid == 0:
             try:
                 _child_main(header, req_r, rep_w, out_w, target)
+            except BaseException:  # noqa: BLE001 - the grader's own failure: say it where the output goes
+                import traceback
+
+                traceback.print_exc()
             finally:
                 os._exit(70)
         for fd in fds:
             os.close(fd)
         sock.send(json.dumps({"pid": pid}).encode())
         _, status = os.waitpid(pid, 0)
+        isolate.reap_orphans()  # a double fork and setsid() leave its group, never this subreaper
         sock.send(json.dumps({"status": status}).encode())
 
 
@@ -308,14 +349,21 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     os.dup2(out_w, 2)
     _close_fds_except({0, 1, 2, req_r, rep_w})
     _fresh_stdio()
+    hide = header["hide"]
+    uid = header["uid"]
+    assert isinstance(hide, list) and (uid is None or isinstance(uid, int))
+    confinement = isolate.confine(str(header["workdir"]), [str(h) for h in hide], uid)
     _set_limits(header)
-    workdir = str(header["workdir"])
+    workdir = confinement.workdir
     os.chdir(workdir)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                       # Plotting cells draw into nothing; plt.show() returns at once.
-                       "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(header["mpl_cache"])})
+                       # Plotting cells draw into nothing; plt.show() returns at once. A confined child
+                       # has a /tmp of its own, so matplotlib's font cache lives in its folder.
+                       "MPLBACKEND": "Agg",
+                       "MPLCONFIGDIR": str(header["mpl_cache"]) if confinement.uid is None and not
+                       confinement.hidden else os.path.join(workdir, ".matplotlib")})
     target(req_r, rep_w)
 
 
