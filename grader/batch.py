@@ -34,7 +34,7 @@ from grader import __version__
 from grader.catalog import Catalog
 from grader.errors import GraderError
 from grader.formats import ExerciseColumn, Outcome, Student, StudentReport
-from grader.grading import ExpectedCache
+from grader.grading import ExpectedCache, MutantCache
 from grader.load import load_submission
 from grader.render_json import report_from_dict, report_to_dict
 from grader.report import CheckResult, ExerciseResult, Report
@@ -189,7 +189,7 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
 
 
 def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out: Path, fingerprint: str,
-                cache: ExpectedCache | None = None) -> dict[str, Any]:
+                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> dict[str, Any]:
     """Grade one student and write all of their files; return the few numbers the coordinator keeps."""
     from grader.grading import grade_submission
 
@@ -204,7 +204,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
         if not exercises:
             exercises = _declared(submission.declared_exercise, submission.declared_assignment, catalog)
         graded = grade_submission(sandbox, submission, exercises, seed=setup.seed, devices=setup.devices,
-                                  time_limit=setup.time_limit, cache=cache)
+                                  time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
         report = Report(submission=entry.student.submission, sha256=submission.sha256, seed=setup.seed,
                         exercises=graded.exercises, grader_version=__version__,
                         seconds=time.perf_counter() - started, problems=graded.problems, notes=submission.notes,
@@ -460,9 +460,10 @@ def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog:
     from grader.sandbox import Sandbox
 
     cache: ExpectedCache = {}
+    mutant_cache: MutantCache = {}
     # One slot per concurrent worker: as root, each worker's children run as a user of their own.
     with Sandbox(slot=slot, hide=hide) as sandbox, sock.makefile("rb") as tasks:
         for line in tasks:  # ends when the coordinator closes its end, or dies
             entry = by_id[json.loads(line)["student"]]
-            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache)
+            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)
             sock.sendall(json.dumps(result).encode() + b"\n")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from grader import __version__
 from grader.check import ExerciseRun, Run, check_exercise, run_problems
+from grader.diagnose import MutantRun, MutantRuns, diagnose_exercise
+from grader.errors import GraderError
 from grader.inputs import draw_inputs
 from grader.load import Submission, load_submission
 from grader.oracle import Expected, expected_values
@@ -61,11 +63,13 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
 
 #: expected values by (exercise id, seed): the same for every student, so a batch worker computes them once
 ExpectedCache = dict[tuple[str, int], tuple[Expected, ...]]
+#: what each known mistake gives, by (exercise id, seed): the same for every student too
+MutantCache = dict[tuple[str, int], MutantRuns]
 
 
 def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
                      devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None,
-                     cache: ExpectedCache | None = None) -> Graded:
+                     cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> Graded:
     groups = [Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises]
     wanted = [d for d in ALL_DEVICES if any(d in p.devices for e in exercises for p in e.probes)]
     skipped: dict[Device, str] = {}
@@ -90,7 +94,13 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         per_device.update(skipped)
         scope = [name for name, _ in group.exercise.defines] if len(groups) > 1 else None
         violations = check_source(submission.cells, group.exercise.source, scope)
-        results.append(check_exercise(group.exercise, group.inputs, expected[index], per_device, violations))
+        result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations)
+        if any(c.status in ("failed", "error") for c in result.checks) and runs:
+            mutants = _mutant_runs(sandbox, group, time_limit, mutant_cache)
+            result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
+                                       {d: run.groups[index] for d, run in runs.items()}, mutants,
+                                       frozenset(v.rule for v in violations))
+        results.append(result)
     several = len(runs) > 1
     return Graded(
         exercises=tuple(results),
@@ -99,6 +109,30 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                        for d, r in runs.items()),
         output_truncated=any(r.output_truncated for r in runs.values()),
     )
+
+
+def _mutant_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
+                 cache: MutantCache | None) -> MutantRuns:
+    """Each known mistake run on the same inputs as the student, once per exercise and seed (on the CPU).
+
+    Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too.
+    """
+    key = (group.exercise.id, group.seed)
+    if cache is not None and key in cache:
+        return cache[key]
+    runs: list[MutantRun] = []
+    for mutant in group.exercise.mutants:
+        try:
+            submission = load_submission(mutant.path)
+        except GraderError:
+            runs.append(MutantRun(mutant, None))
+            continue
+        result = sandbox.launch(submission, [group], device="cpu", time_limit=time_limit).result()
+        rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
+        runs.append(MutantRun(mutant, result.groups[0], rules))
+    if cache is not None:
+        cache[key] = runs
+    return runs
 
 
 def _expected(group: Group, seed: int, cache: ExpectedCache | None) -> tuple[Expected, ...]:

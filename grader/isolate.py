@@ -1,25 +1,34 @@
-"""Confine a sandboxed child before student code runs: namespaces, hidden folders, its own user, limits.
+"""Confine a sandboxed child before student code runs: namespaces, its own file tree and user, limits.
 
-As root (CI, a container): a new network namespace (no network), a new mount namespace in which the
-folders that hold solutions, other students' work and reports are covered by empty tmpfs mounts and
-/tmp, /var/tmp and /dev/shm are fresh and private, then a switch to an unprivileged uid of its own
-(one per worker slot), so the child can neither read the grader's memory through /proc nor signal
-it, and a process limit that counts only that uid. As another user these are tried through a user
-namespace, where the kernel allows it, and otherwise left out: see `Confinement` for what held.
-"""
+As root (CI, a container): a new network namespace (no network) and a new mount namespace whose root
+is a fresh tmpfs holding only what a child needs: the system folders (/usr, /lib, /etc, /dev, /proc,
+/sys), the interpreter with its packages, and the grader's own packages. Everything else (other
+checkouts of the exercises, other students' work, reports, home folders) is simply not there, and the
+old root is detached, so it cannot be mounted back. /tmp, /var/tmp and /dev/shm are fresh and private.
+Then a switch to an unprivileged uid of its own (one per worker slot), so the child can neither read
+the grader's memory through /proc nor signal it, and a process limit that counts only that uid. As
+another user these are tried through a user namespace, where the kernel allows it, and otherwise left
+out: see `Confinement` for what held."""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import pwd
 import resource
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
-MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 1 << 12, 1 << 14, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 1 << 12, 1 << 14, 1 << 18
+MNT_DETACH = 2
+#: pivot_root has no libc wrapper; its number differs between the two architectures we run on
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41}.get(platform.machine())
+#: what a child's file tree holds besides the interpreter and the grader: enough for Python and torch
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 #: first uid handed to sandboxed children; slot k runs as FIRST_UID + k, an id no account uses
 FIRST_UID = 70000
@@ -38,6 +47,8 @@ class Confinement:
     hidden: list[str] = field(default_factory=list)
     uid: int | None = None
     workdir: str = ""
+    #: the child's root holds only the folders it needs (see the module's docstring)
+    whitelisted: bool = False
 
 
 def sandbox_uid(slot: int) -> int:
@@ -84,20 +95,16 @@ def confine(workdir: str, hide: list[str], uid: int | None) -> Confinement:
     if namespaces:
         done.network_off = True
         if _mount(None, "/", None, MS_REC | MS_PRIVATE):
-            needed = _needed_folders()
-            handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in needed}
-            for blocked in _blocking_folders(needed, uid):  # /root, when Python lives in /root/.pyenv
-                _mount(b"tmpfs", blocked, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=755")
-            for scratch in SCRATCH:
-                if Path(scratch).is_dir():
-                    _mount(b"tmpfs", scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
-            for path, handle in handles.items():  # the interpreter and the grader, back where they were
-                if not Path(path).is_dir():
-                    os.makedirs(path, exist_ok=True)
-                    _mount(f"/proc/self/fd/{handle}".encode(), path, None, MS_BIND | MS_REC)
-                os.close(handle)
+            reference = _reference_folder()
+            try:
+                done.whitelisted = _new_root(_needed_folders(hide))
+            except OSError:  # a folder that could not be made or bound: the tree as it is, covered
+                done.whitelisted = False
+            if not done.whitelisted:  # no pivot_root here: cover what must stay hidden in the tree as it is
+                _cover_in_place(uid)
             # Last, so that no folder put back above can show what these cover.
-            done.hidden = [path for path in hide if Path(path).is_dir() and _cover(path)]
+            covered = [*hide, reference] if reference else hide
+            done.hidden = [path for path in covered if Path(path).is_dir() and _cover(path)]
             # The folder the grader made is now under a fresh /tmp: make the child's own there.
             done.workdir = workdir if Path(workdir).is_dir() else _fresh_workdir()
     if root and uid is not None:
@@ -113,16 +120,99 @@ def confine(workdir: str, hide: list[str], uid: int | None) -> Confinement:
     return done
 
 
-def _needed_folders() -> list[str]:
-    """Where the interpreter, the installed packages and the grader live: the child imports from them."""
-    import grader
-    import reference
+def _needed_folders(hide: Sequence[str] = ()) -> list[str]:
+    """Where the interpreter, its installed packages and the grader's child side live.
 
-    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-                  *(p for p in sys.path if p), *(str(Path(m.__file__).parent) for m in (grader, reference)
-                                                  if m.__file__)}
-    real = sorted({os.path.realpath(p) for p in candidates if os.path.isdir(p)})
-    return [p for p in real if not any(p != q and p.startswith(q + "/") for q in real)]
+    Only folders on sys.path that belong to the interpreter count: a checkout with an editable install
+    (or the zygote's PYTHONPATH) puts the repository itself there, exercises and all, and of that the
+    child needs the grader package alone. Never the reference engine: it is a solution.
+    """
+    import grader
+
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    packages = os.path.realpath(str(Path(grader.__file__ or "").parent))
+    entries = {os.path.realpath(p) for p in sys.path if p}
+    # Where a GPU image keeps the driver's libraries (/usr/local/nvidia/lib64, say), torch finds CUDA.
+    libraries = {os.path.realpath(p) for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p}
+    kept = {p for p in entries if any(p == q or p.startswith(q + "/") for q in prefixes)
+            or Path(p).name in ("site-packages", "dist-packages")}
+    hidden = [os.path.realpath(h) for h in hide]
+    real = {p for p in prefixes | kept | libraries if os.path.isdir(p)
+            and not any(h == p or h.startswith(p + "/") for h in hidden)} | {packages}
+    return sorted(p for p in real if not any(p != q and p.startswith(q + "/") for q in real))
+
+
+def _reference_folder() -> str | None:
+    """The reference engine's package, wherever it is installed: covered in every child."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("reference")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return os.path.realpath(locations[0]) if locations else None
+
+
+def _new_root(needed: list[str]) -> bool:
+    """Make a tmpfs holding only the system folders and `needed` the root; False if the kernel says no."""
+    if SYS_PIVOT_ROOT is None:
+        return False
+    handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in [*SYSTEM, *needed, "/dev", "/proc", "/sys"]
+               if os.path.isdir(path) and not os.path.islink(path)}
+    try:
+        # The new root is built on /tmp, which is covered anyway; every source was opened above.
+        new = "/tmp"
+        if not _mount(b"tmpfs", new, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=755"):
+            return False
+        for folder in SYSTEM:
+            if os.path.islink(folder):
+                os.symlink(os.readlink(folder), new + folder)
+            elif folder in handles:
+                _bind(handles[folder], new + folder, read_only=True)
+        for scratch in SCRATCH[:2]:
+            os.makedirs(new + scratch, exist_ok=True)
+            _mount(b"tmpfs", new + scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
+        for folder in ("/dev", "/proc", "/sys"):
+            if folder in handles:
+                _bind(handles[folder], new + folder, read_only=folder == "/sys")
+        if os.path.isdir(new + "/dev/shm"):
+            _mount(b"tmpfs", new + "/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
+        for path in needed:
+            if not os.path.exists(new + path):  # not already there inside a system folder
+                _bind(handles[path], new + path, read_only=True)
+        os.mkdir(new + "/.old")
+        os.chdir(new)
+        if _libc.syscall(SYS_PIVOT_ROOT, b".", b".old") != 0:
+            return False
+        os.chdir("/")
+        _libc.umount2(b"/.old", MNT_DETACH)  # the old tree is gone from this namespace for good
+        os.rmdir("/.old")
+        return True
+    finally:
+        for handle in handles.values():
+            os.close(handle)
+
+
+def _bind(handle: int, target: str, *, read_only: bool) -> None:
+    os.makedirs(target, exist_ok=True)
+    if _mount(f"/proc/self/fd/{handle}".encode(), target, None, MS_BIND | MS_REC) and read_only:
+        # A bind mount takes its own flags only on a remount; where the kernel refuses (flags locked
+        # in a user namespace), the files stay as their owners' modes allow.
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _cover_in_place(uid: int | None) -> None:
+    """Without a new root: fresh scratch folders, with the interpreter's folders put back if covered."""
+    needed = _needed_folders()
+    handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in needed}
+    for blocked in _blocking_folders(needed, uid):  # /root, when Python lives in /root/.pyenv
+        _mount(b"tmpfs", blocked, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=755")
+    for scratch in SCRATCH:
+        if Path(scratch).is_dir():
+            _mount(b"tmpfs", scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
+    for path, handle in handles.items():  # the interpreter and the grader, back where they were
+        if not Path(path).is_dir():
+            os.makedirs(path, exist_ok=True)
+            _mount(f"/proc/self/fd/{handle}".encode(), path, None, MS_BIND | MS_REC)
+        os.close(handle)
 
 
 def _blocking_folders(needed: list[str], uid: int | None) -> list[str]:

@@ -2,8 +2,8 @@
 
 `engine: scalar` exercises: the reference `Node`, confirmed by the same probe on torch's float64
 engine. `engine: torch` exercises: the exercise's own solution, run here. In both, every declared
-gradient is confirmed by central differences. This runs in the trusted process only, after the
-sandbox's zygote was forked, so that no child of student code ever holds an expected value.
+gradient is confirmed by central differences. This runs in the trusted process only; the sandbox's
+zygote is a fresh interpreter (grader.zygote), so no child of student code ever holds an expected value.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from grader.report import REPORT_VERSION, CheckResult, ExerciseResult, ObservationResult, Report
+from grader.report import REPORT_VERSION, CheckResult, Diagnosis, ExerciseResult, ObservationResult, Report
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
@@ -59,6 +59,9 @@ def _check(check: CheckResult) -> dict[str, Any]:
             {"label": o.label, "expected": o.expected, "got": o.got, "ok": o.ok, "problem": o.problem}
             for o in check.observations
         ],
+        "diagnosis": None if check.diagnosis is None else {
+            "kind": check.diagnosis.kind, "mistake": check.diagnosis.mistake, "hint": check.diagnosis.hint,
+            "evidence": check.diagnosis.evidence},
     }
 
 
@@ -85,6 +88,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                         max_score=c["max_score"], problem=c["problem"], visibility=c["visibility"],
                         inputs=tuple(c["inputs"].items()), code=c["code"],
                         observations=tuple(ObservationResult(**o) for o in c["observations"]),
+                        diagnosis=None if c["diagnosis"] is None else Diagnosis(**c["diagnosis"]),
                     )
                     for c in e["checks"]
                 ),

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from grader.compare import fmt_points
+from grader.diagnose import exercise_mistakes
 from grader.report import CheckResult, ExerciseResult, Report
 
 _STATUS = {
@@ -51,6 +52,22 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
     width = max((len(c.name) for c in exercise.checks), default=0)
     for check in exercise.checks:
         _check(console, check, width)
+    _mistakes(console, exercise)
+
+
+def _mistakes(console: Console, exercise: ExerciseResult) -> None:
+    """What the failed checks add up to: the mistakes named, and how many checks fit none."""
+    found, unknown = exercise_mistakes(exercise)
+    if not found and not unknown:
+        return
+    console.print()
+    if found:
+        named = "; ".join(f"{mistake} ({'known mistake' if kind == 'known-mistake' else 'pattern'}, "
+                          f"{n} check{'s' if n > 1 else ''})" for kind, mistake, n in found)
+        console.print(Text.assemble(("  Likely mistakes: ", "bold yellow"), named))
+    if unknown:
+        console.print(Text(f"  {unknown} failed check{'s' if unknown > 1 else ''} fit no known mistake or "
+                           f"pattern: compare expected and got above.", style="yellow"))
 
 
 def _output(console: Console, report: Report) -> None:
@@ -88,5 +105,10 @@ def _check(console: Console, check: CheckResult, width: int) -> None:
                                         (obs.problem or f"expected {obs.expected}, got {obs.got}", "red")))
     else:
         console.print(Text(indent + check.problem, style="red" if check.status != "skipped" else "yellow"))
+    diagnosis = check.diagnosis
+    if diagnosis is not None and diagnosis.kind != "unknown":
+        sure = "a known mistake" if diagnosis.kind == "known-mistake" else "a pattern"
+        console.print(Text.assemble(indent, ("likely   ", "bold yellow"), (diagnosis.mistake, "bold"),
+                                    f" ({sure}): ", diagnosis.hint))
 
 

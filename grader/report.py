@@ -23,6 +23,21 @@ class ObservationResult:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnosis:
+    """The likely mistake behind a failed check, and how sure the grader is of it."""
+
+    #: known-mistake: behaves exactly like one of the exercise's mutants; pattern: the numbers fit a
+    #: known shape of error (half, negated...); unknown: nothing known matches
+    kind: Literal["known-mistake", "pattern", "unknown"]
+    #: the mutant's mistake id, or the pattern's id; empty when unknown
+    mistake: str
+    #: what the student reads
+    hint: str
+    #: why the grader thinks so
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CheckResult:
     name: str
     about: str
@@ -36,15 +51,21 @@ class CheckResult:
     inputs: tuple[tuple[str, str], ...] = ()
     code: str = ""
     observations: tuple[ObservationResult, ...] = ()
+    #: for failed checks: the likely mistake (withheld for hidden checks' details, not their name)
+    diagnosis: Diagnosis | None = None
 
     @property
     def message(self) -> str:
-        """The problem and what was run, in one paragraph: for readers that see nothing else (LMS, CI)."""
-        if not self.problem or not self.code:
-            return self.problem
-        code = "; ".join(line.strip() for line in self.code.strip().splitlines() if line.strip())
-        inputs = ", ".join(f"{name} = {value}" for name, value in self.inputs)
-        return f"{self.problem} Ran `{code}`" + (f" with {inputs}." if inputs else ".")
+        """The problem, what was run and the likely mistake, in one paragraph: for readers that see nothing else
+        (LMS, CI)."""
+        text = self.problem
+        if self.problem and self.code:
+            code = "; ".join(line.strip() for line in self.code.strip().splitlines() if line.strip())
+            inputs = ", ".join(f"{name} = {value}" for name, value in self.inputs)
+            text += f" Ran `{code}`" + (f" with {inputs}." if inputs else ".")
+        if self.diagnosis is not None and self.diagnosis.kind != "unknown":
+            text += f" Likely mistake ({self.diagnosis.mistake}): {self.diagnosis.hint}"
+        return text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -83,41 +83,36 @@ CUDA_STARTUP_SECONDS = 15.0
 class Sandbox:
     """Owns the warm zygotes; start it before any expected value is computed (see `grader.zygote`).
 
-    Two zygotes: one with torch loaded, forked from this process, and, for exercises that forbid
-    torch, a lean one started as a fresh interpreter that never imports it, so that torch is not in
-    such a child's memory at all. `slot` picks the child's user as root (one per concurrent worker);
-    `hide` lists folders a child must not see (exercises with their solutions, other students' work).
+    Two zygotes, each a fresh interpreter that holds none of this process's memory: one with torch
+    loaded and, for exercises that forbid torch, a lean one that never imports it, so that torch is
+    not in such a child's memory at all. Each starts when first needed (or on entry, for the kind
+    `lean` says comes first) and warms up while this process computes expected values. `slot` picks
+    the child's user as root (one per concurrent worker); `hide` lists folders a child must not see
+    (exercises with their solutions, other students' work).
     """
 
-    def __init__(self, *, fresh_interpreter: bool | None = None, lean: bool = False, slot: int = 0,
-                 hide: Sequence[Path] = ()) -> None:
+    def __init__(self, *, lean: bool = False, slot: int = 0, hide: Sequence[Path] = ()) -> None:
         self._zygote = Zygote(child.serve, warm_up)
         self._lean_zygote = Zygote(child.serve, warm_lean)
-        self._fresh, self._lean = fresh_interpreter, lean
+        self._lean = lean
         self._uid = isolate.sandbox_uid(slot) if os.geteuid() == 0 else None
         self._hide = tuple(str(Path(p).resolve()) for p in hide)
 
     def __enter__(self) -> Sandbox:
         isolate.protect_grader()
-        if self._lean:
-            self._start_lean()  # a fresh interpreter, starting while this process imports torch
-        self._zygote.start(fresh_interpreter=self._fresh)
+        (self._lean_zygote if self._lean else self._zygote).start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._zygote.close()
         self._lean_zygote.close()
 
-    def _start_lean(self) -> None:
-        self._lean_zygote.start(fresh_interpreter=True)
-        self._lean = True
-
     def _zygote_for(self, exercises: Sequence[Exercise]) -> Zygote:
-        if exercises and all("torch" in e.source.forbid_imports for e in exercises):
-            if not self._lean:
-                self._start_lean()
-            return self._lean_zygote
-        return self._zygote
+        lean = bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
+        zygote = self._lean_zygote if lean else self._zygote
+        if not zygote.started:
+            zygote.start()
+        return zygote
 
     def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
                time_limit: float | None = None) -> PendingRun:
@@ -194,7 +189,6 @@ def warm_up() -> None:
     import numpy  # noqa: F401
     import torch
 
-    import reference  # noqa: F401
     from grader import probe_tools  # noqa: F401 - binds torch's gradcheck before any submission can patch it
 
     torch.set_num_threads(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
@@ -121,12 +122,15 @@ class GraderErrorRow(TypedDict):
 
 
 class Mistake(TypedDict):
-    """Reserved: once the grader names a diagnosed mistake per check (a mutant's hint), `mistakes` counts them."""
+    """A diagnosed mistake, and how many students made it (named on at least one of their failed checks)."""
 
     exercise: str
-    check: str
     mistake: str
+    #: known-mistake (behaves like one of the exercise's mutants) or pattern (the numbers' shape)
+    kind: str
     students: int
+    #: the checks where it was named, the most frequent first
+    checks: list[str]
     example_student: str
 
 
@@ -140,7 +144,7 @@ class Summary(TypedDict):
     error_kinds: list[ErrorKind]  # most students first
     slowest: list[Slow]  # the TOP slowest graded submissions
     grader_errors: list[GraderErrorRow]
-    mistakes: list[Mistake]  # empty until the report carries diagnosed mistakes
+    mistakes: list[Mistake]
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,8 +172,28 @@ def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
                        key=lambda s: -s["seconds"])[:TOP],  # stable: equal times stay in student order
         grader_errors=[GraderErrorRow(student=r.student.id, error=r.error)
                        for r in ordered if r.outcome == "grader-error"],
-        mistakes=[],
+        mistakes=_mistakes(graded),
     )
+
+
+def _mistakes(graded: Sequence[StudentReport]) -> list[Mistake]:
+    """The class's diagnosed mistakes, the most widespread first."""
+    students: dict[tuple[str, str, str], list[str]] = {}
+    checks: dict[tuple[str, str, str], Counter[str]] = {}
+    for row in graded:
+        for exercise in row.report.exercises:
+            for check in exercise.checks:
+                diagnosis = check.diagnosis
+                if diagnosis is None or diagnosis.kind == "unknown":
+                    continue
+                key = (exercise.id, diagnosis.mistake, diagnosis.kind)
+                if row.student.id not in students.setdefault(key, []):
+                    students[key].append(row.student.id)
+                checks.setdefault(key, Counter())[check.name] += 1
+    ordered = sorted(students, key=lambda k: (-len(students[k]), k))
+    return [Mistake(exercise=k[0], mistake=k[1], kind=k[2], students=len(students[k]),
+                    checks=[name for name, _ in checks[k].most_common()], example_student=students[k][0])
+            for k in ordered[:TOP]]
 
 
 def _exercise_columns(graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]) -> list[ExerciseColumn]:
@@ -623,7 +647,7 @@ def _grader_errors_section(errors: Sequence[GraderErrorRow]) -> str:
 def _mistakes_section(mistakes: Sequence[Mistake]) -> str:
     if not mistakes:
         return ""
-    rows = [[_e(m["exercise"]), _e(m["check"]), _e(m["mistake"]), str(m["students"]), _e(m["example_student"])]
-            for m in mistakes]
-    return _section("Diagnosed mistakes", _table(["exercise", "check", "mistake", "students", "for example"], rows,
-                                                 frozenset({3})))
+    rows = [[_e(m["exercise"]), _e(m["mistake"]), _e(m["kind"]), str(m["students"]), _e(", ".join(m["checks"][:3])),
+             _e(m["example_student"])] for m in mistakes]
+    return _section("Diagnosed mistakes", _table(["exercise", "mistake", "kind", "students", "seen in", "for example"],
+                                                 rows, frozenset({3})))

@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from grader.compare import compare, fmt_points, show
-from grader.grading import ALL_DEVICES, cuda_available, grade_submission
+from grader.grading import ALL_DEVICES, MutantCache, cuda_available, grade_submission
 from grader.inputs import draw_inputs
 from grader.load import load_submission
 from grader.oracle import expected_values
@@ -141,10 +141,15 @@ def _as_printed(text: str) -> tuple[float, float] | None:
     return number, PRINTED_SLACK * 10.0**-decimals
 
 
+#: what each mutant gives, shared by every grading in a validation run
+_MUTANTS: MutantCache = {}
+
+
 def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int,
            devices: Sequence[Device]) -> tuple[ExerciseResult, tuple[str, ...]]:
     """The exercise's result, and the problems of the file as a whole (it did not load...)."""
-    graded = grade_submission(sandbox, load_submission(path), [exercise], seed=seed, devices=devices)
+    graded = grade_submission(sandbox, load_submission(path), [exercise], seed=seed, devices=devices,
+                              mutant_cache=_MUTANTS)
     return graded.exercises[0], graded.problems + graded.exercises[0].problems
 
 
@@ -181,12 +186,25 @@ def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[i
         findings.append(Finding(False, f"{len(exercise.mutants)} mutants; the catalogue asks for at least "
                                        f"{MIN_MUTANTS}"))
     for mutant in exercise.mutants:
-        scores = [_grade(exercise, sandbox, mutant.path, seed, devices)[0].score for seed in seeds]
+        results = [_grade(exercise, sandbox, mutant.path, seed, devices)[0] for seed in seeds]
+        scores = [r.score for r in results]
         worst = max(scores)
         if worst >= exercise.points:
             findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "
                                            f"seed {seeds[scores.index(worst)]}: the probes miss this mistake"))
-        else:
-            findings.append(Finding(True, f"mutant {mutant.mistake} loses points at every seed "
-                                          f"(at most {fmt_points(worst)}/{fmt_points(exercise.points)})"))
+            continue
+        misnamed = [(seed, _named(r)) for seed, r in zip(seeds, results, strict=True) if _named(r) != {mutant.mistake}]
+        if misnamed:
+            seed, names = misnamed[0]
+            findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) is named as "
+                                           f"{', '.join(sorted(names)) or 'nothing'} at seed {seed}, not as itself"))
+            continue
+        findings.append(Finding(True, f"mutant {mutant.mistake} loses points at every seed (at most "
+                                      f"{fmt_points(worst)}/{fmt_points(exercise.points)}) and is named as itself"))
     return findings
+
+
+def _named(result: ExerciseResult) -> set[str]:
+    """The known mistakes a graded submission's failed checks name."""
+    return {c.diagnosis.mistake for c in result.checks
+            if c.diagnosis is not None and c.diagnosis.kind == "known-mistake"}

@@ -1,10 +1,11 @@
 """Fork-per-run process mechanics: a warm zygote, resource limits, timeouts, capped pipes.
 
-The coordinator (the trusted grading process) forks one zygote early, after torch is imported and
-before any expected value exists. For each run it hands the zygote three pipe ends over a Unix
-socket; the zygote forks a child that reads its request and writes its reply on those pipes. So
-student code is forked from a process that holds no expected values and no other student's data,
-and the coordinator alone reads the replies, enforces the deadline and kills the process group.
+The coordinator (the trusted grading process) starts a zygote as a fresh interpreter that imports
+only the child's side (and torch, where allowed). For each run it hands the zygote three pipe ends
+over a Unix socket; the zygote forks a child that reads its request and writes its reply on those
+pipes. The zygote is never forked from the coordinator: a fork would carry the coordinator's memory
+(the reference engine, exercises, cached expected values) into every child, where gc.get_objects()
+finds it. The coordinator alone reads the replies, enforces the deadline and kills the process group.
 """
 
 from __future__ import annotations
@@ -69,69 +70,36 @@ class Zygote:
     """A warm process that forks sandboxed children on request; one run at a time.
 
     `target(request_fd, reply_fd)` is what each child runs; `warm()` imports what children share.
-    Both must be module-level functions: a zygote may be a fresh interpreter that imports them.
+    Both must be module-level functions: the zygote is a fresh interpreter that imports them.
     """
 
     def __init__(self, target: Target, warm: Callable[[], None]) -> None:
         self._target, self._warm = target, warm
         self._sock: socket.socket | None = None
-        self._pid: int | None = None
         self._spawned: subprocess.Popen[bytes] | None = None
 
-    def start(self, *, fresh_interpreter: bool | None = None) -> None:
-        """Fork the zygote from this process, or start it as a fresh interpreter.
-
-        A fresh interpreter is needed where this process has started CUDA, which does not survive a
-        fork: its children could not use the GPU. By default that is decided by asking torch.
-        """
+    def start(self) -> None:
+        """Start the zygote as a fresh interpreter; it warms up while this process goes on."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        if fresh_interpreter is None:
-            torch = sys.modules.get("torch")
-            fresh_interpreter = bool(torch is not None and torch.cuda.is_initialized())
-        if fresh_interpreter:
-            self._spawn(ours, theirs)
-            return
-        self._warm()
-        _flush_stdio()
-        pid = os.fork()
-        if pid == 0:  # the zygote
-            code = 0
-            try:
-                ours.close()
-                _zygote_main(theirs, self._target)
-            except BaseException:  # noqa: BLE001 - a zygote failure is a grader bug: show it
-                import traceback
-
-                traceback.print_exc()
-                code = 70
-            finally:
-                os._exit(code)
-        theirs.close()
-        self._sock, self._pid = ours, pid
-
-    def _alive(self) -> bool:
-        if self._spawned is not None:
-            return self._spawned.poll() is None
-        if self._pid is None:
-            return False
-        try:
-            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
-        except ChildProcessError:
-            return False
-
-    def restart(self) -> None:
-        spawned = self._spawned is not None
-        self.close()
-        self.start(fresh_interpreter=spawned)
-
-    def _spawn(self, ours: socket.socket, theirs: socket.socket) -> None:
         package_root = str(Path(__file__).resolve().parent.parent)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         entry = "import sys; from grader.zygote import spawned_main; spawned_main(sys.argv[1:])"
         command = [sys.executable, "-c", entry, str(theirs.fileno()), _path_of(self._target), _path_of(self._warm)]
+        _flush_stdio()
         self._spawned = subprocess.Popen(command, pass_fds=(theirs.fileno(),), env=env)
         theirs.close()
         self._sock = ours
+
+    @property
+    def started(self) -> bool:
+        return self._sock is not None
+
+    def _alive(self) -> bool:
+        return self._spawned is not None and self._spawned.poll() is None
+
+    def restart(self) -> None:
+        self.close()
+        self.start()
 
     def close(self) -> None:
         if self._sock is not None:
@@ -141,13 +109,6 @@ class Zygote:
             self._spawned.kill()
             self._spawned.wait()
             self._spawned = None
-        if self._pid is not None:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(self._pid, 0)
-            self._pid = None
 
     def __enter__(self) -> Zygote:
         self.start()
@@ -176,40 +137,49 @@ class Zygote:
         try:
             assert self._sock is not None
             socket.send_fds(self._sock, [header], [req_r, rep_w, out_w])
-            pid = int(json.loads(_recv(self._sock))["pid"])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
-        running = Running(self._sock, pid, rep_r, out_r, limits)
-        try:
-            _write_all(req_w, request)
-        except BrokenPipeError:
-            pass  # the child died before reading; its status says why
-        finally:
-            os.close(req_w)
-        return running
+        # The zygote may still be warming up: the child's pid, and its clock, come in wait().
+        return Running(self._sock, req_w, request, rep_r, out_r, limits)
 
 
 class Running:
     """A child at work: `wait()` collects its reply, its output and how it ended."""
 
-    def __init__(self, sock: socket.socket, pid: int, reply_fd: int, output_fd: int, limits: Limits) -> None:
-        self._sock, self.pid, self._limits = sock, pid, limits
+    def __init__(self, sock: socket.socket, request_fd: int, request: bytes, reply_fd: int, output_fd: int,
+                 limits: Limits) -> None:
+        self._sock, self._limits = sock, limits
+        self._request_fd, self._request = request_fd, memoryview(request)
         self._reply_fd, self._output_fd = reply_fd, output_fd
-        self._started = time.monotonic()
         self._reply, self._output = bytearray(), bytearray()
         self._output_total = 0
         self._reply_overflow = False
 
     def wait(self) -> Exchange:
+        try:
+            pid = int(json.loads(_recv(self._sock))["pid"])
+        except (ConnectionError, OSError, ValueError, KeyError, TypeError):
+            pid = None  # the zygote went away before forking: nobody ran
+        if pid is None:
+            for fd in (self._request_fd, self._reply_fd, self._output_fd):
+                os.close(fd)
+            return Exchange(reply=b"", output=b"", output_truncated=False, reply_overflow=False,
+                            timed_out=False, status=None, seconds=0.0)
+        return self._collect(pid)
+
+    def _collect(self, pid: int) -> Exchange:
         limits = self._limits
-        deadline = self._started + limits.wall_seconds
+        started = time.monotonic()
+        deadline = started + limits.wall_seconds
         status: int | None = None
         timed_out = False
         selector = selectors.DefaultSelector()
         for fd in (self._reply_fd, self._output_fd):
             os.set_blocking(fd, False)
             selector.register(fd, selectors.EVENT_READ)
+        os.set_blocking(self._request_fd, False)
+        selector.register(self._request_fd, selectors.EVENT_WRITE)
         selector.register(self._sock, selectors.EVENT_READ)
         open_pipes = 2
         try:
@@ -226,11 +196,15 @@ class Running:
                         selector.unregister(self._sock)
                         if status is None:  # the zygote itself is gone: nobody will say how the child ended
                             status = _UNKNOWN
+                    elif key.fd == self._request_fd:
+                        if not self._send_some():
+                            selector.unregister(self._request_fd)
+                            self._close_request()
                     elif self._take(int(key.fd)) is False:
                         selector.unregister(key.fd)
                         open_pipes -= 1
         finally:
-            _kill_group(self.pid)  # the child, and anything it left running
+            _kill_group(pid)  # the child, and anything it left running
             if status is None:
                 status = self._collect_status()
             if status == _UNKNOWN:
@@ -239,6 +213,7 @@ class Running:
                 while self._take(fd):  # what the child wrote just before the end
                     pass
             selector.close()
+            self._close_request()
             os.close(self._reply_fd)
             os.close(self._output_fd)
         return Exchange(
@@ -248,8 +223,23 @@ class Running:
             reply_overflow=self._reply_overflow,
             timed_out=timed_out,
             status=status,
-            seconds=time.monotonic() - self._started,
+            seconds=time.monotonic() - started,
         )
+
+    def _send_some(self) -> bool:
+        """Write what the pipe takes of the request; False once it is all sent, or the child is gone."""
+        try:
+            self._request = self._request[os.write(self._request_fd, self._request):]
+        except BlockingIOError:
+            return True
+        except OSError:  # the child died before reading; its status says why
+            return False
+        return bool(self._request)
+
+    def _close_request(self) -> None:
+        if self._request_fd >= 0:
+            os.close(self._request_fd)
+            self._request_fd = -1
 
     def _take(self, fd: int) -> bool | None:
         """Read what waits on `fd` into the capped buffers: True if read, None if none yet, False at EOF."""
@@ -443,7 +433,3 @@ def _recv(sock: socket.socket) -> bytes:
     return data
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]

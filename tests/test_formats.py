@@ -168,7 +168,8 @@ def test_long_outputs_are_cut_in_the_middle_to_gradescopes_limit(reports: dict[s
     for text in (results["output"], results["tests"][0]["output"]):
         assert len(text) == MAX_OUTPUT and MARKER in text
     assert results["output"].startswith("Score: ") and results["output"].endswith("(0/2)")
-    assert results["tests"][0]["output"].startswith("start yyy") and results["tests"][0]["output"].endswith("-1.532.")
+    assert results["tests"][0]["output"].startswith("start yyy")
+    assert results["tests"][0]["output"].endswith(long_check.message[-40:])
 
     assert truncate_middle("abc") == "abc"
     cut = truncate_middle("a" * 50 + "b" * 50, 41)

@@ -172,8 +172,17 @@ def test_a_child_killed_by_a_signal_it_sends_itself(sandbox: Sandbox) -> None:
     assert result.stopped == "crashed (killed by SIGTERM)" and result.groups[0].stopped_at is None
 
 
-def test_a_zygote_started_as_a_fresh_interpreter_works_the_same() -> None:
-    # What happens where the grading process has started CUDA, which a fork would not carry over.
-    with Sandbox(fresh_interpreter=True) as fresh:
-        result = run(fresh, "def f(x):\n    return x * 1.5\n")
-    assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(3.0)}, {"out": Number(4.5)}]
+def test_a_child_holds_nothing_of_the_grading_process() -> None:
+    # The grading process has the reference engine loaded; a zygote forked from it would hand that
+    # engine (a full solution to the Node exercises) to every child, for gc.get_objects() to find.
+    import reference.scalar  # noqa: F401
+
+    code = ("import gc, sys\n"
+            "names = sorted(m for m in sys.modules if m.split('.')[0] in ('reference', 'grader'))\n"
+            "found = [o for o in gc.get_objects()\n"
+            "         if isinstance(o, type) and str(o.__module__).startswith('reference')]\n"
+            "def f(x):\n"
+            "    return float(len(found) + 100 * ('reference' in names) + 1000 * ('grader.oracle' in names))\n")
+    with Sandbox() as fresh:
+        result = run(fresh, code)
+    assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(0.0)}] * 2

@@ -14,6 +14,8 @@ from grader import __version__
 from grader.catalog import Catalog
 from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.grading import grade
+from grader.inputs import draw_inputs
+from grader.oracle import expected_values
 from grader.report import CheckResult, ExerciseResult, Report
 from grader.sandbox import Sandbox
 from grader.summary import BINS, Summary, class_summary, error_kind, summary_html
@@ -48,6 +50,8 @@ def klass(catalog: Catalog, sandbox: Sandbox) -> tuple[list[StudentReport], list
     """A class graded once: node-mul samples, two on first-gradient (a rule breaker, a notebook whose function
     is in a cell that does not parse), a submission that was unreadable and one the grader failed on."""
     node_mul, first_gradient = catalog.load("node-mul"), catalog.load("first-gradient")
+    # The trusted side imports torch on first use; the first student's time should not carry that.
+    expected_values(node_mul, draw_inputs(node_mul, 0))
     rows = [StudentReport(student=student(sid), report=grade(path, [node_mul], sandbox=sandbox,
                                                              time_limit=1 if sid == "loops" else None))
             for sid, path in CLASS.items()]
@@ -78,7 +82,16 @@ def test_counts(summary: Summary) -> None:
     assert summary["counts"] == {"students": 12, "graded": 10, "unreadable": 1, "grader_errors": 1}
     assert summary["grader_errors"] == [{"student": "unlucky",
                                          "error": "Traceback (most recent call last):\nRuntimeError: the zygote died"}]
-    assert summary["mistakes"] == []
+
+
+
+def test_mistakes_are_counted_per_student_across_the_class(summary: Summary) -> None:
+    found = {(m["exercise"], m["mistake"]): m for m in summary["mistakes"]}
+    assert found[("node-mul", "swapped-locals")]["students"] == 1
+    assert found[("node-mul", "swapped-locals")]["example_student"] == XSS
+    assert found[("node-mul", "overwrite-not-accumulate")]["checks"][0] == "a node times itself"
+    assert found[("first-gradient", "derivatives-by-hand")]["kind"] == "known-mistake"
+    assert all(m["kind"] != "unknown" for m in summary["mistakes"])
 
 
 def test_score_distribution_matches_the_reports(klass: tuple[list[StudentReport], list[ExerciseColumn]],

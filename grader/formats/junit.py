@@ -85,8 +85,11 @@ def _unloaded_suite(label: str, report: Report, ms: int) -> tuple[ET.Element, _C
 def _testcase(classname: str, check: CheckResult, ms: int) -> ET.Element:
     case = ET.Element("testcase", {"classname": _clean(classname), "name": _clean(check.name),
                                    "time": _seconds(ms)})
+    diagnosis = check.diagnosis
+    named = [("diagnosis", diagnosis.kind), ("mistake", diagnosis.mistake)] \
+        if diagnosis is not None and diagnosis.kind != "unknown" else []
     _properties(case, [("score", _number(check.score)), ("max_score", _number(check.max_score)),
-                       ("visibility", check.visibility)])
+                       ("visibility", check.visibility), *named])
     if check.status in _RESULT:
         # The attribute is the short problem (test reporters show it in one line); the text adds what was run.
         result = ET.SubElement(case, _RESULT[check.status],

@@ -2,7 +2,7 @@
 """Mutant of node-backward.
 
 mistake: order-not-reversed
-hint: walk the sorted list backwards (reversed(order)), outputs first: read forwards, each node passes on its grad before anything has been added to it, so only the output's own parents get a gradient.
+hint: walk the sorted list backwards (reversed(order)), outputs first: read forwards, each node passes on its grad before anything has been added to it, so only the output's own parents get a gradient. (A seed set only after the walk gives the same zeros: seed the output with 1.0 first.)
 """
 
 import math
