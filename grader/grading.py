@@ -17,7 +17,7 @@ from grader.load import Submission, load_submission
 from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source
-from grader.sandbox import Group, RunResult, Sandbox
+from grader.sandbox import Group, RunResult, Sandbox, runs_lean
 from grader.spec import Device, Exercise
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
@@ -42,10 +42,9 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
     """
     submission = load_submission(path)
     if sandbox is None:
-        lean = bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
-        with Sandbox(lean=lean, hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
+        with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
             return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
-    started = time.perf_counter()  # after the warm-up: the report times the grading itself
+    started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
     return Report(
         submission=str(path),

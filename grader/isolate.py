@@ -2,13 +2,13 @@
 
 As root (CI, a container): a new network namespace (no network) and a new mount namespace whose root
 is a fresh tmpfs holding only what a child needs: the system folders (/usr, /lib, /etc, /dev, /proc,
-/sys), the interpreter with its packages, and the grader's own packages. Everything else (other
+/sys), the interpreter with its packages, and the grader package (never `reference`). Everything else (other
 checkouts of the exercises, other students' work, reports, home folders) is simply not there, and the
 old root is detached, so it cannot be mounted back. /tmp, /var/tmp and /dev/shm are fresh and private.
 Then a switch to an unprivileged uid of its own (one per worker slot), so the child can neither read
 the grader's memory through /proc nor signal it, and a process limit that counts only that uid. As
 another user these are tried through a user namespace, where the kernel allows it, and otherwise left
-out: see `Confinement` for what held."""
+out (the README says what holds then)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ import pwd
 import resource
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
@@ -37,18 +36,6 @@ MAX_PROCESSES = 64
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 
 _libc = ctypes.CDLL(None, use_errno=True)
-
-
-@dataclass(slots=True)
-class Confinement:
-    """What was achieved for one child; the rest is said in the README as best effort."""
-
-    network_off: bool = False
-    hidden: list[str] = field(default_factory=list)
-    uid: int | None = None
-    workdir: str = ""
-    #: the child's root holds only the folders it needs (see the module's docstring)
-    whitelisted: bool = False
 
 
 def sandbox_uid(slot: int) -> int:
@@ -80,9 +67,11 @@ def become_subreaper() -> None:
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def confine(workdir: str, hide: list[str], uid: int | None) -> Confinement:
-    """Call in the child after the fork, before any student code; returns what held."""
-    done = Confinement(workdir=workdir)
+def confine(workdir: str, hide: list[str], uid: int | None) -> str:
+    """Call in the child after the fork, before any student code; returns the folder to work in.
+
+    What cannot be had here (no namespaces for this user, no pivot_root) is left out, as the README says.
+    """
     root = os.geteuid() == 0
     if not root:
         # The grader made itself non-dumpable, which makes /proc/self/uid_map root's: undo it here,
@@ -92,32 +81,31 @@ def confine(workdir: str, hide: list[str], uid: int | None) -> Confinement:
         namespaces = _unshare(CLONE_NEWNS | CLONE_NEWNET)
     else:  # an unprivileged user may still own a user namespace, and so its own mounts and network
         namespaces = _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) and _map_self()
-    if namespaces:
-        done.network_off = True
-        if _mount(None, "/", None, MS_REC | MS_PRIVATE):
-            reference = _reference_folder()
-            try:
-                done.whitelisted = _new_root(_needed_folders(hide))
-            except OSError:  # a folder that could not be made or bound: the tree as it is, covered
-                done.whitelisted = False
-            if not done.whitelisted:  # no pivot_root here: cover what must stay hidden in the tree as it is
-                _cover_in_place(uid)
-            # Last, so that no folder put back above can show what these cover.
-            covered = [*hide, reference] if reference else hide
-            done.hidden = [path for path in covered if Path(path).is_dir() and _cover(path)]
-            # The folder the grader made is now under a fresh /tmp: make the child's own there.
-            done.workdir = workdir if Path(workdir).is_dir() else _fresh_workdir()
+    if namespaces and _mount(None, "/", None, MS_REC | MS_PRIVATE):
+        reference = _reference_folder()
+        try:
+            whitelisted = _new_root(_needed_folders(hide))
+        except OSError:  # a folder that could not be made or bound
+            whitelisted = False
+        if not whitelisted:  # no pivot_root here: cover what must stay hidden in the tree as it is
+            _cover_in_place(uid)
+        # Last, so that no folder put back above can show what these cover.
+        for path in [*hide, reference] if reference else hide:
+            if Path(path).is_dir():
+                _cover(path)
+        # The folder the grader made is now under a fresh /tmp: make the child's own there.
+        if not Path(workdir).is_dir():
+            workdir = _fresh_workdir()
     if root and uid is not None:
-        os.chown(done.workdir, uid, uid)
+        os.chown(workdir, uid, uid)
         resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
-        done.uid = uid
     else:
         mine = _processes_of(os.getuid())  # the limit counts all of this user's processes
         resource.setrlimit(resource.RLIMIT_NPROC, (mine + MAX_PROCESSES, mine + MAX_PROCESSES))
-    return done
+    return workdir
 
 
 def _needed_folders(hide: Sequence[str] = ()) -> list[str]:
@@ -237,8 +225,8 @@ def _fresh_workdir() -> str:
     return path
 
 
-def _cover(path: str) -> bool:
-    return _mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=000")
+def _cover(path: str) -> None:
+    _mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=000")
 
 
 def _unshare(flags: int) -> bool:

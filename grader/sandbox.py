@@ -108,8 +108,7 @@ class Sandbox:
         self._lean_zygote.close()
 
     def _zygote_for(self, exercises: Sequence[Exercise]) -> Zygote:
-        lean = bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
-        zygote = self._lean_zygote if lean else self._zygote
+        zygote = self._lean_zygote if runs_lean(exercises) else self._zygote
         if not zygote.started:
             zygote.start()
         return zygote
@@ -177,6 +176,11 @@ class PendingRun:
         finally:
             shutil.rmtree(self._workdir, ignore_errors=True)
         return interpret(exchange, self._plan, self._limits)
+
+
+def runs_lean(exercises: Sequence[Exercise]) -> bool:
+    """Whether these exercises run in the lean zygote: all of them forbid torch."""
+    return bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
 
 
 def warm_lean() -> None:

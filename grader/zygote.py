@@ -342,18 +342,19 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     hide = header["hide"]
     uid = header["uid"]
     assert isinstance(hide, list) and (uid is None or isinstance(uid, int))
-    confinement = isolate.confine(str(header["workdir"]), [str(h) for h in hide], uid)
+    workdir = isolate.confine(str(header["workdir"]), [str(h) for h in hide], uid)
     _set_limits(header)
-    workdir = confinement.workdir
+    mpl_cache = str(header["mpl_cache"])
     os.chdir(workdir)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                       # Plotting cells draw into nothing; plt.show() returns at once. A confined child
-                       # has a /tmp of its own, so matplotlib's font cache lives in its folder.
+                       # Plotting cells draw into nothing; plt.show() returns at once. matplotlib's font
+                       # cache is shared where the child can still write the grader's (unconfined), else
+                       # it lives in the child's own folder.
                        "MPLBACKEND": "Agg",
-                       "MPLCONFIGDIR": str(header["mpl_cache"]) if confinement.uid is None and not
-                       confinement.hidden else os.path.join(workdir, ".matplotlib")})
+                       "MPLCONFIGDIR": mpl_cache if os.access(mpl_cache, os.W_OK)
+                       else os.path.join(workdir, ".matplotlib")})
     target(req_r, rep_w)
 
 
