@@ -43,6 +43,7 @@ from grader.spec import Device, Exercise
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 STUDENTS = "students"
 DONE = "done.json"
+TEMPORARY = ".tmp"  # suffix of a file being written; renamed into place when complete
 ROSTER_COLUMNS = ("submission", "id", "name", "sis_user_id", "sis_login_id", "section", "email")
 
 
@@ -255,6 +256,7 @@ def write_student(out: Path, row: StudentReport, digest: str, fingerprint: str) 
 
     folder = folder_of(out, row.student)
     folder.mkdir(parents=True, exist_ok=True)
+    _sweep(folder)
     report = row.report
     now = datetime.now(UTC)
     _atomic(folder / "report.json", json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n")
@@ -268,12 +270,24 @@ def write_student(out: Path, row: StudentReport, digest: str, fingerprint: str) 
 
 
 def _atomic(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}{TEMPORARY}")
     with temporary.open("w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the half-written files of a run that was killed between writing and renaming.
+
+    Only files of other processes go: this folder's files are being rewritten now, and a live batch never
+    writes the same student's folder from two processes.
+    """
+    ours = f".{os.getpid()}{TEMPORARY}"
+    for stale in folder.glob(f".*{TEMPORARY}"):
+        if not stale.name.endswith(ours):
+            stale.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -297,6 +311,7 @@ def write_class_files(out: Path, catalog: Catalog | None) -> list[StudentReport]
     rows = sorted(finished_students(out), key=lambda r: r.student.id)
     columns = _columns(rows, catalog)
     summary = class_summary(rows, columns)
+    _sweep(out)
     _atomic(out / "gradebook.csv", gradebook_csv(rows, columns))
     _atomic(out / "junit.xml", junit_xml([(r.student.id, r.report) for r in rows]))
     _atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")

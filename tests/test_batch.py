@@ -147,6 +147,28 @@ def test_resume_grades_only_what_changed(tmp_path: Path, capsys: Capture) -> Non
     assert report["score"] == 10
 
 
+def test_resume_clears_what_a_killed_run_left_half_written(tmp_path: Path, capsys: Capture) -> None:
+    # The window a kill -9 can hit: done.json's temporary file written, not yet renamed into place.
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("correct_lesson_style", "swapped_slopes"):
+        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    out = tmp_path / "reports"
+    args = ["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]
+    assert main(args) == 0
+    killed = out / "students" / "swapped_slopes"
+    marker = (killed / "done.json").read_text()
+    (killed / "done.json").unlink()
+    (killed / ".done.json.999999.tmp").write_text(marker)
+    (killed / ".report.json.999999.tmp").write_text("{")
+    (out / ".summary.json.999999.tmp").write_text("{")
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 0
+    assert "grading 1 with 1 workers (1 already done)" in capsys.readouterr().out
+    assert sorted(students(out)) == ["correct_lesson_style", "swapped_slopes"]
+    assert not list(out.rglob("*.tmp"))
+
+
 def test_a_grader_error_costs_one_student_and_sets_the_exit_code(tmp_path: Path, capsys: Capture,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "class"
