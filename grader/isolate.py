@@ -17,6 +17,7 @@ import os
 import platform
 import pwd
 import resource
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,7 @@ MNT_DETACH = 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41}.get(platform.machine())
 #: what a child's file tree holds besides the interpreter and the grader: enough for Python and torch
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 #: first uid handed to sandboxed children; slot k runs as FIRST_UID + k, an id no account uses
 FIRST_UID = 70000
 #: processes and threads one child may have at once (a fork bomb stops here)
@@ -65,6 +66,18 @@ def protect_grader() -> None:
 def become_subreaper() -> None:
     """Orphans of a child come back to this process (not to init), so they can always be killed."""
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def die_with(parent: int) -> None:
+    """Be killed the moment `parent` (this process's parent) dies, even by SIGKILL.
+
+    A grader killed with -9 (a CI timeout) then leaves no zygote and no looping child behind. The kernel
+    clears this on a change of uid, so a child calls it after confine(). Student code could clear it
+    again; the CPU limit still ends such a child.
+    """
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(1)
 
 
 def confine(workdir: str, hide: list[str], uid: int | None) -> str:

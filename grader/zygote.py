@@ -84,7 +84,8 @@ class Zygote:
         package_root = str(Path(__file__).resolve().parent.parent)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         entry = "import sys; from grader.zygote import spawned_main; spawned_main(sys.argv[1:])"
-        command = [sys.executable, "-c", entry, str(theirs.fileno()), _path_of(self._target), _path_of(self._warm)]
+        command = [sys.executable, "-c", entry, str(os.getpid()), str(theirs.fileno()), _path_of(self._target),
+                   _path_of(self._warm)]
         _flush_stdio()
         self._spawned = subprocess.Popen(command, pass_fds=(theirs.fileno(),), env=env)
         theirs.close()
@@ -281,7 +282,8 @@ class Running:
 
 def spawned_main(argv: list[str]) -> None:
     """Entry point of a zygote started as a fresh interpreter: socket fd, target, warm-up."""
-    fd, target_path, warm_path = argv
+    parent, fd, target_path, warm_path = argv
+    isolate.die_with(int(parent))
     sock = socket.socket(fileno=int(fd))
     _resolve(warm_path)()
     _zygote_main(sock, _resolve(target_path))
@@ -312,10 +314,11 @@ def _zygote_main(sock: socket.socket, target: Target) -> None:
         header = json.loads(data)
         req_r, rep_w, out_w = fds
         _flush_stdio()
+        zygote = os.getpid()
         pid = os.fork()
         if pid == 0:
             try:
-                _child_main(header, req_r, rep_w, out_w, target)
+                _child_main(header, req_r, rep_w, out_w, target, zygote)
             except BaseException:  # noqa: BLE001 - the grader's own failure: say it where the output goes
                 import traceback
 
@@ -330,7 +333,8 @@ def _zygote_main(sock: socket.socket, target: Target) -> None:
         sock.send(json.dumps({"status": status}).encode())
 
 
-def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, target: Target) -> NoReturn:
+def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, target: Target,
+                zygote: int) -> NoReturn:
     os.setsid()  # own session and process group: the coordinator kills the whole group
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -343,6 +347,7 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     uid = header["uid"]
     assert isinstance(hide, list) and (uid is None or isinstance(uid, int))
     workdir = isolate.confine(str(header["workdir"]), [str(h) for h in hide], uid)
+    isolate.die_with(zygote)
     _set_limits(header)
     mpl_cache = str(header["mpl_cache"])
     os.chdir(workdir)

@@ -131,6 +131,43 @@ def test_a_batch_killed_mid_run_resumes_with_one_report_per_student(tmp_path: Pa
         assert len(list(csv.reader(handle))) == 2 + 24
 
 
+def _marked(token: bytes) -> list[tuple[int, int]]:
+    """(pid, uid) of the live processes whose environment holds `token`."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if token in (proc / "environ").read_bytes():
+                found.append((int(proc.name), proc.stat().st_uid))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="children run as their own uid, and only root sees them in /proc")
+def test_a_batch_killed_with_9_leaves_nothing_running(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for i in range(4):
+        shutil.copy(SAMPLES / "infinite_loop.py", folder / f"s{i}.py")
+    token = f"GRADER_TEST_RUN={os.getpid()}-{time.monotonic_ns()}"
+    name, _, value = token.partition("=")
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(tmp_path / "reports"),
+               "--exercise", "node-mul", "-j", "2", "--time-limit", "60"]
+    process = subprocess.Popen(command, start_new_session=True, env={**os.environ, name: value},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    # zygotes and workers run as root; a sandboxed child, looping, as its own uid
+    while not any(uid != 0 for _, uid in _marked(token.encode())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any(uid != 0 for _, uid in _marked(token.encode())), "no child ever started"
+    os.killpg(process.pid, signal.SIGKILL)  # the batch's own group; children are in sessions of their own
+    process.wait()
+    deadline = time.monotonic() + 10
+    while _marked(token.encode()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _marked(token.encode()) == []
+
+
 def test_resume_grades_only_what_changed(tmp_path: Path, capsys: Capture) -> None:
     folder = tmp_path / "class"
     folder.mkdir()
