@@ -3,8 +3,9 @@
 A known mistake is claimed only when every observation of the check matches what that mutant gave on
 the same inputs, and the mutant is wrong there too. Otherwise the numbers are compared with the
 expected ones for the patterns of research/autograd-mistakes.md section 6 (all zero, half, double,
-negated, exchanged, scaled by an input or by N, the wrong shape). Otherwise the check says that
-nothing known matches; a diagnosis never claims more than it found.
+negated, exchanged, scaled by an input or by N, the wrong shape), then with the reference engine
+with one slope's sign flipped (grader.slips). Otherwise the check says that nothing known matches; a
+diagnosis never claims more than it found.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from grader.numeric import Tolerance
 from grader.oracle import Expected
 from grader.report import CheckResult, Diagnosis, ExerciseResult
 from grader.sandbox import GroupRun, ProbeRun
+from grader.slips import SlipRun
 from grader.spec import Exercise, Mutant
 from grader.values import Array, ErrorInfo, Number, Value
 
@@ -43,13 +45,16 @@ _RATIO = 1e-6  # how close a ratio must come to 1/2, 2, -1, k... to count as tha
 
 def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
                       expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
-                      mutants: MutantRuns, rules: frozenset[str] = frozenset()) -> ExerciseResult:
+                      mutants: MutantRuns, rules: frozenset[str] = frozenset(),
+                      slips: Sequence[SlipRun] = ()) -> ExerciseResult:
     """The exercise's checks, each failed one with a diagnosis.
 
     `runs`: the student's, by device; `rules`: the source rules the student's file breaks. A known
     mistake is named on a check only when it fits the whole submission: the student fails every check
     that mistake fails (a student who made it would), and, where the match is only an exception, the
-    mistake raises it wherever the student does.
+    mistake raises it wherever the student does. `slips`: the reference engine with one slope's sign
+    flipped (grader.slips), named where no known mistake or pattern is and every value of the check
+    matches one.
     """
     located = {i: found for i, check in enumerate(result.checks)
                if check.status != "skipped" and (found := _located(exercise, check, runs)) is not None}
@@ -70,6 +75,8 @@ def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[
     # Where a check fits several mutants, the one that fits the most checks of this submission wins.
     support = Counter(m.mistake for found in matches.values() for m in found)
     patterns = _consistent_patterns(exercise, result, located, failing, expected, inputs, matches)
+    unexplained = failing - {i for i, found in matches.items() if found} - set(patterns)
+    slipped = _slips(exercise, result, located, unexplained, expected, slips)
     checks = list(result.checks)
     for index in sorted(failing):
         probe_index, run = located[index]
@@ -80,7 +87,7 @@ def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[
             diagnosis = _diagnosis("breaks-a-rule", f"the values are right, but the file breaks: "
                                                     f"{'; '.join(sorted(rules))}")
         else:
-            diagnosis = patterns.get(index, _NOTHING)
+            diagnosis = patterns.get(index, slipped.get(index, _NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
     return dataclasses.replace(result, checks=tuple(checks))
 
@@ -111,6 +118,11 @@ def _passes(got: ProbeRun, want: Expected, raises: bool, tol: Tolerance) -> bool
         return False
     return all(compare(value, got.observations.get(label, _MISSING), tol) is None
                for label, value in want.observations.items())
+
+
+def _passes_on(run: GroupRun, index: int, want: Expected, tol: Tolerance) -> bool:
+    got = run.probes[index]
+    return got is not None and _passes(got, want, isinstance(want.observations, ErrorInfo), tol)
 
 
 def _strong(run: GroupRun, index: int) -> bool:
@@ -160,6 +172,48 @@ def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Ma
     kinds = {d.mistake if d is not None else None for d in ratios.values()}
     if len(kinds) == 1 and None not in kinds:
         found.update({i: d for i, d in ratios.items() if d is not None})
+    return found
+
+
+def _slips(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
+           unexplained: set[int], expected: tuple[Expected, ...], slips: Sequence[SlipRun]) -> dict[int, Diagnosis]:
+    """A sign slip in one rule, for each check where every value is what that slip gives (and wrong).
+
+    Where several slips give the same values, the one the rest of the submission agrees with most is
+    named: first the one that fails fewest of the checks the student passes (a student with that slip
+    would fail those too), then the one that fits the most failed checks; a tie names them all, as one of.
+    """
+    matches: dict[int, list[SlipRun]] = {}
+    for index in sorted(unexplained):
+        probe_index, run = located[index]
+        want = expected[probe_index]
+        if not _strong(run, probe_index) or isinstance(want.observations, ErrorInfo):
+            continue
+        tol = _tolerance(exercise, result.checks[index], probe_index)
+        matches[index] = [s for s in slips if _behaves_like(run, s.run, probe_index, want, tol)]
+    support = Counter((s.slope, s.shared) for found in matches.values() for s in found)
+    passed = [located[i] + (i,) for i, check in enumerate(result.checks) if check.status == "passed" and i in located]
+
+    def contradictions(slip: SlipRun) -> int:
+        return sum(1 for probe_index, _, index in passed
+                   if not _passes_on(slip.run, probe_index, expected[probe_index],
+                                     _tolerance(exercise, result.checks[index], probe_index)))
+
+    rank = {(s.slope, s.shared): (-contradictions(s), support[(s.slope, s.shared)])
+            for found in matches.values() for s in found}
+    found: dict[int, Diagnosis] = {}
+    for index, candidates in matches.items():
+        if not candidates:
+            continue
+        best = max(rank[(s.slope, s.shared)] for s in candidates)
+        # one slip per slope: where both shapes of engine fit equally, the slope is what matters
+        top = list({s.slope: s for s in reversed(candidates) if rank[(s.slope, s.shared)] == best}.values())[::-1]
+        flipped = " or ".join(t.evidence for t in top)
+        found[index] = Diagnosis(
+            kind="pattern", mistake="negated", hint=" / ".join(t.slope.hint for t in top),
+            evidence=f"every value matches the reference engine with the sign of {flipped} flipped"
+            if len(top) == 1 else f"every value matches the reference engine with the sign of one of {flipped} "
+            "flipped")
     return found
 
 

@@ -18,6 +18,7 @@ from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source
 from grader.sandbox import Group, RunResult, Sandbox, runs_lean
+from grader.slips import SlipRun, slip_runs
 from grader.spec import Device, Exercise
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
@@ -62,8 +63,16 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
 
 #: expected values by (exercise id, seed): the same for every student, so a batch worker computes them once
 ExpectedCache = dict[tuple[str, int], tuple[Expected, ...]]
-#: what each known mistake gives, by (exercise id, seed): the same for every student too
-MutantCache = dict[tuple[str, int], MutantRuns]
+@dataclass(frozen=True, slots=True)
+class MistakeRuns:
+    """What each known mistake (in the sandbox) and each slipped engine (here) give on an exercise's probes."""
+
+    mutants: MutantRuns
+    slips: tuple[SlipRun, ...]
+
+
+#: the mistakes' values by (exercise id, seed): the same for every student too
+MutantCache = dict[tuple[str, int], MistakeRuns]
 
 
 def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
@@ -95,10 +104,10 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         violations = check_source(submission.cells, group.exercise.source, scope)
         result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations)
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
-            mutants = _mutant_runs(sandbox, group, time_limit, mutant_cache)
+            mistakes = _mistake_runs(sandbox, group, time_limit, mutant_cache)
             result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
-                                       {d: run.groups[index] for d, run in runs.items()}, mutants,
-                                       frozenset(v.rule for v in violations))
+                                       {d: run.groups[index] for d, run in runs.items()}, mistakes.mutants,
+                                       frozenset(v.rule for v in violations), mistakes.slips)
         results.append(result)
     several = len(runs) > 1
     return Graded(
@@ -110,11 +119,12 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     )
 
 
-def _mutant_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None) -> MutantRuns:
-    """Each known mistake run on the same inputs as the student, once per exercise and seed (on the CPU).
+def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
+                  cache: MutantCache | None) -> MistakeRuns:
+    """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too.
+    The slipped engines are the reference engine (grader.slips) and run here.
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
@@ -129,9 +139,10 @@ def _mutant_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         result = sandbox.launch(submission, [group], device="cpu", time_limit=time_limit).result()
         rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
         runs.append(MutantRun(mutant, result.groups[0], rules))
+    mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
     if cache is not None:
-        cache[key] = runs
-    return runs
+        cache[key] = mistakes
+    return mistakes
 
 
 def _expected(group: Group, seed: int, cache: ExpectedCache | None) -> tuple[Expected, ...]:

@@ -414,6 +414,8 @@ svg text { font: 12px system-ui, sans-serif; fill: #1d1d1f; }
 svg .track { fill: #eee; }
 table { border-collapse: collapse; margin: .5em 0; } th, td { border: 1px solid #ccc; padding: .2em .6em; }
 th { background: #f3f3f3; text-align: left; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.nowrap { white-space: nowrap; }
+.id { white-space: nowrap; font-family: ui-monospace, monospace; font-size: 12px; }
 pre { white-space: pre-wrap; margin: 0; font-size: 12px; max-width: 48em; }
 .legend span { display: inline-block; width: .9em; height: .9em; margin: 0 .3em 0 .8em; vertical-align: -.1em; }
 .muted { color: #666; }
@@ -431,8 +433,9 @@ def summary_html(summary: Summary, *, title: str = "autograd-grader: class summa
     """The summary as one self-contained HTML page that opens offline and prints."""
     sections = [_overview(summary), _scores_section(summary["scores"]), _exercises_section(summary["exercises"]),
                 _checks_section(summary["checks"], summary["exercises"]), _problems_section(summary),
-                _slowest_section(summary["slowest"]), _grader_errors_section(summary["grader_errors"]),
-                _mistakes_section(summary["mistakes"])]
+                # what to teach again comes before what to fix in the grader or the machine
+                _mistakes_section(summary["mistakes"], summary["exercises"]),
+                _slowest_section(summary["slowest"]), _grader_errors_section(summary["grader_errors"])]
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -644,10 +647,21 @@ def _grader_errors_section(errors: Sequence[GraderErrorRow]) -> str:
     return _section("Grader errors (not the students' fault)", _table(["student", "error"], rows))
 
 
-def _mistakes_section(mistakes: Sequence[Mistake]) -> str:
+def _mistakes_section(mistakes: Sequence[Mistake], exercises: Sequence[ExerciseStats]) -> str:
     if not mistakes:
         return ""
-    rows = [[_e(m["exercise"]), _e(m["mistake"]), _e(m["kind"]), str(m["students"]), _e(", ".join(m["checks"][:3])),
-             _e(m["example_student"])] for m in mistakes]
-    return _section("Diagnosed mistakes", _table(["exercise", "mistake", "kind", "students", "seen in", "for example"],
-                                                 rows, frozenset({3})))
+    graded = {e["id"]: e["graded"] for e in exercises}
+    bars = [_Bar(f"{m['exercise']}: {m['mistake']}", _ratio(m["students"], graded.get(m["exercise"], 0)),
+                 f"{_plural(m['students'], 'student')} of {graded.get(m['exercise'], 0)}",
+                 _BLUE if m["kind"] == "known-mistake" else _AMBER,
+                 f"{m['exercise']}: {m['mistake']} ({m['kind']}), seen in {', '.join(m['checks'])}")
+            for m in mistakes]
+    legend = (f'<p class="legend muted">How sure:<span style="background:{_BLUE}"></span>a known mistake (behaves '
+              f'like one of the exercise\'s mutants)<span style="background:{_AMBER}"></span>a pattern in the '
+              "numbers</p>")
+    rows = [[f'<span class="nowrap">{_e(m["exercise"])}</span>', f'<span class="id">{_e(m["mistake"])}</span>',
+             f'<span class="nowrap">{_e(m["kind"])}</span>', str(m["students"]),
+             _e(", ".join(m["checks"][:3])), _e(m["example_student"])] for m in mistakes]
+    return _section("Diagnosed mistakes", legend, _hbars("The mistakes most students made", bars),
+                    _table(["exercise", "mistake", "kind", "students", "seen in", "for example"], rows,
+                           frozenset({3})))

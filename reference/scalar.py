@@ -20,37 +20,38 @@ class Node:
         return f"Node({self.value!r}, grad={self.grad!r})"
 
     # Each operation stores its inputs and the local slope to each: the chain rule needs no more.
+    # New nodes are of the operand's own class, so that a subclass (grader.slips) sees every operation.
     def __add__(self, other: Node | float) -> Node:
-        other = _lift(other)
-        return Node(self.value + other.value, (self, other), (1.0, 1.0))
+        other = self._lift(other)
+        return type(self)(self.value + other.value, (self, other), (1.0, 1.0))
 
     def __mul__(self, other: Node | float) -> Node:
-        other = _lift(other)
-        return Node(self.value * other.value, (self, other), (other.value, self.value))
+        other = self._lift(other)
+        return type(self)(self.value * other.value, (self, other), (other.value, self.value))
 
     def __pow__(self, n: float) -> Node:
-        return Node(self.value**n, (self,), (n * self.value ** (n - 1),))
+        return type(self)(self.value**n, (self,), (n * self.value ** (n - 1),))
 
     def __neg__(self) -> Node:
         return self * -1.0
 
     def __sub__(self, other: Node | float) -> Node:
-        return self + (-_lift(other))
+        return self + (-self._lift(other))
 
     def __truediv__(self, other: Node | float) -> Node:
-        return self * _lift(other) ** -1
+        return self * self._lift(other) ** -1
 
     def __radd__(self, other: float) -> Node:
-        return _lift(other) + self
+        return self._lift(other) + self
 
     def __rmul__(self, other: float) -> Node:
-        return _lift(other) * self
+        return self._lift(other) * self
 
     def __rsub__(self, other: float) -> Node:
-        return _lift(other) - self
+        return self._lift(other) - self
 
     def __rtruediv__(self, other: float) -> Node:
-        return _lift(other) / self
+        return self._lift(other) / self
 
     def sigmoid(self) -> Node:
         # Two branches so that exp never overflows for large |x|.
@@ -59,22 +60,25 @@ class Node:
         else:
             e = math.exp(self.value)
             s = e / (1.0 + e)
-        return Node(s, (self,), (s * (1.0 - s),))
+        return type(self)(s, (self,), (s * (1.0 - s),))
 
     def relu(self) -> Node:
         # The slope at exactly 0 is 0, as in torch.
-        return Node(max(self.value, 0.0), (self,), (1.0 if self.value > 0 else 0.0,))
+        return type(self)(max(self.value, 0.0), (self,), (1.0 if self.value > 0 else 0.0,))
 
     def tanh(self) -> Node:
         t = math.tanh(self.value)
-        return Node(t, (self,), (1.0 - t * t,))
+        return type(self)(t, (self,), (1.0 - t * t,))
 
     def exp(self) -> Node:
         e = math.exp(self.value)
-        return Node(e, (self,), (e,))
+        return type(self)(e, (self,), (e,))
 
     def log(self) -> Node:
-        return Node(math.log(self.value), (self,), (1.0 / self.value,))
+        return type(self)(math.log(self.value), (self,), (1.0 / self.value,))
+
+    def _lift(self, x: Node | float) -> Node:
+        return x if isinstance(x, Node) else type(self)(x)
 
     def backward(self) -> None:
         order: list[Node] = []
@@ -93,6 +97,3 @@ class Node:
             for parent, slope in zip(node.parents, node.slopes, strict=True):
                 parent.grad += node.grad * slope
 
-
-def _lift(x: Node | float) -> Node:
-    return x if isinstance(x, Node) else Node(x)

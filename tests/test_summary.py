@@ -259,6 +259,14 @@ def test_the_page_is_one_offline_file_with_escaped_text(summary: Summary) -> Non
     assert len(svgs) >= 5 and all(s.split(">", 1)[1].lstrip().startswith("<title>") for s in svgs)
     # the numbers are on the bars as text: a check's pass count, an exercise's mean, the histogram's counts
     assert "6/8 passed (75%)" in page and "3 / 10 (30%)" in page and "SyntaxError" in page
+    # each diagnosed mistake is a bar too, with how many of the exercise's students made it
+    mistakes = page.split("<h2>Diagnosed mistakes</h2>")[1].split("</section>")[0]
+    chart = mistakes.split("<svg")[1]
+    first = summary["mistakes"][0]
+    graded = next(e["graded"] for e in summary["exercises"] if e["id"] == first["exercise"])
+    assert f"{first['exercise']}: {first['mistake']}" in chart
+    assert f"{first['students']} student{'s' if first['students'] != 1 else ''} of {graded}" in chart
+    assert chart.count("<g>") == len(summary["mistakes"])
     assert page.startswith("<!DOCTYPE html>") and "<title>autograd-grader: class summary</title>" in page
 
 
