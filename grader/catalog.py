@@ -31,12 +31,13 @@ class Catalog:
             candidates.append((f"${ENV_VAR}", Path(os.environ[ENV_VAR])))
         else:
             candidates.append(("the current folder", Path("exercises")))
-            candidates.append(("the installed package", Path(__file__).resolve().parent.parent / "exercises"))
+            candidates.append(("beside the grader's checkout", Path(__file__).resolve().parent.parent / "exercises"))
         for _, path in candidates:
             if path.is_dir():
                 return cls(path)
         tried = "; ".join(f"{path} ({origin})" for origin, path in candidates)
-        raise GraderError(f"no exercises folder found (tried {tried}). Pass --exercises DIR or set ${ENV_VAR}.")
+        raise GraderError(f"no exercises folder found (tried {tried}). Run grade inside the pack your course "
+                          f"handed out (it holds an exercises folder), or pass --exercises DIR or set ${ENV_VAR}.")
 
     def ids(self) -> list[str]:
         return sorted(p.parent.name for p in self.root.glob(f"*/{SPEC_NAME}"))

@@ -327,8 +327,11 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
                                        f"make them agree.")
     starter = _file(folder, data.get("starter", "starter.py"), ("starter",), where)
     expected = _file(folder, data["expected"], ("expected",), where) if "expected" in data else None
-    solution = None if expected is not None and "solution" not in data else \
-        _file(folder, data.get("solution", "solution.py"), ("solution",), where)
+    # A released pack holds no solution: a torch exercise brings its expected values instead, and a
+    # scalar one needs none, since the reference engine computes them.
+    packed = "solution" not in data and (expected is not None or (
+        data["engine"] == "scalar" and not (folder / "solution.py").exists()))
+    solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
     mutants_dir = folder / data.get("mutants", "mutants")
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,6 +160,25 @@ def test_release_writes_starters_and_a_pack_without_answers(course: Path, tmp_pa
         assert main([str(filled), "--exercises", str(catalog), "--color", "never"]) == 0, capsys.readouterr().out
     assert main([str(filled), "--exercises", str(out / "exercises"), "--seed", "5"]) == 2
     assert "released with expected values for --seed 0 only" in capsys.readouterr().err
+
+
+def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_path: Path, capsys: Capture) -> None:
+    # No solution and no stored values travel: the reference engine is this exercise's oracle.
+    out = tmp_path / "pack"
+    assert main(["release", "tiny-engine", "--exercises", str(course), "--out", str(out)]) == 0
+    pack = out / "exercises"
+    assert sorted(p.name for p in (pack / "tiny-engine").iterdir()) == ["exercise.yaml", "starter.py"]
+    public = sum(p["points"] for p in yaml.safe_load((pack / "tiny-engine" / "exercise.yaml").read_text())["probes"])
+    capsys.readouterr()
+    assert main([str(out / "tiny-engine.py"), "--exercises", str(pack), "--color", "never"]) == 1  # the starter
+    for seed in ("0", "7"):  # any seed: nothing stored for one seed only
+        assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--seed", seed,
+                     "--color", "never"]) == 0
+        assert f"Score: {public:g}/{public:g}" in capsys.readouterr().out
+    # no mutants in a pack, yet a slip in one rule is still named
+    slip = ROOT / "submissions" / "mistakes" / "tiny-engine__division_denominator_sign.py"
+    assert main([str(slip), "--exercises", str(pack), "--color", "never"]) == 1
+    assert "d(x / y)/dy is -x / y**2" in capsys.readouterr().out
 
 
 def test_a_released_assignment_notebook_filled_in_scores_full_marks(course: Path, tmp_path: Path,

@@ -172,3 +172,19 @@ def test_the_format_documentation_shows_a_spec_that_loads(tmp_path: Path) -> Non
     (root / "exercise.yaml").write_text(example.replace("points: 10", "points: 2"))
     exercise = load_exercise(root / "exercise.yaml")
     assert exercise.probes[0].printed == (("out.value", "0.1611"),)
+
+
+def test_only_an_engine_exercise_may_go_without_a_solution(tmp_path: Path) -> None:
+    # A released pack: the reference engine computes a scalar exercise's values; a torch one needs the
+    # solution or the values stored from it.
+    path = write(tmp_path, GOOD)
+    (path.parent / "solution.py").unlink()
+    assert load_exercise(path).solution is None
+    torch_spec = GOOD.replace("engine: scalar", "engine: torch")
+    assert torch_spec != GOOD
+    path.write_text(torch_spec)
+    with pytest.raises(SpecError, match=r"solution: file .*solution\.py does not exist"):
+        load_exercise(path)
+    path.write_text(GOOD + "solution: mine.py\n")  # named, it must be there
+    with pytest.raises(SpecError, match=r"solution: file .*mine\.py does not exist"):
+        load_exercise(path)
