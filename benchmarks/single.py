@@ -5,7 +5,10 @@ Both baselines are measured in this same run, on this machine:
     python benchmarks/single.py [--runs N]
 
 Targets: one `grade` call at most 1.3x `import torch`; fork-run-reply under 50 ms; a notebook costs
-no more than the same code as a .py file plus the time to read the notebook.
+no more than the same code as a .py file plus the time to read the notebook. A torch exercise is
+timed twice: from a released pack (what students run: its expected values are stored, so the grading
+process never imports torch) and from the course's checkout (the solution is the oracle, so the
+grading process imports torch while the zygote does too).
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "submissions" / "node-mul" / "correct_lesson_style.py"
+TORCH_SAMPLE = ROOT / "submissions" / "first-gradient" / "correct_float32.py"
 
 
 def wall(command: list[str], runs: int) -> list[float]:
@@ -98,6 +103,12 @@ def main() -> None:
     baseline = wall([sys.executable, "-c", "import torch"], args.runs)
     grading = wall([sys.executable, "-m", "grader", str(SAMPLE), "--exercise", "node-mul"], args.runs)
     ratio = statistics.median(grading) / statistics.median(baseline)
+    grade = [sys.executable, "-m", "grader", str(TORCH_SAMPLE), "--exercise", "first-gradient"]
+    course = wall(grade, args.runs)
+    with tempfile.TemporaryDirectory() as pack:
+        subprocess.run([sys.executable, "-m", "grader", "release", "first-gradient", "--out", pack], check=True,
+                       cwd=ROOT, stdout=subprocess.DEVNULL)
+        packed = wall([*grade, "--exercises", str(Path(pack) / "exercises")], args.runs)
     round_trip, whole = in_process(max(args.runs * 5, 30))
     as_py, as_notebook, reading = notebook_vs_python(max(args.runs * 5, 30))
 
@@ -105,6 +116,10 @@ def main() -> None:
         ("python -c 'import torch' (baseline)", f"{statistics.median(baseline):.3f} s", f"{min(baseline):.3f} s"),
         (f"grade {SAMPLE.name} (one CLI call)", f"{statistics.median(grading):.3f} s", f"{min(grading):.3f} s"),
         ("  ratio to the baseline (target <= 1.3)", f"{ratio:.2f}x", ""),
+        ("grade a torch exercise, from a released pack", f"{statistics.median(packed):.3f} s", f"{min(packed):.3f} s"),
+        ("  ratio to the baseline", f"{statistics.median(packed) / statistics.median(baseline):.2f}x", ""),
+        ("grade a torch exercise, from the course", f"{statistics.median(course):.3f} s", f"{min(course):.3f} s"),
+        ("  ratio to the baseline", f"{statistics.median(course) / statistics.median(baseline):.2f}x", ""),
         ("fork + run + reply, node-mul (target < 50 ms)", f"{statistics.median(round_trip):.1f} ms",
          f"{min(round_trip):.1f} ms"),
         ("whole grade of one exercise, warm process", f"{statistics.median(whole):.1f} ms", f"{min(whole):.1f} ms"),

@@ -44,28 +44,33 @@ class _Oracle:
 
 
 def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
-                    device: str = "cpu") -> tuple[Expected, ...]:
+                    device: str = "cpu", torch_engine: bool = True) -> tuple[Expected, ...]:
     """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself).
 
     A released pack has no solution: a torch exercise there reads the values `grade release` stored.
+    `torch_engine=False` leaves out the torch engine's confirmation of a scalar exercise (central
+    differences still confirm every gradient), so that grading one engine exercise never imports
+    torch; `grade validate` and batch workers, where torch is loaded anyway, keep it.
     """
     if exercise.engine == "torch" and exercise.solution is None:
         return released_values(exercise, seed)
-    oracles = _oracles(exercise, device)
+    oracles = _oracles(exercise, device, torch_engine)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's advice to the probe's author is noise in a student's report
         return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name))
                      for probe, probe_inputs in zip(exercise.probes, inputs, strict=True))
 
 
-def _oracles(exercise: Exercise, device: str) -> list[_Oracle]:
+def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list[_Oracle]:
     """The names a probe sees, for each oracle; the first one gives the expected values."""
     match exercise.engine:
         case "scalar":
+            reference = _Oracle("reference engine", {"Node": Node}, "cpu")
+            if not torch_engine:
+                return [reference]
             from reference.torch_engine import torch_node_class
 
-            return [_Oracle("reference engine", {"Node": Node}, "cpu"),
-                    _Oracle(f"torch engine ({device}, float64)", {"Node": torch_node_class(device)}, device)]
+            return [reference, _Oracle(f"torch engine ({device}, float64)", {"Node": torch_node_class(device)}, device)]
         case "torch":
             assert exercise.solution is not None  # packs without one never get here
             return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]

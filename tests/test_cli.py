@@ -206,3 +206,16 @@ def test_a_json_report_reads_back_into_the_same_report(capsys: Capture) -> None:
 
     _, data = json_report(capsys, str(MUTANT))
     assert report_to_dict(report_from_dict(data)) == data  # type: ignore[arg-type]
+
+
+def test_grading_an_engine_exercise_never_imports_torch() -> None:
+    # Neither its child nor the grading process needs torch: the reference engine and central
+    # differences give and confirm the expected values (the torch engine joins in grade validate).
+    script = ("import sys; from grader.cli import main; code = main([sys.argv[1], '--color', 'never']); "
+              "print('torch loaded' if 'torch' in sys.modules else 'no torch'); sys.exit(code)")
+    sample = Path(__file__).resolve().parent.parent / "submissions" / "node-mul" / "swapped_slopes.py"
+    done = subprocess.run([sys.executable, "-c", script, str(sample)], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.rstrip().endswith("no torch")
+    assert "Score: 1/10" in done.stdout and "swapped-locals" in done.stdout
