@@ -190,8 +190,12 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
 
 
 def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out: Path, fingerprint: str,
-                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> dict[str, Any]:
-    """Grade one student and write all of their files; return the few numbers the coordinator keeps."""
+                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None, *,
+                torch_engine: bool = True) -> dict[str, Any]:
+    """Grade one student and write all of their files; return the few numbers the coordinator keeps.
+
+    `torch_engine`: see `grader.oracle.expected_values`.
+    """
     from grader.grading import grade_submission
 
     started = time.perf_counter()
@@ -205,7 +209,8 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
         if not exercises:
             exercises = _declared(submission.declared_exercise, submission.declared_assignment, catalog)
         graded = grade_submission(sandbox, submission, exercises, seed=setup.seed, devices=setup.devices,
-                                  time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
+                                  time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache,
+                                  torch_engine=torch_engine)
         report = Report(submission=entry.student.submission, sha256=submission.sha256, seed=setup.seed,
                         exercises=graded.exercises, grader_version=__version__,
                         seconds=time.perf_counter() - started, problems=graded.problems, notes=submission.notes,
@@ -374,14 +379,16 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     """
     from grader.sandbox import warm_up
 
-    warm_up()  # torch once, here: every worker forked below shares it
+    lean = _lean(setup, catalog, entries)
+    if not lean:
+        warm_up()  # torch once, here: every worker forked below shares it
     tally = Tally()
     queue = list(entries)
     workers: list[_Worker] = []
     selector = selectors.DefaultSelector()
 
     def start(slot: int) -> None:
-        sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint, slot, hide)
+        sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint, slot, hide, lean)
         worker = _Worker(sock, pid, slot)
         workers.append(worker)
         selector.register(sock, selectors.EVENT_READ, worker)
@@ -449,7 +456,7 @@ def _read_line(sock: socket.socket) -> bytes | None:
 
 
 def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path,
-                 fingerprint: str, slot: int, hide: Sequence[Path]) -> tuple[socket.socket, int]:
+                 fingerprint: str, slot: int, hide: Sequence[Path], lean: bool) -> tuple[socket.socket, int]:
     ours, theirs = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -460,7 +467,7 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
             ours.close()
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's; it ends us
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint, slot, hide)
+            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint, slot, hide, lean)
         except BaseException:  # noqa: BLE001 - say why, then leave without running the parent's cleanup
             traceback.print_exc()
             code = 70
@@ -470,15 +477,40 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
     return ours, pid
 
 
+def _lean(setup: Setup, catalog: Catalog, entries: Sequence[Entry]) -> bool:
+    """Every exercise the batch grades is an engine exercise, so no process of it needs torch.
+
+    Where the batch names no exercise, each submission names its own: they are read here (the
+    coordinator reads every file anyway, for the content hash). One that cannot be read, or names
+    nothing known, is graded without torch too. Decided once, so that every student's report is made
+    the same way.
+    """
+    from grader.sandbox import runs_lean
+
+    if setup.exercise_ids:
+        return runs_lean([catalog.load(i) for i in setup.exercise_ids])
+    exercises: list[Exercise] = []
+    for entry in entries:
+        if entry.path is None:
+            continue
+        try:
+            submission = load_submission(entry.path)
+            exercises += _declared(submission.declared_exercise, submission.declared_assignment, catalog)
+        except (_Unreadable, GraderError):
+            continue
+    return not exercises or runs_lean(exercises)
+
+
 def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog: Catalog, out: Path,
-            fingerprint: str, slot: int, hide: Sequence[Path]) -> None:
+            fingerprint: str, slot: int, hide: Sequence[Path], lean: bool) -> None:
     from grader.sandbox import Sandbox
 
     cache: ExpectedCache = {}
     mutant_cache: MutantCache = {}
     # One slot per concurrent worker: as root, each worker's children run as a user of their own.
-    with Sandbox(slot=slot, hide=hide) as sandbox, sock.makefile("rb") as tasks:
+    with Sandbox(lean=lean, slot=slot, hide=hide) as sandbox, sock.makefile("rb") as tasks:
         for line in tasks:  # ends when the coordinator closes its end, or dies
             entry = by_id[json.loads(line)["student"]]
-            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)
+            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache,
+                                 torch_engine=not lean)
             sock.sendall(json.dumps(result).encode() + b"\n")

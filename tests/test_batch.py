@@ -168,6 +168,26 @@ def test_a_batch_killed_with_9_leaves_nothing_running(tmp_path: Path) -> None:
     assert _marked(token.encode()) == []
 
 
+@pytest.mark.parametrize("named", [["--exercise", "node-mul"], []], ids=["named-by-the-batch", "named-by-each-file"])
+def test_a_batch_of_engine_exercises_never_imports_torch(named: list[str], tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("correct_lesson_style", "swapped_slopes"):
+        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    out = tmp_path / "reports"
+    script = ("import sys; from grader.cli import main; code = main(sys.argv[1:]); "
+              "print('torch loaded' if 'torch' in sys.modules else 'no torch'); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script, "batch", str(folder), "--out", str(out), *named, "-j", "2"],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("no torch")
+    reports = {name: json.loads((out / "students" / name / "report.json").read_text()) for name in students(out)}
+    assert {name: r["score"] for name, r in reports.items()} == {"correct_lesson_style": 10, "swapped_slopes": 1}
+    named = {c["diagnosis"]["mistake"] for e in reports["swapped_slopes"]["exercises"] for c in e["checks"]
+             if c.get("diagnosis")}
+    assert named == {"swapped-locals"}
+
+
 def test_resume_grades_only_what_changed(tmp_path: Path, capsys: Capture) -> None:
     folder = tmp_path / "class"
     folder.mkdir()
