@@ -41,6 +41,15 @@ def make_class(folder: Path) -> Path:
     return folder
 
 
+def two_students(tmp_path: Path) -> Path:
+    """A class of two node-mul submissions: one right (10/10), one with swapped slopes (1/10)."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("correct_lesson_style", "swapped_slopes"):
+        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    return folder
+
+
 def students(out: Path) -> dict[str, dict[str, object]]:
     return {p.parent.name: json.loads(p.read_text()) for p in (out / "students").glob("*/done.json")}
 
@@ -170,10 +179,7 @@ def test_a_batch_killed_with_9_leaves_nothing_running(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("named", [["--exercise", "node-mul"], []], ids=["named-by-the-batch", "named-by-each-file"])
 def test_a_batch_of_engine_exercises_never_imports_torch(named: list[str], tmp_path: Path) -> None:
-    folder = tmp_path / "class"
-    folder.mkdir()
-    for name in ("correct_lesson_style", "swapped_slopes"):
-        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    folder = two_students(tmp_path)
     out = tmp_path / "reports"
     script = ("import sys; from grader.cli import main; code = main(sys.argv[1:]); "
               "print('torch loaded' if 'torch' in sys.modules else 'no torch'); sys.exit(code)")
@@ -189,10 +195,7 @@ def test_a_batch_of_engine_exercises_never_imports_torch(named: list[str], tmp_p
 
 
 def test_resume_grades_only_what_changed(tmp_path: Path, capsys: Capture) -> None:
-    folder = tmp_path / "class"
-    folder.mkdir()
-    for name in ("correct_lesson_style", "swapped_slopes"):
-        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    folder = two_students(tmp_path)
     out = tmp_path / "reports"
     args = ["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]
     assert main(args) == 0
@@ -206,10 +209,7 @@ def test_resume_grades_only_what_changed(tmp_path: Path, capsys: Capture) -> Non
 
 def test_resume_clears_what_a_killed_run_left_half_written(tmp_path: Path, capsys: Capture) -> None:
     # The window a kill -9 can hit: done.json's temporary file written, not yet renamed into place.
-    folder = tmp_path / "class"
-    folder.mkdir()
-    for name in ("correct_lesson_style", "swapped_slopes"):
-        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    folder = two_students(tmp_path)
     out = tmp_path / "reports"
     args = ["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]
     assert main(args) == 0
@@ -228,10 +228,7 @@ def test_resume_clears_what_a_killed_run_left_half_written(tmp_path: Path, capsy
 
 def test_a_grader_error_costs_one_student_and_sets_the_exit_code(tmp_path: Path, capsys: Capture,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = tmp_path / "class"
-    folder.mkdir()
-    for name in ("correct_lesson_style", "swapped_slopes"):
-        shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
+    folder = two_students(tmp_path)
     from grader import grading
 
     real = grading.grade_submission
