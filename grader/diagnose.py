@@ -24,7 +24,7 @@ from grader.numeric import Tolerance
 from grader.oracle import Expected
 from grader.report import CheckResult, Diagnosis, ExerciseResult
 from grader.sandbox import GroupRun, ProbeRun
-from grader.slips import SlipRun
+from grader.slips import SlipRun, Slope
 from grader.spec import Exercise, Mutant
 from grader.values import Array, ErrorInfo, Number, Value
 
@@ -207,7 +207,11 @@ def _slips(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tup
             continue
         best = max(rank[(s.slope, s.shared)] for s in candidates)
         # one slip per slope: where both shapes of engine fit equally, the slope is what matters
-        top = list({s.slope: s for s in reversed(candidates) if rank[(s.slope, s.shared)] == best}.values())[::-1]
+        by_slope: dict[Slope, SlipRun] = {}
+        for s in candidates:
+            if rank[(s.slope, s.shared)] == best:
+                by_slope.setdefault(s.slope, s)
+        top = list(by_slope.values())
         flipped = " or ".join(t.evidence for t in top)
         found[index] = Diagnosis(
             kind="pattern", mistake="negated", hint=" / ".join(t.slope.hint for t in top),
