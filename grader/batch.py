@@ -190,12 +190,8 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
 
 
 def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out: Path, fingerprint: str,
-                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None, *,
-                torch_engine: bool = True) -> dict[str, Any]:
-    """Grade one student and write all of their files; return the few numbers the coordinator keeps.
-
-    `torch_engine`: see `grader.oracle.expected_values`.
-    """
+                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> dict[str, Any]:
+    """Grade one student and write all of their files; return the few numbers the coordinator keeps."""
     from grader.grading import grade_submission
 
     started = time.perf_counter()
@@ -209,8 +205,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
         if not exercises:
             exercises = _declared(submission.declared_exercise, submission.declared_assignment, catalog)
         graded = grade_submission(sandbox, submission, exercises, seed=setup.seed, devices=setup.devices,
-                                  time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache,
-                                  torch_engine=torch_engine)
+                                  time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
         report = Report(submission=entry.student.submission, sha256=submission.sha256, seed=setup.seed,
                         exercises=graded.exercises, grader_version=__version__,
                         seconds=time.perf_counter() - started, problems=graded.problems, notes=submission.notes,
@@ -222,8 +217,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
         outcome, error = "grader-error", traceback.format_exc()
         report = _empty_report(entry, setup, exercises, "The grader failed on this submission. This is not "
                                "your fault: your instructor has been told.")
-    write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
-                  entry.digest, fingerprint)
+    write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error), fingerprint)
     return {"student": entry.student.id, "outcome": outcome, "score": report.score, "max_score": report.max_score,
             "seconds": round(time.perf_counter() - started, 4), "error": error}
 
@@ -253,8 +247,12 @@ def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], pro
                   grader_version=__version__, problems=(problem,))
 
 
-def write_student(out: Path, row: StudentReport, digest: str, fingerprint: str) -> None:
-    """All of a student's files, each written atomically, `done.json` last."""
+def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:
+    """All of a student's files, each written atomically, `done.json` last.
+
+    The marker records the hash of the content that was graded (the report's), not the file as it is
+    now: a file changed while it was graded is graded again on --resume.
+    """
     from grader.formats.gradescope import gradescope_results
     from grader.formats.junit import junit_xml
     from grader.formats.lti import lti_score
@@ -269,7 +267,7 @@ def write_student(out: Path, row: StudentReport, digest: str, fingerprint: str) 
     _atomic(folder / "lti-score.json", json.dumps(lti_score(report, row.student.id, now, outcome=row.outcome),
                                                   indent=2) + "\n")
     _atomic(folder / "junit.xml", junit_xml([(row.student.id, report)]))
-    marker = {"sha256": digest, "setup": fingerprint, "outcome": row.outcome, "error": row.error,
+    marker = {"sha256": report.sha256, "setup": fingerprint, "outcome": row.outcome, "error": row.error,
               "student": asdict(row.student), "graded_at": now.isoformat(timespec="milliseconds")}
     _atomic(folder / DONE, json.dumps(marker, indent=2) + "\n")
 
@@ -511,6 +509,5 @@ def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog:
     with Sandbox(lean=lean, slot=slot, hide=hide) as sandbox, sock.makefile("rb") as tasks:
         for line in tasks:  # ends when the coordinator closes its end, or dies
             entry = by_id[json.loads(line)["student"]]
-            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache,
-                                 torch_engine=not lean)
+            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)
             sock.sendall(json.dumps(result).encode() + b"\n")

@@ -46,9 +46,7 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
         with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
             return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
-    # Engine exercises alone: neither the child nor this process needs torch, so it is never imported.
-    graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit,
-                              torch_engine=not runs_lean(exercises))
+    graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
     return Report(
         submission=str(path),
         sha256=submission.sha256,
@@ -79,9 +77,7 @@ MutantCache = dict[tuple[str, int], MistakeRuns]
 
 def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
                      devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None,
-                     cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None,
-                     torch_engine: bool = True) -> Graded:
-    """Grade one submission against `exercises`; `torch_engine`: see `grader.oracle.expected_values`."""
+                     cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> Graded:
     groups = [Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises]
     wanted = [d for d in ALL_DEVICES if any(d in p.devices for e in exercises for p in e.probes)]
     skipped: dict[Device, str] = {}
@@ -94,7 +90,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     runs: dict[Device, RunResult] = {}
     pending = sandbox.launch(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
     # Computed while the child works, and never inside it.
-    expected = [_expected(g, seed, cache, torch_engine) for g in groups]
+    expected = [_expected(g, seed, cache) for g in groups]
     if pending is not None:
         runs[launch[0]] = pending.result()
     for device in launch[1:]:
@@ -149,12 +145,14 @@ def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     return mistakes
 
 
-def _expected(group: Group, seed: int, cache: ExpectedCache | None, torch_engine: bool) -> tuple[Expected, ...]:
+def _expected(group: Group, seed: int, cache: ExpectedCache | None) -> tuple[Expected, ...]:
+    # Central differences confirm an engine exercise's values here; the torch engine's confirmation
+    # is `grade validate`'s, so that grading engine exercises never imports torch.
     if cache is None:
-        return expected_values(group.exercise, group.inputs, seed=seed, torch_engine=torch_engine)
+        return expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
     key = (group.exercise.id, seed)
     if key not in cache:
-        cache[key] = expected_values(group.exercise, group.inputs, seed=seed, torch_engine=torch_engine)
+        cache[key] = expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
     return cache[key]
 
 

@@ -49,8 +49,8 @@ def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int
 
     A released pack has no solution: a torch exercise there reads the values `grade release` stored.
     `torch_engine=False` leaves out the torch engine's confirmation of a scalar exercise (central
-    differences still confirm every gradient), so that grading one engine exercise never imports
-    torch; `grade validate` and batch workers, where torch is loaded anyway, keep it.
+    differences still confirm every gradient), so that grading engine exercises never imports torch;
+    `grade validate` keeps it.
     """
     if exercise.engine == "torch" and exercise.solution is None:
         return released_values(exercise, seed)
