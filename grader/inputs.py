@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from grader.spec import Exercise, InputSpec, Probe
+if TYPE_CHECKING:  # the sandboxed child imports this module: it needs none of the spec loader
+    from grader.spec import Exercise, InputSpec, Probe
 
 LOW, HIGH = 0.3, 3.0  # magnitudes of random scalars: far from 0, derivatives of order one
 #: never 0 or 1, which hide the classic pow mistakes; ints, so that a student's range(n) works

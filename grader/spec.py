@@ -167,25 +167,28 @@ class _Loader(yaml.SafeLoader):
     """SafeLoader that also reads YAML 1.2 floats such as 1e-6 (YAML 1.1 leaves them as strings)."""
 
 
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
-        |[-+]?\.(?:inf|Inf|INF)
-        |\.(?:nan|NaN|NAN))$""",
-        re.X,
-    ),
-    list("-+0123456789."),
+#: libyaml's parser where PyYAML has it: the same nodes and marks, ten times faster than pure Python
+_Composer: type[yaml.SafeLoader] = type("_Composer", (yaml.CSafeLoader,), {}) if yaml.__with_libyaml__ else _Loader
+
+_YAML12_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+    |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.X,
 )
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+if _Composer is not _Loader:
+    _Composer.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+
 
 Path_ = tuple[str | int, ...]
 
 
 def _parse_yaml(text: str, path: Path) -> tuple[Any, dict[Path_, int]]:
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=_Composer)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}" if mark is not None else "somewhere"

@@ -10,6 +10,7 @@ finds it. The coordinator alone reads the replies, enforces the deadline and kil
 
 from __future__ import annotations
 
+import gc
 import importlib
 import io
 import json
@@ -304,6 +305,9 @@ def _zygote_main(sock: socket.socket, target: Target) -> None:
     isolate.protect_grader()
     isolate.become_subreaper()  # what a child leaves behind comes back here, to be killed
     _close_fds_except({0, 1, 2, sock.fileno()})
+    # What the warm-up made never changes: out of the collector's reach, a child's collections do not
+    # write to (and so copy) every page of it.
+    gc.freeze()
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
@@ -313,6 +317,7 @@ def _zygote_main(sock: socket.socket, target: Target) -> None:
             return  # the coordinator has gone
         header = json.loads(data)
         req_r, rep_w, out_w = fds
+        isolate.enclose(header["hide"], header["uid"])
         _flush_stdio()
         zygote = os.getpid()
         pid = os.fork()
@@ -387,10 +392,10 @@ def _set_limits(header: dict[str, object]) -> None:
 
 
 def _mapped_bytes() -> int | None:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
+    try:  # bytes: a text file would import its codec in every child
+        with open("/proc/self/status", "rb") as status:
             for line in status:
-                if line.startswith("VmSize:"):
+                if line.startswith(b"VmSize:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass

@@ -226,6 +226,21 @@ def test_resume_clears_what_a_killed_run_left_half_written(tmp_path: Path, capsy
     assert not list(out.rglob("*.tmp"))
 
 
+def test_resume_grades_again_what_a_power_cut_left_empty(tmp_path: Path, capsys: Capture) -> None:
+    # A student's files are not flushed one by one: after a power cut, ext4 may keep the renamed
+    # done.json but an empty report.json. That student is not finished.
+    folder = two_students(tmp_path)
+    out = tmp_path / "reports"
+    args = ["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]
+    assert main(args) == 0
+    (out / "students" / "swapped_slopes" / "report.json").write_text("")
+    assert main(["merge", str(out), "--out", str(tmp_path / "merged")]) == 2
+    assert "swapped_slopes: this student's files are damaged" in capsys.readouterr().err
+    assert main([*args, "--resume"]) == 0
+    assert "grading 1 with 1 workers (1 already done)" in capsys.readouterr().out
+    assert json.loads((out / "students" / "swapped_slopes" / "report.json").read_text())["score"] == 1
+
+
 def test_a_grader_error_costs_one_student_and_sets_the_exit_code(tmp_path: Path, capsys: Capture,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     folder = two_students(tmp_path)

@@ -156,6 +156,18 @@ def test_the_child_has_no_stdin_a_scrubbed_environment_and_a_temporary_folder(sa
     assert not Path(workdir.value).exists()  # removed after the run
 
 
+def test_what_one_child_writes_the_next_never_sees(sandbox: Sandbox) -> None:
+    # As root the children of one zygote share its file tree: each still needs scratch folders of its own.
+    places = ["/tmp/left", "/var/tmp/left", "/dev/shm/left", "left"]
+    writes = "".join(f"    try:\n        open({p!r}, 'w').write('x')\n    except OSError:\n        pass\n"
+                     for p in places)
+    first = run(sandbox, f"def f(x):\n{writes}    return x\n")
+    assert first.stopped is None
+    second = run(sandbox, "import os\ndef f(x):\n"
+                          f"    return float(sum(os.path.exists(p) for p in {places!r}))\n")
+    assert [p.observations for p in second.groups[0].probes if p] == [{"out": Number(0.0)}] * 2
+
+
 def test_a_forking_submission_cannot_double_report(sandbox: Sandbox) -> None:
     result = run(sandbox, "import os\nos.fork()\ndef f(x):\n    return x\n")
     # Parent and child both answer; the duplicate is caught, or the group is gone first. Never a crash.
