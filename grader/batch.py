@@ -390,7 +390,7 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
 
     `hide` lists the folders no submission may see: the exercises, the other submissions, the reports.
     """
-    from grader.sandbox import warm_up
+    from grader.warm import warm_up
 
     lean = _lean(setup, catalog, entries)
     if not lean:

@@ -94,7 +94,7 @@ def confine(workdir: str, hide: list[str], uid: int | None) -> str:
         # where there is nothing to protect.
         _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     if root and _enclosed == (tuple(hide), uid):
-        _fresh_scratch()
+        _fresh_scratch(_needed_folders(tuple(hide)))
         confined = True
     elif root:
         confined = _unshare(CLONE_NEWNS | CLONE_NEWNET) and _build_tree(hide, uid)
@@ -161,14 +161,26 @@ def _build_tree(hide: Sequence[str], uid: int | None) -> bool:
     return True
 
 
-def _fresh_scratch() -> None:
-    """A child of an enclosed zygote: its own mount namespace, with empty scratch folders of its own."""
+def _fresh_scratch(needed: Sequence[str]) -> None:
+    """A child of an enclosed zygote: its own mount namespace, with empty scratch folders of its own.
+
+    A needed folder inside one (a checkout or a virtual environment under /tmp) is put back.
+    """
     if not _unshare(CLONE_NEWNS):
         raise OSError("cannot make the child's own mount namespace; its /tmp would be shared")
     for scratch in SCRATCH:
-        if Path(scratch).is_dir() and not _mount(b"tmpfs", scratch, b"tmpfs", MS_NOSUID | MS_NODEV,
-                                                b"size=256m,mode=1777"):
-            raise OSError(f"cannot mount a fresh {scratch} for the child")
+        if not Path(scratch).is_dir():
+            continue
+        handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in needed
+                   if path.startswith(scratch + "/")}
+        try:
+            if not _mount(b"tmpfs", scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777"):
+                raise OSError(f"cannot mount a fresh {scratch} for the child")
+            for path, handle in handles.items():
+                _bind(handle, path, read_only=True)
+        finally:
+            for handle in handles.values():
+                os.close(handle)
 
 
 @functools.cache

@@ -18,6 +18,7 @@ from grader.inputs import Inputs, input_to_data, probe_seed
 from grader.load import Submission
 from grader.spec import Device, Exercise
 from grader.values import BadReply, ErrorInfo, Value, error_from_data, from_data
+from grader.warm import warm_lean, warm_up
 from grader.zygote import Exchange, Limits, Running, Zygote
 
 
@@ -143,7 +144,8 @@ class Sandbox:
         workdir = tempfile.mkdtemp(prefix="grade-")
         plan = _Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
                      tuple(len(e.probes) for e in exercises))
-        running = self._zygote_for(exercises).launch(request, limits, workdir, hide=self._hide, uid=self._uid)
+        running = self._zygote_for(exercises).launch(request, limits, workdir, hide=self._hide, uid=self._uid,
+                                                     done=child.DONE)
         return PendingRun(running, limits, workdir, plan)
 
 
@@ -181,25 +183,6 @@ class PendingRun:
 def runs_lean(exercises: Sequence[Exercise]) -> bool:
     """Whether these exercises run in the lean zygote: all of them forbid torch."""
     return bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
-
-
-def warm_lean() -> None:
-    """What a child needs for exercises that forbid torch: the grader's child side, and nothing more."""
-    import grader.child  # noqa: F401
-
-
-def warm_up() -> None:
-    """Import what every child needs once, and make torch fork-safe: one thread, set before any fork."""
-    import numpy  # noqa: F401
-    import torch
-
-    from grader import probe_tools  # noqa: F401 - binds torch's gradcheck before any submission can patch it
-
-    torch.set_num_threads(1)
-    try:
-        torch.set_num_interop_threads(1)
-    except RuntimeError:  # already set, or inter-op work has started: either way it is not ours to change
-        pass
 
 
 def interpret(exchange: Exchange, plan: _Plan, limits: Limits) -> RunResult:

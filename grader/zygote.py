@@ -76,6 +76,7 @@ class Zygote:
 
     def __init__(self, target: Target, warm: Callable[[], None]) -> None:
         self._target, self._warm = target, warm
+        self._runs = 0  # numbers each run, so that a late word about an earlier one is never taken for it
         self._sock: socket.socket | None = None
         self._spawned: subprocess.Popen[bytes] | None = None
 
@@ -120,10 +121,12 @@ class Zygote:
         self.close()
 
     def launch(self, request: bytes, limits: Limits, workdir: str, *, hide: tuple[str, ...] = (),
-               uid: int | None = None) -> Running:
+               uid: int | None = None, done: bytes = b"") -> Running:
         """Fork a child for one run and hand it `request`; the child starts at once.
 
         `hide` are folders the child must not see; `uid` the unprivileged user it becomes (as root).
+        `done`: the reply's last line when the child finished its work; once the reply ends with it
+        and both pipes are closed, the run is over without waiting for the child's exit status.
         A zygote that died (a submission may kill what it can reach) is started again first.
         """
         if self._sock is None:
@@ -133,8 +136,9 @@ class Zygote:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
-        header = json.dumps({"workdir": workdir, "wall": limits.wall_seconds, "cpu": limits.cpu_seconds,
-                             "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes,
+        self._runs += 1
+        header = json.dumps({"run": self._runs, "workdir": workdir, "wall": limits.wall_seconds,
+                             "cpu": limits.cpu_seconds, "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes,
                              "mpl_cache": _mpl_cache(), "hide": list(hide), "uid": uid}).encode()
         try:
             assert self._sock is not None
@@ -143,15 +147,15 @@ class Zygote:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
         # The zygote may still be warming up: the child's pid, and its clock, come in wait().
-        return Running(self._sock, req_w, request, rep_r, out_r, limits)
+        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, done)
 
 
 class Running:
     """A child at work: `wait()` collects its reply, its output and how it ended."""
 
-    def __init__(self, sock: socket.socket, request_fd: int, request: bytes, reply_fd: int, output_fd: int,
-                 limits: Limits) -> None:
-        self._sock, self._limits = sock, limits
+    def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
+                 output_fd: int, limits: Limits, done: bytes = b"") -> None:
+        self._sock, self._run, self._limits, self._done = sock, run, limits, done
         self._request_fd, self._request = request_fd, memoryview(request)
         self._reply_fd, self._output_fd = reply_fd, output_fd
         self._reply, self._output = bytearray(), bytearray()
@@ -160,7 +164,9 @@ class Running:
 
     def wait(self) -> Exchange:
         try:
-            pid = int(json.loads(_recv(self._sock))["pid"])
+            pid: int | None = self._message("pid")
+            while pid is None:  # the exit status of the run before, which finished without it
+                pid = self._message("pid")
         except (ConnectionError, OSError, ValueError, KeyError, TypeError):
             pid = None  # the zygote went away before forking: nobody ran
         if pid is None:
@@ -186,6 +192,8 @@ class Running:
         open_pipes = 2
         try:
             while (status is None or open_pipes) and not self._reply_overflow:
+                if not open_pipes and self._finished():
+                    break  # all said, and the child is on its way out: the coordinator goes on meanwhile
                 timeout = deadline - time.monotonic()
                 if status is not None:
                     timeout = min(timeout, 0.5)  # exited: only leftovers could hold the pipes open
@@ -207,7 +215,7 @@ class Running:
                         open_pipes -= 1
         finally:
             _kill_group(pid)  # the child, and anything it left running
-            if status is None:
+            if status is None and not self._finished():
                 status = self._collect_status()
             if status == _UNKNOWN:
                 status = None
@@ -263,10 +271,18 @@ class Running:
                 self._output += chunk[:room]
         return True
 
+    def _finished(self) -> bool:
+        return bool(self._done) and self._reply.endswith(self._done)
+
+    def _message(self, kind: str) -> int | None:
+        """This run's `kind` ("pid" or "status") from the zygote; None for a word about an earlier run."""
+        message = json.loads(_recv(self._sock))
+        return int(message[kind]) if message["run"] == self._run else None
+
     def _status_now(self) -> int | None:
         try:
-            return int(json.loads(_recv(self._sock))["status"])
-        except (ConnectionError, OSError, ValueError, KeyError):
+            return self._message("status")
+        except (ConnectionError, OSError, ValueError, KeyError, TypeError):
             return None
 
     def _collect_status(self) -> int | None:
@@ -300,8 +316,17 @@ def _resolve(path: str) -> Callable[..., Any]:
     return function
 
 
+#: all a child's environment holds but its own HOME, TMPDIR and MPLCONFIGDIR: nothing of the grader's
+#: (tokens, paths); plotting cells draw into nothing, and plt.show() returns at once
+CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                     "MPLBACKEND": "Agg"}
+
+
 def _zygote_main(sock: socket.socket, target: Target) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    # Scrubbed once here, after the warm-up, rather than in every child: the zygote needs none of it now.
+    os.environ.clear()
+    os.environ.update(CHILD_ENVIRONMENT)
     isolate.protect_grader()
     isolate.become_subreaper()  # what a child leaves behind comes back here, to be killed
     _close_fds_except({0, 1, 2, sock.fileno()})
@@ -332,10 +357,11 @@ def _zygote_main(sock: socket.socket, target: Target) -> None:
                 os._exit(70)
         for fd in fds:
             os.close(fd)
-        sock.send(json.dumps({"pid": pid}).encode())
+        run = header["run"]
+        sock.send(json.dumps({"run": run, "pid": pid}).encode())
         _, status = os.waitpid(pid, 0)
         isolate.reap_orphans()  # a double fork and setsid() leave its group, never this subreaper
-        sock.send(json.dumps({"status": status}).encode())
+        sock.send(json.dumps({"run": run, "status": status}).encode())
 
 
 def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, target: Target,
@@ -356,13 +382,9 @@ def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, t
     _set_limits(header)
     mpl_cache = str(header["mpl_cache"])
     os.chdir(workdir)
-    os.environ.clear()
-    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
-                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                       # Plotting cells draw into nothing; plt.show() returns at once. matplotlib's font
-                       # cache is shared where the child can still write the grader's (unconfined), else
-                       # it lives in the child's own folder.
-                       "MPLBACKEND": "Agg",
+    # On top of the zygote's scrubbed environment (CHILD_ENVIRONMENT). matplotlib's font cache is
+    # shared where the child can still write the grader's (unconfined), else it lives in its own folder.
+    os.environ.update({"HOME": workdir, "TMPDIR": workdir,
                        "MPLCONFIGDIR": mpl_cache if os.access(mpl_cache, os.W_OK)
                        else os.path.join(workdir, ".matplotlib")})
     target(req_r, rep_w)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -168,6 +169,22 @@ def test_what_one_child_writes_the_next_never_sees(sandbox: Sandbox) -> None:
     assert [p.observations for p in second.groups[0].probes if p] == [{"out": Number(0.0)}] * 2
 
 
+def test_packages_installed_under_tmp_stay_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A checkout or virtual environment under /tmp (CI does this) lies inside a scratch folder that
+    # each child gets fresh: its packages must still be there.
+    packages = Path("/tmp") / f"autograd-grader-test-{os.getpid()}" / "site-packages"
+    packages.mkdir(parents=True)
+    try:
+        (packages / "helper_under_tmp.py").write_text("ANSWER = 42.0\n")
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(packages), os.environ.get("PYTHONPATH")])))
+        with Sandbox() as fresh:
+            for _ in range(2):
+                result = run(fresh, "def f(x):\n    import helper_under_tmp\n    return helper_under_tmp.ANSWER\n")
+                assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(42.0)}] * 2
+    finally:
+        shutil.rmtree(packages.parent)
+
+
 def test_a_forking_submission_cannot_double_report(sandbox: Sandbox) -> None:
     result = run(sandbox, "import os\nos.fork()\ndef f(x):\n    return x\n")
     # Parent and child both answer; the duplicate is caught, or the group is gone first. Never a crash.
@@ -187,6 +204,7 @@ def test_a_child_killed_by_a_signal_it_sends_itself(sandbox: Sandbox) -> None:
 def test_a_child_holds_nothing_of_the_grading_process() -> None:
     # The grading process has the reference engine loaded; a zygote forked from it would hand that
     # engine (a full solution to the Node exercises) to every child, for gc.get_objects() to find.
+    # Nor does a child need the spec loader (jsonschema, yaml): each fork would copy its memory.
     import reference.scalar  # noqa: F401
 
     code = ("import gc, sys\n"
@@ -194,7 +212,8 @@ def test_a_child_holds_nothing_of_the_grading_process() -> None:
             "found = [o for o in gc.get_objects()\n"
             "         if isinstance(o, type) and str(o.__module__).startswith('reference')]\n"
             "def f(x):\n"
-            "    return float(len(found) + 100 * ('reference' in names) + 1000 * ('grader.oracle' in names))\n")
+            "    return float(len(found) + 100 * ('reference' in names) + 1000 * ('grader.oracle' in names)\n"
+            "                 + 10000 * ('grader.spec' in names))\n")
     with Sandbox() as fresh:
         result = run(fresh, code)
     assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(0.0)}] * 2
