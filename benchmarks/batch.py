@@ -14,10 +14,12 @@ Target: at least 20x faster than fresh processes.
 
 The fresh-process cost is measured per kind (correct, buggy, crashing, looping) and weighted by the
 class's own mix: a plain random sample of a dozen files almost never holds one of the few looping
-ones, which cost the whole time limit. Because a looping submission waits out the time limit on
-both sides, the class is also graded without them, and that ratio is printed too. Engine exercises
-graded one at a time no longer import torch (about 0.4 s a file), so the ratio is smaller than when
-every fresh process paid for torch; the batch itself is faster and smaller than it was then.
+ones, which cost the whole time limit. Because a looping submission burns its whole time limit on a
+core in both modes, the class is also graded without them, and that ratio is printed too, with the
+floor the looping ones alone put under any batch (their limits over the cores) and so the highest
+ratio any grader could reach on the class. Engine exercises graded one at a time no longer import
+torch (about 0.35 s a file), so the ratio is smaller than when every fresh process paid for torch;
+the batch itself is faster and smaller than it was then.
 """
 
 from __future__ import annotations
@@ -165,6 +167,8 @@ def main() -> None:
     fresh_total = sum(per_kind[k] * n for k, n in counts.items() if n) / args.jobs
     calm_total = sum(per_kind[k] * n for k, n in counts.items() if n and k != "looping") / args.jobs
     calm_count = sum(n for k, n in counts.items() if k != "looping")
+    # A looping submission burns its whole time limit on a core in any grader: a floor under the batch.
+    floor = counts["looping"] * float(TIME_LIMIT) / args.jobs
     print(f"{'measure':<58}{'value':>14}")
     rows = [
         (f"grade batch, {args.students} submissions, -j {args.jobs}", f"{seconds:.1f} s"),
@@ -173,6 +177,8 @@ def main() -> None:
           for kind in per_kind),
         (f"  estimated for {args.students}, {args.jobs} at a time", f"{fresh_total:.0f} s"),
         ("  batch speed-up over fresh processes (target >= 20x)", f"{fresh_total / seconds:.1f}x"),
+        (f"  looping ones alone: {counts['looping']} x {TIME_LIMIT} s of CPU over {args.jobs} cores", f"{floor:.1f} s"),
+        ("  so the most any grader could reach on this class", f"{fresh_total / floor:.0f}x" if floor else "-"),
         (f"grade batch, the {calm_count} that do not loop", f"{calm_seconds:.1f} s"),
         (f"  fresh processes for them, {args.jobs} at a time (estimated)", f"{calm_total:.0f} s"),
         ("  batch speed-up without the looping submissions", f"{calm_total / calm_seconds:.1f}x"),

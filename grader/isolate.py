@@ -40,6 +40,8 @@ MAX_PROCESSES = 64
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 
 _libc = ctypes.CDLL(None, use_errno=True)
+#: read on import: a zygote clears its environment before its children's file tree is worked out
+_LIBRARY_PATH = os.environ.get("LD_LIBRARY_PATH", "")
 
 
 def sandbox_uid(slot: int) -> int:
@@ -197,7 +199,7 @@ def _needed_folders(hide: tuple[str, ...] = ()) -> tuple[str, ...]:
     packages = os.path.realpath(str(Path(grader.__file__ or "").parent))
     entries = {os.path.realpath(p) for p in sys.path if p}
     # Where a GPU image keeps the driver's libraries (/usr/local/nvidia/lib64, say), torch finds CUDA.
-    libraries = {os.path.realpath(p) for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p}
+    libraries = {os.path.realpath(p) for p in _LIBRARY_PATH.split(":") if p}
     kept = {p for p in entries if any(p == q or p.startswith(q + "/") for q in prefixes)
             or Path(p).name in ("site-packages", "dist-packages")}
     hidden = [os.path.realpath(h) for h in hide]

@@ -66,6 +66,11 @@ class Exchange:
 
 Target = Callable[[int, int], NoReturn]
 
+#: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
+#: never the rest (CI tokens, keys), which a child could otherwise read back from /proc/self/environ
+_ZYGOTE_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_", "TZ", "TMPDIR", "PYTHON", "LD_LIBRARY_PATH", "CUDA",
+                       "NVIDIA", "TORCH", "OMP_", "MKL_")
+
 
 class Zygote:
     """A warm process that forks sandboxed children on request; one run at a time.
@@ -84,7 +89,8 @@ class Zygote:
         """Start the zygote as a fresh interpreter; it warms up while this process goes on."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         package_root = str(Path(__file__).resolve().parent.parent)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        env = {name: value for name, value in os.environ.items() if name.startswith(_ZYGOTE_ENVIRONMENT)}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
         entry = "import sys; from grader.zygote import spawned_main; spawned_main(sys.argv[1:])"
         command = [sys.executable, "-c", entry, str(os.getpid()), str(theirs.fileno()), _path_of(self._target),
                    _path_of(self._warm)]

@@ -185,6 +185,19 @@ def test_packages_installed_under_tmp_stay_importable(monkeypatch: pytest.Monkey
         shutil.rmtree(packages.parent)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a zygote is not dumpable: only root reads its /proc/<pid>/environ")
+def test_no_secret_of_the_graders_environment_reaches_a_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A child could read the environment its zygote started with back from /proc/self/environ.
+    monkeypatch.setenv("CI_JOB_TOKEN", "hunter2")
+    with Sandbox(lean=True) as fresh:
+        assert run(fresh, "def f(x):\n    return x\n").stopped is None
+        children = [pid for task in Path("/proc/self/task").iterdir()
+                    for pid in (task / "children").read_text().split()]
+        zygotes = [pid for pid in children if b"spawned_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        environments = [Path(f"/proc/{pid}/environ").read_bytes() for pid in zygotes]  # this one's, and any earlier
+    assert environments and all(b"hunter2" not in e and b"PYTHONPATH=" in e for e in environments)
+
+
 def test_a_forking_submission_cannot_double_report(sandbox: Sandbox) -> None:
     result = run(sandbox, "import os\nos.fork()\ndef f(x):\n    return x\n")
     # Parent and child both answer; the duplicate is caught, or the group is gone first. Never a crash.
