@@ -101,7 +101,10 @@ def confine(workdir: str, hide: list[str], uid: int | None) -> str:
     elif root:
         confined = _unshare(CLONE_NEWNS | CLONE_NEWNET) and _build_tree(hide, uid)
     else:  # an unprivileged user may still own a user namespace, and so its own mounts and network
-        confined = _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) and _map_self() and _build_tree(hide, uid)
+        # Read before the unshare: inside the new namespace they read as nobody until they are mapped.
+        outside = os.getuid(), os.getgid()
+        confined = _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) and _map_self(*outside) \
+            and _build_tree(hide, uid)
     if confined and not Path(workdir).is_dir():  # the folder the grader made is under the fresh /tmp now
         workdir = _fresh_workdir()
     if root and uid is not None:
@@ -316,9 +319,8 @@ def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, 
     return bool(_libc.mount(source, target.encode(), fstype, flags, data) == 0)
 
 
-def _map_self() -> bool:
-    """In a new user namespace, map our own uid and gid to themselves, or files cannot be created."""
-    uid, gid = os.getuid(), os.getgid()
+def _map_self(uid: int, gid: int) -> bool:
+    """In a new user namespace, map our own uid and gid (as they were outside) to themselves."""
     try:
         Path("/proc/self/setgroups").write_text("deny")
         Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
