@@ -230,3 +230,40 @@ def test_a_child_holds_nothing_of_the_grading_process() -> None:
     with Sandbox() as fresh:
         result = run(fresh, code)
     assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(0.0)}] * 2
+
+
+def _as_another_user(uid: int, task: str) -> str:
+    """Run `task` in a forked child that has dropped from root to `uid`; what it says back."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's side
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            namespace: dict[str, object] = {"os": os, "Path": Path}
+            exec(task, namespace)
+            os.write(write, str(namespace["said"]).encode())
+        except BaseException as exc:
+            os.write(write, repr(exc).encode())
+        os._exit(0)
+    os.close(write)
+    said = os.read(read, 4096).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    return said
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="it drops from root to a user of its own")
+def test_another_user_gets_a_file_tree_of_its_own_through_a_user_namespace(tmp_path: Path) -> None:
+    allowed = _as_another_user(70998, "import ctypes\nsaid = ctypes.CDLL(None).unshare(0x10000000) == 0")
+    if allowed != "True":
+        pytest.skip("this kernel allows no unprivileged user namespaces")
+    marker = Path(f"/tmp/autograd-grader-user-namespace-{os.getpid()}")
+    said = _as_another_user(70998, "from grader import isolate\n"
+                                   f"isolate.confine({str(tmp_path)!r}, [], None)\n"
+                                   f"Path({str(marker)!r}).write_text('x')\n"
+                                   "said = 'confined'\n")
+    exists = marker.exists()
+    marker.unlink(missing_ok=True)
+    assert said == "confined" and not exists  # written into the child's own /tmp, never the machine's
