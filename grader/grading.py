@@ -63,6 +63,8 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
 
 #: expected values by (exercise id, seed): the same for every student, so a batch worker computes them once
 ExpectedCache = dict[tuple[str, int], tuple[Expected, ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class MistakeRuns:
     """What each known mistake (in the sandbox) and each slipped engine (here) give on an exercise's probes."""

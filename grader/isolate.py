@@ -121,6 +121,8 @@ def confine(workdir: str, hide: list[str], uid: int | None) -> str:
 
 #: the (hide, uid) this process's file tree was confined for by `enclose`; None: not confined
 _enclosed: tuple[tuple[str, ...], int | None] | None = None
+#: `enclose` has tried: whatever came of it, a zygote builds its tree at most once
+_enclose_tried = False
 
 
 def enclose(hide: Sequence[str], uid: int | None) -> None:
@@ -134,11 +136,14 @@ def enclose(hide: Sequence[str], uid: int | None) -> None:
     Elsewhere, and every time, this works out the folders confine() needs, so that children inherit
     them instead of resolving the same paths again.
     """
-    global _enclosed
+    global _enclosed, _enclose_tried
     _needed_folders(tuple(hide))
     _needed_folders()
     _reference_folder()
-    if _enclosed is None and os.geteuid() == 0 and _unshare(CLONE_NEWNS | CLONE_NEWNET):
+    if _enclose_tried:
+        return
+    _enclose_tried = True
+    if os.geteuid() == 0 and _unshare(CLONE_NEWNS | CLONE_NEWNET):
         # Whatever happens next, this process is in namespaces of its own: a tree half built here is
         # only this zygote's, and each child still confines itself in full.
         try:
@@ -179,7 +184,7 @@ def _fresh_scratch(needed: Sequence[str]) -> None:
         handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in needed
                    if path.startswith(scratch + "/")}
         try:
-            if not _mount(b"tmpfs", scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777"):
+            if not _scratch(scratch):
                 raise OSError(f"cannot mount a fresh {scratch} for the child")
             for path, handle in handles.items():
                 _bind(handle, path, read_only=True)
@@ -239,12 +244,12 @@ def _new_root(needed: Sequence[str]) -> bool:
                 _bind(handles[folder], new + folder, read_only=True)
         for scratch in SCRATCH[:2]:
             os.makedirs(new + scratch, exist_ok=True)
-            _mount(b"tmpfs", new + scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
+            _scratch(new + scratch)
         for folder in ("/dev", "/proc", "/sys"):
             if folder in handles:
                 _bind(handles[folder], new + folder, read_only=folder == "/sys")
         if os.path.isdir(new + "/dev/shm"):
-            _mount(b"tmpfs", new + "/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
+            _scratch(new + "/dev/shm")
         for path in needed:
             if not os.path.exists(new + path):  # not already there inside a system folder
                 _bind(handles[path], new + path, read_only=True)
@@ -277,7 +282,7 @@ def _cover_in_place(uid: int | None) -> None:
         _mount(b"tmpfs", blocked, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=755")
     for scratch in SCRATCH:
         if Path(scratch).is_dir():
-            _mount(b"tmpfs", scratch, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
+            _scratch(scratch)
     for path, handle in handles.items():  # the interpreter and the grader, back where they were
         if not Path(path).is_dir():
             os.makedirs(path, exist_ok=True)
@@ -305,6 +310,11 @@ def _fresh_workdir() -> str:
     path = "/tmp/submission"
     os.mkdir(path, 0o700)
     return path
+
+
+def _scratch(path: str) -> bool:
+    """An empty tmpfs on `path` that anyone may write to, as /tmp is."""
+    return _mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=256m,mode=1777")
 
 
 def _cover(path: str) -> None:

@@ -67,9 +67,10 @@ class Exchange:
 Target = Callable[[int, int], NoReturn]
 
 #: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
-#: never the rest (CI tokens, keys), which a child could otherwise read back from /proc/self/environ
-_ZYGOTE_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_", "TZ", "TMPDIR", "PYTHON", "LD_LIBRARY_PATH", "CUDA",
-                       "NVIDIA", "TORCH", "OMP_", "MKL_")
+#: never the rest (CI tokens, keys), which a child could otherwise read back from /proc/self/environ.
+#: Names, and prefixes of names: a prefix such as HOME would let HOMEBREW_GITHUB_API_TOKEN through.
+_ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "TMPDIR", "LD_LIBRARY_PATH"})
+_ZYGOTE_PREFIXES = ("LC_", "PYTHON", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
 
 
 class Zygote:
@@ -89,7 +90,8 @@ class Zygote:
         """Start the zygote as a fresh interpreter; it warms up while this process goes on."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         package_root = str(Path(__file__).resolve().parent.parent)
-        env = {name: value for name, value in os.environ.items() if name.startswith(_ZYGOTE_ENVIRONMENT)}
+        env = {name: value for name, value in os.environ.items()
+               if name in _ZYGOTE_NAMES or name.startswith(_ZYGOTE_PREFIXES)}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
         entry = "import sys; from grader.zygote import spawned_main; spawned_main(sys.argv[1:])"
         command = [sys.executable, "-c", entry, str(os.getpid()), str(theirs.fileno()), _path_of(self._target),
