@@ -10,10 +10,10 @@ from grader.compare import compare, show
 from grader.hints import hint_for
 from grader.inputs import Inputs, show_input
 from grader.numeric import Tolerance
+from grader.observed import GroupRun, ProbeRun, RunResult
 from grader.oracle import Expected
 from grader.report import CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
-from grader.sandbox import GroupRun, ProbeRun, RunResult
 from grader.spec import Device, Exercise, Probe
 from grader.values import ErrorInfo
 

@@ -21,9 +21,9 @@ from grader.compare import compare, fmt
 from grader.hints import known_error
 from grader.inputs import Inputs, TensorInput
 from grader.numeric import Tolerance
+from grader.observed import GroupRun, ProbeRun
 from grader.oracle import Expected
 from grader.report import CheckResult, Diagnosis, ExerciseResult
-from grader.sandbox import GroupRun, ProbeRun
 from grader.slips import SlipRun, Slope
 from grader.spec import Exercise, Mutant
 from grader.values import Array, ErrorInfo, Number, Value

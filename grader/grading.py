@@ -14,10 +14,11 @@ from grader.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.errors import GraderError
 from grader.inputs import draw_inputs
 from grader.load import Submission, load_submission
+from grader.observed import RunResult
 from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source
-from grader.sandbox import Group, RunResult, Sandbox, runs_lean
+from grader.sandbox import Group, Sandbox, runs_lean
 from grader.slips import SlipRun, slip_runs
 from grader.spec import Device, Exercise
 

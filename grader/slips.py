@@ -19,7 +19,7 @@ from typing import Any
 
 from grader.execute import compile_probe, namespace, run_probe
 from grader.inputs import Inputs, probe_seed
-from grader.sandbox import GroupRun, ProbeRun
+from grader.observed import GroupRun, ProbeRun
 from grader.spec import Exercise
 from grader.values import ErrorInfo
 from reference.scalar import Node

@@ -62,7 +62,8 @@ def test_sequences_and_others() -> None:
                                                                              allow_infinity=False))
 def test_different_numbers_are_shown_differently(a: float, b: float) -> None:
     left, right = show_pair(a, b)
-    assert (left == right) == (a == b)
+    # 0.0 and -0.0 are equal, yet shown as they are: the same text only for the very same number
+    assert (left == right) == (a == b and math.copysign(1, a) == math.copysign(1, b))
 
 
 def test_formatting() -> None:

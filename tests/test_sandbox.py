@@ -13,7 +13,8 @@ import pytest
 
 from grader.load import SourceCell, Submission
 from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
-from grader.sandbox import Group, RunResult, Sandbox
+from grader.observed import RunResult
+from grader.sandbox import Group, Sandbox
 from grader.spec import Exercise, Probe, SourceRules
 from grader.values import ErrorInfo, Number, Text
 
