@@ -56,6 +56,23 @@ def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[
     flipped (grader.slips), named where no known mistake or pattern is and every value of the check
     matches one.
     """
+    try:
+        return _diagnose(exercise, result, inputs, expected, runs, mutants, rules, slips)
+    except Exception as exc:  # noqa: BLE001 - the grader's own bug costs the diagnoses, never the report
+        return _undiagnosed(result, exc)
+
+
+def _undiagnosed(result: ExerciseResult, exc: Exception) -> ExerciseResult:
+    """Every failed check says that it could not be diagnosed, and why, for whoever reads the grader's bug."""
+    failed = Diagnosis(kind="unknown", mistake="", hint="",
+                       evidence=f"the grader could not diagnose this check ({type(exc).__name__}: {exc})"[:300])
+    return dataclasses.replace(result, checks=tuple(
+        dataclasses.replace(c, diagnosis=failed) if c.status in ("failed", "error") else c for c in result.checks))
+
+
+def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
+              expected: tuple[Expected, ...], runs: Mapping[str, GroupRun], mutants: MutantRuns,
+              rules: frozenset[str], slips: Sequence[SlipRun]) -> ExerciseResult:
     located = {i: found for i, check in enumerate(result.checks)
                if check.status != "skipped" and (found := _located(exercise, check, runs)) is not None}
     failing = {i for i, check in enumerate(result.checks) if check.status in ("failed", "error") and i in located}
@@ -383,6 +400,8 @@ def _ratio_pattern(want: Value, got: Value, inputs: Inputs) -> Diagnosis | None:
     if len(ratios) != 1 or any(abs(g) > 1e-12 for w, g in pairs if abs(w) <= 1e-12):
         return None
     (ratio,) = ratios
+    if not math.isfinite(ratio):  # a huge value over a small one: no factor a mistake makes
+        return None
     if _near(ratio, -1):
         return _diagnosis("negated", "the expected value with its sign flipped")
     if _near(ratio, 0.5):

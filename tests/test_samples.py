@@ -17,7 +17,7 @@ from grader.render_json import report_schema
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions").glob("*/*.ipynb")])
 ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains", "mistake",
-           "error_contains", "requires"}
+           "error_contains", "requires", "truth"}
 
 
 def _expectation(sample: Path) -> dict[str, Any]:
