@@ -35,6 +35,7 @@ from grader.catalog import Catalog
 from grader.errors import GraderError
 from grader.formats import ExerciseColumn, Outcome, Student, StudentReport
 from grader.grading import ExpectedCache, MutantCache
+from grader.isolate import Level
 from grader.load import load_submission
 from grader.render_json import report_from_dict, report_to_dict
 from grader.report import CheckResult, ExerciseResult, Report
@@ -71,6 +72,8 @@ class Setup:
     seed: int = 0
     devices: tuple[Device, ...] = ("cpu", "cuda")
     time_limit: float | None = None
+    #: the weakest isolation to grade under (grader.isolate): a class always has classmates to protect
+    isolation: Level = "landlock"
 
     def fingerprint(self, catalog: Catalog) -> str:
         """Changes when anything that could change a grade changes: the set-up, the specs, the grader."""
@@ -391,11 +394,11 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
 
     `hide` lists the folders no submission may see: the exercises, the other submissions, the reports.
     """
-    from grader.warm import warm_up
+    from grader.warm import warm_torch
 
     lean = _lean(setup, catalog, entries)
     if not lean:
-        warm_up()  # torch once, here: every worker forked below shares it
+        warm_torch()  # torch once, here: every worker forked below shares it
     tally = Tally()
     queue = list(entries)
     workers: list[_Worker] = []
@@ -522,7 +525,7 @@ def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog:
     cache: ExpectedCache = {}
     mutant_cache: MutantCache = {}
     # One slot per concurrent worker: as root, each worker's children run as a user of their own.
-    with Sandbox(lean=lean, slot=slot, hide=hide) as sandbox, sock.makefile("rb") as tasks:
+    with Sandbox(lean=lean, hide=hide, minimum=setup.isolation) as sandbox, sock.makefile("rb") as tasks:
         for line in tasks:  # ends when the coordinator closes its end, or dies
             entry = by_id[json.loads(line)["student"]]
             result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)

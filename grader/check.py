@@ -19,6 +19,7 @@ from grader.values import ErrorInfo
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
 
+
 @dataclass(frozen=True, slots=True)
 class ExerciseRun:
     """A child's run of the submission, and this exercise's part of it."""
@@ -55,31 +56,41 @@ def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tup
 
 def _problems(exercise: Exercise, group: GroupRun, run: RunResult) -> list[str]:
     """What went wrong for this exercise alone; the submission's own troubles are the report's."""
-    if group.missing:
-        return [f"Your {_what(run)} does not define {text}; exercise {exercise.id} needs it."
+    problems = [f"Your {_what(run)} does not define {text}; exercise {exercise.id}'s checks that use it are not run."
                 for text in group.missing]
-    if run.stopped is not None and group.stopped_at is not None:
-        advice = f" {run.advice}" if run.advice else ""
-        return [f"Your code {run.stopped} during check '{exercise.probes[group.stopped_at].name}'.{advice} "
-                "The checks it could not finish score 0."]
-    return []
+    stop = group.stop
+    if stop is not None:
+        advice = f" {stop.advice}" if stop.advice else ""
+        during = f"during check '{exercise.probes[group.stopped_at].name}'" if group.stopped_at is not None \
+            else f"while running exercise {exercise.id}'s checks"
+        problems.append(f"Your code {stop.text} {during}.{advice} The checks it could not finish score 0."
+                        if stop.kind != "grader" else f"The grader failed {during}: {stop.text}. {stop.advice}")
+    return problems
 
 
-def run_problems(run: RunResult) -> list[str]:
-    """What went wrong with the submission as a whole in one run: loading, failing cells, stopping early."""
+def run_problems(run: RunResult, *, first: bool = True) -> list[str]:
+    """What went wrong with the submission as a whole in one run: loading, failing cells, stopping early.
+
+    A notebook runs once per set of imports its exercises allow: in any run but the first, a cell that
+    stopped only because it used a module that exercise does not allow is noted, not a problem.
+    """
     problems = []
     for error in run.cell_errors:
+        if not first and error.type_name == "ImportError" and "is not available in exercise" in error.message:
+            continue
         hint = hint_for(error)
         if run.kind == "python":
             text = f"Your file could not be loaded: {error.describe()}."
         else:
             text = f"A cell raised {error.describe()}; grading went on with the cells after it."
         problems.append(text + (f" Hint: {hint}" if hint else ""))
-    if run.stopped is not None and not any(g.stopped_at is not None for g in run.groups):
+    stop = run.stop
+    if stop is not None:
         where = f" while running {run.stopped_in_cell}" if run.stopped_in_cell and run.kind == "notebook" else \
             (" while loading your file" if not run.loaded else "")
-        advice = f" {run.advice}" if run.advice else ""
-        problems.append(f"Your code {run.stopped}{where}.{advice} The checks it could not finish score 0.")
+        advice = f" {stop.advice}" if stop.advice else ""
+        problems.append(f"Your code {stop.text}{where}.{advice} The checks it could not finish score 0."
+                        if stop.kind != "grader" else f"The grader failed{where}: {stop.text}. {stop.advice}")
     return problems
 
 
@@ -99,8 +110,15 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
                     "please tell your instructor.")
     probe_run = run.group.probes[index]
     if probe_run is None:
-        if run.group.stopped_at == index:
-            return make("error", f"Your code {run.run.stopped} while running this check.")
+        stop = run.group.stop
+        if run.group.stopped_at == index and stop is not None:
+            return make("error", f"Your code {stop.text} while running this check." if stop.kind != "grader"
+                        else f"The grader failed while running this check: {stop.text}. {stop.advice}")
+        needs = run.group.needs[index] if index < len(run.group.needs) else ()
+        if needs:
+            names = ", ".join(f"`{n}`" for n in needs)
+            return make("error", f"Not run: it needs {names}, which your {_what(run.run)} does not define.",
+                        ran=False)
         return make("error", _not_run(run), ran=False)
     if probe.raises is not None:
         return _check_raised(probe, probe_run, make)
@@ -145,7 +163,7 @@ class _Maker:
 
 
 def _not_run(run: ExerciseRun) -> str:
-    if run.run.load_error is not None or run.group.missing:
+    if run.run.load_error is not None or not run.run.loaded:
         return f"Not run: your {_what(run.run)} did not load (see above)."
     return "Not run: your code stopped before this check (see above)."
 

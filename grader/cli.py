@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from grader import __version__
 from grader.catalog import Catalog
 from grader.errors import ExitCode, GraderError
+from grader.isolate import Level
 from grader.spec import Device, Exercise
 
 COMMANDS = ("list", "validate", "release", "batch", "merge", "export")
@@ -68,6 +69,7 @@ def _grade_parser() -> _Parser:
     _add_device_option(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in the text report (default: when writing to a terminal)")
+    _add_isolation_option(parser, "landlock where the exercises hold solutions or hidden checks, else none")
     _add_exercises_option(parser)
     parser.add_argument("--version", action="version", version=f"autograd-grader {__version__}")
     return parser
@@ -83,6 +85,15 @@ def _devices(choice: str) -> tuple[Device, ...]:
     return ("cpu", "cuda") if choice == "all" else (choice,)  # type: ignore[return-value]
 
 
+def _check_isolation(minimum: Level) -> None:
+    from grader import isolate
+    from grader.sandbox import IsolationRefused, refusal
+
+    mode = isolate.best_mode()
+    if not isolate.at_least(mode.level, minimum):
+        raise IsolationRefused(refusal(mode, minimum))
+
+
 def _check_device(choice: str) -> None:
     if choice == "cuda":
         from grader.grading import cuda_available
@@ -90,6 +101,16 @@ def _check_device(choice: str) -> None:
         if not cuda_available():
             raise GraderError("--device cuda: CUDA is not available on this machine. Use --device cpu, or all "
                               "(the default), which skips the CUDA checks without costing points.")
+
+
+def _add_isolation_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--isolation", choices=("auto", "full", "namespaces", "landlock", "none"), default="auto",
+                        help=f"the weakest confinement of submissions to accept; below it, grading stops before any "
+                             f"submission runs (default auto: {default}; 'none' accepts the risk)")
+
+
+def _isolation(choice: str) -> Level | None:
+    return None if choice == "auto" else choice  # type: ignore[return-value]
 
 
 def _add_exercises_option(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +127,7 @@ def _grade(argv: list[str]) -> int:
     catalog = Catalog.find(args.exercises)
     _check_device(args.device)
     report = grade(args.submission, _exercises_for(args, catalog), seed=args.seed, devices=_devices(args.device),
-                   time_limit=args.time_limit)
+                   time_limit=args.time_limit, isolation=_isolation(args.isolation))
     if args.format == "json":
         from grader.render_json import render_json
 
@@ -248,6 +269,7 @@ def _batch(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="per submission (default: the exercise's)")
     _add_device_option(parser)
+    _add_isolation_option(parser, "landlock: a class always has classmates to protect")
     _add_exercises_option(parser)
     args = parser.parse_args(argv)
     if args.jobs < 1:
@@ -261,7 +283,8 @@ def _batch(argv: list[str]) -> int:
     for exercise_id in exercise_ids:
         catalog.load(exercise_id)  # a bad spec stops the batch before any work
     setup = batch.Setup(exercise_ids=exercise_ids, seed=args.seed, devices=_devices(args.device),
-                        time_limit=args.time_limit)
+                        time_limit=args.time_limit, isolation=_isolation(args.isolation) or "landlock")
+    _check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     entries = batch.discover(args.submissions, args.roster)
     if args.shard:
         entries = batch.shard(entries, args.shard)

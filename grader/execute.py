@@ -10,6 +10,7 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import CodeType, TracebackType
+from typing import Any
 
 from grader.inputs import InputValue, TensorInput
 from grader.values import ErrorInfo, Value, Where, from_python
@@ -33,31 +34,41 @@ def compile_probe(name: str, code: str, observe: Mapping[str, str]) -> CompiledP
 
 
 def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, InputValue], device: str,
-              torch_seed: int | None = None) -> dict[str, object]:
+              torch_seed: int | None = None, helpers: Mapping[str, object] | None = None) -> dict[str, object]:
     """What a probe's code sees: the engine's names (student's or reference), the inputs, helpers.
 
     On the torch engine torch's generator is seeded per probe, so that random initialisations in
-    the student's code and in the solution are the same draw. torch comes from the references taken
-    when the grader started: an exercise may forbid the student to import it, not the probes.
+    the student's code and in the solution are the same draw. `helpers` (math, builtins, torch and
+    gradcheck) are the child's, taken before any submission code ran; the trusted side takes its own.
     """
-    scope: dict[str, object] = {"math": math, "device": device}
+    tools = helpers if helpers is not None else trusted_helpers(engine)
+    scope: dict[str, object] = {"device": device, **tools}
     if engine == "torch":
-        from grader import probe_tools
-
-        torch = probe_tools.torch
-        scope.update(torch=torch, gradcheck=probe_tools.gradcheck)
+        torch: Any = tools["torch"]
         if torch_seed is not None:
             torch.manual_seed(torch_seed)
     scope.update(names)
-    scope.update({name: materialize(value, device) for name, value in inputs.items()})
+    torch_module = tools.get("torch")
+    scope.update({name: materialize(value, device, torch_module) for name, value in inputs.items()})
     return scope
 
 
-def materialize(value: InputValue, device: str) -> object:
+def trusted_helpers(engine: str) -> dict[str, object]:
+    """The helpers as the trusted side binds them (no submission runs here)."""
+    helpers: dict[str, object] = {"math": math}
+    if engine == "torch":
+        from grader import probe_tools
+
+        helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
+    return helpers
+
+
+def materialize(value: InputValue, device: str, torch: Any = None) -> object:
     """A fresh object for one run: tensors are made anew, so no run sees another's gradients."""
     if not isinstance(value, TensorInput):
         return value
-    from grader.probe_tools import torch
+    if torch is None:
+        from grader.probe_tools import torch
 
     tensor = torch.tensor(value.data, dtype=getattr(torch, value.dtype), device=device).reshape(value.shape)
     return tensor.detach().requires_grad_(value.requires_grad)

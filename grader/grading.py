@@ -13,12 +13,13 @@ from grader.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.errors import GraderError
 from grader.inputs import draw_inputs
+from grader.isolate import LEVELS, Level
 from grader.load import Submission, load_submission
-from grader.observed import RunResult
+from grader.observed import Isolation, RunResult
 from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
-from grader.rules import check_source
-from grader.sandbox import Group, Sandbox, runs_lean
+from grader.rules import check_source, import_notes
+from grader.sandbox import Group, Sandbox, policy_of, runs_lean
 from grader.slips import SlipRun, slip_runs
 from grader.spec import Device, Exercise
 
@@ -34,17 +35,26 @@ class Graded:
     problems: tuple[str, ...]
     output: str
     output_truncated: bool
+    #: the weakest isolation any of its runs had
+    isolation: Isolation | None = None
+    #: imports the guard refused, and what it refused as tampering
+    notes: tuple[str, ...] = ()
 
 
 def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
-          time_limit: float | None = None, sandbox: Sandbox | None = None, hide: Sequence[Path] = ()) -> Report:
+          time_limit: float | None = None, sandbox: Sandbox | None = None, hide: Sequence[Path] = (),
+          isolation: Level | None = None) -> Report:
     """Grade the submission at `path` against each exercise, from one run of it per device.
 
     `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
+    `isolation`: the weakest confinement to accept (default: `required_isolation`); below it, the
+    sandbox refuses (IsolationRefused, exit 2) before the submission runs.
     """
     submission = load_submission(path)
     if sandbox is None:
-        with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
+        minimum = isolation or required_isolation(exercises)
+        with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}],
+                     minimum=minimum) as fresh:
             return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
@@ -56,10 +66,19 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
         grader_version=__version__,
         seconds=time.perf_counter() - started,
         problems=graded.problems,
-        notes=submission.notes,
+        notes=(*submission.notes, *graded.notes),
+        isolation=graded.isolation,
         output=graded.output,
         output_truncated=graded.output_truncated,
     )
+
+
+def required_isolation(exercises: Sequence[Exercise]) -> Level:
+    """Landlock at least where there is something to hide (a course's solutions, mutants or hidden checks);
+    nothing where there is not (a released pack on a student's own machine)."""
+    secret = any(e.solution is not None or e.mutants or any(p.visibility == "hidden" for p in e.probes)
+                 for e in exercises)
+    return "landlock" if secret else "none"
 
 
 #: expected values by (exercise id, seed): the same for every student, so a batch worker computes them once
@@ -90,36 +109,56 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         elif device == "cuda" and not cuda_available():
             skipped[device] = "CUDA is not available on this machine"
     launch = [d for d in wanted if d not in skipped]
-    runs: dict[Device, RunResult] = {}
-    pending = sandbox.launch(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
+    runs: dict[Device, list[tuple[RunResult, int]]] = {}
+    first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
     # Computed while the child works, and never inside it.
     expected = [_expected(g, seed, cache) for g in groups]
-    if pending is not None:
-        runs[launch[0]] = pending.result()
+    if first is not None:
+        runs[launch[0]] = first.results()
     for device in launch[1:]:
-        runs[device] = sandbox.launch(submission, groups, device=device, time_limit=time_limit).result()
+        runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit).results()
 
     results = []
+    static_notes: tuple[str, ...] = ()
     for index, group in enumerate(groups):
-        per_device: dict[Device, Run] = {d: ExerciseRun(run, run.groups[index]) for d, run in runs.items()}
+        per_device: dict[Device, Run] = {d: ExerciseRun(run, run.groups[k]) for d, found in runs.items()
+                                         for run, k in [found[index]]}
         per_device.update(skipped)
         scope = [name for name, _ in group.exercise.defines] if len(groups) > 1 else None
         violations = check_source(submission.cells, group.exercise.source, scope)
+        static_notes += import_notes(submission.cells, policy_of(group.exercise).permits, group.exercise.id,
+                                     [Path(s.label).stem for s in submission.siblings])
         result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations)
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
             mistakes = _mistake_runs(sandbox, group, time_limit, mutant_cache)
             result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
-                                       {d: run.groups[index] for d, run in runs.items()}, mistakes.mutants,
-                                       frozenset(v.rule for v in violations), mistakes.slips)
+                                       {d: run.groups[k] for d, found in runs.items() for run, k in [found[index]]},
+                                       mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips)
         results.append(result)
     several = len(runs) > 1
+    children = {d: _distinct(found) for d, found in runs.items()}
     return Graded(
         exercises=tuple(results),
-        problems=tuple(f"On {d.upper()}: {p}" if several else p for d, run in runs.items() for p in run_problems(run)),
-        output="".join(f"--- on {d.upper()} ---\n{r.output}" if several and r.output else r.output
-                       for d, r in runs.items()),
-        output_truncated=any(r.output_truncated for r in runs.values()),
+        problems=tuple(f"On {d.upper()}: {p}" if several else p for d, child_runs in children.items()
+                       for i, run in enumerate(child_runs) for p in run_problems(run, first=i == 0)),
+        output="".join(f"--- on {d.upper()} ---\n{r[0].output}" if several and r[0].output else r[0].output
+                       for d, r in children.items() if r),
+        output_truncated=any(r.output_truncated for child_runs in children.values() for r in child_runs),
+        isolation=min((r.isolation for child_runs in children.values() for r in child_runs if r.isolation),
+                      key=lambda i: LEVELS.index(i.level), default=None),
+        notes=tuple(dict.fromkeys(
+            [n for n in static_notes if not any(f"imports {r.split()[0]}," in n for child_runs in children.values()
+                                                for run in child_runs for r in run.refused_imports)]
+            + [f"Your code imported {text}, which its exercise does not allow: it got a placeholder that fails "
+             f"when used." for child_runs in children.values() for r in child_runs for text in r.refused_imports]
+            + [f"Integrity: your code {text}; it was refused." for child_runs in children.values()
+               for r in child_runs for text in r.integrity])),
     )
+
+
+def _distinct(found: list[tuple[RunResult, int]]) -> list[RunResult]:
+    """The children a device's groups ran in, each once, in order."""
+    return list({id(run): run for run, _ in found}.values())
 
 
 def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,

@@ -43,6 +43,8 @@ class Submission:
     declared_assignment: str | None
     #: what loading left out or changed (magics, skipped cells), for the report
     notes: tuple[str, ...] = ()
+    #: the student's other .py files, importable beside the graded one (label: the file's name)
+    siblings: tuple[SourceCell, ...] = ()
 
     @property
     def source(self) -> str:

@@ -8,6 +8,30 @@ from typing import Literal
 
 from grader.values import ErrorInfo, Value
 
+#: why a run ended before its work was done: the student's code ran out of time, CPU or memory, was
+#: killed by a signal, ended the process, printed or returned too much, or wrote to the grader's reply;
+#: or the grader failed (never the student's fault)
+StopKind = Literal["timeout", "cpu", "memory", "signal", "exit", "reply-size", "forged-reply", "grader", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Why a run stopped early: a machine-readable kind, a sentence, and what the student might do."""
+
+    kind: StopKind
+    #: "did not finish within 5 s (the time limit)", completing "Your code ..."
+    text: str
+    advice: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Isolation:
+    """How a run was confined (grader.isolate): its level, the mechanism, and in words."""
+
+    level: Literal["full", "namespaces", "landlock", "none"]
+    mode: str
+    description: str
+
 
 @dataclass(frozen=True, slots=True)
 class ProbeRun:
@@ -27,6 +51,10 @@ class GroupRun:
     probes: tuple[ProbeRun | None, ...]
     #: the probe that was running when the run stopped
     stopped_at: int | None
+    #: why this exercise's probes stopped, where they did (the exercises after it get a fresh child)
+    stop: Stop | None = None
+    #: the names each probe needs that are missing, by probe index (partial credit by name)
+    needs: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,16 +66,30 @@ class RunResult:
     loaded: bool
     #: exceptions raised by the cells; each error's `where.file` names the cell
     cell_errors: tuple[ErrorInfo, ...]
-    #: why the child stopped before finishing, in words; None if it finished
-    stopped: str | None
-    #: what the student might do about it
-    advice: str
+    #: why the child stopped before it had loaded the submission (probes' stops are their group's)
+    stop: Stop | None
     #: the cell that was running when it stopped (None if it stopped in a probe, or finished)
     stopped_in_cell: str | None
     groups: tuple[GroupRun, ...]
     output: str
     output_truncated: bool
     seconds: float
+    isolation: Isolation | None = None
+    #: imports the guard refused, as "torch (student.py:3)"
+    refused_imports: tuple[str, ...] = ()
+    #: what the guard refused as tampering with the grader, as "used gc.get_objects() (student.py:9)"
+    integrity: tuple[str, ...] = ()
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the run stopped early, in words: while loading, or in any exercise's probes."""
+        stop = self.stop or next((g.stop for g in self.groups if g.stop is not None), None)
+        return stop.text if stop is not None else None
+
+    @property
+    def advice(self) -> str:
+        stop = self.stop or next((g.stop for g in self.groups if g.stop is not None), None)
+        return stop.advice if stop is not None else ""
 
     @property
     def load_error(self) -> ErrorInfo | None:

@@ -7,6 +7,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from grader.observed import Isolation
 from grader.report import REPORT_VERSION, CheckResult, Diagnosis, ExerciseResult, ObservationResult, Report
 
 
@@ -24,6 +25,9 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "notes": list(report.notes),
         "output": report.output,
         "output_truncated": report.output_truncated,
+        "isolation": None if report.isolation is None else {
+            "level": report.isolation.level, "mode": report.isolation.mode,
+            "description": report.isolation.description},
         "exercises": [_exercise(e) for e in report.exercises],
     }
 
@@ -77,6 +81,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         notes=tuple(data["notes"]),
         output=data["output"],
         output_truncated=data["output_truncated"],
+        isolation=Isolation(**data["isolation"]) if data.get("isolation") else None,
         exercises=tuple(
             ExerciseResult(
                 id=e["id"],

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grader.errors import ExitCode
+from grader.observed import Isolation
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.0"
+REPORT_VERSION = "1.1"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,6 +101,8 @@ class Report:
     #: what the submission printed (capped)
     output: str = ""
     output_truncated: bool = False
+    #: how its runs were confined (the weakest of them); None where nothing ran
+    isolation: Isolation | None = None
 
     @property
     def score(self) -> float:

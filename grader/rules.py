@@ -1,16 +1,14 @@
-"""Source rules, checked on the submission's syntax tree on the trusted side: imports and calls."""
+"""Source rules, read from the submission's syntax tree on the trusted side: the calls it must and must not make,
+and, as an early word, the imports its exercise does not allow (the child's guard enforces those)."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from grader.load import SourceCell
 from grader.spec import SourceRules
-
-# Ways to import a module without an import statement; forbidden wherever an import is.
-_DYNAMIC_IMPORTS = {"__import__", "import_module", "exec", "eval", "compile"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,60 +26,55 @@ class Violation:
 
 def check_source(cells: Sequence[SourceCell], rules: SourceRules,
                  scope: Sequence[str] | None = None) -> tuple[Violation, ...]:
-    """Every rule the source breaks; cells that do not parse are skipped (the run reports them).
+    """Every call rule the source breaks; cells that do not parse are skipped (the run reports them).
 
     With `scope`, only the definitions of those names are checked: a notebook that answers several
-    exercises may import torch for one while another's `Node` must not use it.
+    exercises calls backward() for one while another's `Dual` must not.
     """
-    if not (rules.forbid_imports or rules.require_calls or rules.forbid_calls):
+    if not (rules.require_calls or rules.forbid_calls):
         return ()
     found: list[Violation] = []
     called: set[str] = set()
+    for cell, root in _roots(cells, scope):
+        for node in ast.walk(root):
+            if isinstance(node, ast.Call) and (name := _called_name(node.func)) is not None:
+                called.add(name)
+                if name in rules.forbid_calls:
+                    found.append(Violation(f"it calls {name}()", node.lineno, cell))
+    found += [Violation(f"it never calls {name}()", None) for name in rules.require_calls if name not in called]
+    return tuple(sorted(found, key=lambda v: (v.cell, v.line or 0, v.rule)))
+
+
+def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], exercise_id: str,
+                 own_modules: Sequence[str] = ()) -> tuple[str, ...]:
+    """An early word on each import of a module the exercise does not allow (the guard refuses it when run)."""
+    notes = []
+    for cell, root in _roots(cells, None):
+        for node in ast.walk(root):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if node.module and not node.level else []
+            for name in names:
+                if not permits(name) and name.partition(".")[0] not in own_modules:
+                    place = f"{cell}, line {node.lineno}" if cell else f"line {node.lineno}"
+                    notes.append(f"{place} imports {name}, which exercise {exercise_id} does not allow: where that "
+                                 f"line runs, {name.partition('.')[0]} is a placeholder that fails when used.")
+    return tuple(dict.fromkeys(notes))
+
+
+def _roots(cells: Sequence[SourceCell], scope: Sequence[str] | None) -> list[tuple[str, ast.AST]]:
+    roots: list[tuple[str, ast.AST]] = []
     for cell in cells:
         try:
             tree = ast.parse(cell.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         label = cell.label if cell.label.startswith("cell ") else ""
-        roots: list[ast.AST] = [tree] if scope is None else [
-            node for node in tree.body
+        roots += [(label, tree)] if scope is None else [
+            (label, node) for node in tree.body
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in scope]
-        for root in roots:
-            found += _violations(root, rules, label, called, scoped=scope is not None)
-    found += [Violation(f"it never calls {name}()", None) for name in rules.require_calls if name not in called]
-    return tuple(sorted(found, key=lambda v: (v.cell, v.line or 0, v.rule)))
-
-
-def _violations(root: ast.AST, rules: SourceRules, cell: str, called: set[str], *, scoped: bool) -> list[Violation]:
-    found = []
-    for node in ast.walk(root):
-        if isinstance(node, ast.Import) and rules.forbid_imports:
-            found += [Violation(f"it imports {alias.name}", node.lineno, cell)
-                      for alias in node.names if _forbidden(alias.name, rules.forbid_imports)]
-        elif isinstance(node, ast.ImportFrom) and rules.forbid_imports and node.module:
-            if _forbidden(node.module, rules.forbid_imports):
-                found.append(Violation(f"it imports from {node.module}", node.lineno, cell))
-            elif node.module == "importlib":
-                found.append(Violation("it imports from importlib (dynamic imports)", node.lineno, cell))
-        elif isinstance(node, ast.Name) and scoped and _forbidden(node.id, rules.forbid_imports):
-            found.append(Violation(f"its definition uses {node.id}", node.lineno, cell))
-        elif isinstance(node, ast.Call):
-            name = _called_name(node.func)
-            if name is None:
-                continue
-            called.add(name)
-            if name in rules.forbid_calls:
-                found.append(Violation(f"it calls {name}()", node.lineno, cell))
-            elif rules.forbid_imports and name in _DYNAMIC_IMPORTS:
-                found.append(Violation(f"it calls {name}(), which can import anything", node.lineno, cell))
-        elif isinstance(node, ast.Attribute) and rules.forbid_imports and node.attr == "modules" \
-                and isinstance(node.value, ast.Name) and node.value.id == "sys":
-            found.append(Violation("it reaches into sys.modules", node.lineno, cell))
-    return found
-
-
-def _forbidden(module: str, forbidden: tuple[str, ...]) -> bool:
-    return any(module == name or module.startswith(name + ".") for name in forbidden)
+    return roots
 
 
 def _called_name(func: ast.expr) -> str | None:

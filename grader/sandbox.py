@@ -1,26 +1,29 @@
-"""Run a submission's probes in a sandboxed child and read back what happened, as untrusted data."""
+"""Run a submission's probes in sandboxed children and read back what happened, as untrusted data."""
 
 from __future__ import annotations
 
+import ast
+import functools
+import hmac
 import json
-import os
-import shutil
-import signal
-import tempfile
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
 
-from grader import child, isolate
+from grader import isolate
+from grader.errors import GraderError
 from grader.inputs import Inputs, input_to_data, probe_seed
 from grader.load import Submission
-from grader.observed import GroupRun, ProbeRun, RunResult
+from grader.observed import RunResult
+from grader.policy import ImportPolicy, engine_policy, torch_policy
+from grader.reply import Budget, Plan, interpret
 from grader.spec import Device, Exercise
-from grader.values import BadReply, ErrorInfo, error_from_data, from_data
-from grader.warm import warm_lean, warm_up
-from grader.zygote import Exchange, Limits, Running, Zygote
+from grader.zygote import Limits, Running, Zygote, ZygoteFailed
+
+#: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
+CUDA_STARTUP_SECONDS = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,252 +35,211 @@ class Group:
     seed: int
 
 
-#: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
-CUDA_STARTUP_SECONDS = 15.0
+class IsolationRefused(GraderError):
+    """The machine cannot confine submissions as well as asked, and nothing accepted the risk."""
+
+
+def policy_of(exercise: Exercise) -> ImportPolicy:
+    """What a submission to `exercise` may import (grader.policy)."""
+    rules = exercise.source
+    if exercise.engine == "torch":
+        return torch_policy(rules.forbid_imports)
+    return engine_policy(rules.allow_imports, rules.forbid_imports)
 
 
 class Sandbox:
-    """Owns the warm zygotes; start it before any expected value is computed (see `grader.zygote`).
+    """Owns the warm zygotes, one per import policy; start it before any expected value is computed.
 
-    Two zygotes, each a fresh interpreter that holds none of this process's memory: one with torch
-    loaded and, for exercises that forbid torch, a lean one that never imports it, so that torch is
-    not in such a child's memory at all. Each starts when first needed (or on entry, for the kind
-    `lean` says comes first) and warms up while this process computes expected values. `slot` picks
-    the child's user as root (one per concurrent worker); `hide` lists folders a child must not see
-    (exercises with their solutions, other students' work).
+    Each zygote is a fresh interpreter that holds none of this process's memory, confined as well as
+    this machine allows (grader.isolate): a torch one, and one per set of allowed packages for engine
+    exercises, which never import torch (nor ctypes). `minimum`: the weakest isolation to accept;
+    below it, entering the sandbox raises `IsolationRefused` (exit 2) before any submission runs.
+    `hide`: folders a child must not see even where they lie inside one it needs.
     """
 
-    def __init__(self, *, lean: bool = False, slot: int = 0, hide: Sequence[Path] = ()) -> None:
-        self._zygote = Zygote(child.serve, warm_up)
-        self._lean_zygote = Zygote(child.serve, warm_lean)
-        self._lean = lean
-        self._uid = isolate.sandbox_uid(slot) if os.geteuid() == 0 else None
+    def __init__(self, *, lean: bool = False, hide: Sequence[Path] = (), minimum: isolate.Level = "none",
+                 mode: isolate.Mode | None = None) -> None:
         self._hide = tuple(str(Path(p).resolve()) for p in hide)
+        self._zygotes: dict[str, Zygote] = {}
+        self._first = engine_policy() if lean else torch_policy()
+        self.minimum = minimum
+        #: how children are confined: the strongest mode this machine allows, unless one is given (tests)
+        self.mode = mode or isolate.best_mode()
 
     def __enter__(self) -> Sandbox:
+        if not isolate.at_least(self.mode.level, self.minimum):
+            raise IsolationRefused(refusal(self.mode, self.minimum))
         isolate.protect_grader()
-        (self._lean_zygote if self._lean else self._zygote).start()
+        self._zygote_for(self._first)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self._zygote.close()
-        self._lean_zygote.close()
+        for zygote in self._zygotes.values():
+            zygote.close()
+        self._zygotes.clear()
 
-    def _zygote_for(self, exercises: Sequence[Exercise]) -> Zygote:
-        zygote = self._lean_zygote if runs_lean(exercises) else self._zygote
-        if not zygote.started:
-            zygote.start()
+    def _zygote_for(self, policy: ImportPolicy) -> Zygote:
+        zygote = self._zygotes.get(policy.key)
+        if zygote is None:
+            zygote = Zygote(policy, self.mode, hide=self._hide)
+            try:
+                zygote.start()
+            except ZygoteFailed as exc:
+                raise GraderError(f"the sandbox could not be set up here: {exc}. Run with --isolation none to "
+                                  f"grade without it (see the README's threat model).") from None
+            self._zygotes[policy.key] = zygote
         return zygote
 
     def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
                time_limit: float | None = None) -> PendingRun:
-        """Start a child that runs `submission` once, then the probes of each group meant for `device`.
+        """Start one child that runs `submission` once, then the probes of each group meant for `device`.
 
-        It works while the caller computes expected values.
+        Every group must allow the same imports (`run` splits them). It works while the caller computes
+        expected values.
         """
+        policies = {policy_of(g.exercise) for g in groups}
+        if len(policies) != 1:
+            raise ValueError("one run serves exercises with the same import policy; use run()")
+        (policy,) = policies
         indices = [tuple(i for i, probe in enumerate(g.exercise.probes) if device in probe.devices) for g in groups]
         exercises = [g.exercise for g in groups]
-        # One exercise's rules block its forbidden modules in the child; a notebook that answers several
-        # exercises may use them elsewhere, so there the syntax tree alone is checked (grader.rules).
-        forbidden = exercises[0].source.forbid_imports if len(exercises) == 1 else ()
+        key = secrets.token_bytes(32)
         request = json.dumps({
             "filename": submission.name,
+            "exercise": exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
             "cells": [{"label": cell.label, "source": cell.source} for cell in submission.cells],
+            "siblings": [{"name": s.label, "source": s.source} for s in submission.siblings],
             "keep_going": submission.kind == "notebook",
             "device": device,
-            "forbid_imports": list(forbidden),
+            "policy": {"allowed": sorted(policy.allowed) if policy.allowed is not None else None,
+                       "forbidden": sorted(policy.forbidden), "describe": policy.describe()},
             "groups": [
                 {"engine": g.exercise.engine, "defines": dict(g.exercise.defines),
                  "probes": [_probe_request(g, i) for i in group_indices]}
                 for g, group_indices in zip(groups, indices, strict=True)
             ],
         }).encode()
-        wall = time_limit or sum(e.time_limit for e in exercises)
+        budgets = tuple(time_limit or e.time_limit for e in exercises)
+        load = time_limit or max(budgets)
+        extra = CUDA_STARTUP_SECONDS if device == "cuda" else 0.0
         # CUDA maps far more address space than it uses, so only the wall clock and CPU time bound it.
-        limits = Limits(wall_seconds=wall + CUDA_STARTUP_SECONDS, memory_mb=0) if device == "cuda" \
-            else Limits(wall_seconds=wall, memory_mb=max(e.memory_mb for e in exercises))
-        workdir = tempfile.mkdtemp(prefix="grade-")
-        plan = _Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
-                     tuple(len(e.probes) for e in exercises))
-        running = self._zygote_for(exercises).launch(request, limits, workdir, hide=self._hide, uid=self._uid,
-                                                     done=child.DONE)
-        return PendingRun(running, limits, workdir, plan)
+        limits = Limits(wall_seconds=load + sum(budgets) + extra,
+                        memory_mb=0 if device == "cuda" else max(e.memory_mb for e in exercises))
+        plan = Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
+                    tuple(len(e.probes) for e in exercises),
+                    tuple(tuple(_uses(g.exercise, i) for i in sent) for g, sent in zip(groups, indices, strict=True)),
+                    tuple(b + extra for b in budgets), load + extra)
+        zygote = self._zygote_for(policy)
+        running = zygote.launch(key + request, limits, finished=functools.partial(_finished, key),
+                                deadline=_Deadline(plan, key))
+        return PendingRun(running, limits, plan, key)
+
+    def start(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
+              time_limit: float | None = None) -> RunSet:
+        """Start grading `groups` on `device`: the first child starts now; `RunSet.results()` does the rest.
+
+        Groups that allow the same imports share a child (those that allow anything first: a notebook's
+        own output is best read from the run that can import all it does). A group whose probes stop
+        their child (a loop, a crash) costs only itself: the groups after it get a fresh child.
+        """
+        return RunSet(self, submission, groups, device, time_limit)
+
+
+class RunSet:
+    """The children that grade one submission's groups on one device, one after another."""
+
+    def __init__(self, sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
+                 time_limit: float | None) -> None:
+        self._sandbox, self._submission, self._groups = sandbox, submission, list(groups)
+        self._device, self._time_limit = device, time_limit
+        self._queue = sorted(_by_policy(groups), key=lambda ix: policy_of(groups[ix[0]].exercise).allowed is not None)
+        self._pending: tuple[list[int], PendingRun] | None = self._launch(self._queue.pop(0)) if groups else None
+
+    def _launch(self, indices: list[int]) -> tuple[list[int], PendingRun]:
+        return indices, self._sandbox.launch(self._submission, [self._groups[i] for i in indices],
+                                             device=self._device, time_limit=self._time_limit)
+
+    def results(self) -> list[tuple[RunResult, int]]:
+        """For each group, the child's run that graded it and the group's place in that run."""
+        found: dict[int, tuple[RunResult, int]] = {}
+        while self._pending is not None:
+            pending, running = self._pending
+            result = running.result()
+            stopped = next((k for k, g in enumerate(result.groups) if g.stop is not None), None)
+            last = len(pending) - 1 if stopped is None or result.stop is not None else stopped
+            for k in range(last + 1):
+                found[pending[k]] = (result, k)
+            rest = pending[last + 1:]
+            if rest:
+                self._queue.insert(0, rest)
+            self._pending = self._launch(self._queue.pop(0)) if self._queue else None
+        return [found[i] for i in range(len(self._groups))]
+
+
+def refusal(mode: isolate.Mode, minimum: isolate.Level) -> str:
+    return (f"cannot isolate submissions here as well as --isolation {minimum} asks: this machine allows "
+            f"{mode.level} ({mode.describe()}); missing: {mode.missing}. Grade as root in a container given "
+            f"CAP_SYS_ADMIN (docker run --cap-add SYS_ADMIN), or where unprivileged user namespaces or Landlock "
+            f"are available; or pass --isolation none to accept the risk.")
+
+
+class _Deadline:
+    """The run's deadline moves as it reaches each exercise (grader.reply.Budget), from its first call."""
+
+    def __init__(self, plan: Plan, key: bytes) -> None:
+        self._plan, self._key = plan, key
+        self._budget: Budget | None = None
+
+    def __call__(self, reply: bytearray, now: float) -> float:
+        if self._budget is None:
+            self._budget = Budget(self._plan, self._key, now)
+        return self._budget(reply, now)
+
+
+def _finished(key: bytes, reply: bytes) -> bool:
+    """The reply ends with the child's signed word that it is done."""
+    if not reply.endswith(b"\n"):
+        return False
+    head, _, body = reply[reply.rfind(b"\n", 0, len(reply) - 1) + 1:-1].partition(b" ")
+    return body.startswith(b'{"event":"done"') and hmac.compare_digest(
+        head, hmac.new(key, body, "sha256").hexdigest().encode())
+
+
+def _by_policy(groups: Sequence[Group]) -> list[list[int]]:
+    """Group indices, in order, by the imports their exercises allow."""
+    found: dict[ImportPolicy, list[int]] = {}
+    for index, group in enumerate(groups):
+        found.setdefault(policy_of(group.exercise), []).append(index)
+    return list(found.values())
+
+
+@functools.cache
+def _uses_of(code: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    used = {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)}
+    return tuple(n for n in names if n in used)
+
+
+def _uses(exercise: Exercise, index: int) -> tuple[str, ...]:
+    probe = exercise.probes[index]
+    code = probe.code + "\n" + "\n".join(expr for _, expr in probe.observe)
+    return _uses_of(code, tuple(name for name, _ in exercise.defines))
 
 
 def _probe_request(group: Group, index: int) -> dict[str, object]:
     probe = group.exercise.probes[index]
     return {"name": probe.name, "code": probe.code, "observe": list(probe.observe),
             "inputs": {name: input_to_data(value) for name, value in group.inputs[index].items()},
-            "torch_seed": probe_seed(group.seed, group.exercise.id, probe.name)}
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """What the child was asked to do, to read its reply against."""
-
-    kind: Literal["python", "notebook"]
-    cells: tuple[str, ...]
-    #: per group, the exercise's probe index of each probe sent
-    indices: tuple[tuple[int, ...], ...]
-    #: per group, how many probes the exercise has
-    totals: tuple[int, ...]
+            "torch_seed": probe_seed(group.seed, group.exercise.id, probe.name), "uses": _uses(group.exercise, index)}
 
 
 class PendingRun:
-    def __init__(self, running: Running, limits: Limits, workdir: str, plan: _Plan) -> None:
-        self._running, self._limits, self._workdir, self._plan = running, limits, workdir, plan
+    def __init__(self, running: Running, limits: Limits, plan: Plan, key: bytes) -> None:
+        self._running, self._limits, self._plan, self._key = running, limits, plan, key
 
     def result(self) -> RunResult:
-        try:
-            exchange = self._running.wait()
-        finally:
-            shutil.rmtree(self._workdir, ignore_errors=True)
-        return interpret(exchange, self._plan, self._limits)
+        return interpret(self._running.wait(), self._plan, self._key, self._limits)
 
 
 def runs_lean(exercises: Sequence[Exercise]) -> bool:
-    """Whether these exercises run in the lean zygote: all of them forbid torch."""
-    return bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
-
-
-def interpret(exchange: Exchange, plan: _Plan, limits: Limits) -> RunResult:
-    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan."""
-    cell_errors: list[ErrorInfo] = []
-    loaded = finished = False
-    current_cell: int | None = None
-    missing: list[tuple[str, ...]] = [() for _ in plan.indices]
-    probes: list[list[ProbeRun | None]] = [[None] * len(sent) for sent in plan.indices]
-    running: tuple[int, int] | None = None
-    bad: str | None = None
-    for number, line in enumerate(exchange.reply.split(b"\n"), start=1):
-        if not line or finished:
-            continue
-        try:
-            event = _event(line, plan)
-            kind = event["event"]
-            if kind == "cell" and not loaded:
-                current_cell = event["cell"]
-            elif kind == "cell_error" and not loaded and event["cell"] == current_cell:
-                cell_errors.append(error_from_data(event["error"]))
-            elif kind == "loaded" and not loaded:
-                loaded, current_cell = True, None
-            elif kind == "missing" and loaded:
-                missing[event["group"]] = tuple(_missing_text(item) for item in event["names"])
-            elif kind == "start" and loaded:
-                running = (event["group"], event["probe"])
-            elif kind == "probe" and running == (event["group"], event["probe"]) \
-                    and probes[event["group"]][event["probe"]] is None:
-                probes[event["group"]][event["probe"]] = _probe_run(event)
-                running = None
-            elif kind == "done" and loaded:
-                finished = True
-            elif kind == "crashed":
-                bad = f"the grader's code in the child failed: {error_from_data(event['error']).describe()}"
-                break
-            else:
-                raise BadReply(f"a {kind} event out of order")
-        except BadReply as exc:
-            bad = f"sent a reply the grader could not read (line {number}: {exc})"
-            break
-    done_loading = not loaded and plan.kind == "python" and bool(cell_errors) and bad is None
-    stopped, advice = (None, "") if (finished or done_loading) and bad is None \
-        else _why_stopped(exchange, limits, bad)
-    groups = []
-    for g, sent in enumerate(plan.indices):
-        by_index: list[ProbeRun | None] = [None] * plan.totals[g]
-        for local, probe_run in enumerate(probes[g]):
-            by_index[sent[local]] = probe_run
-        stopped_at = sent[running[1]] if stopped and running is not None and running[0] == g else None
-        groups.append(GroupRun(missing=missing[g], probes=tuple(by_index), stopped_at=stopped_at))
-    return RunResult(
-        kind=plan.kind,
-        loaded=loaded,
-        cell_errors=tuple(cell_errors),
-        stopped=stopped,
-        advice=advice,
-        stopped_in_cell=plan.cells[current_cell] if stopped and current_cell is not None else None,
-        groups=tuple(groups),
-        output=exchange.output.decode("utf-8", errors="replace"),
-        output_truncated=exchange.output_truncated,
-        seconds=exchange.seconds,
-    )
-
-
-_EVENT_KEYS = {
-    "cell": {"event", "cell"},
-    "cell_error": {"event", "cell", "error"},
-    "loaded": {"event"},
-    "missing": {"event", "group", "names"},
-    "start": {"event", "group", "probe"},
-    "done": {"event"},
-    "crashed": {"event", "error"},
-}
-
-
-def _event(line: bytes, plan: _Plan) -> dict[str, Any]:
-    try:
-        event = json.loads(line)
-    except (ValueError, RecursionError) as exc:
-        raise BadReply("not JSON") from exc
-    if type(event) is not dict or event.get("event") not in (*_EVENT_KEYS, "probe"):
-        raise BadReply("not an event the protocol knows")
-    kind = event["event"]
-    keys = set(event)
-    if kind == "probe":
-        if keys not in ({"event", "group", "probe", "observations"}, {"event", "group", "probe", "error"}):
-            raise BadReply("malformed probe result")
-    elif keys != _EVENT_KEYS[kind]:
-        raise BadReply(f"malformed {kind} event")
-    if "cell" in event and (type(event["cell"]) is not int or not 0 <= event["cell"] < len(plan.cells)):
-        raise BadReply("cell index out of range")
-    if "group" in event and (type(event["group"]) is not int or not 0 <= event["group"] < len(plan.indices)):
-        raise BadReply("group index out of range")
-    if "probe" in event and (type(event["probe"]) is not int
-                             or not 0 <= event["probe"] < len(plan.indices[event["group"]])):
-        raise BadReply("probe index out of range")
-    if kind == "missing" and (type(event["names"]) is not list or len(event["names"]) > 100):
-        raise BadReply("malformed list of missing names")
-    return event
-
-
-def _probe_run(event: dict[str, Any]) -> ProbeRun:
-    if "error" in event:
-        return ProbeRun(None, error_from_data(event["error"]))
-    observations = event["observations"]
-    if type(observations) is not dict or not all(type(k) is str for k in observations):
-        raise BadReply("observations are not a mapping")
-    return ProbeRun({label: from_data(value) for label, value in observations.items()}, None)
-
-
-def _missing_text(item: object) -> str:
-    if type(item) is not dict or set(item) != {"name", "kind", "got"} \
-            or not all(type(v) is str for v in item.values()):
-        raise BadReply("malformed missing name")
-    article = "an" if item["kind"][:1] in "aeiou" else "a"
-    return f"`{item['name'][:80]}` ({article} {item['kind'][:20]}): found {item['got'][:120]}"
-
-
-def _why_stopped(exchange: Exchange, limits: Limits, bad: str | None) -> tuple[str, str]:
-    """What ended the run early, and what the student might do about it."""
-    if exchange.reply_overflow:
-        return (f"sent more than {limits.reply_bytes // (1024 * 1024)} MiB of results",
-                "Return numbers, not huge structures.")
-    if bad is not None:
-        return bad, "Do not write to the grader's pipes or fork processes."
-    if exchange.timed_out:
-        return (f"did not finish within {limits.wall_seconds:g} s (the time limit)",
-                "Look for an infinite loop or very slow code.")
-    if exchange.status is None:
-        return "ended, and the grader could not learn how", ""
-    if os.WIFSIGNALED(exchange.status):
-        number = os.WTERMSIG(exchange.status)
-        if number == signal.SIGXCPU:
-            return "was stopped by SIGXCPU", f"It used more than its CPU time ({limits.cpu_seconds} s)."
-        if number == signal.SIGKILL:
-            return ("was killed (SIGKILL)", "Out of memory, past its CPU time, or it killed itself (os.kill, "
-                    "os.killpg): look for what allocates without end, or for signals.")
-        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
-        return f"crashed (killed by {name})", "A crash in C code: look at what calls into extensions or ctypes."
-    code = os.WEXITSTATUS(exchange.status)
-    return (f"ended the process with exit code {code}",
-            "Remove os._exit(), or whatever ends the process; return values instead.")
+    """Whether these exercises run in a zygote without torch: none of them is a torch exercise."""
+    return bool(exercises) and all(e.engine != "torch" for e in exercises)

@@ -59,8 +59,10 @@ class Raises:
 
 @dataclass(frozen=True, slots=True)
 class SourceRules:
-    """What a submission's syntax tree may and must contain (see `grader.rules`)."""
+    """What a submission may import (enforced in the child, grader.policy), and may and must call (grader.rules)."""
 
+    #: engine exercises: modules allowed on top of grader.policy.DEFAULT_ALLOWED
+    allow_imports: tuple[str, ...] = ()
     forbid_imports: tuple[str, ...] = ()
     require_calls: tuple[str, ...] = ()
     forbid_calls: tuple[str, ...] = ()

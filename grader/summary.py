@@ -330,6 +330,8 @@ _OPENINGS = (
     ("Your code the grader's code in the child failed", "grader failure"),
     ("Your code breaks a rule", "rule violation"),
     ("Your file does not define", "missing definition"),
+    ("Not run: it needs", "missing definition"),
+    ("The grader failed", "grader failure"),
     ("Your notebook does not define", "missing definition"),
     ("The grader's oracles disagree", "oracle disagreement"),
 )

@@ -1,37 +1,40 @@
-"""Fork-per-run process mechanics: a warm zygote, resource limits, timeouts, capped pipes.
+"""The grading process's side of a zygote: start one, confined, and run children through it with capped pipes.
 
-The coordinator (the trusted grading process) starts a zygote as a fresh interpreter that imports
-only the child's side (and torch, where allowed). For each run it hands the zygote three pipe ends
-over a Unix socket; the zygote forks a child that reads its request and writes its reply on those
-pipes. The zygote is never forked from the coordinator: a fork would carry the coordinator's memory
-(the reference engine, exercises, cached expected values) into every child, where gc.get_objects()
-finds it. The coordinator alone reads the replies, enforces the deadline and kills the process group.
+A zygote is a fresh interpreter that imports only the child's side of the grader (and torch or numpy,
+where allowed). It is set up by a process forked from this one that confines itself (grader.isolate)
+and then executes the interpreter, so it holds none of this process's memory (the reference engine,
+exercises, expected values). For each run this process hands it three pipe ends over a Unix socket;
+the zygote forks a child that reads its request and writes its reply on them, and sends back the
+child's pid with a pidfd, then its exit status. This process alone reads the replies, keeps the
+deadline and kills the child (through the pidfd: the child's pid means nothing in its namespace).
 """
 
 from __future__ import annotations
 
-import gc
-import importlib
-import io
 import json
 import os
-import resource
 import selectors
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, NoReturn
 
-from grader import isolate
+from grader import isolate, tree
+from grader.policy import ImportPolicy
+from grader.zygote_main import ENTRY, Hello, RunHeader
 
 MIB = 1024 * 1024
 _UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
+
+#: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
+#: never the rest (CI tokens, keys), which a child could otherwise read back from its environment.
+#: Names, and prefixes of names: a prefix such as HOME would let HOMEBREW_GITHUB_API_TOKEN through.
+_ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "LD_LIBRARY_PATH"})
+_ZYGOTE_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,7 +42,7 @@ class Limits:
     """What one run of student code may use."""
 
     wall_seconds: float = 10.0
-    #: address space on top of what the warm parent already maps (torch alone maps ~600 MB); 0: no cap
+    #: address space on top of what the zygote already maps (torch alone maps ~600 MB); 0: no cap
     memory_mb: int = 2048
     output_bytes: int = 64 * 1024
     reply_bytes: int = 8 * MIB
@@ -64,130 +67,206 @@ class Exchange:
     seconds: float
 
 
-Target = Callable[[int, int], NoReturn]
-
-#: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
-#: never the rest (CI tokens, keys), which a child could otherwise read back from /proc/self/environ.
-#: Names, and prefixes of names: a prefix such as HOME would let HOMEBREW_GITHUB_API_TOKEN through.
-_ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "TMPDIR", "LD_LIBRARY_PATH"})
-_ZYGOTE_PREFIXES = ("LC_", "PYTHON", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
+class ZygoteFailed(OSError):
+    """The zygote could not be set up in the mode asked for."""
 
 
 class Zygote:
-    """A warm process that forks sandboxed children on request; one run at a time.
+    """A warm, confined process that forks sandboxed children on request; one run at a time."""
 
-    `target(request_fd, reply_fd)` is what each child runs; `warm()` imports what children share.
-    Both must be module-level functions: the zygote is a fresh interpreter that imports them.
-    """
-
-    def __init__(self, target: Target, warm: Callable[[], None]) -> None:
-        self._target, self._warm = target, warm
+    def __init__(self, policy: ImportPolicy, mode: isolate.Mode, *, hide: tuple[str, ...] = (),
+                 target: str = "grader.child:serve") -> None:
+        self.policy, self.mode, self._hide, self._target = policy, mode, hide, target
         self._runs = 0  # numbers each run, so that a late word about an earlier one is never taken for it
         self._sock: socket.socket | None = None
-        self._spawned: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        """Start the zygote as a fresh interpreter; it warms up while this process goes on."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        package_root = str(Path(__file__).resolve().parent.parent)
-        env = {name: value for name, value in os.environ.items()
-               if name in _ZYGOTE_NAMES or name.startswith(_ZYGOTE_PREFIXES)}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-        entry = "import sys; from grader.zygote import spawned_main; spawned_main(sys.argv[1:])"
-        command = [sys.executable, "-c", entry, str(os.getpid()), str(theirs.fileno()), _path_of(self._target),
-                   _path_of(self._warm)]
-        _flush_stdio()
-        self._spawned = subprocess.Popen(command, pass_fds=(theirs.fileno(),), env=env)
-        theirs.close()
-        self._sock = ours
+        self._pid: int | None = None
+        self._pidfd: int | None = None  # the zygote proper (the PID namespace's init, where there is one)
+        self._scratch: str | None = None
+        self.hello: Hello | None = None
 
     @property
     def started(self) -> bool:
         return self._sock is not None
 
-    def _alive(self) -> bool:
-        return self._spawned is not None and self._spawned.poll() is None
+    def start(self) -> None:
+        """Fork, confine, exec: the zygote warms up while this process goes on."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        plan = tree.layout(self.policy, self._hide)
+        self._scratch = tempfile.mkdtemp(prefix="autograd-grader-runs-") if not self.mode.pid_namespace else "/tmp"
+        if self._scratch != "/tmp":
+            os.chmod(self._scratch, 0o711)
+        config = {"sock": theirs.fileno(), "target": self._target, "policy": asdict(self.policy) | {
+            "allowed": sorted(self.policy.allowed) if self.policy.allowed is not None else None,
+            "forbidden": sorted(self.policy.forbidden)}, "mode": self.mode.kind, "level": self.mode.level,
+            "isolation": self.mode.describe(), "scratch": self._scratch,
+            "keep": list(tree.kept_in_scratch(plan))}
+        env = {name: value for name, value in os.environ.items()
+               if name in _ZYGOTE_NAMES or name.startswith(_ZYGOTE_PREFIXES)}
+        # The grader's child side; for torch exercises, packages the grading process was given by PYTHONPATH too.
+        extra = os.environ.get("PYTHONPATH", "") if self.policy.allows_everything else ""
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), extra]))
+        env["PYTHONNOUSERSITE"] = "1"
+        argv = [sys.executable, "-B", "-c", ENTRY, json.dumps(config)]
+        failed_r, failed_w = os.pipe2(os.O_CLOEXEC)
+        up_r, up_w = os.pipe()
+        down_r, down_w = os.pipe()
+        parent = os.getpid()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the process that becomes the zygote
+            try:
+                os.close(failed_r)
+                isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
+                os.set_inheritable(theirs.fileno(), True)
+                os.closerange(3, theirs.fileno())
+                os.closerange(theirs.fileno() + 1, failed_w)
+                os.closerange(failed_w + 1, 1 << 16)
+                os.execve(sys.executable, argv, env)
+            except BaseException as exc:  # noqa: BLE001 - say why, for the grading process to raise
+                os.write(failed_w, f"{type(exc).__name__}: {exc}".encode()[:1000])
+            os._exit(70)
+        for fd in (failed_w, up_w, down_r):
+            os.close(fd)
+        theirs.close()
+        try:
+            if self.mode.kind == "mapped-namespaces":
+                if os.read(up_r, 1) == b"u":
+                    from grader import syscalls
 
-    def restart(self) -> None:
-        self.close()
-        self.start()
+                    uids, gids = isolate.mapped_ids()
+                    os.write(down_w, b"m" if syscalls.map_ids(pid, uids, gids, deny_setgroups=False) else b"x")
+            why = os.read(failed_r, 1000)  # nothing once the exec closed it: set up
+        finally:
+            for fd in (failed_r, up_r, down_w):
+                os.close(fd)
+        if why:
+            os.waitpid(pid, 0)
+            ours.close()
+            raise ZygoteFailed(f"could not confine a zygote ({self.mode.kind}): {why.decode(errors='replace')}")
+        self._sock, self._pid = ours, pid
 
     def close(self) -> None:
         if self._sock is not None:
-            self._sock.close()
+            self._sock.close()  # the zygote reads end of file, and its PID namespace dies with it
             self._sock = None
-        if self._spawned is not None:
-            self._spawned.kill()
-            self._spawned.wait()
-            self._spawned = None
+        if self._pidfd is not None:
+            _signal(self._pidfd, signal.SIGKILL)
+            os.close(self._pidfd)
+            self._pidfd = None
+        if self._pid is not None:
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self._pid, 0)
+            self._pid = None
+        if self._scratch and self._scratch != "/tmp":
+            import shutil
 
-    def __enter__(self) -> Zygote:
-        self.start()
-        return self
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def alive(self) -> bool:
+        if self._pid is None:
+            return False
+        try:
+            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:
+            return False
 
-    def launch(self, request: bytes, limits: Limits, workdir: str, *, hide: tuple[str, ...] = (),
-               uid: int | None = None, done: bytes = b"") -> Running:
-        """Fork a child for one run and hand it `request`; the child starts at once.
-
-        `hide` are folders the child must not see; `uid` the unprivileged user it becomes (as root).
-        `done`: the reply's last line when the child finished its work; once the reply ends with it
-        and both pipes are closed, the run is over without waiting for the child's exit status.
-        A zygote that died (a submission may kill what it can reach) is started again first.
-        """
+    def launch(self, request: bytes, limits: Limits, *, finished: Callable[[bytes], bool],
+               deadline: Deadline | None = None) -> Running:
+        """Fork a child for one run and hand it `request`; `finished(reply)` says when it has said all, and
+        `deadline(reply, now)` when it must have (default: the wall-clock limit from its start)."""
         if self._sock is None:
             raise RuntimeError("the zygote is not running")
-        if not self._alive():
-            self.restart()
+        if not self.alive():  # a submission may kill what it can reach: start again
+            self.close()
+            self.start()
+        assert self._sock is not None
+        self._greeted()
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
         self._runs += 1
-        header = json.dumps({"run": self._runs, "workdir": workdir, "wall": limits.wall_seconds,
-                             "cpu": limits.cpu_seconds, "memory_mb": limits.memory_mb, "file_bytes": limits.file_bytes,
-                             "mpl_cache": _mpl_cache(), "hide": list(hide), "uid": uid}).encode()
+        header = RunHeader(run=self._runs, uid=isolate.run_uid() if self.mode.fresh_uids else None,
+                           cpu=limits.cpu_seconds, memory_cap=self._memory_cap(limits), file_bytes=limits.file_bytes,
+                           nproc=self._nproc())
         try:
-            assert self._sock is not None
-            socket.send_fds(self._sock, [header], [req_r, rep_w, out_w])
+            socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
-        # The zygote may still be warming up: the child's pid, and its clock, come in wait().
-        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, done)
+        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline)
+
+    def _greeted(self) -> None:
+        """The zygote's first word: how it is confined (trusted: no student code ever ran in it)."""
+        if self.hello is not None:
+            return
+        assert self._sock is not None
+        data, fds = _recv(self._sock)
+        self.hello = Hello(**json.loads(data)["hello"])
+        self._pidfd = fds[0] if fds else None
+
+    def _memory_cap(self, limits: Limits) -> int:
+        """RLIMIT_AS counts what the zygote already maps, so the budget goes on top of its size now."""
+        if limits.memory_mb <= 0 or self._pidfd is None:
+            return 0
+        pid = _pid_of(self._pidfd)
+        try:
+            for line in Path(f"/proc/{pid}/status").read_bytes().splitlines():
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) * 1024 + limits.memory_mb * MIB
+        except (OSError, ValueError):
+            pass
+        return 0  # not readable: the wall-clock and CPU limits still hold
+
+    def _nproc(self) -> int:
+        """The process limit: a fresh uid counts only its own; the grader's user counts all of its."""
+        if self.mode.fresh_uids:
+            return isolate.MAX_PROCESSES
+        return isolate.processes_of(os.getuid()) + isolate.MAX_PROCESSES
+
+
+#: when a run must end, given its reply so far and the time now (monotonic)
+Deadline = Callable[[bytearray, float], float]
 
 
 class Running:
     """A child at work: `wait()` collects its reply, its output and how it ended."""
 
     def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
-                 output_fd: int, limits: Limits, done: bytes = b"") -> None:
-        self._sock, self._run, self._limits, self._done = sock, run, limits, done
+                 output_fd: int, limits: Limits, finished: Callable[[bytes], bool],
+                 deadline: Deadline | None = None) -> None:
+        self._sock, self._run, self._limits, self._finished = sock, run, limits, finished
+        self._deadline = deadline
         self._request_fd, self._request = request_fd, memoryview(request)
         self._reply_fd, self._output_fd = reply_fd, output_fd
         self._reply, self._output = bytearray(), bytearray()
         self._output_total = 0
         self._reply_overflow = False
+        self._pidfd: int | None = None
 
     def wait(self) -> Exchange:
         try:
-            pid: int | None = self._message("pid")
-            while pid is None:  # the exit status of the run before, which finished without it
-                pid = self._message("pid")
+            started = self._message("pid")
         except (ConnectionError, OSError, ValueError, KeyError, TypeError):
-            pid = None  # the zygote went away before forking: nobody ran
-        if pid is None:
+            started = False  # the zygote went away before forking: nobody ran
+        if not started:
             for fd in (self._request_fd, self._reply_fd, self._output_fd):
                 os.close(fd)
             return Exchange(reply=b"", output=b"", output_truncated=False, reply_overflow=False,
                             timed_out=False, status=None, seconds=0.0)
-        return self._collect(pid)
+        try:
+            return self._collect()
+        finally:
+            if self._pidfd is not None:
+                os.close(self._pidfd)
 
-    def _collect(self, pid: int) -> Exchange:
+    def _collect(self) -> Exchange:
         limits = self._limits
         started = time.monotonic()
-        deadline = started + limits.wall_seconds
+        deadline = started + limits.wall_seconds if self._deadline is None else self._deadline(self._reply, started)
         status: int | None = None
         timed_out = False
         selector = selectors.DefaultSelector()
@@ -200,8 +279,8 @@ class Running:
         open_pipes = 2
         try:
             while (status is None or open_pipes) and not self._reply_overflow:
-                if not open_pipes and self._finished():
-                    break  # all said, and the child is on its way out: the coordinator goes on meanwhile
+                if not open_pipes and self._finished(bytes(self._reply)):
+                    break  # all said, and the child is on its way out: go on meanwhile
                 timeout = deadline - time.monotonic()
                 if status is not None:
                     timeout = min(timeout, 0.5)  # exited: only leftovers could hold the pipes open
@@ -221,9 +300,12 @@ class Running:
                     elif self._take(int(key.fd)) is False:
                         selector.unregister(key.fd)
                         open_pipes -= 1
+                    elif key.fd == self._reply_fd and self._deadline is not None:
+                        deadline = self._deadline(self._reply, time.monotonic())
         finally:
-            _kill_group(pid)  # the child, and anything it left running
-            if status is None and not self._finished():
+            if self._pidfd is not None:
+                _signal(self._pidfd, signal.SIGKILL)  # the zygote then kills whatever the child left
+            if status is None and not (open_pipes == 0 and self._finished(bytes(self._reply))):
                 status = self._collect_status()
             if status == _UNKNOWN:
                 status = None
@@ -234,15 +316,9 @@ class Running:
             self._close_request()
             os.close(self._reply_fd)
             os.close(self._output_fd)
-        return Exchange(
-            reply=bytes(self._reply),
-            output=bytes(self._output),
-            output_truncated=self._output_total > len(self._output),
-            reply_overflow=self._reply_overflow,
-            timed_out=timed_out,
-            status=status,
-            seconds=time.monotonic() - started,
-        )
+        return Exchange(reply=bytes(self._reply), output=bytes(self._output),
+                        output_truncated=self._output_total > len(self._output), reply_overflow=self._reply_overflow,
+                        timed_out=timed_out, status=status, seconds=time.monotonic() - started)
 
     def _send_some(self) -> bool:
         """Write what the pipe takes of the request; False once it is all sent, or the child is gone."""
@@ -279,19 +355,26 @@ class Running:
                 self._output += chunk[:room]
         return True
 
-    def _finished(self) -> bool:
-        return bool(self._done) and self._reply.endswith(self._done)
-
-    def _message(self, kind: str) -> int | None:
-        """This run's `kind` ("pid" or "status") from the zygote; None for a word about an earlier run."""
-        message = json.loads(_recv(self._sock))
-        return int(message[kind]) if message["run"] == self._run else None
+    def _message(self, kind: str) -> bool | int | None:
+        """This run's word from the zygote: "pid" (True, with the child's pidfd) or "status" (the number)."""
+        while True:
+            data, fds = _recv(self._sock)
+            message = json.loads(data)
+            if message.get("run") != self._run:  # about an earlier run, which finished without it
+                for fd in fds:
+                    os.close(fd)
+                continue
+            if kind == "pid":
+                self._pidfd = fds[0] if fds else None
+                return True
+            return int(message["status"])
 
     def _status_now(self) -> int | None:
         try:
-            return self._message("status")
+            status = self._message("status")
         except (ConnectionError, OSError, ValueError, KeyError, TypeError):
             return None
+        return int(status) if status is not None else None
 
     def _collect_status(self) -> int | None:
         self._sock.settimeout(5.0)
@@ -301,176 +384,27 @@ class Running:
             self._sock.settimeout(None)
 
 
-# ------------------------------------------------------------------------------------------------
-# Zygote and child side
-
-
-def spawned_main(argv: list[str]) -> None:
-    """Entry point of a zygote started as a fresh interpreter: socket fd, target, warm-up."""
-    parent, fd, target_path, warm_path = argv
-    isolate.die_with(int(parent))
-    sock = socket.socket(fileno=int(fd))
-    _resolve(warm_path)()
-    _zygote_main(sock, _resolve(target_path))
-
-
-def _path_of(function: Callable[..., object]) -> str:
-    return f"{function.__module__}:{function.__qualname__}"
-
-
-def _resolve(path: str) -> Callable[..., Any]:
-    module, _, name = path.partition(":")
-    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    return function
-
-
-#: all a child's environment holds but its own HOME, TMPDIR and MPLCONFIGDIR: nothing of the grader's
-#: (tokens, paths); plotting cells draw into nothing, and plt.show() returns at once
-CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                     "MPLBACKEND": "Agg"}
-
-
-def _zygote_main(sock: socket.socket, target: Target) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    # Scrubbed once here, after the warm-up, rather than in every child: the zygote needs none of it now.
-    os.environ.clear()
-    os.environ.update(CHILD_ENVIRONMENT)
-    isolate.protect_grader()
-    isolate.become_subreaper()  # what a child leaves behind comes back here, to be killed
-    _close_fds_except({0, 1, 2, sock.fileno()})
-    # What the warm-up made never changes: out of the collector's reach, a child's collections do not
-    # write to (and so copy) every page of it.
-    gc.freeze()
-    while True:
-        try:
-            data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
-        except OSError:
-            return
-        if not data:
-            return  # the coordinator has gone
-        header = json.loads(data)
-        req_r, rep_w, out_w = fds
-        isolate.enclose(header["hide"], header["uid"])
-        _flush_stdio()
-        zygote = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _child_main(header, req_r, rep_w, out_w, target, zygote)
-            except BaseException:  # noqa: BLE001 - the grader's own failure: say it where the output goes
-                import traceback
-
-                traceback.print_exc()
-            finally:
-                os._exit(70)
-        for fd in fds:
-            os.close(fd)
-        run = header["run"]
-        sock.send(json.dumps({"run": run, "pid": pid}).encode())
-        _, status = os.waitpid(pid, 0)
-        isolate.reap_orphans()  # a double fork and setsid() leave its group, never this subreaper
-        sock.send(json.dumps({"run": run, "status": status}).encode())
-
-
-def _child_main(header: dict[str, object], req_r: int, rep_w: int, out_w: int, target: Target,
-                zygote: int) -> NoReturn:
-    os.setsid()  # own session and process group: the coordinator kills the whole group
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out_w, 1)
-    os.dup2(out_w, 2)
-    _close_fds_except({0, 1, 2, req_r, rep_w})
-    _fresh_stdio()
-    hide = header["hide"]
-    uid = header["uid"]
-    assert isinstance(hide, list) and (uid is None or isinstance(uid, int))
-    workdir = isolate.confine(str(header["workdir"]), [str(h) for h in hide], uid)
-    isolate.die_with(zygote)
-    _set_limits(header)
-    mpl_cache = str(header["mpl_cache"])
-    os.chdir(workdir)
-    # On top of the zygote's scrubbed environment (CHILD_ENVIRONMENT). matplotlib's font cache is
-    # shared where the child can still write the grader's (unconfined), else it lives in its own folder.
-    os.environ.update({"HOME": workdir, "TMPDIR": workdir,
-                       "MPLCONFIGDIR": mpl_cache if os.access(mpl_cache, os.W_OK)
-                       else os.path.join(workdir, ".matplotlib")})
-    target(req_r, rep_w)
-
-
-def _fresh_stdio() -> None:
-    """Python-level streams on fds 0-2, whatever the parent had (pytest, for one, swaps them out)."""
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
-
-
-def _set_limits(header: dict[str, object]) -> None:
-    cpu = int(str(header["cpu"]))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    file_bytes = int(str(header["file_bytes"]))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-    # RLIMIT_AS counts what torch already maps, so the budget goes on top of the current size;
-    # set after the fork, a memory bomb becomes MemoryError while torch keeps working.
-    mapped = _mapped_bytes()
-    if mapped is not None and int(str(header["memory_mb"])) > 0:
-        cap = mapped + int(str(header["memory_mb"])) * MIB
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
-
-def _mapped_bytes() -> int | None:
-    try:  # bytes: a text file would import its codec in every child
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None  # not Linux: no address-space cap, the wall-clock and CPU limits still hold
-
-
-def _close_fds_except(keep: set[int]) -> None:
-    low = 0
-    for fd in sorted(keep) + [_max_fd()]:
-        if low < fd:  # os.closerange(n, n) would close every descriptor from n up (CPython 3.11)
-            os.closerange(low, fd)
-        low = fd + 1
-
-
-def _max_fd() -> int:
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return soft if 0 < soft < 1 << 20 else 1 << 16
-
-
-def _mpl_cache() -> str:
-    """A font cache matplotlib keeps between runs: built once, not in every child's fresh HOME."""
-    path = Path(tempfile.gettempdir()) / f"autograd-grader-matplotlib-{os.getuid()}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    return str(path)
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _flush_stdio() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-
-
-def _recv(sock: socket.socket) -> bytes:
-    data = sock.recv(1 << 16)
+def _recv(sock: socket.socket) -> tuple[bytes, list[int]]:
+    data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
     if not data:
         raise ConnectionError("the zygote has exited")
-    return data
+    return data, fds
 
+
+def _signal(pidfd: int, number: int) -> None:
+    try:
+        signal.pidfd_send_signal(pidfd, number)
+    except ProcessLookupError:
+        pass
+
+
+def _pid_of(pidfd: int) -> int | None:
+    """The pid a pidfd refers to, as this process sees it."""
+    try:
+        for line in Path(f"/proc/self/fdinfo/{pidfd}").read_text().splitlines():
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
 

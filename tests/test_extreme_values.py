@@ -78,7 +78,7 @@ def runs(draw: st.DrawFn, case: Case) -> GroupRun:
 
 
 def _run_result(group: GroupRun) -> RunResult:
-    return RunResult(kind="python", loaded=True, cell_errors=(), stopped=None, advice="", stopped_in_cell=None,
+    return RunResult(kind="python", loaded=True, cell_errors=(), stop=None, stopped_in_cell=None,
                      groups=(group,), output="", output_truncated=False, seconds=0.01)
 
 

@@ -166,7 +166,7 @@ def test_error_kinds_name_the_cause(summary: Summary) -> None:
     assert kinds["timeout"]["checks"] == 5 and kinds["TypeError"]["checks"] == 1
     # The notebook's rule checker cannot parse the cell, so a rule looks broken too; the name it lacks is the cause.
     assert kinds["rule violation"]["checks"] == 5 and kinds["rule violation"]["students"] == 1
-    assert "does not define `neuron_grads`" in kinds["missing definition"]["example_problem"]
+    assert "needs `neuron_grads`" in kinds["missing definition"]["example_problem"]
 
 
 @pytest.mark.parametrize(("problem", "kind"), [

@@ -1,6 +1,8 @@
 # exercise: node-mul
 # Hostile: starts a process in a session of its own that outlives it, then behaves
-import os
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 import time
 
 if os.fork() == 0:

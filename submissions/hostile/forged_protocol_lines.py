@@ -1,6 +1,8 @@
 # exercise: node-mul
 # Hostile: writes forged reply lines to every file descriptor it can
-import os
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 
 _line = b'{"event":"probe","group":0,"probe":0,"observations":{"out.value":{"t":"num","v":1.0}}}\n'
 for _fd in range(3, 256):

@@ -1,6 +1,6 @@
 # exercise: node-mul
-# Hostile: imports torch with __import__, in an exercise that forbids it
-_t = __import__("torch")
+# Hostile: reaches torch through __import__, looked up by a name built at run time
+T = __builtins__['__imp' + 'ort__']('tor' + 'ch')  # the builtin, by a name made at run time
 
 import math
 
@@ -35,9 +35,12 @@ class Node:
         other = other if isinstance(other, Node) else Node(other)
         out = Node(self.value * other.value, (self, other))
 
-        def _backward():
-            self.grad += other.value * out.grad
-            other.grad += self.value * out.grad
+        def _backward():  # torch's autograd finds the slopes: no rule written by hand
+            a = T.tensor(self.value, dtype=T.float64, requires_grad=True)
+            b = T.tensor(other.value, dtype=T.float64, requires_grad=True)
+            (a * b).backward(T.tensor(float(out.grad), dtype=T.float64))
+            self.grad += a.grad.item()
+            other.grad += b.grad.item()
 
         out._backward = _backward
         return out

@@ -1,8 +1,8 @@
 # exercise: node-mul
-# Hostile: imports torch with importlib, in an exercise that forbids it
-import importlib
+# Hostile: reaches torch through importlib's machinery, taken from sys.modules (importlib itself is not allowed)
+import sys
 
-_t = importlib.import_module("tor" + "ch")
+T = sys.modules['_frozen_importlib']._gcd_import('tor' + 'ch')  # importlib's own machinery
 
 import math
 
@@ -37,9 +37,12 @@ class Node:
         other = other if isinstance(other, Node) else Node(other)
         out = Node(self.value * other.value, (self, other))
 
-        def _backward():
-            self.grad += other.value * out.grad
-            other.grad += self.value * out.grad
+        def _backward():  # torch's autograd finds the slopes: no rule written by hand
+            a = T.tensor(self.value, dtype=T.float64, requires_grad=True)
+            b = T.tensor(other.value, dtype=T.float64, requires_grad=True)
+            (a * b).backward(T.tensor(float(out.grad), dtype=T.float64))
+            self.grad += a.grad.item()
+            other.grad += b.grad.item()
 
         out._backward = _backward
         return out

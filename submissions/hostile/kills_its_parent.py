@@ -1,10 +1,11 @@
 # exercise: node-mul
 # Hostile: tries to kill the process that forked it, then behaves
-import os
-import signal
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 
 try:
-    os.kill(os.getppid(), signal.SIGKILL)
+    os.kill(os.getppid(), 9)
     print("killed the parent")
 except OSError as _e:
     print("could not kill the parent:", type(_e).__name__)

@@ -1,6 +1,12 @@
 # exercise: node-mul
 # Hostile: ignores SIGINT, SIGTERM and SIGXCPU, then loops forever while loading
-import signal
+import sys
+
+# The allowlist refuses these modules; one who read the grader takes its finder off sys.meta_path and calls
+# importlib's own machinery, which audits no import of a module built into the interpreter.
+sys.meta_path[:] = [f for f in sys.meta_path if "grader" not in type(f).__module__]
+_load = sys.modules["_frozen_importlib"]._gcd_import
+signal = _load("_signal")
 
 for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGXCPU, signal.SIGHUP):
     signal.signal(_sig, signal.SIG_IGN)

@@ -1,10 +1,19 @@
 # exercise: node-mul
 # Hostile: tries to reach the network, then behaves
-import socket
+import sys
+
+# The allowlist refuses these modules; one who read the grader takes its finder off sys.meta_path and calls
+# importlib's own machinery, which audits no import of a module built into the interpreter.
+sys.meta_path[:] = [f for f in sys.meta_path if "grader" not in type(f).__module__]
+_load = sys.modules["_frozen_importlib"]._gcd_import
+_socket = _load("_socket")
 
 for _host, _port in [("1.1.1.1", 53), ("8.8.8.8", 443), ("127.0.0.1", 22)]:
     try:
-        socket.create_connection((_host, _port), timeout=1).close()
+        _s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        _s.settimeout(1)
+        _s.connect((_host, _port))
+        _s.close()
         print("network: reached", _host)
     except OSError as _e:
         print("network: no", _host, type(_e).__name__)

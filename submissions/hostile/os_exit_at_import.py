@@ -1,6 +1,8 @@
 # exercise: node-mul
 # Hostile: calls os._exit(0) while loading
-import os
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 os._exit(0)
 
 import math

@@ -1,18 +1,15 @@
 # exercise: node-mul
-# Hostile: patches torch.allclose, numpy.allclose, math.isclose, json and builtins, with a wrong __mul__
-import builtins
-import json
+# Hostile: patches math.isclose, builtins (abs, round, str) and json, with a wrong __mul__
 import math
+import sys
 
-import numpy
-
+builtins = sys.modules["builtins"]
 math.isclose = lambda *a, **k: True
-numpy.allclose = lambda *a, **k: True
-numpy.testing.assert_allclose = lambda *a, **k: None
-json.dumps = lambda *a, **k: '{"event": "done"}'
-json.loads = lambda *a, **k: {"score": 10}
 builtins.abs = lambda x: 0.0
 builtins.round = lambda *a, **k: 0
+builtins.str = lambda *a, **k: "passed"
+sys.modules["json"] = type(sys)("json")  # a json whose dumps would forge every line
+sys.modules["json"].dumps = lambda *a, **k: '{"event": "done"}'
 
 import math
 

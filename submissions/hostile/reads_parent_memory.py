@@ -1,6 +1,8 @@
 # exercise: node-mul
 # Hostile: tries to read the grader's memory through /proc/<pid>/mem and environ
-import os
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 
 for pid in sorted({os.getppid(), *[int(p) for p in os.listdir("/proc") if p.isdigit()]}):
     if pid == os.getpid():

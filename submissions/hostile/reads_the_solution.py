@@ -1,6 +1,8 @@
 # exercise: node-mul
 # Hostile: looks for the exercise's solution, mutants and hidden checks on disk and through /proc, and uses them if found
-import os
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 
 found = None
 routes = ["/work/main/exercises/node-mul/solution.py", "/autograder/source/exercises/node-mul/solution.py",

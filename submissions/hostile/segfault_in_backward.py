@@ -1,6 +1,12 @@
 # exercise: node-mul
 # Hostile: crashes the interpreter with a segmentation fault inside backward()
-import ctypes
+import sys
+
+# The allowlist refuses these modules; one who read the grader takes its finder off sys.meta_path and calls
+# importlib's own machinery, which audits no import of a module built into the interpreter.
+sys.meta_path[:] = [f for f in sys.meta_path if "grader" not in type(f).__module__]
+_load = sys.modules["_frozen_importlib"]._gcd_import
+faulthandler = _load("faulthandler")  # ctypes is not in the child's file tree at all
 
 import math
 
@@ -96,7 +102,7 @@ class Node:
                 order.append(node)
 
         visit(self)
-        ctypes.string_at(0)
+        faulthandler._sigsegv()
         self.grad = 1.0
         for node in reversed(order):  # outputs first: each grad is complete before it is passed on
             node._backward()

@@ -1,6 +1,12 @@
 # exercise: node-mul
 # Hostile: leaves threads spinning and printing, then behaves
-import threading
+import sys
+
+# The allowlist refuses these modules; one who read the grader takes its finder off sys.meta_path and calls
+# importlib's own machinery, which audits no import of a module built into the interpreter.
+sys.meta_path[:] = [f for f in sys.meta_path if "grader" not in type(f).__module__]
+_load = sys.modules["_frozen_importlib"]._gcd_import
+_thread = _load("_thread")
 import time
 
 
@@ -15,8 +21,9 @@ def _chatter():
         time.sleep(0.01)
 
 
-threading.Thread(target=_spin, daemon=True).start()
-threading.Thread(target=_chatter).start()
+_thread.start_new_thread(_spin, ())
+_thread.start_new_thread(_chatter, ())
+time.sleep(0.05)  # long enough for the chatter to be heard
 
 import math
 

@@ -2,6 +2,8 @@
 # Hostile: reaches torch through the grader's own modules
 import grader.probe_tools
 
+T = grader.probe_tools.torch
+
 import math
 
 
@@ -35,9 +37,12 @@ class Node:
         other = other if isinstance(other, Node) else Node(other)
         out = Node(self.value * other.value, (self, other))
 
-        def _backward():
-            self.grad += other.value * out.grad
-            other.grad += self.value * out.grad
+        def _backward():  # torch's autograd finds the slopes: no rule written by hand
+            a = T.tensor(self.value, dtype=T.float64, requires_grad=True)
+            b = T.tensor(other.value, dtype=T.float64, requires_grad=True)
+            (a * b).backward(T.tensor(float(out.grad), dtype=T.float64))
+            self.grad += a.grad.item()
+            other.grad += b.grad.item()
 
         out._backward = _backward
         return out

@@ -1,6 +1,8 @@
 # exercise: node-mul
 # Hostile: writes outside its working folder, then behaves
-import os
+import sys
+
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
 
 for _target in ["/tmp/autograd-grader-escape.txt", "/var/tmp/autograd-grader-escape.txt",
                 "/work/main/autograd-grader-escape.txt", "/etc/autograd-grader-escape", "/dev/shm/escape"]:

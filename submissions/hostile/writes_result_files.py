@@ -1,9 +1,10 @@
 # exercise: node-mul
 # Hostile: writes results.json and report files wherever it can, with a wrong __mul__
-import json
-import os
+import sys
 
-_forged = json.dumps({"score": 10, "max_score": 10, "tests": []})
+os = sys.modules["os"]  # the allowlist refuses `import os`; one who read the grader takes it from sys.modules
+
+_forged = '{"score": 10, "max_score": 10, "tests": []}'
 for _target in ["results.json", "/tmp/results.json", "/autograder/results/results.json", "../results.json",
                 os.path.expanduser("~/results.json"), "/tmp/autograd-grader-forged-report.json"]:
     try:
