@@ -36,20 +36,21 @@ class Graded:
     output_truncated: bool
 
 
-def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
-          time_limit: float | None = None, sandbox: Sandbox | None = None, hide: Sequence[Path] = ()) -> Report:
-    """Grade the submission at `path` against each exercise, from one run of it per device.
+def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
+          devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None, sandbox: Sandbox | None = None,
+          hide: Sequence[Path] = ()) -> Report:
+    """Grade the submission at `path` (or one already read) against each exercise, from one run of it per device.
 
     `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
     """
-    submission = load_submission(path)
+    submission = path if isinstance(path, Submission) else load_submission(path)
     if sandbox is None:
         with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
-            return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
+            return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
     return Report(
-        submission=str(path),
+        submission=str(submission.path),
         sha256=submission.sha256,
         seed=seed,
         exercises=graded.exercises,

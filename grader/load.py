@@ -43,6 +43,8 @@ class Submission:
     declared_assignment: str | None
     #: what loading left out or changed (magics, skipped cells), for the report
     notes: tuple[str, ...] = ()
+    #: the other .py files handed in beside it, importable from it: label = the file's name, source = its text
+    siblings: tuple[SourceCell, ...] = ()
 
     @property
     def source(self) -> str:
