@@ -31,11 +31,12 @@ NAMES: tuple[Names, ...] = ("plain", "canvas", "gradescope", "moodle")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_METADATA_BYTES = 16 * 1024 * 1024
 
-# Canvas (instructure/canvas-lms ContentZipper): the prefix is lower-cased word characters; a user's name has
-# any `_<digits>_` removed first, precisely so that the first `_<user id>_<file id>_` can be found.
-# With anonymous grading there is no name: the user id comes first.
-_CANVAS_UPLOAD = re.compile(r"(?:(?P<prefix>.*?)_)?(?P<user>\d+)_(?P<file>\d+)_(?P<name>.+)", re.DOTALL)
-_CANVAS_TEXT = re.compile(r"(?:(?P<prefix>.*?)_)?(?P<user>\d+)_(?P<kind>text|link)\.html")
+# Canvas (instructure/canvas-lms lib/content_zipper.rb): the prefix is the lower-cased sortable name with any
+# `_<digits>_` removed (precisely so that the ids can be found), LATE when late, then the user id, or
+# anon_<anonymous id> and no name under anonymous grading; only word characters are kept.
+_CANVAS_USER = r"(?P<user>\d+|anon_[A-Za-z0-9]+)"
+_CANVAS_UPLOAD = re.compile(r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<file>\d+)_(?P<name>.+)", re.DOTALL)
+_CANVAS_TEXT = re.compile(r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<kind>text|link)\.html")
 # A file uploaded again under a name the student's Canvas files already hold becomes name-1.py, name-2.py...
 # (Attachment.make_unique_filename)
 _CANVAS_COPY = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[A-Za-z0-9]+)")
@@ -141,9 +142,9 @@ def _canvas(folder: Path) -> Download:
 
 def _canvas_prefix(prefix: str) -> tuple[str, bool]:
     """The sanitized name, and whether Canvas marked the submission late (`_late` before the user id)."""
-    if prefix == "late":  # anonymous grading: no name before it
+    if prefix.casefold() == "late":  # anonymous grading: no name before it
         return "", True
-    if prefix.endswith("_late"):
+    if prefix.casefold().endswith("_late"):  # LATE; older Canvas lower-cased the whole prefix
         return prefix[: -len("_late")], True
     return prefix, False
 
