@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from grader import classlist
+from grader.catalog import Catalog
 from grader.cli import main
 from grader.render_json import report_schema
 
@@ -318,3 +319,26 @@ def test_the_ci_example_uses_options_the_cli_has(capsys: Capture) -> None:
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert option in capsys.readouterr().out, f"grade {command} has no {option}"
+
+
+def test_an_assignment_gradebook_has_one_total_column(tmp_path: Path, catalog: Catalog) -> None:
+    """A Canvas import of the gradebook makes one assignment, not one per exercise."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(ROOT / "submissions" / "notebooks" / "autograd_lesson.ipynb", folder / "ada.ipynb")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("submission,id,name\nada.ipynb,101,Ada\n,102,Absent\n")
+    out = tmp_path / "reports"
+    assert main(["batch", str(folder), "--out", str(out), "--assignment", "autograd", "--roster", str(roster),
+                 "-j", "1"]) == 0
+    with (out / "gradebook.csv").open(newline="") as handle:
+        header, points, ada, absent = list(csv.reader(handle))
+    assert header[5:] == ["autograd"]
+    assert float(points[5]) == sum(e.points for e in catalog.load_assignment("autograd")[1]) == 80
+    report = json.loads((out / "students" / "101" / "report.json").read_text())
+    assert float(ada[5]) == report["score"] > 0 and absent[5] == "0"
+    out2 = tmp_path / "both"
+    assert main(["batch", str(folder), "--out", str(out2), "--assignment", "autograd", "--roster", str(roster),
+                 "-j", "1", "--gradebook-columns", "both"]) == 0
+    with (out2 / "gradebook.csv").open(newline="") as handle:
+        assert next(csv.reader(handle))[5:7] == ["autograd", "accumulation"]
