@@ -105,11 +105,15 @@ def _check(check: CheckResult) -> str:
         detail.append(f'<p><strong>ran</strong></p><pre class="code">{e(check.code.rstrip())}</pre>')
     wrong = [o for o in check.observations if not o.ok]
     if wrong:
-        rows = "".join(f"<tr><th>{e(o.label)}</th>" + (f'<td colspan="2" class="fail">{e(o.problem)}</td>' if o.problem
-                                                       else f"<td>{e(o.expected)}</td><td class=\"fail\">{e(o.got)}"
-                                                            "</td>") + "</tr>" for o in wrong)
-        detail.append('<div class="scroll"><table><thead><tr><th></th><th>expected</th><th>got</th></tr></thead>'
-                      f"<tbody>{rows}</tbody></table></div>")
+        # The problem repeats expected and got for a plain mismatch; it says more for a shape or an error.
+        notes = ["" if o.problem in ("", f"expected {o.expected}, got {o.got}") else o.problem for o in wrong]
+        extra = any(notes)
+        rows = "".join(f"<tr><th>{e(o.label)}</th><td>{e(o.expected)}</td><td class=\"fail\">{e(o.got)}</td>"
+                       + (f"<td>{e(note)}</td>" if extra else "") + "</tr>"
+                       for o, note in zip(wrong, notes, strict=True))
+        why = "<th>why</th>" if extra else ""
+        detail.append('<div class="scroll"><table><thead><tr><th></th><th>expected</th><th>got</th>'
+                      f"{why}</tr></thead><tbody>{rows}</tbody></table></div>")
     elif check.problem:
         detail.append(f'<p class="{"skip" if check.status == "skipped" else "fail"}">{e(check.problem)}</p>')
     diagnosis = check.diagnosis

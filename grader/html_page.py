@@ -11,7 +11,7 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'"
 BASE_CSS = """
 *, *::before, *::after { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f; margin: 1.2em auto;
-       max-width: 72em; padding: 0 1em; overflow-wrap: anywhere; }
+       max-width: 72em; padding: 0 1em; overflow-wrap: break-word; }
 h1 { font-size: 1.45em; margin: .2em 0 .3em; }
 h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1em; margin: .8em 0 .2em; }

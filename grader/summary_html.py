@@ -55,7 +55,8 @@ table.bars td.text { font-variant-numeric: tabular-nums; }
 svg.chart { width: 100%; max-width: 720px; height: auto; display: block; }
 svg text { font: 12px system-ui, sans-serif; fill: #1d1d1f; }
 .legend span { display: inline-block; width: .9em; height: .9em; margin: 0 .3em 0 .8em; vertical-align: -.1em; }
-table.students td:nth-child(2) { white-space: nowrap; }
+table.students th, table.students td:nth-child(2), table.students td:nth-child(6) { white-space: nowrap; }
+table.students td:first-child { min-width: 12em; }
 tr.state-unreadable td:nth-child(2), tr.state-grader-error td:nth-child(2) { color: #c62828; }
 tr.state-missing td:nth-child(2) { color: #8d6e00; }
 @media (max-width: 640px) {

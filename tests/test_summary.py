@@ -326,4 +326,35 @@ def test_a_class_where_every_maximum_is_zero() -> None:
     page = summary_html(summary)
     parse(page)
     assert "n/a" in page
+    # a device no student's run had is a line, not a row of empty bars
+    assert '<th scope="row">on the GPU [cuda]</th>' not in page
+    assert "1 check skipped for every student, so not shown" in page and "on the GPU [cuda]" in page
     json.dumps(summary, allow_nan=False)
+
+
+def test_who_needs_attention_comes_first_each_named_and_linked(summary: Summary) -> None:
+    assert [a["kind"] for a in summary["attention"]] == ["grader-error", "unreadable", "timeout"]
+    named = {a["kind"]: [(s["student"], s["name"]) for s in a["students"]] for a in summary["attention"]}
+    assert named == {"grader-error": [("unlucky", "Name of unlucky")],
+                     "unreadable": [("unreadable", "Name of unreadable")], "timeout": [("loops", "Name of loops")]}
+    page = summary_html(summary)
+    assert page.index('id="attention"') < page.index("<h2>Scores</h2>")  # before anything to scroll past
+    attention = page.split('id="attention"')[1].split("</section>")[0]
+    assert 'href="students/unlucky/feedback.html"' in attention and "RuntimeError: the zygote died" in attention
+    assert "ran out of time: gradients under a factor" in attention
+    # every student has a row, linked to their page
+    table = page.split('id="students"')[1].split("</section>")[0]
+    assert table.count('<tr class="state-') == summary["counts"]["students"]
+    assert 'href="students/by_hand/feedback.html"' in table
+
+
+def test_long_names_are_shown_whole(klass: tuple[list[StudentReport], list[ExerciseColumn]]) -> None:
+    rows, columns = klass
+    name = "a check whose name is far longer than any label column of a chart could ever hold in one line of text"
+    row = rows[0]
+    exercise = row.report.exercises[0]
+    renamed = dataclasses.replace(exercise, checks=(dataclasses.replace(exercise.checks[0], name=name),
+                                                    *exercise.checks[1:]))
+    page = summary_html(class_summary([dataclasses.replace(row, report=dataclasses.replace(
+        row.report, exercises=(renamed,)))], columns))
+    assert f'<th scope="row">{name}</th>' in page and "…" not in page
