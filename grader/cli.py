@@ -18,7 +18,7 @@ from grader.spec import Device, Exercise
 if TYPE_CHECKING:
     from grader.load import Submission
 
-COMMANDS = ("list", "validate", "release", "batch", "merge", "feedback", "export")
+COMMANDS = ("list", "validate", "release", "batch", "merge", "feedback", "publish", "export")
 
 
 class Parser(argparse.ArgumentParser):
@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
             return {"list": _list, "validate": _validate, "release": _release, "batch": _batch, "merge": _merge,
-                    "feedback": _feedback, "export": _export}[command](args)
+                    "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -262,6 +262,12 @@ def _feedback(argv: list[str]) -> int:
     from grader.cli_batch import feedback_command
 
     return feedback_command(argv)
+
+
+def _publish(argv: list[str]) -> int:
+    from grader.cli_batch import publish_command
+
+    return publish_command(argv)
 
 
 def _export(argv: list[str]) -> int:
