@@ -305,22 +305,6 @@ def test_gradescope_export_writes_the_autograder(tmp_path: Path) -> None:
     assert not any("__pycache__" in name for name in names)
 
 
-def test_the_ci_example_uses_options_the_cli_has(capsys: Capture) -> None:
-    import re
-
-    import yaml
-
-    workflow = yaml.safe_load((ROOT / "examples" / "grade-class.yml").read_text())
-    commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
-    used = {(m[1], option) for command in commands for m in re.finditer(r"grade (batch|merge)\b([^\n&]*)", command)
-            for option in re.findall(r"--[a-z-]+", m[2])}
-    assert {("batch", "--shard"), ("batch", "--resume"), ("batch", "--roster")} <= used
-    for command, option in used:
-        with pytest.raises(SystemExit):
-            main([command, "--help"])
-        assert option in capsys.readouterr().out, f"grade {command} has no {option}"
-
-
 def test_an_assignment_gradebook_has_one_total_column(tmp_path: Path, catalog: Catalog) -> None:
     """A Canvas import of the gradebook makes one assignment, not one per exercise."""
     folder = tmp_path / "class"
