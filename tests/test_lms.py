@@ -130,3 +130,19 @@ def test_a_class_from_a_canvas_download_has_every_student_accounted_for(tmp_path
                      "not-on-roster": ["stranger_99999"]}
     manifest = json.loads((out / "batch.json").read_text())
     assert manifest["names"] == "canvas" and manifest["not_on_roster"] == ["stranger_99999"]
+
+
+@pytest.mark.parametrize("layout", ["gradescope", "moodle", "moodle-flat"])
+def test_gradescope_and_moodle_downloads_grade_every_student(layout: str, tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    assert main(["batch", str(FIXTURES / layout), "--out", str(out), "--exercise", "node-mul", "-j", "1"]) == 0
+    done = {json.loads(p.read_text())["student"]["name"]: json.loads(p.read_text())["outcome"]
+            for p in (out / "students").glob("*/done.json")}
+    scores = {json.loads((p.parent / "done.json").read_text())["student"]["name"]: json.loads(p.read_text())["score"]
+              for p in (out / "students").glob("*/report.json")}
+    if layout == "gradescope":  # Bob and Ana handed in one group submission: both are graded on it
+        assert done == {"Jane Doe": "graded", "Bob Smith": "graded", "Ana Lee": "graded", "Mai Nguyen": "graded"}
+        assert scores == {"Jane Doe": 10, "Bob Smith": 1, "Ana Lee": 1, "Mai Nguyen": 0}
+    else:  # Ana wrote in the online text box: nothing to grade, and she is still on the list
+        assert done == {"Jane Doe": "graded", "Bob Smith": "graded", "Ana Lee": "unreadable"}
+        assert scores == {"Jane Doe": 10, "Bob Smith": 1, "Ana Lee": 0}
