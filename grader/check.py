@@ -43,7 +43,8 @@ def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tup
         problems += [f"On {device.upper()}: {p}" if several else p for p in _problems(exercise, run.group, run.run)]
     checks: list[CheckResult] = []
     for index, probe in enumerate(exercise.probes):
-        per_device = [_device_check(probe, inputs[index], expected[index], device, runs.get(device), index)
+        per_device = [_ruled(exercise, probe, _device_check(probe, inputs[index], expected[index], device,
+                                                            runs.get(device), index), runs.get(device), index)
                       for device in probe.devices]
         counted = [c for c in per_device if c.status != "skipped"]
         for check in per_device:
@@ -126,6 +127,40 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
         return make("error", _error_text(probe_run.error))
     tolerance = probe.cuda_tolerance if device == "cuda" else probe.tolerance
     return _compare_observations(expected, probe_run, tolerance, probe.partial, make)
+
+
+def _ruled(exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None, index: int) -> CheckResult:
+    """The check, failed where what ran breaks the exercise's rule about autograd or torch's operators."""
+    if not (exercise.autograd or exercise.forbid_ops) or not isinstance(run, ExerciseRun) \
+            or check.status not in ("passed", "failed") or probe.raises is not None:
+        return check
+    probe_run = run.group.probes[index]
+    evidence = probe_run.evidence if probe_run is not None else None
+    broken = []
+    if evidence is None:
+        broken.append("the grader saw no record of what autograd did during this check")
+    else:
+        if exercise.autograd == "required" and evidence.runs == 0:
+            broken.append("torch's autograd never ran during this check: the gradients must come from backward() "
+                          "(or torch.autograd.grad), not be worked out by hand")
+        if exercise.autograd == "required" and evidence.not_from_engine:
+            names = ", ".join(f"{n}.grad" for n in evidence.not_from_engine)
+            broken.append(f"{names} is not what backward() left there: it was set by hand, or changed after")
+        if exercise.autograd == "forbidden" and evidence.runs:
+            broken.append("torch's autograd ran during this check: the derivative must be found by your own code")
+        if evidence.forbidden_ops:
+            ops = ", ".join(evidence.forbidden_ops)
+            broken.append(f"your code ran torch's own {ops}, the derivative this exercise asks you to write")
+    if not broken:
+        return check
+    rule = "; ".join(broken)
+    if check.status == "passed":
+        return dataclasses.replace(check, status="failed", score=0.0,
+                                   problem=HIDDEN_FAILED if probe.visibility == "hidden" else
+                                   f"Right values, but not scored: {rule}.")
+    if probe.visibility == "hidden":
+        return check
+    return dataclasses.replace(check, problem=f"{check.problem} Also: {rule}.")
 
 
 def _error_text(error: ErrorInfo) -> str:

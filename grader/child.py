@@ -73,6 +73,7 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
     siblings = [(s["name"], s["source"]) for s in request["siblings"]]
     try:
         helpers = _helpers(request)
+        recorder = _recorder(request, helpers)
         guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(),
                       permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
                       refusal=_refusal(request["exercise"], allowed, policy["describe"]),
@@ -119,18 +120,30 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
                 audit(guard.EVENT)
                 compiled = compile_probe_(probe["name"], probe["code"], dict(probe["observe"]))
                 inputs = {name: input_(value) for name, value in probe["inputs"].items()}
+                watched = recorder is not None and bool(group["autograd"] or group["forbid_ops"])
+                evidence: dict[str, Any] = {}
                 try:
                     scope = namespace_(group["engine"], provided, inputs, request["device"], probe["torch_seed"],
                                        helpers)
                 except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
                     outcome: Any = describe_(exc, {})
                 else:
-                    outcome = run_probe_(compiled, scope, catch=BaseException, sources=sources)
+                    tensors = {name: scope[name] for name in inputs}
+                    if watched:
+                        recorder.watch(tensors)
+                        recorder.enter()
+                    try:
+                        outcome = run_probe_(compiled, scope, catch=BaseException, sources=sources)
+                    finally:
+                        if watched:
+                            recorder.leave()
+                    if watched:
+                        evidence = {"evidence": recorder.report(tensors)}
                 if isinstance(outcome, dict):
-                    event = ("probe", {"group": g, "probe": p,
+                    event = ("probe", {"group": g, "probe": p, **evidence,
                                        "observations": {label: to_data_(value) for label, value in outcome.items()}})
                 else:
-                    event = ("probe", {"group": g, "probe": p, "error": error_data_(outcome)})
+                    event = ("probe", {"group": g, "probe": p, **evidence, "error": error_data_(outcome)})
                 audit(guard.EVENT)
         event = ("done", {})
         audit(guard.EVENT)
@@ -148,6 +161,18 @@ def _helpers(request: dict[str, Any]) -> Mapping[str, object]:
 
         helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
     return types.MappingProxyType(helpers)
+
+
+def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
+    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.evidence)."""
+    groups = [g for g in request["groups"] if g["engine"] == "torch" and (g["autograd"] or g["forbid_ops"])]
+    if not groups:
+        return None
+    from grader.evidence import Recorder
+
+    ops = sorted({op for g in groups for op in g["forbid_ops"]})
+    torch: Any = helpers["torch"]
+    return Recorder(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))])
 
 
 def _copy(module: types.ModuleType) -> types.ModuleType:

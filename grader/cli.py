@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from grader import __version__
 from grader.catalog import Catalog
@@ -17,10 +16,13 @@ from grader.errors import ExitCode, GraderError
 from grader.isolate import Level
 from grader.spec import Device, Exercise
 
-COMMANDS = ("list", "validate", "release", "batch", "merge", "export")
+if TYPE_CHECKING:
+    from grader.load import Submission
+
+COMMANDS = ("list", "validate", "release", "batch", "merge", "feedback", "publish", "export")
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments as a GraderError, so they reach the one catch site."""
 
     def error(self, message: str) -> NoReturn:
@@ -33,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
             return {"list": _list, "validate": _validate, "release": _release, "batch": _batch, "merge": _merge,
-                    "export": _export}[command](args)
+                    "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -48,13 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL_ERROR
 
 
-def _grade_parser() -> _Parser:
-    parser = _Parser(
+def _grade_parser() -> Parser:
+    parser = Parser(
         prog="grade",
         description="Grade an autograd exercise. Other commands: 'grade list' (the exercises), "
                     "'grade validate [ID...]' (prove exercises sound).",
     )
-    parser.add_argument("submission", type=Path, help="the .py file or notebook (.ipynb) to grade")
+    parser.add_argument("submission", type=Path,
+                        help="the .py file or notebook (.ipynb) to grade, or a folder: the file in it that answers "
+                             "the exercise is graded, the other .py files are importable beside it")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--exercise", "-e", metavar="ID",
                        help="which exercise (default: the '# exercise: ID' line, or the notebook's metadata)")
@@ -66,26 +70,37 @@ def _grade_parser() -> _Parser:
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
                         help="wall-clock limit for the submission (default: the exercise's)")
-    _add_device_option(parser)
+    add_device_option(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in the text report (default: when writing to a terminal)")
-    _add_isolation_option(parser, "landlock where the exercises hold solutions or hidden checks, else none")
-    _add_exercises_option(parser)
+    add_isolation_option(parser, "landlock where the exercises hold solutions or hidden checks, else none")
+    add_exercises_option(parser)
     parser.add_argument("--version", action="version", version=f"autograd-grader {__version__}")
     return parser
 
 
-def _add_device_option(parser: argparse.ArgumentParser) -> None:
+def add_device_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
                         help="where checks run: cpu, cuda, or all (default: CUDA too where available; "
                              "CUDA checks are skipped, not failed, without a GPU)")
 
 
-def _devices(choice: str) -> tuple[Device, ...]:
+def devices(choice: str) -> tuple[Device, ...]:
     return ("cpu", "cuda") if choice == "all" else (choice,)  # type: ignore[return-value]
 
 
-def _check_isolation(minimum: Level) -> None:
+def add_isolation_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--isolation", choices=("auto", "full", "namespaces", "landlock", "none"), default="auto",
+                        help=f"the weakest confinement of submissions to accept; below it, grading stops before any "
+                             f"submission runs (default auto: {default}; 'none' accepts the risk)")
+
+
+def isolation_choice(choice: str) -> Level | None:
+    return None if choice == "auto" else choice  # type: ignore[return-value]
+
+
+def check_isolation(minimum: Level) -> None:
+    """Refuse, in one line, to grade below `minimum`, before any worker or submission starts."""
     from grader import isolate
     from grader.sandbox import IsolationRefused, refusal
 
@@ -94,7 +109,7 @@ def _check_isolation(minimum: Level) -> None:
         raise IsolationRefused(refusal(mode, minimum))
 
 
-def _check_device(choice: str) -> None:
+def check_device(choice: str) -> None:
     if choice == "cuda":
         from grader.grading import cuda_available
 
@@ -103,17 +118,7 @@ def _check_device(choice: str) -> None:
                               "(the default), which skips the CUDA checks without costing points.")
 
 
-def _add_isolation_option(parser: argparse.ArgumentParser, default: str) -> None:
-    parser.add_argument("--isolation", choices=("auto", "full", "namespaces", "landlock", "none"), default="auto",
-                        help=f"the weakest confinement of submissions to accept; below it, grading stops before any "
-                             f"submission runs (default auto: {default}; 'none' accepts the risk)")
-
-
-def _isolation(choice: str) -> Level | None:
-    return None if choice == "auto" else choice  # type: ignore[return-value]
-
-
-def _add_exercises_option(parser: argparse.ArgumentParser) -> None:
+def add_exercises_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exercises", type=Path, metavar="DIR",
                         help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled one)")
 
@@ -125,9 +130,10 @@ def _grade(argv: list[str]) -> int:
     from grader.grading import grade
 
     catalog = Catalog.find(args.exercises)
-    _check_device(args.device)
-    report = grade(args.submission, _exercises_for(args, catalog), seed=args.seed, devices=_devices(args.device),
-                   time_limit=args.time_limit, isolation=_isolation(args.isolation))
+    check_device(args.device)
+    submission, exercises = _submission_and_exercises(args, catalog)
+    report = grade(submission, exercises, seed=args.seed, devices=devices(args.device), time_limit=args.time_limit,
+                   isolation=isolation_choice(args.isolation))
     if args.format == "json":
         from grader.render_json import render_json
 
@@ -152,21 +158,36 @@ def _grade(argv: list[str]) -> int:
     return report.exit_code
 
 
-def _exercises_for(args: argparse.Namespace, catalog: Catalog) -> list[Exercise]:
-    """The exercises to grade: named on the command line, else by the file (a header line, or metadata)."""
+def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tuple[Submission, list[Exercise]]:
+    """The submission (a file, or the file a folder's files answer with) and the exercises to grade it as:
+    named on the command line, else by the file (a header line, or metadata)."""
     from grader.load import load_submission
+    from grader.selection import Target, files_in, load_selected, select
 
-    assignment_id, exercise_id = args.assignment, args.exercise
-    if assignment_id is None and exercise_id is None:
+    named = _named(args.exercise, args.assignment, catalog)
+    if args.submission.is_dir():
+        files = files_in(args.submission)
+        selection = select(files, Target.of(named or [], args.assignment))
+        if selection.graded is None:
+            raise GraderError(f"{args.submission}: {selection.problem}")
+        submission = load_selected(selection, files)
+    else:
         submission = load_submission(args.submission)
-        exercise_id, assignment_id = submission.declared_exercise, submission.declared_assignment
+    exercises = named if named is not None else _named(submission.declared_exercise, submission.declared_assignment,
+                                                       catalog)
+    if exercises is None:
+        raise GraderError(f"{submission.path}: which exercise is this? Pass --exercise ID (or --assignment ID), add "
+                          f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "
+                          f"{', '.join(catalog.ids())}.")
+    return submission, exercises
+
+
+def _named(exercise_id: str | None, assignment_id: str | None, catalog: Catalog) -> list[Exercise] | None:
     if exercise_id is not None:
         return [catalog.load(exercise_id)]
     if assignment_id is not None:
         return catalog.load_assignment(assignment_id)[1]
-    raise GraderError(f"{args.submission}: which exercise is this? Pass --exercise ID (or --assignment ID), add "
-                      f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "
-                      f"{', '.join(catalog.ids())}.")
+    return None
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -180,8 +201,8 @@ def _write(text: str, output: Path | None) -> None:
 
 
 def _list(argv: list[str]) -> int:
-    parser = _Parser(prog="grade list", description="List the exercises.")
-    _add_exercises_option(parser)
+    parser = Parser(prog="grade list", description="List the exercises.")
+    add_exercises_option(parser)
     args = parser.parse_args(argv)
     catalog = Catalog.find(args.exercises)
     exercises = catalog.load_all()
@@ -197,13 +218,13 @@ def _list(argv: list[str]) -> int:
 
 
 def _validate(argv: list[str]) -> int:
-    parser = _Parser(prog="grade validate",
+    parser = Parser(prog="grade validate",
                      description="Prove exercises sound: oracles agree, the solution scores full marks, "
                                  "every mutant loses points.")
     parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate (default: all)")
     parser.add_argument("--seeds", type=int, default=3, help="how many seeds to try (default 3)")
-    _add_device_option(parser)
-    _add_exercises_option(parser)
+    add_device_option(parser)
+    add_exercises_option(parser)
     args = parser.parse_args(argv)
     if args.seeds < 1:
         raise GraderError(f"--seeds must be at least 1, got {args.seeds}.")
@@ -211,12 +232,12 @@ def _validate(argv: list[str]) -> int:
     from grader.validate import validate_exercise
 
     catalog = Catalog.find(args.exercises)
-    _check_device(args.device)
+    check_device(args.device)
     exercises = [catalog.load(i) for i in args.ids] if args.ids else catalog.load_all()
     failed = 0
     with Sandbox(hide=[catalog.root]) as sandbox:
         for exercise in exercises:
-            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), _devices(args.device))
+            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), devices(args.device))
             failed += not validation.ok
             print(f"{'ok  ' if validation.ok else 'FAIL'} {exercise.id}")
             for finding in validation.findings:
@@ -226,7 +247,7 @@ def _validate(argv: list[str]) -> int:
 
 
 def _release(argv: list[str]) -> int:
-    parser = _Parser(prog="grade release",
+    parser = Parser(prog="grade release",
                      description="Write the pack a course hands out: each exercise's starter as .py and .ipynb, "
                                  "assignment notebooks, and the public checks; no solutions, mutants or hidden "
                                  "checks.")
@@ -235,7 +256,7 @@ def _release(argv: list[str]) -> int:
     parser.add_argument("--assignment", "-a", action="append", default=[], metavar="ID",
                         help="an assignment to release as one notebook (repeatable)")
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
-    _add_exercises_option(parser)
+    add_exercises_option(parser)
     args = parser.parse_args(argv)
     from grader.release import release
 
@@ -249,121 +270,31 @@ def _release(argv: list[str]) -> int:
 
 
 def _batch(argv: list[str]) -> int:
-    parser = _Parser(prog="grade batch",
-                     description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS. Each "
-                                 "student's reports are written as soon as they are graded; the gradebook and "
-                                 "summary at the end. Exits 0 when every submission was graded, whatever the "
-                                 "scores; 3 when the grader failed on any.")
-    parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
-    parser.add_argument("--out", "-o", type=Path, required=True, metavar="REPORTS", help="where the reports go")
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--exercise", "-e", metavar="ID", help="grade every submission as this exercise")
-    which.add_argument("--assignment", "-a", metavar="ID", help="grade every submission as this assignment")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                        help="workers, each with torch loaded once (default: the number of cores)")
-    parser.add_argument("--resume", action="store_true",
-                        help="grade only the students whose reports are missing, or whose submission changed")
-    parser.add_argument("--roster", type=Path, metavar="CSV",
-                        help="columns submission,id[,name,sis_user_id,sis_login_id,section,email]")
-    parser.add_argument("--shard", metavar="K/N", help="grade only the K-th of N shares of the students (CI)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
-    parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="per submission (default: the exercise's)")
-    _add_device_option(parser)
-    _add_isolation_option(parser, "landlock: a class always has classmates to protect")
-    _add_exercises_option(parser)
-    args = parser.parse_args(argv)
-    if args.jobs < 1:
-        raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
-    from grader import batch
+    from grader.cli_batch import batch_command
 
-    catalog = Catalog.find(args.exercises)
-    _check_device(args.device)
-    exercise_ids = (args.exercise,) if args.exercise else \
-        tuple(e.id for e in catalog.load_assignment(args.assignment)[1]) if args.assignment else ()
-    for exercise_id in exercise_ids:
-        catalog.load(exercise_id)  # a bad spec stops the batch before any work
-    setup = batch.Setup(exercise_ids=exercise_ids, seed=args.seed, devices=_devices(args.device),
-                        time_limit=args.time_limit, isolation=_isolation(args.isolation) or "landlock")
-    _check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
-    entries = batch.discover(args.submissions, args.roster)
-    if args.shard:
-        entries = batch.shard(entries, args.shard)
-    fingerprint = setup.fingerprint(catalog)
-    todo = batch.pending(entries, args.out, fingerprint) if args.resume else entries
-    args.out.mkdir(parents=True, exist_ok=True)
-    workers = min(args.jobs, max(len(todo), 1))
-    print(f"{len(entries)} submissions in {args.submissions}; grading {len(todo)} with {workers} workers"
-          + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
-    started = time.monotonic()
-    with _progress(len(todo)) as progress:
-        tally = batch.run(todo, setup, catalog, args.out, fingerprint, args.jobs, progress,
-                          hide=[catalog.root, args.submissions, args.out])
-    rows = batch.write_class_files(args.out, catalog)
-    elapsed = time.monotonic() - started
-    print(f"graded {tally.graded}, unreadable {tally.unreadable}, grader errors {len(tally.grader_errors)} "
-          f"in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
-          f"{len(rows)} students in {args.out}")
-    if rows:
-        mean = sum(r.report.score for r in rows) / len(rows)
-        print(f"mean score {mean:.2f} of {max(r.report.max_score for r in rows):g}; class summary: "
-              f"{args.out / 'summary.html'}; gradebook: {args.out / 'gradebook.csv'}")
-    for error in tally.grader_errors:
-        print(f"grader error: {error}", file=sys.stderr)
-    return ExitCode.INTERNAL_ERROR if tally.grader_errors else ExitCode.OK
-
-
-class _progress:
-    """A progress bar on a terminal; a plain line per student in a CI log."""
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
-        self.bar: Any = None
-
-    def __enter__(self) -> Callable[[dict[str, Any]], None]:
-        if sys.stdout.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            self.bar = Progress("grading", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-            self.bar.start()
-            self.task = self.bar.add_task("grading", total=self.total)
-        return self.step
-
-    def step(self, result: dict[str, Any]) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.advance(self.task)
-            return
-        width = len(str(self.total))
-        score = f"{result['score']:g}/{result['max_score']:g}" if result["outcome"] != "grader-error" else "-"
-        print(f"[{self.done:>{width}}/{self.total}] {result['student']}  {score}  {result['outcome']}  "
-              f"{result['seconds']:.2f} s", flush=True)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+    return batch_command(argv)
 
 
 def _merge(argv: list[str]) -> int:
-    parser = _Parser(prog="grade merge",
-                     description="Join the report folders of several `grade batch --shard` runs into one gradebook "
-                                 "and summary.")
-    parser.add_argument("folders", type=Path, nargs="+", metavar="REPORTS")
-    parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
-    _add_exercises_option(parser)
-    args = parser.parse_args(argv)
-    from grader import batch
+    from grader.cli_batch import merge_command
 
-    try:
-        catalog: Catalog | None = Catalog.find(args.exercises)
-    except GraderError:
-        catalog = None  # points possible then come from the reports themselves
-    rows = batch.merge(args.folders, args.out, catalog)
-    print(f"merged {len(rows)} students from {len(args.folders)} folders into {args.out}")
-    return ExitCode.OK
+    return merge_command(argv)
+
+
+def _feedback(argv: list[str]) -> int:
+    from grader.cli_batch import feedback_command
+
+    return feedback_command(argv)
+
+
+def _publish(argv: list[str]) -> int:
+    from grader.cli_batch import publish_command
+
+    return publish_command(argv)
 
 
 def _export(argv: list[str]) -> int:
-    parser = _Parser(prog="grade export",
+    parser = Parser(prog="grade export",
                      description="Write what runs the grader on a platform. gradescope: setup.sh and run_autograder "
                                  "(and autograder.zip with them, the grader and the exercises).")
     parser.add_argument("platform", choices=("gradescope",))
@@ -371,7 +302,7 @@ def _export(argv: list[str]) -> int:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--exercise", "-e", metavar="ID")
     which.add_argument("--assignment", "-a", metavar="ID")
-    _add_exercises_option(parser)
+    add_exercises_option(parser)
     args = parser.parse_args(argv)
     from grader.export import export_gradescope
 

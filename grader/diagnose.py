@@ -105,6 +105,8 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
                                                     f"{'; '.join(sorted(rules))}")
         else:
             diagnosis = patterns.get(index, slipped.get(index, _NOTHING))
+        if check.visibility == "hidden":  # its evidence quotes inputs and values the check withholds
+            diagnosis = dataclasses.replace(diagnosis, evidence="withheld: this check is hidden")
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
     return dataclasses.replace(result, checks=tuple(checks))
 

@@ -45,13 +45,13 @@ class Recorder:
         self._mode = _forbidden_ops_mode(torch, self._forbid, self._ops) if self._forbid else None
 
     def _count(self) -> None:
-        frame = self._getframe(2)
+        frame: Any = self._getframe(2)
         while frame is not None and frame.f_code.co_filename.startswith(self._trusted):
             frame = frame.f_back  # torch's own frames, and the grader's
         who = "probe" if frame is not None and frame.f_code.co_filename.startswith("<probe ") else "student"
         self._runs[who] += 1
 
-    def watch(self, inputs: Mapping[str, object]) -> None:
+    def watch(self, inputs: Mapping[str, Any]) -> None:
         """Before a probe: note what the engine accumulates into each input that requires grad."""
         self._runs.update(student=0, probe=0)
         self._ops.clear()
@@ -73,7 +73,7 @@ class Recorder:
         if self._mode is not None:
             self._mode.__exit__(None, None, None)
 
-    def report(self, inputs: Mapping[str, object]) -> dict[str, Any]:
+    def report(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """After a probe: the evidence, as plain data."""
         torch = self._torch
         forged = []
@@ -90,11 +90,11 @@ def _forbidden_ops_mode(torch: Any, forbidden: frozenset[str], seen: set[str]) -
     """A dispatch mode that notes every forbidden operator that runs (the engine's own included)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    class _Watch(TorchDispatchMode):  # type: ignore[misc]
+    class _Watch(TorchDispatchMode):  # type: ignore[no-untyped-call]
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             name = str(func.__name__).split(".")[0]
             if name in forbidden:
                 seen.add(name)
             return func(*args, **(kwargs or {}))
 
-    return _Watch()
+    return _Watch()  # type: ignore[no-untyped-call]

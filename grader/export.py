@@ -1,48 +1,78 @@
-"""Package the grader to run on a platform: Gradescope's setup.sh, run_autograder and autograder.zip."""
+"""Package the grader to run on a platform: Gradescope's setup.sh, run_autograder and autograder.zip.
+
+The export is reproducible: setup.sh installs torch at the version the README pins (TORCH_PIN, the CPU
+build) and only where an exported exercise needs torch, and every other package the grader runs on at
+the version installed where the export was made (requirements.txt, the whole closure of the grader's
+runtime requirements), so the autograder runs what the instructor tested. run_autograder grades the
+submission folder with the same choice of file as `grade FOLDER` (grader.selection) and always leaves a
+results.json: a problem with the submission (no file, several candidates) reaches the student as its text.
+"""
 
 from __future__ import annotations
 
+import importlib.metadata as metadata
 import secrets
 import shutil
 import zipfile
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 import grader
 import reference
 from grader.catalog import ASSIGNMENTS, Catalog
+from grader.errors import GraderError
+from grader.sandbox import runs_lean
+
+#: the torch the README and .ci/run install (tests/test_export.py holds the three to one version)
+TORCH_PIN = "2.13.0"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+DISTRIBUTION = "autograd-grader"
 
 SETUP = """\
 #!/usr/bin/env bash
-# Gradescope runs this once, when it builds the autograder's image.
+# Gradescope runs this once, when it builds the autograder's image. Every version is pinned: the grader
+# runs on what it was exported with (requirements.txt).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 apt-get update -q
 apt-get install -y -q python3.11 python3.11-venv
 python3.11 -m venv /autograder/venv
-# The CPU build of torch: a plain `pip install torch` pulls a multi-GB CUDA build.
-/autograder/venv/bin/pip install -q torch --index-url https://download.pytorch.org/whl/cpu
-/autograder/venv/bin/pip install -q "numpy>=1.24" "pyyaml>=6" "jsonschema>=4.18" "rich>=13" "nbformat>=5.9"
+{torch}/autograder/venv/bin/pip install -q --no-deps -r "$here/requirements.txt"
+"""
+
+TORCH_STEP = """\
+# The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB CUDA build.
+/autograder/venv/bin/pip install -q "torch=={pin}" --index-url {index}
 """
 
 RUN = """\
 #!/usr/bin/env bash
 # Gradescope runs this for every submission. Whatever happens, a results.json is written.
 set -u
-results=/autograder/results/results.json
-mkdir -p /autograder/results
-export PYTHONPATH=/autograder/source/src
-submission=$(find /autograder/submission -maxdepth 2 -type f \\( -name '*.ipynb' -o -name '*.py' \\) | sort | head -n 1)
-if [ -n "$submission" ]; then
-  /autograder/venv/bin/python -m grader "$submission" {which} --seed {seed} --device cpu \\
-    --exercises /autograder/source/exercises --format gradescope --output "$results"
-fi
+root=${{AUTOGRADER_ROOT:-/autograder}}
+results="$root/results/results.json"
+errors="$root/results/grader-errors.txt"
+mkdir -p "$root/results"
+rm -f "$results"
+export PYTHONPATH="$root/source/src"
+# The whole submission folder: the grader chooses the file that answers the exercise, the same way
+# `grade FOLDER` does, and lets it import the other .py files handed in beside it.
+"$root/venv/bin/python" -m grader "$root/submission" {which} --seed {seed} --device cpu \\
+  --exercises "$root/source/exercises" --format gradescope --output "$results" 2> "$errors"
+status=$?
 if [ ! -s "$results" ]; then
-  /autograder/venv/bin/python - "$results" "$submission" <<'PY'
+  "$root/venv/bin/python" - "$results" "$errors" "$status" <<'PY'
 import json, sys
 from grader.formats.gradescope import gradescope_failure
-found = sys.argv[2] if len(sys.argv) > 2 else ""
-reason = "No .py file or notebook was found in your submission." if not found else \\
-    "The autograder could not grade your submission. This is not your fault: tell your instructor."
-with open(sys.argv[1], "w") as out:
+results, errors, status = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = [line for line in open(errors, encoding="utf-8", errors="replace").read().splitlines() if line.strip()]
+if status == 2 and lines:  # a problem with the submission, said in one line: the student can fix it
+    reason = lines[-1].removeprefix("error: ")
+else:
+    reason = "The autograder could not grade your submission. This is not your fault: tell your instructor."
+with open(results, "w") as out:
     json.dump(gradescope_failure(reason), out)
 PY
 fi
@@ -51,7 +81,7 @@ fi
 
 def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = None, assignment: str | None = None,
                       seed: int | None = None) -> Path:
-    """Write setup.sh, run_autograder, the grader's source and the exercises; zip them; return the zip.
+    """Write setup.sh, requirements.txt, run_autograder, the grader's source and the exercises; zip them.
 
     The seed is chosen here, once, unless given: the official grade then uses inputs that no student
     saw when grading their work locally with the default seed.
@@ -64,8 +94,11 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
         which = f"--exercise {exercise}"
     else:
         raise ValueError("an exercise or an assignment")
+    needs_torch = not runs_lean(exercises)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "setup.sh").write_text(SETUP)
+    (out / "requirements.txt").write_text(requirements(with_torch=needs_torch))
+    torch = TORCH_STEP.format(pin=TORCH_PIN, index=TORCH_INDEX) if needs_torch else ""
+    (out / "setup.sh").write_text(SETUP.format(torch=torch))
     (out / "run_autograder").write_text(RUN.format(which=which, seed=secrets.randbelow(10**9) if seed is None
                                                    else seed))
     for script in ("setup.sh", "run_autograder"):
@@ -87,3 +120,39 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
             info.date_time = (2026, 1, 1, 0, 0, 0)  # the same bytes on every export of the same files
             zipped.writestr(info, path.read_bytes())
     return archive
+
+
+def requirements(*, with_torch: bool) -> str:
+    """Every package the grader needs to run, at the version installed here, one `name==version` a line.
+
+    torch and what only torch needs are left out: setup.sh installs torch from the CPU index, where it
+    is needed at all, and torch brings its own.
+    """
+    try:
+        wanted = metadata.requires(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        raise GraderError(f"the grader is not installed as {DISTRIBUTION} (pip install -e .): the versions "
+                          f"the export pins are read from its installation.") from None
+    pins: dict[str, str] = {}
+    queue = [r for r in map(Requirement, wanted) if _applies(r) and canonicalize_name(r.name) != "torch"]
+    while queue:
+        requirement = queue.pop()
+        name = canonicalize_name(requirement.name)
+        if name in pins:
+            continue
+        try:
+            pins[name] = metadata.version(requirement.name)
+            queue += [r for r in map(Requirement, metadata.requires(requirement.name) or []) if _applies(r)]
+        except metadata.PackageNotFoundError:
+            raise GraderError(f"{requirement.name}, which the grader needs, is not installed here; install the "
+                              f"grader with its dependencies before exporting.") from None
+    lines = [f"{name}=={version}" for name, version in sorted(pins.items())]
+    header = "# Pinned by grade export: the versions the grader was exported with.\n"
+    if with_torch:
+        header += f"# torch=={TORCH_PIN} (CPU) is installed by setup.sh first.\n"
+    return header + "\n".join(lines) + "\n"
+
+
+def _applies(requirement: Requirement) -> bool:
+    """Whether a requirement holds for a plain install on this Python: no extras, markers evaluated."""
+    return requirement.marker is None or requirement.marker.evaluate({"extra": ""})

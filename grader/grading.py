@@ -37,29 +37,30 @@ class Graded:
     output_truncated: bool
     #: the weakest isolation any of its runs had
     isolation: Isolation | None = None
-    #: imports the guard refused, and what it refused as tampering
+    #: imports the guard refused, and imports of modules the exercise does not allow
     notes: tuple[str, ...] = ()
+    integrity: tuple[str, ...] = ()
 
 
-def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: Sequence[Device] = ALL_DEVICES,
-          time_limit: float | None = None, sandbox: Sandbox | None = None, hide: Sequence[Path] = (),
-          isolation: Level | None = None) -> Report:
-    """Grade the submission at `path` against each exercise, from one run of it per device.
+def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
+          devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None, sandbox: Sandbox | None = None,
+          hide: Sequence[Path] = (), isolation: Level | None = None) -> Report:
+    """Grade the submission at `path` (or one already read) against each exercise, from one run of it per device.
 
     `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
     `isolation`: the weakest confinement to accept (default: `required_isolation`); below it, the
     sandbox refuses (IsolationRefused, exit 2) before the submission runs.
     """
-    submission = load_submission(path)
+    submission = path if isinstance(path, Submission) else load_submission(path)
     if sandbox is None:
         minimum = isolation or required_isolation(exercises)
         with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}],
                      minimum=minimum) as fresh:
-            return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
+            return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
     return Report(
-        submission=str(path),
+        submission=str(submission.path),
         sha256=submission.sha256,
         seed=seed,
         exercises=graded.exercises,
@@ -68,6 +69,7 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
         problems=graded.problems,
         notes=(*submission.notes, *graded.notes),
         isolation=graded.isolation,
+        integrity=graded.integrity,
         output=graded.output,
         output_truncated=graded.output_truncated,
     )
@@ -151,8 +153,12 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                                                 for run in child_runs for r in run.refused_imports)]
             + [f"Your code imported {text}, which its exercise does not allow: it got a placeholder that fails "
              f"when used." for child_runs in children.values() for r in child_runs for text in r.refused_imports]
-            + [f"Integrity: your code {text}; it was refused." for child_runs in children.values()
-               for r in child_runs for text in r.integrity])),
+            )),
+        integrity=tuple(dict.fromkeys(
+            [f"your code {text}; it was refused" for child_runs in children.values() for r in child_runs
+             for text in r.integrity]
+            + [f"your code {stop.text}" for child_runs in children.values() for r in child_runs
+               for stop in (r.stop, *(g.stop for g in r.groups)) if stop is not None and stop.kind == "forged-reply"])),
     )
 
 

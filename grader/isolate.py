@@ -166,8 +166,9 @@ def confine_zygote(mode: Mode, plan: tree.Layout, parent: int, scratch: str, syn
     if mode.pid_namespace:
         _need(tree.build(plan), "the file tree")
     elif mode.kind == "landlock":
-        read = [*tree.SYSTEM, *_landlock_reads(plan), "/sys", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"]
-        _need(landlock.restrict(read, [scratch, "/dev/null"]) > 0, "Landlock")
+        reads, listed = _landlock_rules(plan)
+        read = [*tree.SYSTEM, *reads, "/sys", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"]
+        _need(landlock.restrict(read, [scratch, "/dev/null"], listed) > 0, "Landlock")
     syscalls.prctl(syscalls.PR_SET_CHILD_SUBREAPER, 1)
 
 
@@ -177,15 +178,20 @@ def mapped_ids() -> tuple[str, str]:
     return lines, lines
 
 
-def _landlock_reads(plan: tree.Layout) -> list[str]:
-    """The tree's folders as Landlock rules: allow-only, so a folder holding a cover is listed child by child."""
-    hidden = [*plan.covers, *plan.masked]
+def _landlock_rules(plan: tree.Layout) -> tuple[list[str], list[str]]:
+    """The tree's folders as Landlock rules, which only allow: a folder holding a cover is read child by
+    child, and only listed itself (the interpreter lists the folders it imports from)."""
+    # ctypes stays readable: a landlocked zygote needs it to give each child its seccomp filter (so in this
+    # mode a submission could reach its own memory; Landlock, seccomp and the uid hold regardless).
+    hidden = list(plan.covers)
     reads: list[str] = []
+    listed: list[str] = []
 
     def add(path: str) -> None:
         if any(h == path for h in hidden):
             return
         if any(h.startswith(path.rstrip("/") + "/") for h in hidden) and os.path.isdir(path):
+            listed.append(path)
             for entry in os.scandir(path):
                 add(entry.path)
         else:
@@ -193,7 +199,9 @@ def _landlock_reads(plan: tree.Layout) -> list[str]:
 
     for path in [*plan.binds, *plan.rebinds]:
         add(path)
-    return reads
+    # The grader package is found on PYTHONPATH, its parent: which the interpreter must be able to list.
+    listed.append(os.path.dirname(tree.grader_folder()))
+    return reads, listed
 
 
 def _need(ok: bool, what: str) -> None:

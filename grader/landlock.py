@@ -41,8 +41,9 @@ def abi() -> int:
     return max(version, 0)
 
 
-def restrict(read: Sequence[str], write: Sequence[str]) -> int:
-    """Allow only reading under `read` and anything under `write`; return the ABI used, 0 where refused.
+def restrict(read: Sequence[str], write: Sequence[str], list_only: Sequence[str] = ()) -> int:
+    """Allow only reading under `read`, anything under `write`, and listing (not reading) under `list_only`;
+    return the ABI used, 0 where refused.
 
     Paths that do not exist are left out. Sets no_new_privs, which Landlock requires.
     """
@@ -56,7 +57,7 @@ def restrict(read: Sequence[str], write: Sequence[str]) -> int:
     if fd < 0:
         return 0
     try:
-        for paths, rights in ((read, READ), (write, handled)):
+        for paths, rights in ((read, READ), (write, handled), (list_only, READ_DIR)):
             for path in paths:
                 if not _add(fd, path, rights & handled):
                     continue

@@ -43,7 +43,7 @@ class Submission:
     declared_assignment: str | None
     #: what loading left out or changed (magics, skipped cells), for the report
     notes: tuple[str, ...] = ()
-    #: the student's other .py files, importable beside the graded one (label: the file's name)
+    #: the other .py files handed in beside it, importable from it: label = the file's name, source = its text
     siblings: tuple[SourceCell, ...] = ()
 
     @property

@@ -34,11 +34,24 @@ class Isolation:
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """What torch's autograd did while one probe ran (grader.evidence)."""
+
+    #: times the submission's own code started the engine (backward, autograd.grad)
+    runs: int
+    #: the probe's inputs whose .grad was not what the engine accumulated (set by hand, or changed after)
+    not_from_engine: tuple[str, ...] = ()
+    #: forbidden torch operators that ran
+    forbidden_ops: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ProbeRun:
     """What one probe did in the child: its observations, or the error that stopped it."""
 
     observations: Mapping[str, Value] | None
     error: ErrorInfo | None
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

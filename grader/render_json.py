@@ -28,6 +28,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "isolation": None if report.isolation is None else {
             "level": report.isolation.level, "mode": report.isolation.mode,
             "description": report.isolation.description},
+        "integrity": list(report.integrity),
         "exercises": [_exercise(e) for e in report.exercises],
     }
 
@@ -82,6 +83,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         output=data["output"],
         output_truncated=data["output_truncated"],
         isolation=Isolation(**data["isolation"]) if data.get("isolation") else None,
+        integrity=tuple(data.get("integrity", ())),
         exercises=tuple(
             ExerciseResult(
                 id=e["id"],

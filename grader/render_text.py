@@ -5,11 +5,27 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-from rich.text import Text
+from rich.text import Text as _RichText
 
 from grader.compare import fmt_points
 from grader.diagnose import exercise_mistakes
 from grader.report import CheckResult, ExerciseResult, Report
+
+#: what a terminal would act on in text a submission chose (its output, its exception messages): escape
+#: sequences, other C0 and C1 controls, and the marks that reorder text on screen
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]}
+_CONTROLS.update({c: f"\\u{c:04x}" for c in [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]})
+
+
+def _text(text: str = "", style: str = "") -> _RichText:
+    """rich's Text, with every control character shown as an escape instead of sent to the terminal."""
+    return _RichText(text.translate(_CONTROLS), style=style)
+
+
+def _assemble(*parts: str | tuple[str, str]) -> _RichText:
+    return _RichText.assemble(*[p.translate(_CONTROLS) if isinstance(p, str) else (p[0].translate(_CONTROLS), p[1])
+                                for p in parts])
+
 
 _STATUS = {
     "passed": ("PASS ", "bold green"),
@@ -24,12 +40,16 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
                       emoji=False, soft_wrap=True)
-    console.print(Text.assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
+    console.print(_assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
                                 (report.submission, "bold"), f" · seed {report.seed}"))
+    if report.isolation is not None and report.isolation.level != "full":
+        console.print(_text(f"  isolation: {report.isolation.level} ({report.isolation.description})", style="dim"))
     for note in report.notes:
-        console.print(Text("  note: " + note, style="dim"))
+        console.print(_text("  note: " + note, style="dim"))
     for problem in report.problems:
-        console.print(Text("  ! " + problem, style="bold red"))
+        console.print(_text("  ! " + problem, style="bold red"))
+    for item in report.integrity:
+        console.print(_text("  ! Integrity: " + item, style="bold red"))
     for exercise in report.exercises:
         _exercise(console, exercise)
     _output(console, report)
@@ -38,17 +58,17 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
     style = "bold green" if report.exit_code == 0 else "bold red"
     score = f"{fmt_points(report.score)}/{fmt_points(report.max_score)}"
-    console.print(Text.assemble(("Score: ", "bold"), (score, style),
+    console.print(_assemble(("Score: ", "bold"), (score, style),
                                 f" ({passed} of {total} checks passed) in {report.seconds:.2f} s"))
     return buffer.getvalue()
 
 
 def _exercise(console: Console, exercise: ExerciseResult) -> None:
     console.print()
-    console.print(Text.assemble(("Exercise ", "bold"), (exercise.id, "bold cyan"), f": {exercise.title}",
+    console.print(_assemble(("Exercise ", "bold"), (exercise.id, "bold cyan"), f": {exercise.title}",
                                 f"  ({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})"))
     for problem in exercise.problems:
-        console.print(Text("  ! " + problem, style="bold red"))
+        console.print(_text("  ! " + problem, style="bold red"))
     width = max((len(c.name) for c in exercise.checks), default=0)
     for check in exercise.checks:
         _check(console, check, width)
@@ -64,9 +84,9 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
     if found:
         named = "; ".join(f"{mistake} ({'known mistake' if kind == 'known-mistake' else 'pattern'}, "
                           f"{n} check{'s' if n > 1 else ''})" for kind, mistake, n in found)
-        console.print(Text.assemble(("  Likely mistakes: ", "bold yellow"), named))
+        console.print(_assemble(("  Likely mistakes: ", "bold yellow"), named))
     if unknown:
-        console.print(Text(f"  {unknown} failed check{'s' if unknown > 1 else ''} fit no known mistake or "
+        console.print(_text(f"  {unknown} failed check{'s' if unknown > 1 else ''} fit no known mistake or "
                            f"pattern: compare expected and got above.", style="yellow"))
 
 
@@ -76,39 +96,39 @@ def _output(console: Console, report: Report) -> None:
     lines = report.output.rstrip("\n").split("\n")
     console.print()
     more = " (cut short)" if report.output_truncated or len(lines) > OUTPUT_LINES else ""
-    console.print(Text(f"  Your code printed{more}:", style="bold"))
+    console.print(_text(f"  Your code printed{more}:", style="bold"))
     for line in lines[:OUTPUT_LINES]:
-        console.print(Text("  │ " + line, style="dim"))
+        console.print(_text("  │ " + line, style="dim"))
 
 
 def _check(console: Console, check: CheckResult, width: int) -> None:
     word, style = _STATUS[check.status]
     points = "-" if check.status == "skipped" else f"{fmt_points(check.score)}/{fmt_points(check.max_score)}"
-    console.print(Text.assemble("  ", (word, style), "  ", check.name.ljust(width), "  ", points,
+    console.print(_assemble("  ", (word, style), "  ", check.name.ljust(width), "  ", points,
                                 ("  (hidden)" if check.visibility == "hidden" else "", "dim")))
     if check.status == "passed":
         return
     indent = "         "
     if check.about:
-        console.print(Text(indent + check.about, style="italic"))
+        console.print(_text(indent + check.about, style="italic"))
     if check.inputs:
-        console.print(Text.assemble(indent, ("inputs   ", "bold"),
+        console.print(_assemble(indent, ("inputs   ", "bold"),
                                     ", ".join(f"{name} = {value}" for name, value in check.inputs)))
     if check.code:
         for i, line in enumerate(check.code.rstrip("\n").split("\n")):
-            console.print(Text.assemble(indent, ("ran      " if i == 0 else "         ", "bold"), (line, "cyan")))
+            console.print(_assemble(indent, ("ran      " if i == 0 else "         ", "bold"), (line, "cyan")))
     wrong = [o for o in check.observations if not o.ok]
     if wrong:
         label_width = max(len(o.label) for o in wrong)
         for obs in wrong:
-            console.print(Text.assemble(indent, (obs.label.ljust(label_width), "bold"), "  ",
+            console.print(_assemble(indent, (obs.label.ljust(label_width), "bold"), "  ",
                                         (obs.problem or f"expected {obs.expected}, got {obs.got}", "red")))
     else:
-        console.print(Text(indent + check.problem, style="red" if check.status != "skipped" else "yellow"))
+        console.print(_text(indent + check.problem, style="red" if check.status != "skipped" else "yellow"))
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
         sure = "a known mistake" if diagnosis.kind == "known-mistake" else "a pattern"
-        console.print(Text.assemble(indent, ("likely   ", "bold yellow"), (diagnosis.mistake, "bold"),
+        console.print(_assemble(indent, ("likely   ", "bold yellow"), (diagnosis.mistake, "bold"),
                                     f" ({sure}): ", diagnosis.hint))
 
 

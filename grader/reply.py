@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from grader.guard import MAC_HEX
-from grader.observed import GroupRun, Isolation, ProbeRun, RunResult, Stop
+from grader.observed import Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
 from grader.values import BadReply, ErrorInfo, error_from_data, from_data
 from grader.zygote import Exchange, Limits
 
@@ -205,15 +205,25 @@ def _why_stopped(exchange: Exchange, limits: Limits, state: _State, plan: Plan) 
 
 
 def _probe_run(event: dict[str, Any]) -> ProbeRun:
-    keys = set(event) - {"event", "group", "probe", "n"}
+    keys = set(event) - {"event", "group", "probe", "n", "evidence"}
+    evidence = _evidence(event["evidence"]) if "evidence" in event else None
     if keys == {"error"}:
-        return ProbeRun(None, error_from_data(event["error"]))
+        return ProbeRun(None, error_from_data(event["error"]), evidence)
     if keys != {"observations"}:
         raise BadReply("malformed probe result")
     observations = event["observations"]
     if type(observations) is not dict or not all(type(k) is str for k in observations):
         raise BadReply("observations are not a mapping")
-    return ProbeRun({label: from_data(value) for label, value in observations.items()}, None)
+    return ProbeRun({label: from_data(value) for label, value in observations.items()}, None, evidence)
+
+
+def _evidence(data: object) -> Evidence:
+    if type(data) is not dict or set(data) != {"runs", "probe_runs", "not_from_engine", "forbidden_ops"} \
+            or type(data["runs"]) is not int or not all(type(v) is list and len(v) <= 100 for v in
+                                                          (data["not_from_engine"], data["forbidden_ops"])):
+        raise BadReply("malformed evidence")
+    return Evidence(data["runs"], tuple(_text(v)[:80] for v in data["not_from_engine"]),
+                    tuple(_text(v)[:80] for v in data["forbidden_ops"]))
 
 
 def _missing_text(item: object) -> str:

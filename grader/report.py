@@ -103,6 +103,8 @@ class Report:
     output_truncated: bool = False
     #: how its runs were confined (the weakest of them); None where nothing ran
     isolation: Isolation | None = None
+    #: what its code did against the grader itself: tampering the guard refused, replies it forged
+    integrity: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:

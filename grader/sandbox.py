@@ -115,6 +115,7 @@ class Sandbox:
                        "forbidden": sorted(policy.forbidden), "describe": policy.describe()},
             "groups": [
                 {"engine": g.exercise.engine, "defines": dict(g.exercise.defines),
+                 "autograd": g.exercise.autograd, "forbid_ops": list(g.exercise.forbid_ops),
                  "probes": [_probe_request(g, i) for i in group_indices]}
                 for g, group_indices in zip(groups, indices, strict=True)
             ],

@@ -120,6 +120,11 @@ class Exercise:
     memory_mb: int
     source: SourceRules
     probes: tuple[Probe, ...]
+    #: torch exercises: the gradients must come from torch's autograd (required), or must not (forbidden),
+    #: as the child observes while each probe runs (grader.evidence)
+    autograd: Literal["required", "forbidden"] | None = None
+    #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
+    forbid_ops: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -358,6 +363,8 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         memory_mb=int(data.get("memory_limit", DEFAULT_MEMORY_MB)),
         source=SourceRules(**{key: tuple(names) for key, names in data.get("source", {}).items()}),
         probes=probes,
+        autograd=data.get("autograd"),
+        forbid_ops=tuple(data.get("forbid_ops", ())),
     )
 
 

@@ -49,7 +49,7 @@ class Layout:
 
 def layout(policy: ImportPolicy, hide: Sequence[str] = ()) -> Layout:
     """The tree for `policy`: every package for torch exercises, the standard library and the allowed ones else."""
-    grader = _grader_folder()
+    grader = grader_folder()
     reference = _reference_folder()
     hidden = [os.path.realpath(h) for h in hide] + ([reference] if reference else [])
     if policy.allows_everything:
@@ -195,7 +195,7 @@ def _read(path: str) -> str:
 # Where things are
 
 
-def _grader_folder() -> str:
+def grader_folder() -> str:
     import grader
 
     return os.path.realpath(str(Path(grader.__file__ or "").parent))

@@ -69,6 +69,7 @@ def main(config_text: str, startup: frozenset[str]) -> None:
         _become_init(sock)
     elif config["mode"] == "landlock":
         signal.signal(signal.SIGTERM, _leave)  # the grading process died (parent-death signal)
+        from grader import seccomp, syscalls  # noqa: F401 - each child installs its filter with them
     from grader import warm
 
     warm.warm(config["policy"])

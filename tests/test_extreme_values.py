@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from grader.catalog import Catalog
 from grader.check import ExerciseRun, check_exercise
 from grader.diagnose import MutantRun, diagnose_exercise
+from grader.feedback import feedback_html
 from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.formats.gradebook import gradebook_csv
 from grader.formats.gradescope import gradescope_results
@@ -33,7 +34,8 @@ from grader.render_json import render_json, report_from_dict, report_schema
 from grader.render_text import render_text
 from grader.report import Report
 from grader.slips import slip_runs
-from grader.summary import class_summary, summary_html
+from grader.summary import class_summary
+from grader.summary_html import summary_html
 from grader.values import Array, Number, Value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,6 +99,7 @@ def _every_format(report: Report) -> None:
     summary = class_summary([row], columns)
     json.dumps(summary, allow_nan=False)
     summary_html(summary)
+    feedback_html(report)
 
 
 def _grade(case: Case, student: GroupRun, mutants: Sequence[MutantRun]) -> Report:

@@ -467,3 +467,23 @@ def test_a_name_that_looks_like_a_formula_stays_text() -> None:
     text = gradebook_csv([StudentReport(student=student, report=report)], [ExerciseColumn("node-mul", "t", 10)])
     row = list(csv.reader(io.StringIO(text)))[2]
     assert row[0] == "'@SUM(A1:A9)" and row[1] == "'=HYPERLINK(\"http://evil\")"
+
+
+def test_an_assignment_is_one_gradebook_column_holding_the_total(reports: dict[str, Report],
+                                                                 catalog: Catalog) -> None:
+    """One Canvas assignment for the whole assignment: a column titled by its id, worth its exercises' points."""
+    rows = [
+        StudentReport(student=Student(id="1", name="Both", submission="a.py"), report=reports["two"]),
+        StudentReport(student=Student(id="2", name="Absent", submission=""), report=reports["two"],
+                      outcome="missing"),
+        StudentReport(student=Student(id="3", name="Unlucky", submission="c.py"), report=reports["two"],
+                      outcome="grader-error"),
+    ]
+    exercises = columns(catalog, "node-add", "node-mul")
+    total = ExerciseColumn("autograd", "autograd", sum(c.points for c in exercises))
+    alone = read(gradebook_csv(rows, [total], total="autograd"))
+    assert list(alone[0]) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "autograd"]
+    assert [r["autograd"] for r in alone] == ["20", "20", "0", ""]  # points possible, graded, missing, grader err
+    both = read(gradebook_csv(rows, [total, *exercises], total="autograd"))
+    assert [(r["autograd"], r["node-add"], r["node-mul"]) for r in both[1:]] == \
+        [("20", "10", "10"), ("0", "0", "0"), ("", "", "")]

@@ -68,5 +68,8 @@ def test_a_slip_in_one_rule_is_named_with_its_rule(sample: str, blamed: str, tmp
     assert main([str(ROOT / "submissions" / "mistakes" / f"{sample}.py"), "--format", "json",
                  "--output", str(report_path)]) == 1
     report = json.loads(report_path.read_text())
-    diagnoses = [c["diagnosis"] for e in report["exercises"] for c in e["checks"] if c.get("diagnosis")]
-    assert diagnoses and all(d["mistake"] == "negated" and blamed in d["evidence"] for d in diagnoses)
+    checks = [c for e in report["exercises"] for c in e["checks"] if c.get("diagnosis")]
+    assert checks and all(c["diagnosis"]["mistake"] == "negated" for c in checks)
+    # the evidence quotes the check's values: shown for public checks, withheld for hidden ones
+    assert all(blamed in c["diagnosis"]["evidence"] if c["visibility"] == "public"
+               else c["diagnosis"]["evidence"] == "withheld: this check is hidden" for c in checks)

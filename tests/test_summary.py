@@ -12,13 +12,15 @@ import pytest
 
 from grader import __version__
 from grader.catalog import Catalog
+from grader.error_kinds import error_kind
 from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.grading import grade
 from grader.inputs import draw_inputs
 from grader.oracle import expected_values
 from grader.report import CheckResult, ExerciseResult, Report
 from grader.sandbox import Sandbox
-from grader.summary import BINS, Summary, class_summary, error_kind, summary_html
+from grader.summary import BINS, Summary, class_summary
+from grader.summary_html import summary_html
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"
@@ -79,7 +81,8 @@ def graded_reports(rows: list[StudentReport]) -> list[Report]:
 
 
 def test_counts(summary: Summary) -> None:
-    assert summary["counts"] == {"students": 12, "graded": 10, "unreadable": 1, "grader_errors": 1}
+    assert summary["counts"] == {"students": 12, "graded": 10, "unreadable": 1, "missing": 0, "grader_errors": 1,
+                                 "not_on_roster": 0}
     assert summary["grader_errors"] == [{"student": "unlucky",
                                          "error": "Traceback (most recent call last):\nRuntimeError: the zygote died"}]
 
@@ -98,13 +101,15 @@ def test_score_distribution_matches_the_reports(klass: tuple[list[StudentReport]
                                                 summary: Summary) -> None:
     reports = graded_reports(klass[0])
     scores = summary["scores"]
-    points = [r.score for r in reports]
+    # The gradebook's numbers: every graded score, and 0 for the unreadable one; the grader error has none.
+    points = [r.score for r in reports] + [0.0]
+    assert scores["scored"] == len(points) == 11
     assert scores["mean"] == pytest.approx(statistics.fmean(points))
     assert scores["median"] == statistics.median(points)
     assert (scores["min"], scores["max"]) == (0.0, 10.0)
     assert scores["max_score"] == 20.0  # node-mul and first-gradient, 10 each
     histogram = scores["histogram"]
-    assert len(histogram) == BINS and sum(b["count"] for b in histogram) == len(reports)
+    assert len(histogram) == BINS and sum(b["count"] for b in histogram) == len(points)
     assert [(b["low"], b["high"]) for b in histogram][::9] == [(0, 10), (90, 100)]
     assert histogram[9]["count"] == 1  # 10/10 lands in the last bin
     assert histogram[8]["count"] == 1  # no_rmul: 8/10
@@ -255,18 +260,19 @@ def test_the_page_is_one_offline_file_with_escaped_text(summary: Summary) -> Non
     assert "script" not in parsed.tags and "link" not in parsed.tags and "img" not in parsed.tags
     assert XSS not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert XSS in "".join(parsed.text)  # escaped, so the reader sees the id as it is
-    svgs = page.split("<svg")[1:]
-    assert len(svgs) >= 5 and all(s.split(">", 1)[1].lstrip().startswith("<title>") for s in svgs)
+    svgs = page.split("<svg")[1:]  # the histogram; every other chart is a table of bars
+    assert len(svgs) == 1 and svgs[0].split(">", 1)[1].lstrip().startswith("<title>")
+    assert page.count('<table class="bars" aria-label="') >= 5
     # the numbers are on the bars as text: a check's pass count, an exercise's mean, the histogram's counts
     assert "6/8 passed (75%)" in page and "3 / 10 (30%)" in page and "SyntaxError" in page
     # each diagnosed mistake is a bar too, with how many of the exercise's students made it
     mistakes = page.split("<h2>Diagnosed mistakes</h2>")[1].split("</section>")[0]
-    chart = mistakes.split("<svg")[1]
+    chart = mistakes.split('<table class="bars"')[1].split("</table>")[0]
     first = summary["mistakes"][0]
     graded = next(e["graded"] for e in summary["exercises"] if e["id"] == first["exercise"])
     assert f"{first['exercise']}: {first['mistake']}" in chart
     assert f"{first['students']} student{'s' if first['students'] != 1 else ''} of {graded}" in chart
-    assert chart.count("<g>") == len(summary["mistakes"])
+    assert chart.count("<tr") == len(summary["mistakes"])
     assert page.startswith("<!DOCTYPE html>") and "<title>autograd-grader: class summary</title>" in page
 
 
@@ -288,12 +294,14 @@ def test_text_from_specs_and_submissions_is_escaped(klass: tuple[list[StudentRep
 
 def test_an_empty_class() -> None:
     summary = class_summary([], [])
-    assert summary["counts"] == {"students": 0, "graded": 0, "unreadable": 0, "grader_errors": 0}
+    assert summary["counts"] == {"students": 0, "graded": 0, "unreadable": 0, "missing": 0, "grader_errors": 0,
+                                 "not_on_roster": 0}
     scores = summary["scores"]
     assert scores["mean"] is None and scores["median"] is None and scores["min"] is None
     assert sum(b["count"] for b in scores["histogram"]) == 0 and scores["students"] == []
     assert not summary["exercises"] and not summary["checks"] and not summary["error_kinds"]
     assert not summary["failing_checks"] and not summary["slowest"] and not summary["grader_errors"]
+    assert summary["attention"] == []
     page = summary_html(summary)
     parse(page)
     json.dumps(summary, allow_nan=False)
@@ -318,4 +326,35 @@ def test_a_class_where_every_maximum_is_zero() -> None:
     page = summary_html(summary)
     parse(page)
     assert "n/a" in page
+    # a device no student's run had is a line, not a row of empty bars
+    assert '<th scope="row">on the GPU [cuda]</th>' not in page
+    assert "1 check skipped for every student, so not shown" in page and "on the GPU [cuda]" in page
     json.dumps(summary, allow_nan=False)
+
+
+def test_who_needs_attention_comes_first_each_named_and_linked(summary: Summary) -> None:
+    assert [a["kind"] for a in summary["attention"]] == ["grader-error", "unreadable", "timeout"]
+    named = {a["kind"]: [(s["student"], s["name"]) for s in a["students"]] for a in summary["attention"]}
+    assert named == {"grader-error": [("unlucky", "Name of unlucky")],
+                     "unreadable": [("unreadable", "Name of unreadable")], "timeout": [("loops", "Name of loops")]}
+    page = summary_html(summary)
+    assert page.index('id="attention"') < page.index("<h2>Scores</h2>")  # before anything to scroll past
+    attention = page.split('id="attention"')[1].split("</section>")[0]
+    assert 'href="students/unlucky/feedback.html"' in attention and "RuntimeError: the zygote died" in attention
+    assert "ran out of time: gradients under a factor" in attention
+    # every student has a row, linked to their page
+    table = page.split('id="students"')[1].split("</section>")[0]
+    assert table.count('<tr class="state-') == summary["counts"]["students"]
+    assert 'href="students/by_hand/feedback.html"' in table
+
+
+def test_long_names_are_shown_whole(klass: tuple[list[StudentReport], list[ExerciseColumn]]) -> None:
+    rows, columns = klass
+    name = "a check whose name is far longer than any label column of a chart could ever hold in one line of text"
+    row = rows[0]
+    exercise = row.report.exercises[0]
+    renamed = dataclasses.replace(exercise, checks=(dataclasses.replace(exercise.checks[0], name=name),
+                                                    *exercise.checks[1:]))
+    page = summary_html(class_summary([dataclasses.replace(row, report=dataclasses.replace(
+        row.report, exercises=(renamed,)))], columns))
+    assert f'<th scope="row">{name}</th>' in page and "…" not in page

@@ -7,9 +7,10 @@ from typing import Literal
 
 from grader.report import Report
 
-#: graded: the grader ran it (whatever the score); unreadable: not a readable file or notebook (0 points);
-#: grader-error: the grader itself failed on it (an infrastructure problem, not the student's)
-Outcome = Literal["graded", "unreadable", "grader-error"]
+#: graded: the grader ran it (whatever the score); unreadable: handed in, but nothing in it could be graded
+#: (not a readable file or notebook, or no file to grade: 0 points); missing: a roster student who handed in
+#: nothing (0 points); grader-error: the grader itself failed on it (an infrastructure problem, not the student's)
+Outcome = Literal["graded", "unreadable", "missing", "grader-error"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,7 +20,8 @@ class Student:
     #: the LMS user id (LTI userId, Canvas ID), or the submission's name without a roster
     id: str
     name: str
-    #: the file or folder in the submissions folder
+    #: the file or folder in the submissions folder (or the LMS download's name for the student's files);
+    #: empty for a roster student who handed in nothing
     submission: str
     sis_user_id: str = ""
     sis_login_id: str = ""

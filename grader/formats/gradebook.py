@@ -13,12 +13,14 @@ STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "Points Possible"
 
 
-def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn]) -> str:
+def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *, total: str | None = None) -> str:
     """The header, a Points Possible row, then one row per student, ordered by id.
 
-    A column is titled by the exercise id alone: without an "(assignment id)" suffix Canvas matches the
-    assignment of exactly that title, and creates one if there is none. A cell is the student's points,
-    blank when that exercise was not graded for them (Canvas leaves blank cells alone).
+    A column is titled by the exercise id alone (or, for `total`, the assignment's): without an "(assignment
+    id)" suffix Canvas matches the assignment of exactly that title, and creates one if there is none. A cell
+    is the student's points, blank when that exercise was not graded for them (Canvas leaves blank cells
+    alone). The `total` column holds the student's points over every exercise: one Canvas assignment for
+    the whole assignment, not one per exercise.
     """
     buffer = io.StringIO()
     # "\n", not "\r\n": the text is written by the caller, whose text mode may translate newlines again.
@@ -28,19 +30,22 @@ def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
     for row in sorted(rows, key=lambda r: (_id_key(r.student.id), r.student.submission)):
         student = row.student
         writer.writerow([_text(student.name), _text(student.id), _text(student.sis_user_id),
-                         _text(student.sis_login_id), _text(student.section), *_cells(row, columns)])
+                         _text(student.sis_login_id), _text(student.section), *_cells(row, columns, total)])
     return buffer.getvalue()
 
 
-def _cells(row: StudentReport, columns: Sequence[ExerciseColumn]) -> list[str]:
+def _cells(row: StudentReport, columns: Sequence[ExerciseColumn], total: str | None) -> list[str]:
     if row.outcome == "grader-error":
         # The grader failed, not the student: a blank keeps whatever score Canvas already has.
         return ["" for _ in columns]
     scores = {e.id: e.score for e in row.report.exercises}
-    if row.outcome == "unreadable":
-        # Nothing in it could be graded: 0 for the exercises it was to answer, or for all of them when even
-        # that is unknown (it named no exercise and the batch named none).
-        return ["0" if not scores or c.id in scores else "" for c in columns]
+    unknown = not scores
+    if total is not None:
+        scores[total] = row.report.score if row.outcome == "graded" else 0.0
+    if row.outcome in ("unreadable", "missing"):
+        # Nothing could be graded (or nothing was handed in): 0 for the exercises it was to answer, or for all
+        # of them when even that is unknown (it named no exercise and the batch named none).
+        return ["0" if unknown or c.id in scores else "" for c in columns]
     return [_number(scores[c.id]) if c.id in scores else "" for c in columns]
 
 

@@ -28,11 +28,12 @@ def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Out
         score["gradingProgress"] = "Failed"
     else:
         # Platforms reject scoreMaximum 0; a report where nothing counted is 0 out of 1.
-        score["scoreGiven"] = 0.0 if outcome == "unreadable" else report.score
+        score["scoreGiven"] = 0.0 if outcome in ("unreadable", "missing") else report.score
         score["scoreMaximum"] = report.max_score if report.max_score > 0 else 1.0
         score["comment"] = comment(report)
         score["gradingProgress"] = "FullyGraded"
-    score["activityProgress"] = "Completed"
+    # AGS: Initialized is "the user has not started the activity"; a missing student handed nothing in.
+    score["activityProgress"] = "Initialized" if outcome == "missing" else "Completed"
     score["timestamp"] = lti_timestamp(timestamp)
     return score
 

@@ -1,0 +1,230 @@
+"""The class commands of `grade`: batch, merge, feedback and publish. Parse, call the library, print; nothing else."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from grader.catalog import Catalog
+from grader.cli import (
+    Parser,
+    add_device_option,
+    add_exercises_option,
+    add_isolation_option,
+    check_device,
+    check_isolation,
+    devices,
+    isolation_choice,
+)
+from grader.errors import ExitCode, GraderError
+from grader.lms import NAMES
+
+
+def batch_command(argv: list[str]) -> int:
+    parser = Parser(prog="grade batch",
+                    description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS, or an "
+                                "LMS's bulk download (Canvas, Gradescope, Moodle). Each student's reports are written "
+                                "as soon as they are graded; the gradebook and summary at the end. Exits 0 when every "
+                                "submission was graded, whatever the scores; 3 when the grader failed on any.")
+    parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="REPORTS", help="where the reports go")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--exercise", "-e", metavar="ID", help="grade every submission as this exercise")
+    which.add_argument("--assignment", "-a", metavar="ID", help="grade every submission as this assignment")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="workers, each with torch loaded once (default: the number of cores)")
+    parser.add_argument("--resume", action="store_true",
+                        help="grade only the students whose reports are missing, or whose submission changed")
+    parser.add_argument("--roster", type=Path, metavar="CSV",
+                        help="columns id[,submission,name,sis_user_id,sis_login_id,section,email]; a blank "
+                             "submission is matched by id or email, and is missing if nothing matches")
+    parser.add_argument("--names", choices=NAMES,
+                        help="how the folder names students: plain (a file or folder each), or an LMS's bulk "
+                             "download: canvas, gradescope, moodle (default: detected)")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="grade only the K-th of N shares of the students (CI); auto: from a Slurm job array "
+                             "(SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
+    parser.add_argument("--gradebook-columns", choices=("total", "exercises", "both"),
+                        help="gradebook.csv's columns: the assignment's total, each exercise, or both (default: "
+                             "the total with --assignment, else each exercise)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="per submission (default: the exercise's)")
+    add_device_option(parser)
+    add_isolation_option(parser, "landlock: a class always has classmates to protect")
+    add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
+    if args.gradebook_columns in ("total", "both") and not args.assignment:
+        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment: the total is the "
+                          f"assignment's.")
+    from grader import batch, classfiles, classlist, pool
+    from grader.batch import atomic
+    from grader.layout import MANIFEST, folder_of
+    from grader.manifest import Manifest
+
+    catalog = Catalog.find(args.exercises)
+    check_device(args.device)
+    exercise_ids = (args.exercise,) if args.exercise else \
+        tuple(e.id for e in catalog.load_assignment(args.assignment)[1]) if args.assignment else ()
+    for exercise_id in exercise_ids:
+        catalog.load(exercise_id)  # a bad spec stops the batch before any work
+    setup = batch.Setup(exercise_ids=exercise_ids, assignment=args.assignment, seed=args.seed,
+                        devices=devices(args.device), time_limit=args.time_limit,
+                        isolation=isolation_choice(args.isolation) or "landlock")
+    check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
+    klass = classlist.discover(args.submissions, args.roster, args.names)
+    entries, shard = klass.entries, None
+    if args.shard:
+        entries, shard = classlist.shard(entries, args.shard)
+    fingerprint = setup.fingerprint(catalog)
+    manifest = Manifest(
+        grader_version=_version(), setup=fingerprint, exercises=exercise_ids, assignment=args.assignment,
+        seed=args.seed, devices=setup.devices, time_limit=args.time_limit, names=klass.names,
+        columns=args.gradebook_columns or ("total" if args.assignment else "exercises"),
+        roster_sha256=klass.roster_sha256, klass=klass.fingerprint(), shard=shard,
+        students=tuple(e.student.id for e in entries),
+        folders=tuple(folder_of(Path(), e.student).name for e in entries),
+        not_on_roster=klass.not_on_roster, ignored=klass.ignored)
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic(args.out / MANIFEST, manifest.to_json(), durable=True)  # first: a killed shard still says what it owed
+    todo = classlist.pending(entries, args.out, fingerprint) if args.resume else entries
+    workers = min(args.jobs, max(len(todo), 1))
+    where = f"{args.submissions} ({klass.names} names" + (f", {manifest.label}" if shard else "") + ")"
+    print(f"{len(entries)} students in {where}; grading {len(todo)} with {workers} workers"
+          + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
+    if klass.not_on_roster:
+        print(f"not on the roster, kept apart and not graded: {_few(klass.not_on_roster)}", file=sys.stderr)
+    started = time.monotonic()
+    with _progress(len(todo)) as progress:
+        tally = pool.run(todo, setup, catalog, args.out, fingerprint, args.jobs, progress,
+                         hide=[catalog.root, args.submissions, args.out])
+    made = classfiles.write_class_files(args.out, catalog, manifest)
+    elapsed = time.monotonic() - started
+    print(f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader errors "
+          f"{len(tally.grader_errors)} in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
+          f"{len(made.rows)} students in {args.out}")
+    _report_class(made.summary, args.out)
+    unfinished = len(entries) - len(made.rows)
+    if unfinished:
+        print(f"{unfinished} students have no report (their worker died): run again with --resume", file=sys.stderr)
+    for error in tally.grader_errors:
+        print(f"grader error: {error}", file=sys.stderr)
+    return ExitCode.INTERNAL_ERROR if tally.grader_errors or unfinished else ExitCode.OK
+
+
+def _version() -> str:
+    from grader import __version__
+
+    return __version__
+
+
+def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _report_class(summary: Any, out: Path) -> None:
+    """The class's mean (the summary's, the one definition) and who needs attention, in a few lines."""
+    from grader.html_page import num
+
+    scores = summary["scores"]
+    if scores["mean"] is not None:
+        print(f"mean score {num(scores['mean'])} of {num(scores['max_score'])} over the {scores['scored']} students "
+              f"the gradebook scores (grader errors left out); class summary: {out / 'summary.html'}; gradebook: "
+              f"{out / 'gradebook.csv'}")
+    for group in summary["attention"]:
+        names = [f["name"] if f["name"] == f["student"] or not f["student"] else f"{f['name']} ({f['student']})"
+                 for f in group["students"]]
+        print(f"needs attention: {group['title'].lower()} ({len(names)}): {_few(names)}")
+
+
+class _progress:
+    """A progress bar on a terminal; a plain line per student in a CI log."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[dict[str, Any]], None]:
+        if sys.stdout.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress("grading", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+            self.bar.start()
+            self.task = self.bar.add_task("grading", total=self.total)
+        return self.step
+
+    def step(self, result: dict[str, Any]) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.advance(self.task)
+            return
+        width = len(str(self.total))
+        score = f"{result['score']:g}/{result['max_score']:g}" if result["outcome"] != "grader-error" else "-"
+        print(f"[{self.done:>{width}}/{self.total}] {result['student']}  {score}  {result['outcome']}  "
+              f"{result['seconds']:.2f} s", flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def merge_command(argv: list[str]) -> int:
+    parser = Parser(prog="grade merge",
+                    description="Join the report folders of every shard of one `grade batch --shard` into one "
+                                "gradebook and summary. Refuses (exit 2) shards graded differently, a shard given "
+                                "twice or missing, and a shard whose students did not all finish.")
+    parser.add_argument("folders", type=Path, nargs="+", metavar="REPORTS")
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
+    add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    from grader import classfiles
+
+    try:
+        catalog: Catalog | None = Catalog.find(args.exercises)
+    except GraderError:
+        catalog = None  # points possible then come from the reports themselves
+    made = classfiles.merge(args.folders, args.out, catalog)
+    print(f"merged {len(made.rows)} students from {len(args.folders)} shards into {args.out}")
+    _report_class(made.summary, args.out)
+    return ExitCode.OK
+
+
+def feedback_command(argv: list[str]) -> int:
+    parser = Parser(prog="grade feedback",
+                    description="Write again each student's feedback.html (the page they read, offline) from the "
+                                "report.json files of a batch's REPORTS folder.")
+    parser.add_argument("reports", type=Path, metavar="REPORTS")
+    args = parser.parse_args(argv)
+    from grader.feedback import rebuild_feedback
+
+    written = rebuild_feedback(args.reports)
+    print(f"wrote {written} feedback pages under {args.reports / 'students'}")
+    return ExitCode.OK
+
+
+def publish_command(argv: list[str]) -> int:
+    parser = Parser(prog="grade publish",
+                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS Score to the line "
+                                "item of --platform (a TOML file: client_id, token_url, key_file, key_id, lineitem). "
+                                "What was sent is recorded in REPORTS/published/lti.json: publishing again sends "
+                                "only the scores that changed.")
+    parser.add_argument("service", choices=("lti",))
+    parser.add_argument("reports", type=Path, metavar="REPORTS")
+    parser.add_argument("--platform", type=Path, required=True, metavar="CONFIG")
+    parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
+    args = parser.parse_args(argv)
+    try:
+        from grader.publish import publish_lti, read_platform
+    except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
+        raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
+    platform = read_platform(args.platform)
+    done = publish_lti(args.reports, platform, dry_run=args.dry_run)
+    verb = "would send" if args.dry_run else "sent"
+    print(f"{verb} {len(done.sent)} scores to {platform.lineitem}; {done.unchanged} unchanged since the last "
+          f"publish" + (f"; not sent (the grader failed on them): {_few(done.skipped)}" if done.skipped else ""))
+    return ExitCode.OK
