@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from grader.compare import compare, show
 from grader.hints import hint_for
 from grader.inputs import Inputs, show_input
+from grader.names import Definitions, probe_reads
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun, RunResult
 from grader.oracle import Expected
@@ -33,17 +34,23 @@ Run = ExerciseRun | str
 
 
 def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tuple[Expected, ...],
-                   runs: Mapping[Device, Run], violations: tuple[Violation, ...] = ()) -> ExerciseResult:
-    """One check per probe and device; a probe's points are shared by the devices that ran it."""
+                   runs: Mapping[Device, Run], violations: tuple[Violation, ...] = (),
+                   defined: Definitions | None = None) -> ExerciseResult:
+    """One check per probe and device; a probe's points are shared by the devices that ran it.
+
+    `defined`: what the submission's syntax tree defines, to say what was found where a name is missing.
+    """
     ran = {device: run for device, run in runs.items() if isinstance(run, ExerciseRun)}
     several = len(ran) > 1
     problems = [f"Your code breaks a rule of exercise {exercise.id}: {v.describe()}. No check is scored until "
                 "it is fixed." for v in violations]
     for device, run in ran.items():
-        problems += [f"On {device.upper()}: {p}" if several else p for p in _problems(exercise, run.group, run.run)]
+        problems += [f"On {device.upper()}: {p}" if several else p
+                     for p in _problems(exercise, run.group, run.run, defined)]
     checks: list[CheckResult] = []
     for index, probe in enumerate(exercise.probes):
-        per_device = [_device_check(probe, inputs[index], expected[index], device, runs.get(device), index)
+        per_device = [_device_check(probe, inputs[index], expected[index], device, runs.get(device), index,
+                                    exercise.engine)
                       for device in probe.devices]
         counted = [c for c in per_device if c.status != "skipped"]
         for check in per_device:
@@ -54,9 +61,11 @@ def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tup
     return ExerciseResult(id=exercise.id, title=exercise.title, checks=tuple(checks), problems=tuple(problems))
 
 
-def _problems(exercise: Exercise, group: GroupRun, run: RunResult) -> list[str]:
+def _problems(exercise: Exercise, group: GroupRun, run: RunResult, defined: Definitions | None) -> list[str]:
     """What went wrong for this exercise alone; the submission's own troubles are the report's."""
-    problems = [f"Your {_what(run)} does not define {text}; exercise {exercise.id}'s checks that use it are not run."
+    found = _found(exercise, defined) if any(text.endswith("found nothing") for text in group.missing) else ""
+    problems = [f"Your {_what(run)} does not define {text}; exercise {exercise.id}'s checks that use it are not "
+                f"run.{found}"
                 for text in group.missing]
     stop = group.stop
     if stop is not None:
@@ -94,12 +103,26 @@ def run_problems(run: RunResult, *, first: bool = True) -> list[str]:
     return problems
 
 
+def _found(exercise: Exercise, defined: Definitions | None) -> str:
+    """What the file defines instead, and what the exercise reads: a class under another name is easy to fix."""
+    if defined is None or not (defined.classes or defined.functions):
+        return ""
+    wanted = [f"{name}(...)" for name, _ in exercise.defines]
+    # the attributes observed belong to the exercise's own objects only where probes build them (Node(a), Dual(a, 1.0))
+    built = any(f"{name}(" in p.code for name, kind in exercise.defines if kind == "class" for p in exercise.probes)
+    reads = [f".{attr}" for attr in probe_reads(tuple(o for p in exercise.probes for _, o in p.observe))] if built \
+        else []
+    names = [f"`{name}`" for name in wanted + reads]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f" It defines {defined.describe()}; this exercise reads {listed}."
+
+
 def _what(run: RunResult) -> str:
     return "notebook" if run.kind == "notebook" else "file"
 
 
 def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Device, run: Run | None,
-                  index: int) -> CheckResult:
+                  index: int, engine: str) -> CheckResult:
     """A check scored out of 1; the caller scales it to the probe's points for this device."""
     make = _Maker(probe, inputs, device)
     if run is None or isinstance(run, str):
@@ -123,13 +146,13 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
     if probe.raises is not None:
         return _check_raised(probe, probe_run, make)
     if probe_run.error is not None:
-        return make("error", _error_text(probe_run.error))
+        return make("error", _error_text(probe_run.error, engine))
     tolerance = probe.cuda_tolerance if device == "cuda" else probe.tolerance
-    return _compare_observations(expected, probe_run, tolerance, probe.partial, make)
+    return _compare_observations(expected, probe_run, tolerance, probe.partial, make, engine)
 
 
-def _error_text(error: ErrorInfo) -> str:
-    hint = hint_for(error)
+def _error_text(error: ErrorInfo, engine: str) -> str:
+    hint = hint_for(error, engine)
     if error.type_name == "NotImplementedError" and error.where is not None \
             and "NotImplementedError" in error.where.text:  # a starter's stub, not torch's own NotImplementedError
         return f"Not implemented yet: {error.describe().removeprefix('NotImplementedError: ')}."
@@ -165,6 +188,8 @@ class _Maker:
 def _not_run(run: ExerciseRun) -> str:
     if run.run.load_error is not None or not run.run.loaded:
         return f"Not run: your {_what(run.run)} did not load (see above)."
+    if run.group.missing:
+        return f"Not run: your {_what(run.run)} does not define what this exercise needs (see above)."
     return "Not run: your code stopped before this check (see above)."
 
 
@@ -181,7 +206,7 @@ def _check_raised(probe: Probe, probe_run: ProbeRun, make: _Maker) -> CheckResul
 
 
 def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: Tolerance, partial: bool,
-                          make: _Maker) -> CheckResult:
+                          make: _Maker, engine: str) -> CheckResult:
     want_all = expected.observations
     got_all = probe_run.observations
     if isinstance(want_all, ErrorInfo) or got_all is None:
@@ -201,7 +226,7 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
         return make("passed", "", 1.0, tuple(observations))
     score = (len(observations) - len(wrong)) / len(observations) if partial else 0.0
     hints = sorted({hint for o in wrong
-                    if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got))})
+                    if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got, engine))})
     text = "; ".join(f"{o.label}: {o.problem}" for o in wrong) + "."
     return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations))
 

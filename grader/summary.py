@@ -126,7 +126,7 @@ class Mistake(TypedDict):
 
     exercise: str
     mistake: str
-    #: known-mistake (behaves like one of the exercise's mutants) or pattern (the numbers' shape)
+    #: known-mistake (behaves like one of the exercise's mutants), localized (one rule, by running it alone) or pattern
     kind: str
     students: int
     #: the checks where it was named, the most frequent first
@@ -363,7 +363,8 @@ def _causes(check: CheckResult, exercise: ExerciseResult, report: Report) -> tup
     stopped = tuple(p for p in (*exercise.problems, *report.problems) if not _without_device(p).startswith(_RULE))
     if problem.startswith("Not run: your file did not load"):
         return (*report.problems, *stopped)  # the load error first: the missing names follow from it
-    if problem.startswith(("Not run: your notebook did not load", "Not run: your code stopped")):
+    if problem.startswith(("Not run: your notebook did not load", "Not run: your code stopped",
+                           "Not run: your file does not define", "Not run: your notebook does not define")):
         return stopped  # this exercise's missing names or stop first: the report's may be an unrelated cell's
     return (problem,)
 

@@ -10,7 +10,8 @@ records every method called from the probe's own code (not the calls one method 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from grader.execute import compile_probe, namespace, run_probe
@@ -30,7 +31,8 @@ def allowed(exercise: Exercise) -> frozenset[str]:
     return to_write(exercise.starter) | BASE
 
 
-def probe_uses(exercise: Exercise, probe: Probe, seeds: Iterable[int] = range(3)) -> frozenset[str]:
+@lru_cache(maxsize=512)
+def probe_uses(exercise: Exercise, probe: Probe, seeds: Sequence[int] = (0, 1, 2)) -> frozenset[str]:
     """The engine's methods `probe` calls directly, on the inputs of each seed (an exponent drawn may differ)."""
     compiled = compile_probe(probe.name, probe.code, dict(probe.observe))
     used: set[str] = set()
