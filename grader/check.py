@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from grader.compare import compare, show
 from grader.hints import hint_for
 from grader.inputs import Inputs, show_input
+from grader.names import Definitions, probe_reads
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun, RunResult
 from grader.oracle import Expected
@@ -33,18 +34,24 @@ Run = ExerciseRun | str
 
 
 def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tuple[Expected, ...],
-                   runs: Mapping[Device, Run], violations: tuple[Violation, ...] = ()) -> ExerciseResult:
-    """One check per probe and device; a probe's points are shared by the devices that ran it."""
+                   runs: Mapping[Device, Run], violations: tuple[Violation, ...] = (),
+                   defined: Definitions | None = None) -> ExerciseResult:
+    """One check per probe and device; a probe's points are shared by the devices that ran it.
+
+    `defined`: what the submission's syntax tree defines, to say what was found where a name is missing.
+    """
     ran = {device: run for device, run in runs.items() if isinstance(run, ExerciseRun)}
     several = len(ran) > 1
     problems = [f"Your code breaks a rule of exercise {exercise.id}: {v.describe()}. No check is scored until "
                 "it is fixed." for v in violations]
     for device, run in ran.items():
-        problems += [f"On {device.upper()}: {p}" if several else p for p in _problems(exercise, run.group, run.run)]
+        problems += [f"On {device.upper()}: {p}" if several else p
+                     for p in _problems(exercise, run.group, run.run, defined)]
     checks: list[CheckResult] = []
     for index, probe in enumerate(exercise.probes):
         per_device = [_ruled(exercise, probe, _device_check(probe, inputs[index], expected[index], device,
-                                                            runs.get(device), index), runs.get(device), index)
+                                                            runs.get(device), index, exercise.engine),
+                             runs.get(device), index)
                       for device in probe.devices]
         counted = [c for c in per_device if c.status != "skipped"]
         for check in per_device:
@@ -55,9 +62,11 @@ def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tup
     return ExerciseResult(id=exercise.id, title=exercise.title, checks=tuple(checks), problems=tuple(problems))
 
 
-def _problems(exercise: Exercise, group: GroupRun, run: RunResult) -> list[str]:
+def _problems(exercise: Exercise, group: GroupRun, run: RunResult, defined: Definitions | None) -> list[str]:
     """What went wrong for this exercise alone; the submission's own troubles are the report's."""
-    problems = [f"Your {_what(run)} does not define {text}; exercise {exercise.id}'s checks that use it are not run."
+    found = _found(exercise, defined) if any(text.endswith("found nothing") for text in group.missing) else ""
+    problems = [f"Your {_what(run)} does not define {text}; exercise {exercise.id}'s checks that use it are not "
+                f"run.{found}"
                 for text in group.missing]
     stop = group.stop
     if stop is not None:
@@ -95,12 +104,26 @@ def run_problems(run: RunResult, *, first: bool = True) -> list[str]:
     return problems
 
 
+def _found(exercise: Exercise, defined: Definitions | None) -> str:
+    """What the file defines instead, and what the exercise reads: a class under another name is easy to fix."""
+    if defined is None or not (defined.classes or defined.functions):
+        return ""
+    wanted = [f"{name}(...)" for name, _ in exercise.defines]
+    # the attributes observed belong to the exercise's own objects only where probes build them (Node(a), Dual(a, 1.0))
+    built = any(f"{name}(" in p.code for name, kind in exercise.defines if kind == "class" for p in exercise.probes)
+    reads = [f".{attr}" for attr in probe_reads(tuple(o for p in exercise.probes for _, o in p.observe))] if built \
+        else []
+    names = [f"`{name}`" for name in wanted + reads]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f" It defines {defined.describe()}; this exercise reads {listed}."
+
+
 def _what(run: RunResult) -> str:
     return "notebook" if run.kind == "notebook" else "file"
 
 
 def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Device, run: Run | None,
-                  index: int) -> CheckResult:
+                  index: int, engine: str) -> CheckResult:
     """A check scored out of 1; the caller scales it to the probe's points for this device."""
     make = _Maker(probe, inputs, device)
     if run is None or isinstance(run, str):
@@ -124,47 +147,51 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
     if probe.raises is not None:
         return _check_raised(probe, probe_run, make)
     if probe_run.error is not None:
-        return make("error", _error_text(probe_run.error))
+        return make("error", _error_text(probe_run.error, engine))
     tolerance = probe.cuda_tolerance if device == "cuda" else probe.tolerance
-    return _compare_observations(expected, probe_run, tolerance, probe.partial, make)
+    return _compare_observations(expected, probe_run, tolerance, probe.partial, make, engine)
+
+
+def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) -> tuple[str, ...]:
+    """How what ran during a probe breaks the exercise's rule about autograd or torch's operators, in words."""
+    if not (exercise.autograd or exercise.forbid_ops) or probe.raises is not None or probe_run is None \
+            or probe_run.error is not None:
+        return ()
+    evidence = probe_run.evidence
+    if evidence is None:
+        return ("the grader saw no record of what autograd did during this check",)
+    broken = []
+    if exercise.autograd == "required" and evidence.runs == 0:
+        broken.append("torch's autograd never ran during this check: the gradients must come from backward() "
+                      "(or torch.autograd.grad), not be worked out by hand")
+    if exercise.autograd == "required" and evidence.not_from_engine:
+        names = ", ".join(f"{n}.grad" for n in evidence.not_from_engine)
+        broken.append(f"{names} is not what backward() left there: it was set by hand, or changed after")
+    if exercise.autograd == "forbidden" and evidence.runs:
+        broken.append("torch's autograd ran during this check: the derivative must be found by your own code")
+    if evidence.forbidden_ops:
+        ops = ", ".join(evidence.forbidden_ops)
+        broken.append(f"your code ran torch's own {ops}, the derivative this exercise asks you to write")
+    return tuple(broken)
 
 
 def _ruled(exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None, index: int) -> CheckResult:
     """The check, failed where what ran breaks the exercise's rule about autograd or torch's operators."""
-    if not (exercise.autograd or exercise.forbid_ops) or not isinstance(run, ExerciseRun) \
-            or check.status not in ("passed", "failed") or probe.raises is not None:
+    if not isinstance(run, ExerciseRun) or check.status not in ("passed", "failed"):
         return check
-    probe_run = run.group.probes[index]
-    evidence = probe_run.evidence if probe_run is not None else None
-    broken = []
-    if evidence is None:
-        broken.append("the grader saw no record of what autograd did during this check")
-    else:
-        if exercise.autograd == "required" and evidence.runs == 0:
-            broken.append("torch's autograd never ran during this check: the gradients must come from backward() "
-                          "(or torch.autograd.grad), not be worked out by hand")
-        if exercise.autograd == "required" and evidence.not_from_engine:
-            names = ", ".join(f"{n}.grad" for n in evidence.not_from_engine)
-            broken.append(f"{names} is not what backward() left there: it was set by hand, or changed after")
-        if exercise.autograd == "forbidden" and evidence.runs:
-            broken.append("torch's autograd ran during this check: the derivative must be found by your own code")
-        if evidence.forbidden_ops:
-            ops = ", ".join(evidence.forbidden_ops)
-            broken.append(f"your code ran torch's own {ops}, the derivative this exercise asks you to write")
+    broken = rule_breaks(exercise, probe, run.group.probes[index])
     if not broken:
         return check
     rule = "; ".join(broken)
-    if check.status == "passed":
-        return dataclasses.replace(check, status="failed", score=0.0,
-                                   problem=HIDDEN_FAILED if probe.visibility == "hidden" else
-                                   f"Right values, but not scored: {rule}.")
+    if check.status == "passed":  # the rule is about how, not what: a hidden check may say it too
+        return dataclasses.replace(check, status="failed", score=0.0, problem=f"Right values, but not scored: {rule}.")
     if probe.visibility == "hidden":
         return check
     return dataclasses.replace(check, problem=f"{check.problem} Also: {rule}.")
 
 
-def _error_text(error: ErrorInfo) -> str:
-    hint = hint_for(error)
+def _error_text(error: ErrorInfo, engine: str) -> str:
+    hint = hint_for(error, engine)
     if error.type_name == "NotImplementedError" and error.where is not None \
             and "NotImplementedError" in error.where.text:  # a starter's stub, not torch's own NotImplementedError
         return f"Not implemented yet: {error.describe().removeprefix('NotImplementedError: ')}."
@@ -200,6 +227,8 @@ class _Maker:
 def _not_run(run: ExerciseRun) -> str:
     if run.run.load_error is not None or not run.run.loaded:
         return f"Not run: your {_what(run.run)} did not load (see above)."
+    if run.group.missing:
+        return f"Not run: your {_what(run.run)} does not define what this exercise needs (see above)."
     return "Not run: your code stopped before this check (see above)."
 
 
@@ -216,7 +245,7 @@ def _check_raised(probe: Probe, probe_run: ProbeRun, make: _Maker) -> CheckResul
 
 
 def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: Tolerance, partial: bool,
-                          make: _Maker) -> CheckResult:
+                          make: _Maker, engine: str) -> CheckResult:
     want_all = expected.observations
     got_all = probe_run.observations
     if isinstance(want_all, ErrorInfo) or got_all is None:
@@ -236,7 +265,7 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
         return make("passed", "", 1.0, tuple(observations))
     score = (len(observations) - len(wrong)) / len(observations) if partial else 0.0
     hints = sorted({hint for o in wrong
-                    if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got))})
+                    if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got, engine))})
     text = "; ".join(f"{o.label}: {o.problem}" for o in wrong) + "."
     return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations))
 

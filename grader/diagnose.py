@@ -1,32 +1,36 @@
 """Name the likely mistake behind a failed check: a known mistake (a mutant it behaves like), or a pattern.
 
 A known mistake is claimed only when every observation of the check matches what that mutant gave on
-the same inputs, and the mutant is wrong there too. Otherwise the numbers are compared with the
-expected ones for the patterns of research/autograd-mistakes.md section 6 (all zero, half, double,
-negated, exchanged, scaled by an input or by N, the wrong shape), then with the reference engine
-with one slope's sign flipped (grader.slips). Otherwise the check says that nothing known matches; a
-diagnosis never claims more than it found.
+the same inputs, and the mutant is wrong there too (on an exception or a text, only where it isolates
+that mistake: grader.weak_evidence). Otherwise the numbers and errors are read for the patterns of
+grader.patterns, then compared with the reference engine with one slope's sign flipped
+(grader.slips). Last, a fault localized in one rule (grader.faults) replaces the symptoms it explains
+(grader.blame). Otherwise the check says that nothing known matches; a diagnosis never claims more
+than it found.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.compare import compare, fmt
-from grader.hints import known_error
-from grader.inputs import Inputs, TensorInput
+from grader.blame import blame
+from grader.check import rule_breaks
+from grader.compare import compare
+from grader.faults import Fault
+from grader.inputs import Inputs
+from grader.names import Definitions
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun
 from grader.oracle import Expected
-from grader.report import CheckResult, Diagnosis, ExerciseResult
+from grader.patterns import MISSING, NOTHING, RATIOS, named_pattern, pattern
+from grader.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
 from grader.slips import SlipRun, Slope
 from grader.spec import Exercise, Mutant
-from grader.values import Array, ErrorInfo, Number, Value
+from grader.values import Array, ErrorInfo, Number
+from grader.weak_evidence import isolates, same_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,27 +41,33 @@ class MutantRun:
     #: None when it could not be run
     run: GroupRun | None
     rules: frozenset[str] = frozenset()
+    #: what localization finds wrong in it (grader.faults), as (method, how)
+    faults: frozenset[tuple[str, str]] = frozenset()
 
 
 MutantRuns = Sequence[MutantRun]
-_RATIO = 1e-6  # how close a ratio must come to 1/2, 2, -1, k... to count as that
 
 
 def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
                       expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
                       mutants: MutantRuns, rules: frozenset[str] = frozenset(),
-                      slips: Sequence[SlipRun] = ()) -> ExerciseResult:
+                      slips: Sequence[SlipRun] = (), defined: Definitions | None = None,
+                      faults: Sequence[Fault] | Callable[[], Sequence[Fault]] = ()) -> ExerciseResult:
     """The exercise's checks, each failed one with a diagnosis.
 
     `runs`: the student's, by device; `rules`: the source rules the student's file breaks. A known
     mistake is named on a check only when it fits the whole submission: the student fails every check
-    that mistake fails (a student who made it would), and, where the match is only an exception, the
-    mistake raises it wherever the student does. `slips`: the reference engine with one slope's sign
+    that mistake fails (a student who made it would), and, where the match is only an exception or a
+    text, the mistake raises it wherever the student does and nothing else could give it
+    (grader.weak_evidence). `defined`: the submission's syntax tree's facts, which confirm what an error
+    says (grader.named_errors). `slips`: the reference engine with one slope's sign
     flipped (grader.slips), named where no known mistake or pattern is and every value of the check
-    matches one.
+    matches one. `faults`: the rules localization found wrong (grader.faults), or how to find them,
+    asked only where a diagnosis could change; a check whose code uses one names that rule, not the
+    symptom (grader.blame).
     """
     try:
-        return _diagnose(exercise, result, inputs, expected, runs, mutants, rules, slips)
+        return _diagnose(exercise, result, inputs, expected, runs, mutants, rules, slips, defined, faults)
     except Exception as exc:  # noqa: BLE001 - the grader's own bug costs the diagnoses, never the report
         return _undiagnosed(result, exc)
 
@@ -72,26 +82,47 @@ def _undiagnosed(result: ExerciseResult, exc: Exception) -> ExerciseResult:
 
 def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
               expected: tuple[Expected, ...], runs: Mapping[str, GroupRun], mutants: MutantRuns,
-              rules: frozenset[str], slips: Sequence[SlipRun]) -> ExerciseResult:
+              rules: frozenset[str], slips: Sequence[SlipRun], defined: Definitions | None,
+              faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
     located = {i: found for i, check in enumerate(result.checks)
                if check.status != "skipped" and (found := _located(exercise, check, runs)) is not None}
     failing = {i for i, check in enumerate(result.checks) if check.status in ("failed", "error") and i in located}
-    fits = [m for m in mutants if _mutant_fails(m, located, expected, exercise, result) <= failing]
+    fails = {id(m): _mutant_fails(m, located, expected, exercise, result) for m in mutants}
+    fits = [m for m in mutants if fails[id(m)] <= failing]
+    others = [(m.mutant.mistake, m.run) for m in mutants]
+    probe_of = {i: probe_index for i, (probe_index, _) in located.items()}
     matches: dict[int, list[Mutant]] = {}
+    # (check, mutant, whether the match isolates that mistake): a weak match (an exception, a text) that
+    # other mistakes share names a mistake only once a match elsewhere has established it
+    candidates: list[tuple[int, MutantRun, bool]] = []
     for index in failing:
         probe_index, run = located[index]
         tol = _tolerance(exercise, result.checks[index], probe_index)
-        if rules and _right(run, probe_index, expected[probe_index], tol):
-            # Right numbers, not scored for a broken rule: the mistake is the rule's, as in a mutant that breaks
-            # the same rules.
-            matches[index] = [m.mutant for m in mutants if m.rules == rules]
+        probe = exercise.probes[probe_index]
+        broken = rule_breaks(exercise, probe, run.probes[probe_index])
+        if (rules or broken) and _right(run, probe_index, expected[probe_index], tol):
+            # Right numbers, not scored for a broken rule (on the syntax tree, or by what ran): the mistake is
+            # the rule's, as in a mutant that breaks the same rules.
+            matches[index] = [m.mutant for m in mutants if m.rules == rules and m.run is not None
+                              and rule_breaks(exercise, probe, m.run.probes[probe_index]) == broken]
             continue
-        matches[index] = [m.mutant for m in fits
-                          if _behaves_like(run, m.run, probe_index, expected[probe_index], tol)
-                          and (_strong(run, probe_index) or _raises_wherever(m, run, located, failing))]
+        matches[index] = []
+        for m in fits:
+            if m.run is None or not _behaves_like(run, m.run, probe_index, expected[probe_index], tol):
+                continue
+            if _strong(run, probe_index, expected[probe_index], tol):
+                candidates.append((index, m, True))
+            elif _raises_wherever(m, run, located, failing):
+                candidates.append((index, m, isolates(
+                    m.mutant.mistake, m.run, others, run, probe_index, student_fails=failing, mutant_fails=fails[id(m)],
+                    probe_of=probe_of, exercise=exercise, mutant_path=m.mutant.path, defined=defined, tol=tol)))
+    established = {m.mutant.mistake for _, m, isolating in candidates if isolating}
+    for index, m, isolating in candidates:
+        if isolating or m.mutant.mistake in established:
+            matches[index].append(m.mutant)
     # Where a check fits several mutants, the one that fits the most checks of this submission wins.
     support = Counter(m.mistake for found in matches.values() for m in found)
-    patterns = _consistent_patterns(exercise, result, located, failing, expected, inputs, matches)
+    patterns = _consistent_patterns(exercise, result, located, failing, expected, inputs, matches, defined)
     unexplained = failing - {i for i, found in matches.items() if found} - set(patterns)
     slipped = _slips(exercise, result, located, unexplained, expected, slips)
     checks = list(result.checks)
@@ -100,18 +131,27 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         check = checks[index]
         if matches.get(index):
             diagnosis = _known(matches[index], support)
-        elif rules and _right(run, probe_index, expected[probe_index], _tolerance(exercise, check, probe_index)):
-            diagnosis = _diagnosis("breaks-a-rule", f"the values are right, but the file breaks: "
-                                                    f"{'; '.join(sorted(rules))}")
+        elif (broken := (*sorted(rules), *rule_breaks(exercise, exercise.probes[probe_index],
+                                                       run.probes[probe_index]))) \
+                and _right(run, probe_index, expected[probe_index], _tolerance(exercise, check, probe_index)):
+            diagnosis = named_pattern("breaks-a-rule", f"the values are right, but: {'; '.join(broken)}")
         else:
-            diagnosis = patterns.get(index, slipped.get(index, _NOTHING))
-        if check.visibility == "hidden":  # its evidence quotes inputs and values the check withholds
-            diagnosis = dataclasses.replace(diagnosis, evidence="withheld: this check is hidden")
+            diagnosis = patterns.get(index, slipped.get(index, NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
-    return dataclasses.replace(result, checks=tuple(checks))
+    result = dataclasses.replace(result, checks=tuple(checks))
+    raised: dict[int, str | None] = {}
+    for i in failing:  # what each failed check's code raised: a fault explains only what it can produce
+        got = located[i][1].probes[probe_of[i]]
+        raised[i] = "stopped" if got is None else None if got.error is None else got.error.type_name
+    return _withheld(blame(exercise, result, {i: probe_of[i] for i in failing}, faults,
+                           {m.mutant.mistake: m.faults for m in mutants}, raised))
 
 
-_NOTHING = Diagnosis(kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches")
+def _withheld(result: ExerciseResult) -> ExerciseResult:
+    """Hidden checks keep their diagnosis's name and hint, not its evidence, which quotes their values."""
+    return dataclasses.replace(result, checks=tuple(
+        dataclasses.replace(c, diagnosis=dataclasses.replace(c.diagnosis, evidence="withheld: this check is hidden"))
+        if c.visibility == "hidden" and c.diagnosis is not None else c for c in result.checks))
 
 
 def _mutant_fails(mutant: MutantRun, located: Mapping[int, tuple[int, GroupRun]], expected: tuple[Expected, ...],
@@ -135,7 +175,7 @@ def _passes(got: ProbeRun, want: Expected, raises: bool, tol: Tolerance) -> bool
             _same_error(got.error, want.observations)
     if got.error is not None or got.observations is None or isinstance(want.observations, ErrorInfo):
         return False
-    return all(compare(value, got.observations.get(label, _MISSING), tol) is None
+    return all(compare(value, got.observations.get(label, MISSING), tol) is None
                for label, value in want.observations.items())
 
 
@@ -144,11 +184,23 @@ def _passes_on(run: GroupRun, index: int, want: Expected, tol: Tolerance) -> boo
     return got is not None and _passes(got, want, isinstance(want.observations, ErrorInfo), tol)
 
 
-def _strong(run: GroupRun, index: int) -> bool:
-    """Numbers matched, not just an exception or a text, which many different mistakes share."""
+def _strong(run: GroupRun, index: int, expected: Expected | None = None, tol: Tolerance | None = None) -> bool:
+    """Numbers matched, not just an exception, a text or zeros (nothing reached them), which many mistakes share.
+
+    With `expected`, only the wrong values count: a right seed of 1.0 beside zeros is no evidence of how
+    the zeros came about.
+    """
     got = run.probes[index]
-    return got is not None and got.observations is not None and \
-        any(isinstance(v, (Number, Array)) for v in got.observations.values())
+    if got is None or got.observations is None:
+        return False
+    want = None if expected is None or isinstance(expected.observations, ErrorInfo) else expected.observations
+    for label, value in got.observations.items():
+        if want is not None and tol is not None and label in want and compare(want[label], value, tol) is None:
+            continue
+        if (isinstance(value, Number) and value.value != 0) or \
+                (isinstance(value, Array) and any(x != 0 for x in value.data)):
+            return True
+    return False
 
 
 def _raises_wherever(mutant: MutantRun, run: GroupRun, located: Mapping[int, tuple[int, GroupRun]],
@@ -167,7 +219,7 @@ def _raises_wherever(mutant: MutantRun, run: GroupRun, located: Mapping[int, tup
 
 def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
                          failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
-                         matches: Mapping[int, list[Mutant]]) -> dict[int, Diagnosis]:
+                         matches: Mapping[int, list[Mutant]], defined: Definitions | None) -> dict[int, Diagnosis]:
     """Patterns for the checks no known mistake explains.
 
     A ratio (half, double, negated...) can hold on one check by chance, so it is named only when every
@@ -180,9 +232,9 @@ def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Ma
         if matches.get(index):
             continue
         probe_index, run = located[index]
-        diagnosis = _pattern(run.probes[probe_index], expected[probe_index], inputs[probe_index],
-                             _tolerance(exercise, result.checks[index], probe_index))
-        if diagnosis.mistake in _RATIOS:
+        diagnosis = pattern(run.probes[probe_index], expected[probe_index], inputs[probe_index],
+                             _tolerance(exercise, result.checks[index], probe_index), exercise.engine, defined)
+        if diagnosis.mistake in RATIOS:
             ratios[index] = diagnosis
         elif diagnosis.kind != "unknown":
             found[index] = diagnosis
@@ -232,15 +284,14 @@ def _slips(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tup
                 by_slope.setdefault(s.slope, s)
         top = list(by_slope.values())
         flipped = " or ".join(t.evidence for t in top)
+        rule = RuleFault(method=top[0].slope.method, operand="self" if top[0].slope.operand == 0 else "other",
+                         how="negated") if len(top) == 1 else None
         found[index] = Diagnosis(
             kind="pattern", mistake="negated", hint=" / ".join(t.slope.hint for t in top),
             evidence=f"every value matches the reference engine with the sign of {flipped} flipped"
             if len(top) == 1 else f"every value matches the reference engine with the sign of one of {flipped} "
-            "flipped")
+            "flipped", rule=rule)
     return found
-
-
-_RATIOS = {"all-zero", "negated", "half", "multiple", "scaled-by-input", "scaled-by-n"}
 
 
 def _located(exercise: Exercise, check: CheckResult, runs: Mapping[str, GroupRun]) -> tuple[int, GroupRun] | None:
@@ -259,7 +310,7 @@ def _right(student: GroupRun, index: int, expected: Expected, tol: Tolerance) ->
     got = student.probes[index]
     if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
         return False
-    return all(compare(want, got.observations.get(label, _MISSING), tol) is None
+    return all(compare(want, got.observations.get(label, MISSING), tol) is None
                for label, want in expected.observations.items())
 
 
@@ -283,12 +334,7 @@ def _behaves_like(student: GroupRun, mutant: GroupRun | None, index: int, expect
     return mutant_is_wrong and same
 
 
-def _same_error(a: ErrorInfo, b: ErrorInfo) -> bool:
-    """The same type, and the same message but for the numbers in it (sizes, indices, values)."""
-    return a.type_name == b.type_name and _DIGITS.sub("#", a.message) == _DIGITS.sub("#", b.message)
-
-
-_DIGITS = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
+_same_error = same_error
 
 
 def _known(candidates: list[Mutant], support: Counter[str]) -> Diagnosis:
@@ -303,143 +349,14 @@ def _known(candidates: list[Mutant], support: Counter[str]) -> Diagnosis:
                      evidence=f"the values match more than one known mistake here: {names}")
 
 
-# ------------------------------------------------------------------------------------------------
-# Patterns
-
-
-def _pattern(got: ProbeRun | None, expected: Expected, inputs: Inputs, tol: Tolerance) -> Diagnosis:
-    nothing = _NOTHING
-    errors = [] if got is None else [got.error] if got.error is not None else \
-        [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
-    for error in errors:  # a torch error whose cause is known names the mistake by itself
-        known = known_error(error)
-        if known is not None:
-            return Diagnosis(kind="pattern", mistake=known[0], hint=known[1][0].upper() + known[1][1:],
-                             evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}")
-    if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
-        return nothing
-    want_all, got_all = expected.observations, got.observations
-    wrong = [label for label, want in want_all.items() if compare(want, got_all.get(label, _MISSING), tol)]
-    if not wrong:
-        return nothing
-    exchanged = _exchanged(wrong, want_all, got_all, tol)
-    if exchanged is not None:
-        return exchanged
-    if all(_wrong_only_where_zero(want_all[label], got_all.get(label, _MISSING), tol) for label in wrong):
-        return _diagnosis("nonzero-where-zero", f"{', '.join(wrong)}: not 0 where the gradient is 0, right elsewhere")
-    found = [(label, _ratio_pattern(want_all[label], got_all[label], inputs)) for label in wrong
-             if label in got_all]
-    kinds = {p.mistake for _, p in found if p is not None}
-    if len(kinds) == 1 and all(p is not None for _, p in found):  # every wrong value, the same way
-        _, first = found[0]
-        assert first is not None
-        labels = ", ".join(label for label, _ in found)
-        return dataclasses.replace(first, evidence=f"{labels}: {first.evidence}")
-    return nothing
-
-
-_MISSING = ErrorInfo("missing", "nothing observed")
-
-
-def _numbers(value: Value) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
-    if isinstance(value, Number):
-        return (), (value.value,)
-    if isinstance(value, Array):
-        return value.shape, value.data
-    return None
-
-
-PATTERNS = {
-    "wrong-shape": "The result's shape is not the expected one: a gradient has the shape of its input, so sum "
-                   "over the dimensions that broadcasting added (or return one value per element).",
-    "all-zero": "Zero where something was expected: nothing reached it - an output not seeded with 1.0 before the "
-                "walk, nodes visited inputs first, an operation that passes nothing on, or a loop that never ran.",
-    "negated": "Right size, wrong sign: check the sign of a local derivative (d(x - y)/dy is -1) or of the "
-               "update (gradient descent subtracts).",
-    "half": "Exactly half: a contribution is lost - a node used twice (w * w, x + x) must add both with +=, "
-            "not overwrite with =, and a leaf's grad keeps adding across backward() calls unless cleared.",
-    "multiple": "A whole multiple too large: something is counted more than once - a node visited twice in "
-                "backward() (keep a set of visited nodes), or gradients that pile up across calls.",
-    "scaled-by-input": "Off by a factor that is one of the inputs: the gradient arriving from above "
-                       "(out.grad) is missing, or an input's value is used where another's belongs.",
-    "scaled-by-n": "Off by a whole factor: something scales the result - a mean's 1/N missing or applied twice, a "
-                   "sum where a mean belongs, or a learning rate or number of steps other than the one asked for.",
-    "exchanged": "Two gradients are exchanged: each operand's local derivative is the other operand's value "
-                 "(d(x*y)/dx = y).",
-    "nonzero-where-zero": "Something flows where nothing may: a gradient that must be 0 (through a closed ReLU "
-                          "gate, or to an input the output does not depend on) is not. Check the condition "
-                          "that gates the gradient and the slope it uses when the gate is closed.",
-    "breaks-a-rule": "The values are right, but the file breaks the exercise's rule (see above): do the work the "
-                     "way the exercise asks.",
-}
-
-
-def _diagnosis(mistake: str, evidence: str) -> Diagnosis:
-    return Diagnosis(kind="pattern", mistake=mistake, hint=PATTERNS[mistake], evidence=evidence)
-
-
-def _wrong_only_where_zero(want: Value, got: Value, tol: Tolerance) -> bool:
-    """Every wrong element should have been exactly 0: something flows where nothing may."""
-    expected, actual = _numbers(want), _numbers(got)
-    if expected is None or actual is None or expected[0] != actual[0]:
-        return False
-    wrong = [(w, g) for w, g in zip(expected[1], actual[1], strict=True) if not tol.close(g, w)]
-    return bool(wrong) and all(w == 0 and math.isfinite(g) for w, g in wrong)
-
-
-def _ratio_pattern(want: Value, got: Value, inputs: Inputs) -> Diagnosis | None:
-    expected, actual = _numbers(want), _numbers(got)
-    if expected is None or actual is None:
-        return None
-    if expected[0] != actual[0]:
-        return _diagnosis("wrong-shape", f"shape {actual[0]} where {expected[0]} was expected")
-    pairs = [(w, g) for w, g in zip(expected[1], actual[1], strict=True) if math.isfinite(w) and math.isfinite(g)]
-    if not pairs or all(abs(w) < 1e-12 for w, _ in pairs):
-        return None
-    if all(abs(g) < 1e-12 for _, g in pairs):
-        return _diagnosis("all-zero", "0 where something else was expected")
-    ratios = {round(g / w, 9) for w, g in pairs if abs(w) > 1e-12}
-    if len(ratios) != 1 or any(abs(g) > 1e-12 for w, g in pairs if abs(w) <= 1e-12):
-        return None
-    (ratio,) = ratios
-    if not math.isfinite(ratio):  # a huge value over a small one: no factor a mistake makes
-        return None
-    if _near(ratio, -1):
-        return _diagnosis("negated", "the expected value with its sign flipped")
-    if _near(ratio, 0.5):
-        return _diagnosis("half", "exactly half the expected value")
-    if ratio > 1 and _near(ratio, round(ratio)) and round(ratio) in (2, 4, 8):
-        return _diagnosis("multiple", f"exactly {round(ratio)} times the expected value")
-    for name, value in inputs.items():
-        if isinstance(value, TensorInput) or abs(abs(value) - 1) < 1e-9 or value == 0:
-            continue
-        if _near(ratio, 1 / value) or _near(ratio, value):
-            factor = "divided by" if _near(ratio, 1 / value) else "multiplied by"
-            return _diagnosis("scaled-by-input", f"the expected value {factor} {name} = {fmt(value)}")
-    for k in range(3, 101):
-        if _near(ratio, k) or _near(ratio, 1 / k):
-            return _diagnosis("scaled-by-n", f"the expected value {'times' if ratio > 1 else 'divided by'} {k}")
-    return None
-
-
-def _exchanged(wrong: list[str], want: Mapping[str, Value], got: Mapping[str, Value],
-               tol: Tolerance) -> Diagnosis | None:
-    for i, a in enumerate(wrong):
-        for b in wrong[i + 1:]:
-            swapped = compare(want[a], got.get(b, _MISSING), tol) is None and \
-                compare(want[b], got.get(a, _MISSING), tol) is None
-            if swapped:
-                return _diagnosis("exchanged", f"{a} has the value {b} should have, and the other way round")
-    return None
-
-
-def _near(x: float, y: float) -> bool:
-    return abs(x - y) <= _RATIO * max(1.0, abs(y))
-
-
 def exercise_mistakes(result: ExerciseResult) -> tuple[list[tuple[str, str, int]], int]:
-    """The distinct diagnoses of an exercise's failed checks, (kind, mistake, checks), and how many found none."""
+    """The distinct diagnoses of an exercise's failed checks, (kind, mistake, checks), and how many found none.
+
+    Only checks that show expected and got values count as finding none: an error, a timeout or a
+    missing class is its own explanation, already on the check.
+    """
     counts = Counter((c.diagnosis.kind, c.diagnosis.mistake) for c in result.checks
                      if c.diagnosis is not None and c.diagnosis.kind != "unknown")
-    unknown = sum(1 for c in result.checks if c.diagnosis is not None and c.diagnosis.kind == "unknown")
+    unknown = sum(1 for c in result.checks if c.diagnosis is not None and c.diagnosis.kind == "unknown"
+                  and any(not o.ok for o in c.observations))
     return [(kind, mistake, n) for (kind, mistake), n in counts.most_common()], unknown

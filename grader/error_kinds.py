@@ -37,6 +37,7 @@ _OPENINGS = (
     ("Your code ended, and the grader could not learn how", "ended unexpectedly"),
     ("Your code the grader's code in the child failed", "grader failure"),
     ("Your code breaks a rule", "rule violation"),
+    ("Right values, but not scored", "rule violation"),
     ("Your file does not define", "missing definition"),
     ("Not run: it needs", "missing definition"),
     ("The grader failed", "grader failure"),
@@ -71,7 +72,8 @@ def _causes(check: CheckResult, exercise: ExerciseResult, report: Report) -> tup
     stopped = tuple(p for p in (*exercise.problems, *report.problems) if not without_device(p).startswith(_RULE))
     if problem.startswith("Not run: your file did not load"):
         return (*report.problems, *stopped)  # the load error first: the missing names follow from it
-    if problem.startswith(("Not run: your notebook did not load", "Not run: your code stopped")):
+    if problem.startswith(("Not run: your notebook did not load", "Not run: your code stopped",
+                           "Not run: your file does not define", "Not run: your notebook does not define")):
         return stopped  # this exercise's missing names or stop first: the report's may be an unrelated cell's
     return (problem,)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +12,12 @@ from grader import __version__
 from grader.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.errors import GraderError
+from grader.faults import Fault, faults
 from grader.inputs import draw_inputs
 from grader.isolate import LEVELS, Level
 from grader.load import Submission, load_submission
+from grader.localize import from_run, localize, probe_group
+from grader.names import Definitions, definitions
 from grader.observed import Isolation, RunResult
 from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
@@ -122,6 +125,11 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
 
     results = []
     static_notes: tuple[str, ...] = ()
+    # the syntax tree's facts, for what errors and missing names mean: read once, and only if needed
+    needed = any(run.load_error or run.groups[k].missing or any(p is not None and p.error is not None
+                                                                  for p in run.groups[k].probes)
+                 for found in runs.values() for run, k in found)
+    defined = definitions(submission.cells) if needed else None
     for index, group in enumerate(groups):
         per_device: dict[Device, Run] = {d: ExerciseRun(run, run.groups[k]) for d, found in runs.items()
                                          for run, k in [found[index]]}
@@ -130,12 +138,15 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         violations = check_source(submission.cells, group.exercise.source, scope)
         static_notes += import_notes(submission.cells, policy_of(group.exercise).permits, group.exercise.id,
                                      [Path(s.label).stem for s in submission.siblings])
-        result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations)
+        result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations, defined)
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
+            defined = defined or definitions(submission.cells)
             mistakes = _mistake_runs(sandbox, group, time_limit, mutant_cache)
             result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
                                        {d: run.groups[k] for d, found in runs.items() for run, k in [found[index]]},
-                                       mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips)
+                                       mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
+                                       defined, () if violations else _localizer(sandbox, submission, group,
+                                                                                  time_limit, defined))
         results.append(result)
     several = len(runs) > 1
     children = {d: _distinct(found) for d, found in runs.items()}
@@ -167,6 +178,15 @@ def _distinct(found: list[tuple[RunResult, int]]) -> list[RunResult]:
     return list({id(run): run for run, _ in found}.values())
 
 
+def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limit: float | None,
+               defined: Definitions) -> Callable[[], tuple[Fault, ...]]:
+    """How to localize the submission's faults: one more run in the sandbox, made only if a diagnosis asks."""
+    def run() -> tuple[Fault, ...]:
+        located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
+        return faults(located, defined.grad_overwrites) if located is not None else ()
+    return run
+
+
 def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
                   cache: MutantCache | None) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
@@ -184,9 +204,14 @@ def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         except GraderError:
             runs.append(MutantRun(mutant, None))
             continue
-        result = sandbox.launch(submission, [group], device="cpu", time_limit=time_limit).result()
+        # an engine mistake's own localization, in the same child: blame keeps its name only where it agrees
+        extra = [probe_group(group.exercise, group.seed)] if group.exercise.engine == "scalar" else []
+        result = sandbox.launch(submission, [group, *extra], device="cpu", time_limit=time_limit).result()
         rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
-        runs.append(MutantRun(mutant, result.groups[0], rules))
+        found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(result.groups[1], group.seed),
+                                                                       definitions(submission.cells).grad_overwrites)) \
+            if extra and len(result.groups) > 1 else frozenset()
+        runs.append(MutantRun(mutant, result.groups[0], rules, found))
     mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
     if cache is not None:
         cache[key] = mistakes

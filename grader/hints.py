@@ -1,4 +1,8 @@
-"""Advice for errors whose message is stable and whose cause is known (research/autograd-mistakes.md 5c-5d)."""
+"""Advice for errors whose message is stable and whose cause is known (research/autograd-mistakes.md 5c-5d).
+
+Errors whose meaning depends on what the submission defines (a missing operator) are read in
+grader.named_errors, against its syntax tree.
+"""
 
 from __future__ import annotations
 
@@ -41,23 +45,28 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
     ("none-operand", "TypeError", "'NoneType'",
      "a .grad is None: after `w = w - lr * w.grad` outside torch.no_grad(), w is no longer a leaf, "
      "so its .grad stays None; update in place inside `with torch.no_grad():`."),
-    ("missing-reflected-operator", "TypeError", "unsupported operand type(s)",
-     "Python found no way to combine these: with a plain number on the left (2 * n, 1 - n) it calls the "
-     "reflected method of the right operand (__rmul__, __rsub__, __radd__, __rtruediv__): define it."),
     ("endless-recursion", "RecursionError", "maximum recursion depth exceeded",
      "a function calls itself without end: look for a method that calls itself (an __radd__ that "
      "computes other + self, a backward that never stops)."),
 )
 
 
-def known_error(error: ErrorInfo) -> tuple[str, str] | None:
-    """The id and the advice for an error whose cause is known, if this is one."""
+#: the advice that holds in an engine exercise too; the rest is about torch's own messages and habits
+ANY_ENGINE = frozenset({"endless-recursion"})
+
+
+def known_error(error: ErrorInfo, engine: str = "torch") -> tuple[str, str] | None:
+    """The id and the advice for an error whose cause is known, if this is one.
+
+    An engine exercise gets only advice that is not about torch: "'NoneType' object has no attribute"
+    there is a node's None, not a .grad read before backward().
+    """
     for ident, type_name, fragment, advice in KNOWN_ERRORS:
-        if error.type_name == type_name and fragment in error.message:
+        if error.type_name == type_name and fragment in error.message and (engine == "torch" or ident in ANY_ENGINE):
             return ident, advice
     return None
 
 
-def hint_for(error: ErrorInfo) -> str | None:
-    known = known_error(error)
+def hint_for(error: ErrorInfo, engine: str = "torch") -> str | None:
+    known = known_error(error, engine)
     return None if known is None else known[1]

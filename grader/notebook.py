@@ -1,7 +1,9 @@
-"""Read a Jupyter notebook into Python cells: validated by nbformat, magics and shell lines neutralised.
+"""Read a Jupyter notebook into Python cells as Jupyter opens it: magics and shell lines neutralised.
 
-Nothing of the notebook runs here: this is the trusted side reading a file. Only code cells count
-(stored outputs are ignored); cells tagged `skip-grading` are left out; IPython syntax (`%magic`,
+What Jupyter repairs is repaired with a note (cell ids in a 4.4 notebook, missing or duplicate ids);
+a notebook off nbformat's schema whose cells can still be read is read, with a note; only what cannot
+be read is refused. Nothing of the notebook runs here: this is the trusted side reading a file. Only
+code cells count (stored outputs are ignored); cells tagged `skip-grading` are left out; IPython syntax (`%magic`,
 `%%cell magic`, `!shell`, `x = !cmd`, `obj?`) is replaced so that no shell ever runs, and each
 replacement is reported.
 """
@@ -70,20 +72,20 @@ def read_notebook(path: Path, data: bytes) -> Notebook:
     if raw.get("nbformat") != 4:
         raise NotebookError(f"{path}: nbformat {raw.get('nbformat')!r} notebooks are not supported; open it in "
                             f"a current Jupyter and save it again (nbformat 4).")
+    raw, notes = repair(raw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nbformat warns about missing cell ids in 4.4 notebooks: harmless
         try:
             nbformat.validate(raw)
             # reads() also joins each cell's list of lines into one text, as Jupyter does
-            notebook: Any = nbformat.reads(text, as_version=4)
-        except nbformat.ValidationError as exc:
-            where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
-            first = str(exc.message).splitlines()[0]
-            raise NotebookError(f"{path}: not a valid nbformat 4 notebook: at {where}: {first}.") from None
+            notebook: Any = nbformat.reads(json.dumps(raw), as_version=4)
         except Exception as exc:  # noqa: BLE001 - nbformat fails in many ways on odd structures
-            raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {type(exc).__name__}: {exc}.") from None
+            notebook = _lenient(raw)
+            if notebook is None:  # not even a list of cells with their sources: nothing to grade
+                raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {_why(exc)}.") from None
+            notes.append(f"The notebook does not follow nbformat 4's schema ({_why(exc)}); its code cells were "
+                         "read anyway, as Jupyter opens it.")
     cells: list[Cell] = []
-    notes: list[str] = []
     for number, cell in enumerate(notebook.cells, start=1):
         if cell.cell_type != "code":
             continue
@@ -104,6 +106,79 @@ def read_notebook(path: Path, data: bytes) -> Notebook:
         assignment=_text(meta.get("assignment")),
         nbformat=f"{notebook.nbformat}.{notebook.nbformat_minor}",
     )
+
+
+def repair(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """What Jupyter repairs, repaired the same way, each with a note: cell ids in a 4.4 notebook, missing or
+    duplicate ids in 4.5. The ids given are deterministic, so the same file always gives the same report."""
+    cells = raw.get("cells")
+    if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
+        return raw, []
+    notes: list[str] = []
+    minor = raw.get("nbformat_minor")
+    if isinstance(minor, int) and minor < 5 and any("id" in cell for cell in cells):
+        raw = {**raw, "nbformat_minor": 5}
+        notes.append(f"The notebook says nbformat 4.{minor} but its cells carry ids, which 4.5 added: it was read "
+                     "as 4.5, as Jupyter does.")
+    if isinstance(raw.get("nbformat_minor"), int) and raw["nbformat_minor"] >= 5:
+        seen: set[object] = set()
+        given: list[int] = []
+        fixed = []
+        for number, cell in enumerate(cells, start=1):
+            ident = cell.get("id")
+            if not isinstance(ident, str) or not _ID.fullmatch(ident) or ident in seen:
+                ident = f"cell-{number}"
+                while ident in seen or any(c.get("id") == ident for c in cells):
+                    ident += "-repaired"
+                given.append(number)
+                cell = {**cell, "id": ident}
+            seen.add(ident)
+            fixed.append(cell)
+        if given:
+            raw = {**raw, "cells": fixed}
+            shown = ", ".join(map(str, given[:8])) + (" and more" if len(given) > 8 else "")
+            notes.append(f"Cell{'s' if len(given) > 1 else ''} {shown} had no id, or one another cell has: "
+                         "the grader gave each an id of its own, as Jupyter does.")
+    return raw, notes
+
+
+_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
+
+
+def _lenient(raw: dict[str, Any]) -> Any:
+    """The notebook's cells read without the schema, where each is a mapping with a type and a source; else None."""
+    cells = raw.get("cells")
+    if not isinstance(cells, list):
+        return None
+    read = []
+    for cell in cells:
+        source = cell.get("source") if isinstance(cell, dict) else None
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str) or not isinstance(cell.get("cell_type"), str):
+            return None
+        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        read.append(_Node(cell_type=cell["cell_type"], source=source, metadata=metadata))
+    metadata = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    return _Node(cells=read, metadata=metadata, nbformat=4, nbformat_minor=raw.get("nbformat_minor", 0))
+
+
+class _Node(dict[str, Any]):
+    """The attribute access nbformat's NotebookNode gives, for cells read without it."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _why(exc: Exception) -> str:
+    message = getattr(exc, "message", None)
+    if message is not None:  # nbformat's ValidationError: where, and the first line of what
+        where = "/".join(str(p) for p in getattr(exc, "absolute_path", ())) or "the top level"
+        return f"at {where}: {str(message).splitlines()[0]}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _text(value: object) -> str | None:

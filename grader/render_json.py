@@ -8,7 +8,7 @@ from importlib import resources
 from typing import Any
 
 from grader.observed import Isolation
-from grader.report import REPORT_VERSION, CheckResult, Diagnosis, ExerciseResult, ObservationResult, Report
+from grader.report import REPORT_VERSION, CheckResult, Diagnosis, ExerciseResult, ObservationResult, Report, RuleFault
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
@@ -66,7 +66,10 @@ def _check(check: CheckResult) -> dict[str, Any]:
         ],
         "diagnosis": None if check.diagnosis is None else {
             "kind": check.diagnosis.kind, "mistake": check.diagnosis.mistake, "hint": check.diagnosis.hint,
-            "evidence": check.diagnosis.evidence},
+            "evidence": check.diagnosis.evidence,
+            **({} if check.diagnosis.rule is None else {"rule": {
+                "method": check.diagnosis.rule.method, "operand": check.diagnosis.rule.operand,
+                "how": check.diagnosis.rule.how}})},
     }
 
 
@@ -95,7 +98,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                         max_score=c["max_score"], problem=c["problem"], visibility=c["visibility"],
                         inputs=tuple(c["inputs"].items()), code=c["code"],
                         observations=tuple(ObservationResult(**o) for o in c["observations"]),
-                        diagnosis=None if c["diagnosis"] is None else Diagnosis(**c["diagnosis"]),
+                        diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
                     )
                     for c in e["checks"]
                 ),
@@ -111,3 +114,9 @@ def report_schema() -> dict[str, Any]:
     text = resources.files("grader").joinpath("schemas/report.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
+
+
+def _diagnosis(data: dict[str, Any]) -> Diagnosis:
+    rule = data.get("rule")
+    return Diagnosis(kind=data["kind"], mistake=data["mistake"], hint=data["hint"], evidence=data["evidence"],
+                     rule=None if rule is None else RuleFault(**rule))

@@ -33,6 +33,7 @@ _STATUS = {
     "error": ("ERROR", "bold magenta"),
     "skipped": ("SKIP ", "yellow"),
 }
+_SURE = {"known-mistake": "known mistake", "localized": "localized", "pattern": "pattern"}
 OUTPUT_LINES = 30  # of what the submission printed; the JSON report keeps all that was captured
 
 
@@ -82,7 +83,7 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
         return
     console.print()
     if found:
-        named = "; ".join(f"{mistake} ({'known mistake' if kind == 'known-mistake' else 'pattern'}, "
+        named = "; ".join(f"{mistake} ({_SURE[kind]}, "
                           f"{n} check{'s' if n > 1 else ''})" for kind, mistake, n in found)
         console.print(_assemble(("  Likely mistakes: ", "bold yellow"), named))
     if unknown:
@@ -127,7 +128,8 @@ def _check(console: Console, check: CheckResult, width: int) -> None:
         console.print(_text(indent + check.problem, style="red" if check.status != "skipped" else "yellow"))
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
-        sure = "a known mistake" if diagnosis.kind == "known-mistake" else "a pattern"
+        sure = {"known-mistake": "a known mistake", "localized": "found by running each operation alone",
+                "pattern": "a pattern"}[diagnosis.kind]
         console.print(_assemble(indent, ("likely   ", "bold yellow"), (diagnosis.mistake, "bold"),
                                     f" ({sure}): ", diagnosis.hint))
 

@@ -23,19 +23,38 @@ class ObservationResult:
     problem: str = ""
 
 
+#: how one rule of an engine is wrong (grader.localize): a local slope, backward()'s walk, or a missing method
+How = Literal["swapped", "negated", "missing-upstream", "from-output", "wrong-local", "traversal-order", "visited",
+              "seeding", "accumulation", "missing"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleFault:
+    """The rule a diagnosis blames: an operation's method (or backward), the operand whose slope is wrong, how."""
+
+    #: the method, as the class defines it: "__mul__", "sigmoid", "backward"
+    method: str
+    #: whose slope: the node the method is called on (self), the other operand, both; "" for backward and missing
+    operand: Literal["self", "other", "both", ""]
+    how: How
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Diagnosis:
     """The likely mistake behind a failed check, and how sure the grader is of it."""
 
-    #: known-mistake: behaves exactly like one of the exercise's mutants; pattern: the numbers fit a
-    #: known shape of error (half, negated...); unknown: nothing known matches
-    kind: Literal["known-mistake", "pattern", "unknown"]
+    #: known-mistake: behaves exactly like one of the exercise's mutants; localized: each operation run
+    #: alone, and small compositions, put the fault in one rule (grader.localize); pattern: the numbers
+    #: fit a known shape of error (half, negated...) or the error names it; unknown: nothing known matches
+    kind: Literal["known-mistake", "localized", "pattern", "unknown"]
     #: the mutant's mistake id, or the pattern's id; empty when unknown
     mistake: str
     #: what the student reads
     hint: str
     #: why the grader thinks so
     evidence: str
+    #: the rule at fault, where one is known
+    rule: RuleFault | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

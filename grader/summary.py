@@ -139,7 +139,7 @@ class Mistake(TypedDict):
 
     exercise: str
     mistake: str
-    #: known-mistake (behaves like one of the exercise's mutants) or pattern (the numbers' shape)
+    #: known-mistake (behaves like one of the exercise's mutants), localized (one rule, by running it alone) or pattern
     kind: str
     students: int
     #: the checks where it was named, the most frequent first

@@ -14,7 +14,9 @@ from grader.load import load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
+from grader.slips import to_write
 from grader.spec import Device, Exercise
+from grader.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.values import Array, ErrorInfo, Number, Seq, Text, Value
 
 MIN_MUTANTS = 3
@@ -48,6 +50,7 @@ def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]
         *_oracles_agree(exercise, seeds),
         *_cuda_agrees(exercise, seeds, devices),
         *_printed_numbers(exercise),
+        *_probes_use_what_is_taught(exercise),
         _solution_full_marks(exercise, sandbox, seeds, devices),
         _starter_incomplete(exercise, sandbox, seeds[0], devices),
         *_mutants_lose_points(exercise, sandbox, seeds, devices),
@@ -66,6 +69,21 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
     counted = sum(len(p.gradients) for p in exercise.probes)
     return [Finding(True, f"oracles agree on {len(exercise.probes)} probes x {len(seeds)} seeds "
                           f"({ORACLES[exercise.engine]}; {counted} gradients confirmed by central differences)")]
+
+
+def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
+    """An engine exercise's probes call only what it teaches and the base (grader.uses): a correct engine
+    that lacks an operation the exercise does not teach loses nothing."""
+    if exercise.engine != "scalar":
+        return []
+    may = allowed(exercise)
+    found = [Finding(False, f"probe '{probe.name}' calls {', '.join(sorted(extra))}, which exercise {exercise.id} "
+                            f"does not teach: a correct engine without it would lose the check (use what the "
+                            f"exercise teaches and {', '.join(sorted(BASE))})")
+             for probe in exercise.probes if (extra := probe_uses(exercise, probe) - may)]
+    taught = ", ".join(name for name in INTERFACE if name in to_write(exercise.starter))
+    return found or [Finding(True, f"every probe calls only what the exercise teaches ({taught}) and the base "
+                                   f"(+ and * with a number on either side, backward())")]
 
 
 def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:

@@ -170,6 +170,17 @@ def test_validate_fails_when_the_oracles_disagree(tmp_path: Path, capsys: Captur
     assert "oracles disagree: seed 0, probe 'gradients under a factor': x.grad: central differences give" in out
 
 
+def test_validate_fails_a_probe_that_calls_what_the_exercise_does_not_teach(tmp_path: Path, capsys: Capture) -> None:
+    # a correct engine without tanh (micrograd's Value has none) would lose a check of * that needs it
+    strict = tmp_path / "node-mul"
+    shutil.copytree(ROOT / "exercises" / "node-mul", strict)
+    spec = strict / "exercise.yaml"
+    spec.write_text(spec.read_text().replace("out = (x * y) * c", "out = (x * y).tanh() * c", 1))
+    assert main(["validate", "--exercises", str(tmp_path), "--seeds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "probe 'gradients under a factor' calls tanh, which exercise node-mul does not teach" in out
+
+
 def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     ran = subprocess.run([sys.executable, "-m", "grader", str(MUTANT)], capture_output=True, text=True, env=env,

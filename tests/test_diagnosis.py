@@ -19,16 +19,29 @@ import pytest
 import yaml
 
 from grader.cli import main
+from grader.load import SourceCell
+from grader.named_errors import named_by_error
+from grader.names import Definitions, definitions
 from grader.render_json import report_schema
+from grader.values import ErrorInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = ROOT / "submissions" / "mistakes"
 
 
 def named(report: dict[str, Any]) -> dict[str, str]:
-    """The mistakes a report names (known mistakes and patterns), with their kind."""
-    return {c["diagnosis"]["mistake"]: c["diagnosis"]["kind"] for e in report["exercises"] for c in e["checks"]
+    """The mistakes a report names (known mistakes, localized rules, patterns), with their kind.
+
+    A diagnosis that puts the fault in one rule is named as the manifest of the corpus writes it, how@rule
+    (accumulation@__mul__): the rule is part of the claim.
+    """
+    return {_name(c["diagnosis"]): c["diagnosis"]["kind"] for e in report["exercises"] for c in e["checks"]
             if c.get("diagnosis") and c["diagnosis"]["kind"] != "unknown"}
+
+
+def _name(diagnosis: dict[str, Any]) -> str:
+    rule = diagnosis.get("rule")
+    return f"{rule['how']}@{rule['method']}" if rule and diagnosis["kind"] != "known-mistake" else diagnosis["mistake"]
 
 
 def outcome(found: dict[str, str], right: list[str]) -> str:
@@ -37,7 +50,7 @@ def outcome(found: dict[str, str], right: list[str]) -> str:
         return "nothing"
     if set(found) - set(right):
         return "wrong"
-    return "right-name" if "known-mistake" in found.values() else "right-pattern"
+    return "right-name" if {"known-mistake", "localized"} & set(found.values()) else "right-pattern"
 
 
 @pytest.fixture(scope="module")
@@ -69,24 +82,40 @@ def test_the_independent_buggy_set_gets_right_names_and_never_a_wrong_one(
     assert (tally["right-name"] + tally["right-pattern"]) / len(rows) >= 0.8
 
 
-def test_combined_mistakes_name_what_they_can_and_say_what_they_could_not(tmp_path: Path) -> None:
+def _graded(tmp_path: Path, source: str) -> tuple[list[dict[str, Any]], str]:
+    path = tmp_path / "two_mistakes.py"
+    path.write_text(source, encoding="utf-8")
+    report_file, text_file = tmp_path / "report.json", tmp_path / "report.txt"
+    assert main([str(path), "--exercise", "node-mul", "--format", "json", "--output", str(report_file)]) == 1
+    main([str(path), "--exercise", "node-mul", "--color", "never", "--output", str(text_file)])
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    return [c["diagnosis"] for c in report["exercises"][0]["checks"] if c.get("diagnosis")], \
+        text_file.read_text(encoding="utf-8")
+
+
+def test_combined_mistakes_are_each_named_where_their_own_rule_is_at_fault(tmp_path: Path) -> None:
     # swapped local slopes in __mul__ and a sum whose slopes are (1, -1): the product's checks fit a known
-    # mistake; the sum's failures fit none, and the report says so instead of guessing.
+    # mistake; the sum's fit no mutant of node-mul, but run alone the sum shows its second slope negated
     source = (ROOT / "submissions" / "node-mul" / "swapped_slopes.py").read_text(encoding="utf-8")
     broken_sum = source.replace("(1.0, 1.0)", "(1.0, -1.0)", 1)
     assert broken_sum != source
-    path = tmp_path / "two_mistakes.py"
-    path.write_text(broken_sum, encoding="utf-8")
-    report_file = tmp_path / "report.json"
-    assert main([str(path), "--exercise", "node-mul", "--format", "json", "--output", str(report_file)]) == 1
-    report = json.loads(report_file.read_text(encoding="utf-8"))
-    diagnoses = [c["diagnosis"] for c in report["exercises"][0]["checks"] if c.get("diagnosis")]
+    diagnoses, text = _graded(tmp_path, broken_sum)
     assert "swapped-locals" in {d["mistake"] for d in diagnoses}
-    assert "unknown" in {d["kind"] for d in diagnoses}
-    text_file = tmp_path / "report.txt"
-    main([str(path), "--exercise", "node-mul", "--color", "never", "--output", str(text_file)])
-    text = text_file.read_text(encoding="utf-8")
-    assert "swapped-locals" in text and "fit no known mistake or pattern" in text
+    rules = {(d["rule"]["method"], d["rule"]["operand"], d["rule"]["how"]) for d in diagnoses if d.get("rule")}
+    assert ("__add__", "other", "negated") in rules
+    assert "swapped-locals" in text and "found by running each operation alone" in text
+
+
+def test_what_nothing_explains_is_said_plainly_and_only_about_checks_with_numbers(tmp_path: Path) -> None:
+    # a right product beside a sum that is wrong only for operands above 2.5, which no mutant makes and the
+    # operations run alone never meet: the report counts those checks as fitting nothing, rather than guess
+    source = (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text(encoding="utf-8")
+    odd_sum = source.replace("(1.0, 1.0)", "(1.0, 1.0 if abs(other.value) < 2.5 else 0.5)", 1)
+    assert odd_sum != source
+    diagnoses, text = _graded(tmp_path, odd_sum)
+    assert diagnoses and {d["kind"] for d in diagnoses} == {"unknown"}
+    assert f"{len(diagnoses)} failed check" in text and "fit no known mistake or pattern: compare expected and got " \
+        "above" in text
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +147,89 @@ def test_gradescope_and_junit_show_the_diagnosis(overwrite_reports: Path) -> Non
     assert properties.get("mistake") == "overwrite-not-accumulate"
     failure = case.find("failure")
     assert failure is not None and "overwrite-not-accumulate" in (failure.text or "") + failure.get("message", "")
+
+
+# ------------------------------------------------------------------------------------------------
+# What misled before: each hint checks what it is about, weak evidence names nothing by itself
+
+
+def _defined(source: str) -> Definitions:
+    return definitions([SourceCell("hw.py", source)])
+
+
+ENGINE = "class Value:\n    def __add__(self, o): ...\n    def __mul__(self, o): ...\n    def __radd__(self, o): ...\n"
+
+
+@pytest.mark.parametrize(("message", "mistake", "method"), [
+    ("unsupported operand type(s) for -: 'Value' and 'Value'", "missing-method", "__sub__"),
+    ("unsupported operand type(s) for -: 'Value' and 'float'", "missing-method", "__sub__"),
+    ("unsupported operand type(s) for -: 'float' and 'Value'", "missing-reflected-operator", "__rsub__"),
+    ("unsupported operand type(s) for ** or pow(): 'Value' and 'int'", "missing-method", "__pow__"),
+])
+def test_an_operator_error_names_the_method_the_class_lacks(message: str, mistake: str, method: str) -> None:
+    found = named_by_error(ErrorInfo("TypeError", message), _defined(ENGINE))
+    assert found is not None and found.mistake == mistake
+    assert found.rule is not None and (found.rule.method, found.rule.how) == (method, "missing")
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    (ENGINE, "unsupported operand type(s) for +: 'float' and 'Value'"),  # it has __radd__: something else is wrong
+    (ENGINE.replace("class Value:", "class Value(Base):"), "unsupported operand type(s) for -: 'Value' and 'Value'"),
+    (ENGINE, "unsupported operand type(s) for -: 'str' and 'Value'"),  # not a plain number on the left
+    (ENGINE, "unsupported operand type(s) for -: 'Tensor' and 'Tensor'"),  # not the student's class
+])
+def test_an_operator_error_the_syntax_tree_does_not_confirm_names_nothing(source: str, message: str) -> None:
+    assert named_by_error(ErrorInfo("TypeError", message), _defined(source)) is None
+
+
+def test_a_missing_method_is_named_missing() -> None:
+    found = named_by_error(ErrorInfo("AttributeError", "'Value' object has no attribute 'sigmoid'"), _defined(ENGINE))
+    assert found is not None and found.mistake == "missing-method" and "has no sigmoid()" in found.hint
+    # an attribute of the contract (.value on micrograd's .data class) is not a method to add
+    assert named_by_error(ErrorInfo("AttributeError", "'Value' object has no attribute 'value'"),
+                          _defined(ENGINE)) is None
+
+
+def test_a_sigmoid_with_its_sign_flipped_is_not_called_unstable(tmp_path: Path) -> None:
+    # s = 1 / (1 + exp(x)) overflows at +800 like an unstable sigmoid, but its values are wrong everywhere:
+    # the overflow is not the mistake, the rule is
+    source = (ROOT / "exercises" / "node-sigmoid" / "solution.py").read_text(encoding="utf-8")
+    flipped = source.replace("s = 1 / (1 + math.exp(-self.value))", "s = 1 / (1 + math.exp(self.value))", 1) \
+        .replace("s = e / (1 + e)", "s = 1 / (1 + e)", 1)
+    assert flipped != source
+    path = tmp_path / "flipped.py"
+    path.write_text(flipped, encoding="utf-8")
+    report_file = tmp_path / "report.json"
+    assert main([str(path), "--format", "json", "--output", str(report_file)]) == 1
+    diagnoses = [c["diagnosis"] for c in json.loads(report_file.read_text())["exercises"][0]["checks"]
+                 if c.get("diagnosis")]
+    assert "unstable-forward" not in {d["mistake"] for d in diagnoses}
+    assert {d["rule"]["method"] for d in diagnoses if d.get("rule")} == {"sigmoid"}
+
+
+def test_gradcheck_text_is_no_evidence_for_a_mistake(tmp_path: Path) -> None:
+    # a backward wrong in a way no mutant is: every wrong backward fails gradcheck with the same text,
+    # which must not name ignores-grad-output or any other mutant
+    source = (ROOT / "exercises" / "custom-sigmoid" / "solution.py").read_text(encoding="utf-8")
+    odd = source.replace("return grad_output * s * (1 - s)", "return grad_output * s * s", 1)
+    assert odd != source
+    path = tmp_path / "odd.py"
+    path.write_text(odd, encoding="utf-8")
+    report_file = tmp_path / "report.json"
+    assert main([str(path), "--device", "cpu", "--format", "json", "--output", str(report_file)]) == 1
+    checks = json.loads(report_file.read_text())["exercises"][0]["checks"]
+    gradcheck = next(c for c in checks if c["name"] == "gradcheck in float64")
+    assert gradcheck["status"] == "failed" and gradcheck["diagnosis"]["kind"] == "unknown"
+    assert not {c["diagnosis"]["mistake"] for c in checks if c.get("diagnosis")} & \
+        {"ignores-grad-output", "slope-missing-factor", "slope-from-input"}
+
+
+def test_the_untouched_detach_fix_starter_is_not_named_as_a_mutant_it_does_not_resemble(tmp_path: Path) -> None:
+    # the starter's t.numpy() raises what the clone-is-not-detach mutant's t.clone().numpy() raises,
+    # but it calls no clone(): the error alone names nothing the code does not do
+    report_file = tmp_path / "report.json"
+    assert main([str(ROOT / "exercises" / "detach-fix" / "starter.py"), "--device", "cpu", "--format", "json",
+                 "--output", str(report_file)]) == 1
+    names = {c["diagnosis"]["mistake"] for c in json.loads(report_file.read_text())["exercises"][0]["checks"]
+             if c.get("diagnosis")}
+    assert "clone-is-not-detach" not in names and "numpy-needs-detach" in names

@@ -76,6 +76,41 @@ def test_stored_outputs_are_ignored(tmp_path: Path) -> None:
     assert [c.source for c in load_submission(path).cells] == ["x = 1"]
 
 
+def _raw_notebook(minor: int, *cells: dict[str, object]) -> dict[str, object]:
+    return {"nbformat": 4, "nbformat_minor": minor, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, **cell} for cell in cells]}
+
+
+def test_a_4_4_notebook_whose_cells_carry_ids_is_read_as_4_5_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "hw.ipynb"
+    path.write_text(json.dumps(_raw_notebook(4, {"id": "a1", "source": "x = 1"}, {"id": "b2", "source": "y = 2"})))
+    submission = load_submission(path)
+    assert [c.source for c in submission.cells] == ["x = 1", "y = 2"]
+    assert submission.notes == ("The notebook says nbformat 4.4 but its cells carry ids, which 4.5 added: it was read "
+                                "as 4.5, as Jupyter does.",)
+
+
+def test_missing_and_duplicate_cell_ids_are_repaired_the_same_way_every_time(tmp_path: Path) -> None:
+    path = tmp_path / "hw.ipynb"
+    path.write_text(json.dumps(_raw_notebook(5, {"id": "same", "source": "x = 1"}, {"id": "same", "source": "y = 2"},
+                                             {"source": "z = 3"})))
+    first, again = load_submission(path), load_submission(path)
+    assert [c.source for c in first.cells] == ["x = 1", "y = 2", "z = 3"]
+    assert first.notes == again.notes == (
+        "Cells 2, 3 had no id, or one another cell has: the grader gave each an id of its own, as Jupyter does.",)
+
+
+def test_a_notebook_off_the_schema_but_readable_is_graded_with_a_note(tmp_path: Path) -> None:
+    data = _raw_notebook(4, {"source": ["x = 1\n", "y = x + 1"]})
+    del data["cells"][0]["outputs"]  # type: ignore[index]  # a code cell must have outputs; some tools drop them
+    path = tmp_path / "hw.ipynb"
+    path.write_text(json.dumps(data))
+    submission = load_submission(path)
+    assert [c.source for c in submission.cells] == ["x = 1\ny = x + 1"]
+    assert len(submission.notes) == 1 and "does not follow nbformat 4's schema" in submission.notes[0] \
+        and "read anyway" in submission.notes[0]
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

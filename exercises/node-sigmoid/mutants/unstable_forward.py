@@ -2,7 +2,7 @@
 """Mutant of node-sigmoid.
 
 mistake: unstable-forward
-hint: 1 / (1 + math.exp(-x)) overflows for large negative x (math.exp(800) raises OverflowError): for x < 0 compute e = math.exp(x) and s = e / (1 + e).
+hint: math.exp overflows for a large argument (math.exp(800) raises OverflowError), so a sigmoid written with one formula fails at one end: 1 / (1 + math.exp(-x)) for large negative x, e / (1 + e) with e = math.exp(x) for large positive x. Use two branches, so that exp only ever gets a negative argument: 1 / (1 + math.exp(-x)) for x >= 0, e / (1 + e) with e = math.exp(x) for x < 0.
 """
 
 import math

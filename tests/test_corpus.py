@@ -1,0 +1,142 @@
+"""Real files nobody here wrote, graded as our exercises: every name the grader gives must be right.
+
+corpus/ holds engines (karpathy/micrograd, its history and pull requests, course re-implementations),
+dual-number classes and custom autograd Functions, each with its source and its truth judged by
+reading it (corpus/manifest.yaml). Every file is graded as each exercise listed for it, all through
+one sandbox, and the outcome is printed: precision (names given that are right) and recall (real
+mistakes, including methods a file lacks, that got a right name). No name may be wrong, a file right
+in everything an exercise's probes use must score full marks on it, and a real mistake listed for an
+exercise must cost points there (micrograd's _visited flag never reset fails node-backward).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from grader.catalog import Catalog
+from grader.grading import ExpectedCache, MutantCache, grade_submission
+from grader.load import load_submission
+from grader.report import Diagnosis, ExerciseResult
+from grader.sandbox import Sandbox
+from grader.uses import INTERFACE, exercise_uses
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+CATALOG = Catalog(ROOT / "exercises")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    rule: str
+    what: str
+    names: frozenset[str]
+    #: its effect on a check depends on chance (the order a set of nodes iterates in)
+    sometimes: bool = False
+
+
+def entries() -> list[dict[str, Any]]:
+    return list(yaml.safe_load((CORPUS / "manifest.yaml").read_text(encoding="utf-8"))["files"])
+
+
+def truth(entry: dict[str, Any], exercise_id: str) -> list[Mistake]:
+    """The real mistakes an exercise's checks can see: the file's own, and each method its probes call that it lacks."""
+    found = [Mistake(m["rule"], m["what"], frozenset(m["names"]), m.get("seen") == "sometimes")
+             for m in entry["mistakes"] if m["exercises"] == "all" or exercise_id in m["exercises"]]
+    uses = exercise_uses(CATALOG.load(exercise_id)) or frozenset(INTERFACE)
+    return found + [Mistake(name, f"no {name}", frozenset({f"missing@{name}"}))
+                    for name in INTERFACE if name in entry["lacks"] and name in uses]
+
+
+def name_of(diagnosis: Diagnosis) -> str:
+    """A name as the manifest writes it: the mistake or pattern id, or how@rule for a fault located in one rule."""
+    return f"{diagnosis.rule.how}@{diagnosis.rule.method}" if diagnosis.rule is not None else diagnosis.mistake
+
+
+def names(result: ExerciseResult) -> set[str]:
+    return {name_of(c.diagnosis) for c in result.checks if c.diagnosis is not None and c.diagnosis.kind != "unknown"}
+
+
+def pairs() -> Iterator[tuple[dict[str, Any], str]]:
+    for entry in entries():
+        for exercise_id in entry["graded"]:
+            yield entry, exercise_id
+
+
+@pytest.fixture(scope="module")
+def graded() -> dict[tuple[str, str], ExerciseResult]:
+    expected: ExpectedCache = {}
+    mutants: MutantCache = {}
+    results = {}
+    with Sandbox(lean=True, hide=[ROOT / "exercises"]) as sandbox:
+        for entry, exercise_id in pairs():
+            submission = load_submission(CORPUS / entry["file"])
+            graded = grade_submission(sandbox, submission, [CATALOG.load(exercise_id)], seed=0, devices=("cpu",),
+                                      cache=expected, mutant_cache=mutants)
+            results[entry["file"], exercise_id] = graded.exercises[0]
+    return results
+
+
+def test_the_corpus_is_real_files_with_their_sources_and_small_adapters() -> None:
+    files = entries()
+    assert len(files) >= 40
+    assert {e["file"] for e in files} == {p.name for p in CORPUS.glob("*.py")}
+    for entry in files:
+        source = entry["source"]
+        assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]) and source["repo"].count("/") == 1 and source["path"]
+        adapter = entry["adapter"]
+        assert adapter.count("\n") <= 2, f"{entry['file']}: an adapter is two lines at most"
+        assert (CORPUS / entry["file"]).read_text(encoding="utf-8").endswith(adapter)
+        assert entry["graded"] and all((ROOT / "exercises" / e).is_dir() for e in entry["graded"])
+        assert set(entry["lacks"]) <= set(INTERFACE), entry["file"]
+        for mistake in entry["mistakes"]:
+            assert mistake["what"] and mistake["rule"] and isinstance(mistake["names"], list)
+
+
+def test_the_corpus_gets_no_wrong_name_and_correct_files_full_marks(
+        graded: dict[tuple[str, str], ExerciseResult], capsys: pytest.CaptureFixture[str]) -> None:
+    given = right = mistakes = recalled = 0
+    wrong: list[str] = []
+    unfair: list[str] = []
+    unseen: list[str] = []
+    rows = []
+    for entry, exercise_id in pairs():
+        result = graded[entry["file"], exercise_id]
+        real = truth(entry, exercise_id)
+        allowed = set().union(*(m.names for m in real))
+        found = names(result)
+        given += len(found)
+        right += len(found & allowed)
+        wrong += [f"{entry['file']} as {exercise_id}: {name}" for name in sorted(found - allowed)]
+        mistakes += len(real)
+        recalled += sum(1 for m in real if m.names & found)
+        if not real and result.score < result.max_score:
+            lost = [c.name for c in result.checks if c.status in ("failed", "error")]
+            unfair.append(f"{entry['file']} as {exercise_id}: {result.score}/{result.max_score}, lost {lost}")
+        if any(not m.sometimes for m in real) and result.score >= result.max_score:
+            unseen.append(f"{entry['file']} as {exercise_id}: full marks despite {[m.what for m in real]}")
+        rows.append((entry["file"], exercise_id, result, sorted(found), len(real)))
+    precision = right / given if given else 1.0
+    recall = recalled / mistakes if mistakes else 1.0
+    with capsys.disabled():
+        print(f"\ncorpus: {len(entries())} files, {len(rows)} gradings")
+        for file, exercise_id, result, found, count in rows:
+            print(f"  {file:32} {exercise_id:14} {result.score:>5g}/{result.max_score:<3g} {count} real, "
+                  f"named {', '.join(found) or '-'}")
+        for line in wrong:
+            print(f"  WRONG NAME  {line}")
+        for line in unfair:
+            print(f"  NOT FULL MARKS  {line}")
+        for line in unseen:
+            print(f"  MISSED BY THE CHECKS  {line}")
+        print(f"  precision {right}/{given} = {precision:.3f} (names given that are right); "
+              f"recall {recalled}/{mistakes} = {recall:.3f} (real mistakes named)")
+    assert wrong == []
+    assert unfair == []
+    assert unseen == []  # every real mistake listed for an exercise costs points there
