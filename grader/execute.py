@@ -41,6 +41,10 @@ def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, Inp
     when the grader started: an exercise may forbid the student to import it, not the probes.
     """
     scope: dict[str, object] = {"math": math, "device": device}
+    if engine == "tensor":  # numpy only: a tensor exercise's child never imports torch
+        import numpy
+
+        scope["np"] = numpy
     if engine == "torch":
         from grader import probe_tools
 
@@ -49,14 +53,21 @@ def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, Inp
         if torch_seed is not None:
             torch.manual_seed(torch_seed)
     scope.update(names)
-    scope.update({name: materialize(value, device) for name, value in inputs.items()})
+    scope.update({name: materialize(value, device, engine) for name, value in inputs.items()})
     return scope
 
 
-def materialize(value: InputValue, device: str) -> object:
-    """A fresh object for one run: tensors are made anew, so no run sees another's gradients."""
+def materialize(value: InputValue, device: str, engine: str = "torch") -> object:
+    """A fresh object for one run: tensors are made anew, so no run sees another's gradients.
+
+    On the tensor engine a tensor input is a fresh numpy array, whichever engine the probe then builds on it.
+    """
     if not isinstance(value, TensorInput):
         return value
+    if engine == "tensor":
+        import numpy
+
+        return numpy.array(value.data, dtype=value.dtype).reshape(value.shape)
     from grader.probe_tools import torch
 
     tensor = torch.tensor(value.data, dtype=getattr(torch, value.dtype), device=device).reshape(value.shape)

@@ -18,7 +18,7 @@ from grader.observed import RunResult
 from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source
-from grader.sandbox import Group, Sandbox, runs_lean
+from grader.sandbox import Group, Sandbox, runs_lean, runs_numpy
 from grader.slips import SlipRun, slip_runs
 from grader.spec import Device, Exercise
 
@@ -44,7 +44,8 @@ def grade(path: Path, exercises: Sequence[Exercise], *, seed: int = 0, devices: 
     """
     submission = load_submission(path)
     if sandbox is None:
-        with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
+        with Sandbox(lean=runs_lean(exercises), numpy=runs_numpy(exercises),
+                     hide=[*hide, *{e.folder.parent for e in exercises}]) as fresh:
             return grade(path, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)

@@ -28,7 +28,7 @@ class TensorInput:
 
     shape: tuple[int, ...]
     data: tuple[float, ...]
-    dtype: Literal["float64", "float32"] = "float64"
+    dtype: Literal["float64", "float32", "int64"] = "float64"
     requires_grad: bool = False
 
 
@@ -44,10 +44,16 @@ def draw_inputs(exercise: Exercise, seed: int) -> tuple[Inputs, ...]:
 def draw_probe_inputs(exercise_id: str, probe: Probe, seed: int) -> Inputs:
     # A string seed is hashed with SHA-512 by `random`: stable across runs, machines and versions.
     # Only rng.random() is used, whose stream Python keeps stable.
-    rng = random.Random(f"{seed}/{exercise_id}/{probe.name}")
+    # The exercise's shared inputs come first, from a stream of their own: the same in every probe.
+    shared = _draw_all([spec for spec in probe.inputs if spec.shared], random.Random(f"{seed}/{exercise_id}/"))
+    return {**shared, **_draw_all([spec for spec in probe.inputs if not spec.shared],
+                                  random.Random(f"{seed}/{exercise_id}/{probe.name}"))}
+
+
+def _draw_all(specs: list[InputSpec], rng: random.Random) -> Inputs:
     drawn: Inputs = {}
     randoms: list[float] = []  # random scalars so far: a new one must differ from each
-    for spec in probe.inputs:
+    for spec in specs:
         if spec.kind == "tensor":
             drawn[spec.name] = _tensor(spec, rng)
             continue
@@ -93,6 +99,9 @@ def _tensor(spec: InputSpec, rng: random.Random) -> TensorInput:
     size = math.prod(spec.shape)
     if spec.values:
         data = tuple(float(v) for v in spec.values)
+    elif spec.dtype == "int64" and spec.bounds is not None:  # indices or labels: low <= n < high
+        first, stop = int(spec.bounds[0]), int(spec.bounds[1])
+        data = tuple(float(first + _index(rng, stop - first)) for _ in range(size))
     elif spec.bounds is not None:
         low, high = spec.bounds
         data = tuple(round(low + (high - low) * rng.random(), 3) for _ in range(size))
@@ -135,9 +144,14 @@ def input_from_data(data: object) -> InputValue:
 def show_input(value: InputValue) -> str:
     """An input as a report shows it."""
     if isinstance(value, TensorInput):
-        preview = ", ".join(f"{v:g}" for v in value.data[:6]) + (", ..." if len(value.data) > 6 else "")
+        preview = "[" + ", ".join(f"{v:g}" for v in value.data[:6]) + (", ..." if len(value.data) > 6 else "") + "]"
+        if len(value.shape) > 1 and 0 not in value.shape:  # nested, as numpy prints it
+            from grader.compare import excerpt  # the trusted side's: the child never shows inputs
+            from grader.values import Array
+
+            preview = excerpt(Array(value.shape, value.data))
         grad = ", requires_grad" if value.requires_grad else ""
         dtype = f", {value.dtype}" if value.dtype != "float64" else ""
         dims = ", ".join(map(str, value.shape)) + ("," if len(value.shape) == 1 else "")
-        return f"tensor of shape ({dims}){dtype}{grad}: [{preview}]"
+        return f"tensor of shape ({dims}){dtype}{grad}: {preview}"
     return str(value) if isinstance(value, int) else f"{value:g}"

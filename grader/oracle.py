@@ -1,7 +1,9 @@
 """Expected values, from trusted code only, confirmed by a second oracle and by central differences.
 
 `engine: scalar` exercises: the reference `Node`, confirmed by the same probe on torch's float64
-engine. `engine: torch` exercises: the exercise's own solution, run here. In both, every declared
+engine. `engine: tensor` exercises: the numpy reference `Tensor` (and the functions built on it,
+reference.tensor_tasks), confirmed on its torch float64 twin. `engine: torch` exercises: the
+exercise's own solution, run here. In both, every declared
 gradient is confirmed by central differences. This runs in the trusted process only; the sandbox's
 zygote is a fresh interpreter (grader.zygote), so no child of student code ever holds an expected value.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import random
 import types
 import warnings
 from collections.abc import Callable, Mapping
@@ -23,7 +26,7 @@ from grader.errors import GraderError
 from grader.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.inputs import Inputs, InputValue, TensorInput, probe_seed
 from grader.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
-from grader.spec import Exercise, Probe
+from grader.spec import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
 from reference.scalar import Node
 
@@ -74,6 +77,17 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
         case "torch":
             assert exercise.solution is not None  # packs without one never get here
             return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]
+        case "tensor":
+            from reference.tensor import Tensor
+            from reference.tensor_tasks import reference_names
+
+            reference = _Oracle("reference tensor engine", reference_names(Tensor, exercise.defines), "cpu")
+            if not torch_engine:
+                return [reference]
+            from reference.torch_tensor import torch_tensor_class
+
+            twin = reference_names(torch_tensor_class(device), exercise.defines)
+            return [reference, _Oracle(f"torch tensor engine ({device}, float64)", twin, device)]
     raise ValueError(f"unknown engine {exercise.engine!r}")
 
 
@@ -157,27 +171,34 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
     problems = []
     for label, input_name in probe.gradients:
         analytic = reference[label]
-        numeric = _central_difference(f, inputs, input_name)
+        value = inputs[input_name]
+        size = len(value.data) if isinstance(value, TensorInput) else 1
         flat_analytic = _flat(analytic)
-        if flat_analytic is None or len(flat_analytic) != len(numeric):
+        if flat_analytic is None or len(flat_analytic) != size:
             problems.append(f"{label}: the {oracle.name} gives {analytic}, which is not a gradient of "
                             f"{input_name}'s shape")
             continue
-        for index, (a, n) in enumerate(zip(flat_analytic, numeric, strict=True)):
+        for index, n in _central_difference(f, inputs, input_name, seed):
+            a = flat_analytic[index]
             if not FD_AGREEMENT.close(n, a):
-                where = f"[{index}]" if len(numeric) > 1 else ""
+                where = f"[{index}]" if size > 1 else ""
                 problems.append(f"{label}{where}: central differences give {n:.8g}, the {oracle.name} {a:.8g}")
                 break
     return problems
 
 
-def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str) -> list[float]:
+def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str,
+                        seed: int = 0) -> list[tuple[int, float]]:
+    """(flat index, slope) for every element of a small input; a seeded sample of a large one's."""
     value = inputs[name]
+    size = len(value.data) if isinstance(value, TensorInput) else 1
+    indices = range(size) if size <= MAX_FD_ELEMENTS else \
+        sorted(random.Random(f"fd/{seed}/{name}").sample(range(size), MAX_FD_ELEMENTS))
     slopes = []
-    for index in range(len(value.data) if isinstance(value, TensorInput) else 1):
+    for index in indices:
         plus = {**inputs, name: _nudged(value, index, FD_EPS)}
         minus = {**inputs, name: _nudged(value, index, -FD_EPS)}
-        slopes.append((f(plus) - f(minus)) / (2 * FD_EPS))
+        slopes.append((index, (f(plus) - f(minus)) / (2 * FD_EPS)))
     return slopes
 
 

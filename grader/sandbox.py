@@ -19,7 +19,7 @@ from grader.load import Submission
 from grader.observed import GroupRun, ProbeRun, RunResult
 from grader.spec import Device, Exercise
 from grader.values import BadReply, ErrorInfo, error_from_data, from_data
-from grader.warm import warm_lean, warm_up
+from grader.warm import warm_lean, warm_numpy, warm_up
 from grader.zygote import Exchange, Limits, Running, Zygote
 
 
@@ -47,24 +47,29 @@ class Sandbox:
     (exercises with their solutions, other students' work).
     """
 
-    def __init__(self, *, lean: bool = False, slot: int = 0, hide: Sequence[Path] = ()) -> None:
+    def __init__(self, *, lean: bool = False, slot: int = 0, hide: Sequence[Path] = (), numpy: bool = False) -> None:
         self._zygote = Zygote(child.serve, warm_up)
         self._lean_zygote = Zygote(child.serve, warm_lean)
-        self._lean = lean
+        # Tensor exercises (issue 17): lean too, with numpy warm; until issue 11's allowlists choose the zygote.
+        self._numpy_zygote = Zygote(child.serve, warm_numpy)
+        self._lean, self._numpy = lean, numpy
         self._uid = isolate.sandbox_uid(slot) if os.geteuid() == 0 else None
         self._hide = tuple(str(Path(p).resolve()) for p in hide)
 
     def __enter__(self) -> Sandbox:
         isolate.protect_grader()
-        (self._lean_zygote if self._lean else self._zygote).start()
+        first = self._zygote if not self._lean else self._numpy_zygote if self._numpy else self._lean_zygote
+        first.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._zygote.close()
         self._lean_zygote.close()
+        self._numpy_zygote.close()
 
     def _zygote_for(self, exercises: Sequence[Exercise]) -> Zygote:
-        zygote = self._lean_zygote if runs_lean(exercises) else self._zygote
+        zygote = self._numpy_zygote if runs_numpy(exercises) else self._lean_zygote if runs_lean(exercises) \
+            else self._zygote
         if not zygote.started:
             zygote.start()
         return zygote
@@ -136,8 +141,13 @@ class PendingRun:
 
 
 def runs_lean(exercises: Sequence[Exercise]) -> bool:
-    """Whether these exercises run in the lean zygote: all of them forbid torch."""
-    return bool(exercises) and all("torch" in e.source.forbid_imports for e in exercises)
+    """Whether these exercises run in a lean zygote: all of them forbid torch, or are tensor exercises (numpy only)."""
+    return bool(exercises) and all("torch" in e.source.forbid_imports or e.engine == "tensor" for e in exercises)
+
+
+def runs_numpy(exercises: Sequence[Exercise]) -> bool:
+    """Whether they run in the lean zygote that has numpy warm: lean, and one of them a tensor exercise."""
+    return runs_lean(exercises) and any(e.engine == "tensor" for e in exercises)
 
 
 def interpret(exchange: Exchange, plan: _Plan, limits: Limits) -> RunResult:

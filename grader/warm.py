@@ -12,6 +12,13 @@ def warm_lean() -> None:
     import grader.child  # noqa: F401
 
 
+def warm_numpy() -> None:
+    """The lean warm-up plus numpy, for tensor exercises (numpy alone is their floor): still never torch."""
+    import numpy  # noqa: F401
+
+    import grader.child  # noqa: F401
+
+
 def warm_up() -> None:
     """Import what every child needs once, and make torch fork-safe: one thread, set before any fork."""
     import numpy  # noqa: F401
