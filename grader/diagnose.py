@@ -106,6 +106,12 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         else:
             diagnosis = patterns.get(index, slipped.get(index, _NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
+    # ---- hook: tensor exercises' own patterns and backward chains (issue 17; grader/tensor_patterns.py) ----
+    if exercise.engine == "tensor":
+        from grader import tensor_patterns  # numpy and the tensor reference, for tensor exercises only
+
+        checks = tensor_patterns.refine(exercise, checks, located, failing, expected, inputs)
+    # ---- end of the hook ----
     return dataclasses.replace(result, checks=tuple(checks))
 
 
