@@ -85,18 +85,21 @@ def _root(found: Diagnosis | None, name: str, feeds: set[str], parts: Mapping[st
     evidence = f"d{name} is {where}: the chain rule applied to your {made_from} does not give your d{name}"
     missing = [c for c, part in parts.items() if len(parts) > 1 and np.abs(part).max() > 1e-9
                and _close(value, local - part, rtol, atol)]
+    said = f"The root: d{name} is the first wrong gradient in backward order, and its own line is wrong." if first \
+        else f"A root of its own: d{name}'s own line is wrong too."
     if found is not None and found.kind == "known-mistake":
-        return dataclasses.replace(found, evidence=f"{found.evidence}; {evidence}")
+        return dataclasses.replace(found, hint=f"{said} {found.hint}",
+                                   evidence=f"{found.evidence}; {evidence}")
     if len(missing) == 1:
         via = missing[0]
         return Diagnosis(kind="pattern", mistake="missing-path",
-                         hint=f"d{name} misses the path through {via}: {name} feeds "
+                         hint=f"{said} It misses the path through {via}: {name} feeds "
                               f"{' and '.join(sorted(feeds - {_LOSS}))}, and its gradient is the sum over all of them.",
                          evidence=f"{evidence}; it is the right value less the contribution through {via}")
     return Diagnosis(kind="pattern", mistake="root-gradient",
-                     hint=f"The mistake is in d{name}'s own line: the gradients it is made from ({made_from}) are as "
-                          "your code gives them, and the chain rule applied to them gives another value. Later wrong "
-                          "gradients marked follows-from-earlier are wrong only because of it.",
+                     hint=f"{said} The chain rule applied to the gradients it is made from ({made_from}), as your code "
+                          "gives them, gives another value. Later wrong gradients marked follows-from-earlier are "
+                          "wrong only because of it.",
                      evidence=evidence)
 
 

@@ -44,8 +44,8 @@ HINTS = {
                            "back to its input's shape.",
     "permuted-gradient": "The values are right, with the axes in another order: a transpose's backward applies the "
                          "inverse permutation (np.argsort(axes)), and in a matmul each transpose belongs on its side.",
-    "mean-scale": "Exactly N times off, N the size of the averaged axis: a mean's backward divides by N (the number "
-                  "of values each mean averages), once.",
+    "mean-scale": "Exactly N times off, N the size of the averaged axes: a mean divides by N, the number of values "
+                  "each mean averages, in its forward and in its backward, once.",
 }
 
 
