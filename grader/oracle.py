@@ -30,6 +30,9 @@ from grader.spec import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
 from reference.scalar import Node
 
+#: elements of each gradient that central differences confirm when a tensor exercise is graded
+GRADING_FD_ELEMENTS = 8
+
 
 @dataclass(frozen=True, slots=True)
 class Expected:
@@ -51,16 +54,20 @@ def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int
     """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself).
 
     A released pack has no solution: a torch exercise there reads the values `grade release` stored.
-    `torch_engine=False` leaves out the torch engine's confirmation of a scalar exercise (central
+    `torch_engine=False` leaves out the torch engine's confirmation of an engine exercise (central
     differences still confirm every gradient), so that grading engine exercises never imports torch;
     `grade validate` keeps it.
     """
     if exercise.engine == "torch" and exercise.solution is None:
         return released_values(exercise, seed)
     oracles = _oracles(exercise, device, torch_engine)
+    # Grading a tensor exercise samples a few elements of each gradient (each probe can be a whole network);
+    # validate checks them all.
+    fd_elements = GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's advice to the probe's author is noise in a student's report
-        return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name))
+        return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name),
+                               fd_elements)
                      for probe, probe_inputs in zip(exercise.probes, inputs, strict=True))
 
 
@@ -122,7 +129,8 @@ def _load_module(path: Path, source: str) -> types.ModuleType:
     return module
 
 
-def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_Oracle], seed: int) -> Expected:
+def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_Oracle], seed: int,
+              fd_elements: int = MAX_FD_ELEMENTS) -> Expected:
     compiled = _compiled(probe)
     first, *others = oracles
     reference = run_probe(compiled, namespace(exercise.engine, first.names, inputs, first.device, seed))
@@ -142,7 +150,7 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
             problem = compare(want, other[label], ENGINE_AGREEMENT)
             if problem is not None:
                 problems.append(f"{label}: the {oracle.name} disagrees with the {first.name}: {problem}")
-    problems.extend(_check_gradients(exercise, probe, inputs, reference, first, seed))
+    problems.extend(_check_gradients(exercise, probe, inputs, reference, first, seed, fd_elements))
     return Expected(reference, tuple(problems))
 
 
@@ -155,7 +163,7 @@ def _check_raised(probe: Probe, error: ErrorInfo, oracle: str) -> tuple[str, ...
 
 
 def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference: Mapping[str, Value],
-                     oracle: _Oracle, seed: int) -> list[str]:
+                     oracle: _Oracle, seed: int, fd_elements: int = MAX_FD_ELEMENTS) -> list[str]:
     """Confirm each declared gradient with central differences of `output`, on the first oracle."""
     if probe.output is None:
         return []
@@ -178,7 +186,7 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
             problems.append(f"{label}: the {oracle.name} gives {analytic}, which is not a gradient of "
                             f"{input_name}'s shape")
             continue
-        for index, n in _central_difference(f, inputs, input_name, seed):
+        for index, n in _central_difference(f, inputs, input_name, seed, fd_elements):
             a = flat_analytic[index]
             if not FD_AGREEMENT.close(n, a):
                 where = f"[{index}]" if size > 1 else ""
@@ -187,13 +195,12 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
     return problems
 
 
-def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str,
-                        seed: int = 0) -> list[tuple[int, float]]:
-    """(flat index, slope) for every element of a small input; a seeded sample of a large one's."""
+def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str, seed: int = 0,
+                        limit: int = MAX_FD_ELEMENTS) -> list[tuple[int, float]]:
+    """(flat index, slope) for every element of a small input; a seeded sample of `limit` of a large one's."""
     value = inputs[name]
     size = len(value.data) if isinstance(value, TensorInput) else 1
-    indices = range(size) if size <= MAX_FD_ELEMENTS else \
-        sorted(random.Random(f"fd/{seed}/{name}").sample(range(size), MAX_FD_ELEMENTS))
+    indices = range(size) if size <= limit else sorted(random.Random(f"fd/{seed}/{name}").sample(range(size), limit))
     slopes = []
     for index in indices:
         plus = {**inputs, name: _nudged(value, index, FD_EPS)}

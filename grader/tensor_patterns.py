@@ -40,6 +40,9 @@ HINTS = {
                            "broadcasting added in front, and over the axes it stretched from size 1 (keepdims=True).",
     "keepdims-missing": "The values are right, but the gradient lost its input's size-1 axes: reduce with "
                         "keepdims=True, or reshape the gradient to the input's shape.",
+    "extra-size-1-axes": "The values are right, but the gradient has axes of size 1 its input does not have (a sum "
+                         "with keepdims=True where the input has no such axis): reduce without keepdims, or reshape "
+                         "the gradient to the input's shape.",
     "unreshaped-gradient": "The values are right, in the wrong shape: a reshape's backward reshapes the gradient "
                            "back to its input's shape.",
     "permuted-gradient": "The values are right, with the axes in another order: a transpose's backward applies the "
@@ -52,7 +55,7 @@ HINTS = {
 def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
            failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
     """The checks, with the failed ones that a known mistake does not explain named where the arrays say so."""
-    checks = _errors_alone(checks, located, failing)
+    checks = [_numpy_words(c) if i in failing else c for i, c in enumerate(_errors_alone(checks, located, failing))]
     variants: tensor_variants.VariantRuns | None = None
     for index in sorted(failing):
         check = checks[index]
@@ -97,6 +100,22 @@ def _errors_alone(checks: list[CheckResult], located: Mapping[int, tuple[int, Gr
             and named(i) is not None and named(i) not in backed else c for i, c in enumerate(checks)]
 
 
+#: the general hints for errors that speak of torch, in the words of a numpy exercise
+_NUMPY_HINTS = {
+    "none-value": "Something is None where an array was expected: often a function that does not return its result "
+                  "yet (a TODO left as `out = None`), a missing return, or a .grad read before backward() reached it.",
+    "none-operand": "An operand is None where an array was expected: often a function that does not return its "
+                    "result yet, a missing return, or a .grad that no backward() has filled.",
+}
+
+
+def _numpy_words(check: CheckResult) -> CheckResult:
+    found = check.diagnosis
+    if found is None or found.kind != "pattern" or found.mistake not in _NUMPY_HINTS:
+        return check
+    return dataclasses.replace(check, diagnosis=dataclasses.replace(found, hint=_NUMPY_HINTS[found.mistake]))
+
+
 _NOTHING = Diagnosis(kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches")
 
 
@@ -136,9 +155,11 @@ def observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol: 
 
 def _reshaped(want: np.ndarray, have: np.ndarray, tol: Tolerance) -> tuple[str, str] | None:
     shown = f"has shape {_shape(have.shape)} where {_shape(want.shape)} was expected"
-    if have.size == want.size and [n for n in want.shape if n != 1] == [n for n in have.shape if n != 1] \
-            and _close(have.reshape(want.shape), want, tol):
-        return "keepdims-missing", f"{shown}; given back the size-1 axes it is right"
+    if have.size == want.size and have.ndim != want.ndim and _close(have.reshape(want.shape), want, tol) \
+            and [n for n in want.shape if n != 1] == [n for n in have.shape if n != 1]:
+        if have.ndim < want.ndim:
+            return "keepdims-missing", f"{shown}; given back the size-1 axes it is right"
+        return "extra-size-1-axes", f"{shown}; without the extra size-1 axes it is right"
     axes = _broadcast_axes(want.shape, have.shape)
     if axes is not None and _close(have.sum(axis=axes).reshape(want.shape), want, tol):
         return "unreduced-broadcast", f"{shown}; summed over {_axes(axes)} it is right"
@@ -171,7 +192,7 @@ def _scaled(want: np.ndarray, have: np.ndarray, sizes: Sequence[int]) -> tuple[s
     ratio = float(ratios[0])
     if not np.all(np.abs(ratios - ratio) <= _RATIO * max(1.0, abs(ratio))):
         return None
-    for n in sorted(set(sizes)):
+    for n in sorted(n for n in set(sizes) if n >= 3):  # 2 is also a gradient counted twice: no evidence of a mean
         if abs(ratio - n) <= _RATIO * n:
             return "mean-scale", f"is exactly {n} times the right value (N = {n}, the size of an axis averaged over)"
         if abs(ratio - 1 / n) <= _RATIO / n:
@@ -187,7 +208,7 @@ def _axis_sizes(inputs: Inputs) -> list[int]:
             dims = [n for n in value.shape if n > 1]
             for k in range(1, len(dims) + 1):
                 sizes.update(math.prod(c) for c in itertools.combinations(dims, k))
-    return sorted(n for n in sizes if n >= 3)  # 2 is also a gradient counted twice: no evidence for a mean
+    return sorted(sizes)
 
 
 def _broadcast_axes(small: tuple[int, ...], big: tuple[int, ...]) -> tuple[int, ...] | None:
