@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grader.catalog import Catalog
 from grader.grading import grade_submission
@@ -77,6 +79,17 @@ def test_nothing_is_named_for_unrelated_or_non_finite_values() -> None:
     broken = g.copy()
     broken[0, 0] = np.nan
     assert pattern(g, broken, (3, 4)) is None
+
+
+EXTREME = st.sampled_from([0.0, -0.0, 1.0, -2.5, 1.7e308, -1.7e308, 5e-324, float("inf"), float("nan"), 3.0])
+
+
+@given(st.lists(EXTREME, min_size=6, max_size=6), st.lists(EXTREME, min_size=6, max_size=6),
+       st.sampled_from([(6,), (2, 3), (3, 2), (1, 6), (6, 1)]))
+def test_any_numbers_a_submission_sends_are_safe_in_the_array_patterns(want: list[float], got: list[float],
+                                                                       shape: tuple[int, ...]) -> None:
+    found = observation_pattern(Array((2, 3), tuple(want)), Array(shape, tuple(got)), (3, 6), TOL)
+    assert found is None or isinstance(found[0], str)
 
 
 def test_batch_norm_without_one_path_is_named_from_the_values(catalog: Catalog) -> None:
