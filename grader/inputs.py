@@ -7,6 +7,7 @@ retype them. The same seed, exercise and probe always give the same values.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from dataclasses import dataclass
@@ -87,10 +88,11 @@ def _draw(spec: InputSpec, rng: random.Random, others: list[float]) -> float | i
 
 def _generic_value(rng: random.Random, others: list[float], sign: float | None) -> float:
     value = 0.0
+    taken = sorted(abs(other) for other in others)  # the nearest magnitudes decide: found by bisection
     for _ in range(_ATTEMPTS):
         magnitude = round(LOW + (HIGH - LOW) * rng.random(), 3)
         value = magnitude * (sign if sign is not None else (1.0 if rng.random() < 0.5 else -1.0))
-        if _generic(value, others):
+        if _generic(value, taken):
             break
     return value
 
@@ -118,10 +120,12 @@ def _index(rng: random.Random, n: int) -> int:
     return min(int(rng.random() * n), n - 1)
 
 
-def _generic(value: float, others: list[float]) -> bool:
+def _generic(value: float, taken: list[float]) -> bool:
+    """Away from +-1, and at least 0.1 in magnitude from every one of `taken` (sorted magnitudes)."""
     if abs(abs(value) - 1.0) < 0.15:
         return False
-    return all(abs(abs(value) - abs(other)) >= 0.1 for other in others)
+    at = bisect.bisect_left(taken, abs(value))
+    return all(abs(abs(value) - taken[i]) >= 0.1 for i in (at - 1, at) if 0 <= i < len(taken))
 
 
 def input_to_data(value: InputValue) -> object:
