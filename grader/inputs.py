@@ -20,7 +20,9 @@ LOW, HIGH = 0.3, 3.0  # magnitudes of random scalars: far from 0, derivatives of
 #: never 0 or 1, which hide the classic pow mistakes; ints, so that a student's range(n) works
 EXPONENTS = (2, 3, 4, -1, -2)
 _ATTEMPTS = 1000
-_DISTINCT_UP_TO = 24  # elements of a tensor kept pairwise distinct in magnitude (more cannot all be)
+#: elements of a tensor kept 0.1 apart in magnitude (the range holds about 24 such, and drawing near that
+#: many takes thousands of tries); the rest only differ in magnitude from all before them, so no maximum is tied
+_DISTINCT_UP_TO = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +111,14 @@ def _tensor(spec: InputSpec, rng: random.Random) -> TensorInput:
         data = tuple(round(low + (high - low) * rng.random(), 3) for _ in range(size))
     else:
         values: list[float] = []
+        magnitudes: set[float] = set()
+        sign = 1.0 if spec.positive else None
         for _ in range(size):
-            others = values if len(values) < _DISTINCT_UP_TO else []
-            values.append(_generic_value(rng, others, 1.0 if spec.positive else None))
+            value = _generic_value(rng, values if len(values) < _DISTINCT_UP_TO else [], sign)
+            while abs(value) in magnitudes:
+                value = _generic_value(rng, [], sign)
+            values.append(value)
+            magnitudes.add(abs(value))
         data = tuple(values)
     return TensorInput(spec.shape, data, spec.dtype, spec.requires_grad)
 
