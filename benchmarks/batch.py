@@ -1,6 +1,6 @@
 """Grade generated classes with `grade batch`; compare with one fresh `python -m grader` per submission.
 
-    python benchmarks/batch.py [--students 500] [--jobs 2] [--fresh 12]
+    python benchmarks/batch.py [--students 500] [--jobs 2] [--fresh 12] [--tensor-students 200]
 
 The class mixes the scalar-engine exercises' correct samples, their mutants (buggy), broken samples
 (syntax errors, os._exit, exceptions) and infinite loops, every file naming its own exercise. Memory
@@ -11,6 +11,10 @@ memory is the whole process tree's proportional set size (torch's pages, shared 
 process, counted once), sampled while it runs, for a class a fifth
 the size and for the full class: flat means no growth with the number of submissions.
 Target: at least 20x faster than fresh processes.
+
+A second class, of tensor-exercise submissions (family C: the solutions, samples that score full
+marks and the mutants, numpy only), is graded the same way; its time per submission is printed
+beside the scalar class's (without its looping submissions, which the tensor class has none of).
 
 The fresh-process cost is measured per kind (correct, buggy, crashing, looping) and weighted by the
 class's own mix: a plain random sample of a dozen files almost never holds one of the few looping
@@ -39,6 +43,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ("node-add", "node-sub", "node-mul", "node-pow", "node-sigmoid", "node-relu", "node-backward", "tiny-engine")
+TENSOR = ("tensor-elementwise", "tensor-broadcast", "tensor-reduce", "tensor-shape", "tensor-matmul", "tensor-backward",
+          "softmax-cross-entropy", "mlp-step", "manual-backprop", "layer-backward")
 TIME_LIMIT = "1"
 
 
@@ -69,6 +75,20 @@ def make_class(folder: Path, size: int, seed: int = 0) -> None:
     for i in range(size):
         kind = rng.choices([k for k, _ in mix], [w for _, w in mix])[0]
         shutil.copy(rng.choice(kinds[kind]), folder / f"student{i:04d}_{kind}.py")
+
+
+def make_tensor_class(folder: Path, size: int, seed: int = 0) -> None:
+    """Tensor-exercise submissions: 60% right (solutions and full-mark samples), 40% a known mistake."""
+    correct, buggy = [], []
+    for exercise in TENSOR:
+        correct.append(ROOT / "exercises" / exercise / "solution.py")
+        correct += [p for p in sorted((ROOT / "submissions" / exercise).glob("correct*.py"))]
+        buggy += sorted((ROOT / "exercises" / exercise / "mutants").glob("*.py"))
+    rng = random.Random(seed)
+    folder.mkdir(parents=True)
+    for i in range(size):
+        kind = "correct" if rng.random() < 0.6 else "buggy"
+        shutil.copy(rng.choice(correct if kind == "correct" else buggy), folder / f"student{i:04d}_{kind}.py")
 
 
 def kind_of(path: Path) -> str:
@@ -141,6 +161,7 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=500)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--fresh", type=int, default=4, help="submissions of each kind graded in fresh processes")
+    parser.add_argument("--tensor-students", type=int, default=200, help="size of the tensor-exercise class")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         small, full = Path(scratch) / "small", Path(scratch) / "full"
@@ -156,6 +177,12 @@ def main() -> None:
             if kind_of(f) != "looping":
                 shutil.copy(f, calm / f.name)
         calm_seconds, _ = run_batch(calm, Path(scratch) / "calm-out", args.jobs)
+        tensor = Path(scratch) / "tensor"
+        make_tensor_class(tensor, args.tensor_students)
+        tensor_seconds, tensor_peak = run_batch(tensor, Path(scratch) / "tensor-out", args.jobs)
+        tensor_fresh = statistics.mean(fresh_processes(random.Random(2).sample(sorted(tensor.iterdir()),
+                                                                               min(args.fresh, args.tensor_students)),
+                                                       args.jobs))
         rng = random.Random(1)
         per_kind = {}
         for kind, count in counts.items():
@@ -186,6 +213,14 @@ def main() -> None:
         (f"peak memory (PSS) of the process tree, {args.students} submissions", f"{peak / 2**20:.0f} MiB"),
         ("  ratio (flat: about 1)", f"{peak / small_peak:.2f}"),
         (f"grade batch, {args.students // 5} submissions", f"{small_seconds:.1f} s"),
+        (f"grade batch, {args.tensor_students} tensor-exercise submissions, -j {args.jobs}", f"{tensor_seconds:.1f} s"),
+        ("  per submission, tensor class", f"{1000 * tensor_seconds / args.tensor_students:.0f} ms"),
+        (f"  per submission, scalar class without its looping ones ({calm_count})",
+         f"{1000 * calm_seconds / calm_count:.0f} ms"),
+        ("  fresh `python -m grader` per tensor submission", f"{tensor_fresh:.2f} s"),
+        ("  tensor batch speed-up over fresh processes",
+         f"{tensor_fresh * args.tensor_students / args.jobs / tensor_seconds:.1f}x"),
+        ("peak memory (PSS) of the process tree, tensor class", f"{tensor_peak / 2**20:.0f} MiB"),
     ]
     for name, value in rows:
         print(f"{name:<58}{value:>14}")

@@ -154,12 +154,17 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
 
 def _helpers(request: dict[str, Any]) -> Mapping[str, object]:
     """What probe code may use besides the engine's names, taken now, before any submission code runs:
-    a copy of the builtins and of math, and torch's gradcheck where torch is loaded."""
+    a copy of the builtins and of math, torch and its gradcheck where torch is loaded, numpy for tensors."""
     helpers: dict[str, object] = {"__builtins__": dict(builtins.__dict__), "math": _copy(math)}
-    if any(group["engine"] == "torch" for group in request["groups"]):
+    engines = {group["engine"] for group in request["groups"]}
+    if "torch" in engines:
         from grader import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
+    if "tensor" in engines:
+        import numpy
+
+        helpers["np"] = numpy
     return types.MappingProxyType(helpers)
 
 

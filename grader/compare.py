@@ -11,6 +11,10 @@ from grader.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, 
 PREVIEW = 6
 #: how many items of a list a mismatch in length shows, so a student sees what is missing
 LONG = 16
+#: an array's excerpt: this many elements of its last axis, this many rows of every other
+EXCERPT_LAST, EXCERPT_OUTER = 4, 2
+#: how many neighbouring elements of the first difference a message shows
+ROW = 6
 
 
 def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
@@ -62,6 +66,7 @@ def _as_number(value: Value) -> float | None:
 
 
 def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
+    """Shape first; then how many elements differ, the first and the worst, the largest error, and an excerpt."""
     if not isinstance(got, Array):
         return f"expected a tensor of shape {_shape(expected.shape)}, got {describe(got)}"
     if got.shape != expected.shape:
@@ -69,10 +74,53 @@ def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
     bad = [i for i, (w, h) in enumerate(zip(expected.data, got.data, strict=True)) if not tol.close(h, w)]
     if not bad:
         return None
-    worst = max(bad, key=lambda i: _error(expected.data[i], got.data[i]))
-    a, b = show_pair(expected.data[worst], got.data[worst])
-    where = _index(worst, expected.shape)
-    return f"{len(bad)} of {len(expected.data)} elements differ; the worst, at {where}: expected {a}, got {b}"
+    first, worst = bad[0], max(bad, key=lambda i: _error(expected.data[i], got.data[i]))
+    a, b = show_pair(expected.data[first], got.data[first])
+    text = f"{len(bad)} of {len(expected.data)} elements differ"
+    if expected.shape != ():
+        text += f" (shape {_shape(expected.shape)})"
+    text += f"; {'the first and the worst' if worst == first else 'the first'}, at " \
+            f"{_index(first, expected.shape)}: expected {a}, got {b}"
+    if worst != first:
+        a, b = show_pair(expected.data[worst], got.data[worst])
+        text += f"; the worst, at {_index(worst, expected.shape)}: expected {a}, got {b}"
+    error = _error(expected.data[worst], got.data[worst])
+    text += f"; largest error {fmt(error, 3) if error != math.inf else 'inf or nan'}"
+    if len(expected.data) > 1:
+        where, got_row, want_row = _row(got, expected, first)
+        text += f"; {where} got [{got_row}] where [{want_row}] was expected"
+    return text
+
+
+def _row(got: Array, expected: Array, flat: int) -> tuple[str, str, str]:
+    """The stretch of the last axis around element `flat`: where it is, and both sides' values there."""
+    size = expected.shape[-1]
+    start = flat - flat % size
+    low = max(start, min(flat - ROW // 2, start + size - ROW))
+    high = min(start + size, low + ROW)
+    index = _index(flat, expected.shape)
+    where = f"in row {index[:index.rfind(',') + 1]} :]" if len(expected.shape) > 1 else "around it,"
+    cut = ("..., " if low > start else "", ", ..." if high < start + size else "")
+
+    def values(array: Array) -> str:
+        return cut[0] + ", ".join(fmt(v, 4) for v in array.data[low:high]) + cut[1]
+
+    return where, values(got), values(expected)
+
+
+def excerpt(array: Array, digits: int = 4) -> str:
+    """The array's first few elements along each axis, nested as numpy prints them ("..." for the rest)."""
+    def part(axis: int, offset: int) -> str:
+        size = array.shape[axis]
+        stride = math.prod(array.shape[axis + 1:])
+        shown = EXCERPT_LAST if axis == len(array.shape) - 1 else EXCERPT_OUTER
+        if axis == len(array.shape) - 1:
+            items = [fmt(array.data[offset + i], digits) for i in range(min(size, shown))]
+        else:
+            items = [part(axis + 1, offset + i * stride) for i in range(min(size, shown))]
+        return "[" + ", ".join(items + (["..."] if size > shown else [])) + "]"
+
+    return fmt(array.data[0], digits) if array.shape == () else part(0, 0)
 
 
 def _error(want: float, have: float) -> float:
@@ -133,8 +181,10 @@ def show(value: Value, preview: int = PREVIEW) -> str:
         case Array(shape, data):
             if shape == ():
                 return fmt(data[0])
-            inner = ", ".join(fmt(v) for v in data[:PREVIEW]) + (", ..." if len(data) > PREVIEW else "")
-            return f"tensor of shape {_shape(shape)}: [{inner}]"
+            if len(shape) == 1 or 0 in shape:
+                inner = ", ".join(fmt(v) for v in data[:PREVIEW]) + (", ..." if len(data) > PREVIEW else "")
+                return f"tensor of shape {_shape(shape)}: [{inner}]"
+            return f"tensor of shape {_shape(shape)}: {excerpt(value)}"
         case Opaque(type_name, text):
             return f"<{type_name}: {text}>" if text else f"<{type_name}>"
         case ErrorInfo():

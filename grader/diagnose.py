@@ -138,6 +138,12 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         else:
             diagnosis = patterns.get(index, slipped.get(index, NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
+    # ---- hook: tensor exercises' own patterns and backward chains (issue 17; grader/tensor_patterns.py) ----
+    if exercise.engine == "tensor":
+        from grader import tensor_patterns  # numpy and the tensor reference, for tensor exercises only
+
+        checks = tensor_patterns.refine(exercise, checks, located, failing, expected, inputs)
+    # ---- end of the hook ----
     result = dataclasses.replace(result, checks=tuple(checks))
     raised: dict[int, str | None] = {}
     for i in failing:  # what each failed check's code raised: a fault explains only what it can produce

@@ -39,7 +39,7 @@ def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, Inp
 
     On the torch engine torch's generator is seeded per probe, so that random initialisations in
     the student's code and in the solution are the same draw. `helpers` (math, builtins, torch and
-    gradcheck) are the child's, taken before any submission code ran; the trusted side takes its own.
+    gradcheck, or numpy) are the child's, taken before any submission code ran; the trusted side takes its own.
     """
     tools = helpers if helpers is not None else trusted_helpers(engine)
     scope: dict[str, object] = {"device": device, **tools}
@@ -48,8 +48,7 @@ def namespace(engine: str, names: Mapping[str, object], inputs: Mapping[str, Inp
         if torch_seed is not None:
             torch.manual_seed(torch_seed)
     scope.update(names)
-    torch_module = tools.get("torch")
-    scope.update({name: materialize(value, device, torch_module) for name, value in inputs.items()})
+    scope.update({name: materialize(value, device, engine, tools) for name, value in inputs.items()})
     return scope
 
 
@@ -60,16 +59,26 @@ def trusted_helpers(engine: str) -> dict[str, object]:
         from grader import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
+    elif engine == "tensor":  # numpy only: a tensor exercise's child never imports torch
+        import numpy
+
+        helpers["np"] = numpy
     return helpers
 
 
-def materialize(value: InputValue, device: str, torch: Any = None) -> object:
-    """A fresh object for one run: tensors are made anew, so no run sees another's gradients."""
+def materialize(value: InputValue, device: str, engine: str = "torch",
+                helpers: Mapping[str, object] | None = None) -> object:
+    """A fresh object for one run: tensors are made anew, so no run sees another's gradients.
+
+    On the tensor engine a tensor input is a fresh numpy array, whichever engine the probe then builds on it.
+    """
     if not isinstance(value, TensorInput):
         return value
-    if torch is None:
-        from grader.probe_tools import torch
-
+    tools = helpers if helpers is not None else trusted_helpers(engine)
+    if engine == "tensor":
+        numpy: Any = tools["np"]
+        return numpy.array(value.data, dtype=value.dtype).reshape(value.shape)
+    torch: Any = tools["torch"]
     tensor = torch.tensor(value.data, dtype=getattr(torch, value.dtype), device=device).reshape(value.shape)
     return tensor.detach().requires_grad_(value.requires_grad)
 

@@ -22,7 +22,7 @@ from grader.observed import Isolation, RunResult
 from grader.oracle import Expected, expected_values
 from grader.report import ExerciseResult, Report
 from grader.rules import check_source, import_notes
-from grader.sandbox import Group, Sandbox, policy_of, runs_lean
+from grader.sandbox import Group, Sandbox, policy_of
 from grader.slips import SlipRun, slip_runs
 from grader.spec import Device, Exercise
 
@@ -57,8 +57,8 @@ def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int =
     submission = path if isinstance(path, Submission) else load_submission(path)
     if sandbox is None:
         minimum = isolation or required_isolation(exercises)
-        with Sandbox(lean=runs_lean(exercises), hide=[*hide, *{e.folder.parent for e in exercises}],
-                     minimum=minimum) as fresh:
+        with Sandbox(hide=[*hide, *{e.folder.parent for e in exercises}], minimum=minimum,
+                     first=policy_of(exercises[0]) if exercises else None) as fresh:
             return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)

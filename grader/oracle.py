@@ -1,7 +1,9 @@
 """Expected values, from trusted code only, confirmed by a second oracle and by central differences.
 
 `engine: scalar` exercises: the reference `Node`, confirmed by the same probe on torch's float64
-engine. `engine: torch` exercises: the exercise's own solution, run here. In both, every declared
+engine. `engine: tensor` exercises: the numpy reference `Tensor` (and the functions built on it,
+reference.tensor_tasks), confirmed on its torch float64 twin. `engine: torch` exercises: the
+exercise's own solution, run here. In both, every declared
 gradient is confirmed by central differences. This runs in the trusted process only; the sandbox's
 zygote is a fresh interpreter (grader.zygote), so no child of student code ever holds an expected value.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import random
 import types
 import warnings
 from collections.abc import Callable, Mapping
@@ -23,9 +26,12 @@ from grader.errors import GraderError
 from grader.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.inputs import Inputs, InputValue, TensorInput, probe_seed
 from grader.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
-from grader.spec import Exercise, Probe
+from grader.spec import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
 from reference.scalar import Node
+
+#: elements of each gradient that central differences confirm when a tensor exercise is graded
+GRADING_FD_ELEMENTS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +54,20 @@ def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int
     """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself).
 
     A released pack has no solution: a torch exercise there reads the values `grade release` stored.
-    `torch_engine=False` leaves out the torch engine's confirmation of a scalar exercise (central
+    `torch_engine=False` leaves out the torch engine's confirmation of an engine exercise (central
     differences still confirm every gradient), so that grading engine exercises never imports torch;
     `grade validate` keeps it.
     """
     if exercise.engine == "torch" and exercise.solution is None:
         return released_values(exercise, seed)
     oracles = _oracles(exercise, device, torch_engine)
+    # Grading a tensor exercise samples a few elements of each gradient (each probe can be a whole network);
+    # validate checks them all.
+    fd_elements = GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's advice to the probe's author is noise in a student's report
-        return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name))
+        return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name),
+                               fd_elements)
                      for probe, probe_inputs in zip(exercise.probes, inputs, strict=True))
 
 
@@ -74,6 +84,17 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
         case "torch":
             assert exercise.solution is not None  # packs without one never get here
             return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]
+        case "tensor":
+            from reference.tensor import Tensor
+            from reference.tensor_tasks import reference_names
+
+            reference = _Oracle("reference tensor engine", reference_names(Tensor, exercise.defines), "cpu")
+            if not torch_engine:
+                return [reference]
+            from reference.torch_tensor import torch_tensor_class
+
+            twin = reference_names(torch_tensor_class(device), exercise.defines)
+            return [reference, _Oracle(f"torch tensor engine ({device}, float64)", twin, device)]
     raise ValueError(f"unknown engine {exercise.engine!r}")
 
 
@@ -108,7 +129,8 @@ def _load_module(path: Path, source: str) -> types.ModuleType:
     return module
 
 
-def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_Oracle], seed: int) -> Expected:
+def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_Oracle], seed: int,
+              fd_elements: int = MAX_FD_ELEMENTS) -> Expected:
     compiled = _compiled(probe)
     first, *others = oracles
     reference = run_probe(compiled, namespace(exercise.engine, first.names, inputs, first.device, seed))
@@ -128,7 +150,7 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
             problem = compare(want, other[label], ENGINE_AGREEMENT)
             if problem is not None:
                 problems.append(f"{label}: the {oracle.name} disagrees with the {first.name}: {problem}")
-    problems.extend(_check_gradients(exercise, probe, inputs, reference, first, seed))
+    problems.extend(_check_gradients(exercise, probe, inputs, reference, first, seed, fd_elements))
     return Expected(reference, tuple(problems))
 
 
@@ -141,7 +163,7 @@ def _check_raised(probe: Probe, error: ErrorInfo, oracle: str) -> tuple[str, ...
 
 
 def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference: Mapping[str, Value],
-                     oracle: _Oracle, seed: int) -> list[str]:
+                     oracle: _Oracle, seed: int, fd_elements: int = MAX_FD_ELEMENTS) -> list[str]:
     """Confirm each declared gradient with central differences of `output`, on the first oracle."""
     if probe.output is None:
         return []
@@ -157,27 +179,33 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
     problems = []
     for label, input_name in probe.gradients:
         analytic = reference[label]
-        numeric = _central_difference(f, inputs, input_name)
+        value = inputs[input_name]
+        size = len(value.data) if isinstance(value, TensorInput) else 1
         flat_analytic = _flat(analytic)
-        if flat_analytic is None or len(flat_analytic) != len(numeric):
+        if flat_analytic is None or len(flat_analytic) != size:
             problems.append(f"{label}: the {oracle.name} gives {analytic}, which is not a gradient of "
                             f"{input_name}'s shape")
             continue
-        for index, (a, n) in enumerate(zip(flat_analytic, numeric, strict=True)):
+        for index, n in _central_difference(f, inputs, input_name, seed, fd_elements):
+            a = flat_analytic[index]
             if not FD_AGREEMENT.close(n, a):
-                where = f"[{index}]" if len(numeric) > 1 else ""
+                where = f"[{index}]" if size > 1 else ""
                 problems.append(f"{label}{where}: central differences give {n:.8g}, the {oracle.name} {a:.8g}")
                 break
     return problems
 
 
-def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str) -> list[float]:
+def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str, seed: int = 0,
+                        limit: int = MAX_FD_ELEMENTS) -> list[tuple[int, float]]:
+    """(flat index, slope) for every element of a small input; a seeded sample of `limit` of a large one's."""
     value = inputs[name]
+    size = len(value.data) if isinstance(value, TensorInput) else 1
+    indices = range(size) if size <= limit else sorted(random.Random(f"fd/{seed}/{name}").sample(range(size), limit))
     slopes = []
-    for index in range(len(value.data) if isinstance(value, TensorInput) else 1):
+    for index in indices:
         plus = {**inputs, name: _nudged(value, index, FD_EPS)}
         minus = {**inputs, name: _nudged(value, index, -FD_EPS)}
-        slopes.append((f(plus) - f(minus)) / (2 * FD_EPS))
+        slopes.append((index, (f(plus) - f(minus)) / (2 * FD_EPS)))
     return slopes
 
 

@@ -58,10 +58,11 @@ class Sandbox:
     """
 
     def __init__(self, *, lean: bool = False, hide: Sequence[Path] = (), minimum: isolate.Level = "none",
-                 mode: isolate.Mode | None = None) -> None:
+                 mode: isolate.Mode | None = None, first: ImportPolicy | None = None) -> None:
         self._hide = tuple(str(Path(p).resolve()) for p in hide)
         self._zygotes: dict[str, Zygote] = {}
-        self._first = engine_policy() if lean else torch_policy()
+        #: the zygote started on entry, to warm up while the grading process works: `first`'s, or by `lean`
+        self._first = first or (engine_policy() if lean else torch_policy())
         self.minimum = minimum
         #: how children are confined: the strongest mode this machine allows, unless one is given (tests)
         self.mode = mode or isolate.best_mode()

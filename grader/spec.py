@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import math
 import re
@@ -18,13 +19,13 @@ import yaml
 from grader.errors import GraderError
 from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
 
-Engine = Literal["scalar", "torch"]
+Engine = Literal["scalar", "torch", "tensor"]
 Visibility = Literal["public", "hidden"]
 Device = Literal["cpu", "cuda"]
 InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"]
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
-MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element
+MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
 FORMAT_HELP = "see exercises/README.md for the format"
 
 
@@ -44,9 +45,13 @@ class InputSpec:
     bounds: tuple[float, float] | None = None
     #: tensors only
     shape: tuple[int, ...] = ()
-    dtype: Literal["float64", "float32"] = "float64"
+    dtype: Literal["float64", "float32", "int64"] = "float64"
     requires_grad: bool = False
     positive: bool = False
+    #: one draw per exercise and seed, the same in every probe (an exercise-level `inputs` entry)
+    shared: bool = False
+    #: a tensor whose dimensions are equal on purpose (a square matrix), exempt from the probe rules
+    equal_dims: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +330,9 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         raise where.error(("id",), f"is {data['id']!r} but the folder is {folder.name!r}; they must match.")
     tolerance = _tolerance(data.get("tolerance"), DEFAULT_TOLERANCE)
     cuda_tolerance = _tolerance(data.get("cuda_tolerance"), CUDA_TOLERANCE)
-    probes = tuple(_probe(p, ("probes", i), where, tolerance, cuda_tolerance)
+    shared = tuple(_input(name, value, ("inputs", name), where, shared=True)
+                   for name, value in data.get("inputs", {}).items())
+    probes = tuple(_probe(p, ("probes", i), where, tolerance, cuda_tolerance, shared)
                    for i, p in enumerate(data["probes"]))
     names = [p.name for p in probes]
     for i, name in enumerate(names):
@@ -340,7 +347,9 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
     # A released pack holds no solution: a torch exercise brings its expected values instead, and a
     # scalar one needs none, since the reference engine computes them.
     packed = "solution" not in data and (expected is not None or (
-        data["engine"] == "scalar" and not (folder / "solution.py").exists()))
+        data["engine"] in ("scalar", "tensor") and not (folder / "solution.py").exists()))
+    if data["engine"] == "tensor":
+        _tensor_reference(data["defines"], where)
     solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
     mutants_dir = folder / data.get("mutants", "mutants")
     if "mutants" in data and not mutants_dir.is_dir():
@@ -374,8 +383,13 @@ def _tolerance(data: dict[str, float] | None, default: Tolerance) -> Tolerance:
     return Tolerance(rtol=float(data.get("rtol", default.rtol)), atol=float(data.get("atol", default.atol)))
 
 
-def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance, cuda_tolerance: Tolerance) -> Probe:
-    inputs = tuple(_input(name, value, at + ("inputs", name), where) for name, value in data.get("inputs", {}).items())
+def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance, cuda_tolerance: Tolerance,
+           shared: tuple[InputSpec, ...] = ()) -> Probe:
+    own = tuple(_input(name, value, at + ("inputs", name), where) for name, value in data.get("inputs", {}).items())
+    for spec in own:
+        if any(spec.name == other.name for other in shared):
+            raise where.error(at + ("inputs", spec.name), "is also an input of the whole exercise; rename one.")
+    inputs = shared + own
     input_names = {spec.name for spec in inputs}
     _compiles(data["code"], "exec", at + ("code",), where)
     if "observe" not in data and "raises" not in data:
@@ -398,9 +412,8 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance,
             raise where.error(at + ("gradients", label), f"{label!r} is not one of this probe's observations.")
         if input_name not in input_names:
             raise where.error(at + ("gradients", label), f"{input_name!r} is not one of this probe's inputs.")
-        if kinds[input_name].kind == "tensor" and math.prod(kinds[input_name].shape) > MAX_FD_ELEMENTS:
-            raise where.error(at + ("gradients", label), f"{input_name!r} has more than {MAX_FD_ELEMENTS} elements; "
-                                                         "central differences are checked on small tensors only.")
+        if kinds[input_name].dtype == "int64":
+            raise where.error(at + ("gradients", label), f"{input_name!r} holds integers, which have no gradient.")
     if gradients and output is None:
         raise where.error(at + ("gradients",), "needs 'output': the expression whose gradients these are.")
     printed: list[tuple[str, str | tuple[str, ...]]] = []
@@ -428,17 +441,17 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance,
     )
 
 
-def _input(name: str, value: Any, at: Path_, where: _Where) -> InputSpec:
+def _input(name: str, value: Any, at: Path_, where: _Where, shared: bool = False) -> InputSpec:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return InputSpec(name, "literal", (value,))
+        return InputSpec(name, "literal", (value,), shared=shared)
     if isinstance(value, str):
-        return InputSpec(name, value)  # type: ignore[arg-type]  # the schema allows only the kinds
+        return InputSpec(name, value, shared=shared)  # type: ignore[arg-type]  # the schema allows only the kinds
     if "tensor" in value:
-        return _tensor_input(name, value, at, where)
+        return dataclasses.replace(_tensor_input(name, value, at, where), shared=shared)
     (kind, values), = value.items()
     if kind == "uniform":
-        return InputSpec(name, "uniform", bounds=(float(values[0]), float(values[1])))
-    return InputSpec(name, kind, tuple(values))
+        return InputSpec(name, "uniform", bounds=(float(values[0]), float(values[1])), shared=shared)
+    return InputSpec(name, kind, tuple(values), shared=shared)
 
 
 def _tensor_input(name: str, value: dict[str, Any], at: Path_, where: _Where) -> InputSpec:
@@ -448,10 +461,28 @@ def _tensor_input(name: str, value: dict[str, Any], at: Path_, where: _Where) ->
         raise where.error(at, f"has {len(literal)} values but shape {list(shape)} holds {math.prod(shape)}.")
     if literal and ("uniform" in value or value.get("positive")):
         raise where.error(at, "give either literal 'values' or a way to draw them ('uniform', 'positive'), not both.")
+    if "integers" in value:
+        low, high = value["integers"]
+        if literal or "uniform" in value or value.get("positive") or "dtype" in value or high <= low:
+            raise where.error(at, "'integers: [low, high]' draws whole numbers low <= n < high (high above low); "
+                                  "it goes without 'values', 'uniform', 'positive' and 'dtype'.")
+        return InputSpec(name, "tensor", (), (float(low), float(high)), shape, "int64",
+                         bool(value.get("requires_grad", False)))
     bounds = value.get("uniform")
     return InputSpec(name, "tensor", literal, (float(bounds[0]), float(bounds[1])) if bounds else None, shape,
                      value.get("dtype", "float64"), bool(value.get("requires_grad", False)),
-                     bool(value.get("positive", False)))
+                     bool(value.get("positive", False)), equal_dims=bool(value.get("equal_dims", False)))
+
+
+def _tensor_reference(defines: dict[str, str], where: _Where) -> None:
+    """A tensor exercise's oracle is the tensor reference: it must know every name the exercise asks for."""
+    from reference.tensor_tasks import reference_names  # numpy, and only for tensor exercises
+
+    try:
+        reference_names(object, tuple(defines.items()))
+    except KeyError as exc:
+        raise where.error(("defines",), f"{exc.args[0]}: engine tensor exercises ask for those names only.") \
+            from None
 
 
 def _compiles(text: str, mode: str, at: Path_, where: _Where) -> None:

@@ -25,6 +25,7 @@ PRINTED_SLACK = 0.5
 ORACLES = {
     "scalar": "the reference engine and torch's float64 engine",
     "torch": "the solution on the CPU in float64",
+    "tensor": "the numpy reference tensor engine and its torch float64 twin",
 }
 
 
@@ -49,6 +50,8 @@ def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]
     findings = [
         *_oracles_agree(exercise, seeds),
         *_cuda_agrees(exercise, seeds, devices),
+        *_tensor_twin_on_cuda(exercise, seeds, devices),
+        *_array_probe_rules(exercise),
         *_printed_numbers(exercise),
         *_probes_use_what_is_taught(exercise),
         _solution_full_marks(exercise, sandbox, seeds, devices),
@@ -110,6 +113,42 @@ def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Dev
     if problems:
         return [Finding(False, f"CUDA disagrees with the CPU: {p}") for p in problems]
     return [Finding(True, f"CUDA agrees with the CPU on {len(on_cuda)} probes x {len(seeds)} seeds")]
+
+
+def _tensor_twin_on_cuda(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:
+    """A tensor exercise's torch twin, on CUDA where there is one, agrees with the numpy reference."""
+    if exercise.engine != "tensor" or "cuda" not in devices or not cuda_available():
+        return []
+    problems = [f"seed {seed}, probe '{probe.name}': {d}" for seed in seeds
+                for probe, expected in zip(exercise.probes, expected_values(
+                    exercise, draw_inputs(exercise, seed), seed=seed, device="cuda"), strict=True)
+                for d in expected.disagreements]
+    if problems:
+        return [Finding(False, f"on CUDA: {p}") for p in problems]
+    return [Finding(True, f"the torch twin on CUDA agrees with the reference on {len(exercise.probes)} probes x "
+                          f"{len(seeds)} seeds")]
+
+
+def _array_probe_rules(exercise: Exercise) -> list[Finding]:
+    """Tensor probes use shapes that expose axis mistakes: no two dimensions above 1 equal, no size 0.
+
+    A size-1 dimension is a broadcast axis; a square matrix on purpose says `equal_dims: true`.
+    """
+    if exercise.engine != "tensor":
+        return []
+    problems = []
+    for probe in exercise.probes:
+        for spec in probe.inputs:
+            repeated = spec.shared and probe is not exercise.probes[0]  # an exercise-wide input: said once
+            if spec.kind != "tensor" or spec.dtype == "int64" or spec.equal_dims or repeated:
+                continue
+            big = [n for n in spec.shape if n > 1]
+            if 0 in spec.shape or len(big) != len(set(big)) or not big:
+                problems.append(f"probe '{probe.name}', input {spec.name}: shape {list(spec.shape)}")
+    if problems:
+        return [Finding(False, f"a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): {p}")
+                for p in problems]
+    return [Finding(True, "every tensor input's dimensions differ from each other (broadcast axes aside)")]
 
 
 def _printed_numbers(exercise: Exercise) -> list[Finding]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.compare import compare, fmt, fmt_points, show_pair
+from grader.compare import compare, fmt, fmt_points, show, show_pair
 from grader.numeric import DEFAULT_TOLERANCE, Tolerance
 from grader.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, Text
 
@@ -39,8 +39,29 @@ def test_arrays_compare_shape_then_every_element() -> None:
     assert compare(want, Array((2, 2), (1.0, 2.0, 3.0, 4.0)), TOL) is None
     assert compare(want, Array((4,), (1.0, 2.0, 3.0, 4.0)), TOL) == "expected shape (2, 2), got shape (4,)"
     assert compare(want, Array((2, 2), (1.0, 2.0, 3.0, 9.0)), TOL) == (
-        "1 of 4 elements differ; the worst, at [1, 1]: expected 4.0, got 9.0")
+        "1 of 4 elements differ (shape (2, 2)); the first and the worst, at [1, 1]: expected 4.0, got 9.0; "
+        "largest error 5.0; in row [1, :] got [3.0, 9.0] where [3.0, 4.0] was expected")
     assert compare(want, Number(1.0), TOL) == "expected a tensor of shape (2, 2), got 1.0"
+
+
+def test_an_array_report_names_the_first_and_the_worst_element_and_shows_the_row_around_the_first() -> None:
+    want = Array((2, 3, 8), tuple(float(i) for i in range(48)))
+    data = list(want.data)
+    data[9], data[21] = 19.0, -100.0  # [0, 1, 1] first, [0, 2, 5] worst
+    message = compare(want, Array((2, 3, 8), tuple(data)), TOL)
+    assert message == (
+        "2 of 48 elements differ (shape (2, 3, 8)); the first, at [0, 1, 1]: expected 9.0, got 19.0; the worst, at "
+        "[0, 2, 5]: expected 21.0, got -100.0; largest error 121.0; in row [0, 1, :] got [8.0, 19.0, 10.0, 11.0, 12.0, "
+        "13.0, ...] where [8.0, 9.0, 10.0, 11.0, 12.0, 13.0, ...] was expected")
+    nan = compare(Array((3,), (1.0, 2.0, 3.0)), Array((3,), (1.0, math.nan, 3.0)), TOL)
+    assert nan is not None and "largest error inf or nan" in nan and "around it, got [1.0, nan, 3.0]" in nan
+
+
+def test_arrays_are_shown_nested_with_an_excerpt_of_each_axis() -> None:
+    assert show(Array((2, 3, 5), tuple(float(i) for i in range(30)))) == (
+        "tensor of shape (2, 3, 5): [[[0.0, 1.0, 2.0, 3.0, ...], [5.0, 6.0, 7.0, 8.0, ...], ...], "
+        "[[15.0, 16.0, 17.0, 18.0, ...], [20.0, 21.0, 22.0, 23.0, ...], ...]]")
+    assert show(Array((3,), (1.0, 2.0, 3.0))) == "tensor of shape (3,): [1.0, 2.0, 3.0]"
 
 
 def test_sequences_and_others() -> None:
