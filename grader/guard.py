@@ -18,6 +18,7 @@ them (numpy's array interface, for one); the tree, namespaces, uid and limits ho
 from __future__ import annotations
 
 import _hashlib
+import _thread
 import builtins
 import json
 import os
@@ -38,9 +39,22 @@ _REFUSED = {
     "code.__new__": "making a code object", "sys.monitoring.register_callback": "sys.monitoring",
 }
 MAX_NOTES = 20
+ASK, SIGNAL, BUILTIN = "autograd-grader.import", "autograd-grader.signal", "autograd-grader.builtin"
+_NO_ANSWER = "The grader's import guard did not answer: the code graded interfered with it."
+_audit = sys.audit
+#: what hands out frames, each a way up the stack into the grader's own frames and their variables
+_FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+#: standard-library functions that read frames and give back only text (names, lines)
+_TEXT_ONLY_FRAME_USERS = frozenset({
+    ("traceback.py", "_extract_from_extended_frame_gen"), ("traceback.py", "extract_stack"),
+    ("traceback.py", "format_stack"), ("traceback.py", "print_stack"), ("logging/__init__.py", "findCaller"),
+    ("collections/__init__.py", "namedtuple"), ("typing.py", "_caller"), ("enum.py", "_create_"),
+    ("warnings.py", "warn"),
+})
 _escape = json.encoder.encode_basestring_ascii  # the C one, bound now
 _INF = float("inf")
 _THIS_FILE = __file__
+_CODE = type(compile("", "", "exec"))
 _KINDS = frozenset({"ready", "cell", "cell_error", "loaded", "group", "start", "probe", "done", "crashed"})
 
 
@@ -55,13 +69,13 @@ class Placeholder(types.ModuleType):
 
 
 class _Finder:
-    """First on sys.meta_path: every fresh import asks it first; a refused one gets a placeholder."""
+    """First on sys.meta_path: every fresh import asks it first; a refused one gets a placeholder.
 
-    def __init__(self, refuse: Callable[[str], str | None]) -> None:
-        self.refuse = refuse
+    It holds nothing: it asks the hook (`_ask`), and a submission that breaks the asking gets refusals, and
+    the hook still refuses to run a refused module's code."""
 
     def find_spec(self, fullname: str, path: object, target: object = None) -> Any:
-        refusal = self.refuse(fullname)
+        refusal = _ask(fullname)
         if refusal is None:
             return None
         spec = ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]
@@ -69,13 +83,38 @@ class _Finder:
         return spec
 
     def create_module(self, spec: Any) -> types.ModuleType:
-        module = Placeholder(spec.name)
-        module.__dict__["_refusal"] = spec.loader_state
-        module.__path__ = []
-        return module
+        return _placeholder(spec.name, spec.loader_state)
 
     def exec_module(self, module: types.ModuleType) -> None:
         pass
+
+
+def _placeholder(name: str, refusal: str) -> types.ModuleType:
+    module = Placeholder(name)
+    module.__dict__["_refusal"] = refusal
+    module.__path__ = []
+    return module
+
+
+def _ask(name: str) -> str | None:
+    """The hook's answer on an import: None (go on) or the refusal; no answer counts as a refusal."""
+    answer = [_NO_ANSWER]
+    _audit(ASK, name, answer)
+    return answer[0]
+
+
+def _guarded_import(original: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
+                       level: int = 0) -> Any:
+        """Every import statement: a module the interpreter had loaded already (os, io...) never reaches a
+        finder, so the submission's own imports are looked at here too."""
+        if level == 0 and name in sys.modules:
+            refused = _ask(name)
+            if refused is not None:
+                return _placeholder(name, refused)
+        return original(name, globals, locals, fromlist, level)
+
+    return guarded_import
 
 
 def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Sequence[str], writable: Sequence[str],
@@ -86,40 +125,60 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
     `writable`: where the submission may write, so bytecode from there is never loaded; `permits`:
     whether the submission may import a module (None: anything); `own_modules`: the submission's own
     files, importable by it.
+
+    The hook, the key and the state live in closures of functions built over a private copy of this
+    module's globals and builtins: nothing a submission can reach (this module, the finder, the
+    placeholders, builtins) refers to them, so none of it can be rebound to change what the hook does.
     """
+    private = _private_namespace()
+    make = types.FunctionType(_make_hook.__code__, private, "_make_hook")
+    # What the hook hands out (the import wrapper, the signal wrapper) is built from this module's own
+    # functions, never the private copies, whose globals would lead back to the hook's.
+    sys.addaudithook(make(key, reply_fd, harness, tuple(trusted), tuple(writable), permits, refusal,
+                          frozenset(own_modules), (_guarded_import, _signal, _create_builtin, _frameless)))
+    sys.dont_write_bytecode = True
+
+
+def _private_namespace() -> dict[str, Any]:
+    here = globals()
+    private = dict(here)
+    private["__builtins__"] = dict(builtins.__dict__)
+    for name, value in here.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is here:
+            private[name] = types.FunctionType(value.__code__, private, value.__name__, value.__defaults__,
+                                               value.__closure__)
+        elif type(value) in (dict, list, set):
+            private[name] = type(value)(value)
+    return private
+
+
+def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple[str, ...],
+               writable: tuple[str, ...], permits: Callable[[str], bool] | None, refusal: Callable[[str], str],
+               own: frozenset[str], public: tuple[Callable[..., Any], ...],
+               ) -> Callable[[str, tuple[Any, ...]], None]:
     # OpenSSL's HMAC, a C object whose methods no submission can rebind (hmac.HMAC's could be).
     copy = _hashlib.hmac_new(bytes(key), digestmod="sha256").copy
     for i in range(len(key)):
         key[i] = 0
-    write, getframe = os.write, sys._getframe
-    own = frozenset(own_modules)
+    write, getframe, thread = os.write, sys._getframe, _thread.get_ident
+    function_type, realpath = types.FunctionType, os.path.realpath
+    stdlib = os.path.dirname(os.__file__) + "/"
+    finder = _Finder()
+    guarded_import, signal_wrapper, create_wrapper, frameless = public
+    namespace_type = types.SimpleNamespace
+    originals: dict[str, Any] = {}
     state: dict[str, Any] = {"n": 0, "last": None, "student": False, "notes": 0}
+    inside: set[int] = set()  # threads now running the hook: what the hook itself asks for is not looked at
 
-    def refuse(name: str, frame: FrameType | None = None) -> str | None:
+    def refuse(name: str, frame: FrameType | None) -> str | None:
         """The refusal for an import the submission's own code asked for and may not have; None otherwise."""
         if not state["student"] or permits is None or permits(name) or name.partition(".")[0] in own:
             return None
-        asker = _asker(frame or getframe(2))
-        if asker is None or _inside(asker.f_code.co_filename, trusted):
+        asker = _asker(frame)
+        if asker is None or _inside(_text(asker.f_code.co_filename), trusted):
             return None  # the standard library importing what it needs
         note("import_refused", name, asker)
         return refusal(name)
-
-    finder = _Finder(refuse)
-    original_import = builtins.__import__
-
-    def guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
-                       level: int = 0) -> Any:
-        """Every import statement: a module the interpreter had loaded already (os, io...) never reaches a
-        finder, so the submission's own imports are looked at here too."""
-        if level == 0 and state["student"] and name in sys.modules:
-            refused = refuse(name, getframe(1))
-            if refused is not None:
-                module = Placeholder(name)
-                module.__dict__["_refusal"] = refused
-                return module
-        return original_import(name, globals, locals, fromlist, level)
-
 
     def send(line: dict[str, Any]) -> None:
         line["n"] = state["n"]
@@ -139,7 +198,7 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
         send({"event": kind, "what": text[:300], "where": _where(frame, trusted)})
 
     def from_harness() -> None:
-        caller = getframe(2)
+        caller = getframe(3)
         if caller is not harness:  # the submission, or something it set up, asked: nothing is sent
             if state["student"]:
                 note("integrity", "tried to write the grader's reply", caller)
@@ -152,7 +211,14 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
         if kind == "student":
             state["student"] = True
             sys.meta_path.insert(0, finder)
-            builtins.__import__ = guarded_import
+            builtins.__import__ = guarded_import(builtins.__import__)
+            # The originals are held here alone; the wrappers ask for them through the hook.
+            for module_name, attribute, wrapper in (("_signal", "signal", signal_wrapper),
+                                                    ("_imp", "create_builtin", create_wrapper)):
+                module: Any = sys.modules.get(module_name)
+                if module is not None:
+                    originals[module_name] = getattr(module, attribute)
+                    setattr(module, attribute, wrapper)
             return
         if kind in _KINDS:
             try:
@@ -160,33 +226,122 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
             except (TypeError, RecursionError):  # not plain data: nothing half-written, the run ends unfinished
                 pass
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
+    def refuse_now(what: str, frame: FrameType | None, noted: str = "") -> None:
+        note("integrity", noted or f"used {what}, which is refused while it is graded", frame)
+        raise PermissionError(f"{what} is not allowed while your code is graded")
+
+    def carry_out(event: str, args: tuple[Any, ...]) -> Any:
+        """What a wrapper asks the hook to do with an original only it holds; nothing of the submission's
+        runs here (a handler is only wrapped, a spec is only read for its exact name)."""
+        if event == SIGNAL:
+            signalnum, handler = args
+            return originals["_signal"](signalnum, frameless(handler) if callable(handler) else handler)
+        name = _text(args[0])
+        if state["student"] and name in ("_signal", "_imp"):
+            refuse_now(f"a fresh {name} module", getframe(3))
+        return originals["_imp"](namespace_type(name=name))
+
+    def look(event: str, args: tuple[Any, ...]) -> None:
+        if event == ASK:
+            name, answer = args
+            if type(answer) is list and len(answer) == 1:
+                answer[0] = refuse(_text(name), getframe(2))
+            return
+        if event in (SIGNAL, BUILTIN):
+            *asked, answer = args
+            if type(answer) is list and len(answer) == 1:
+                try:
+                    answer[0] = carry_out(event, tuple(asked))
+                except Exception as exc:  # noqa: BLE001 - handed back to the caller, as the original would raise it
+                    answer[0] = exc
+            return
         if event == EVENT:
             from_harness()
             return
         if not state["student"]:
             return
         if event in _REFUSED or event.startswith("ctypes."):
-            what = _REFUSED.get(event, "ctypes")
-            note("integrity", f"used {what}, which is refused while it is graded", getframe(1))
-            raise PermissionError(f"{what} is not allowed while your code is graded")
-        if event == "object.__setattr__" and args[1] == "__code__" and isinstance(args[0], types.FunctionType):
-            note("integrity", "replaced a function's code", getframe(1))
-            raise PermissionError("replacing a function's __code__ is not allowed while your code is graded")
-        if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(1), writable):
-            note("integrity", "loaded bytecode from a place it can write", getframe(1))
-            raise PermissionError("loading bytecode is not allowed while your code is graded")
-        if sys.meta_path[:1] == [finder]:
-            return
-        # The placeholder finder was taken off sys.meta_path: refuse outright what it would have refused.
-        name = str(args[0]) if event == "import" else _module_name(args[0], trusted) if event == "exec" else None
+            refuse_now(_REFUSED.get(event, "ctypes"), getframe(2))
+        if event == "sys._getframe" or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
+            if not _frames_allowed(getframe(2), trusted, stdlib):
+                refuse_now("a frame object (sys._getframe, a traceback's tb_frame)", getframe(2))
+        if event == "object.__setattr__" and args[1] == "__code__" and isinstance(args[0], function_type):
+            refuse_now("replacing a function's __code__", getframe(2), "replaced a function's code")
+        if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(2), writable, realpath):
+            refuse_now("loading bytecode", getframe(2), "loaded bytecode from a place it can write")
+        # A refused module's own code never runs, whatever happened to the finder; with the finder gone
+        # from the front of sys.meta_path, the import itself is refused too.
+        path = sys.meta_path
+        first = type(path) is list and len(path) > 0 and path[0] is finder
+        name = (_module_name(args[0], trusted) if event == "exec"
+                else _text(args[0]) if event == "import" and not first else None)
         if name is not None:
-            refused = refuse(name)
+            refused = refuse(name, getframe(2))
             if refused is not None:
                 raise ImportError(refused)
 
-    sys.addaudithook(hook)
-    sys.dont_write_bytecode = True
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        me = thread()
+        if me in inside:
+            return
+        inside.add(me)
+        try:
+            look(event, args)
+        finally:
+            inside.discard(me)
+
+    return hook
+
+
+def _signal(signalnum: int, handler: Any) -> Any:
+    """_signal.signal while a submission runs: the hook sets the handler, wrapped by `_frameless`."""
+    answer: list[Any] = [_NO_ANSWER]
+    _audit(SIGNAL, signalnum, handler, answer)
+    return _answer(answer)
+
+
+def _create_builtin(spec: Any) -> Any:
+    """_imp.create_builtin while a submission runs: a fresh _signal (or _imp) would be one the hook never saw."""
+    answer: list[Any] = [_NO_ANSWER]
+    _audit(BUILTIN, getattr(spec, "name", None), answer)
+    return _answer(answer)
+
+
+def _answer(answer: list[Any]) -> Any:
+    if answer[0] is _NO_ANSWER:
+        raise PermissionError(_NO_ANSWER)
+    if isinstance(answer[0], BaseException):
+        raise answer[0]
+    return answer[0]
+
+
+def _frameless(handler: Callable[[int, object], Any]) -> Callable[[int, object], Any]:
+    """Python signal handlers get the interrupted frame, a way up the stack into the grader's frames:
+    a handler a submission sets gets None instead."""
+    def frameless(signum: int, frame: object) -> Any:
+        return handler(signum, None)
+
+    return frameless
+
+
+def _text(value: object) -> str:
+    """Exact text of a str (or its subclass, whose methods are never called here); '' for anything else."""
+    return str.__str__(value) if issubclass(type(value), str) else ""
+
+
+def _frames_allowed(frame: FrameType | None, trusted: Sequence[str], stdlib: str) -> bool:
+    """Whether a frame may be handed out here: asked for by the grader, a package, or a library function
+    that keeps only text of it; never by the submission, directly or through the standard library."""
+    while frame is not None:
+        code = frame.f_code
+        filename = _text(code.co_filename)
+        library = filename.startswith(stdlib) and "-packages/" not in filename
+        if library and (filename[len(stdlib):], code.co_name) in _TEXT_ONLY_FRAME_USERS:
+            return True
+        if not (library or filename.startswith("<frozen ") or filename == _THIS_FILE):
+            return _inside(filename, trusted)
+        frame = frame.f_back
+    return True
 
 
 def _encode(value: object, depth: int = 0) -> str:
@@ -218,7 +373,7 @@ def _encode(value: object, depth: int = 0) -> str:
 
 
 def _asker(frame: FrameType | None) -> FrameType | None:
-    while frame is not None and _machinery(frame.f_code.co_filename):
+    while frame is not None and _machinery(_text(frame.f_code.co_filename)):
         frame = frame.f_back
     return frame
 
@@ -231,12 +386,13 @@ def _machinery(filename: str) -> bool:
 
 def _module_name(code: object, trusted: Sequence[str]) -> str | None:
     """The module a module's code object belongs to, from its file under one of the `trusted` folders."""
-    if not isinstance(code, types.CodeType) or code.co_name != "<module>":
+    if type(code) is not _CODE or code.co_name != "<module>":
         return None
+    filename = _text(code.co_filename)
     for folder in trusted:
         prefix = folder.rstrip("/") + "/"
-        if code.co_filename.startswith(prefix) and code.co_filename.endswith(".py"):
-            parts = code.co_filename[len(prefix):-3].split("/")
+        if filename.startswith(prefix) and filename.endswith(".py"):
+            parts = filename[len(prefix):-3].split("/")
             return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
     return None
 
@@ -246,19 +402,21 @@ def _inside(filename: str, folders: Sequence[str]) -> bool:
                                                                 for f in folders)
 
 
-def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str]) -> bool:
+def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath: Callable[[str], str]) -> bool:
     """marshal.loads called by the import system for a module from a read-only place."""
     if frame is None or frame.f_code.co_name != "_compile_bytecode":
         return False
     path = frame.f_locals.get("bytecode_path") or frame.f_locals.get("source_path") or ""
-    return isinstance(path, str) and bool(path) and not any(
-        os.path.realpath(path).startswith(w.rstrip("/") + "/") for w in writable)
+    path = _text(path)
+    return bool(path) and not any(
+        realpath(path).startswith(w.rstrip("/") + "/") for w in writable)
 
 
 def _where(frame: FrameType | None, trusted: Sequence[str]) -> str:
     """The submission's line that did it: the innermost frame that is not the grader's or the library's."""
-    while frame is not None and (_inside(frame.f_code.co_filename, trusted) or _machinery(frame.f_code.co_filename)):
+    while frame is not None and (_inside(_text(frame.f_code.co_filename), trusted)
+                                 or _machinery(_text(frame.f_code.co_filename))):
         frame = frame.f_back
     if frame is None:
         return ""
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return f"{_text(frame.f_code.co_filename)}:{frame.f_lineno}"
