@@ -34,7 +34,7 @@ from grader.grading import ExpectedCache, MutantCache
 from grader.isolate import Level
 from grader.layout import DONE, FEEDBACK, folder_of
 from grader.render_json import report_to_dict
-from grader.report import CheckResult, ExerciseResult, Report
+from grader.report import Cause, CheckResult, ExerciseResult, Report
 from grader.selection import SubmittedFile, Target, load_selected, select
 from grader.spec import Device, Exercise
 
@@ -88,7 +88,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
     try:
         if entry.missing:
             outcome = "missing"
-            report = _empty_report(entry, setup, exercises, NO_SUBMISSION)
+            report = _empty_report(entry, setup, exercises, NO_SUBMISSION, Cause("no-submission"))
         else:
             selection = select(entry.files, Target.of(exercises, setup.assignment))
             if selection.graded is None:
@@ -104,11 +104,12 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
                             output=graded.output, output_truncated=graded.output_truncated)
     except (_Unreadable, GraderError) as exc:
         outcome = "unreadable"
-        report = _empty_report(entry, setup, exercises, f"Your submission could not be graded: {exc}")
+        report = _empty_report(entry, setup, exercises, f"Your submission could not be graded: {exc}",
+                               Cause("unreadable"))
     except Exception:  # noqa: BLE001 - a grader bug costs this student's report, never the batch
         outcome, error = "grader-error", traceback.format_exc()
         report = _empty_report(entry, setup, exercises, "The grader failed on this submission. This is not "
-                               "your fault: your instructor has been told.")
+                               "your fault: your instructor has been told.", Cause("grader"))
     write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error), fingerprint)
     return {"student": entry.student.id, "outcome": outcome, "score": report.score, "max_score": report.max_score,
             "seconds": round(time.perf_counter() - started, 4), "error": error}
@@ -147,12 +148,12 @@ def shown(entry: Entry, file: SubmittedFile) -> str:
         return file.name
 
 
-def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], problem: str) -> Report:
+def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     """A report for a submission that could not be graded: every check of the exercises scores 0."""
     results = tuple(
         ExerciseResult(id=e.id, title=e.title, checks=tuple(
             CheckResult(name=p.name, about="", status="error", score=0.0, max_score=p.points,
-                        problem="Not run: see the problem above.", visibility=p.visibility)
+                        problem="Not run: see the problem above.", visibility=p.visibility, cause=cause)
             for p in e.probes))
         for e in exercises)
     return Report(submission=entry.origin or entry.student.submission, sha256=entry.digest, seed=setup.seed,

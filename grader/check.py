@@ -11,9 +11,9 @@ from grader.hints import hint_for
 from grader.inputs import Inputs, show_input
 from grader.names import Definitions, probe_reads
 from grader.numeric import Tolerance
-from grader.observed import GroupRun, ProbeRun, RunResult
+from grader.observed import GroupRun, ProbeRun, RunResult, Stop
 from grader.oracle import Expected
-from grader.report import CheckResult, ExerciseResult, ObservationResult, Status
+from grader.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
 from grader.spec import Device, Exercise, Probe
 from grader.values import ErrorInfo
@@ -127,29 +127,61 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
     """A check scored out of 1; the caller scales it to the probe's points for this device."""
     make = _Maker(probe, inputs, device)
     if run is None or isinstance(run, str):
-        return make("skipped", f"Skipped: {run or 'not requested'}.", ran=False)
+        return make("skipped", f"Skipped: {run or 'not requested'}.", ran=False, cause=Cause("skipped"))
     if expected.disagreements:
         return make("error", "The grader's oracles disagree on this check, so it cannot be scored: "
                     + "; ".join(expected.disagreements) + ". This is a bug in the exercise, not in your code: "
-                    "please tell your instructor.")
+                    "please tell your instructor.", cause=Cause("grader", "the oracles disagree"))
     probe_run = run.group.probes[index]
     if probe_run is None:
         stop = run.group.stop
         if run.group.stopped_at == index and stop is not None:
             return make("error", f"Your code {stop.text} while running this check." if stop.kind != "grader"
-                        else f"The grader failed while running this check: {stop.text}. {stop.advice}")
+                        else f"The grader failed while running this check: {stop.text}. {stop.advice}",
+                        cause=stop_cause(stop))
         needs = run.group.needs[index] if index < len(run.group.needs) else ()
         if needs:
             names = ", ".join(f"`{n}`" for n in needs)
             return make("error", f"Not run: it needs {names}, which your {_what(run.run)} does not define.",
-                        ran=False)
-        return make("error", _not_run(run), ran=False)
+                        ran=False, cause=Cause("missing-name", ", ".join(needs)))
+        return make("error", _not_run(run), ran=False, cause=_not_run_cause(run))
     if probe.raises is not None:
         return _check_raised(probe, probe_run, make)
     if probe_run.error is not None:
-        return make("error", _error_text(probe_run.error, engine))
+        return make("error", _error_text(probe_run.error, engine), cause=error_cause(probe_run.error))
     tolerance = probe.cuda_tolerance if device == "cuda" else probe.tolerance
     return _compare_observations(expected, probe_run, tolerance, probe.partial, make, engine)
+
+
+#: how a run's stop reads as a check's cause
+_STOP_CAUSES: dict[str, CauseKind] = {
+    "timeout": "timeout", "cpu": "cpu-time", "memory": "memory", "signal": "signal", "exit": "exit",
+    "reply-size": "output-limit", "forged-reply": "reply", "grader": "grader", "unknown": "exit"}
+
+
+def stop_cause(stop: Stop) -> Cause:
+    return Cause(_STOP_CAUSES.get(stop.kind, "exit"), stop.kind)
+
+
+def error_cause(error: ErrorInfo) -> Cause:
+    """The student's exception as a cause; a starter's stub still raising NotImplementedError is not attempted."""
+    line = error.where.line if error.where is not None else None
+    if error.type_name == "NotImplementedError" and error.where is not None \
+            and "NotImplementedError" in error.where.text:
+        return Cause("not-attempted", error.type_name, line)
+    return Cause("exception", error.type_name, line)
+
+
+def _not_run_cause(run: ExerciseRun) -> Cause:
+    """What kept a check from running: the load error, the stop, the missing names, in that order."""
+    if run.run.load_error is not None:
+        return error_cause(run.run.load_error)
+    for stop in (run.group.stop, run.run.stop):
+        if stop is not None:
+            return stop_cause(stop)
+    if run.group.missing:
+        return Cause("missing-name", "; ".join(run.group.missing))
+    return Cause("exception")
 
 
 def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) -> tuple[str, ...]:
@@ -184,7 +216,8 @@ def _ruled(exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None
         return check
     rule = "; ".join(broken)
     if check.status == "passed":  # the rule is about how, not what: a hidden check may say it too
-        return dataclasses.replace(check, status="failed", score=0.0, problem=f"Right values, but not scored: {rule}.")
+        return dataclasses.replace(check, status="failed", score=0.0, problem=f"Right values, but not scored: {rule}.",
+                                   cause=Cause("rule", rule))
     if probe.visibility == "hidden":
         return check
     return dataclasses.replace(check, problem=f"{check.problem} Also: {rule}.")
@@ -206,7 +239,8 @@ class _Maker:
         self.inputs = tuple((name, show_input(value)) for name, value in inputs.items())
 
     def __call__(self, status: Status, problem: str, score: float = 0.0,
-                 observations: tuple[ObservationResult, ...] = (), *, ran: bool = True) -> CheckResult:
+                 observations: tuple[ObservationResult, ...] = (), *, ran: bool = True,
+                 cause: Cause | None = None) -> CheckResult:
         probe = self.probe
         hidden = probe.visibility == "hidden"
         withhold = hidden or not ran  # a check that never ran has nothing to show
@@ -221,6 +255,7 @@ class _Maker:
             inputs=() if withhold else self.inputs,
             code="" if withhold else probe.code,
             observations=() if withhold else observations,
+            cause=cause or Cause("passed" if status == "passed" else "wrong-value"),
         )
 
 
@@ -241,7 +276,7 @@ def _check_raised(probe: Probe, probe_run: ProbeRun, make: _Maker) -> CheckResul
         return make("failed", f"Expected {want}, but the code finished without an error.")
     if error.type_name == probe.raises.type_name and probe.raises.contains in error.message:
         return make("passed", "", 1.0)
-    return make("failed", f"Expected {want}; got {error.describe()}.")
+    return make("failed", f"Expected {want}; got {error.describe()}.", cause=error_cause(error))
 
 
 def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: Tolerance, partial: bool,
@@ -267,7 +302,9 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
     hints = sorted({hint for o in wrong
                     if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got, engine))})
     text = "; ".join(f"{o.label}: {o.problem}" for o in wrong) + "."
-    return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations))
+    raised = next((got for o in wrong if isinstance(got := got_all.get(o.label), ErrorInfo)), None)
+    return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations),
+                cause=None if raised is None else error_cause(raised))
 
 
 def _not_scored(check: CheckResult) -> CheckResult:
@@ -275,4 +312,4 @@ def _not_scored(check: CheckResult) -> CheckResult:
         return check
     problem = check.problem if check.status != "passed" else "Right result, but not scored: see the rule above."
     return dataclasses.replace(check, status="failed" if check.status == "passed" else check.status, score=0.0,
-                               problem=problem)
+                               problem=problem, cause=Cause("rule") if check.status == "passed" else check.cause)

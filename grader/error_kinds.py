@@ -1,4 +1,4 @@
-"""The kind of error behind a lost check (SyntaxError, timeout, crash...), read from the problem texts written."""
+"""The kind of error behind a lost check (SyntaxError, timeout, crash...): its cause, and the text saying it."""
 
 from __future__ import annotations
 
@@ -78,12 +78,28 @@ def _causes(check: CheckResult, exercise: ExerciseResult, report: Report) -> tup
     return (problem,)
 
 
+#: how a check's cause (grader.report.Cause) is counted in the class summary
+_CAUSE_KINDS = {
+    "not-attempted": "not attempted", "timeout": "timeout", "cpu-time": "resource limit", "memory": "resource limit",
+    "signal": "crash", "exit": "exited", "output-limit": "oversized reply", "reply": "unreadable reply",
+    "rule": "rule violation", "missing-name": "missing definition", "unreadable": "unreadable",
+    "grader": "grader failure",
+}
+
+
 def check_error(check: CheckResult, exercise: ExerciseResult, report: Report) -> tuple[str, str] | None:
-    """The error kind that cost this check its points, and the text it was read from."""
-    for text in _causes(check, exercise, report):
-        if (kind := error_kind(text)) is not None:
-            return kind, text
-    return ("other error", check.problem) if check.status == "error" else None
+    """The error kind that cost this check its points, read from its cause, and the text that says it."""
+    cause = check.cause
+    if cause.kind in ("passed", "wrong-value", "skipped", "no-submission"):
+        return None
+    if cause.kind == "exception":
+        kind = cause.detail or "other error"
+    elif cause.kind == "grader" and "oracles disagree" in cause.detail:
+        kind = "oracle disagreement"
+    else:
+        kind = _CAUSE_KINDS.get(cause.kind, "other error")
+    texts = _causes(check, exercise, report)
+    return kind, next((t for t in texts if error_kind(t) == kind), texts[0] if texts else check.problem)
 
 
 @dataclass

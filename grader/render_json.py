@@ -8,7 +8,16 @@ from importlib import resources
 from typing import Any
 
 from grader.observed import Isolation
-from grader.report import REPORT_VERSION, CheckResult, Diagnosis, ExerciseResult, ObservationResult, Report, RuleFault
+from grader.report import (
+    REPORT_VERSION,
+    Cause,
+    CheckResult,
+    Diagnosis,
+    ExerciseResult,
+    ObservationResult,
+    Report,
+    RuleFault,
+)
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
@@ -70,6 +79,7 @@ def _check(check: CheckResult) -> dict[str, Any]:
             **({} if check.diagnosis.rule is None else {"rule": {
                 "method": check.diagnosis.rule.method, "operand": check.diagnosis.rule.operand,
                 "how": check.diagnosis.rule.how}})},
+        "cause": {"kind": check.cause.kind, "detail": check.cause.detail, "line": check.cause.line},
     }
 
 
@@ -99,6 +109,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                         inputs=tuple(c["inputs"].items()), code=c["code"],
                         observations=tuple(ObservationResult(**o) for o in c["observations"]),
                         diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
+                        cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"]) if "cause" in c
+                        else Cause("passed" if c["status"] == "passed" else "wrong-value"),
                     )
                     for c in e["checks"]
                 ),

@@ -9,7 +9,7 @@ from grader.errors import ExitCode
 from grader.observed import Isolation
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.1"
+REPORT_VERSION = "1.2"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,6 +37,28 @@ class RuleFault:
     #: whose slope: the node the method is called on (self), the other operand, both; "" for backward and missing
     operand: Literal["self", "other", "both", ""]
     how: How
+
+
+CauseKind = Literal["passed", "wrong-value", "exception", "not-attempted", "timeout", "cpu-time", "memory", "signal",
+                    "exit", "output-limit", "reply", "rule", "missing-name", "unreadable", "no-submission",
+                    "skipped", "grader"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """Why a check scored what it did, for programs to read: formats, the class summary, an LMS.
+
+    `kind`: passed or wrong-value (it ran to the end); exception (the student's code raised `detail`, at
+    `line` of the submission where known); not-attempted (a starter's stub raised NotImplementedError);
+    timeout, cpu-time, memory, signal, exit, output-limit and reply (the run was stopped, or its reply
+    broke the protocol); rule (a source or autograd rule is broken); missing-name (`detail` names what
+    the submission does not define); unreadable and no-submission (nothing could be graded); skipped
+    (not asked for here, such as CUDA on a machine without one); grader (the grader failed: never the
+    student's fault)."""
+
+    kind: CauseKind
+    detail: str = ""
+    line: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,6 +95,8 @@ class CheckResult:
     observations: tuple[ObservationResult, ...] = ()
     #: for failed checks: the likely mistake (withheld for hidden checks' details, not their name)
     diagnosis: Diagnosis | None = None
+    #: why it scored what it did, as data (the problem says it in words)
+    cause: Cause = Cause("passed")
 
     @property
     def message(self) -> str:

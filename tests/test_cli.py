@@ -62,7 +62,7 @@ def test_colour_when_asked(capsys: Capture) -> None:
 def test_json_report_validates_and_is_identical_for_the_same_seed(capsys: Capture) -> None:
     code, first = json_report(capsys, str(MUTANT))
     jsonschema.validate(first, report_schema())
-    assert code == 1 and first["version"] == "1.1" and first["score"] == 1 and first["max_score"] == 10
+    assert code == 1 and first["version"] == "1.2" and first["score"] == 1 and first["max_score"] == 10
     _, again = json_report(capsys, str(MUTANT))
     assert without_timings(again) == without_timings(first)
     _, other_seed = json_report(capsys, str(MUTANT), "--seed", "1")
