@@ -53,6 +53,8 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
 
 #: the advice that holds in an engine exercise too; the rest is about torch's own messages and habits
 ANY_ENGINE = frozenset({"endless-recursion"})
+#: and what holds for a numpy tensor exercise too, once put in its words (grader.tensor_patterns)
+TENSOR_TOO = frozenset({"none-value", "none-operand"})
 
 
 def known_error(error: ErrorInfo, engine: str = "torch") -> tuple[str, str] | None:
@@ -62,7 +64,8 @@ def known_error(error: ErrorInfo, engine: str = "torch") -> tuple[str, str] | No
     there is a node's None, not a .grad read before backward().
     """
     for ident, type_name, fragment, advice in KNOWN_ERRORS:
-        if error.type_name == type_name and fragment in error.message and (engine == "torch" or ident in ANY_ENGINE):
+        if error.type_name == type_name and fragment in error.message and (
+                engine == "torch" or ident in ANY_ENGINE or (engine == "tensor" and ident in TENSOR_TOO)):
             return ident, advice
     return None
 
