@@ -235,7 +235,12 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
         runs here (a handler is only wrapped, a spec is only read for its exact name)."""
         if event == SIGNAL:
             signalnum, handler = args
-            return originals["_signal"](signalnum, frameless(handler) if callable(handler) else handler)
+            # Only exact ints and a wrapped handler reach the original: an int subclass's __index__ would
+            # run the submission's code here, inside the hook, where its events are not looked at.
+            if not issubclass(type(signalnum), int) or not (callable(handler) or type(handler) is int):
+                raise TypeError("signal.signal() takes a signal number and a handler")
+            number = int.__index__(signalnum)
+            return originals["_signal"](number, frameless(handler) if callable(handler) else int.__index__(handler))
         name = _text(args[0])
         if state["student"] and name in ("_signal", "_imp"):
             refuse_now(f"a fresh {name} module", getframe(3))

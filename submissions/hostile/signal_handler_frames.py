@@ -1,8 +1,10 @@
 # exercise: custom-sigmoid
 # Hostile: the backward forgets (1 - s); a signal handler is handed the interrupted frame, a way up the
 # stack to the probe's globals. It tries signal.signal, the original _signal.signal behind any wrapper's
-# closure, and a fresh _signal module made by importlib's BuiltinImporter
+# closure, and a fresh _signal module made by importlib's BuiltinImporter; and a signal number whose
+# __index__ asks for the stack, in case it is read where the guard is not looking
 import signal
+import sys
 import time
 
 import torch
@@ -19,10 +21,23 @@ def _handler(signum, frame):
         frame = frame.f_back
 
 
+class _Sneaky:
+    def __init__(self, number):
+        self.number = int(number)
+
+    def __index__(self):
+        try:
+            _handler(self.number, sys._getframe())
+        except PermissionError:
+            pass
+        return self.number
+
+
 def _installers():
     import _signal
     import importlib.machinery as machinery
 
+    yield _signal.signal
     yield signal.signal
     for cell in getattr(_signal.signal, "__closure__", None) or ():
         if callable(cell.cell_contents):
@@ -54,7 +69,10 @@ class Sigmoid(torch.autograd.Function):
         for install in _installers():
             if FOUND:
                 break
-            install(signal.SIGALRM, _handler)
+            try:
+                install(_Sneaky(signal.SIGALRM), _handler)
+            except TypeError:  # a signal.signal that reads the number's base int
+                install(signal.SIGALRM, _handler)
             signal.setitimer(signal.ITIMER_REAL, 0.0005)
             end = time.monotonic() + 0.005
             while time.monotonic() < end and not FOUND:
