@@ -235,8 +235,8 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
         runs here (a handler is only wrapped, a spec is only read for its exact name)."""
         if event == SIGNAL:
             signalnum, handler = args
-            # Only exact ints and a wrapped handler reach the original: an int subclass's __index__ would
-            # run the submission's code here, inside the hook, where its events are not looked at.
+            # Only exact ints and a wrapped handler reach the original: the original would call a number's
+            # __index__, the submission's code, here inside the hook, where its own events are not looked at.
             if not issubclass(type(signalnum), int) or not (callable(handler) or type(handler) is int):
                 raise TypeError("signal.signal() takes a signal number and a handler")
             number = int.__index__(signalnum)
@@ -267,10 +267,13 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
             return
         if event in _REFUSED or event.startswith("ctypes."):
             refuse_now(_REFUSED.get(event, "ctypes"), getframe(2))
-        if event == "sys._getframe" or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
+        # Every argument is read as exact data: a submission may call sys.audit itself, with objects whose
+        # __eq__ or __hash__ would otherwise run here.
+        attribute = _text(args[1]) if len(args) > 1 else ""
+        if event == "sys._getframe" or (event == "object.__getattr__" and attribute in _FRAME_ATTRIBUTES):
             if not _frames_allowed(getframe(2), trusted, stdlib):
                 refuse_now("a frame object (sys._getframe, a traceback's tb_frame)", getframe(2))
-        if event == "object.__setattr__" and args[1] == "__code__" and isinstance(args[0], function_type):
+        if event == "object.__setattr__" and attribute == "__code__" and type(args[0]) is function_type:
             refuse_now("replacing a function's __code__", getframe(2), "replaced a function's code")
         if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(2), writable, realpath):
             refuse_now("loading bytecode", getframe(2), "loaded bytecode from a place it can write")
@@ -278,8 +281,8 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
         # from the front of sys.meta_path, the import itself is refused too.
         path = sys.meta_path
         first = type(path) is list and len(path) > 0 and path[0] is finder
-        name = (_module_name(args[0], trusted) if event == "exec"
-                else _text(args[0]) if event == "import" and not first else None)
+        name = (_module_name(args[0], trusted) if event == "exec" and args
+                else _text(args[0]) if event == "import" and args and not first else None)
         if name is not None:
             refused = refuse(name, getframe(2))
             if refused is not None:
