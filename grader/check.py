@@ -16,7 +16,7 @@ from grader.oracle import Expected
 from grader.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
 from grader.spec import Device, Exercise, Probe
-from grader.values import ErrorInfo
+from grader.values import Array, ErrorInfo, Number
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
 
@@ -196,6 +196,12 @@ def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) ->
     if exercise.autograd == "required" and evidence.runs == 0:
         broken.append("torch's autograd never ran during this check: the gradients must come from backward() "
                       "(or torch.autograd.grad), not be worked out by hand")
+    if exercise.autograd == "required" and evidence.runs and probe_run.observations is not None:
+        made = [label for label, _ in probe.gradients
+                if not _produced(probe_run.observations.get(label), evidence.produced, probe.tolerance)]
+        if made:
+            broken.append(f"{', '.join(made)} {'is' if len(made) == 1 else 'are'} not what backward() computed: "
+                          "worked out by hand, or taken from another graph than the one the check asks about")
     if exercise.autograd == "required" and evidence.not_from_engine:
         names = ", ".join(f"{n}.grad" for n in evidence.not_from_engine)
         broken.append(f"{names} is not what backward() left there: it was set by hand, or changed after")
@@ -205,6 +211,15 @@ def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) ->
         ops = ", ".join(evidence.forbidden_ops)
         broken.append(f"your code ran torch's own {ops}, the derivative this exercise asks you to write")
     return tuple(broken)
+
+
+def _produced(value: object, produced: tuple[float, ...], tolerance: Tolerance) -> bool:
+    """Whether every number of an observed gradient is one autograd produced during the probe (within the
+    check's tolerance: a float32 gradient read as a Python float is still the engine's)."""
+    numbers = (value.value,) if isinstance(value, Number) else value.data if isinstance(value, Array) else None
+    if numbers is None:
+        return True  # not a number: the comparison says what is wrong with it
+    return all(any(tolerance.close(n, p) for p in produced) for n in numbers)
 
 
 def _ruled(exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None, index: int) -> CheckResult:

@@ -33,6 +33,10 @@ class Isolation:
     description: str
 
 
+#: how many gradient numbers one probe's evidence holds at most
+MAX_PRODUCED = 20_000
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """What torch's autograd did while one probe ran (grader.evidence)."""
@@ -43,6 +47,8 @@ class Evidence:
     not_from_engine: tuple[str, ...] = ()
     #: forbidden torch operators that ran
     forbidden_ops: tuple[str, ...] = ()
+    #: every number the engine produced as a gradient (leaves' .grad after each backward, autograd.grad's)
+    produced: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

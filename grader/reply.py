@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from grader.guard import MAC_HEX
-from grader.observed import Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
+from grader.observed import MAX_PRODUCED, Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
 from grader.values import BadReply, ErrorInfo, error_from_data, from_data
 from grader.zygote import Exchange, Limits
 
@@ -218,12 +218,14 @@ def _probe_run(event: dict[str, Any]) -> ProbeRun:
 
 
 def _evidence(data: object) -> Evidence:
-    if type(data) is not dict or set(data) != {"runs", "probe_runs", "not_from_engine", "forbidden_ops"} \
+    if type(data) is not dict or set(data) != {"runs", "probe_runs", "not_from_engine", "forbidden_ops", "produced"} \
             or type(data["runs"]) is not int or not all(type(v) is list and len(v) <= 100 for v in
-                                                          (data["not_from_engine"], data["forbidden_ops"])):
+                                                          (data["not_from_engine"], data["forbidden_ops"])) \
+            or type(data["produced"]) is not list or len(data["produced"]) > MAX_PRODUCED \
+            or not all(type(v) is float for v in data["produced"]):
         raise BadReply("malformed evidence")
     return Evidence(data["runs"], tuple(_text(v)[:80] for v in data["not_from_engine"]),
-                    tuple(_text(v)[:80] for v in data["forbidden_ops"]))
+                    tuple(_text(v)[:80] for v in data["forbidden_ops"]), tuple(data["produced"]))
 
 
 def _missing_text(item: object) -> str:
