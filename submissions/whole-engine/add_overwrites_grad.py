@@ -8,7 +8,7 @@ class Node:
         self.value = float(value)
         self.grad = 0.0
         self._backward = lambda: None
-        self._prev = set(_children)
+        self._prev = tuple(_children)  # in order: with grads overwritten, a set would make the result depend on ids
         self._op = _op
 
     def __repr__(self):
