@@ -102,6 +102,9 @@ def _pack_exercise(exercise: Exercise, folder: Path) -> list[Path]:
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=_Loader)
     data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
     data["points"] = sum(p["points"] for p in data["probes"])
+    hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
+    if hidden:
+        data["hidden_points"] = hidden
     for key in ("solution", "mutants"):
         data.pop(key, None)
     data["starter"] = "starter.py"

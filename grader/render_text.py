@@ -59,9 +59,18 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
     style = "bold green" if report.exit_code == 0 else "bold red"
     score = f"{fmt_points(report.score)}/{fmt_points(report.max_score)}"
-    console.print(_assemble(("Score: ", "bold"), (score, style),
+    console.print(_assemble(("Score: ", "bold"), (score, style), hidden_points_note(report),
                                 f" ({passed} of {total} checks passed) in {report.seconds:.2f} s"))
     return buffer.getvalue()
+
+
+def hidden_points_note(report: Report) -> str:
+    """What a score leaves out, so that 9/9 is never read as full marks when a point is in hidden checks."""
+    hidden = report.hidden_points
+    if not hidden:
+        return ""
+    return (f" on the public checks; {fmt_points(hidden)} more point{'' if hidden == 1 else 's'} "
+            f"{'is' if hidden == 1 else 'are'} in hidden checks run after you submit")
 
 
 def _exercise(console: Console, exercise: ExerciseResult) -> None:

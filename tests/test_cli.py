@@ -62,11 +62,22 @@ def test_colour_when_asked(capsys: Capture) -> None:
 def test_json_report_validates_and_is_identical_for_the_same_seed(capsys: Capture) -> None:
     code, first = json_report(capsys, str(MUTANT))
     jsonschema.validate(first, report_schema())
-    assert code == 1 and first["version"] == "1.2" and first["score"] == 1 and first["max_score"] == 10
+    assert code == 1 and first["version"] == "1.3" and first["score"] == 1 and first["max_score"] == 10
+    assert (first["public_score"], first["hidden_points"]) == (1, 0)
     _, again = json_report(capsys, str(MUTANT))
     assert without_timings(again) == without_timings(first)
     _, other_seed = json_report(capsys, str(MUTANT), "--seed", "1")
     assert without_timings(other_seed) != without_timings(first)
+
+
+def test_json_numbers_are_numbers_at_full_precision(capsys: Capture) -> None:
+    _, report = json_report(capsys, str(MUTANT))
+    observations = [o for e in report["exercises"] for c in e["checks"] for o in c["observations"]]  # type: ignore[index,union-attr]
+    wrong = [o for o in observations if not o["ok"]]
+    assert wrong and all(isinstance(o["expected_value"], float) and isinstance(o["got_value"], float) for o in wrong)
+    for o in observations:  # the text is the number rounded for people; the number is not rounded
+        assert float(o["expected"]) == pytest.approx(o["expected_value"], rel=1e-5)
+    assert any(len(repr(o["expected_value"])) > len(o["expected"]) for o in observations)
 
 
 def test_hidden_checks_keep_their_details_to_themselves(capsys: Capture) -> None:

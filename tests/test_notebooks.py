@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import jsonschema
 import nbformat
 import pytest
 import yaml
@@ -16,6 +17,7 @@ from grader.catalog import Catalog
 from grader.cli import main
 from grader.load import load_submission
 from grader.notebook import NotebookError, neutralise
+from grader.render_json import report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 Capture = pytest.CaptureFixture[str]
@@ -209,12 +211,29 @@ def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_p
     pack = out / "exercises"
     assert sorted(p.name for p in (pack / "tiny-engine").iterdir()) == ["exercise.yaml", "starter.py"]
     public = sum(p["points"] for p in yaml.safe_load((pack / "tiny-engine" / "exercise.yaml").read_text())["probes"])
+    probes = yaml.safe_load((course / "tiny-engine" / "exercise.yaml").read_text())["probes"]
+    hidden = sum(p["points"] for p in probes if p.get("visibility") == "hidden")
+    packed = yaml.safe_load((pack / "tiny-engine" / "exercise.yaml").read_text())
+    assert hidden > 0 and packed["hidden_points"] == hidden
     capsys.readouterr()
     assert main([str(out / "tiny-engine.py"), "--exercises", str(pack), "--color", "never"]) == 1  # the starter
     for seed in ("0", "7"):  # any seed: nothing stored for one seed only
         assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--seed", seed,
                      "--color", "never"]) == 0
-        assert f"Score: {public:g}/{public:g}" in capsys.readouterr().out
+        # the score says what it covers: full marks on the public checks are not full marks
+        assert (f"Score: {public:g}/{public:g} on the public checks; {hidden:g} more point"
+                f"{'' if hidden == 1 else 's'} {'is' if hidden == 1 else 'are'} in hidden checks run after you "
+                f"submit (") in capsys.readouterr().out
+    assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["version"], data["score"], data["public_score"], data["hidden_points"]) == ("1.3", public, public,
+                                                                                              hidden)
+    assert data["exercises"][0]["hidden_points"] == hidden
+    jsonschema.validate(data, report_schema())
+    # graded from the course, the hidden checks run: nothing is left out
+    assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(course), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["score"], data["public_score"], data["hidden_points"]) == (public + hidden, public, 0)
     # no mutants in a pack, yet a slip in one rule is still named
     slip = ROOT / "submissions" / "mistakes" / "tiny-engine__division_denominator_sign.py"
     assert main([str(slip), "--exercises", str(pack), "--color", "never"]) == 1
