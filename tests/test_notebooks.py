@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -252,3 +253,43 @@ def test_a_released_assignment_notebook_filled_in_scores_full_marks(course: Path
     capsys.readouterr()
     assert main([str(out / "lesson.ipynb"), "--exercises", str(course), "--color", "never"]) == 0
     assert "Score: 30/30" in capsys.readouterr().out
+
+
+def test_no_starter_writes_its_own_advice() -> None:
+    # `grade release` writes the advice under the name it releases the file as; a starter's own would go stale
+    written = [p for p in (ROOT / "exercises").glob("*/starter.py") if re.search(r"^\s*grade \S", p.read_text(), re.M)]
+    assert written == []
+
+
+def test_every_released_starter_advice_works_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: Capture) -> None:
+    out = tmp_path / "pack"
+    assert main(["release", "--exercises", str(ROOT / "exercises"), "--out", str(out)]) == 0
+    catalog = Catalog(ROOT / "exercises")
+    advised: dict[str, str] = {}
+    for exercise_id in catalog.ids():
+        py = (out / f"{exercise_id}.py").read_text()
+        cells = nbformat.read(out / f"{exercise_id}.ipynb", as_version=4).cells
+        notebook = "\n".join(cell.source for cell in cells)
+        assert re.findall(r"grade (\S+?)`?$", py, re.M) == [f"{exercise_id}.py"], exercise_id
+        assert re.findall(r"`grade (\S+?)`", notebook) == [f"{exercise_id}.ipynb"], exercise_id
+        assert load_submission(out / f"{exercise_id}.py").declared_exercise == exercise_id
+        advised[exercise_id] = py
+    compile(advised["node-mul"], "node-mul.py", "exec")  # still Python, the docstring extended
+    for assignment_id in catalog.assignment_ids():
+        intro = nbformat.read(out / f"{assignment_id}.ipynb", as_version=4).cells[0].source
+        assert re.findall(r"`grade (\S+?)`", intro) == [f"{assignment_id}.ipynb"]
+    monkeypatch.chdir(out)  # where a student runs it: the pack's exercises/ is found there
+    for command in ("grade node-mul.py", "grade node-mul.ipynb"):
+        capsys.readouterr()
+        assert main(command.split()[1:] + ["--color", "never"]) == 1  # graded (the starter fails), no usage error
+        assert "Exercise node-mul" in capsys.readouterr().out
+
+
+def test_advice_goes_into_the_docstring_or_under_the_header() -> None:
+    from grader.release import with_advice
+
+    assert with_advice('# exercise: x\n"""Do it.\n"""\nx = 1\n', "x.py") == \
+        '# exercise: x\n"""Do it.\n\nCheck your work with:\n\n    grade x.py\n"""\nx = 1\n'
+    assert with_advice("# exercise: x\nx = 1\n", "x.py") == \
+        "# exercise: x\n# Check your work with:\n#\n#     grade x.py\nx = 1\n"
