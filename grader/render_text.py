@@ -34,7 +34,8 @@ _STATUS = {
     "skipped": ("SKIP ", "yellow"),
 }
 _SURE = {"known-mistake": "known mistake", "localized": "localized", "pattern": "pattern"}
-OUTPUT_LINES = 30  # of what the submission printed; the JSON report keeps all that was captured
+#: of what the submission printed, on the terminal; the JSON report keeps all that was captured
+OUTPUT_LINES, OUTPUT_CHARS = 30, 4096
 
 
 def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
@@ -80,9 +81,33 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
     for problem in exercise.problems:
         console.print(_text("  ! " + problem, style="bold red"))
     width = max((len(c.name) for c in exercise.checks), default=0)
-    for check in exercise.checks:
-        _check(console, check, width)
+    repeats = _repeats(exercise.checks)
+    for index, check in enumerate(exercise.checks):
+        first = repeats.get(index)
+        _check(console, check, width, details=first is None or first == index)
+        same = [c.name for i, c in enumerate(exercise.checks) if i != index and repeats.get(i) == index]
+        if same:
+            what = "skipped for the same reason:" if check.status == "skipped" else \
+                f"the same error in {len(same)} more check{'s' if len(same) > 1 else ''}:"
+            console.print(_text(f"         {what} {', '.join(same)}", style="dim"))
     _mistakes(console, exercise)
+
+
+def _repeats(checks: tuple[CheckResult, ...]) -> dict[int, int]:
+    """For each check that stopped on the same error as another (the same words and the same likely mistake,
+    with nothing compared), or was skipped for the same reason, the index of the first such check: a stub that
+    raises is shown once, not once per check it stops."""
+    first: dict[tuple[str, str, str], int] = {}
+    repeats: dict[int, int] = {}
+    for index, check in enumerate(checks):
+        if check.status not in ("error", "skipped") or not check.problem or check.observations:
+            continue
+        diagnosis = check.diagnosis
+        key = (check.status + check.problem, "" if diagnosis is None else diagnosis.mistake,
+               "" if diagnosis is None else diagnosis.hint)
+        repeats[index] = first.setdefault(key, index)
+    counts = {at: list(repeats.values()).count(at) for at in set(repeats.values())}
+    return {index: at for index, at in repeats.items() if counts[at] > 1}
 
 
 def _mistakes(console: Console, exercise: ExerciseResult) -> None:
@@ -103,20 +128,33 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
 def _output(console: Console, report: Report) -> None:
     if not report.output.strip():
         return
-    lines = report.output.rstrip("\n").split("\n")
+    output = report.output.rstrip("\n")
+    shown = output[:OUTPUT_CHARS]
+    lines = shown.split("\n")[:OUTPUT_LINES]
+    kept = sum(len(line) + 1 for line in lines) - 1
     console.print()
-    more = " (cut short)" if report.output_truncated or len(lines) > OUTPUT_LINES else ""
+    if report.output_truncated:
+        more = f" (the first {_size(kept)} of the {_size(len(output))} kept; it printed more; --format json has " \
+               f"what was kept)"
+    elif kept < len(output):
+        more = f" (the first {_size(kept)} of {_size(len(output))}; --format json has it all)"
+    else:
+        more = ""
     console.print(_text(f"  Your code printed{more}:", style="bold"))
-    for line in lines[:OUTPUT_LINES]:
+    for line in lines:
         console.print(_text("  │ " + line, style="dim"))
 
 
-def _check(console: Console, check: CheckResult, width: int) -> None:
+def _size(chars: int) -> str:
+    return f"{chars} characters" if chars < 1024 else f"{chars / 1024:.1f} KiB"
+
+
+def _check(console: Console, check: CheckResult, width: int, *, details: bool = True) -> None:
     word, style = _STATUS[check.status]
     points = "-" if check.status == "skipped" else f"{fmt_points(check.score)}/{fmt_points(check.max_score)}"
     console.print(_assemble("  ", (word, style), "  ", check.name.ljust(width), "  ", points,
                                 ("  (hidden)" if check.visibility == "hidden" else "", "dim")))
-    if check.status == "passed":
+    if check.status == "passed" or not details:
         return
     indent = "         "
     if check.about:
