@@ -243,3 +243,29 @@ def test_grading_an_engine_exercise_never_imports_torch() -> None:
     assert done.returncode == 1, done.stderr
     assert done.stdout.rstrip().endswith("no torch")
     assert "Score: 1/10" in done.stdout and "swapped-locals" in done.stdout
+
+
+def test_help_lists_every_command_with_one_line(capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    listed = dict(line.split(None, 1) for line in out.split("commands:\n", 1)[1].strip().splitlines())
+    assert sorted(listed) == sorted(cli.COMMANDS) and all(about.strip() for about in listed.values())
+
+
+def test_a_mistyped_command_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["lst"]) == 2
+    assert "lst: no such command or file. Did you mean 'grade list'?" in capsys.readouterr().err
+    assert main(["relase", "--out", "x"]) == 2
+    assert "Did you mean 'grade release'?" in capsys.readouterr().err
+    (tmp_path / "lst").write_text("# exercise: node-mul\n")  # a file by that name is graded, not corrected
+    main(["lst", "--color", "never"])
+    assert "Did you mean" not in capsys.readouterr().err
+
+
+def test_a_mistyped_file_name_is_named(tmp_path: Path, capsys: Capture) -> None:
+    (tmp_path / "node-mul.py").write_text("# exercise: node-mul\n")
+    assert main([str(tmp_path / "node_mul.py")]) == 2
+    assert "node_mul.py: no such file. Did you mean node-mul.py?" in capsys.readouterr().err
