@@ -14,6 +14,7 @@ __all__ = [
     "Report",
     "Sandbox",
     "__version__",
+    "check",
     "grade",
     "load_exercise",
 ]
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from grader.catalog import Catalog
     from grader.errors import ExitCode, GraderError
     from grader.grading import grade
+    from grader.notebook_check import check
     from grader.report import Report
     from grader.sandbox import Sandbox
     from grader.spec import Exercise, load_exercise
@@ -32,6 +34,7 @@ _LAZY = {
     "ExitCode": "grader.errors",
     "GraderError": "grader.errors",
     "grade": "grader.grading",
+    "check": "grader.notebook_check",
     "Report": "grader.report",
     "Sandbox": "grader.sandbox",
     "Exercise": "grader.spec",

@@ -84,7 +84,8 @@ def with_advice(starter: str, name: str) -> str:
 
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
     intro = f"# {assignment.title}\n\n{assignment.summary}".strip()
-    intro += f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`."
+    intro += (f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
+              f"with `from grader import check` and then `check()`.")
     cells = [("markdown", intro)]
     for exercise in members:
         cells += [("markdown", _task(exercise, level=2)),
@@ -95,7 +96,8 @@ def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[t
 def _task(exercise: Exercise, level: int) -> str:
     text = f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip()
     if level == 1:
-        text += f"\n\nCheck your work with `grade {exercise.id}.ipynb`."
+        text += (f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
+                 f"`from grader import check` and then `check(\"{exercise.id}\")`.")
     return text
 
 

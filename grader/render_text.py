@@ -40,8 +40,9 @@ OUTPUT_LINES, OUTPUT_CHARS = 30, 4096
 
 def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
-                      emoji=False, soft_wrap=True)
+    # force_jupyter=False: in a notebook (grader.notebook_check) rich would display each line itself
+    console = Console(file=buffer, force_terminal=color, force_jupyter=False, no_color=not color, width=width,
+                      highlight=False, emoji=False, soft_wrap=True)
     console.print(_assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
                                 (report.submission, "bold"), f" · seed {report.seed}"))
     if report.isolation is not None and report.isolation.level != "full":
@@ -81,11 +82,11 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
     for problem in exercise.problems:
         console.print(_text("  ! " + problem, style="bold red"))
     width = max((len(c.name) for c in exercise.checks), default=0)
-    repeats = _repeats(exercise.checks)
+    firsts = repeats(exercise.checks)
     for index, check in enumerate(exercise.checks):
-        first = repeats.get(index)
+        first = firsts.get(index)
         _check(console, check, width, details=first is None or first == index)
-        same = [c.name for i, c in enumerate(exercise.checks) if i != index and repeats.get(i) == index]
+        same = [c.name for i, c in enumerate(exercise.checks) if i != index and firsts.get(i) == index]
         if same:
             what = "skipped for the same reason:" if check.status == "skipped" else \
                 f"the same error in {len(same)} more check{'s' if len(same) > 1 else ''}:"
@@ -93,7 +94,7 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
     _mistakes(console, exercise)
 
 
-def _repeats(checks: tuple[CheckResult, ...]) -> dict[int, int]:
+def repeats(checks: tuple[CheckResult, ...]) -> dict[int, int]:
     """For each check that stopped on the same error as another (the same words and the same likely mistake,
     with nothing compared), or was skipped for the same reason, the index of the first such check: a stub that
     raises is shown once, not once per check it stops."""

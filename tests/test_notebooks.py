@@ -48,6 +48,11 @@ def write_notebook(path: Path, *cells: str, meta: dict[str, str] | None = None, 
         ("x = 10 % 3\ns = '!not a shell'", "x = 10 % 3\ns = '!not a shell'", []),
         ("s = '''\n%not a magic\n'''\n!echo hi", "s = '''\n%not a magic\n'''\npass", [4]),
         ("def f(:\n    pass", "def f(:\n    pass", []),  # a real syntax error stays, to be reported
+        # the notebook's own checks (grader.notebook_check) do nothing when it is graded
+        ("from grader import check\ncheck('node-mul')", "check = lambda *args, **kwargs: None\ncheck('node-mul')",
+         [1]),
+        ("x = 1; from grader import check as c  # mine", "x = 1; c = lambda *args, **kwargs: None  # mine", [1]),
+        ('s = """\nfrom grader import check\n"""', 's = """\nfrom grader import check\n"""', []),
     ],
 )
 def test_magics_and_shell_lines_are_neutralised(cell: str, python: str, changed: list[int]) -> None:

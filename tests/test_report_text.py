@@ -67,3 +67,13 @@ def test_hidden_points_are_named_beside_the_score() -> None:
     assert "Score: 1/1 on the public checks; 2.5 more points are in hidden checks" in \
         render_text(report(passed, hidden=2.5))
     assert "Score: 1/1 (1 of 1 checks passed)" in render_text(report(passed))
+
+
+def test_the_feedback_page_names_hidden_points_and_how_a_mistake_was_found() -> None:
+    from grader.feedback import feedback_html
+
+    passed = replace(check("a", status="passed", problem=""), score=1.0)
+    localized = Diagnosis(kind="localized", mistake="swapped-locals", hint="swap them back", evidence="")
+    page = feedback_html(report(passed, check("b", status="failed", problem="wrong", diagnosis=localized), hidden=1))
+    assert "on the public checks; 1 more point is in hidden checks run after you submit" in page
+    assert "(found by running each operation alone)" in page and "(a pattern)" not in page
