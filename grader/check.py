@@ -13,7 +13,7 @@ from grader.names import Definitions, probe_reads
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun, RunResult, Stop
 from grader.oracle import Expected
-from grader.plain import plain
+from grader.plain import plain, plain_input
 from grader.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
 from grader.spec import Device, Exercise, Probe
@@ -254,6 +254,7 @@ class _Maker:
     def __init__(self, probe: Probe, inputs: Inputs, device: Device) -> None:
         self.probe, self.device = probe, device
         self.inputs = tuple((name, show_input(value)) for name, value in inputs.items())
+        self.input_values = tuple((name, plain_input(value)) for name, value in inputs.items())
 
     def __call__(self, status: Status, problem: str, score: float = 0.0,
                  observations: tuple[ObservationResult, ...] = (), *, ran: bool = True,
@@ -270,6 +271,7 @@ class _Maker:
             problem=HIDDEN_FAILED if hidden and status == "failed" else problem,
             visibility=probe.visibility,
             inputs=() if withhold else self.inputs,
+            input_values=() if withhold else self.input_values,
             code="" if withhold else probe.code,
             observations=() if withhold else observations,
             cause=cause or Cause("passed" if status == "passed" else "wrong-value"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.inputs import InputValue, TensorInput
 from grader.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, Text, Value
 
 #: what JSON has no number for, spelled as Python and numpy read it back (float("nan"))
@@ -30,6 +31,13 @@ def plain(value: Value) -> Any:
         case ErrorInfo(type_name, message):
             return {"error": type_name, "message": message}
     raise TypeError(f"not a Value: {value!r}")
+
+
+def plain_input(value: InputValue) -> Any:
+    """A probe's input as `plain` writes values: a number, or a tensor's values as nested lists."""
+    if isinstance(value, TensorInput):
+        return _nested(value.shape, [_number(x) for x in value.data])
+    return value if isinstance(value, int) else _number(value)
 
 
 def _number(x: float) -> float | str:

@@ -72,6 +72,7 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "problem": check.problem,
         "visibility": check.visibility,
         "inputs": dict(check.inputs),
+        "input_values": dict(check.input_values),
         "code": check.code,
         "observations": [
             {"label": o.label, "expected": o.expected, "got": o.got, "ok": o.ok, "problem": o.problem,
@@ -112,7 +113,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                     CheckResult(
                         name=c["name"], about=c["about"], status=c["status"], score=c["score"],
                         max_score=c["max_score"], problem=c["problem"], visibility=c["visibility"],
-                        inputs=tuple(c["inputs"].items()), code=c["code"],
+                        inputs=tuple(c["inputs"].items()), input_values=tuple(c.get("input_values", {}).items()),
+                        code=c["code"],
                         observations=tuple(ObservationResult(**o) for o in c["observations"]),
                         diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
                         cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"]) if "cause" in c

@@ -94,6 +94,8 @@ class CheckResult:
     visibility: Literal["public", "hidden"]
     #: the probe's inputs as (name, shown value); empty for hidden checks and checks that never ran
     inputs: tuple[tuple[str, str], ...] = ()
+    #: the same inputs as plain JSON at full precision (grader.plain); withheld as `inputs` is
+    input_values: tuple[tuple[str, Any], ...] = ()
     code: str = ""
     observations: tuple[ObservationResult, ...] = ()
     #: for failed checks: the likely mistake (withheld for hidden checks' details, not their name)

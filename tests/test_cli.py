@@ -78,6 +78,10 @@ def test_json_numbers_are_numbers_at_full_precision(capsys: Capture) -> None:
     for o in observations:  # the text is the number rounded for people; the number is not rounded
         assert float(o["expected"]) == pytest.approx(o["expected_value"], rel=1e-5)
     assert any(len(repr(o["expected_value"])) > len(o["expected"]) for o in observations)
+    public = [c for e in report["exercises"] for c in e["checks"] if c["visibility"] == "public"]  # type: ignore[index,union-attr]
+    for check in public:  # the inputs too, rounded in `inputs` only
+        assert check["input_values"].keys() == check["inputs"].keys() != set()
+        assert all(float(check["inputs"][k]) == pytest.approx(v, rel=1e-3) for k, v in check["input_values"].items())
 
 
 def test_hidden_checks_keep_their_details_to_themselves(capsys: Capture) -> None:
