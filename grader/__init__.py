@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -34,7 +36,6 @@ _LAZY = {
     "ExitCode": "grader.errors",
     "GraderError": "grader.errors",
     "grade": "grader.grading",
-    "check": "grader.notebook_check",
     "Report": "grader.report",
     "Sandbox": "grader.sandbox",
     "Exercise": "grader.spec",
@@ -48,3 +49,22 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'grader' has no attribute {name!r}")
+
+
+class _Package(types.ModuleType):
+    """`grader.check` is the notebook's check() (grader.notebook_check), also once the submodule grader/check.py
+    is imported: importing a submodule sets the package's attribute of its name, and this property takes
+    that assignment without letting it hide the function. `from grader.check import ...` is unchanged."""
+
+    @property
+    def check(self) -> Any:
+        from grader.notebook_check import check
+
+        return check
+
+    @check.setter
+    def check(self, module: Any) -> None:
+        pass  # the submodule stays in sys.modules["grader.check"], where its own imports find it
+
+
+sys.modules[__name__].__class__ = _Package

@@ -98,3 +98,11 @@ def test_what_ran_is_a_notebook_of_cells_labelled_by_execution_count() -> None:
     assert submission.cells[2].source.startswith("check = lambda *args, **kwargs: None")
     assert not any("from grader import check" in note for note in submission.notes)  # this very call: not news
     assert any("`!ls` did not run" in note for note in submission.notes)
+
+
+def test_from_grader_import_check_is_the_function_after_grading_too() -> None:
+    import grader.check  # the scoring module of that name, as grading imports it
+    from grader import check as again
+    from grader.check import check_exercise
+
+    assert again is check and callable(check_exercise) and grader.check is check
