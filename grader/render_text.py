@@ -134,11 +134,15 @@ def _output(console: Console, report: Report) -> None:
     lines = shown.split("\n")[:OUTPUT_LINES]
     kept = sum(len(line) + 1 for line in lines) - 1
     console.print()
+    total_lines = output.count("\n") + 1
+    by_lines = len(lines) < total_lines and kept < OUTPUT_CHARS  # the line cap cut it, not the size cap
+    first = f"{len(lines)} lines" if by_lines else _size(kept)
     if report.output_truncated:
-        more = f" (the first {_size(kept)} of the {_size(len(output))} kept; it printed more; --format json has " \
-               f"what was kept)"
+        more = f" (the first {first} of the {_size(len(output))} kept; it printed more; --format json has what " \
+               f"was kept)"
     elif kept < len(output):
-        more = f" (the first {_size(kept)} of {_size(len(output))}; --format json has it all)"
+        more = f" (the first {first} of {f'{total_lines} lines' if by_lines else _size(len(output))}; " \
+               f"--format json has it all)"
     else:
         more = ""
     console.print(_text(f"  Your code printed{more}:", style="bold"))

@@ -55,7 +55,9 @@ def test_long_output_is_capped_on_the_terminal_and_says_how_much() -> None:
     assert len(text) < OUTPUT_CHARS + 2000
     assert "Your code printed (the first 4.0 KiB of 64.0 KiB; --format json has it all):" in text
     text = render_text(report(check("a"), output="line\n" * 1000, truncated=True))
-    assert text.count("│ line") == 30 and "of the 4.9 KiB kept; it printed more" in text
+    assert text.count("│ line") == 30 and "(the first 30 lines of the 4.9 KiB kept; it printed more" in text
+    text = render_text(report(check("a"), output="line\n" * 40))
+    assert "Your code printed (the first 30 lines of 40 lines; --format json has it all):" in text
     short = render_text(report(check("a"), output="hello\n"))
     assert "Your code printed:\n  │ hello" in short
 
