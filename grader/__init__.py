@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -14,6 +16,7 @@ __all__ = [
     "Report",
     "Sandbox",
     "__version__",
+    "check",
     "grade",
     "load_exercise",
 ]
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from grader.catalog import Catalog
     from grader.errors import ExitCode, GraderError
     from grader.grading import grade
+    from grader.notebook_check import check
     from grader.report import Report
     from grader.sandbox import Sandbox
     from grader.spec import Exercise, load_exercise
@@ -45,3 +49,22 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'grader' has no attribute {name!r}")
+
+
+class _Package(types.ModuleType):
+    """`grader.check` is the notebook's check() (grader.notebook_check), also once the submodule grader/check.py
+    is imported: importing a submodule sets the package's attribute of its name, and this property takes
+    that assignment without letting it hide the function. `from grader.check import ...` is unchanged."""
+
+    @property
+    def check(self) -> Any:
+        from grader.notebook_check import check
+
+        return check
+
+    @check.setter
+    def check(self, module: Any) -> None:
+        pass  # the submodule stays in sys.modules["grader.check"], where its own imports find it
+
+
+sys.modules[__name__].__class__ = _Package

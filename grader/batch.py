@@ -154,7 +154,7 @@ def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], pro
         ExerciseResult(id=e.id, title=e.title, checks=tuple(
             CheckResult(name=p.name, about="", status="error", score=0.0, max_score=p.points,
                         problem="Not run: see the problem above.", visibility=p.visibility, cause=cause)
-            for p in e.probes))
+            for p in e.probes), hidden_points=e.hidden_points)
         for e in exercises)
     return Report(submission=entry.origin or entry.student.submission, sha256=entry.digest, seed=setup.seed,
                   exercises=results, grader_version=__version__, problems=(problem,))

@@ -13,6 +13,7 @@ from grader.names import Definitions, probe_reads
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun, RunResult, Stop
 from grader.oracle import Expected
+from grader.plain import plain, plain_input
 from grader.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
 from grader.spec import Device, Exercise, Probe
@@ -59,7 +60,8 @@ def check_exercise(exercise: Exercise, inputs: tuple[Inputs, ...], expected: tup
             checks.append(dataclasses.replace(check, max_score=share, score=round(check.score * share, 6)))
     if violations:
         checks = [_not_scored(c) for c in checks]
-    return ExerciseResult(id=exercise.id, title=exercise.title, checks=tuple(checks), problems=tuple(problems))
+    return ExerciseResult(id=exercise.id, title=exercise.title, checks=tuple(checks), problems=tuple(problems),
+                          hidden_points=exercise.hidden_points)
 
 
 def _problems(exercise: Exercise, group: GroupRun, run: RunResult, defined: Definitions | None) -> list[str]:
@@ -252,6 +254,7 @@ class _Maker:
     def __init__(self, probe: Probe, inputs: Inputs, device: Device) -> None:
         self.probe, self.device = probe, device
         self.inputs = tuple((name, show_input(value)) for name, value in inputs.items())
+        self.input_values = tuple((name, plain_input(value)) for name, value in inputs.items())
 
     def __call__(self, status: Status, problem: str, score: float = 0.0,
                  observations: tuple[ObservationResult, ...] = (), *, ran: bool = True,
@@ -268,6 +271,7 @@ class _Maker:
             problem=HIDDEN_FAILED if hidden and status == "failed" else problem,
             visibility=probe.visibility,
             inputs=() if withhold else self.inputs,
+            input_values=() if withhold else self.input_values,
             code="" if withhold else probe.code,
             observations=() if withhold else observations,
             cause=cause or Cause("passed" if status == "passed" else "wrong-value"),
@@ -305,11 +309,13 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
         got = got_all.get(label)
         if got is None:
             observations.append(ObservationResult(label=label, expected=show(want), got="nothing",
-                                                  ok=False, problem="nothing was observed"))
+                                                  ok=False, problem="nothing was observed",
+                                                  expected_value=plain(want)))
             continue
         problem = compare(want, got, tolerance)
         observations.append(ObservationResult(label=label, expected=show(want), got=show(got),
-                                              ok=problem is None, problem=problem or ""))
+                                              ok=problem is None, problem=problem or "",
+                                              expected_value=plain(want), got_value=plain(got)))
     wrong = [o for o in observations if not o.ok]
     if not wrong:
         return make("passed", "", 1.0, tuple(observations))

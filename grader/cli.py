@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import traceback
@@ -19,7 +20,17 @@ from grader.spec import Device, Exercise
 if TYPE_CHECKING:
     from grader.load import Submission
 
-COMMANDS = ("list", "validate", "release", "batch", "merge", "feedback", "publish", "export")
+#: every command besides grading one submission, with the line `grade --help` shows for it
+COMMANDS = {
+    "list": "the exercises and assignments",
+    "validate": "prove exercises sound: oracles agree, solutions score full marks, every mutant loses points",
+    "release": "write the pack a course hands out: starters, notebooks, public checks",
+    "batch": "grade a class: a report, a feedback page and the gradebook for every student",
+    "merge": "join the report folders of a batch's shards into one",
+    "feedback": "write each student's feedback page again from a batch's reports",
+    "publish": "send a batch's scores to the LMS (LTI 1.3 AGS)",
+    "export": "write what runs the grader on a platform (gradescope)",
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -36,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = args.pop(0)
             return {"list": _list, "validate": _validate, "release": _release, "batch": _batch, "merge": _merge,
                     "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
+        if args:
+            _not_a_command(args[0])
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -50,11 +63,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL_ERROR
 
 
+def _not_a_command(word: str) -> None:
+    """A first word that is neither a command nor a file but reads like a mistyped command: say which one."""
+    if word.startswith("-") or Path(word).exists():
+        return
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    if close:
+        raise GraderError(f"{word}: no such command or file. Did you mean 'grade {close[0]}'? "
+                          f"'grade --help' lists the commands.")
+
+
 def _grade_parser() -> Parser:
+    width = max(len(name) for name in COMMANDS)
     parser = Parser(
         prog="grade",
-        description="Grade an autograd exercise. Other commands: 'grade list' (the exercises), "
-                    "'grade validate [ID...]' (prove exercises sound).",
+        usage="grade SUBMISSION [options]\n       grade COMMAND [options]   (grade COMMAND --help for each)",
+        description="Grade an autograd exercise: a .py file, a notebook or a folder.",
+        epilog="commands:\n" + "\n".join(f"  {name.ljust(width)}  {about}" for name, about in COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("submission", type=Path,
                         help="the .py file or notebook (.ipynb) to grade, or a folder: the file in it that answers "

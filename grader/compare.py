@@ -47,7 +47,9 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
                     return f"item [{index}]: {problem}"
             return None
         case Flag() | Text() | Nothing():
-            return None if got == expected else f"expected {show(expected)}, got {describe(got)}"
+            if got == expected:
+                return None
+            return _type_mismatch(expected, got) or f"expected {show(expected)}, got {describe(got)}"
         case ErrorInfo(type_name):
             if isinstance(got, ErrorInfo) and got.type_name == type_name:
                 return None
@@ -55,6 +57,32 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
         case Opaque():
             return f"the expected value is not plain data ({show(expected)}); this exercise needs fixing"
     raise TypeError(f"not a Value: {expected!r}")
+
+
+#: type names a probe observes (`type(v).__name__`), as a person says them
+TYPE_NAMES = {"float": "a plain float", "int": "an int", "bool": "a bool", "str": "a str", "list": "a list",
+              "tuple": "a tuple", "dict": "a dict", "NoneType": "None", "Tensor": "a torch Tensor",
+              "Parameter": "a torch Parameter", "ndarray": "a numpy array", "float64": "a numpy float64",
+              "float32": "a numpy float32", "Node": "a Node"}
+#: what turns the one into the other, where the fix is that short
+_TYPE_FIXES = {("float", "Tensor"): "call `.item()` to turn a one-number tensor into a float",
+               ("float", "Parameter"): "call `.item()` to turn a one-number tensor into a float",
+               ("float", "ndarray"): "call `.item()` to turn a one-number array into a float",
+               ("float", "float64"): "wrap it in float()", ("float", "float32"): "wrap it in float()",
+               ("float", "int"): "wrap it in float()", ("list", "tuple"): "wrap it in list()",
+               ("tuple", "list"): "wrap it in tuple()"}
+
+
+def _type_mismatch(expected: Value, got: Value) -> str | None:
+    """Two observed type names worded for a person ("a torch Tensor where a plain float was expected: call
+    `.item()`"); None unless both are type names this module knows, so that no other text is misread."""
+    if not (isinstance(expected, Text) and isinstance(got, Text)):
+        return None
+    want, have = TYPE_NAMES.get(expected.value), TYPE_NAMES.get(got.value)
+    if want is None or have is None:
+        return None
+    fix = _TYPE_FIXES.get((expected.value, got.value))
+    return f"{have} where {want} was expected" + (f": {fix}" if fix else "")
 
 
 def _as_number(value: Value) -> float | None:

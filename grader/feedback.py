@@ -14,6 +14,7 @@ from grader.compare import fmt_points
 from grader.diagnose import exercise_mistakes
 from grader.formats import Outcome, Student
 from grader.html_page import e, page, plural
+from grader.render_text import hidden_points_note
 from grader.report import CheckResult, ExerciseResult, Report
 
 _WORD = {"passed": ("PASS", "pass"), "failed": ("FAIL", "fail"), "error": ("ERROR", "error"),
@@ -63,7 +64,8 @@ def _header(report: Report, student: Student | None, outcome: Outcome) -> str:
     if outcome != "graded":
         lines.append(f'<p class="problem">{e(_STATE[outcome])}</p>')
     if outcome != "grader-error":
-        lines.append(f'<p class="score">Score: {fmt_points(report.score)}/{fmt_points(report.max_score)} '
+        lines.append(f'<p class="score">Score: {fmt_points(report.score)}/{fmt_points(report.max_score)}'
+                     f'{e(hidden_points_note(report))} '
                      f'<span class="meta">({passed} of {plural(len(counted), "check")} passed)</span></p>')
     return "\n".join(lines)
 
@@ -92,9 +94,14 @@ def _check(check: CheckResult) -> str:
             + (' <span class="meta">(hidden)</span>' if hidden else "") + f'<span class="points">{points}</span>')
     if check.status == "passed":
         return f"<li>{head}</li>"
-    if hidden:  # what it is about and how it went; no inputs, code, values or diagnosis
+    return f'<li>{head}<div class="detail">{check_detail(check)}</div></li>'
+
+
+def check_detail(check: CheckResult) -> str:
+    """What a check that did not pass is about, what ran, expected and got, and the likely mistake, as HTML."""
+    if check.visibility == "hidden":  # what it is about and how it went; no inputs, code, values or diagnosis
         about = f'<p class="about">{e(check.about)}</p>' if check.about else ""
-        return f'<li>{head}<div class="detail">{about}<p class="note">{e(check.problem)}</p></div></li>'
+        return f'{about}<p class="note">{e(check.problem)}</p>'
     detail = []
     if check.about:
         detail.append(f'<p class="about">{e(check.about)}</p>')
@@ -118,10 +125,11 @@ def _check(check: CheckResult) -> str:
         detail.append(f'<p class="{"skip" if check.status == "skipped" else "fail"}">{e(check.problem)}</p>')
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
-        sure = "a known mistake" if diagnosis.kind == "known-mistake" else "a pattern"
+        sure = {"known-mistake": "a known mistake", "localized": "found by running each operation alone"}.get(
+            diagnosis.kind, "a pattern")
         detail.append(f'<p class="likely"><strong>likely</strong> <code>{e(diagnosis.mistake)}</code> ({sure}): '
                       f"{e(diagnosis.hint)}</p>")
-    return f'<li>{head}<div class="detail">{"".join(detail)}</div></li>'
+    return "".join(detail)
 
 
 def _output(report: Report) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass
@@ -51,10 +52,21 @@ class Submission:
         return "\n".join(cell.source for cell in self.cells)
 
 
+def _near(path: Path) -> str:
+    """' Did you mean node-mul.py?' where a file beside the missing one has nearly its name."""
+    try:
+        names = [p.name for p in path.parent.iterdir() if p.suffix in (".py", ".ipynb")]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=2, cutoff=0.7)
+    return f" Did you mean {' or '.join(close)}?" if close else ""
+
+
 def load_submission(path: Path) -> Submission:
     """Read `path` as UTF-8 Python or as a notebook, or raise `SubmissionError` saying what is wrong."""
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file. Check the path (grade takes a .py file or a notebook).")
+        raise SubmissionError(f"{path}: no such file.{_near(path)} Check the path (grade takes a .py file or a "
+                              f"notebook).")
     if path.is_dir():
         raise SubmissionError(f"{path}: is a folder; give the .py or .ipynb file inside it.")
     notebook = path.suffix == ".ipynb"

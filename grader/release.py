@@ -13,6 +13,7 @@ the pack carries that oracle's answers for the default seed instead.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Sequence
@@ -56,14 +57,35 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
 def _exercise_files(exercise: Exercise, out: Path) -> list[Path]:
     starter = exercise.starter.read_text(encoding="utf-8")
     py = out / f"{exercise.id}.py"
-    py.write_text(starter, encoding="utf-8")
+    py.write_text(with_advice(starter, py.name), encoding="utf-8")
     cells = [("markdown", _task(exercise, level=1)), ("code", _HEADER.sub("", starter, count=1).strip())]
     return [py, _write_notebook(out / f"{exercise.id}.ipynb", cells, {"exercise": exercise.id})]
 
 
+def with_advice(starter: str, name: str) -> str:
+    """The starter telling its student how to check it, by the name it is released under: written here, not in
+    the starter, so that the advice cannot name a file that does not exist."""
+    advice = f"Check your work with:\n\n    grade {name}\n"
+    lines = starter.splitlines(keepends=True)
+    try:
+        body = ast.parse(starter).body
+    except SyntaxError:
+        body = []
+    docstring = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str) else None
+    if docstring is not None and docstring.end_lineno is not None \
+            and lines[docstring.end_lineno - 1].strip() in ('"""', "'''"):
+        end = docstring.end_lineno - 1  # the line that closes the docstring
+        return "".join([*lines[:end], "\n", advice, *lines[end:]])
+    # no docstring to extend: a comment under the header line
+    at = 1 if lines and _HEADER.match(lines[0]) else 0
+    return "".join([*lines[:at], *[f"# {line}".rstrip() + "\n" for line in advice.splitlines()], *lines[at:]])
+
+
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
     intro = f"# {assignment.title}\n\n{assignment.summary}".strip()
-    intro += f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`."
+    intro += (f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
+              f"with `from grader import check` and then `check()`.")
     cells = [("markdown", intro)]
     for exercise in members:
         cells += [("markdown", _task(exercise, level=2)),
@@ -74,7 +96,8 @@ def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[t
 def _task(exercise: Exercise, level: int) -> str:
     text = f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip()
     if level == 1:
-        text += f"\n\nCheck your work with `grade {exercise.id}.ipynb`."
+        text += (f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
+                 f"`from grader import check` and then `check(\"{exercise.id}\")`.")
     return text
 
 
@@ -102,6 +125,9 @@ def _pack_exercise(exercise: Exercise, folder: Path) -> list[Path]:
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=_Loader)
     data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
     data["points"] = sum(p["points"] for p in data["probes"])
+    hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
+    if hidden:
+        data["hidden_points"] = hidden
     for key in ("solution", "mutants"):
         data.pop(key, None)
     data["starter"] = "starter.py"

@@ -28,6 +28,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "seed": report.seed,
         "score": report.score,
         "max_score": report.max_score,
+        "public_score": report.public_score,
+        "hidden_points": report.hidden_points,
         "all_passed": report.exit_code == 0,
         "seconds": round(report.seconds, 4),
         "problems": list(report.problems),
@@ -52,6 +54,8 @@ def _exercise(exercise: ExerciseResult) -> dict[str, Any]:
         "title": exercise.title,
         "score": exercise.score,
         "max_score": exercise.max_score,
+        "public_score": exercise.public_score,
+        "hidden_points": exercise.hidden_points,
         "problems": list(exercise.problems),
         "checks": [_check(c) for c in exercise.checks],
     }
@@ -68,9 +72,11 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "problem": check.problem,
         "visibility": check.visibility,
         "inputs": dict(check.inputs),
+        "input_values": dict(check.input_values),
         "code": check.code,
         "observations": [
-            {"label": o.label, "expected": o.expected, "got": o.got, "ok": o.ok, "problem": o.problem}
+            {"label": o.label, "expected": o.expected, "got": o.got, "ok": o.ok, "problem": o.problem,
+             "expected_value": o.expected_value, "got_value": o.got_value}
             for o in check.observations
         ],
         "diagnosis": None if check.diagnosis is None else {
@@ -102,11 +108,13 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                 id=e["id"],
                 title=e["title"],
                 problems=tuple(e["problems"]),
+                hidden_points=e.get("hidden_points", 0.0),
                 checks=tuple(
                     CheckResult(
                         name=c["name"], about=c["about"], status=c["status"], score=c["score"],
                         max_score=c["max_score"], problem=c["problem"], visibility=c["visibility"],
-                        inputs=tuple(c["inputs"].items()), code=c["code"],
+                        inputs=tuple(c["inputs"].items()), input_values=tuple(c.get("input_values", {}).items()),
+                        code=c["code"],
                         observations=tuple(ObservationResult(**o) for o in c["observations"]),
                         diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
                         cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"]) if "cause" in c

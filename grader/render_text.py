@@ -34,13 +34,15 @@ _STATUS = {
     "skipped": ("SKIP ", "yellow"),
 }
 _SURE = {"known-mistake": "known mistake", "localized": "localized", "pattern": "pattern"}
-OUTPUT_LINES = 30  # of what the submission printed; the JSON report keeps all that was captured
+#: of what the submission printed, on the terminal; the JSON report keeps all that was captured
+OUTPUT_LINES, OUTPUT_CHARS = 30, 4096
 
 
 def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
-                      emoji=False, soft_wrap=True)
+    # force_jupyter=False: in a notebook (grader.notebook_check) rich would display each line itself
+    console = Console(file=buffer, force_terminal=color, force_jupyter=False, no_color=not color, width=width,
+                      highlight=False, emoji=False, soft_wrap=True)
     console.print(_assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
                                 (report.submission, "bold"), f" · seed {report.seed}"))
     if report.isolation is not None and report.isolation.level != "full":
@@ -59,9 +61,18 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
     style = "bold green" if report.exit_code == 0 else "bold red"
     score = f"{fmt_points(report.score)}/{fmt_points(report.max_score)}"
-    console.print(_assemble(("Score: ", "bold"), (score, style),
+    console.print(_assemble(("Score: ", "bold"), (score, style), hidden_points_note(report),
                                 f" ({passed} of {total} checks passed) in {report.seconds:.2f} s"))
     return buffer.getvalue()
+
+
+def hidden_points_note(report: Report) -> str:
+    """What a score leaves out, so that 9/9 is never read as full marks when a point is in hidden checks."""
+    hidden = report.hidden_points
+    if not hidden:
+        return ""
+    return (f" on the public checks; {fmt_points(hidden)} more point{'' if hidden == 1 else 's'} "
+            f"{'is' if hidden == 1 else 'are'} in hidden checks run after you submit")
 
 
 def _exercise(console: Console, exercise: ExerciseResult) -> None:
@@ -71,9 +82,33 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
     for problem in exercise.problems:
         console.print(_text("  ! " + problem, style="bold red"))
     width = max((len(c.name) for c in exercise.checks), default=0)
-    for check in exercise.checks:
-        _check(console, check, width)
+    firsts = repeats(exercise.checks)
+    for index, check in enumerate(exercise.checks):
+        first = firsts.get(index)
+        _check(console, check, width, details=first is None or first == index)
+        same = [c.name for i, c in enumerate(exercise.checks) if i != index and firsts.get(i) == index]
+        if same:
+            what = "skipped for the same reason:" if check.status == "skipped" else \
+                f"the same error in {len(same)} more check{'s' if len(same) > 1 else ''}:"
+            console.print(_text(f"         {what} {', '.join(same)}", style="dim"))
     _mistakes(console, exercise)
+
+
+def repeats(checks: tuple[CheckResult, ...]) -> dict[int, int]:
+    """For each check that stopped on the same error as another (the same words and the same likely mistake,
+    with nothing compared), or was skipped for the same reason, the index of the first such check: a stub that
+    raises is shown once, not once per check it stops."""
+    first: dict[tuple[str, str, str], int] = {}
+    repeats: dict[int, int] = {}
+    for index, check in enumerate(checks):
+        if check.status not in ("error", "skipped") or not check.problem or check.observations:
+            continue
+        diagnosis = check.diagnosis
+        key = (check.status + check.problem, "" if diagnosis is None else diagnosis.mistake,
+               "" if diagnosis is None else diagnosis.hint)
+        repeats[index] = first.setdefault(key, index)
+    counts = {at: list(repeats.values()).count(at) for at in set(repeats.values())}
+    return {index: at for index, at in repeats.items() if counts[at] > 1}
 
 
 def _mistakes(console: Console, exercise: ExerciseResult) -> None:
@@ -94,20 +129,37 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
 def _output(console: Console, report: Report) -> None:
     if not report.output.strip():
         return
-    lines = report.output.rstrip("\n").split("\n")
+    output = report.output.rstrip("\n")
+    shown = output[:OUTPUT_CHARS]
+    lines = shown.split("\n")[:OUTPUT_LINES]
+    kept = sum(len(line) + 1 for line in lines) - 1
     console.print()
-    more = " (cut short)" if report.output_truncated or len(lines) > OUTPUT_LINES else ""
+    total_lines = output.count("\n") + 1
+    by_lines = len(lines) < total_lines and kept < OUTPUT_CHARS  # the line cap cut it, not the size cap
+    first = f"{len(lines)} lines" if by_lines else _size(kept)
+    if report.output_truncated:
+        more = f" (the first {first} of the {_size(len(output))} kept; it printed more; --format json has what " \
+               f"was kept)"
+    elif kept < len(output):
+        more = f" (the first {first} of {f'{total_lines} lines' if by_lines else _size(len(output))}; " \
+               f"--format json has it all)"
+    else:
+        more = ""
     console.print(_text(f"  Your code printed{more}:", style="bold"))
-    for line in lines[:OUTPUT_LINES]:
+    for line in lines:
         console.print(_text("  │ " + line, style="dim"))
 
 
-def _check(console: Console, check: CheckResult, width: int) -> None:
+def _size(chars: int) -> str:
+    return f"{chars} characters" if chars < 1024 else f"{chars / 1024:.1f} KiB"
+
+
+def _check(console: Console, check: CheckResult, width: int, *, details: bool = True) -> None:
     word, style = _STATUS[check.status]
     points = "-" if check.status == "skipped" else f"{fmt_points(check.score)}/{fmt_points(check.max_score)}"
     console.print(_assemble("  ", (word, style), "  ", check.name.ljust(width), "  ", points,
                                 ("  (hidden)" if check.visibility == "hidden" else "", "dim")))
-    if check.status == "passed":
+    if check.status == "passed" or not details:
         return
     indent = "         "
     if check.about:

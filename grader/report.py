@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from grader.errors import ExitCode
 from grader.observed import Isolation
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.2"
+REPORT_VERSION = "1.3"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -21,6 +21,9 @@ class ObservationResult:
     got: str
     ok: bool
     problem: str = ""
+    #: both sides as plain JSON at full precision (grader.plain); `expected` and `got` are them rounded for people
+    expected_value: Any = None
+    got_value: Any = None
 
 
 #: how one rule of an engine is wrong (grader.localize): a local slope, backward()'s walk, or a missing method
@@ -91,6 +94,8 @@ class CheckResult:
     visibility: Literal["public", "hidden"]
     #: the probe's inputs as (name, shown value); empty for hidden checks and checks that never ran
     inputs: tuple[tuple[str, str], ...] = ()
+    #: the same inputs as plain JSON at full precision (grader.plain); withheld as `inputs` is
+    input_values: tuple[tuple[str, Any], ...] = ()
     code: str = ""
     observations: tuple[ObservationResult, ...] = ()
     #: for failed checks: the likely mistake (withheld for hidden checks' details, not their name)
@@ -119,6 +124,9 @@ class ExerciseResult:
     checks: tuple[CheckResult, ...]
     #: problems for this exercise: names it needs are missing, a rule is broken, a check stopped the run
     problems: tuple[str, ...] = ()
+    #: points in hidden checks this report does not include (a released pack leaves them out; they are graded
+    #: after the student submits): the score a student sees is out of max_score, not of the exercise's points
+    hidden_points: float = 0.0
 
     @property
     def score(self) -> float:
@@ -127,6 +135,11 @@ class ExerciseResult:
     @property
     def max_score(self) -> float:
         return round(sum(c.max_score for c in self.checks if c.status != "skipped"), 6)
+
+    @property
+    def public_score(self) -> float:
+        """The points scored on the public checks alone."""
+        return round(sum(c.score for c in self.checks if c.visibility == "public"), 6)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,6 +169,15 @@ class Report:
     @property
     def max_score(self) -> float:
         return round(sum(e.max_score for e in self.exercises), 6)
+
+    @property
+    def public_score(self) -> float:
+        return round(sum(e.public_score for e in self.exercises), 6)
+
+    @property
+    def hidden_points(self) -> float:
+        """Points in hidden checks this report leaves out: graded after the student submits."""
+        return round(sum(e.hidden_points for e in self.exercises), 6)
 
     @property
     def exit_code(self) -> ExitCode:

@@ -130,6 +130,8 @@ class Exercise:
     autograd: Literal["required", "forbidden"] | None = None
     #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
     forbid_ops: tuple[str, ...] = ()
+    #: a released pack: the points of the hidden checks it leaves out, graded after students submit
+    hidden_points: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -374,6 +376,7 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         probes=probes,
         autograd=data.get("autograd"),
         forbid_ops=tuple(data.get("forbid_ops", ())),
+        hidden_points=float(data.get("hidden_points", 0)),
     )
 
 

@@ -62,11 +62,26 @@ def test_colour_when_asked(capsys: Capture) -> None:
 def test_json_report_validates_and_is_identical_for_the_same_seed(capsys: Capture) -> None:
     code, first = json_report(capsys, str(MUTANT))
     jsonschema.validate(first, report_schema())
-    assert code == 1 and first["version"] == "1.2" and first["score"] == 1 and first["max_score"] == 10
+    assert code == 1 and first["version"] == "1.3" and first["score"] == 1 and first["max_score"] == 10
+    assert (first["public_score"], first["hidden_points"]) == (1, 0)
     _, again = json_report(capsys, str(MUTANT))
     assert without_timings(again) == without_timings(first)
     _, other_seed = json_report(capsys, str(MUTANT), "--seed", "1")
     assert without_timings(other_seed) != without_timings(first)
+
+
+def test_json_numbers_are_numbers_at_full_precision(capsys: Capture) -> None:
+    _, report = json_report(capsys, str(MUTANT))
+    observations = [o for e in report["exercises"] for c in e["checks"] for o in c["observations"]]  # type: ignore[index,union-attr]
+    wrong = [o for o in observations if not o["ok"]]
+    assert wrong and all(isinstance(o["expected_value"], float) and isinstance(o["got_value"], float) for o in wrong)
+    for o in observations:  # the text is the number rounded for people; the number is not rounded
+        assert float(o["expected"]) == pytest.approx(o["expected_value"], rel=1e-5)
+    assert any(len(repr(o["expected_value"])) > len(o["expected"]) for o in observations)
+    public = [c for e in report["exercises"] for c in e["checks"] if c["visibility"] == "public"]  # type: ignore[index,union-attr]
+    for check in public:  # the inputs too, rounded in `inputs` only
+        assert check["input_values"].keys() == check["inputs"].keys() != set()
+        assert all(float(check["inputs"][k]) == pytest.approx(v, rel=1e-3) for k, v in check["input_values"].items())
 
 
 def test_hidden_checks_keep_their_details_to_themselves(capsys: Capture) -> None:
@@ -232,3 +247,29 @@ def test_grading_an_engine_exercise_never_imports_torch() -> None:
     assert done.returncode == 1, done.stderr
     assert done.stdout.rstrip().endswith("no torch")
     assert "Score: 1/10" in done.stdout and "swapped-locals" in done.stdout
+
+
+def test_help_lists_every_command_with_one_line(capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    listed = dict(line.split(None, 1) for line in out.split("commands:\n", 1)[1].strip().splitlines())
+    assert sorted(listed) == sorted(cli.COMMANDS) and all(about.strip() for about in listed.values())
+
+
+def test_a_mistyped_command_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["lst"]) == 2
+    assert "lst: no such command or file. Did you mean 'grade list'?" in capsys.readouterr().err
+    assert main(["relase", "--out", "x"]) == 2
+    assert "Did you mean 'grade release'?" in capsys.readouterr().err
+    (tmp_path / "lst").write_text("# exercise: node-mul\n")  # a file by that name is graded, not corrected
+    main(["lst", "--color", "never"])
+    assert "Did you mean" not in capsys.readouterr().err
+
+
+def test_a_mistyped_file_name_is_named(tmp_path: Path, capsys: Capture) -> None:
+    (tmp_path / "node-mul.py").write_text("# exercise: node-mul\n")
+    assert main([str(tmp_path / "node_mul.py")]) == 2
+    assert "node_mul.py: no such file. Did you mean node-mul.py?" in capsys.readouterr().err

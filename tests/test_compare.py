@@ -79,6 +79,17 @@ def test_sequences_and_others() -> None:
     assert compare(ErrorInfo("RuntimeError", "x"), ErrorInfo("RuntimeError", "y"), TOL) is None
 
 
+def test_observed_type_names_are_worded_for_a_person() -> None:
+    types = Seq((Text("float"), Text("float")))
+    assert compare(types, Seq((Text("float"), Text("Tensor"))), TOL) == (
+        "item [1]: a torch Tensor where a plain float was expected: call `.item()` to turn a one-number tensor "
+        "into a float")
+    assert compare(Text("list"), Text("tuple"), TOL) == "a tuple where a list was expected: wrap it in list()"
+    assert compare(Text("float"), Text("Node"), TOL) == "a Node where a plain float was expected"
+    # text that is not two type names this grader knows keeps the plain wording
+    assert compare(Text("float"), Text("Floaty"), TOL) == "expected 'float', got the text 'Floaty'"
+
+
 @given(st.floats(allow_nan=False, allow_infinity=False, width=64), st.floats(allow_nan=False,
                                                                              allow_infinity=False))
 def test_different_numbers_are_shown_differently(a: float, b: float) -> None:

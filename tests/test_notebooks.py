@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import jsonschema
 import nbformat
 import pytest
 import yaml
@@ -16,6 +18,7 @@ from grader.catalog import Catalog
 from grader.cli import main
 from grader.load import load_submission
 from grader.notebook import NotebookError, neutralise
+from grader.render_json import report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 Capture = pytest.CaptureFixture[str]
@@ -45,6 +48,11 @@ def write_notebook(path: Path, *cells: str, meta: dict[str, str] | None = None, 
         ("x = 10 % 3\ns = '!not a shell'", "x = 10 % 3\ns = '!not a shell'", []),
         ("s = '''\n%not a magic\n'''\n!echo hi", "s = '''\n%not a magic\n'''\npass", [4]),
         ("def f(:\n    pass", "def f(:\n    pass", []),  # a real syntax error stays, to be reported
+        # the notebook's own checks (grader.notebook_check) do nothing when it is graded
+        ("from grader import check\ncheck('node-mul')", "check = lambda *args, **kwargs: None\ncheck('node-mul')",
+         [1]),
+        ("x = 1; from grader import check as c  # mine", "x = 1; c = lambda *args, **kwargs: None  # mine", [1]),
+        ('s = """\nfrom grader import check\n"""', 's = """\nfrom grader import check\n"""', []),
     ],
 )
 def test_magics_and_shell_lines_are_neutralised(cell: str, python: str, changed: list[int]) -> None:
@@ -209,12 +217,29 @@ def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_p
     pack = out / "exercises"
     assert sorted(p.name for p in (pack / "tiny-engine").iterdir()) == ["exercise.yaml", "starter.py"]
     public = sum(p["points"] for p in yaml.safe_load((pack / "tiny-engine" / "exercise.yaml").read_text())["probes"])
+    probes = yaml.safe_load((course / "tiny-engine" / "exercise.yaml").read_text())["probes"]
+    hidden = sum(p["points"] for p in probes if p.get("visibility") == "hidden")
+    packed = yaml.safe_load((pack / "tiny-engine" / "exercise.yaml").read_text())
+    assert hidden > 0 and packed["hidden_points"] == hidden
     capsys.readouterr()
     assert main([str(out / "tiny-engine.py"), "--exercises", str(pack), "--color", "never"]) == 1  # the starter
     for seed in ("0", "7"):  # any seed: nothing stored for one seed only
         assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--seed", seed,
                      "--color", "never"]) == 0
-        assert f"Score: {public:g}/{public:g}" in capsys.readouterr().out
+        # the score says what it covers: full marks on the public checks are not full marks
+        assert (f"Score: {public:g}/{public:g} on the public checks; {hidden:g} more point"
+                f"{'' if hidden == 1 else 's'} {'is' if hidden == 1 else 'are'} in hidden checks run after you "
+                f"submit (") in capsys.readouterr().out
+    assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["version"], data["score"], data["public_score"], data["hidden_points"]) == ("1.3", public, public,
+                                                                                              hidden)
+    assert data["exercises"][0]["hidden_points"] == hidden
+    jsonschema.validate(data, report_schema())
+    # graded from the course, the hidden checks run: nothing is left out
+    assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(course), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["score"], data["public_score"], data["hidden_points"]) == (public + hidden, public, 0)
     # no mutants in a pack, yet a slip in one rule is still named
     slip = ROOT / "submissions" / "mistakes" / "tiny-engine__division_denominator_sign.py"
     assert main([str(slip), "--exercises", str(pack), "--color", "never"]) == 1
@@ -233,3 +258,43 @@ def test_a_released_assignment_notebook_filled_in_scores_full_marks(course: Path
     capsys.readouterr()
     assert main([str(out / "lesson.ipynb"), "--exercises", str(course), "--color", "never"]) == 0
     assert "Score: 30/30" in capsys.readouterr().out
+
+
+def test_no_starter_writes_its_own_advice() -> None:
+    # `grade release` writes the advice under the name it releases the file as; a starter's own would go stale
+    written = [p for p in (ROOT / "exercises").glob("*/starter.py") if re.search(r"^\s*grade \S", p.read_text(), re.M)]
+    assert written == []
+
+
+def test_every_released_starter_advice_works_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: Capture) -> None:
+    out = tmp_path / "pack"
+    assert main(["release", "--exercises", str(ROOT / "exercises"), "--out", str(out)]) == 0
+    catalog = Catalog(ROOT / "exercises")
+    advised: dict[str, str] = {}
+    for exercise_id in catalog.ids():
+        py = (out / f"{exercise_id}.py").read_text()
+        cells = nbformat.read(out / f"{exercise_id}.ipynb", as_version=4).cells
+        notebook = "\n".join(cell.source for cell in cells)
+        assert re.findall(r"grade (\S+?)`?$", py, re.M) == [f"{exercise_id}.py"], exercise_id
+        assert re.findall(r"`grade (\S+?)`", notebook) == [f"{exercise_id}.ipynb"], exercise_id
+        assert load_submission(out / f"{exercise_id}.py").declared_exercise == exercise_id
+        advised[exercise_id] = py
+    compile(advised["node-mul"], "node-mul.py", "exec")  # still Python, the docstring extended
+    for assignment_id in catalog.assignment_ids():
+        intro = nbformat.read(out / f"{assignment_id}.ipynb", as_version=4).cells[0].source
+        assert re.findall(r"`grade (\S+?)`", intro) == [f"{assignment_id}.ipynb"]
+    monkeypatch.chdir(out)  # where a student runs it: the pack's exercises/ is found there
+    for command in ("grade node-mul.py", "grade node-mul.ipynb"):
+        capsys.readouterr()
+        assert main(command.split()[1:] + ["--color", "never"]) == 1  # graded (the starter fails), no usage error
+        assert "Exercise node-mul" in capsys.readouterr().out
+
+
+def test_advice_goes_into_the_docstring_or_under_the_header() -> None:
+    from grader.release import with_advice
+
+    assert with_advice('# exercise: x\n"""Do it.\n"""\nx = 1\n', "x.py") == \
+        '# exercise: x\n"""Do it.\n\nCheck your work with:\n\n    grade x.py\n"""\nx = 1\n'
+    assert with_advice("# exercise: x\nx = 1\n", "x.py") == \
+        "# exercise: x\n# Check your work with:\n#\n#     grade x.py\nx = 1\n"

@@ -22,10 +22,6 @@ backward_twice(w, retain) -> float
     so the second one raises RuntimeError("Trying to backward through the graph a second
     time ..."): do not catch it, that error is the right outcome. With retain=True return
     w.grad.item() after both calls: 12.0 at w = 3.
-
-Check your work with:
-
-    grade accumulation.py
 """
 
 

@@ -20,10 +20,6 @@ power_loop(x, k) -> (value, slope)
     whole number, 2 or more). Call p.backward() once, after the loop, and return p.item() and
     x.grad.item(). Each pass of the loop adds a multiply node that uses x, so the gradient
     adds up to k * x ** (k - 1): at x = 1.5 with k = 4 the value is 5.0625 and the slope 13.5.
-
-Check your work with:
-
-    grade control_flow.py
 """
 
 

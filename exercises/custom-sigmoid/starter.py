@@ -22,9 +22,7 @@ For s = sigmoid(x) = 1 / (1 + e^-x), ds/dx = s * (1 - s), written with the OUTPU
 
 Keep everything in x's dtype and on x's device (no torch.tensor(...) or torch.ones(...) made on
 the CPU, no .float()): the grader runs torch.autograd.gradcheck in float64, and runs the checks
-on a GPU too where there is one. Check your work with:
-
-    grade custom_sigmoid.py
+on a GPU too where there is one.
 """
 
 import torch

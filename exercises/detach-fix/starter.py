@@ -22,9 +22,6 @@ still gives w.grad = tensor([3., 3.]).
 
 Note for GPUs: numpy() reads CPU memory only, so a CUDA tensor has to be copied to the CPU first.
 Checks on CUDA run only where a GPU is available, and are skipped (never failed) elsewhere.
-Check your work with:
-
-    grade detach_fix.py
 """
 
 

@@ -7,9 +7,6 @@ y = 1, w = 0.4 and b = -0.2 it prints loss = 0.1611, dL/dw = -0.2893, dL/db = -0
 Write neuron_grads so that PyTorch finds the gradients: mark w and b with requires_grad=True,
 compute the loss, call loss.backward(), and read w.grad and b.grad. Return plain Python floats
 (.item()). Do not work the derivatives out by hand: the grader checks that you call backward().
-Check your work with:
-
-    grade first_gradient.py
 """
 
 import torch

@@ -22,9 +22,7 @@ A function of two inputs f(x, y) needs two forward passes for its two partial de
 one with x seeded (Dual(a, 1.0), Dual(b, 0.0)), one with y seeded (Dual(a, 0.0), Dual(b, 1.0)).
 One pass per input: that is why training, with one loss and millions of weights, uses reverse
 mode. The grader compares your derivatives with torch's reverse mode. Plain Python and math
-only: the derivative rules are the exercise, so do not ask torch for them. Check your work with:
-
-    grade forward_mode.py
+only: the derivative rules are the exercise, so do not ask torch for them.
 """
 
 import math

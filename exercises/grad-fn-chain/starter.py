@@ -23,9 +23,7 @@ type(fn).__name__ gives them; fn.name() gives the same for operations but
 For the lesson's network, L = (yh - y) ** 2 with yh = relu(x * w1) * w2, chain(L) is
 ["PowBackward0", "SubBackward0", "MulBackward0", "ReluBackward0", "MulBackward0",
 "AccumulateGrad", "AccumulateGrad"]: the second multiply is z = x * w1, whose first input, x,
-is skipped; the last AccumulateGrad is w2's. Check your work with:
-
-    grade grad_fn_chain.py
+is skipped; the last AccumulateGrad is w2's.
 """
 
 

@@ -3,9 +3,7 @@
 
 Each forward returns (out, cache); each backward takes dout (the loss's gradient with respect to
 out) and that cache, and returns the gradients with respect to the forward's inputs. Implement the
-six functions (marked TODO) with numpy. Check your work with:
-
-    grade layer_backward.py
+six functions (marked TODO) with numpy.
 """
 
 import numpy as np

@@ -4,9 +4,7 @@
 forward() is given: the lecture's MLP, one small step at a time. Fill in manual_backward(f): the
 gradient of the loss with respect to each intermediate, by hand, in the order given (each from
 the ones before it). Every gradient is its own check; a wrong one is named as the root, and the
-later ones that are wrong only because of it are marked. Check your work with:
-
-    grade manual_backprop.py
+later ones that are wrong only because of it are marked.
 """
 
 import numpy as np

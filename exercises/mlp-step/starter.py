@@ -2,9 +2,7 @@
 """Exercise mlp-step: one training step of a two-layer MLP, in your own tensor engine.
 
 The engine below is complete (paste yours over it if you like). Write mlp_step at the bottom: the
-forward pass, the loss, loss.backward() and one step of gradient descent. Check your work with:
-
-    grade mlp_step.py
+forward pass, the loss, loss.backward() and one step of gradient descent.
 """
 
 import numpy as np

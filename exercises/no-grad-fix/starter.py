@@ -20,9 +20,7 @@ What goes wrong: the code below stops at the very first update with
     RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
 
 Fix the update so that x stays a leaf tensor that requires grad, and the loop reaches 1.1547.
-Let autograd find the slope: the grader checks that you call backward(). Check your work with:
-
-    grade no_grad_fix.py
+Let autograd find the slope: the grader checks that you call backward().
 """
 
 import torch

@@ -2,9 +2,7 @@
 """Exercise node-add: addition for the tiny autograd engine.
 
 Implement Node.__add__ (self + other) and Node.__radd__ (other + self, for a plain number
-on the left, as in 2 + n). Everything else is given. Check your work with:
-
-    grade node_add.py
+on the left, as in 2 + n). Everything else is given.
 """
 
 import math

@@ -3,9 +3,7 @@
 
 Every operation is given: each one stores the nodes it was made from (parents) and the local
 slope to each (slopes), as in the lesson "Autograd", Step 4. Implement Node.backward() at the
-bottom. Check your work with:
-
-    grade node_backward.py
+bottom.
 """
 
 import math

@@ -2,9 +2,7 @@
 """Exercise node-mul: multiplication for the tiny autograd engine.
 
 Implement Node.__mul__ (self * other) and Node.__rmul__ (other * self, for a plain number
-on the left, as in 2 * n). Everything else is given. Check your work with:
-
-    grade node_mul.py
+on the left, as in 2 * n). Everything else is given.
 """
 
 import math

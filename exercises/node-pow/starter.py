@@ -2,9 +2,7 @@
 """Exercise node-pow: powers with a number exponent for the tiny autograd engine.
 
 Implement Node.__pow__ (self ** n, where n is a plain number such as 2, 3 or -1). Everything
-else is given. Check your work with:
-
-    grade node_pow.py
+else is given.
 """
 
 import math

@@ -1,10 +1,7 @@
 # exercise: node-relu
 """Exercise node-relu: the ReLU for the tiny autograd engine.
 
-Implement Node.relu(), max(x, 0), and its gradient. Everything else is given. Check your work
-with:
-
-    grade node_relu.py
+Implement Node.relu(), max(x, 0), and its gradient. Everything else is given.
 """
 
 import math

@@ -1,10 +1,7 @@
 # exercise: node-sigmoid
 """Exercise node-sigmoid: the sigmoid for the tiny autograd engine.
 
-Implement Node.sigmoid(), s = 1 / (1 + e^-x), and its gradient. Everything else is given. Check
-your work with:
-
-    grade node_sigmoid.py
+Implement Node.sigmoid(), s = 1 / (1 + e^-x), and its gradient. Everything else is given.
 """
 
 import math

@@ -3,9 +3,7 @@
 
 Implement Node.__sub__ (self - other) as an operation of its own, with its own _backward (not
 as self + (-other)), and Node.__rsub__ (other - self, for a plain number on the left, as in
-1 - n). Everything else is given. Check your work with:
-
-    grade node_sub.py
+1 - n). Everything else is given.
 """
 
 import math

@@ -16,9 +16,7 @@ Write network_grads so that PyTorch finds the gradients: make tensors of the fou
 w1 and w2 with requires_grad=True), run the forward pass above, call L.backward(), and read
 w1.grad and w2.grad. Return plain Python floats (.item()). Do not work the derivatives out by
 hand: the grader checks that you call backward(). Each call must start from fresh tensors, so
-that one call's gradients do not add to the next one's. Check your work with:
-
-    grade relu_network.py
+that one call's gradients do not add to the next one's.
 """
 
 import torch

@@ -25,9 +25,7 @@ sum.
   (kg 0.5, 1.0, 1.5, 2.0, 3.0; price 40, 60, 79, 101, 139) at w = b = 0 the loss is 8192.600, and
   one step of 0.05 against the gradients gives w 16.35 and b 8.38.
 
-The grader checks that you call backward(). Check your work with:
-
-    grade scalar_loss_fix.py
+The grader checks that you call backward().
 """
 
 import torch

@@ -3,9 +3,7 @@
 
 Write softmax_loss(x, y) as in CS231n's layers.py: the mean cross-entropy loss of softmax(x)
 against the right classes y, and dx, its gradient with respect to x, (softmax(x) - onehot(y)) / N.
-Make it stable: the checks include logits in the hundreds. Check your work with:
-
-    grade softmax_cross_entropy.py
+Make it stable: the checks include logits in the hundreds.
 """
 
 import numpy as np

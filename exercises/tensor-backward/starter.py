@@ -3,9 +3,7 @@
 
 Every operation is given. Implement Tensor._accumulate and Tensor.backward (marked TODO): seed
 the output, order the tensors so that each comes after those it was made from (each once), and
-call each one's _backward, outputs first. Check your work with:
-
-    grade tensor_backward.py
+call each one's _backward, outputs first.
 """
 
 import numpy as np

@@ -3,9 +3,7 @@
 
 Implement unbroadcast(grad, shape), then Tensor.__sub__ and Tensor.__truediv__ (marked TODO) for
 inputs of any shapes numpy can broadcast together; __add__ and __mul__ show the way. Every input's
-gradient must be summed back to that input's shape. Check your work with:
-
-    grade tensor_broadcast.py
+gradient must be summed back to that input's shape.
 """
 
 import numpy as np

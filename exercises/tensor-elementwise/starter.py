@@ -4,9 +4,7 @@
 Implement the operations marked TODO: - * / between tensors of the same shape, unary -, ** by a
 number, exp(), log() and relu(). __add__ is done, as an example. Each operation returns a new
 Tensor with the result in .data and a _backward that passes out.grad, times the local
-derivative, to each input with _accumulate. Check your work with:
-
-    grade tensor_elementwise.py
+derivative, to each input with _accumulate.
 """
 
 import numpy as np

@@ -3,9 +3,7 @@
 
 Implement Tensor.__matmul__ (marked TODO) for 2-D tensors and batches of them (numpy's @
 broadcasts the axes in front of the last two). The element-wise operations and unbroadcast are
-given. Check your work with:
-
-    grade tensor_matmul.py
+given.
 """
 
 import numpy as np

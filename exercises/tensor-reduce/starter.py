@@ -4,9 +4,6 @@
 Implement Tensor.sum, Tensor.mean and Tensor.max (marked TODO), each over axis=None (everything),
 an int or a tuple of ints, with or without keepdims, as numpy reduces. Tie rule for max: tied
 maxima share the gradient equally. The element-wise operations (with broadcasting) are given.
-Check your work with:
-
-    grade tensor_reduce.py
 """
 
 import numpy as np

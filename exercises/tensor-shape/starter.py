@@ -3,9 +3,6 @@
 
 Implement Tensor.reshape, Tensor.transpose, Tensor.broadcast_to and Tensor.__getitem__ (marked
 TODO). Each backward undoes its forward. The element-wise operations and unbroadcast are given.
-Check your work with:
-
-    grade tensor_shape.py
 """
 
 import numpy as np

@@ -3,9 +3,7 @@
 
 Write class Node, a single number that remembers how it was made, so that backward() can find
 the gradient of a result with respect to every number it was made from. The lesson "Autograd"
-(Step 4) shows the start of one; this one does everything below. Check your work with:
-
-    grade tiny_engine.py
+(Step 4) shows the start of one; this one does everything below.
 
 The contract (the grader uses only this, never your internals, so any design that keeps it is
 fine: stored parents and slopes as in the lesson, or a _backward function per node as in

@@ -27,9 +27,7 @@ On the lesson's data (kg 0.5, 1.0, 1.5, 2.0, 3.0; price 40, 60, 79, 101, 139) th
 What goes wrong: the code below runs without an error, and steps 1 and 2 are right. But at step 3
 the loss is far lower than the lesson's, and then it swings back up into the thousands, again and
 again; w and b never settle. Find out why, and fix it. The grader checks the losses along the
-way and the final w and b, on the lesson's data and on new prices. Check your work with:
-
-    grade zero_grad_fix.py
+way and the final w and b, on the lesson's data and on new prices.
 """
 
 import torch
