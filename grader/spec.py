@@ -16,6 +16,8 @@ from typing import Any, Literal
 import jsonschema
 import yaml
 
+from grader.contract import DEFAULT as DEFAULT_CONTRACT
+from grader.contract import Contract, problems
 from grader.errors import GraderError
 from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
 
@@ -27,6 +29,8 @@ DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
 MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
 FORMAT_HELP = "see exercises/README.md for the format"
+#: a course's additions to the reference scalar engine, beside its exercises (grader.course_ops)
+COURSE_OPS = "reference_ops.py"
 
 
 class SpecError(GraderError):
@@ -130,6 +134,10 @@ class Exercise:
     autograd: Literal["required", "forbidden"] | None = None
     #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
     forbid_ops: tuple[str, ...] = ()
+    #: engine: scalar exercises: the names of the course's engine, in which the probes are written
+    contract: Contract = DEFAULT_CONTRACT
+    #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
+    course_ops: Path | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -355,6 +363,8 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
     mutants = tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
+    contract = _contract(data, where)
+    course_ops = folder.parent / COURSE_OPS
     return Exercise(
         id=data["id"],
         title=data["title"],
@@ -374,7 +384,30 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         probes=probes,
         autograd=data.get("autograd"),
         forbid_ops=tuple(data.get("forbid_ops", ())),
+        contract=contract,
+        course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
     )
+
+
+def _contract(data: dict[str, Any], where: _Where) -> Contract:
+    """The engine's names; the class must be one the exercise asks a submission to define."""
+    if "contract" not in data:
+        return DEFAULT_CONTRACT
+    if data["engine"] != "scalar":
+        raise where.error(("contract",), f"is for engine: scalar exercises; this one is engine: {data['engine']}. "
+                                         f"Remove it (the names in 'defines' are what a submission provides).")
+    given = data["contract"]
+    contract = Contract(class_name=given.get("class", "Node"), value=given.get("value", "value"),
+                        grad=given.get("grad", "grad"), backward=given.get("backward", "backward"))
+    from reference.scalar import Node  # the engine every contract is served by
+
+    taken = frozenset(n for n in dir(Node) if not n.startswith("__")) - {"value", "grad", "backward"}
+    for field, problem in problems(contract, taken):
+        raise where.error(("contract", field), f"{problem}.")
+    if data["defines"].get(contract.class_name) != "class":
+        raise where.error(("contract", "class"), f"is {contract.class_name!r}, but 'defines' does not ask for a "
+                                                 f"class of that name; add `{contract.class_name}: class` to defines.")
+    return contract
 
 
 def _tolerance(data: dict[str, float] | None, default: Tolerance) -> Tolerance:
