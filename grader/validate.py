@@ -8,6 +8,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from grader.compare import compare, fmt_points, show
+from grader.course_ops import load_ops, prove, proven_line
+from grader.errors import GraderError
 from grader.grading import ALL_DEVICES, MutantCache, cuda_available, grade_submission
 from grader.inputs import draw_inputs
 from grader.load import load_submission
@@ -48,6 +50,7 @@ class Validation:
 def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
                       devices: Sequence[Device] = ALL_DEVICES) -> Validation:
     findings = [
+        *_course_ops_proven(exercise),
         *_oracles_agree(exercise, seeds),
         *_cuda_agrees(exercise, seeds, devices),
         *_tensor_twin_on_cuda(exercise, seeds, devices),
@@ -74,6 +77,19 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
                           f"({ORACLES[exercise.engine]}; {counted} gradients confirmed by central differences)")]
 
 
+def _course_ops_proven(exercise: Exercise) -> list[Finding]:
+    """Each operation the course adds to the reference engine (grader.course_ops) agrees with torch float64 and
+    central differences, before the expected values of any probe rest on it."""
+    try:
+        ops = load_ops(exercise.course_ops)
+    except GraderError as exc:
+        return [Finding(False, str(exc))]
+    if not ops:
+        return []
+    problems = [problem for op in ops for problem in prove(op)]
+    return [Finding(False, f"an added operation is wrong: {p}") for p in problems] or [Finding(True, proven_line(ops))]
+
+
 def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
     """An engine exercise's probes call only what it teaches and the base (grader.uses): a correct engine
     that lacks an operation the exercise does not teach loses nothing."""
@@ -84,7 +100,8 @@ def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
                             f"does not teach: a correct engine without it would lose the check (use what the "
                             f"exercise teaches and {', '.join(sorted(BASE))})")
              for probe in exercise.probes if (extra := probe_uses(exercise, probe) - may)]
-    taught = ", ".join(name for name in INTERFACE if name in to_write(exercise.starter))
+    added = tuple(op.name for op in load_ops(exercise.course_ops))
+    taught = ", ".join(name for name in (*INTERFACE, *added) if name in to_write(exercise.starter))
     return found or [Finding(True, f"every probe calls only what the exercise teaches ({taught}) and the base "
                                    f"(+ and * with a number on either side, backward())")]
 

@@ -43,7 +43,7 @@ def _grade(sandbox: Sandbox, path: Path, exercise_id: str) -> ExerciseResult:
 
 
 def test_the_micrograd_course_declares_micrograds_names() -> None:
-    assert COURSE.ids() == ["value-backward", "value-mul", "value-pow"]
+    assert COURSE.ids() == ["value-abs", "value-backward", "value-mul", "value-pow"]
     for exercise in COURSE.load_all():
         assert exercise.contract == Contract("Value", "data", "grad", "backward")
         assert dict(exercise.defines) == {"Value": "class"}
