@@ -19,7 +19,7 @@ from grader.spec import Device, Exercise
 if TYPE_CHECKING:
     from grader.load import Submission
 
-COMMANDS = ("list", "validate", "release", "batch", "merge", "feedback", "publish", "export")
+COMMANDS = ("list", "new", "validate", "release", "batch", "merge", "feedback", "publish", "export")
 
 
 class Parser(argparse.ArgumentParser):
@@ -34,8 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
-            return {"list": _list, "validate": _validate, "release": _release, "batch": _batch, "merge": _merge,
-                    "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
+            return {"list": _list, "new": _new, "validate": _validate, "release": _release, "batch": _batch,
+                    "merge": _merge, "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -54,7 +54,7 @@ def _grade_parser() -> Parser:
     parser = Parser(
         prog="grade",
         description="Grade an autograd exercise. Other commands: 'grade list' (the exercises), "
-                    "'grade validate [ID...]' (prove exercises sound).",
+                    "'grade new ID' (start one), 'grade validate [ID...]' (prove exercises sound).",
     )
     parser.add_argument("submission", type=Path,
                         help="the .py file or notebook (.ipynb) to grade, or a folder: the file in it that answers "
@@ -214,6 +214,32 @@ def _list(argv: list[str]) -> int:
     for assignment_id in catalog.assignment_ids():
         assignment, members = catalog.load_assignment(assignment_id)
         print(f"assignment {assignment.id}: {assignment.title} ({', '.join(e.id for e in members)})")
+    return ExitCode.OK
+
+
+def _new(argv: list[str]) -> int:
+    parser = Parser(prog="grade new",
+                     description="Start an exercise: exercise.yaml, starter.py, solution.py and mutants/ with one "
+                                 "example, each marked TODO(grade new) where there is still something to write. "
+                                 "Then 'grade validate ID' says what is left.")
+    parser.add_argument("id", metavar="ID", help="the new exercise's id (its folder's name)")
+    parser.add_argument("--like", metavar="EXISTING", help="start from a copy of this exercise")
+    parser.add_argument("--engine", choices=("scalar", "torch"), default="scalar",
+                        help="without --like: a scalar engine exercise (the default) or a PyTorch one")
+    add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    from grader.scaffold import new_exercise
+
+    if args.exercises is not None:
+        args.exercises.mkdir(parents=True, exist_ok=True)  # a course starting its own folder
+    catalog = Catalog.find(args.exercises)
+    like = catalog.load(args.like) if args.like else None
+    written = new_exercise(catalog.root, args.id, args.engine, like)
+    print(f"wrote {len(written)} files to {catalog.root / args.id}:")
+    for path in written:
+        print(f"  {path}")
+    where = f" --exercises {args.exercises}" if args.exercises is not None else ""
+    print(f"fill in each TODO(grade new), then run: grade validate{where} {args.id}")
     return ExitCode.OK
 
 

@@ -28,6 +28,8 @@ InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "un
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
 MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
+#: an exercise's id, as the schema has it: its folder's name
+ID_PATTERN = r"[a-z0-9][a-z0-9-]*"
 FORMAT_HELP = "see exercises/README.md for the format"
 #: a course's additions to the reference scalar engine, beside its exercises (grader.course_ops)
 COURSE_OPS = "reference_ops.py"

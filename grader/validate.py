@@ -16,6 +16,7 @@ from grader.load import load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
+from grader.scaffold import todos
 from grader.slips import to_write
 from grader.spec import Device, Exercise
 from grader.uses import BASE, INTERFACE, allowed, probe_uses
@@ -50,6 +51,7 @@ class Validation:
 def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
                       devices: Sequence[Device] = ALL_DEVICES) -> Validation:
     findings = [
+        *[Finding(False, f"still to do: {todo}") for todo in todos(exercise)],
         *_course_ops_proven(exercise),
         *_oracles_agree(exercise, seeds),
         *_cuda_agrees(exercise, seeds, devices),
