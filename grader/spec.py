@@ -101,6 +101,8 @@ class Probe:
     #: what a lesson prints: a number as text ("0.1611", "4/9"), a text, or a list of texts
     printed: tuple[tuple[str, str | tuple[str, ...]], ...]
     line: int
+    #: observations zero by design up to rounding, which validate's check of rounding noise lets through
+    near_zero: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,7 +458,11 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance,
         if label not in labels:
             raise where.error(at + ("printed", label), f"{label!r} is not one of this probe's observations.")
         printed.append((label, tuple(number) if isinstance(number, list) else str(number)))
+    for i, label in enumerate(data.get("near_zero", [])):
+        if label not in labels:
+            raise where.error(at + ("near_zero", i), f"{label!r} is not one of this probe's observations.")
     return Probe(
+        near_zero=tuple(data.get("near_zero", [])),
         name=data["name"],
         about=data.get("about", "").strip(),
         points=float(data["points"]),

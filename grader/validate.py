@@ -23,6 +23,8 @@ from grader.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.values import Array, ErrorInfo, Number, Seq, Text, Value
 
 MIN_MUTANTS = 3
+#: an expected value this many times atol or closer to zero (but not zero) is rounding noise
+NOISE_SCALE = 10
 #: a printed number is reproduced when it matches to the last digit the lesson shows
 PRINTED_SLACK = 0.5
 ORACLES = {
@@ -57,6 +59,7 @@ def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int]
         *_cuda_agrees(exercise, seeds, devices),
         *_tensor_twin_on_cuda(exercise, seeds, devices),
         *_array_probe_rules(exercise),
+        *degenerate_probes(exercise, seeds),
         *_printed_numbers(exercise),
         *_probes_use_what_is_taught(exercise),
         _solution_full_marks(exercise, sandbox, seeds, devices),
@@ -106,6 +109,53 @@ def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
     taught = ", ".join(name for name in (*INTERFACE, *added) if name in to_write(exercise.starter))
     return found or [Finding(True, f"every probe calls only what the exercise teaches ({taught}) and the base "
                                    f"(+ and * with a number on either side, backward())")]
+
+
+def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
+    """A probe that cannot tell right from wrong: a value at rounding-noise scale, or a declared gradient that is
+    zero up to rounding at every seed (an output that cancels, such as (k / x) * (x / m), which is k / m).
+
+    An exact zero is a value: a closed relu gate's gradient tells a gate that leaks; a probe lists what is zero
+    by design up to rounding in `near_zero`.
+    """
+    noise: dict[tuple[str, str], str] = {}  # (probe, label) -> the first noisy value, and where
+    near_zero: dict[tuple[str, str], list[bool]] = {}  # declared gradients: within the noise scale, per seed
+    for seed in seeds:
+        expected_all = expected_values(exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False)
+        for probe, expected in zip(exercise.probes, expected_all, strict=True):
+            if isinstance(expected.observations, ErrorInfo):
+                continue
+            scale = NOISE_SCALE * probe.tolerance.atol
+            declared = {label for label, _ in probe.gradients}
+            for label, value in expected.observations.items():
+                numbers = _numbers(value)
+                if label in probe.near_zero or not numbers:
+                    continue
+                # an array is noise as a whole: one small element among others is a value like any
+                if all(abs(v) <= scale for v in numbers) and any(numbers) and (probe.name, label) not in noise:
+                    noise[probe.name, label] = f"{next(v for v in numbers if v):.6g} at seed {seed}"
+                if label in declared:
+                    near_zero.setdefault((probe.name, label), []).append(all(abs(v) <= scale for v in numbers))
+    found = []
+    for (name, label), shown in noise.items():
+        atol = next(p.tolerance.atol for p in exercise.probes if p.name == name)
+        if all(near_zero.get((name, label), [False])):
+            found.append(Finding(False, f"probe '{name}': the declared gradient {label} is zero up to rounding at "
+                                        f"every seed (expected {shown}): `output` does not depend on that input, "
+                                        f"as in (k / x) * (x / m), which is k / m; change the code so that it does"))
+        else:
+            found.append(Finding(False, f"probe '{name}': {label} is expected {shown}, rounding noise (atol is "
+                                        f"{atol:g}): a check of it cannot tell right from wrong; change the inputs or "
+                                        f"the code so that the value is well away from 0, or exactly 0"))
+    return found
+
+
+def _numbers(value: Value) -> list[float]:
+    if isinstance(value, Number):
+        return [value.value]
+    if isinstance(value, Array) and value.dtype.startswith("float"):
+        return list(value.data)
+    return []
 
 
 def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:
