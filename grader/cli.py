@@ -19,7 +19,7 @@ from grader.spec import Device, Exercise
 if TYPE_CHECKING:
     from grader.load import Submission
 
-COMMANDS = ("list", "new", "validate", "release", "batch", "merge", "feedback", "publish", "export")
+COMMANDS = ("list", "new", "schema", "validate", "release", "batch", "merge", "feedback", "publish", "export")
 
 
 class Parser(argparse.ArgumentParser):
@@ -34,8 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
-            return {"list": _list, "new": _new, "validate": _validate, "release": _release, "batch": _batch,
-                    "merge": _merge, "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
+            run = {"list": _list, "new": _new, "schema": _schema, "validate": _validate, "release": _release,
+                   "batch": _batch, "merge": _merge, "feedback": _feedback, "publish": _publish, "export": _export}
+            return run[command](args)
         return _grade(args)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -240,6 +241,19 @@ def _new(argv: list[str]) -> int:
         print(f"  {path}")
     where = f" --exercises {args.exercises}" if args.exercises is not None else ""
     print(f"fill in each TODO(grade new), then run: grade validate{where} {args.id}")
+    return ExitCode.OK
+
+
+def _schema(argv: list[str]) -> int:
+    parser = Parser(prog="grade schema",
+                     description="Print the JSON Schema every exercise.yaml is checked against (or an assignment's). "
+                                 "Save it and start a spec with '# yaml-language-server: $schema=PATH', and editors "
+                                 "complete and check it.")
+    parser.add_argument("kind", nargs="?", choices=("exercise", "assignment"), default="exercise")
+    args = parser.parse_args(argv)
+    from grader.spec import schema_text
+
+    sys.stdout.write(schema_text(args.kind))
     return ExitCode.OK
 
 

@@ -283,10 +283,19 @@ class _Where:
 # Schema
 
 
+def schema_text(kind: str = "exercise") -> str:
+    """The JSON Schema the loader checks every spec against (`grade schema` prints it, for editors)."""
+    return resources.files("grader").joinpath(f"schemas/{kind}.schema.json").read_text("utf-8")
+
+
+def parse_spec(path: Path) -> Any:
+    """A spec file's data, read as the loader reads it (YAML 1.2 floats such as 1e-6 are numbers)."""
+    return _parse_yaml(_read(path, "No such spec."), path)[0]
+
+
 @cache
 def _validator(kind: str) -> jsonschema.Draft202012Validator:
-    schema = json.loads(resources.files("grader").joinpath(f"schemas/{kind}.schema.json").read_text("utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(json.loads(schema_text(kind)))
 
 
 def _check_schema(data: Any, lines: dict[Path_, int], path: Path, kind: str) -> None:
