@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 #: every command besides grading one submission, with the line `grade --help` shows for it
 COMMANDS = {
     "list": "the exercises and assignments",
+    "new": "start a new exercise in the course's exercises folder (grade new ID [--like EXISTING])",
+    "schema": "print the JSON Schema of exercise.yaml (for editors)",
     "validate": "prove exercises sound: oracles agree, solutions score full marks, every mutant loses points",
     "release": "write the pack a course hands out: starters, notebooks, public checks",
     "batch": "grade a class: a report, a feedback page and the gradebook for every student",
@@ -45,8 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
-            return {"list": _list, "validate": _validate, "release": _release, "batch": _batch, "merge": _merge,
-                    "feedback": _feedback, "publish": _publish, "export": _export}[command](args)
+            run = {"list": _list, "new": _new, "schema": _schema, "validate": _validate, "release": _release,
+                   "batch": _batch, "merge": _merge, "feedback": _feedback, "publish": _publish, "export": _export}
+            return run[command](args)
         if args:
             _not_a_command(args[0])
         return _grade(args)
@@ -240,6 +243,45 @@ def _list(argv: list[str]) -> int:
     for assignment_id in catalog.assignment_ids():
         assignment, members = catalog.load_assignment(assignment_id)
         print(f"assignment {assignment.id}: {assignment.title} ({', '.join(e.id for e in members)})")
+    return ExitCode.OK
+
+
+def _new(argv: list[str]) -> int:
+    parser = Parser(prog="grade new",
+                     description="Start an exercise: exercise.yaml, starter.py, solution.py and mutants/ with one "
+                                 "example, each marked TODO(grade new) where there is still something to write. "
+                                 "Then 'grade validate ID' says what is left.")
+    parser.add_argument("id", metavar="ID", help="the new exercise's id (its folder's name)")
+    parser.add_argument("--like", metavar="EXISTING", help="start from a copy of this exercise")
+    parser.add_argument("--engine", choices=("scalar", "torch"), default="scalar",
+                        help="without --like: a scalar engine exercise (the default) or a PyTorch one")
+    add_exercises_option(parser)
+    args = parser.parse_args(argv)
+    from grader.scaffold import new_exercise
+
+    if args.exercises is not None:
+        args.exercises.mkdir(parents=True, exist_ok=True)  # a course starting its own folder
+    catalog = Catalog.find(args.exercises)
+    like = catalog.load(args.like) if args.like else None
+    written = new_exercise(catalog.root, args.id, args.engine, like)
+    print(f"wrote {len(written)} files to {catalog.root / args.id}:")
+    for path in written:
+        print(f"  {path}")
+    where = f" --exercises {args.exercises}" if args.exercises is not None else ""
+    print(f"fill in each TODO(grade new), then run: grade validate{where} {args.id}")
+    return ExitCode.OK
+
+
+def _schema(argv: list[str]) -> int:
+    parser = Parser(prog="grade schema",
+                     description="Print the JSON Schema every exercise.yaml is checked against (or an assignment's). "
+                                 "Save it and start a spec with '# yaml-language-server: $schema=PATH', and editors "
+                                 "complete and check it.")
+    parser.add_argument("kind", nargs="?", choices=("exercise", "assignment"), default="exercise")
+    args = parser.parse_args(argv)
+    from grader.spec import schema_text
+
+    sys.stdout.write(schema_text(args.kind))
     return ExitCode.OK
 
 

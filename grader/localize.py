@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass
 from functools import cache
 
+from grader.contract import DEFAULT, Contract, rename
 from grader.execute import compile_probe, namespace, run_probe
 from grader.inputs import Inputs, show_input
 from grader.load import Submission
@@ -160,7 +161,7 @@ class Localization:
 
 def probe_exercise(exercise: Exercise) -> Exercise:
     """The exercise with the localization probes in place of its own: the same class, rules and limits."""
-    probes = tuple(_probe(spec, index) for index, spec in enumerate(specs()))
+    probes = tuple(_probe(spec, index, exercise.contract) for index, spec in enumerate(specs()))
     return dataclasses.replace(exercise, id=f"{exercise.id}-localize", probes=probes, mutants=())
 
 
@@ -200,10 +201,13 @@ def expected_runs(seed: int) -> tuple[ProbeRun, ...]:
     return tuple(found)
 
 
-def _probe(spec: Spec, index: int) -> Probe:
-    return Probe(name=spec.name, about="", points=0.0, visibility="hidden", partial=False, inputs=(), code=spec.code,
-                 observe=spec.observe, output=None, gradients=(), tolerance=DEFAULT_TOLERANCE,
-                 cuda_tolerance=DEFAULT_TOLERANCE, devices=("cpu",), raises=None, printed=(), line=index)
+def _probe(spec: Spec, index: int, contract: Contract = DEFAULT) -> Probe:
+    """A localization probe in the exercise's contract (its observations keep their labels: out.value's is value)."""
+    observe = tuple((label, rename(expression, contract, "eval")) for label, expression in spec.observe)
+    return Probe(name=spec.name, about="", points=0.0, visibility="hidden", partial=False, inputs=(),
+                 code=rename(spec.code, contract), observe=observe, output=None, gradients=(),
+                 tolerance=DEFAULT_TOLERANCE, cuda_tolerance=DEFAULT_TOLERANCE, devices=("cpu",),
+                 raises=None, printed=(), line=index)
 
 
 def built_on(method: str) -> frozenset[str]:

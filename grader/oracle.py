@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from grader import scalar_engine
 from grader.compare import compare
 from grader.errors import GraderError
 from grader.execute import CompiledProbe, compile_probe, namespace, run_probe
@@ -28,7 +29,6 @@ from grader.inputs import Inputs, InputValue, TensorInput, probe_seed
 from grader.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
 from grader.spec import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
-from reference.scalar import Node
 
 #: elements of each gradient that central differences confirm when a tensor exercise is graded
 GRADING_FD_ELEMENTS = 8
@@ -75,12 +75,13 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
     """The names a probe sees, for each oracle; the first one gives the expected values."""
     match exercise.engine:
         case "scalar":
-            reference = _Oracle("reference engine", {"Node": Node}, "cpu")
+            reference = _Oracle("reference engine", scalar_engine.names(exercise), "cpu")
             if not torch_engine:
                 return [reference]
             from reference.torch_engine import torch_node_class
 
-            return [reference, _Oracle(f"torch engine ({device}, float64)", {"Node": torch_node_class(device)}, device)]
+            twin = scalar_engine.names(exercise, torch_node_class(device))
+            return [reference, _Oracle(f"torch engine ({device}, float64)", twin, device)]
         case "torch":
             assert exercise.solution is not None  # packs without one never get here
             return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]

@@ -26,7 +26,7 @@ from grader.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.inputs import draw_inputs
 from grader.notebook import METADATA_KEY
 from grader.oracle import expected_values
-from grader.spec import Assignment, Exercise, _Loader
+from grader.spec import COURSE_OPS, Assignment, Exercise, _Loader
 from grader.values import ErrorInfo, error_to_data, to_data
 
 PACK_SEED = 0
@@ -44,6 +44,11 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     for exercise in exercises.values():
         written += _exercise_files(exercise, out)
         written += _pack_exercise(exercise, out / "exercises" / exercise.id)
+        if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
+            # the reference engine computes a scalar pack's expected values, with the course's operations
+            ops = out / "exercises" / COURSE_OPS
+            ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
+            written.append(ops)
     for assignment, members in assignments:
         written.append(_write_notebook(out / f"{assignment.id}.ipynb", _assignment_cells(assignment, members),
                                        {"assignment": assignment.id}))

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from grader import scalar_engine
 from grader.execute import compile_probe, namespace, run_probe
 from grader.inputs import Inputs, probe_seed
 from grader.observed import GroupRun, ProbeRun
@@ -100,10 +101,10 @@ def slip_runs(exercise: Exercise, inputs: tuple[Inputs, ...], seed: int) -> tupl
     engines += [(slope, True) for slope in SLOPES if slope.method in asked and slope.operand == 1
                 and any(forward == slope.method and reverse in asked for reverse, forward in REVERSE.items())]
     for slope, shared in engines:
-        engine = slipped(slope, shared)
+        names = scalar_engine.names(exercise, slipped(slope, shared))
         probes = []
         for code, probe_inputs, probe_seed_ in zip(compiled, inputs, seeds, strict=True):
-            got = run_probe(code, namespace("scalar", {"Node": engine}, probe_inputs, "cpu", probe_seed_))
+            got = run_probe(code, namespace("scalar", names, probe_inputs, "cpu", probe_seed_))
             probes.append(ProbeRun(observations=None, error=got) if isinstance(got, ErrorInfo)
                           else ProbeRun(observations=got, error=None))
         runs.append(SlipRun(slope, shared, GroupRun(missing=(), probes=tuple(probes), stopped_at=None)))

@@ -16,6 +16,8 @@ from typing import Any, Literal
 import jsonschema
 import yaml
 
+from grader.contract import DEFAULT as DEFAULT_CONTRACT
+from grader.contract import Contract, problems
 from grader.errors import GraderError
 from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
 
@@ -26,7 +28,11 @@ InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "un
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
 MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
+#: an exercise's id, as the schema has it: its folder's name
+ID_PATTERN = r"[a-z0-9][a-z0-9-]*"
 FORMAT_HELP = "see exercises/README.md for the format"
+#: a course's additions to the reference scalar engine, beside its exercises (grader.course_ops)
+COURSE_OPS = "reference_ops.py"
 
 
 class SpecError(GraderError):
@@ -95,6 +101,8 @@ class Probe:
     #: what a lesson prints: a number as text ("0.1611", "4/9"), a text, or a list of texts
     printed: tuple[tuple[str, str | tuple[str, ...]], ...]
     line: int
+    #: observations zero by design up to rounding, which validate's check of rounding noise lets through
+    near_zero: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +140,10 @@ class Exercise:
     forbid_ops: tuple[str, ...] = ()
     #: a released pack: the points of the hidden checks it leaves out, graded after students submit
     hidden_points: float = 0.0
+    #: engine: scalar exercises: the names of the course's engine, in which the probes are written
+    contract: Contract = DEFAULT_CONTRACT
+    #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
+    course_ops: Path | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -273,10 +285,19 @@ class _Where:
 # Schema
 
 
+def schema_text(kind: str = "exercise") -> str:
+    """The JSON Schema the loader checks every spec against (`grade schema` prints it, for editors)."""
+    return resources.files("grader").joinpath(f"schemas/{kind}.schema.json").read_text("utf-8")
+
+
+def parse_spec(path: Path) -> Any:
+    """A spec file's data, read as the loader reads it (YAML 1.2 floats such as 1e-6 are numbers)."""
+    return _parse_yaml(_read(path, "No such spec."), path)[0]
+
+
 @cache
 def _validator(kind: str) -> jsonschema.Draft202012Validator:
-    schema = json.loads(resources.files("grader").joinpath(f"schemas/{kind}.schema.json").read_text("utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(json.loads(schema_text(kind)))
 
 
 def _check_schema(data: Any, lines: dict[Path_, int], path: Path, kind: str) -> None:
@@ -357,6 +378,8 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
     mutants = tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
+    contract = _contract(data, where)
+    course_ops = folder.parent / COURSE_OPS
     return Exercise(
         id=data["id"],
         title=data["title"],
@@ -377,7 +400,30 @@ def _build(data: dict[str, Any], lines: dict[Path_, int], path: Path) -> Exercis
         autograd=data.get("autograd"),
         forbid_ops=tuple(data.get("forbid_ops", ())),
         hidden_points=float(data.get("hidden_points", 0)),
+        contract=contract,
+        course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
     )
+
+
+def _contract(data: dict[str, Any], where: _Where) -> Contract:
+    """The engine's names; the class must be one the exercise asks a submission to define."""
+    if "contract" not in data:
+        return DEFAULT_CONTRACT
+    if data["engine"] != "scalar":
+        raise where.error(("contract",), f"is for engine: scalar exercises; this one is engine: {data['engine']}. "
+                                         f"Remove it (the names in 'defines' are what a submission provides).")
+    given = data["contract"]
+    contract = Contract(class_name=given.get("class", "Node"), value=given.get("value", "value"),
+                        grad=given.get("grad", "grad"), backward=given.get("backward", "backward"))
+    from reference.scalar import Node  # the engine every contract is served by
+
+    taken = frozenset(n for n in dir(Node) if not n.startswith("__")) - {"value", "grad", "backward"}
+    for field, problem in problems(contract, taken):
+        raise where.error(("contract", field), f"{problem}.")
+    if data["defines"].get(contract.class_name) != "class":
+        raise where.error(("contract", "class"), f"is {contract.class_name!r}, but 'defines' does not ask for a "
+                                                 f"class of that name; add `{contract.class_name}: class` to defines.")
+    return contract
 
 
 def _tolerance(data: dict[str, float] | None, default: Tolerance) -> Tolerance:
@@ -424,7 +470,11 @@ def _probe(data: dict[str, Any], at: Path_, where: _Where, tolerance: Tolerance,
         if label not in labels:
             raise where.error(at + ("printed", label), f"{label!r} is not one of this probe's observations.")
         printed.append((label, tuple(number) if isinstance(number, list) else str(number)))
+    for i, label in enumerate(data.get("near_zero", [])):
+        if label not in labels:
+            raise where.error(at + ("near_zero", i), f"{label!r} is not one of this probe's observations.")
     return Probe(
+        near_zero=tuple(data.get("near_zero", [])),
         name=data["name"],
         about=data.get("about", "").strip(),
         points=float(data["points"]),

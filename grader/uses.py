@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from grader.contract import aliased
+from grader.course_ops import CourseOp, load_ops, with_ops
 from grader.execute import compile_probe, namespace, run_probe
 from grader.inputs import draw_probe_inputs
 from grader.slips import METHODS, to_write
@@ -37,8 +39,10 @@ def probe_uses(exercise: Exercise, probe: Probe, seeds: Sequence[int] = (0, 1, 2
     compiled = compile_probe(probe.name, probe.code, dict(probe.observe))
     used: set[str] = set()
     for seed in seeds:
-        run_probe(compiled, namespace("scalar", {"Node": _recording(used)}, draw_probe_inputs(exercise.id, probe, seed),
-                                      "cpu"))
+        # a recording engine is made per call: aliased, not adapt, which would keep each one
+        engine = aliased(_recording(used, load_ops(exercise.course_ops)), exercise.contract)
+        run_probe(compiled, namespace("scalar", {exercise.contract.class_name: engine},
+                                      draw_probe_inputs(exercise.id, probe, seed), "cpu"))
     return frozenset(used)
 
 
@@ -49,12 +53,13 @@ def exercise_uses(exercise: Exercise) -> frozenset[str]:
     return frozenset().union(*(probe_uses(exercise, probe) for probe in exercise.probes))
 
 
-def _recording(used: set[str]) -> type[Node]:
-    """A reference `Node` that notes each method called from outside the engine itself."""
+def _recording(used: set[str], ops: tuple[CourseOp, ...] = ()) -> type[Node]:
+    """A reference `Node`, with the course's operations, that notes each method called from outside the engine."""
     depth = [0]
+    base = with_ops(Node, ops)
 
     def wrap(name: str) -> Callable[..., Any]:
-        rule: Callable[..., Any] = getattr(Node, name)
+        rule: Callable[..., Any] = getattr(base, name)
 
         def method(self: Node, *args: Any) -> Any:
             if depth[0] == 0:
@@ -67,4 +72,5 @@ def _recording(used: set[str]) -> type[Node]:
 
         return method
 
-    return type("RecordingNode", (Node,), {"__slots__": (), **{name: wrap(name) for name in INTERFACE}})
+    wrapped = (*INTERFACE, *(op.name for op in ops))
+    return type("RecordingNode", (base,), {"__slots__": (), **{name: wrap(name) for name in wrapped}})

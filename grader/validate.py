@@ -8,18 +8,23 @@ from fractions import Fraction
 from pathlib import Path
 
 from grader.compare import compare, fmt_points, show
+from grader.course_ops import load_ops, prove, proven_line
+from grader.errors import GraderError
 from grader.grading import ALL_DEVICES, MutantCache, cuda_available, grade_submission
 from grader.inputs import draw_inputs
 from grader.load import load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
+from grader.scaffold import todos
 from grader.slips import to_write
 from grader.spec import Device, Exercise
 from grader.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.values import Array, ErrorInfo, Number, Seq, Text, Value
 
 MIN_MUTANTS = 3
+#: an expected value this many times atol or closer to zero (but not zero) is rounding noise
+NOISE_SCALE = 10
 #: a printed number is reproduced when it matches to the last digit the lesson shows
 PRINTED_SLACK = 0.5
 ORACLES = {
@@ -48,10 +53,13 @@ class Validation:
 def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
                       devices: Sequence[Device] = ALL_DEVICES) -> Validation:
     findings = [
+        *[Finding(False, f"still to do: {todo}") for todo in todos(exercise)],
+        *_course_ops_proven(exercise),
         *_oracles_agree(exercise, seeds),
         *_cuda_agrees(exercise, seeds, devices),
         *_tensor_twin_on_cuda(exercise, seeds, devices),
         *_array_probe_rules(exercise),
+        *degenerate_probes(exercise, seeds),
         *_printed_numbers(exercise),
         *_probes_use_what_is_taught(exercise),
         _solution_full_marks(exercise, sandbox, seeds, devices),
@@ -74,6 +82,19 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
                           f"({ORACLES[exercise.engine]}; {counted} gradients confirmed by central differences)")]
 
 
+def _course_ops_proven(exercise: Exercise) -> list[Finding]:
+    """Each operation the course adds to the reference engine (grader.course_ops) agrees with torch float64 and
+    central differences, before the expected values of any probe rest on it."""
+    try:
+        ops = load_ops(exercise.course_ops)
+    except GraderError as exc:
+        return [Finding(False, str(exc))]
+    if not ops:
+        return []
+    problems = [problem for op in ops for problem in prove(op)]
+    return [Finding(False, f"an added operation is wrong: {p}") for p in problems] or [Finding(True, proven_line(ops))]
+
+
 def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
     """An engine exercise's probes call only what it teaches and the base (grader.uses): a correct engine
     that lacks an operation the exercise does not teach loses nothing."""
@@ -84,9 +105,57 @@ def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
                             f"does not teach: a correct engine without it would lose the check (use what the "
                             f"exercise teaches and {', '.join(sorted(BASE))})")
              for probe in exercise.probes if (extra := probe_uses(exercise, probe) - may)]
-    taught = ", ".join(name for name in INTERFACE if name in to_write(exercise.starter))
+    added = tuple(op.name for op in load_ops(exercise.course_ops))
+    taught = ", ".join(name for name in (*INTERFACE, *added) if name in to_write(exercise.starter))
     return found or [Finding(True, f"every probe calls only what the exercise teaches ({taught}) and the base "
                                    f"(+ and * with a number on either side, backward())")]
+
+
+def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
+    """A probe that cannot tell right from wrong: a value at rounding-noise scale, or a declared gradient that is
+    zero up to rounding at every seed (an output that cancels, such as (k / x) * (x / m), which is k / m).
+
+    An exact zero is a value: a closed relu gate's gradient tells a gate that leaks; a probe lists what is zero
+    by design up to rounding in `near_zero`.
+    """
+    noise: dict[tuple[str, str], str] = {}  # (probe, label) -> the first noisy value, and where
+    near_zero: dict[tuple[str, str], list[bool]] = {}  # declared gradients: within the noise scale, per seed
+    for seed in seeds:
+        expected_all = expected_values(exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False)
+        for probe, expected in zip(exercise.probes, expected_all, strict=True):
+            if isinstance(expected.observations, ErrorInfo):
+                continue
+            scale = NOISE_SCALE * probe.tolerance.atol
+            declared = {label for label, _ in probe.gradients}
+            for label, value in expected.observations.items():
+                numbers = _numbers(value)
+                if label in probe.near_zero or not numbers:
+                    continue
+                # an array is noise as a whole: one small element among others is a value like any
+                if all(abs(v) <= scale for v in numbers) and any(numbers) and (probe.name, label) not in noise:
+                    noise[probe.name, label] = f"{next(v for v in numbers if v):.6g} at seed {seed}"
+                if label in declared:
+                    near_zero.setdefault((probe.name, label), []).append(all(abs(v) <= scale for v in numbers))
+    found = []
+    for (name, label), shown in noise.items():
+        atol = next(p.tolerance.atol for p in exercise.probes if p.name == name)
+        if all(near_zero.get((name, label), [False])):
+            found.append(Finding(False, f"probe '{name}': the declared gradient {label} is zero up to rounding at "
+                                        f"every seed (expected {shown}): `output` does not depend on that input, "
+                                        f"as in (k / x) * (x / m), which is k / m; change the code so that it does"))
+        else:
+            found.append(Finding(False, f"probe '{name}': {label} is expected {shown}, rounding noise (atol is "
+                                        f"{atol:g}): a check of it cannot tell right from wrong; change the inputs or "
+                                        f"the code so that the value is well away from 0, or exactly 0"))
+    return found
+
+
+def _numbers(value: Value) -> list[float]:
+    if isinstance(value, Number):
+        return [value.value]
+    if isinstance(value, Array) and value.dtype.startswith("float"):
+        return list(value.data)
+    return []
 
 
 def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:

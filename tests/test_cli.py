@@ -106,7 +106,7 @@ def test_output_file(tmp_path: Path, capsys: Capture) -> None:
         ([str(ROOT / "reference" / "scalar.py")], "which exercise is this? Pass --exercise ID"),
         # a folder is one student's files: this one holds far too many to be an answer
         ([str(ROOT / "exercises")], "the grader looks at most at 50"),
-        ([str(ROOT / "examples")], "No .py file or notebook was handed in"),
+        ([str(ROOT / "examples" / "kubernetes")], "No .py file or notebook was handed in"),
         ([str(SOLUTION), "--seed", "x"], "argument --seed: invalid int value: 'x'"),
         ([str(SOLUTION), "--time-limit", "0"], "--time-limit must be a positive number"),
         ([], "the following arguments are required: submission"),

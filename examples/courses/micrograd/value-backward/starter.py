@@ -1,0 +1,88 @@
+# exercise: value-backward
+"""Exercise value-backward: the backward pass of a micrograd-style engine.
+
+Implement Value.backward(). Everything else is given. Check your work with:
+
+    grade --exercises examples/courses/micrograd value_backward.py
+"""
+
+class Value:
+    """A scalar that remembers how it was made, in micrograd's names: data, grad, _prev, _backward."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None  # sends this node's grad on to the nodes it was made from
+        self._prev = set(_children)
+        self._op = _op
+
+    def __repr__(self):
+        return f"Value(data={self.data}, grad={self.grad})"
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __pow__(self, n):
+        assert isinstance(n, (int, float)), "only int and float powers"
+        out = Value(self.data**n, (self,), f"**{n}")
+
+        def _backward():
+            self.grad += n * self.data ** (n - 1) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
+
+        def _backward():
+            self.grad += (out.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __neg__(self):  # -self
+        return self * -1
+
+    def __radd__(self, other):  # other + self
+        return self + other
+
+    def __sub__(self, other):  # self - other
+        return self + (-other)
+
+    def __rsub__(self, other):  # other - self
+        return other + (-self)
+
+    def __rmul__(self, other):  # other * self
+        return self * other
+
+    def __truediv__(self, other):  # self / other
+        return self * other**-1
+
+    def __rtruediv__(self, other):  # other / self
+        return other * self**-1
+
+    def backward(self):
+        # TODO: (1) list the nodes in topological order (each after the nodes it was made from,
+        # visiting each once: keep a set of the nodes already listed); (2) seed self.grad = 1.0;
+        # (3) call each node's _backward, outputs first (the list reversed).
+        raise NotImplementedError("value-backward: implement Value.backward")
