@@ -162,6 +162,11 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
         key[i] = 0
     write, getframe, thread = os.write, sys._getframe, _thread.get_ident
     function_type, realpath = types.FunctionType, os.path.realpath
+    access, can_write = os.access, os.W_OK
+
+    def may_write(path: str) -> bool:
+        return access(path, can_write)
+
     stdlib = os.path.dirname(os.__file__) + "/"
     finder = _Finder()
     guarded_import, signal_wrapper, create_wrapper, frameless = public
@@ -275,7 +280,8 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
                 refuse_now("a frame object (sys._getframe, a traceback's tb_frame)", getframe(2))
         if event == "object.__setattr__" and attribute == "__code__" and type(args[0]) is function_type:
             refuse_now("replacing a function's __code__", getframe(2), "replaced a function's code")
-        if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(2), writable, realpath):
+        if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(2), writable, realpath,
+                                                                                   may_write):
             refuse_now("loading bytecode", getframe(2), "loaded bytecode from a place it can write")
         # A refused module's own code never runs, whatever happened to the finder; with the finder gone
         # from the front of sys.meta_path, the import itself is refused too.
@@ -410,14 +416,21 @@ def _inside(filename: str, folders: Sequence[str]) -> bool:
                                                                 for f in folders)
 
 
-def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath: Callable[[str], str]) -> bool:
-    """marshal.loads called by the import system for a module from a read-only place."""
+def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath: Callable[[str], str],
+                      may_write: Callable[[str], bool]) -> bool:
+    """marshal.loads called by the import system for a module from a place the submission cannot write: outside
+    the scratch folders, or in a read-only folder inside them (a checkout or virtual environment under /tmp is
+    bound read-only into the child's tree, and its files belong to another user)."""
     if frame is None or frame.f_code.co_name != "_compile_bytecode":
         return False
     path = frame.f_locals.get("bytecode_path") or frame.f_locals.get("source_path") or ""
     path = _text(path)
-    return bool(path) and not any(
-        realpath(path).startswith(w.rstrip("/") + "/") for w in writable)
+    if not path:
+        return False
+    real = realpath(path)
+    if not any(real.startswith(w.rstrip("/") + "/") for w in writable):
+        return True
+    return not may_write(real) and not may_write(real.rpartition("/")[0] or "/")
 
 
 def _where(frame: FrameType | None, trusted: Sequence[str]) -> str:

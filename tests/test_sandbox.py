@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import py_compile
 import shutil
 import signal
 import time
@@ -178,6 +179,8 @@ def test_packages_installed_under_tmp_stay_importable(monkeypatch: pytest.Monkey
     packages.mkdir(parents=True)
     try:
         (packages / "helper_under_tmp.py").write_text("ANSWER = 42.0\n")
+        # with its bytecode compiled, as pip leaves it: read from a read-only place, it is not refused
+        py_compile.compile(str(packages / "helper_under_tmp.py"), doraise=True)
         monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(packages), os.environ.get("PYTHONPATH")])))
         with Sandbox() as fresh:
             for _ in range(2):
@@ -185,6 +188,26 @@ def test_packages_installed_under_tmp_stay_importable(monkeypatch: pytest.Monkey
                 assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(42.0)}] * 2
     finally:
         shutil.rmtree(packages.parent)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a zygote is not dumpable: only root reads its /proc/<pid>/environ")
+def test_bytecode_the_submission_wrote_is_refused() -> None:
+    # Bytecode is where code objects come from without code.__new__: one the submission wrote itself
+    # could hold anything. It writes a module and its .pyc into its own folder, then imports it.
+    source = ("def f(x):\n"
+              "    import importlib, pathlib, py_compile, sys\n"
+              "    pathlib.Path('planted.py').write_text('ANSWER = 7.0\\n')\n"
+              "    compiled = py_compile.compile('planted.py', cfile='planted.pyc', doraise=True)\n"
+              "    pathlib.Path('planted.py').unlink()\n"
+              "    sys.path.insert(0, '.')\n"
+              "    try:\n"
+              "        return importlib.import_module('planted').ANSWER\n"
+              "    except PermissionError:\n"
+              "        return -1.0\n")
+    with Sandbox() as fresh:
+        result = run(fresh, source)
+    assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(-1.0)}] * 2
+    assert any("loaded bytecode from a place it can write" in note for note in result.integrity)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a zygote is not dumpable: only root reads its /proc/<pid>/environ")
