@@ -177,7 +177,8 @@ def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
 
     ops = sorted({op for g in groups for op in g["forbid_ops"]})
     torch: Any = helpers["torch"]
-    return Recorder(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))])
+    return Recorder(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
+                    produced=any(g["autograd"] == "required" for g in groups))
 
 
 def _copy(module: types.ModuleType) -> types.ModuleType:

@@ -24,8 +24,9 @@ MAX_NODES = 10_000
 class Recorder:
     """Installed once per run, before the submission's code; `probe()` brackets each probe."""
 
-    def __init__(self, torch: Any, forbid_ops: Sequence[str], trusted: Sequence[str]) -> None:
-        self._torch, self._forbid = torch, frozenset(forbid_ops)
+    def __init__(self, torch: Any, forbid_ops: Sequence[str], trusted: Sequence[str], *, produced: bool) -> None:
+        """`produced`: whether to record the gradients the engine makes (only `autograd: required` reads them)."""
+        self._torch, self._forbid, self._record = torch, frozenset(forbid_ops), produced
         self._trusted = tuple(f.rstrip("/") + "/" for f in trusted)
         self._runs = {"student": 0, "probe": 0}
         self._ops: set[str] = set()
@@ -69,7 +70,7 @@ class Recorder:
 
     def _leaves(self, roots: Any) -> list[Any]:
         """The leaves a backward from `roots` accumulates into, found before it runs (the graph may be freed)."""
-        if not self._watching:
+        if not (self._watching and self._record):
             return []
         torch = self._torch
         roots = roots if type(roots) in (tuple, list) else (roots,)
@@ -88,7 +89,7 @@ class Recorder:
         return leaves
 
     def _note(self, leaves: list[Any], result: Any) -> None:
-        if not self._watching:
+        if not (self._watching and self._record):
             return
         torch = self._torch
         made = [leaf.grad for leaf in leaves] + (list(result) if type(result) in (tuple, list) else [])

@@ -223,10 +223,8 @@ def _array_from(obj: object, budget: list[int]) -> Value | None:
         if count > budget[0]:
             return Opaque("Tensor", f"a tensor with {count} elements (too many to send)")
         budget[0] -= count
-        flat = _tensor("tolist", torch)(_tensor("reshape", torch)(
-            _tensor("to", torch)(t, device="cpu", dtype=torch.float64), -1))
         dtype = str(_tensor("dtype", torch)(t)).removeprefix("torch.")
-        return Array(shape, tuple(flat), dtype, str(_tensor("device", torch)(t)))
+        return Array(shape, tensor_numbers(t), dtype, str(_tensor("device", torch)(t)))
     kind = type(obj)
     if np is not None and issubclass(kind, np.generic):
         if issubclass(kind, np.bool_):
