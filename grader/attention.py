@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import TypedDict
 
 from grader.error_kinds import check_error, error_kind
-from grader.formats import StudentReport
 from grader.layout import feedback_link
 from grader.report import Report
+from grader.students import StudentReport
 
 #: a level of isolation under which a run is confined as well as it can be; anything else is worth a look
 FULL_ISOLATION = "full"

@@ -29,14 +29,13 @@ from grader import __version__
 from grader.catalog import Catalog
 from grader.classlist import NO_SUBMISSION, Entry
 from grader.errors import GraderError
-from grader.formats import Outcome, StudentReport
 from grader.grading import ExpectedCache, MutantCache
 from grader.isolate import Level
 from grader.layout import DONE, FEEDBACK, folder_of
-from grader.render_json import report_to_dict
-from grader.report import Cause, CheckResult, ExerciseResult, Report
+from grader.report import Cause, Report, build_report, not_graded
 from grader.selection import SubmittedFile, Target, load_selected, select
 from grader.spec import Device, Exercise
+from grader.students import Outcome, StudentReport
 
 TEMPORARY = ".tmp"  # suffix of a file being written; renamed into place when complete
 
@@ -98,10 +97,8 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
                 exercises = declared(submission.declared_exercise, submission.declared_assignment, catalog)
             graded = grade_submission(sandbox, submission, exercises, seed=setup.seed, devices=setup.devices,
                                       time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
-            report = Report(submission=shown(entry, selection.graded), sha256=entry.digest, seed=setup.seed,
-                            exercises=graded.exercises, grader_version=__version__,
-                            seconds=time.perf_counter() - started, problems=graded.problems, notes=submission.notes,
-                            output=graded.output, output_truncated=graded.output_truncated)
+            report = build_report(graded, submission=shown(entry, selection.graded), sha256=entry.digest,
+                                  seed=setup.seed, seconds=time.perf_counter() - started, notes=submission.notes)
     except (_Unreadable, GraderError) as exc:
         outcome = "unreadable"
         report = _empty_report(entry, setup, exercises, f"Your submission could not be graded: {exc}",
@@ -150,14 +147,8 @@ def shown(entry: Entry, file: SubmittedFile) -> str:
 
 def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     """A report for a submission that could not be graded: every check of the exercises scores 0."""
-    results = tuple(
-        ExerciseResult(id=e.id, title=e.title, checks=tuple(
-            CheckResult(name=p.name, about="", status="error", score=0.0, max_score=p.points,
-                        problem="Not run: see the problem above.", visibility=p.visibility, cause=cause)
-            for p in e.probes), hidden_points=e.hidden_points)
-        for e in exercises)
-    return Report(submission=entry.origin or entry.student.submission, sha256=entry.digest, seed=setup.seed,
-                  exercises=results, grader_version=__version__, problems=(problem,))
+    return build_report(not_graded(exercises, problem, cause), submission=entry.origin or entry.student.submission,
+                        sha256=entry.digest, seed=setup.seed)
 
 
 def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:
@@ -169,32 +160,27 @@ def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:
     and after a power cut `pending` finds what did not reach the disk. Five flushes per student took
     about a fifth of a batch's time on ext4.
     """
-    from grader.feedback import feedback_html
-    from grader.formats.gradescope import gradescope_results
-    from grader.formats.junit import junit_xml
-    from grader.formats.lti import lti_score
+    from grader.formats import Format, render
 
     folder = folder_of(out, row.student)
     folder.mkdir(parents=True, exist_ok=True)
     sweep(folder)
     report = row.report
     now = datetime.now(UTC)
-    atomic(folder / "report.json", json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n")
-    atomic(folder / "results.json", json.dumps(gradescope_results(report), indent=2) + "\n")
-    atomic(folder / "lti-score.json", json.dumps(lti_score(report, row.student.id, now, outcome=row.outcome),
-                                                 indent=2) + "\n")
-    atomic(folder / "junit.xml", junit_xml([(row.student.id, report)]))
-    atomic(folder / FEEDBACK, feedback_html(report, row.student, row.outcome))
+    files: tuple[tuple[Format, str], ...] = (("json", "report.json"), ("gradescope", "results.json"),
+                                             ("lti", "lti-score.json"), ("junit", "junit.xml"), ("feedback", FEEDBACK))
+    for name, file in files:
+        atomic(folder / file, render(name, report, student=row.student, outcome=row.outcome, now=now))
     marker = {"sha256": report.sha256, "setup": fingerprint, "outcome": row.outcome, "error": row.error,
               "student": asdict(row.student), "graded_at": now.isoformat(timespec="milliseconds")}
     atomic(folder / DONE, json.dumps(marker, indent=2) + "\n")
 
 
-def atomic(path: Path, text: str, *, durable: bool = False) -> None:
+def atomic(path: Path, data: str | bytes, *, durable: bool = False) -> None:
     """Write `path` whole or not at all; `durable`: on disk before it replaces the old one."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}{TEMPORARY}")
-    with temporary.open("w", encoding="utf-8") as handle:
-        handle.write(text)
+    with temporary.open("wb") as handle:
+        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
         if durable:
             handle.flush()
             os.fsync(handle.fileno())

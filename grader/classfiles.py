@@ -15,10 +15,10 @@ from pathlib import Path
 from grader.batch import atomic, sweep
 from grader.catalog import Catalog
 from grader.errors import GraderError
-from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.layout import DONE, MANIFEST, STUDENTS
 from grader.manifest import Manifest, check_shards, read_manifest
 from grader.render_json import report_from_dict
+from grader.students import ExerciseColumn, Student, StudentReport
 from grader.summary import Summary
 
 

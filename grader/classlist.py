@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GraderError
-from grader.formats import Student
 from grader.layout import DONE, folder_of
 from grader.lms import Download, Found, Names, read_download
 from grader.roster import Roster, read_roster
 from grader.selection import SubmittedFile, digest
+from grader.students import Student
 
 NO_SUBMISSION = "No submission was found for this student."
 #: where a scheduler says which of its array's tasks this is: (index, first index, step, count). Kubernetes sets

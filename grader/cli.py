@@ -163,27 +163,14 @@ def _grade(argv: list[str]) -> int:
     submission, exercises = _submission_and_exercises(args, catalog)
     report = grade(submission, exercises, seed=args.seed, devices=devices(args.device), time_limit=args.time_limit,
                    isolation=isolation_choice(args.isolation))
-    if args.format == "json":
-        from grader.render_json import render_json
+    from grader.formats import render
+    from grader.students import Student
 
-        text = render_json(report)
-    elif args.format == "gradescope":
-        import json
-
-        from grader.formats.gradescope import gradescope_results
-
-        text = json.dumps(gradescope_results(report), indent=2) + "\n"
-    elif args.format == "junit":
-        from grader.formats.junit import junit_xml
-
-        text = junit_xml([(args.submission.name, report)])
-    else:
-        from grader.render_text import render_text
-
-        to_terminal = args.output is None and sys.stdout.isatty()
-        color = args.color == "always" or (args.color == "auto" and to_terminal and "NO_COLOR" not in os.environ)
-        text = render_text(report, color=color)
-    _write(text, args.output)
+    to_terminal = args.output is None and sys.stdout.isatty()
+    color = args.color == "always" or (args.color == "auto" and to_terminal and "NO_COLOR" not in os.environ)
+    name = args.submission.name
+    _write(render(args.format, report, student=Student(id=name, name=name, submission=name), color=color),
+           args.output)
     return report.exit_code
 
 
@@ -219,12 +206,18 @@ def _named(exercise_id: str | None, assignment_id: str | None, catalog: Catalog)
     return None
 
 
-def _write(text: str, output: Path | None) -> None:
+def _write(data: bytes, output: Path | None) -> None:
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        buffer = getattr(sys.stdout, "buffer", None)  # absent where stdout was replaced by a text-only stream
+        if buffer is None:
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            buffer.write(data)
+            buffer.flush()
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        output.write_bytes(data)
     except OSError as exc:
         raise GraderError(f"cannot write the report to {output}: {exc.strerror}.") from None
 

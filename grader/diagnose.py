@@ -353,16 +353,3 @@ def _known(candidates: list[Mutant], support: Counter[str]) -> Diagnosis:
     names = " or ".join(m.mistake for m in top)
     return Diagnosis(kind="known-mistake", mistake=top[0].mistake, hint=" / ".join(m.hint for m in top),
                      evidence=f"the values match more than one known mistake here: {names}")
-
-
-def exercise_mistakes(result: ExerciseResult) -> tuple[list[tuple[str, str, int]], int]:
-    """The distinct diagnoses of an exercise's failed checks, (kind, mistake, checks), and how many found none.
-
-    Only checks that show expected and got values count as finding none: an error, a timeout or a
-    missing class is its own explanation, already on the check.
-    """
-    counts = Counter((c.diagnosis.kind, c.diagnosis.mistake) for c in result.checks
-                     if c.diagnosis is not None and c.diagnosis.kind != "unknown")
-    unknown = sum(1 for c in result.checks if c.diagnosis is not None and c.diagnosis.kind == "unknown"
-                  and any(not o.ok for o in c.observations))
-    return [(kind, mistake, n) for (kind, mistake), n in counts.most_common()], unknown

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from grader.formats import StudentReport
 from grader.report import CheckResult, ExerciseResult, Report
+from grader.students import StudentReport
 
 
 class ErrorKind(TypedDict):

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.compare import fmt_points
-from grader.diagnose import exercise_mistakes
-from grader.formats import Outcome, Student
 from grader.html_page import e, page, plural
 from grader.render_text import hidden_points_note
-from grader.report import CheckResult, ExerciseResult, Report
+from grader.report import CheckResult, ExerciseResult, Report, exercise_mistakes
+from grader.students import Outcome, Student
 
 _WORD = {"passed": ("PASS", "pass"), "failed": ("FAIL", "fail"), "error": ("ERROR", "error"),
          "skipped": ("SKIP", "skip")}

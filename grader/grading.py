@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import __version__
 from grader.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.errors import GraderError
@@ -18,9 +17,9 @@ from grader.isolate import LEVELS, Level
 from grader.load import Submission, load_submission
 from grader.localize import from_run, localize, probe_group
 from grader.names import Definitions, definitions
-from grader.observed import Isolation, RunResult
+from grader.observed import RunResult
 from grader.oracle import Expected, expected_values
-from grader.report import ExerciseResult, Report
+from grader.report import Graded, Report, build_report
 from grader.rules import check_source, import_notes
 from grader.sandbox import Group, Sandbox, policy_of
 from grader.slips import SlipRun, slip_runs
@@ -28,21 +27,6 @@ from grader.spec import Device, Exercise
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Graded:
-    """One submission graded against one or more exercises, before it becomes a `Report`."""
-
-    exercises: tuple[ExerciseResult, ...]
-    problems: tuple[str, ...]
-    output: str
-    output_truncated: bool
-    #: the weakest isolation any of its runs had
-    isolation: Isolation | None = None
-    #: imports the guard refused, and imports of modules the exercise does not allow
-    notes: tuple[str, ...] = ()
-    integrity: tuple[str, ...] = ()
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
@@ -62,20 +46,8 @@ def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int =
             return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
-    return Report(
-        submission=str(submission.path),
-        sha256=submission.sha256,
-        seed=seed,
-        exercises=graded.exercises,
-        grader_version=__version__,
-        seconds=time.perf_counter() - started,
-        problems=graded.problems,
-        notes=(*submission.notes, *graded.notes),
-        isolation=graded.isolation,
-        integrity=graded.integrity,
-        output=graded.output,
-        output_truncated=graded.output_truncated,
-    )
+    return build_report(graded, submission=str(submission.path), sha256=submission.sha256, seed=seed,
+                        seconds=time.perf_counter() - started, notes=submission.notes)
 
 
 def required_isolation(exercises: Sequence[Exercise]) -> Level:

@@ -6,7 +6,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from grader.formats import Student
+from grader.students import Student
 
 STUDENTS = "students"
 #: written last in a student's folder: the student is finished, for this input and set-up

@@ -8,8 +8,7 @@ from rich.console import Console
 from rich.text import Text as _RichText
 
 from grader.compare import fmt_points
-from grader.diagnose import exercise_mistakes
-from grader.report import CheckResult, ExerciseResult, Report
+from grader.report import CheckResult, ExerciseResult, Report, exercise_mistakes
 
 #: what a terminal would act on in text a submission chose (its output, its exception messages): escape
 #: sequences, other C0 and C1 controls, and the marks that reorder text on screen

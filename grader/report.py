@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from grader.errors import ExitCode
 from grader.observed import Isolation
+
+if TYPE_CHECKING:
+    from grader.spec import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
 REPORT_VERSION = "1.3"
@@ -187,3 +192,57 @@ class Report:
         """
         statuses = {c.status for e in self.exercises for c in e.checks}
         return ExitCode.CHECKS_FAILED if statuses & {"failed", "error"} else ExitCode.OK
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Graded:
+    """One submission graded against one or more exercises, before it becomes a `Report`."""
+
+    exercises: tuple[ExerciseResult, ...]
+    problems: tuple[str, ...]
+    output: str
+    output_truncated: bool
+    #: the weakest isolation any of its runs had
+    isolation: Isolation | None = None
+    #: imports the guard refused, and imports of modules the exercise does not allow
+    notes: tuple[str, ...] = ()
+    integrity: tuple[str, ...] = ()
+
+
+def build_report(graded: Graded, *, submission: str, sha256: str, seed: int, seconds: float = 0.0,
+                 notes: Sequence[str] = ()) -> Report:
+    """The report of a grading: the only place a `Report` is assembled (`grader.render_json` reads one back).
+
+    `submission`: how the report names the graded file; `notes`: facts about how it was read, before
+    the run's own.
+    """
+    from grader import __version__
+
+    return Report(submission=submission, sha256=sha256, seed=seed, exercises=graded.exercises,
+                  grader_version=__version__, seconds=seconds, problems=graded.problems,
+                  notes=(*notes, *graded.notes), isolation=graded.isolation,
+                  integrity=graded.integrity, output=graded.output, output_truncated=graded.output_truncated)
+
+
+def not_graded(exercises: Sequence[Exercise], problem: str, cause: Cause) -> Graded:
+    """A grading that never ran: every check of the exercises scores 0, for `problem`."""
+    results = tuple(
+        ExerciseResult(id=e.id, title=e.title, checks=tuple(
+            CheckResult(name=p.name, about="", status="error", score=0.0, max_score=p.points,
+                        problem="Not run: see the problem above.", visibility=p.visibility, cause=cause)
+            for p in e.probes), hidden_points=e.hidden_points)
+        for e in exercises)
+    return Graded(exercises=results, problems=(problem,), output="", output_truncated=False)
+
+
+def exercise_mistakes(result: ExerciseResult) -> tuple[list[tuple[str, str, int]], int]:
+    """The distinct diagnoses of an exercise's failed checks, (kind, mistake, checks), and how many found none.
+
+    Only checks that show expected and got values count as finding none: an error, a timeout or a
+    missing class is its own explanation, already on the check.
+    """
+    counts = Counter((c.diagnosis.kind, c.diagnosis.mistake) for c in result.checks
+                     if c.diagnosis is not None and c.diagnosis.kind != "unknown")
+    unknown = sum(1 for c in result.checks if c.diagnosis is not None and c.diagnosis.kind == "unknown"
+                  and any(not o.ok for o in c.observations))
+    return [(kind, mistake, n) for (kind, mistake), n in counts.most_common()], unknown

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GraderError
-from grader.formats import Student
 from grader.lms import Found
+from grader.students import Student
 
 COLUMNS = ("submission", "id", "name", "sis_user_id", "sis_login_id", "section", "email")
 

@@ -14,9 +14,9 @@ from typing import Literal, TypedDict
 
 from grader.attention import Attention, needs_attention
 from grader.error_kinds import ErrorKind, check_error, error_kinds
-from grader.formats import ExerciseColumn, Outcome, StudentReport
 from grader.layout import feedback_link
 from grader.report import CheckResult, ExerciseResult
+from grader.students import ExerciseColumn, Outcome, StudentReport
 
 SUMMARY_VERSION = "2.0"
 #: the histogram's bins: 0-10%, ..., 90-100% (100% goes in the last)

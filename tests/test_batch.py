@@ -326,3 +326,27 @@ def test_an_assignment_gradebook_has_one_total_column(tmp_path: Path, catalog: C
                  "-j", "1", "--gradebook-columns", "both"]) == 0
     with (out2 / "gradebook.csv").open(newline="") as handle:
         assert next(csv.reader(handle))[5:7] == ["autograd", "accumulation"]
+
+
+def test_a_batch_report_is_the_report_grade_writes(tmp_path: Path) -> None:
+    """One function builds every report: a batch keeps what `grade` keeps, integrity and isolation included."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    hostile = ROOT / "submissions" / "hostile"
+    for name in ("forged_protocol_lines", "imports_torch"):
+        shutil.copy(hostile / f"{name}.py", folder / f"{name}.py")
+    out = tmp_path / "out"
+    assert main(["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]) == 0
+    for name in ("forged_protocol_lines", "imports_torch"):
+        single = tmp_path / f"{name}.json"
+        main([str(folder / f"{name}.py"), "--exercise", "node-mul", "--format", "json", "-o", str(single)])
+        graded = json.loads(single.read_text())
+        batched = json.loads((out / "students" / name / "report.json").read_text())
+        for report in (graded, batched):
+            del report["seconds"], report["submission"]
+        assert batched == graded
+        assert batched["isolation"] is not None
+    forged = json.loads((out / "students" / "forged_protocol_lines" / "report.json").read_text())
+    assert any("reply channel" in text for text in forged["integrity"])
+    assert any("imports torch" in note or "imported torch" in note
+               for note in json.loads((out / "students" / "imports_torch" / "report.json").read_text())["notes"])

@@ -22,7 +22,6 @@ from grader.catalog import Catalog
 from grader.check import ExerciseRun, check_exercise
 from grader.diagnose import MutantRun, diagnose_exercise
 from grader.feedback import feedback_html
-from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.formats.gradebook import gradebook_csv
 from grader.formats.gradescope import gradescope_results
 from grader.formats.junit import junit_xml
@@ -34,6 +33,7 @@ from grader.render_json import render_json, report_from_dict, report_schema
 from grader.render_text import render_text
 from grader.report import Report
 from grader.slips import slip_runs
+from grader.students import ExerciseColumn, Student, StudentReport
 from grader.summary import class_summary
 from grader.summary_html import summary_html
 from grader.values import Array, Number, Value

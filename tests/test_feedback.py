@@ -14,11 +14,11 @@ import pytest
 from grader.catalog import Catalog
 from grader.cli import main
 from grader.feedback import feedback_html
-from grader.formats import Student
 from grader.grading import grade
 from grader.render_text import render_text
 from grader.report import Report
 from grader.sandbox import Sandbox
+from grader.students import Student
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"

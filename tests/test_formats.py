@@ -18,7 +18,6 @@ import pytest
 from junitparser import xunit2
 
 from grader.catalog import Catalog
-from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.formats.gradebook import gradebook_csv
 from grader.formats.gradescope import MARKER, MAX_OUTPUT, gradescope_failure, gradescope_results, truncate_middle
 from grader.formats.junit import junit_xml
@@ -26,6 +25,7 @@ from grader.formats.lti import SCORE_MEDIA_TYPE, lti_score
 from grader.grading import grade
 from grader.report import CheckResult, ExerciseResult, Report
 from grader.sandbox import Sandbox
+from grader.students import ExerciseColumn, Student, StudentReport
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEN = datetime(2026, 9, 1, 12, 0, 0, 123456, tzinfo=UTC)
@@ -458,9 +458,9 @@ def test_fractional_points_are_plain_decimals(reports: dict[str, Report]) -> Non
 
 
 def test_a_name_that_looks_like_a_formula_stays_text() -> None:
-    from grader.formats import ExerciseColumn, Student, StudentReport
     from grader.formats.gradebook import gradebook_csv
     from grader.report import Report
+    from grader.students import ExerciseColumn, Student, StudentReport
 
     report = Report(submission="x.py", sha256="0" * 64, seed=0, exercises=(), grader_version="0")
     student = Student(id="=HYPERLINK(\"http://evil\")", name="@SUM(A1:A9)", submission="x.py")
@@ -487,3 +487,28 @@ def test_an_assignment_is_one_gradebook_column_holding_the_total(reports: dict[s
     both = read(gradebook_csv(rows, [total, *exercises], total="autograd"))
     assert [(r["autograd"], r["node-add"], r["node-mul"]) for r in both[1:]] == \
         [("20", "10", "10"), ("0", "0", "0"), ("", "", "")]
+
+
+def test_render_is_the_one_place_a_format_is_chosen(reports: dict[str, Report]) -> None:
+    from grader.feedback import feedback_html
+    from grader.formats import FORMATS, render
+    from grader.render_json import render_json
+    from grader.render_text import render_text
+
+    report = next(iter(reports.values()))
+    student = Student(id="u42", name="Ada", submission="ada.py")
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    expected = {
+        "text": render_text(report), "json": render_json(report),
+        "gradescope": json.dumps(gradescope_results(report), indent=2) + "\n",
+        "junit": junit_xml([("u42", report)]),
+        "lti": json.dumps(lti_score(report, "u42", now), indent=2) + "\n",
+        "feedback": feedback_html(report, student),
+    }
+    assert set(expected) == set(FORMATS)
+    for name in FORMATS:
+        assert render(name, report, student=student, now=now) == expected[name].encode("utf-8"), name
+    # without a student, a report is labelled by its submission
+    assert b'name="' + report.submission.encode() in render("junit", report)
+    with pytest.raises(ValueError, match="unknown format 'csv'"):
+        render("csv", report)  # type: ignore[arg-type]

@@ -13,12 +13,12 @@ import pytest
 from grader import __version__
 from grader.catalog import Catalog
 from grader.error_kinds import error_kind
-from grader.formats import ExerciseColumn, Student, StudentReport
 from grader.grading import grade
 from grader.inputs import draw_inputs
 from grader.oracle import expected_values
 from grader.report import CheckResult, ExerciseResult, Report
 from grader.sandbox import Sandbox
+from grader.students import ExerciseColumn, Student, StudentReport
 from grader.summary import BINS, Summary, class_summary
 from grader.summary_html import summary_html
 

@@ -1,47 +1,53 @@
-"""Every output format other than our own: each a pure function of one Report, or of a class of them."""
+"""Every output format of one report, and the one place a format is chosen: `render(name, report) -> bytes`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import json
+from datetime import UTC, datetime
+from typing import Literal, get_args
 
 from grader.report import Report
+from grader.students import Outcome, Student
 
-#: graded: the grader ran it (whatever the score); unreadable: handed in, but nothing in it could be graded
-#: (not a readable file or notebook, or no file to grade: 0 points); missing: a roster student who handed in
-#: nothing (0 points); grader-error: the grader itself failed on it (an infrastructure problem, not the student's)
-Outcome = Literal["graded", "unreadable", "missing", "grader-error"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Student:
-    """Who a submission belongs to: from the roster where there is one, else from the submission's name."""
-
-    #: the LMS user id (LTI userId, Canvas ID), or the submission's name without a roster
-    id: str
-    name: str
-    #: the file or folder in the submissions folder (or the LMS download's name for the student's files);
-    #: empty for a roster student who handed in nothing
-    submission: str
-    sis_user_id: str = ""
-    sis_login_id: str = ""
-    section: str = ""
-    email: str = ""
+#: text: the terminal report; json: ours (grader/schemas/report.schema.json); gradescope: results.json;
+#: junit: a JUnit XML document; lti: the LTI AGS Score to POST; feedback: the student's HTML page
+Format = Literal["text", "json", "gradescope", "junit", "lti", "feedback"]
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StudentReport:
-    student: Student
-    report: Report
-    outcome: Outcome = "graded"
-    #: for grader errors: what failed, for the instructor
-    error: str = ""
+def render(name: Format, report: Report, *, student: Student | None = None, outcome: Outcome = "graded",
+           now: datetime | None = None, color: bool = False) -> bytes:
+    """`report` as the file format `name` writes it, UTF-8 encoded.
 
+    `student` names whom it is for (a batch knows; a single `grade` names the submission), `outcome` says
+    how grading went, `now` stamps an LTI score, `color` paints the text report for a terminal. Each format
+    is imported only when chosen: a student's `grade` never pays for the class formats.
+    """
+    label = student.id if student is not None else report.submission
+    if name == "text":
+        from grader.render_text import render_text
 
-@dataclass(frozen=True, slots=True)
-class ExerciseColumn:
-    """An exercise as a gradebook column."""
+        text = render_text(report, color=color)
+    elif name == "json":
+        from grader.render_json import render_json
 
-    id: str
-    title: str
-    points: float
+        text = render_json(report)
+    elif name == "gradescope":
+        from grader.formats.gradescope import gradescope_results
+
+        text = json.dumps(gradescope_results(report), indent=2) + "\n"
+    elif name == "junit":
+        from grader.formats.junit import junit_xml
+
+        text = junit_xml([(label, report)])
+    elif name == "lti":
+        from grader.formats.lti import lti_score
+
+        text = json.dumps(lti_score(report, label, now or datetime.now(UTC), outcome=outcome), indent=2) + "\n"
+    elif name == "feedback":
+        from grader.feedback import feedback_html
+
+        text = feedback_html(report, student, outcome)
+    else:
+        raise ValueError(f"unknown format {name!r}: one of {', '.join(FORMATS)}")
+    return text.encode("utf-8")

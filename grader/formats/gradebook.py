@@ -6,7 +6,7 @@ import csv
 import io
 from collections.abc import Sequence
 
-from grader.formats import ExerciseColumn, StudentReport
+from grader.students import ExerciseColumn, StudentReport
 
 #: the student columns Canvas expects, in its order; the first assignment column follows "Section"
 STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from grader.compare import fmt_points
-from grader.formats import Outcome
 from grader.report import Report
+from grader.students import Outcome
 
 #: the Content-Type of a Score POSTed to `{lineitem}/scores`
 SCORE_MEDIA_TYPE = "application/vnd.ims.lis.v1.score+json"
