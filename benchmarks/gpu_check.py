@@ -20,12 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Catalog  # noqa: E402 - after the path is set
+from grader.exercise import Exercise  # noqa: E402
 from grader.grading import cuda_available, grade_submission  # noqa: E402
 from grader.inputs import draw_inputs  # noqa: E402
 from grader.load import load_submission  # noqa: E402
 from grader.oracle import expected_values  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
-from grader.spec import Exercise  # noqa: E402
 from grader.values import Array, ErrorInfo, Number, Seq, Value  # noqa: E402
 
 

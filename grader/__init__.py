@@ -24,11 +24,14 @@ __all__ = [
 if TYPE_CHECKING:
     from grader.catalog import Catalog
     from grader.errors import ExitCode, GraderError
+    from grader.exercise import Exercise
     from grader.grading import grade
     from grader.notebook_check import check
     from grader.report import Report
     from grader.sandbox import Sandbox
-    from grader.spec import Exercise, load_exercise
+
+    # Imported on first use: `grade --help` and `grade list` should not pay for importing torch.
+    from grader.spec import load_exercise
 
 # Imported on first use: `grade --help` and `grade list` should not pay for importing torch.
 _LAZY = {
@@ -38,7 +41,7 @@ _LAZY = {
     "grade": "grader.grading",
     "Report": "grader.report",
     "Sandbox": "grader.sandbox",
-    "Exercise": "grader.spec",
+    "Exercise": "grader.exercise",
     "load_exercise": "grader.spec",
 }
 

@@ -29,12 +29,12 @@ from grader import __version__
 from grader.catalog import Catalog
 from grader.classlist import NO_SUBMISSION, Entry
 from grader.errors import GraderError
+from grader.exercise import Device, Exercise
 from grader.grading import ExpectedCache, MutantCache
 from grader.isolate import Level
 from grader.layout import DONE, FEEDBACK, folder_of
 from grader.report import Cause, Report, build_report, not_graded
 from grader.selection import SubmittedFile, Target, load_selected, select
-from grader.spec import Device, Exercise
 from grader.students import Outcome, StudentReport
 
 TEMPORARY = ".tmp"  # suffix of a file being written; renamed into place when complete

@@ -15,11 +15,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
+from grader.exercise import Exercise
 from grader.faults import Fault
 from grader.localize import built_on
 from grader.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
 from grader.slips import SLOPES
-from grader.spec import Exercise
 from grader.uses import BASE, probe_uses
 
 #: the localized mistake's id, by how the rule is wrong

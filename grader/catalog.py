@@ -6,8 +6,9 @@ import difflib
 import os
 from pathlib import Path
 
-from grader.errors import GraderError
-from grader.spec import Assignment, Exercise, SpecError, load_assignment, load_exercise
+from grader.errors import GraderError, SpecError
+from grader.exercise import Assignment, Exercise
+from grader.spec import load_assignment, load_exercise
 
 ENV_VAR = "AUTOGRADER_EXERCISES"
 SPEC_NAME = "exercise.yaml"

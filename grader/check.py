@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from grader.compare import compare, show
+from grader.exercise import Device, Exercise, Probe
 from grader.hints import hint_for
 from grader.inputs import Inputs, show_input
 from grader.names import Definitions, probe_reads
@@ -16,7 +17,6 @@ from grader.oracle import Expected
 from grader.plain import plain, plain_input
 from grader.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.rules import Violation
-from grader.spec import Device, Exercise, Probe
 from grader.values import Array, ErrorInfo, Number
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, NoReturn
 from grader import __version__
 from grader.catalog import Catalog
 from grader.errors import ExitCode, GraderError
+from grader.exercise import Device, Exercise
 from grader.isolate import Level
-from grader.spec import Device, Exercise
 
 if TYPE_CHECKING:
     from grader.load import Submission
@@ -272,7 +272,7 @@ def _schema(argv: list[str]) -> int:
                                  "complete and check it.")
     parser.add_argument("kind", nargs="?", choices=("exercise", "assignment"), default="exercise")
     args = parser.parse_args(argv)
-    from grader.spec import schema_text
+    from grader.spec_yaml import schema_text
 
     sys.stdout.write(schema_text(args.kind))
     return ExitCode.OK

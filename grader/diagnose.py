@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from grader.blame import blame
 from grader.check import rule_breaks
 from grader.compare import compare
+from grader.exercise import Exercise, Mutant
 from grader.faults import Fault
 from grader.inputs import Inputs
 from grader.names import Definitions
@@ -28,7 +29,6 @@ from grader.oracle import Expected
 from grader.patterns import MISSING, NOTHING, RATIOS, named_pattern, pattern
 from grader.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
 from grader.slips import SlipRun, Slope
-from grader.spec import Exercise, Mutant
 from grader.values import Array, ErrorInfo, Number
 from grader.weak_evidence import isolates, same_error
 

@@ -28,3 +28,7 @@ class GraderError(Exception):
     """
 
     exit_code: ClassVar[ExitCode] = ExitCode.USAGE_ERROR
+
+
+class SpecError(GraderError):
+    """An exercise spec that cannot be used; the message names file, line and field."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from grader.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.errors import GraderError
+from grader.exercise import Device, Exercise
 from grader.faults import Fault, faults
 from grader.inputs import draw_inputs
 from grader.isolate import LEVELS, Level
@@ -23,7 +24,6 @@ from grader.report import Graded, Report, build_report
 from grader.rules import check_source, import_notes
 from grader.sandbox import Group, Sandbox, policy_of
 from grader.slips import SlipRun, slip_runs
-from grader.spec import Device, Exercise
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"

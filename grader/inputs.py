@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # the sandboxed child imports this module: it needs none of the spec loader
-    from grader.spec import Exercise, InputSpec, Probe
+    from grader.exercise import Exercise, InputSpec, Probe
 
 LOW, HIGH = 0.3, 3.0  # magnitudes of random scalars: far from 0, derivatives of order one
 #: never 0 or 1, which hide the classic pow mistakes; ints, so that a student's range(n) works

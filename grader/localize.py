@@ -18,12 +18,12 @@ from functools import cache
 
 from grader.contract import DEFAULT, Contract, rename
 from grader.execute import compile_probe, namespace, run_probe
+from grader.exercise import Exercise, Probe
 from grader.inputs import Inputs, show_input
 from grader.load import Submission
 from grader.numeric import DEFAULT_TOLERANCE
 from grader.observed import GroupRun, ProbeRun
 from grader.sandbox import Group, Sandbox
-from grader.spec import Exercise, Probe
 from grader.values import ErrorInfo
 from reference.scalar import Node
 

@@ -25,9 +25,9 @@ from grader import scalar_engine
 from grader.compare import compare
 from grader.errors import GraderError
 from grader.execute import CompiledProbe, compile_probe, namespace, run_probe
+from grader.exercise import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.inputs import Inputs, InputValue, TensorInput, probe_seed
 from grader.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
-from grader.spec import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
 
 #: elements of each gradient that central differences confirm when a tensor exercise is graded

@@ -23,8 +23,8 @@ from typing import Any
 from grader.batch import Setup, Tally, declared_by, grade_entry
 from grader.catalog import Catalog
 from grader.classlist import Entry
+from grader.exercise import Exercise
 from grader.grading import ExpectedCache, MutantCache
-from grader.spec import Exercise
 
 Progress = Callable[[dict[str, Any]], None]
 

@@ -23,10 +23,11 @@ from typing import Any
 import yaml
 
 from grader.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
+from grader.exercise import COURSE_OPS, Assignment, Exercise
 from grader.inputs import draw_inputs
 from grader.notebook import METADATA_KEY
 from grader.oracle import expected_values
-from grader.spec import COURSE_OPS, Assignment, Exercise, _Loader
+from grader.spec_yaml import Loader
 from grader.values import ErrorInfo, error_to_data, to_data
 
 PACK_SEED = 0
@@ -127,7 +128,7 @@ def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str
 def _pack_exercise(exercise: Exercise, folder: Path) -> list[Path]:
     """The exercise as students may grade it: public probes, no solution, no mutants."""
     folder.mkdir(parents=True, exist_ok=True)
-    data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=_Loader)
+    data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
     data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
     data["points"] = sum(p["points"] for p in data["probes"])
     hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points

@@ -11,7 +11,7 @@ from grader.errors import ExitCode
 from grader.observed import Isolation
 
 if TYPE_CHECKING:
-    from grader.spec import Exercise
+    from grader.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
 REPORT_VERSION = "1.3"

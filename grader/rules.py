@@ -7,8 +7,8 @@ import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from grader.exercise import SourceRules
 from grader.load import SourceCell
-from grader.spec import SourceRules
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,12 +14,12 @@ from types import TracebackType
 
 from grader import isolate
 from grader.errors import GraderError
+from grader.exercise import Device, Exercise
 from grader.inputs import Inputs, input_to_data, probe_seed
 from grader.load import Submission
 from grader.observed import RunResult
 from grader.policy import ImportPolicy, engine_policy, torch_policy
 from grader.reply import Budget, Plan, interpret
-from grader.spec import Device, Exercise
 from grader.zygote import Limits, Running, Zygote, ZygoteFailed
 
 #: seconds a CUDA run gets on top of the time limit, for the child to start CUDA

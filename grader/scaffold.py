@@ -13,7 +13,7 @@ from string import Template
 from typing import Literal
 
 from grader.errors import GraderError
-from grader.spec import ID_PATTERN, Exercise
+from grader.exercise import ID_PATTERN, Exercise
 
 MARK = "TODO(grade new)"
 TEMPLATE_FILES = ("exercise.yaml", "starter.py", "solution.py")

@@ -6,7 +6,7 @@ from typing import Any
 
 from grader.contract import adapt
 from grader.course_ops import load_ops, with_ops
-from grader.spec import Exercise
+from grader.exercise import Exercise
 from reference.scalar import Node
 
 

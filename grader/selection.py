@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GraderError
+from grader.exercise import Exercise
 from grader.load import MAX_SOURCE_BYTES, SourceCell, Submission, load_submission
-from grader.spec import Exercise
 
 SUFFIXES = (".py", ".ipynb")
 #: more files than this in one student's submission is not an answer to an exercise

@@ -19,9 +19,9 @@ from typing import Any
 
 from grader import scalar_engine
 from grader.execute import compile_probe, namespace, run_probe
+from grader.exercise import Exercise
 from grader.inputs import Inputs, probe_seed
 from grader.observed import GroupRun, ProbeRun
-from grader.spec import Exercise
 from grader.values import ErrorInfo
 from reference.scalar import Node
 

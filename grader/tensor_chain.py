@@ -21,11 +21,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from grader.exercise import Exercise
 from grader.inputs import Inputs, TensorInput
 from grader.observed import GroupRun
 from grader.oracle import Expected
 from grader.report import CheckResult, Diagnosis
-from grader.spec import Exercise
 from grader.values import Array
 from reference.tensor import Tensor, topological_order
 from reference.tensor_tasks import BACKWARD_ORDER, PARAMETERS, ninja_graph

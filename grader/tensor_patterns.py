@@ -25,12 +25,12 @@ import numpy as np
 
 from grader import tensor_chain, tensor_variants
 from grader.compare import compare
+from grader.exercise import Exercise
 from grader.inputs import Inputs, TensorInput
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun
 from grader.oracle import Expected
 from grader.report import CheckResult, Diagnosis
-from grader.spec import Exercise
 from grader.values import Array, ErrorInfo, Number, Value
 
 _RATIO = 1e-6  # how close a ratio must be to N

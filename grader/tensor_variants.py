@@ -23,12 +23,12 @@ import numpy as np
 
 from grader.compare import compare
 from grader.execute import compile_probe, namespace, run_probe
+from grader.exercise import Exercise
 from grader.inputs import Inputs
 from grader.numeric import Tolerance
 from grader.observed import ProbeRun
 from grader.oracle import Expected
 from grader.report import Diagnosis
-from grader.spec import Exercise
 from grader.values import Array, ErrorInfo, Number, Value
 from reference.tensor import Array as Arr
 from reference.tensor import Tensor, sum_to_shape

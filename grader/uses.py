@@ -17,9 +17,9 @@ from typing import Any
 from grader.contract import aliased
 from grader.course_ops import CourseOp, load_ops, with_ops
 from grader.execute import compile_probe, namespace, run_probe
+from grader.exercise import Exercise, Probe
 from grader.inputs import draw_probe_inputs
 from grader.slips import METHODS, to_write
-from grader.spec import Exercise, Probe
 from reference.scalar import Node
 
 #: what every engine of the lessons' kind has, so any probe may build its graph with it

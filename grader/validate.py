@@ -10,6 +10,7 @@ from pathlib import Path
 from grader.compare import compare, fmt_points, show
 from grader.course_ops import load_ops, prove, proven_line
 from grader.errors import GraderError
+from grader.exercise import Device, Exercise
 from grader.grading import ALL_DEVICES, MutantCache, cuda_available, grade_submission
 from grader.inputs import draw_inputs
 from grader.load import load_submission
@@ -18,7 +19,6 @@ from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
 from grader.scaffold import todos
 from grader.slips import to_write
-from grader.spec import Device, Exercise
 from grader.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.values import Array, ErrorInfo, Number, Seq, Text, Value
 

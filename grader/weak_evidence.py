@@ -19,10 +19,10 @@ from functools import cache
 from pathlib import Path
 
 from grader.compare import compare
+from grader.exercise import Exercise, Probe
 from grader.names import Definitions
 from grader.numeric import Tolerance
 from grader.observed import GroupRun, ProbeRun
-from grader.spec import Exercise, Probe
 from grader.values import ErrorInfo
 
 

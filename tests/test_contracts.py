@@ -9,13 +9,14 @@ import yaml
 
 from grader.catalog import Catalog
 from grader.contract import DEFAULT, Contract, adapt, rename
+from grader.errors import SpecError
 from grader.grading import grade_submission
 from grader.inputs import draw_inputs
 from grader.load import load_submission
 from grader.oracle import expected_values
 from grader.report import ExerciseResult
 from grader.sandbox import Sandbox
-from grader.spec import SpecError, load_exercise
+from grader.spec import load_exercise
 from grader.values import Number
 from reference.scalar import Node
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.spec import SpecError, load_exercise
+from grader.errors import SpecError
+from grader.spec import load_exercise
 from grader.validate import degenerate_probes
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.exercise import Exercise, Probe, SourceRules
 from grader.load import SourceCell, Submission
 from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
 from grader.observed import RunResult
 from grader.sandbox import Group, Sandbox
-from grader.spec import Exercise, Probe, SourceRules
 from grader.values import ErrorInfo, Number, Seq, Text
 
 

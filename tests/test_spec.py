@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from grader.catalog import Catalog
-from grader.errors import GraderError
-from grader.spec import SpecError, load_exercise
+from grader.errors import GraderError, SpecError
+from grader.spec import load_exercise
 
 GOOD = """\
 id: demo

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.exercise import Exercise, SourceRules
 from grader.grading import grade_submission
 from grader.hints import hint_for
 from grader.inputs import TensorInput, draw_inputs
@@ -18,7 +19,7 @@ from grader.policy import engine_policy
 from grader.report import ExerciseResult
 from grader.rules import check_source, import_notes
 from grader.sandbox import Sandbox
-from grader.spec import Exercise, SourceRules, load_exercise
+from grader.spec import load_exercise
 from grader.values import Array, ErrorInfo
 
 SPEC = """\
