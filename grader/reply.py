@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from grader.guard import MAC_HEX
 from grader.observed import MAX_PRODUCED, Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
+from grader.running import Exchange, Limits
 from grader.values import BadReply, ErrorInfo, error_from_data, from_data
-from grader.zygote import Exchange, Limits
 
 
 @dataclass(frozen=True, slots=True)

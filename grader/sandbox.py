@@ -20,7 +20,8 @@ from grader.load import Submission
 from grader.observed import RunResult
 from grader.policy import ImportPolicy, engine_policy, torch_policy
 from grader.reply import Budget, Plan, interpret
-from grader.zygote import Limits, Running, Zygote, ZygoteFailed
+from grader.running import Limits, Running
+from grader.zygote import Zygote, ZygoteFailed
 
 #: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
 CUDA_STARTUP_SECONDS = 15.0
