@@ -35,9 +35,9 @@ class Recorder:
         self._produced: list[float] = []
         self._watching = False
         self._getframe = sys._getframe
-        from grader import values
+        from grader import reading
 
-        self._numbers = values.tensor_numbers
+        self._numbers = reading.tensor_numbers
         variable = torch.autograd.variable.Variable
         engine = variable._execution_engine
         recorder = self

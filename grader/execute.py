@@ -13,7 +13,8 @@ from types import CodeType, TracebackType
 from typing import Any
 
 from grader.inputs import InputValue, TensorInput
-from grader.values import ErrorInfo, Value, Where, from_python
+from grader.reading import from_python
+from grader.values import ErrorInfo, Value, Where
 
 
 @dataclass(frozen=True, slots=True)

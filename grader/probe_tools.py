@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import torch
 
-from grader import values
+from grader import reading
 from grader.values import Jacobians
 
 __all__ = ["gradcheck", "torch"]  # torch too: probes use this reference, which no submission can take away
@@ -22,13 +22,13 @@ _detach, _clone, _reshape, _numel = torch.Tensor.detach, torch.Tensor.clone, tor
 _getitem, _setitem = torch.Tensor.__getitem__, torch.Tensor.__setitem__
 _requires_grad = torch.Tensor.requires_grad.__get__  # type: ignore[attr-defined]
 _zeros_like = torch.zeros_like
-values.bind_tensor_methods(torch.Tensor)
+reading.bind_tensor_methods(torch.Tensor)
 
 
 def gradcheck(fn: Callable[..., torch.Tensor | Sequence[torch.Tensor]], *inputs: torch.Tensor) -> Jacobians | str:
     """torch.autograd.gradcheck's test, on float64 inputs, as data: the Jacobian the backward gives and
     the outputs at x +- eps. The verdict ('passed', or gradcheck's first line) is drawn from the numbers
-    where they are read (values.from_python), never by torch code a submission could have patched;
+    where they are read (reading.from_python), never by torch code a submission could have patched;
     an error on the way is the answer: its first line."""
     try:
         return _jacobians(fn, inputs)
@@ -48,7 +48,7 @@ def _jacobians(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> Jacobians:
             rows = []
             for k in range(_numel(flat)):
                 (g,) = _grad(_getitem(flat, k), x, retain_graph=True, allow_unused=True)
-                rows.append(values.tensor_numbers(_zeros_like(x) if g is None else g))
+                rows.append(reading.tensor_numbers(_zeros_like(x) if g is None else g))
             plus, minus = _moved(fn, inputs, i, o)
             pairs.append(Jacobians.Pair(o, position, tuple(rows), plus, minus))
     return Jacobians(tuple(pairs), EPS)
@@ -58,13 +58,13 @@ def _moved(fn: Callable[..., Any], inputs: tuple[Any, ...], i: int, o: int) -> t
                                                                                       ...]:
     """Output `o` with each element of input `i` moved by +eps, then by -eps: one row per element."""
     sides: list[list[tuple[float, ...]]] = [[], []]
-    at = values.tensor_numbers(inputs[i])
+    at = reading.tensor_numbers(inputs[i])
     for j in range(len(at)):
         for side, step in ((0, EPS), (1, -EPS)):
             moved = [_clone(_detach(t)) if type(t) is _tensor_type else t for t in inputs]
             _setitem(_reshape(moved[i], -1), j, at[j] + step)
             with _no_grad():
-                sides[side].append(values.tensor_numbers(_outputs(fn(*moved))[o]))
+                sides[side].append(reading.tensor_numbers(_outputs(fn(*moved))[o]))
     return tuple(sides[0]), tuple(sides[1])
 
 

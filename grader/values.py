@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
-import sys
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -12,7 +10,6 @@ from typing import Any, Literal
 MAX_DEPTH = 16
 MAX_ITEMS = 200_000
 MAX_TEXT = 4_000
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,132 +132,8 @@ class ErrorInfo:
 Value = Number | Flag | Text | Nothing | Seq | Array | Opaque | ErrorInfo
 
 
-# --------------------------------------------------------------------------------------------
-# Python object -> Value. Runs in the child (on student objects) and in the oracle (on ours).
-
-
-def from_python(obj: object) -> Value:
-    """Turn a Python object into plain data, reading numbers without calling student methods."""
-    if type(obj) is Jacobians:
-        return Text(obj.verdict())
-    budget = [MAX_ITEMS]
-    return _from_python(obj, 0, budget)
-
-
-#: torch.Tensor's own methods, taken before any submission runs (grader.probe_tools binds them): one that
-#: patches the class later changes only what it calls itself, never how the grader reads a tensor
-_TENSOR: dict[str, Any] = {}
-
-
-def bind_tensor_methods(tensor: type) -> None:
-    for name in ("detach", "is_complex", "numel", "to", "reshape", "tolist", "size"):
-        _TENSOR.setdefault(name, getattr(tensor, name))
-    for name in ("dtype", "device"):
-        _TENSOR.setdefault(name, getattr(tensor, name).__get__)
-
-
-def _tensor(name: str, torch: Any) -> Any:
-    method = _TENSOR.get(name)
-    if method is not None:
-        return method
-    attribute = getattr(torch.Tensor, name)
-    return attribute.__get__ if name in ("dtype", "device") else attribute
-
-
-def tensor_numbers(tensor: Any) -> tuple[float, ...]:
-    """A tensor's elements as float64 numbers, in row-major order, read through the bound methods."""
-    import torch
-
-    t = _tensor("detach", torch)(tensor)
-    flat = _tensor("reshape", torch)(_tensor("to", torch)(t, device="cpu", dtype=torch.float64), -1)
-    return tuple(float(x) for x in _tensor("tolist", torch)(flat))
-
-
-def _from_python(obj: object, depth: int, budget: list[int]) -> Value:
-    # Dispatch on type(obj), never obj.__class__, which an object can fake.
-    kind = type(obj)
-    if kind is bool:
-        return Flag(obj is True)
-    if issubclass(kind, float):
-        # float.__float__ reads the stored double, whatever a subclass overrides.
-        return Number(float.__float__(obj))  # type: ignore[arg-type]
-    if issubclass(kind, int):
-        whole = int.__index__(obj)  # type: ignore[arg-type]
-        try:
-            return Number(float(whole))
-        except OverflowError:
-            return Number(math.inf if whole > 0 else -math.inf)
-    if obj is None:
-        return Nothing()
-    if issubclass(kind, str):
-        return Text(_clip(str.__str__(obj)))
-    if kind is list or kind is tuple:
-        if depth >= MAX_DEPTH:
-            return Opaque(kind.__name__, f"a {kind.__name__} nested more than {MAX_DEPTH} deep")
-        items: list[Value] = []
-        for item in obj:  # type: ignore[attr-defined]
-            budget[0] -= 1
-            if budget[0] < 0:
-                return Opaque(kind.__name__, f"a {kind.__name__} with more than {MAX_ITEMS} items")
-            items.append(_from_python(item, depth + 1, budget))
-        return Seq(tuple(items), "list" if kind is list else "tuple")
-    array = _array_from(obj, budget)
-    if array is not None:
-        return array
-    return Opaque(_type_name(obj), _safe_repr(obj))
-
-
-def _array_from(obj: object, budget: list[int]) -> Value | None:
-    """Tensors and ndarrays of exact (or well-known) types, read through the base classes' methods."""
-    np = sys.modules.get("numpy")
-    torch = sys.modules.get("torch")
-    if torch is not None and type(obj) in (torch.Tensor, torch.nn.Parameter):
-        t = _tensor("detach", torch)(obj)
-        shape = tuple(int(n) for n in _tensor("size", torch)(t))
-        if _tensor("is_complex", torch)(t):
-            return Opaque("Tensor", f"a complex tensor of shape {shape}")
-        count = _tensor("numel", torch)(t)
-        if count > budget[0]:
-            return Opaque("Tensor", f"a tensor with {count} elements (too many to send)")
-        budget[0] -= count
-        dtype = str(_tensor("dtype", torch)(t)).removeprefix("torch.")
-        return Array(shape, tensor_numbers(t), dtype, str(_tensor("device", torch)(t)))
-    kind = type(obj)
-    if np is not None and issubclass(kind, np.generic):
-        if issubclass(kind, np.bool_):
-            return Flag(bool(obj))
-        if issubclass(kind, (np.integer, np.floating)):
-            return Number(float(obj))  # type: ignore[arg-type]
-        return Opaque(kind.__name__, _safe_repr(obj))
-    if np is not None and issubclass(kind, np.ndarray):
-        arr = np.ndarray.view(obj, np.ndarray)
-        if arr.dtype.kind not in "biuf":
-            return Opaque("ndarray", f"an array of dtype {arr.dtype}")
-        if arr.size > budget[0]:
-            return Opaque("ndarray", f"an array with {arr.size} elements (too many to send)")
-        budget[0] -= arr.size
-        flat = arr.astype(np.float64).reshape(-1).tolist()
-        return Array(tuple(int(n) for n in arr.shape), tuple(flat), str(arr.dtype), "cpu")
-    return None
-
-
-def _type_name(obj: object) -> str:
-    name = type.__getattribute__(type(obj), "__name__")
-    return name if isinstance(name, str) else "object"
-
-
-def _safe_repr(obj: object) -> str:
-    try:
-        text = repr(obj)
-    except Exception as exc:  # noqa: BLE001 - student __repr__ may raise anything
-        return f"<{_type_name(obj)} object; its repr() raised {type(exc).__name__}>"
-    if type(text) is not str:
-        return "<unprintable>"
-    # Addresses change from run to run; reports must not.
-    return _clip(_ADDRESS.sub("", text), 200)
-
-
-def _clip(text: str, limit: int = MAX_TEXT) -> str:
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """`text` cut to `limit` characters, marked where it was cut."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -320,7 +193,7 @@ def from_data(data: object, depth: int = 0) -> Value:
         return Flag(obj["v"])
     if tag == "str":
         _keys(obj, {"t", "v"})
-        return Text(_clip(_string(obj["v"])))
+        return Text(clip(_string(obj["v"])))
     if tag == "none":
         _keys(obj, {"t"})
         return Nothing()
@@ -337,11 +210,11 @@ def from_data(data: object, depth: int = 0) -> Value:
             raise BadReply("array shape is not a list of sizes")
         if type(flat) is not list or len(flat) != math.prod(shape) or len(flat) > MAX_ITEMS:
             raise BadReply("array data does not match its shape")
-        return Array(tuple(shape), tuple(_number(x) for x in flat), _clip(_string(obj["dtype"]), 40),
-                     _clip(_string(obj["device"]), 40))
+        return Array(tuple(shape), tuple(_number(x) for x in flat), clip(_string(obj["dtype"]), 40),
+                     clip(_string(obj["device"]), 40))
     if tag == "object":
         _keys(obj, {"t", "type", "repr"})
-        return Opaque(_clip(_string(obj["type"]), 100), _clip(_string(obj["repr"]), 400))
+        return Opaque(clip(_string(obj["type"]), 100), clip(_string(obj["repr"]), 400))
     if tag == "error":
         return error_from_data(obj)
     raise BadReply(f"unknown value tag {tag!r}")
@@ -357,9 +230,9 @@ def error_from_data(data: object) -> ErrorInfo:
         _keys(w, {"line", "function", "text", "file"})
         if type(w["line"]) is not int:
             raise BadReply("error line is not an integer")
-        place = Where(w["line"], _clip(_string(w["function"]), 100), _clip(_string(w["text"]), 300),
-                      _clip(_string(w["file"]), 100))
-    return ErrorInfo(_clip(_string(obj["type"]), 100), _clip(_string(obj["message"]), 2000), place)
+        place = Where(w["line"], clip(_string(w["function"]), 100), clip(_string(w["text"]), 300),
+                      clip(_string(w["file"]), 100))
+    return ErrorInfo(clip(_string(obj["type"]), 100), clip(_string(obj["message"]), 2000), place)
 
 
 def _exact_dict(data: object) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader.reading import from_python
 from grader.values import (
     MAX_DEPTH,
     Array,
@@ -24,7 +25,6 @@ from grader.values import (
     Text,
     Where,
     from_data,
-    from_python,
     to_data,
 )
 
