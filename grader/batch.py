@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from grader import __version__
 from grader.catalog import Catalog
@@ -64,6 +64,44 @@ class Setup:
         return digest.hexdigest()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task:
+    """The coordinator to a worker: grade this student."""
+
+    student: str
+
+    def to_line(self) -> bytes:
+        return json.dumps({"student": self.student}).encode() + b"\n"
+
+    @classmethod
+    def from_line(cls, line: bytes) -> Task:
+        return cls(student=str(json.loads(line)["student"]))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Done:
+    """A worker to the coordinator: a student is graded and their files are written; the few numbers kept."""
+
+    student: str
+    outcome: Outcome
+    score: float
+    max_score: float
+    seconds: float
+    #: for grader errors: the traceback, for the instructor
+    error: str = ""
+
+    def to_line(self) -> bytes:
+        return json.dumps(asdict(self)).encode() + b"\n"
+
+    @classmethod
+    def from_line(cls, line: bytes) -> Done:
+        data = json.loads(line)
+        if data["outcome"] not in get_args(Outcome):
+            raise ValueError(f"a worker sent an unknown outcome {data['outcome']!r}")
+        return cls(student=str(data["student"]), outcome=data["outcome"], score=float(data["score"]),
+                   max_score=float(data["max_score"]), seconds=float(data["seconds"]), error=str(data["error"]))
+
+
 @dataclass(slots=True)
 class Tally:
     """What the coordinator keeps: a few numbers per student, never the reports themselves."""
@@ -72,11 +110,21 @@ class Tally:
     unreadable: int = 0
     missing: int = 0
     grader_errors: list[str] = field(default_factory=list)
-    seconds: list[tuple[float, str]] = field(default_factory=list)
+
+    def add(self, done: Done) -> None:
+        if done.outcome == "graded":
+            self.graded += 1
+        elif done.outcome == "unreadable":
+            self.unreadable += 1
+        elif done.outcome == "missing":
+            self.missing += 1
+        else:
+            last = (done.error.strip().splitlines() or ["unknown"])[-1]
+            self.grader_errors.append(f"{done.student}: {last}")
 
 
 def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out: Path, fingerprint: str,
-                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> dict[str, Any]:
+                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> Done:
     """Grade one student and write all of their files; return the few numbers the coordinator keeps."""
     from grader.grading import grade_submission
 
@@ -108,8 +156,8 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
         report = _empty_report(entry, setup, exercises, "The grader failed on this submission. This is not "
                                "your fault: your instructor has been told.", Cause("grader"))
     write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error), fingerprint)
-    return {"student": entry.student.id, "outcome": outcome, "score": report.score, "max_score": report.max_score,
-            "seconds": round(time.perf_counter() - started, 4), "error": error}
+    return Done(student=entry.student.id, outcome=outcome, score=report.score, max_score=report.max_score,
+                seconds=round(time.perf_counter() - started, 4), error=error)
 
 
 class _Unreadable(Exception):

@@ -1,16 +1,16 @@
-"""The class commands of `grade`: batch, merge, feedback and publish. Parse, call the library, print; nothing else."""
+"""The class commands of `grade`: batch, merge, feedback and publish. Each parses its arguments, calls the library
+(grader.grade_class, grader.classfiles, grader.feedback, grader.publish) and prints what came of it."""
 
 from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.catalog import Catalog
-from grader.cli import (
+from grader.cli_options import (
     Parser,
     add_device_option,
     add_exercises_option,
@@ -22,6 +22,9 @@ from grader.cli import (
 )
 from grader.errors import ExitCode, GraderError
 from grader.lms import NAMES
+
+if TYPE_CHECKING:
+    from grader.batch import Done
 
 
 def batch_command(argv: list[str]) -> int:
@@ -62,65 +65,38 @@ def batch_command(argv: list[str]) -> int:
     if args.gradebook_columns in ("total", "both") and not args.assignment:
         raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment: the total is the "
                           f"assignment's.")
-    from grader import batch, classfiles, classlist, pool
-    from grader.batch import atomic
-    from grader.layout import MANIFEST, folder_of
-    from grader.manifest import Manifest
+    from grader.batch import Setup
+    from grader.grade_class import ClassRequest, grade_class, plan_class
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
     exercise_ids = (args.exercise,) if args.exercise else \
         tuple(e.id for e in catalog.load_assignment(args.assignment)[1]) if args.assignment else ()
-    for exercise_id in exercise_ids:
-        catalog.load(exercise_id)  # a bad spec stops the batch before any work
-    setup = batch.Setup(exercise_ids=exercise_ids, assignment=args.assignment, seed=args.seed,
-                        devices=devices(args.device), time_limit=args.time_limit,
-                        isolation=isolation_choice(args.isolation) or "landlock")
+    setup = Setup(exercise_ids=exercise_ids, assignment=args.assignment, seed=args.seed, devices=devices(args.device),
+                  time_limit=args.time_limit, isolation=isolation_choice(args.isolation) or "landlock")
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
-    klass = classlist.discover(args.submissions, args.roster, args.names)
-    entries, shard = klass.entries, None
-    if args.shard:
-        entries, shard = classlist.shard(entries, args.shard)
-    fingerprint = setup.fingerprint(catalog)
-    manifest = Manifest(
-        grader_version=_version(), setup=fingerprint, exercises=exercise_ids, assignment=args.assignment,
-        seed=args.seed, devices=setup.devices, time_limit=args.time_limit, names=klass.names,
-        columns=args.gradebook_columns or ("total" if args.assignment else "exercises"),
-        roster_sha256=klass.roster_sha256, klass=klass.fingerprint(), shard=shard,
-        students=tuple(e.student.id for e in entries),
-        folders=tuple(folder_of(Path(), e.student).name for e in entries),
-        not_on_roster=klass.not_on_roster, ignored=klass.ignored)
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic(args.out / MANIFEST, manifest.to_json(), durable=True)  # first: a killed shard still says what it owed
-    todo = classlist.pending(entries, args.out, fingerprint) if args.resume else entries
-    workers = min(args.jobs, max(len(todo), 1))
-    where = f"{args.submissions} ({klass.names} names" + (f", {manifest.label}" if shard else "") + ")"
-    print(f"{len(entries)} students in {where}; grading {len(todo)} with {workers} workers"
+    plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
+                                   names=args.names, shard=args.shard, resume=args.resume, jobs=args.jobs,
+                                   columns=args.gradebook_columns), catalog)
+    entries, todo = plan.entries, plan.todo
+    where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
+    print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
           + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
-    if klass.not_on_roster:
-        print(f"not on the roster, kept apart and not graded: {_few(klass.not_on_roster)}", file=sys.stderr)
-    started = time.monotonic()
+    if plan.klass.not_on_roster:
+        print(f"not on the roster, kept apart and not graded: {_few(plan.klass.not_on_roster)}", file=sys.stderr)
     with _progress(len(todo)) as progress:
-        tally = pool.run(todo, setup, catalog, args.out, fingerprint, args.jobs, progress,
-                         hide=[catalog.root, args.submissions, args.out])
-    made = classfiles.write_class_files(args.out, catalog, manifest)
-    elapsed = time.monotonic() - started
+        graded = grade_class(plan, catalog, progress)
+    tally, elapsed = graded.tally, graded.seconds
     print(f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader errors "
           f"{len(tally.grader_errors)} in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
-          f"{len(made.rows)} students in {args.out}")
-    _report_class(made.summary, args.out)
-    unfinished = len(entries) - len(made.rows)
-    if unfinished:
-        print(f"{unfinished} students have no report (their worker died): run again with --resume", file=sys.stderr)
+          f"{len(graded.files.rows)} students in {args.out}")
+    _report_class(graded.files.summary, args.out)
+    if graded.unfinished:
+        print(f"{graded.unfinished} students have no report (their worker died): run again with --resume",
+              file=sys.stderr)
     for error in tally.grader_errors:
         print(f"grader error: {error}", file=sys.stderr)
-    return ExitCode.INTERNAL_ERROR if tally.grader_errors or unfinished else ExitCode.OK
-
-
-def _version() -> str:
-    from grader import __version__
-
-    return __version__
+    return ExitCode.INTERNAL_ERROR if tally.grader_errors or graded.unfinished else ExitCode.OK
 
 
 def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
@@ -146,10 +122,10 @@ class _progress:
     """A progress bar on a terminal; a plain line per student in a CI log."""
 
     def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
+        self.total, self.count = total, 0
         self.bar: Any = None
 
-    def __enter__(self) -> Callable[[dict[str, Any]], None]:
+    def __enter__(self) -> Callable[[Done], None]:
         if sys.stdout.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -158,15 +134,15 @@ class _progress:
             self.task = self.bar.add_task("grading", total=self.total)
         return self.step
 
-    def step(self, result: dict[str, Any]) -> None:
-        self.done += 1
+    def step(self, done: Done) -> None:
+        self.count += 1
         if self.bar is not None:
             self.bar.advance(self.task)
             return
         width = len(str(self.total))
-        score = f"{result['score']:g}/{result['max_score']:g}" if result["outcome"] != "grader-error" else "-"
-        print(f"[{self.done:>{width}}/{self.total}] {result['student']}  {score}  {result['outcome']}  "
-              f"{result['seconds']:.2f} s", flush=True)
+        score = f"{done.score:g}/{done.max_score:g}" if done.outcome != "grader-error" else "-"
+        print(f"[{self.count:>{width}}/{self.total}] {done.student}  {score}  {done.outcome}  "
+              f"{done.seconds:.2f} s", flush=True)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

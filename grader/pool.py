@@ -8,7 +8,6 @@ its current student a grader error, and another worker takes its place.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import signal
@@ -18,15 +17,14 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from grader.batch import Setup, Tally, declared_by, grade_entry
+from grader.batch import Done, Setup, Tally, Task, declared_by, grade_entry
 from grader.catalog import Catalog
 from grader.classlist import Entry
 from grader.exercise import Exercise
 from grader.grading import ExpectedCache, MutantCache
 
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[Done], None]
 
 
 @dataclass(slots=True)
@@ -74,13 +72,13 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
                     os.waitpid(worker.pid, 0)
                     workers.remove(worker)
                     if worker.task is not None:
-                        _record(tally, {"student": worker.task.student.id, "outcome": "grader-error", "score": 0.0,
-                                        "max_score": 0.0, "seconds": 0.0,
-                                        "error": "the worker grading this student died"}, progress)
+                        _record(tally, Done(student=worker.task.student.id, outcome="grader-error", score=0.0,
+                                            max_score=0.0, seconds=0.0,
+                                            error="the worker grading this student died"), progress)
                     if queue:
                         start(worker.slot)
                     continue
-                _record(tally, json.loads(line), progress)
+                _record(tally, Done.from_line(line), progress)
                 _feed(worker, queue)
     finally:
         for worker in workers:
@@ -94,24 +92,15 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     return tally
 
 
-def _record(tally: Tally, result: dict[str, Any], progress: Progress) -> None:
-    if result["outcome"] == "graded":
-        tally.graded += 1
-    elif result["outcome"] == "unreadable":
-        tally.unreadable += 1
-    elif result["outcome"] == "missing":
-        tally.missing += 1
-    else:
-        last = (result["error"].strip().splitlines() or ["unknown"])[-1]
-        tally.grader_errors.append(f"{result['student']}: {last}")
-    tally.seconds.append((result["seconds"], result["student"]))
-    progress(result)
+def _record(tally: Tally, done: Done, progress: Progress) -> None:
+    tally.add(done)
+    progress(done)
 
 
 def _feed(worker: _Worker, queue: list[Entry]) -> None:
     worker.task = queue.pop(0) if queue else None
     if worker.task is not None:
-        worker.sock.sendall(json.dumps({"student": worker.task.student.id}).encode() + b"\n")
+        worker.sock.sendall(Task(student=worker.task.student.id).to_line())
 
 
 def _read_line(sock: socket.socket) -> bytes | None:
@@ -171,6 +160,6 @@ def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog:
     # One slot per concurrent worker: as root, each worker's children run as a user of their own.
     with Sandbox(lean=lean, hide=hide, minimum=setup.isolation) as sandbox, sock.makefile("rb") as tasks:
         for line in tasks:  # ends when the coordinator closes its end, or dies
-            entry = by_id[json.loads(line)["student"]]
-            result = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)
-            sock.sendall(json.dumps(result).encode() + b"\n")
+            entry = by_id[Task.from_line(line).student]
+            done = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)
+            sock.sendall(done.to_line())

@@ -350,3 +350,19 @@ def test_a_batch_report_is_the_report_grade_writes(tmp_path: Path) -> None:
     assert any("reply channel" in text for text in forged["integrity"])
     assert any("imports torch" in note or "imported torch" in note
                for note in json.loads((out / "students" / "imports_torch" / "report.json").read_text())["notes"])
+
+
+def test_worker_messages_are_typed_and_strict() -> None:
+    from grader.batch import Done, Tally, Task
+
+    done = Done(student="ada", outcome="graded", score=7.5, max_score=10.0, seconds=0.25)
+    assert Done.from_line(done.to_line()) == done
+    assert Task.from_line(Task(student="ada").to_line()) == Task(student="ada")
+    with pytest.raises(ValueError, match="unknown outcome 'perfect'"):
+        Done.from_line(done.to_line().replace(b'"graded"', b'"perfect"'))
+    tally = Tally()
+    for outcome in ("graded", "graded", "unreadable", "missing"):
+        tally.add(Done(student="s", outcome=outcome, score=0.0, max_score=1.0, seconds=0.0))  # type: ignore[arg-type]
+    tally.add(Done(student="bob", outcome="grader-error", score=0.0, max_score=0.0, seconds=0.0,
+                   error="Traceback (most recent call last):\n  ...\nKeyError: 'x'\n"))
+    assert (tally.graded, tally.unreadable, tally.missing, tally.grader_errors) == (2, 1, 1, ["bob: KeyError: 'x'"])
