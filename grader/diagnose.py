@@ -18,18 +18,17 @@ from dataclasses import dataclass
 
 from grader.blame import blame
 from grader.check import rule_breaks
-from grader.compare import compare
 from grader.exercise import Exercise, Mutant
 from grader.faults import Fault
 from grader.inputs import Inputs
+from grader.likeness import behaves_like, locate, passes, passes_on, right, strong, tolerance_of
 from grader.names import Definitions
-from grader.numeric import Tolerance
-from grader.observed import GroupRun, ProbeRun
+from grader.observed import GroupRun
 from grader.oracle import Expected
-from grader.patterns import MISSING, NOTHING, RATIOS, named_pattern, pattern
-from grader.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
+from grader.patterns import NOTHING, RATIOS, named_pattern, pattern
+from grader.report import Diagnosis, ExerciseResult, RuleFault
 from grader.slips import SlipRun, Slope
-from grader.values import Array, ErrorInfo, Number
+from grader.values import ErrorInfo
 from grader.weak_evidence import isolates, same_error
 
 
@@ -85,7 +84,7 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
               rules: frozenset[str], slips: Sequence[SlipRun], defined: Definitions | None,
               faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
     located = {i: found for i, check in enumerate(result.checks)
-               if check.status != "skipped" and (found := _located(exercise, check, runs)) is not None}
+               if check.status != "skipped" and (found := locate(exercise, check, runs)) is not None}
     failing = {i for i, check in enumerate(result.checks) if check.status in ("failed", "error") and i in located}
     fails = {id(m): _mutant_fails(m, located, expected, exercise, result) for m in mutants}
     fits = [m for m in mutants if fails[id(m)] <= failing]
@@ -97,10 +96,10 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
     candidates: list[tuple[int, MutantRun, bool]] = []
     for index in failing:
         probe_index, run = located[index]
-        tol = _tolerance(exercise, result.checks[index], probe_index)
+        tol = tolerance_of(exercise, result.checks[index], probe_index)
         probe = exercise.probes[probe_index]
         broken = rule_breaks(exercise, probe, run.probes[probe_index])
-        if (rules or broken) and _right(run, probe_index, expected[probe_index], tol):
+        if (rules or broken) and right(run, probe_index, expected[probe_index], tol):
             # Right numbers, not scored for a broken rule (on the syntax tree, or by what ran): the mistake is
             # the rule's, as in a mutant that breaks the same rules.
             matches[index] = [m.mutant for m in mutants if m.rules == rules and m.run is not None
@@ -108,9 +107,9 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
             continue
         matches[index] = []
         for m in fits:
-            if m.run is None or not _behaves_like(run, m.run, probe_index, expected[probe_index], tol):
+            if m.run is None or not behaves_like(run, m.run, probe_index, expected[probe_index], tol):
                 continue
-            if _strong(run, probe_index, expected[probe_index], tol):
+            if strong(run, probe_index, expected[probe_index], tol):
                 candidates.append((index, m, True))
             elif _raises_wherever(m, run, located, failing):
                 candidates.append((index, m, isolates(
@@ -133,7 +132,7 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
             diagnosis = _known(matches[index], support)
         elif (broken := (*sorted(rules), *rule_breaks(exercise, exercise.probes[probe_index],
                                                        run.probes[probe_index]))) \
-                and _right(run, probe_index, expected[probe_index], _tolerance(exercise, check, probe_index)):
+                and right(run, probe_index, expected[probe_index], tolerance_of(exercise, check, probe_index)):
             diagnosis = named_pattern("breaks-a-rule", f"the values are right, but: {'; '.join(broken)}")
         else:
             diagnosis = patterns.get(index, slipped.get(index, NOTHING))
@@ -169,44 +168,10 @@ def _mutant_fails(mutant: MutantRun, located: Mapping[int, tuple[int, GroupRun]]
     for index, (probe_index, _) in located.items():
         got = mutant.run.probes[probe_index]
         want = expected[probe_index]
-        tol = _tolerance(exercise, result.checks[index], probe_index)
-        if got is None or not _passes(got, want, exercise.probes[probe_index].raises is not None, tol):
+        tol = tolerance_of(exercise, result.checks[index], probe_index)
+        if got is None or not passes(got, want, exercise.probes[probe_index].raises is not None, tol):
             failed.add(index)
     return failed
-
-
-def _passes(got: ProbeRun, want: Expected, raises: bool, tol: Tolerance) -> bool:
-    if raises:
-        return got.error is not None and isinstance(want.observations, ErrorInfo) and \
-            _same_error(got.error, want.observations)
-    if got.error is not None or got.observations is None or isinstance(want.observations, ErrorInfo):
-        return False
-    return all(compare(value, got.observations.get(label, MISSING), tol) is None
-               for label, value in want.observations.items())
-
-
-def _passes_on(run: GroupRun, index: int, want: Expected, tol: Tolerance) -> bool:
-    got = run.probes[index]
-    return got is not None and _passes(got, want, isinstance(want.observations, ErrorInfo), tol)
-
-
-def _strong(run: GroupRun, index: int, expected: Expected | None = None, tol: Tolerance | None = None) -> bool:
-    """Numbers matched, not just an exception, a text or zeros (nothing reached them), which many mistakes share.
-
-    With `expected`, only the wrong values count: a right seed of 1.0 beside zeros is no evidence of how
-    the zeros came about.
-    """
-    got = run.probes[index]
-    if got is None or got.observations is None:
-        return False
-    want = None if expected is None or isinstance(expected.observations, ErrorInfo) else expected.observations
-    for label, value in got.observations.items():
-        if want is not None and tol is not None and label in want and compare(want[label], value, tol) is None:
-            continue
-        if (isinstance(value, Number) and value.value != 0) or \
-                (isinstance(value, Array) and any(x != 0 for x in value.data)):
-            return True
-    return False
 
 
 def _raises_wherever(mutant: MutantRun, run: GroupRun, located: Mapping[int, tuple[int, GroupRun]],
@@ -218,7 +183,7 @@ def _raises_wherever(mutant: MutantRun, run: GroupRun, located: Mapping[int, tup
         if got is None or got.error is None:
             continue
         theirs = None if mutant.run is None else mutant.run.probes[probe_index]
-        if theirs is None or theirs.error is None or not _same_error(got.error, theirs.error):
+        if theirs is None or theirs.error is None or not same_error(got.error, theirs.error):
             return False
     return True
 
@@ -239,12 +204,12 @@ def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Ma
             continue
         probe_index, run = located[index]
         diagnosis = pattern(run.probes[probe_index], expected[probe_index], inputs[probe_index],
-                             _tolerance(exercise, result.checks[index], probe_index), exercise.engine, defined)
+                             tolerance_of(exercise, result.checks[index], probe_index), exercise.engine, defined)
         if diagnosis.mistake in RATIOS:
             ratios[index] = diagnosis
         elif diagnosis.kind != "unknown":
             found[index] = diagnosis
-        elif _strong(run, probe_index):
+        elif strong(run, probe_index):
             ratios[index] = None  # numbers, but no ratio: no ratio pattern can hold for the whole exercise
     kinds = {d.mistake if d is not None else None for d in ratios.values()}
     if len(kinds) == 1 and None not in kinds:
@@ -264,17 +229,17 @@ def _slips(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tup
     for index in sorted(unexplained):
         probe_index, run = located[index]
         want = expected[probe_index]
-        if not _strong(run, probe_index) or isinstance(want.observations, ErrorInfo):
+        if not strong(run, probe_index) or isinstance(want.observations, ErrorInfo):
             continue
-        tol = _tolerance(exercise, result.checks[index], probe_index)
-        matches[index] = [s for s in slips if _behaves_like(run, s.run, probe_index, want, tol)]
+        tol = tolerance_of(exercise, result.checks[index], probe_index)
+        matches[index] = [s for s in slips if behaves_like(run, s.run, probe_index, want, tol)]
     support = Counter((s.slope, s.shared) for found in matches.values() for s in found)
     passed = [located[i] + (i,) for i, check in enumerate(result.checks) if check.status == "passed" and i in located]
 
     def contradictions(slip: SlipRun) -> int:
         return sum(1 for probe_index, _, index in passed
-                   if not _passes_on(slip.run, probe_index, expected[probe_index],
-                                     _tolerance(exercise, result.checks[index], probe_index)))
+                   if not passes_on(slip.run, probe_index, expected[probe_index],
+                                     tolerance_of(exercise, result.checks[index], probe_index)))
 
     rank = {(s.slope, s.shared): (-contradictions(s), support[(s.slope, s.shared)])
             for found in matches.values() for s in found}
@@ -298,49 +263,6 @@ def _slips(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tup
             if len(top) == 1 else f"every value matches the reference engine with the sign of one of {flipped} "
             "flipped", rule=rule)
     return found
-
-
-def _located(exercise: Exercise, check: CheckResult, runs: Mapping[str, GroupRun]) -> tuple[int, GroupRun] | None:
-    name, device = (check.name[:-len(" [cuda]")], "cuda") if check.name.endswith(" [cuda]") else (check.name, "cpu")
-    index = next((i for i, p in enumerate(exercise.probes) if p.name == name), None)
-    run = runs.get(device)
-    return None if index is None or run is None else (index, run)
-
-
-def _tolerance(exercise: Exercise, check: CheckResult, index: int) -> Tolerance:
-    probe = exercise.probes[index]
-    return probe.cuda_tolerance if check.name.endswith(" [cuda]") else probe.tolerance
-
-
-def _right(student: GroupRun, index: int, expected: Expected, tol: Tolerance) -> bool:
-    got = student.probes[index]
-    if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
-        return False
-    return all(compare(want, got.observations.get(label, MISSING), tol) is None
-               for label, want in expected.observations.items())
-
-
-def _behaves_like(student: GroupRun, mutant: GroupRun | None, index: int, expected: Expected,
-                  tol: Tolerance) -> bool:
-    if mutant is None:
-        return False
-    got, theirs = student.probes[index], mutant.probes[index]
-    if got is None or theirs is None:
-        return False
-    if got.error is not None or theirs.error is not None:  # the same exception, from the same probe
-        return got.error is not None and theirs.error is not None and _same_error(got.error, theirs.error)
-    if isinstance(expected.observations, ErrorInfo):  # neither raised where the solution does: the same slip
-        return True
-    if got.observations is None or theirs.observations is None:
-        return False
-    mutant_is_wrong = any(compare(want, theirs.observations.get(label, ErrorInfo("missing", "")), tol)
-                          for label, want in expected.observations.items())
-    same = all(label in theirs.observations and compare(theirs.observations[label], value, tol) is None
-               for label, value in got.observations.items())
-    return mutant_is_wrong and same
-
-
-_same_error = same_error
 
 
 def _known(candidates: list[Mutant], support: Counter[str]) -> Diagnosis:
