@@ -19,7 +19,7 @@ from grader.layout import DONE, MANIFEST, STUDENTS
 from grader.manifest import Manifest, check_shards, read_manifest
 from grader.render_json import report_from_dict
 from grader.students import ExerciseColumn, Student, StudentReport
-from grader.summary import Summary
+from grader.summary_schema import Summary
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from grader.attention import Attention
 from grader.error_kinds import ErrorKind
 from grader.html_page import e, num, page, plural, table
-from grader.summary import (
+from grader.summary_schema import (
     Bin,
     CheckStats,
     ExerciseStats,

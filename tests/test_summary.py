@@ -19,8 +19,9 @@ from grader.oracle import expected_values
 from grader.report import CheckResult, ExerciseResult, Report
 from grader.sandbox import Sandbox
 from grader.students import ExerciseColumn, Student, StudentReport
-from grader.summary import BINS, Summary, class_summary
+from grader.summary import BINS, class_summary
 from grader.summary_html import summary_html
+from grader.summary_schema import Summary
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"
