@@ -25,96 +25,30 @@ import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Sequence
-from importlib.machinery import ModuleSpec
 from types import FrameType
 from typing import Any
 
+from grader import guard_public
+from grader.guard_public import (
+    ASK,
+    BUILTIN,
+    SIGNAL,
+    _create_builtin,
+    _Finder,
+    _frameless,
+    _guarded_import,
+    _signal,
+)
+from grader.guard_rules import _FRAME_ATTRIBUTES, _KINDS, _REFUSED, _TEXT_ONLY_FRAME_USERS
+
 EVENT = "autograd-grader.reply"
 MAC_HEX = 64
-#: events refused once the submission runs, and what the report says about each
-_REFUSED = {
-    "gc.get_objects": "gc.get_objects()", "gc.get_referrers": "gc.get_referrers()",
-    "gc.get_referents": "gc.get_referents()", "sys.settrace": "sys.settrace()", "sys.setprofile": "sys.setprofile()",
-    "sys._current_frames": "sys._current_frames()", "sys._current_exceptions": "sys._current_exceptions()",
-    "code.__new__": "making a code object", "sys.monitoring.register_callback": "sys.monitoring",
-}
 MAX_NOTES = 20
-ASK, SIGNAL, BUILTIN = "autograd-grader.import", "autograd-grader.signal", "autograd-grader.builtin"
-_NO_ANSWER = "The grader's import guard did not answer: the code graded interfered with it."
-_audit = sys.audit
-#: what hands out frames, each a way up the stack into the grader's own frames and their variables
-_FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-#: standard-library functions that read frames and give back only text (names, lines)
-_TEXT_ONLY_FRAME_USERS = frozenset({
-    ("traceback.py", "_extract_from_extended_frame_gen"), ("traceback.py", "extract_stack"),
-    ("traceback.py", "format_stack"), ("traceback.py", "print_stack"), ("logging/__init__.py", "findCaller"),
-    ("collections/__init__.py", "namedtuple"), ("typing.py", "_caller"), ("enum.py", "_create_"),
-    ("warnings.py", "warn"),
-})
 _escape = json.encoder.encode_basestring_ascii  # the C one, bound now
 _INF = float("inf")
-_THIS_FILE = __file__
+#: the guard's own files: its frames are machinery, looked through, never the submission's
+_OWN_FILES = frozenset({__file__, guard_public.__file__})
 _CODE = type(compile("", "", "exec"))
-_KINDS = frozenset({"ready", "cell", "cell_error", "loaded", "group", "start", "probe", "done", "crashed"})
-
-
-class Placeholder(types.ModuleType):
-    """What an import the exercise does not allow gives: a module whose every attribute says so."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise ImportError(self.__dict__["_refusal"] + " Your import of it gave a placeholder, and this use of it "
-                                                       "failed.")
-
-
-class _Finder:
-    """First on sys.meta_path: every fresh import asks it first; a refused one gets a placeholder.
-
-    It holds nothing: it asks the hook (`_ask`), and a submission that breaks the asking gets refusals, and
-    the hook still refuses to run a refused module's code."""
-
-    def find_spec(self, fullname: str, path: object, target: object = None) -> Any:
-        refusal = _ask(fullname)
-        if refusal is None:
-            return None
-        spec = ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]
-        spec.loader_state = refusal
-        return spec
-
-    def create_module(self, spec: Any) -> types.ModuleType:
-        return _placeholder(spec.name, spec.loader_state)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        pass
-
-
-def _placeholder(name: str, refusal: str) -> types.ModuleType:
-    module = Placeholder(name)
-    module.__dict__["_refusal"] = refusal
-    module.__path__ = []
-    return module
-
-
-def _ask(name: str) -> str | None:
-    """The hook's answer on an import: None (go on) or the refusal; no answer counts as a refusal."""
-    answer = [_NO_ANSWER]
-    _audit(ASK, name, answer)
-    return answer[0]
-
-
-def _guarded_import(original: Callable[..., Any]) -> Callable[..., Any]:
-    def guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
-                       level: int = 0) -> Any:
-        """Every import statement: a module the interpreter had loaded already (os, io...) never reaches a
-        finder, so the submission's own imports are looked at here too."""
-        if level == 0 and name in sys.modules:
-            refused = _ask(name)
-            if refused is not None:
-                return _placeholder(name, refused)
-        return original(name, globals, locals, fromlist, level)
-
-    return guarded_import
 
 
 def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Sequence[str], writable: Sequence[str],
@@ -307,37 +241,6 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
     return hook
 
 
-def _signal(signalnum: int, handler: Any) -> Any:
-    """_signal.signal while a submission runs: the hook sets the handler, wrapped by `_frameless`."""
-    answer: list[Any] = [_NO_ANSWER]
-    _audit(SIGNAL, signalnum, handler, answer)
-    return _answer(answer)
-
-
-def _create_builtin(spec: Any) -> Any:
-    """_imp.create_builtin while a submission runs: a fresh _signal (or _imp) would be one the hook never saw."""
-    answer: list[Any] = [_NO_ANSWER]
-    _audit(BUILTIN, getattr(spec, "name", None), answer)
-    return _answer(answer)
-
-
-def _answer(answer: list[Any]) -> Any:
-    if answer[0] is _NO_ANSWER:
-        raise PermissionError(_NO_ANSWER)
-    if isinstance(answer[0], BaseException):
-        raise answer[0]
-    return answer[0]
-
-
-def _frameless(handler: Callable[[int, object], Any]) -> Callable[[int, object], Any]:
-    """Python signal handlers get the interrupted frame, a way up the stack into the grader's frames:
-    a handler a submission sets gets None instead."""
-    def frameless(signum: int, frame: object) -> Any:
-        return handler(signum, None)
-
-    return frameless
-
-
 def _text(value: object) -> str:
     """Exact text of a str (or its subclass, whose methods are never called here); '' for anything else."""
     return str.__str__(value) if issubclass(type(value), str) else ""
@@ -352,7 +255,7 @@ def _frames_allowed(frame: FrameType | None, trusted: Sequence[str], stdlib: str
         library = filename.startswith(stdlib) and "-packages/" not in filename
         if library and (filename[len(stdlib):], code.co_name) in _TEXT_ONLY_FRAME_USERS:
             return True
-        if not (library or filename.startswith("<frozen ") or filename == _THIS_FILE):
+        if not (library or filename.startswith("<frozen ") or filename in _OWN_FILES):
             return _inside(filename, trusted)
         frame = frame.f_back
     return True
@@ -395,7 +298,7 @@ def _asker(frame: FrameType | None) -> FrameType | None:
 def _machinery(filename: str) -> bool:
     """Import machinery, looked through to find who asked for a module (this module's import hook too)."""
     return filename.startswith(("<frozen importlib.", "<frozen zipimport>")) or "/importlib/" in filename \
-        or filename.endswith(("/pkgutil.py", "/runpy.py")) or filename == _THIS_FILE
+        or filename.endswith(("/pkgutil.py", "/runpy.py")) or filename in _OWN_FILES
 
 
 def _module_name(code: object, trusted: Sequence[str]) -> str | None:

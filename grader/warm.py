@@ -30,8 +30,8 @@ def warm(policy: dict[str, Any]) -> None:
 
 
 #: the child's side of the grader, in import order: what runs between the submission's lines
-HARNESS = ("grader.values", "grader.reading", "grader.inputs", "grader.execute", "grader.guard", "grader.evidence",
-           "grader.child")
+HARNESS = ("grader.values", "grader.reading", "grader.inputs", "grader.execute", "grader.guard_public", "grader.guard",
+           "grader.evidence", "grader.child")
 
 
 def _harness() -> None:
