@@ -19,14 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.catalog import Catalog  # noqa: E402 - after the path is set
-from grader.exercise import Exercise  # noqa: E402
-from grader.grading import cuda_available, grade_submission  # noqa: E402
-from grader.inputs import draw_inputs  # noqa: E402
-from grader.load import load_submission  # noqa: E402
-from grader.oracle import expected_values  # noqa: E402
-from grader.sandbox import Sandbox  # noqa: E402
-from grader.values import Array, ErrorInfo, Number, Seq, Value  # noqa: E402
+from grader.core.exercise import Exercise  # noqa: E402
+from grader.core.values import Array, ErrorInfo, Number, Seq, Value  # noqa: E402
+from grader.judge.catalog import Catalog  # noqa: E402 - after the path is set
+from grader.judge.grading import cuda_available, grade_submission  # noqa: E402
+from grader.judge.oracle import expected_values  # noqa: E402
+from grader.run.inputs import draw_inputs  # noqa: E402
+from grader.run.load import load_submission  # noqa: E402
+from grader.run.sandbox import Sandbox  # noqa: E402
 
 
 def differences(want: Value, got: Value) -> list[tuple[float, float]]:

@@ -15,10 +15,10 @@ import statistics
 import time
 from pathlib import Path
 
-from grader import isolate
-from grader.catalog import Catalog
-from grader.grading import grade
-from grader.sandbox import Sandbox
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.run import isolate
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "submissions" / "node-mul" / "correct_lesson_style.py"

@@ -38,11 +38,11 @@ def wall(command: list[str], runs: int) -> list[float]:
 def in_process(runs: int) -> tuple[list[float], list[float]]:
     """Milliseconds per submission: the sandbox round trip alone, and the whole grade of one exercise."""
     sys.path.insert(0, str(ROOT))
-    from grader.catalog import Catalog
-    from grader.grading import grade_submission
-    from grader.inputs import draw_inputs
-    from grader.load import load_submission
-    from grader.sandbox import Group, Sandbox
+    from grader.judge.catalog import Catalog
+    from grader.judge.grading import grade_submission
+    from grader.run.inputs import draw_inputs
+    from grader.run.load import load_submission
+    from grader.run.sandbox import Group, Sandbox
 
     exercise = Catalog(ROOT / "exercises").load("node-mul")
     submission = load_submission(SAMPLE)
@@ -70,10 +70,10 @@ def notebook_vs_python(runs: int) -> tuple[list[float], list[float], list[float]
 
     import nbformat
 
-    from grader.catalog import Catalog
-    from grader.grading import grade_submission
-    from grader.load import load_submission
-    from grader.sandbox import Sandbox
+    from grader.judge.catalog import Catalog
+    from grader.judge.grading import grade_submission
+    from grader.run.load import load_submission
+    from grader.run.sandbox import Sandbox
 
     exercise = Catalog(ROOT / "exercises").load("node-mul")
     with tempfile.TemporaryDirectory() as folder:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -22,27 +20,26 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from grader.catalog import Catalog
-    from grader.errors import ExitCode, GraderError
-    from grader.exercise import Exercise
-    from grader.grading import grade
-    from grader.notebook_check import check
-    from grader.report import Report
-    from grader.sandbox import Sandbox
-
-    # Imported on first use: `grade --help` and `grade list` should not pay for importing torch.
-    from grader.spec import load_exercise
+    from grader.core.errors import ExitCode, GraderError
+    from grader.core.exercise import Exercise
+    from grader.course.notebook_check import check
+    from grader.judge.catalog import Catalog
+    from grader.judge.grading import grade
+    from grader.judge.report import Report
+    from grader.judge.spec import load_exercise
+    from grader.run.sandbox import Sandbox
 
 # Imported on first use: `grade --help` and `grade list` should not pay for importing torch.
 _LAZY = {
-    "Catalog": "grader.catalog",
-    "ExitCode": "grader.errors",
-    "GraderError": "grader.errors",
-    "grade": "grader.grading",
-    "Report": "grader.report",
-    "Sandbox": "grader.sandbox",
-    "Exercise": "grader.exercise",
-    "load_exercise": "grader.spec",
+    "Catalog": "grader.judge.catalog",
+    "ExitCode": "grader.core.errors",
+    "GraderError": "grader.core.errors",
+    "grade": "grader.judge.grading",
+    "Report": "grader.judge.report",
+    "Sandbox": "grader.run.sandbox",
+    "Exercise": "grader.core.exercise",
+    "load_exercise": "grader.judge.spec",
+    "check": "grader.course.notebook_check",
 }
 
 
@@ -52,22 +49,3 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'grader' has no attribute {name!r}")
-
-
-class _Package(types.ModuleType):
-    """`grader.check` is the notebook's check() (grader.notebook_check), also once the submodule grader/check.py
-    is imported: importing a submodule sets the package's attribute of its name, and this property takes
-    that assignment without letting it hide the function. `from grader.check import ...` is unchanged."""
-
-    @property
-    def check(self) -> Any:
-        from grader.notebook_check import check
-
-        return check
-
-    @check.setter
-    def check(self, module: Any) -> None:
-        pass  # the submodule stays in sys.modules["grader.check"], where its own imports find it
-
-
-sys.modules[__name__].__class__ = _Package

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader import __version__
-from grader.catalog import Catalog
 from grader.cli_options import (
     Parser,
     add_device_option,
@@ -25,11 +24,12 @@ from grader.cli_options import (
     devices,
     isolation_choice,
 )
-from grader.errors import ExitCode, GraderError
-from grader.exercise import Exercise
+from grader.core.errors import ExitCode, GraderError
+from grader.core.exercise import Exercise
+from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
-    from grader.load import Submission
+    from grader.run.load import Submission
 
 #: every command besides grading one submission, with the line `grade --help` shows for it
 COMMANDS = {
@@ -120,15 +120,15 @@ def _grade(argv: list[str]) -> int:
     args = _grade_parser().parse_args(argv)
     if args.time_limit is not None and args.time_limit <= 0:
         raise GraderError(f"--time-limit must be a positive number of seconds, got {args.time_limit}.")
-    from grader.grading import grade
+    from grader.judge.grading import grade
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
     submission, exercises = _submission_and_exercises(args, catalog)
     report = grade(submission, exercises, seed=args.seed, devices=devices(args.device), time_limit=args.time_limit,
                    isolation=isolation_choice(args.isolation))
-    from grader.formats import render
-    from grader.students import Student
+    from grader.outputs.formats import render
+    from grader.outputs.students import Student
 
     to_terminal = args.output is None and sys.stdout.isatty()
     color = args.color == "always" or (args.color == "auto" and to_terminal and "NO_COLOR" not in os.environ)
@@ -141,8 +141,8 @@ def _grade(argv: list[str]) -> int:
 def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tuple[Submission, list[Exercise]]:
     """The submission (a file, or the file a folder's files answer with) and the exercises to grade it as:
     named on the command line, else by the file (a header line, or metadata)."""
-    from grader.load import load_submission
-    from grader.selection import Target, files_in, load_selected, select
+    from grader.course.selection import Target, files_in, load_selected, select
+    from grader.run.load import load_submission
 
     named = _named(args.exercise, args.assignment, catalog)
     if args.submission.is_dir():

@@ -1,5 +1,5 @@
 """The class commands of `grade`: batch, merge, feedback and publish. Each parses its arguments, calls the library
-(grader.grade_class, grader.classfiles, grader.feedback, grader.publish) and prints what came of it."""
+(grader.course.grade_class, classfiles, feedback and publish) and prints what came of it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.catalog import Catalog
 from grader.cli_options import (
     Parser,
     add_device_option,
@@ -20,11 +19,12 @@ from grader.cli_options import (
     devices,
     isolation_choice,
 )
-from grader.errors import ExitCode, GraderError
-from grader.lms import NAMES
+from grader.core.errors import ExitCode, GraderError
+from grader.course.lms import NAMES
+from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
-    from grader.batch import Done
+    from grader.course.batch import Done
 
 
 def batch_command(argv: list[str]) -> int:
@@ -65,8 +65,8 @@ def batch_command(argv: list[str]) -> int:
     if args.gradebook_columns in ("total", "both") and not args.assignment:
         raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment: the total is the "
                           f"assignment's.")
-    from grader.batch import Setup
-    from grader.grade_class import ClassRequest, grade_class, plan_class
+    from grader.course.batch import Setup
+    from grader.course.grade_class import ClassRequest, grade_class, plan_class
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
@@ -105,7 +105,7 @@ def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
 
 def _report_class(summary: Any, out: Path) -> None:
     """The class's mean (the summary's, the one definition) and who needs attention, in a few lines."""
-    from grader.html_page import num
+    from grader.outputs.html_page import num
 
     scores = summary["scores"]
     if scores["mean"] is not None:
@@ -158,7 +158,7 @@ def merge_command(argv: list[str]) -> int:
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
     add_exercises_option(parser)
     args = parser.parse_args(argv)
-    from grader import classfiles
+    from grader.course import classfiles
 
     try:
         catalog: Catalog | None = Catalog.find(args.exercises)
@@ -176,7 +176,7 @@ def feedback_command(argv: list[str]) -> int:
                                 "report.json files of a batch's REPORTS folder.")
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     args = parser.parse_args(argv)
-    from grader.feedback import rebuild_feedback
+    from grader.course.classfiles import rebuild_feedback
 
     written = rebuild_feedback(args.reports)
     print(f"wrote {written} feedback pages under {args.reports / 'students'}")
@@ -195,7 +195,7 @@ def publish_command(argv: list[str]) -> int:
     parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
     args = parser.parse_args(argv)
     try:
-        from grader.publish import publish_lti, read_platform
+        from grader.course.publish import publish_lti, read_platform
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
         raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
     platform = read_platform(args.platform)

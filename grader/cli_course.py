@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from grader.catalog import Catalog
 from grader.cli_options import Parser, add_device_option, add_exercises_option, check_device, devices
-from grader.errors import ExitCode, GraderError
+from grader.core.errors import ExitCode, GraderError
+from grader.judge.catalog import Catalog
 
 
 def list_command(argv: list[str]) -> int:
@@ -39,7 +39,7 @@ def new_command(argv: list[str]) -> int:
                         help="without --like: a scalar engine exercise (the default) or a PyTorch one")
     add_exercises_option(parser)
     args = parser.parse_args(argv)
-    from grader.scaffold import new_exercise
+    from grader.course.scaffold import new_exercise
 
     if args.exercises is not None:
         args.exercises.mkdir(parents=True, exist_ok=True)  # a course starting its own folder
@@ -61,7 +61,7 @@ def schema_command(argv: list[str]) -> int:
                                  "complete and check it.")
     parser.add_argument("kind", nargs="?", choices=("exercise", "assignment"), default="exercise")
     args = parser.parse_args(argv)
-    from grader.spec_yaml import schema_text
+    from grader.judge.spec_yaml import schema_text
 
     sys.stdout.write(schema_text(args.kind))
     return ExitCode.OK
@@ -78,8 +78,8 @@ def validate_command(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.seeds < 1:
         raise GraderError(f"--seeds must be at least 1, got {args.seeds}.")
-    from grader.sandbox import Sandbox
-    from grader.validate import validate_exercise
+    from grader.course.validate import validate_exercise
+    from grader.run.sandbox import Sandbox
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
@@ -108,7 +108,7 @@ def release_command(argv: list[str]) -> int:
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
     add_exercises_option(parser)
     args = parser.parse_args(argv)
-    from grader.release import release
+    from grader.course.release import release
 
     catalog = Catalog.find(args.exercises)
     everything = not args.ids and not args.assignment
@@ -130,7 +130,7 @@ def export_command(argv: list[str]) -> int:
     which.add_argument("--assignment", "-a", metavar="ID")
     add_exercises_option(parser)
     args = parser.parse_args(argv)
-    from grader.export import export_gradescope
+    from grader.course.export import export_gradescope
 
     catalog = Catalog.find(args.exercises)
     zipped = export_gradescope(catalog, args.out, exercise=args.exercise, assignment=args.assignment)

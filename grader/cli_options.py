@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import NoReturn
 
-from grader.errors import GraderError
-from grader.exercise import Device
-from grader.isolate import Level
+from grader.core.errors import GraderError
+from grader.core.exercise import Device
+from grader.run.isolate import Level
 
 
 class Parser(argparse.ArgumentParser):
@@ -40,8 +40,8 @@ def isolation_choice(choice: str) -> Level | None:
 
 def check_isolation(minimum: Level) -> None:
     """Refuse, in one line, to grade below `minimum`, before any worker or submission starts."""
-    from grader import isolate
-    from grader.sandbox import IsolationRefused, refusal
+    from grader.run import isolate
+    from grader.run.sandbox import IsolationRefused, refusal
 
     mode = isolate.best_mode()
     if not isolate.at_least(mode.level, minimum):
@@ -50,7 +50,7 @@ def check_isolation(minimum: Level) -> None:
 
 def check_device(choice: str) -> None:
     if choice == "cuda":
-        from grader.grading import cuda_available
+        from grader.judge.grading import cuda_available
 
         if not cuda_available():
             raise GraderError("--device cuda: CUDA is not available on this machine. Use --device cpu, or all "

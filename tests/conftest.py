@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
-from grader.sandbox import Sandbox
+from grader.judge.catalog import Catalog
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader import classlist
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.render_json import report_schema
+from grader.course import classlist
+from grader.judge.catalog import Catalog
+from grader.outputs.render_json import report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"
@@ -256,7 +256,7 @@ def test_resume_grades_again_what_a_power_cut_left_empty(tmp_path: Path, capsys:
 def test_a_grader_error_costs_one_student_and_sets_the_exit_code(tmp_path: Path, capsys: Capture,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     folder = two_students(tmp_path)
-    from grader import grading
+    from grader.judge import grading
 
     real = grading.grade_submission
 
@@ -353,7 +353,7 @@ def test_a_batch_report_is_the_report_grade_writes(tmp_path: Path) -> None:
 
 
 def test_worker_messages_are_typed_and_strict() -> None:
-    from grader.batch import Done, Tally, Task
+    from grader.course.batch import Done, Tally, Task
 
     done = Done(student="ada", outcome="graded", score=7.5, max_score=10.0, seconds=0.25)
     assert Done.from_line(done.to_line()) == done

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.grading import grade
-from grader.render_json import report_from_dict, report_schema, report_to_dict
-from grader.report import Cause, Report
-from grader.sandbox import Sandbox
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.judge.report import Cause, Report
+from grader.outputs.render_json import report_from_dict, report_schema, report_to_dict
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = Catalog(ROOT / "exercises")

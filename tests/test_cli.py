@@ -15,7 +15,7 @@ import pytest
 
 from grader import cli
 from grader.cli import main
-from grader.render_json import report_schema
+from grader.outputs.render_json import report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "exercises" / "node-mul" / "solution.py"
@@ -145,7 +145,7 @@ def test_internal_errors_exit_three_with_a_traceback(monkeypatch: pytest.MonkeyP
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("grader.grading.grade", explode)
+    monkeypatch.setattr("grader.judge.grading.grade", explode)
     assert main([str(SOLUTION)]) == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "RuntimeError: boom" in err and "internal error in autograd-grader" in err
@@ -230,7 +230,7 @@ def test_device_choice(capsys: Capture) -> None:
 
 
 def test_a_json_report_reads_back_into_the_same_report(capsys: Capture) -> None:
-    from grader.render_json import report_from_dict, report_to_dict
+    from grader.outputs.render_json import report_from_dict, report_to_dict
 
     _, data = json_report(capsys, str(MUTANT))
     assert report_to_dict(report_from_dict(data)) == data  # type: ignore[arg-type]

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.compare import compare, fmt, fmt_points, show, show_pair
-from grader.numeric import DEFAULT_TOLERANCE, Tolerance
-from grader.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, Text
+from grader.core.compare import compare, fmt, fmt_points, show, show_pair
+from grader.core.numeric import DEFAULT_TOLERANCE, Tolerance
+from grader.core.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, Text
 
 TOL = DEFAULT_TOLERANCE
 

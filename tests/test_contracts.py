@@ -7,17 +7,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.catalog import Catalog
-from grader.contract import DEFAULT, Contract, adapt, rename
-from grader.errors import SpecError
-from grader.grading import grade_submission
-from grader.inputs import draw_inputs
-from grader.load import load_submission
-from grader.oracle import expected_values
-from grader.report import ExerciseResult
-from grader.sandbox import Sandbox
-from grader.spec import load_exercise
-from grader.values import Number
+from grader.core.contract import DEFAULT, Contract, adapt, rename
+from grader.core.errors import SpecError
+from grader.core.values import Number
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade_submission
+from grader.judge.oracle import expected_values
+from grader.judge.report import ExerciseResult
+from grader.judge.spec import load_exercise
+from grader.run.inputs import draw_inputs
+from grader.run.load import load_submission
+from grader.run.sandbox import Sandbox
 from reference.scalar import Node
 
 ROOT = Path(__file__).resolve().parent.parent

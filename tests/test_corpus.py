@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 import yaml
 
-from grader.catalog import Catalog
-from grader.grading import ExpectedCache, MutantCache, grade_submission
-from grader.load import load_submission
-from grader.report import Diagnosis, ExerciseResult
-from grader.sandbox import Sandbox
-from grader.uses import INTERFACE, exercise_uses
+from grader.judge.catalog import Catalog
+from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
+from grader.judge.report import Diagnosis, ExerciseResult
+from grader.judge.uses import INTERFACE, exercise_uses
+from grader.run.load import load_submission
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
-from grader.course_ops import load_ops, prove
-from grader.errors import GraderError
-from grader.inputs import draw_inputs
-from grader.oracle import expected_values
-from grader.release import release
-from grader.sandbox import Sandbox
-from grader.validate import validate_exercise
-from grader.values import Number
+from grader.core.errors import GraderError
+from grader.core.values import Number
+from grader.course.release import release
+from grader.course.validate import validate_exercise
+from grader.judge.catalog import Catalog
+from grader.judge.course_ops import load_ops, prove
+from grader.judge.oracle import expected_values
+from grader.run.inputs import draw_inputs
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "examples" / "courses" / "micrograd"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.errors import SpecError
-from grader.spec import load_exercise
-from grader.validate import degenerate_probes
+from grader.core.errors import SpecError
+from grader.course.validate import degenerate_probes
+from grader.judge.spec import load_exercise
 
 
 def _exercise(tmp_path: Path, code: str, observe: str, extra: str = "") -> Path:

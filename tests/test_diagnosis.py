@@ -19,11 +19,11 @@ import pytest
 import yaml
 
 from grader.cli import main
-from grader.load import SourceCell
-from grader.named_errors import named_by_error
-from grader.names import Definitions, definitions
-from grader.render_json import report_schema
-from grader.values import ErrorInfo
+from grader.core.values import ErrorInfo
+from grader.judge.named_errors import named_by_error
+from grader.judge.names import Definitions, definitions
+from grader.outputs.render_json import report_schema
+from grader.run.load import SourceCell
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = ROOT / "submissions" / "mistakes"

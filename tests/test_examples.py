@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from grader.cli import main
-from grader.export import TORCH_PIN
+from grader.course.export import TORCH_PIN
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
-from grader.export import TORCH_PIN, export_gradescope
+from grader.course.export import TORCH_PIN, export_gradescope
+from grader.judge.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions"

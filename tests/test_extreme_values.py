@@ -18,25 +18,25 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.catalog import Catalog
-from grader.check import ExerciseRun, check_exercise
-from grader.diagnose import MutantRun, diagnose_exercise
-from grader.feedback import feedback_html
-from grader.formats.gradebook import gradebook_csv
-from grader.formats.gradescope import gradescope_results
-from grader.formats.junit import junit_xml
-from grader.formats.lti import lti_score
-from grader.inputs import draw_inputs
-from grader.observed import GroupRun, ProbeRun, RunResult
-from grader.oracle import expected_values
-from grader.render_json import render_json, report_from_dict, report_schema
-from grader.render_text import render_text
-from grader.report import Report
-from grader.slips import slip_runs
-from grader.students import ExerciseColumn, Student, StudentReport
-from grader.summary import class_summary
-from grader.summary_html import summary_html
-from grader.values import Array, Number, Value
+from grader.core.values import Array, Number, Value
+from grader.judge.catalog import Catalog
+from grader.judge.check import ExerciseRun, check_exercise
+from grader.judge.diagnose import MutantRun, diagnose_exercise
+from grader.judge.oracle import expected_values
+from grader.judge.report import Report
+from grader.judge.slips import slip_runs
+from grader.outputs.feedback import feedback_html
+from grader.outputs.formats.gradebook import gradebook_csv
+from grader.outputs.formats.gradescope import gradescope_results
+from grader.outputs.formats.junit import junit_xml
+from grader.outputs.formats.lti import lti_score
+from grader.outputs.render_json import render_json, report_from_dict, report_schema
+from grader.outputs.render_text import render_text
+from grader.outputs.students import ExerciseColumn, Student, StudentReport
+from grader.outputs.summary import class_summary
+from grader.outputs.summary_html import summary_html
+from grader.run.inputs import draw_inputs
+from grader.run.observed import GroupRun, ProbeRun, RunResult
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = Catalog(ROOT / "exercises")

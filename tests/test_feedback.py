@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.feedback import feedback_html
-from grader.grading import grade
-from grader.render_text import render_text
-from grader.report import Report
-from grader.sandbox import Sandbox
-from grader.students import Student
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.judge.report import Report
+from grader.outputs.feedback import feedback_html
+from grader.outputs.render_text import render_text
+from grader.outputs.students import Student
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"

@@ -17,15 +17,21 @@ import junitparser
 import pytest
 from junitparser import xunit2
 
-from grader.catalog import Catalog
-from grader.formats.gradebook import gradebook_csv
-from grader.formats.gradescope import MARKER, MAX_OUTPUT, gradescope_failure, gradescope_results, truncate_middle
-from grader.formats.junit import junit_xml
-from grader.formats.lti import SCORE_MEDIA_TYPE, lti_score
-from grader.grading import grade
-from grader.report import CheckResult, ExerciseResult, Report
-from grader.sandbox import Sandbox
-from grader.students import ExerciseColumn, Student, StudentReport
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.judge.report import CheckResult, ExerciseResult, Report
+from grader.outputs.formats.gradebook import gradebook_csv
+from grader.outputs.formats.gradescope import (
+    MARKER,
+    MAX_OUTPUT,
+    gradescope_failure,
+    gradescope_results,
+    truncate_middle,
+)
+from grader.outputs.formats.junit import junit_xml
+from grader.outputs.formats.lti import SCORE_MEDIA_TYPE, lti_score
+from grader.outputs.students import ExerciseColumn, Student, StudentReport
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEN = datetime(2026, 9, 1, 12, 0, 0, 123456, tzinfo=UTC)
@@ -458,9 +464,9 @@ def test_fractional_points_are_plain_decimals(reports: dict[str, Report]) -> Non
 
 
 def test_a_name_that_looks_like_a_formula_stays_text() -> None:
-    from grader.formats.gradebook import gradebook_csv
-    from grader.report import Report
-    from grader.students import ExerciseColumn, Student, StudentReport
+    from grader.judge.report import Report
+    from grader.outputs.formats.gradebook import gradebook_csv
+    from grader.outputs.students import ExerciseColumn, Student, StudentReport
 
     report = Report(submission="x.py", sha256="0" * 64, seed=0, exercises=(), grader_version="0")
     student = Student(id="=HYPERLINK(\"http://evil\")", name="@SUM(A1:A9)", submission="x.py")
@@ -490,10 +496,10 @@ def test_an_assignment_is_one_gradebook_column_holding_the_total(reports: dict[s
 
 
 def test_render_is_the_one_place_a_format_is_chosen(reports: dict[str, Report]) -> None:
-    from grader.feedback import feedback_html
-    from grader.formats import FORMATS, render
-    from grader.render_json import render_json
-    from grader.render_text import render_text
+    from grader.outputs.feedback import feedback_html
+    from grader.outputs.formats import FORMATS, render
+    from grader.outputs.render_json import render_json
+    from grader.outputs.render_text import render_text
 
     report = next(iter(reports.values()))
     student = Student(id="u42", name="Ada", submission="ada.py")

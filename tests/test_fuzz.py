@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.cli import main
-from grader.errors import GraderError
-from grader.load import load_submission
-from grader.spec import load_exercise
+from grader.core.errors import GraderError
+from grader.judge.spec import load_exercise
+from grader.run.load import load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "exercises" / "node-mul" / "exercise.yaml").read_text())

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.grading import grade
-from grader.render_json import report_to_dict
-from grader.sandbox import Sandbox
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.outputs.render_json import report_to_dict
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "submissions" / "hostile"

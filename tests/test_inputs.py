@@ -7,10 +7,10 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.catalog import Catalog
-from grader.exercise import InputSpec, Probe
-from grader.inputs import EXPONENTS, draw_inputs, draw_probe_inputs
-from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
+from grader.core.exercise import InputSpec, Probe
+from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
+from grader.judge.catalog import Catalog
+from grader.run.inputs import EXPONENTS, draw_inputs, draw_probe_inputs
 
 PROBE = Probe(
     name="p", about="", points=1, visibility="public", partial=False,

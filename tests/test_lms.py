@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.lms import detect, read_download
-from grader.roster import read_roster
+from grader.course.lms import detect, read_download
+from grader.course.roster import read_roster
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lms"
 Capture = pytest.CaptureFixture[str]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.classlist import shard_spec
 from grader.cli import main
-from grader.errors import GraderError
+from grader.core.errors import GraderError
+from grader.course.classlist import shard_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from grader.cli import main
-from grader.notebook_check import check, executed_cells, submission_of
+from grader.course.notebook_check import check, executed_cells, submission_of
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTANT = ROOT / "exercises" / "node-mul" / "mutants" / "swapped_locals.py"
@@ -101,8 +101,8 @@ def test_what_ran_is_a_notebook_of_cells_labelled_by_execution_count() -> None:
 
 
 def test_from_grader_import_check_is_the_function_after_grading_too() -> None:
-    import grader.check  # the scoring module of that name, as grading imports it
+    import grader.judge.check  # the scoring module of that name, as grading imports it
     from grader import check as again
-    from grader.check import check_exercise
+    from grader.judge.check import check_exercise
 
     assert again is check and callable(check_exercise) and grader.check is check

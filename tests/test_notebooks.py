@@ -14,11 +14,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.load import load_submission
-from grader.notebook import NotebookError, neutralise
-from grader.render_json import report_schema
+from grader.judge.catalog import Catalog
+from grader.outputs.render_json import report_schema
+from grader.run.load import load_submission
+from grader.run.notebook import NotebookError, neutralise
 
 ROOT = Path(__file__).resolve().parent.parent
 Capture = pytest.CaptureFixture[str]
@@ -48,7 +48,7 @@ def write_notebook(path: Path, *cells: str, meta: dict[str, str] | None = None, 
         ("x = 10 % 3\ns = '!not a shell'", "x = 10 % 3\ns = '!not a shell'", []),
         ("s = '''\n%not a magic\n'''\n!echo hi", "s = '''\n%not a magic\n'''\npass", [4]),
         ("def f(:\n    pass", "def f(:\n    pass", []),  # a real syntax error stays, to be reported
-        # the notebook's own checks (grader.notebook_check) do nothing when it is graded
+        # the notebook's own checks (grader.course.notebook_check) do nothing when it is graded
         ("from grader import check\ncheck('node-mul')", "check = lambda *args, **kwargs: None\ncheck('node-mul')",
          [1]),
         ("x = 1; from grader import check as c  # mine", "x = 1; c = lambda *args, **kwargs: None  # mine", [1]),
@@ -292,7 +292,7 @@ def test_every_released_starter_advice_works_as_written(tmp_path: Path, monkeypa
 
 
 def test_advice_goes_into_the_docstring_or_under_the_header() -> None:
-    from grader.release import with_advice
+    from grader.course.release import with_advice
 
     assert with_advice('# exercise: x\n"""Do it.\n"""\nx = 1\n', "x.py") == \
         '# exercise: x\n"""Do it.\n\nCheck your work with:\n\n    grade x.py\n"""\nx = 1\n'

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from grader.render_text import OUTPUT_CHARS, render_text
-from grader.report import CheckResult, Diagnosis, ExerciseResult, Report, Status
+from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, Report, Status
+from grader.outputs.render_text import OUTPUT_CHARS, render_text
 
 STUB = "Not implemented yet: node-mul: implement Node.__mul__ (line 9, in __mul__(): raise NotImplementedError)."
 
@@ -72,7 +72,7 @@ def test_hidden_points_are_named_beside_the_score() -> None:
 
 
 def test_the_feedback_page_names_hidden_points_and_how_a_mistake_was_found() -> None:
-    from grader.feedback import feedback_html
+    from grader.outputs.feedback import feedback_html
 
     passed = replace(check("a", status="passed", problem=""), score=1.0)
     localized = Diagnosis(kind="localized", mistake="swapped-locals", hint="swap them back", evidence="")

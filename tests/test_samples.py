@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from grader.cli import main
-from grader.render_json import report_schema
+from grader.outputs.render_json import report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions").glob("*/*.ipynb")])

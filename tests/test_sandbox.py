@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import Exercise, Probe, SourceRules
-from grader.load import SourceCell, Submission
-from grader.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
-from grader.observed import RunResult
-from grader.sandbox import Group, Sandbox
-from grader.values import ErrorInfo, Number, Seq, Text
+from grader.core.exercise import Exercise, Probe, SourceRules
+from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
+from grader.core.values import ErrorInfo, Number, Seq, Text
+from grader.run.load import SourceCell, Submission
+from grader.run.observed import RunResult
+from grader.run.sandbox import Group, Sandbox
 
 
 def probe(name: str, code: str, observe: str = "out") -> Probe:
@@ -261,7 +261,7 @@ def test_the_weaker_modes_still_hide_the_machine(kind: str, tmp_path: Path) -> N
     # Where root's namespaces are not to be had: a user namespace (another user), or Landlock (a container
     # whose seccomp profile refuses namespaces). Either way the run cannot read what lies outside its tree
     # (a solution, a classmate's file), reach the network, or see the grader's processes.
-    from grader import isolate, landlock
+    from grader.run import isolate, landlock
 
     if kind == "landlock" and landlock.abi() == 0:
         pytest.skip("this kernel has no Landlock")
@@ -286,9 +286,9 @@ def test_the_weaker_modes_still_hide_the_machine(kind: str, tmp_path: Path) -> N
 def test_the_reply_is_signed_and_numbered(sandbox: Sandbox) -> None:
     # Whatever the submission writes to any descriptor, or asks the guard to send, never passes as a line.
     source = ("import os, sys\n"
-              "sys.audit('autograd-grader.reply')\n"
+              "sys.audit('autograd-grader.run.reply')\n"
               "event = ('done', {})\n"
-              "sys.audit('autograd-grader.reply')\n"
+              "sys.audit('autograd-grader.run.reply')\n"
               "def f(x):\n    return x\n")
     result = run(sandbox, source)
     assert result.stop is None and [p.observations for p in result.groups[0].probes if p] == [

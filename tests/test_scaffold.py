@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.sandbox import Sandbox
-from grader.scaffold import MARK, todos
-from grader.validate import validate_exercise
+from grader.course.scaffold import MARK, todos
+from grader.course.validate import validate_exercise
+from grader.judge.catalog import Catalog
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 
 from grader.cli import main
-from grader.errors import SpecError
-from grader.spec import load_exercise
-from grader.spec_yaml import parse_spec, schema_text
+from grader.core.errors import SpecError
+from grader.judge.spec import load_exercise
+from grader.judge.spec_yaml import parse_spec, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted([*ROOT.glob("exercises/*/exercise.yaml"), *ROOT.glob("examples/courses/*/*/exercise.yaml")])

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
 from grader.cli import main
-from grader.errors import GraderError
-from grader.selection import SubmittedFile, Target, digest, files_in, load_selected, select
+from grader.core.errors import GraderError
+from grader.course.selection import SubmittedFile, Target, digest, files_in, load_selected, select
+from grader.judge.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
-from grader.errors import GraderError, SpecError
-from grader.spec import load_exercise
+from grader.core.errors import GraderError, SpecError
+from grader.judge.catalog import Catalog
+from grader.judge.spec import load_exercise
 
 GOOD = """\
 id: demo

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 
 from grader import __version__
-from grader.catalog import Catalog
-from grader.error_kinds import error_kind
-from grader.grading import grade
-from grader.inputs import draw_inputs
-from grader.oracle import expected_values
-from grader.report import CheckResult, ExerciseResult, Report
-from grader.sandbox import Sandbox
-from grader.students import ExerciseColumn, Student, StudentReport
-from grader.summary import BINS, class_summary
-from grader.summary_html import summary_html
-from grader.summary_schema import Summary
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.judge.oracle import expected_values
+from grader.judge.report import CheckResult, ExerciseResult, Report
+from grader.outputs.error_kinds import error_kind
+from grader.outputs.students import ExerciseColumn, Student, StudentReport
+from grader.outputs.summary import BINS, class_summary
+from grader.outputs.summary_html import summary_html
+from grader.outputs.summary_schema import Summary
+from grader.run.inputs import draw_inputs
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"

@@ -9,18 +9,18 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.catalog import Catalog
-from grader.grading import grade_submission
-from grader.inputs import draw_inputs
-from grader.load import load_submission
-from grader.numeric import DEFAULT_TOLERANCE
-from grader.observed import ProbeRun
-from grader.oracle import expected_values
-from grader.report import ExerciseResult
-from grader.sandbox import Sandbox
-from grader.tensor_patterns import observation_pattern
-from grader.tensor_variants import matching, variant_runs
-from grader.values import Array, Number
+from grader.core.numeric import DEFAULT_TOLERANCE
+from grader.core.values import Array, Number
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade_submission
+from grader.judge.oracle import expected_values
+from grader.judge.report import ExerciseResult
+from grader.judge.tensor_patterns import observation_pattern
+from grader.judge.tensor_variants import matching, variant_runs
+from grader.run.inputs import draw_inputs
+from grader.run.load import load_submission
+from grader.run.observed import ProbeRun
+from grader.run.sandbox import Sandbox
 
 TOL = DEFAULT_TOLERANCE
 RNG = np.random.default_rng(3)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import Catalog
-from grader.errors import GraderError
-from grader.inputs import TensorInput, draw_inputs
-from grader.oracle import _central_difference
-from grader.sandbox import Sandbox, policy_of, runs_lean
-from grader.spec import load_exercise
-from grader.validate import validate_exercise
+from grader.core.errors import GraderError
+from grader.course.validate import validate_exercise
+from grader.judge.catalog import Catalog
+from grader.judge.oracle import _central_difference
+from grader.judge.spec import load_exercise
+from grader.run.inputs import TensorInput, draw_inputs
+from grader.run.sandbox import Sandbox, policy_of, runs_lean
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.exercise import Exercise, SourceRules
-from grader.grading import grade_submission
-from grader.hints import hint_for
-from grader.inputs import TensorInput, draw_inputs
-from grader.load import SourceCell, load_submission
-from grader.oracle import expected_values
-from grader.policy import engine_policy
-from grader.report import ExerciseResult
-from grader.rules import check_source, import_notes
-from grader.sandbox import Sandbox
-from grader.spec import load_exercise
-from grader.values import Array, ErrorInfo
+from grader.core.exercise import Exercise, SourceRules
+from grader.core.values import Array, ErrorInfo
+from grader.judge.grading import grade_submission
+from grader.judge.hints import hint_for
+from grader.judge.oracle import expected_values
+from grader.judge.report import ExerciseResult
+from grader.judge.rules import check_source, import_notes
+from grader.judge.spec import load_exercise
+from grader.run.inputs import TensorInput, draw_inputs
+from grader.run.load import SourceCell, load_submission
+from grader.run.policy import engine_policy
+from grader.run.sandbox import Sandbox
 
 SPEC = """\
 id: demo

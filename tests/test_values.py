@@ -11,8 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.reading import from_python
-from grader.values import (
+from grader.core.values import (
     MAX_DEPTH,
     Array,
     BadReply,
@@ -27,6 +26,7 @@ from grader.values import (
     from_data,
     to_data,
 )
+from grader.run.reading import from_python
 
 
 class SneakyFloat(float):

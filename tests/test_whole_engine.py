@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
-from grader.catalog import Catalog
-from grader.grading import ExpectedCache, MutantCache, grade_submission
-from grader.load import load_submission
-from grader.report import ExerciseResult, RuleFault
-from grader.sandbox import Sandbox
+from grader.judge.catalog import Catalog
+from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
+from grader.judge.report import ExerciseResult, RuleFault
+from grader.run.load import load_submission
+from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "submissions" / "whole-engine"

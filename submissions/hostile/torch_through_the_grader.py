@@ -1,8 +1,8 @@
 # exercise: node-mul
 # Hostile: reaches torch through the grader's own modules
-import grader.probe_tools
+import grader.run.probe_tools
 
-T = grader.probe_tools.torch
+T = grader.run.probe_tools.torch
 
 import math
 

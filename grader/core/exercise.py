@@ -1,0 +1,143 @@
+"""What an exercise is, once read: frozen dataclasses and the literals most modules need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from grader.core.contract import DEFAULT as DEFAULT_CONTRACT
+from grader.core.contract import Contract
+from grader.core.numeric import Tolerance
+
+Engine = Literal["scalar", "torch", "tensor"]
+Visibility = Literal["public", "hidden"]
+Device = Literal["cpu", "cuda"]
+InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"]
+DEFAULT_TIME_LIMIT = 10.0
+DEFAULT_MEMORY_MB = 2048
+MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
+#: an exercise's id, as the schema has it: its folder's name
+ID_PATTERN = r"[a-z0-9][a-z0-9-]*"
+FORMAT_HELP = "see exercises/README.md for the format"
+#: a course's additions to the reference scalar engine, beside its exercises (grader.judge.course_ops)
+COURSE_OPS = "reference_ops.py"
+
+
+@dataclass(frozen=True, slots=True)
+class InputSpec:
+    """How one probe input is drawn: a literal, or a kind of random value (see `grader.run.inputs`)."""
+
+    name: str
+    kind: InputKind
+    #: the literal, the choices or a tensor's literal data, as the YAML wrote them (2 stays an int)
+    values: tuple[float | int, ...] = ()
+    #: uniform bounds, for `uniform` and for tensors drawn from a range
+    bounds: tuple[float, float] | None = None
+    #: tensors only
+    shape: tuple[int, ...] = ()
+    dtype: Literal["float64", "float32", "int64"] = "float64"
+    requires_grad: bool = False
+    positive: bool = False
+    #: one draw per exercise and seed, the same in every probe (an exercise-level `inputs` entry)
+    shared: bool = False
+    #: a tensor whose dimensions are equal on purpose (a square matrix), exempt from the probe rules
+    equal_dims: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Raises:
+    """The probe's code must raise this: the type's name, and a fragment of its message."""
+
+    type_name: str
+    contains: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRules:
+    """What a submission may import (enforced in the child, grader.run.policy), and may and must call
+    (grader.judge.rules)."""
+
+    #: engine exercises: modules allowed on top of grader.run.policy.DEFAULT_ALLOWED
+    allow_imports: tuple[str, ...] = ()
+    forbid_imports: tuple[str, ...] = ()
+    require_calls: tuple[str, ...] = ()
+    forbid_calls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Probe:
+    """One check: run `code` on fresh inputs, read the `observe` expressions, compare."""
+
+    name: str
+    about: str
+    points: float
+    visibility: Visibility
+    partial: bool
+    inputs: tuple[InputSpec, ...]
+    code: str
+    observe: tuple[tuple[str, str], ...]  # (label, expression)
+    output: str | None  # the expression whose gradients `gradients` reads
+    gradients: tuple[tuple[str, str], ...]  # (observation label, input name)
+    tolerance: Tolerance
+    #: against the CPU float64 expectation, for runs on CUDA (float32 and other kernels)
+    cuda_tolerance: Tolerance
+    devices: tuple[Device, ...]
+    raises: Raises | None
+    #: what a lesson prints: a number as text ("0.1611", "4/9"), a text, or a list of texts
+    printed: tuple[tuple[str, str | tuple[str, ...]], ...]
+    line: int
+    #: observations zero by design up to rounding, which validate's check of rounding noise lets through
+    near_zero: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    """A known mistake, implemented; `mistake` names it and `hint` is what a student reads."""
+
+    path: Path
+    mistake: str
+    hint: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exercise:
+    id: str
+    title: str
+    summary: str
+    points: float
+    engine: Engine
+    defines: tuple[tuple[str, str], ...]  # (name, class | function | value)
+    folder: Path
+    spec_path: Path
+    starter: Path
+    #: None in a released pack, which carries `expected` values instead
+    solution: Path | None
+    expected: Path | None
+    mutants: tuple[Mutant, ...]
+    time_limit: float
+    memory_mb: int
+    source: SourceRules
+    probes: tuple[Probe, ...]
+    #: torch exercises: the gradients must come from torch's autograd (required), or must not (forbidden),
+    #: as the child observes while each probe runs (grader.run.evidence)
+    autograd: Literal["required", "forbidden"] | None = None
+    #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
+    forbid_ops: tuple[str, ...] = ()
+    #: a released pack: the points of the hidden checks it leaves out, graded after students submit
+    hidden_points: float = 0.0
+    #: engine: scalar exercises: the names of the course's engine, in which the probes are written
+    contract: Contract = DEFAULT_CONTRACT
+    #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
+    course_ops: Path | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Assignment:
+    """Exercises that one notebook answers, graded from one run of it."""
+
+    id: str
+    title: str
+    summary: str
+    exercise_ids: tuple[str, ...]
+    path: Path

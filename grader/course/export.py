@@ -1,0 +1,158 @@
+"""Package the grader to run on a platform: Gradescope's setup.sh, run_autograder and autograder.zip.
+
+The export is reproducible: setup.sh installs torch at the version the README pins (TORCH_PIN, the CPU
+build) and only where an exported exercise needs torch, and every other package the grader runs on at
+the version installed where the export was made (requirements.txt, the whole closure of the grader's
+runtime requirements), so the autograder runs what the instructor tested. run_autograder grades the
+submission folder with the same choice of file as `grade FOLDER` (grader.course.selection) and always leaves a
+results.json: a problem with the submission (no file, several candidates) reaches the student as its text.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import secrets
+import shutil
+import zipfile
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+import grader
+import reference
+from grader.core.errors import GraderError
+from grader.judge.catalog import ASSIGNMENTS, Catalog
+from grader.run.sandbox import runs_lean
+
+#: the torch the README and .ci/run install (tests/test_export.py holds the three to one version)
+TORCH_PIN = "2.13.0"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+DISTRIBUTION = "autograd-grader"
+
+SETUP = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder's image. Every version is pinned: the grader
+# runs on what it was exported with (requirements.txt).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+apt-get update -q
+apt-get install -y -q python3.11 python3.11-venv
+python3.11 -m venv /autograder/venv
+{torch}/autograder/venv/bin/pip install -q --no-deps -r "$here/requirements.txt"
+"""
+
+TORCH_STEP = """\
+# The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB CUDA build.
+/autograder/venv/bin/pip install -q "torch=={pin}" --index-url {index}
+"""
+
+RUN = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission. Whatever happens, a results.json is written.
+set -u
+root=${{AUTOGRADER_ROOT:-/autograder}}
+results="$root/results/results.json"
+errors="$root/results/grader-errors.txt"
+mkdir -p "$root/results"
+rm -f "$results"
+export PYTHONPATH="$root/source/src"
+# The whole submission folder: the grader chooses the file that answers the exercise, the same way
+# `grade FOLDER` does, and lets it import the other .py files handed in beside it.
+"$root/venv/bin/python" -m grader "$root/submission" {which} --seed {seed} --device cpu \\
+  --exercises "$root/source/exercises" --format gradescope --output "$results" 2> "$errors"
+status=$?
+if [ ! -s "$results" ]; then
+  "$root/venv/bin/python" - "$results" "$errors" "$status" <<'PY'
+import json, sys
+from grader.outputs.formats.gradescope import gradescope_failure
+results, errors, status = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = [line for line in open(errors, encoding="utf-8", errors="replace").read().splitlines() if line.strip()]
+if status == 2 and lines:  # a problem with the submission, said in one line: the student can fix it
+    reason = lines[-1].removeprefix("error: ")
+else:
+    reason = "The autograder could not grade your submission. This is not your fault: tell your instructor."
+with open(results, "w") as out:
+    json.dump(gradescope_failure(reason), out)
+PY
+fi
+"""
+
+
+def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = None, assignment: str | None = None,
+                      seed: int | None = None) -> Path:
+    """Write setup.sh, requirements.txt, run_autograder, the grader's source and the exercises; zip them.
+
+    The seed is chosen here, once, unless given: the official grade then uses inputs that no student
+    saw when grading their work locally with the default seed.
+    """
+    if assignment is not None:
+        _, exercises = catalog.load_assignment(assignment)
+        which = f"--assignment {assignment}"
+    elif exercise is not None:
+        exercises = [catalog.load(exercise)]
+        which = f"--exercise {exercise}"
+    else:
+        raise ValueError("an exercise or an assignment")
+    needs_torch = not runs_lean(exercises)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "requirements.txt").write_text(requirements(with_torch=needs_torch))
+    torch = TORCH_STEP.format(pin=TORCH_PIN, index=TORCH_INDEX) if needs_torch else ""
+    (out / "setup.sh").write_text(SETUP.format(torch=torch))
+    (out / "run_autograder").write_text(RUN.format(which=which, seed=secrets.randbelow(10**9) if seed is None
+                                                   else seed))
+    for script in ("setup.sh", "run_autograder"):
+        (out / script).chmod(0o755)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for package in (grader, reference):
+        assert package.__file__ is not None  # both are regular packages
+        source = Path(package.__file__).parent
+        shutil.copytree(source, out / "src" / source.name, ignore=ignore, dirs_exist_ok=True)
+    for e in exercises:
+        shutil.copytree(e.folder, out / "exercises" / e.id, ignore=ignore, dirs_exist_ok=True)
+    if assignment is not None:
+        (out / "exercises" / ASSIGNMENTS).mkdir(parents=True, exist_ok=True)
+        shutil.copy(catalog.root / ASSIGNMENTS / f"{assignment}.yaml", out / "exercises" / ASSIGNMENTS)
+    archive = out / "autograder.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:  # the files at the root, as required
+        for path in sorted(p for p in out.rglob("*") if p.is_file() and p != archive):
+            info = zipfile.ZipInfo.from_file(path, path.relative_to(out).as_posix())
+            info.date_time = (2026, 1, 1, 0, 0, 0)  # the same bytes on every export of the same files
+            zipped.writestr(info, path.read_bytes())
+    return archive
+
+
+def requirements(*, with_torch: bool) -> str:
+    """Every package the grader needs to run, at the version installed here, one `name==version` a line.
+
+    torch and what only torch needs are left out: setup.sh installs torch from the CPU index, where it
+    is needed at all, and torch brings its own.
+    """
+    try:
+        wanted = metadata.requires(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        raise GraderError(f"the grader is not installed as {DISTRIBUTION} (pip install -e .): the versions "
+                          f"the export pins are read from its installation.") from None
+    pins: dict[str, str] = {}
+    queue = [r for r in map(Requirement, wanted) if _applies(r) and canonicalize_name(r.name) != "torch"]
+    while queue:
+        requirement = queue.pop()
+        name = canonicalize_name(requirement.name)
+        if name in pins:
+            continue
+        try:
+            pins[name] = metadata.version(requirement.name)
+            queue += [r for r in map(Requirement, metadata.requires(requirement.name) or []) if _applies(r)]
+        except metadata.PackageNotFoundError:
+            raise GraderError(f"{requirement.name}, which the grader needs, is not installed here; install the "
+                              f"grader with its dependencies before exporting.") from None
+    lines = [f"{name}=={version}" for name, version in sorted(pins.items())]
+    header = "# Pinned by grade export: the versions the grader was exported with.\n"
+    if with_torch:
+        header += f"# torch=={TORCH_PIN} (CPU) is installed by setup.sh first.\n"
+    return header + "\n".join(lines) + "\n"
+
+
+def _applies(requirement: Requirement) -> bool:
+    """Whether a requirement holds for a plain install on this Python: no extras, markers evaluated."""
+    return requirement.marker is None or requirement.marker.evaluate({"extra": ""})

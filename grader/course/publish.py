@@ -1,0 +1,226 @@
+"""Send a batch's scores to an LMS line item over LTI 1.3 Assignment and Grade Services (AGS).
+
+The token comes from the platform's OAuth 2 token endpoint by the client-credentials grant, the tool
+authenticating with a JWT it signs (RS256, PyJWT) as the 1EdTech Security Framework says: `iss` and
+`sub` the client id, `aud` the token endpoint (or the platform's audience), `iat`, `exp`, a fresh `jti`,
+the key's `kid` in the header; the scope is AGS's score scope. Each student's score (their
+lti-score.json) is POSTed to `{line item}/scores` as application/vnd.ims.lis.v1.score+json. Busy
+platforms are retried (429 and 5xx, with Retry-After; a Score with the same timestamp is safe to send
+again), an expired token is fetched again once. What was sent is recorded in
+REPORTS/published/lti.json, so a second publish sends only the scores that changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import tomllib
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from grader.core.errors import GraderError
+from grader.outputs.formats.lti import SCORE_MEDIA_TYPE
+from grader.outputs.layout import folder_of
+
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+RECORD = Path("published") / "lti.json"
+#: how long the signed assertion is good for: long enough for a slow platform, short enough to be useless later
+ASSERTION_SECONDS = 300
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Platform:
+    """The LMS's side of the registration (from the tool's configuration in the LMS)."""
+
+    client_id: str
+    token_url: str
+    #: the `aud` of the assertion: the token endpoint, unless the platform names another
+    audience: str
+    private_key: str
+    key_id: str
+    #: the line item's URL (the AGS endpoint claim's `lineitem`)
+    lineitem: str
+    timeout: float = 30.0
+    retries: int = 5
+    #: seconds between retries grow from this (doubling), unless the platform says Retry-After
+    backoff: float = 0.5
+
+
+def read_platform(path: Path) -> Platform:
+    """A TOML file: client_id, token_url, key_file (PEM, relative to the file), key_id, lineitem[, audience]."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise GraderError(f"{path}: cannot read the platform's configuration ({exc}).") from None
+    missing = [k for k in ("client_id", "token_url", "key_file", "key_id", "lineitem") if not data.get(k)]
+    if missing:
+        raise GraderError(f"{path}: needs {', '.join(missing)} (client_id, token_url, key_file, key_id and lineitem, "
+                          f"from the tool's registration in the LMS).")
+    for key in ("token_url", "lineitem", "audience"):
+        if key in data and urlsplit(str(data[key])).scheme not in ("https", "http"):
+            raise GraderError(f"{path}: {key} must be an http(s) URL, not {data[key]!r}.")
+    key_file = (path.parent / str(data["key_file"])).resolve()
+    try:
+        private_key = key_file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GraderError(f"{path}: key_file {key_file} cannot be read ({exc.strerror}).") from None
+    return Platform(client_id=str(data["client_id"]), token_url=str(data["token_url"]),
+                    audience=str(data.get("audience") or data["token_url"]), private_key=private_key,
+                    key_id=str(data["key_id"]), lineitem=str(data["lineitem"]),
+                    timeout=float(data.get("timeout", 30.0)), retries=int(data.get("retries", 5)),
+                    backoff=float(data.get("backoff", 0.5)))
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    sent: list[str]
+    unchanged: int
+    skipped: list[str]
+
+
+def publish_lti(reports: Path, platform: Platform, *, dry_run: bool = False,
+                say: Callable[[str], None] = print) -> Published:
+    """POST every student's changed score to the line item; record each one the platform took."""
+    from grader.course.classfiles import finished_students
+
+    record_path = reports / RECORD
+    record = _read_record(record_path, platform.lineitem)
+    todo: list[tuple[str, dict[str, Any], str]] = []
+    skipped, unchanged = [], 0
+    for row in finished_students(reports):
+        if row.outcome == "grader-error":  # a Score without scoreGiven clears the grade: never for our bug
+            skipped.append(row.student.id)
+            continue
+        score = json.loads((folder_of(reports, row.student) / "lti-score.json").read_text(encoding="utf-8"))
+        digest = _digest(score)
+        if record.get(score["userId"], {}).get("sha256") == digest:
+            unchanged += 1
+            continue
+        todo.append((score["userId"], score, digest))
+    if dry_run or not todo:
+        for user, score, _ in todo:
+            say(f"would send {user}: {score.get('scoreGiven', '-')}/{score.get('scoreMaximum', '-')}")
+        return Published([u for u, _, _ in todo] if dry_run else [], unchanged, skipped)
+    client = _Client(platform)
+    sent, refused = [], []
+    for user, score, digest in todo:
+        status, body = client.post_score(score)
+        if status in (200, 201, 202, 204):
+            record[user] = {"sha256": digest, "timestamp": score["timestamp"], "status": status}
+            _write_record(record_path, platform.lineitem, record)  # after each: a stopped run resends only the rest
+            sent.append(user)
+        else:
+            refused.append(f"{user} ({status}: {body[:120].strip() or 'no reason given'})")
+    if refused:
+        raise GraderError(f"{platform.lineitem}: the platform refused {len(refused)} of {len(todo)} scores "
+                          f"({'; '.join(refused[:3])}{'; ...' if len(refused) > 3 else ''}); {len(sent)} were "
+                          f"sent and recorded. Fix the cause and publish again: only what was not taken is sent.")
+    return Published(sent, unchanged, skipped)
+
+
+def scores_url(lineitem: str) -> str:
+    """AGS: the line item's URL with /scores appended to its path, its query kept."""
+    parts = urlsplit(lineitem)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
+
+
+def _digest(score: dict[str, Any]) -> str:
+    """What a score says, without when: the same grade graded again is not a change to send."""
+    return hashlib.sha256(json.dumps({k: v for k, v in score.items() if k != "timestamp"},
+                                     sort_keys=True).encode()).hexdigest()
+
+
+def _read_record(path: Path, lineitem: str) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise GraderError(f"{path}: the record of what was published is damaged ({exc}); remove it to send every "
+                          f"score again.") from None
+    lineitems: dict[str, dict[str, dict[str, Any]]] = data.get("lineitems", {})
+    return dict(lineitems.get(lineitem, {}))
+
+
+def _write_record(path: Path, lineitem: str, sent: dict[str, dict[str, Any]]) -> None:
+    from grader.course.batch import atomic
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {"version": 1, "lineitems": {}}
+    data["lineitems"][lineitem] = dict(sorted(sent.items()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic(path, json.dumps(data, indent=2) + "\n", durable=True)
+
+
+class _Client:
+    """One token for the run, fetched again once when the platform says it has expired."""
+
+    def __init__(self, platform: Platform) -> None:
+        import urllib3
+
+        self.platform = platform
+        # POST is retried too: a token request is harmless to repeat, and a Score with the same timestamp
+        # is the same Score (AGS: a platform must not apply an update that is not newer).
+        retry = urllib3.Retry(total=platform.retries, backoff_factor=platform.backoff,
+                              status_forcelist=(429, 500, 502, 503, 504),
+                              allowed_methods=frozenset({"POST"}), respect_retry_after_header=True,
+                              raise_on_status=False)
+        self.http = urllib3.PoolManager(retries=retry, timeout=urllib3.Timeout(total=platform.timeout))
+        self.token: str | None = None
+
+    def post_score(self, score: dict[str, Any]) -> tuple[int, str]:
+        for attempt in range(2):
+            if self.token is None:
+                self.token = self._fetch_token()
+            response = self._request("POST", scores_url(self.platform.lineitem), json.dumps(score).encode(),
+                                     {"Content-Type": SCORE_MEDIA_TYPE, "Authorization": f"Bearer {self.token}"})
+            if response.status == 401 and attempt == 0:
+                self.token = None  # expired or revoked: one more token, then what the platform says stands
+                continue
+            return response.status, response.data.decode("utf-8", "replace")
+        raise AssertionError("unreachable")
+
+    def _fetch_token(self) -> str:
+        import jwt
+
+        now = int(time.time())
+        claims = {"iss": self.platform.client_id, "sub": self.platform.client_id, "aud": self.platform.audience,
+                  "iat": now, "exp": now + ASSERTION_SECONDS, "jti": str(uuid.uuid4())}
+        try:
+            assertion = jwt.encode(claims, self.platform.private_key, algorithm="RS256",
+                                   headers={"kid": self.platform.key_id})
+        except (ValueError, TypeError, jwt.PyJWTError) as exc:
+            raise GraderError(f"the tool's private key cannot sign the assertion ({exc}); key_file must hold an "
+                              f"RSA private key in PEM.") from None
+        body = urlencode({"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
+                          "client_assertion": assertion, "scope": SCORE_SCOPE}).encode()
+        response = self._request("POST", self.platform.token_url, body,
+                                 {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+        text = response.data.decode("utf-8", "replace")
+        if response.status != 200:
+            raise GraderError(f"{self.platform.token_url}: no access token ({response.status}: "
+                              f"{text[:200].strip()}); check client_id, key_id and the key registered in the LMS.")
+        try:
+            token = json.loads(text)["access_token"]
+        except (ValueError, KeyError, TypeError):
+            raise GraderError(f"{self.platform.token_url}: the answer holds no access_token: {text[:200]!r}.") from None
+        if not isinstance(token, str) or not token:
+            raise GraderError(f"{self.platform.token_url}: the access_token is not a text: {token!r}.")
+        return token
+
+    def _request(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> Any:
+        import urllib3
+
+        try:
+            return self.http.request(method, url, body=body, headers=headers)
+        except urllib3.exceptions.HTTPError as exc:
+            raise GraderError(f"{url}: cannot reach the platform ({exc}); publish again later: what was sent "
+                              f"is recorded.") from None

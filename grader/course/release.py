@@ -1,0 +1,171 @@
+"""Write the pack a course hands out: starters as .py and .ipynb, public checks only, no solutions.
+
+    OUT/<id>.py, OUT/<id>.ipynb          each exercise's starter, as a file and as a notebook
+    OUT/<assignment>.ipynb               one notebook per assignment, a section per exercise
+    OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade` themselves
+    OUT/exercises/<id>/starter.py
+    OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
+    OUT/exercises/assignments/<id>.yaml
+
+Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
+the pack carries that oracle's answers for the default seed instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grader.core.exercise import COURSE_OPS, Assignment, Exercise
+from grader.core.values import ErrorInfo, error_to_data, to_data
+from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
+from grader.judge.oracle import expected_values
+from grader.judge.spec_yaml import Loader
+from grader.run.inputs import draw_inputs
+from grader.run.notebook import METADATA_KEY
+
+PACK_SEED = 0
+_HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
+
+
+def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str]) -> list[Path]:
+    """Write the pack for these exercises and assignments (and the exercises they include); list the files."""
+    assignments = [catalog.load_assignment(a) for a in assignment_ids]
+    exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
+    for _, members in assignments:
+        exercises.update({e.id: e for e in members})
+    written: list[Path] = []
+    out.mkdir(parents=True, exist_ok=True)
+    for exercise in exercises.values():
+        written += _exercise_files(exercise, out)
+        written += _pack_exercise(exercise, out / "exercises" / exercise.id)
+        if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
+            # the reference engine computes a scalar pack's expected values, with the course's operations
+            ops = out / "exercises" / COURSE_OPS
+            ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
+            written.append(ops)
+    for assignment, members in assignments:
+        written.append(_write_notebook(out / f"{assignment.id}.ipynb", _assignment_cells(assignment, members),
+                                       {"assignment": assignment.id}))
+        pack = out / "exercises" / ASSIGNMENTS / f"{assignment.id}.yaml"
+        pack.parent.mkdir(parents=True, exist_ok=True)
+        pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
+        written.append(pack)
+    return written
+
+
+def _exercise_files(exercise: Exercise, out: Path) -> list[Path]:
+    starter = exercise.starter.read_text(encoding="utf-8")
+    py = out / f"{exercise.id}.py"
+    py.write_text(with_advice(starter, py.name), encoding="utf-8")
+    cells = [("markdown", _task(exercise, level=1)), ("code", _HEADER.sub("", starter, count=1).strip())]
+    return [py, _write_notebook(out / f"{exercise.id}.ipynb", cells, {"exercise": exercise.id})]
+
+
+def with_advice(starter: str, name: str) -> str:
+    """The starter telling its student how to check it, by the name it is released under: written here, not in
+    the starter, so that the advice cannot name a file that does not exist."""
+    advice = f"Check your work with:\n\n    grade {name}\n"
+    lines = starter.splitlines(keepends=True)
+    try:
+        body = ast.parse(starter).body
+    except SyntaxError:
+        body = []
+    docstring = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str) else None
+    if docstring is not None and docstring.end_lineno is not None \
+            and lines[docstring.end_lineno - 1].strip() in ('"""', "'''"):
+        end = docstring.end_lineno - 1  # the line that closes the docstring
+        return "".join([*lines[:end], "\n", advice, *lines[end:]])
+    # no docstring to extend: a comment under the header line
+    at = 1 if lines and _HEADER.match(lines[0]) else 0
+    return "".join([*lines[:at], *[f"# {line}".rstrip() + "\n" for line in advice.splitlines()], *lines[at:]])
+
+
+def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
+    intro = f"# {assignment.title}\n\n{assignment.summary}".strip()
+    intro += (f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
+              f"with `from grader import check` and then `check()`.")
+    cells = [("markdown", intro)]
+    for exercise in members:
+        cells += [("markdown", _task(exercise, level=2)),
+                  ("code", _HEADER.sub("", exercise.starter.read_text(encoding="utf-8"), count=1).strip())]
+    return cells
+
+
+def _task(exercise: Exercise, level: int) -> str:
+    text = f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip()
+    if level == 1:
+        text += (f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
+                 f"`from grader import check` and then `check(\"{exercise.id}\")`.")
+    return text
+
+
+def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str, str]) -> Path:
+    import nbformat as nbformat_module
+
+    nbformat: Any = nbformat_module  # untyped library
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata[METADATA_KEY] = metadata
+    stem = re.sub(r"[^A-Za-z0-9-]", "-", path.stem)[:40]
+    for number, (kind, source) in enumerate(cells, start=1):
+        make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+        cell = make(source)
+        cell["id"] = f"{stem}-{number}"  # stable ids: releasing twice writes the same files
+        notebook.cells.append(cell)
+    nbformat.validate(notebook)
+    path.write_text(nbformat.writes(notebook), encoding="utf-8")
+    return path
+
+
+def _pack_exercise(exercise: Exercise, folder: Path) -> list[Path]:
+    """The exercise as students may grade it: public probes, no solution, no mutants."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
+    data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
+    data["points"] = sum(p["points"] for p in data["probes"])
+    hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
+    if hidden:
+        data["hidden_points"] = hidden
+    for key in ("solution", "mutants"):
+        data.pop(key, None)
+    data["starter"] = "starter.py"
+    written = [folder / "starter.py"]
+    (folder / "starter.py").write_text(exercise.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    if exercise.engine == "torch":
+        data["expected"] = "expected.json"
+        written.append(_write_expected(exercise, folder / "expected.json",
+                                       {p["name"] for p in data["probes"]}))
+    spec = folder / SPEC_NAME
+    spec.write_text(f"# Released by `grade release` from {exercise.id}: public checks only.\n"
+                    + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100),
+                    encoding="utf-8")
+    return [spec, *written]
+
+
+class _Dumper(yaml.SafeDumper):
+    """Writes text with line breaks as `|` blocks, as the specs are written by hand."""
+
+
+_Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
+
+
+def _write_expected(exercise: Exercise, path: Path, public: set[str]) -> Path:
+    expected = expected_values(exercise, draw_inputs(exercise, PACK_SEED), seed=PACK_SEED)
+    probes: dict[str, Any] = {}
+    for probe, value in zip(exercise.probes, expected, strict=True):
+        if probe.name not in public:
+            continue
+        observations = value.observations
+        probes[probe.name] = {"error": error_to_data(observations)} if isinstance(observations, ErrorInfo) \
+            else {"observations": {label: to_data(v) for label, v in observations.items()}}
+    path.write_text(json.dumps({"seed": PACK_SEED, "probes": probes}, indent=1) + "\n", encoding="utf-8")
+    return path

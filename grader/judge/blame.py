@@ -1,0 +1,138 @@
+"""Name the root rule on each failed check: a fault localized in one rule replaces the symptoms it explains.
+
+A wrong `+` makes `-` look wrong too (x - y is x + (-y)), and a `**` without its coefficient makes `/`
+look wrong (x / y is x * y ** -1): the mutant of node-sub whose second operand's sign is flipped, or
+the reference engine with /'s denominator negated, can match such a check exactly. Where grader.judge.faults
+has put the fault in a rule the check's code uses (directly, or through what a method may be built
+from), the check names that rule: a known mistake stays only if the mutant's own localization shows
+the same fault, and a pattern of the numbers gives way to the rule behind it. Facts an error states
+(a method that is missing) stay as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+
+from grader.core.exercise import Exercise
+from grader.judge.faults import Fault
+from grader.judge.localize import built_on
+from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
+from grader.judge.slips import SLOPES
+from grader.judge.uses import BASE, probe_uses
+
+#: the localized mistake's id, by how the rule is wrong
+MISTAKES = {"swapped": "swapped-locals", "negated": "negated-slope", "missing-upstream": "missing-upstream-factor",
+            "from-output": "slope-from-output", "wrong-local": "wrong-local-slope", "traversal-order": "walk-order",
+            "visited": "visited-nodes", "seeding": "output-seed", "accumulation": "lost-accumulation"}
+#: the ways wrong that say what the mistake is; "wrong-local" (another slope) or "traversal-order" cover several
+_SPECIFIC = frozenset({"swapped", "negated", "missing-upstream", "from-output", "accumulation", "seeding"})
+_NONE: Mapping[str, frozenset[tuple[str, str]]] = MappingProxyType({})
+#: patterns that state what an error says, not a shape of the numbers: they stay
+_STATED = {"constant-not-wrapped", "wrong-signature", "undefined-name"}
+
+
+def blame(exercise: Exercise, result: ExerciseResult, probe_of: Mapping[int, int],
+          found: Sequence[Fault] | Callable[[], Sequence[Fault]],
+          mutant_faults: Mapping[str, frozenset[tuple[str, str]]], raised: Mapping[int, str | None]) -> ExerciseResult:
+    """`probe_of`: each failed check's probe; `found`: the localized faults, or how to find them (a run in
+    the sandbox, made only where a check's diagnosis could change); `mutant_faults`: each known mistake's
+    localized (method, how); `raised`: the exception each failed check's code raised, if any.
+
+    A fault explains only what it can produce: a wrong slope explains wrong numbers, not an OverflowError;
+    an operation that raised alone explains that exception.
+    """
+    if not any(_open(result.checks[i]) for i in probe_of):
+        return result
+    found = found() if callable(found) else found
+    if not found:
+        return result
+    checks = list(result.checks)
+    for index, probe_index in probe_of.items():
+        check = checks[index]
+        if check.status not in ("failed", "error") or check.diagnosis is None:
+            continue
+        error = raised.get(index)
+        relevant = [f for f in _relevant(exercise, probe_index, found) if f.raised == error]
+        if relevant:
+            checks[index] = _named(check, relevant, mutant_faults)
+    return dataclasses.replace(result, checks=tuple(checks))
+
+
+def _open(check: CheckResult) -> bool:
+    """A failed check whose diagnosis a localized fault could still change (not a fact an error states)."""
+    diagnosis = check.diagnosis
+    return check.status in ("failed", "error") and diagnosis is not None and diagnosis.mistake not in _STATED \
+        and not (diagnosis.rule is not None and diagnosis.rule.how == "missing")
+
+
+def _relevant(exercise: Exercise, probe_index: int, found: Sequence[Fault]) -> list[Fault]:
+    """The faults that can explain a check: in a rule its code uses, or one that it may be built from."""
+    probe = exercise.probes[probe_index]
+    uses = probe_uses(exercise, probe)
+    reach = set(uses).union(*(built_on(method) for method in uses))
+    calls = probe.code.count(".backward(")
+    relevant = [f for f in found if (f.rule.method == "backward" and (not f.across_calls or calls > 1))
+                or f.rule.method in reach]
+    # the most specific first: the walk, then what the exercise is about, then + and * under everything
+    return sorted(relevant, key=lambda f: (f.rule.method != "backward", f.rule.method in BASE))
+
+
+def _named(check: CheckResult, relevant: list[Fault], mutant_faults: Mapping[str, frozenset[tuple[str, str]]]
+           ) -> CheckResult:
+    diagnosis = check.diagnosis
+    assert diagnosis is not None
+    if diagnosis.mistake in _STATED or (diagnosis.rule is not None and diagnosis.rule.how == "missing"):
+        return check
+    if diagnosis.kind != "known-mistake" and diagnosis.rule is not None and any(
+            (f.rule.method, f.rule.how) == (diagnosis.rule.method, diagnosis.rule.how) for f in relevant):
+        return check  # a slip in the very rule localization finds: the same verdict
+    if diagnosis.kind == "known-mistake":
+        agreeing = [f for f in relevant if (f.rule.method, f.rule.how) in mutant_faults.get(diagnosis.mistake, ())]
+        if agreeing:  # the mutant's own localization shows the same fault: its name, with the rule
+            return dataclasses.replace(check, diagnosis=dataclasses.replace(diagnosis, rule=agreeing[0].rule))
+    return dataclasses.replace(check, diagnosis=localized(relevant[0], mutant_faults))
+
+
+def localized(fault: Fault, mutant_faults: Mapping[str, frozenset[tuple[str, str]]] = _NONE) -> Diagnosis:
+    """The fault as a diagnosis; named as the exercise's known mistake whose own localization shows the same."""
+    same = sorted(m for m, found in mutant_faults.items() if (fault.rule.method, fault.rule.how) in found) \
+        if fault.rule.how in _SPECIFIC else []
+    return Diagnosis(kind="localized", mistake=same[0] if len(same) == 1 else MISTAKES[fault.rule.how],
+                     hint=hint(fault.rule), evidence=f"run alone: {fault.evidence}", rule=fault.rule)
+
+
+def hint(rule: RuleFault) -> str:
+    """What to fix, for the rule and the way it is wrong."""
+    method, how = rule.method, rule.how
+    if method == "backward":
+        return {
+            "traversal-order": "backward() must visit every node once, in reverse topological order: sort the nodes "
+                               "depth-first (each after the nodes it was made from), then walk the list backwards, so "
+                               "that a node passes its grad on only once every node that uses it has added to it.",
+            "visited": "Remember the nodes already listed in a set local to one backward() call: a node listed twice "
+                       "passes its gradient on twice, and a mark left on the nodes from an earlier call makes the "
+                       "next walk skip them.",
+            "seeding": "Every node starts with grad 0; backward() sets the output's grad to 1.0 (d out/d out) before "
+                       "the walk.",
+            "accumulation": "Gradients add up: within a walk with +=, and across backward() calls (a leaf keeps its "
+                            "grad, as in PyTorch); backward() must not reset them.",
+        }.get(how, "backward() walks the graph wrongly.")
+    slopes = [s for s in SLOPES if s.method == method]
+    expression = slopes[0].expression if slopes else method
+    which = [s for s in slopes if rule.operand == "both" or (s.operand == 0) == (rule.operand == "self")]
+    formulas = "; ".join(f"d({s.expression})/d{s.variable} is {s.formula}" for s in which)
+    ending = f" ({formulas})" if formulas else ""
+    return {
+        "swapped": f"The local slopes of {expression} ({method}) are exchanged: each operand must get the derivative "
+                   f"with respect to itself{ending}.",
+        "negated": f"A local slope of {expression} ({method}) has the wrong sign{ending}.",
+        "missing-upstream": f"{method}'s backward passes its local slope on alone: multiply it by out.grad, the "
+                            f"gradient arriving from above{ending}.",
+        "from-output": f"{method}'s local slope mixes up the input and the output: it uses one where the formula "
+                       f"needs the other{ending}.",
+        "wrong-local": f"The local slope of {expression} ({method}) is wrong{ending}.",
+        "accumulation": f"{method}'s backward must add to its inputs' grads with +=, not =: a node used twice (x used "
+                        f"on both sides) gets both contributions.",
+    }.get(how, f"{method} is wrong{ending}.")

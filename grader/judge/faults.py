@@ -1,0 +1,339 @@
+"""Read the localization probes (grader.judge.localize): which rule of an engine is wrong, and how.
+
+The walk first: a new node's grad must be 0 and an output's 1 after backward(); if not, the seed is
+wrong and nothing below it can be read. Then each operation alone, with upstream 1: its value and
+local slopes tell swapped slopes, a negated one, a slope taken from the output, or another wrong
+slope, for the operand that is wrong. Under an upstream factor a right slope that ignores it is a
+missing upstream factor; with its operand repeated, a contribution lost is an overwrite. A wrong
+traversal shows only in compositions of operations found right: a chain (order), a diamond
+(visited set), a node shared by a short and a long path (order), backward twice and a rebuilt graph
+(state kept or reset between calls). An operation that can be built from a faulty one (- from + and
+neg, / from * and **, k - x from x - y) is not blamed for it: the root rule is named. Where every
+operation fails alone, nothing is claimed: the fault is not in one rule.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from grader.core.compare import fmt
+from grader.core.values import Number
+from grader.judge.localize import BINARY, EXPONENT, UNARY, Localization, built_on, start_values
+from grader.judge.report import How, RuleFault
+from reference.scalar import Node
+
+#: what compositions of + and * need right before they can test the walk (with the ":met:" probes)
+INGREDIENTS = ("__add__:alone", "__mul__:alone", "__add__:repeat", "__mul__:repeat", "__mul__:upstream")
+_MISSING = ("unsupported operand", "has no attribute", "bad operand type")
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    rule: RuleFault
+    #: what the probes showed, in words a student can check
+    evidence: str
+    #: state kept or reset between backward() calls: it explains only checks that call backward() again
+    across_calls: bool = False
+    #: the exception the operation raised alone, if that is the fault: it explains that exception, not numbers
+    raised: str | None = None
+
+
+def faults(loc: Localization, overwrites: frozenset[str] | None = None) -> tuple[Fault, ...]:
+    """The root faults the localization probes show; empty where they show none, or no single rule.
+
+    `overwrites`: the methods and functions of the submission that overwrite a grad (grader.judge.names), which
+    tell an operation that loses a contribution from a walk that does, for every operation alike.
+    """
+    reader = _Reader(loc)
+    seed = reader.seeding()
+    if seed is not None:
+        return (seed,)
+    reached = reader.got("__mul__:upstream", "x.grad")
+    if reader.right("__add__:alone") and reader.right("__mul__:alone") and reached == 0 \
+            and reader.want("__mul__:upstream", "x.grad"):
+        return (_fault("backward", "", "traversal-order", f"(x * y) * c at {reader.at('__mul__:upstream')}: x.grad "
+                       "is 0, each operation right alone: only the output's own inputs got a gradient; walk the "
+                       "sorted nodes outputs first"),)
+    # + and * right alone, under a factor and with an operand repeated: compositions of them test the walk
+    ingredients = all(reader.right(spec.name) for spec in loc.specs if spec.name in INGREDIENTS
+                      or ":met:" in spec.name)
+    if ingredients:
+        walk = reader.structure()
+        if walk is not None:  # a walk that misses or misorders nodes: no operation can be read through it
+            return (walk,)
+    found, right = reader.operations()
+    if not right or (found and all(reader.nothing_passed(f.rule.method) for f in found)):
+        return ()  # no operation right, or nothing passed back by any: the walk, not one rule
+    found = [f for f in found if not (built_on(f.rule.method) & {g.rule.method for g in found if g is not f})]
+    lost = [f for f in found if f.rule.how == "accumulation" and f.rule.method != "backward"]
+    if len(lost) > 1 and overwrites and not overwrites & {f.rule.method for f in lost}:
+        # every operation loses a contribution, and only the walk overwrites grads: the walk's fault
+        walk = _fault("backward", "", "accumulation", f"{lost[0].evidence}, in every operation alike, and backward() "
+                      "assigns grads with = where += belongs")
+        found = [f for f in found if f not in lost] + [walk]
+    if ingredients:
+        state = reader.state()
+        if state is not None:
+            found.append(state)
+    return tuple(found)
+
+
+class _Reader:
+    def __init__(self, loc: Localization) -> None:
+        self.loc = loc
+        self.index = {spec.name: i for i, spec in enumerate(loc.specs)}
+    def x_of(self, name: str) -> float | None:
+        """The value x starts from in a probe of one operation."""
+        start = dict(self.loc.specs[self.index[name]].start).get("x")
+        if start is None:
+            return None
+        value = eval(start, {"abs": abs}, dict(self.loc.inputs))  # our own expression of the inputs
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def at(self, name: str) -> str:
+        return start_values(self.loc.specs[self.index[name]], self.loc.inputs)
+
+    def got(self, name: str, label: str) -> float | None:
+        run = self.loc.got[self.index[name]]
+        value = None if run is None or run.observations is None else run.observations.get(label)
+        return value.value if isinstance(value, Number) else None
+
+    def want(self, name: str, label: str) -> float | None:
+        run = self.loc.expected[self.index[name]]
+        value = None if run.observations is None else run.observations.get(label)
+        return value.value if isinstance(value, Number) else None
+
+    def ran(self, name: str) -> bool | None:
+        """True: it ran; False: it raised something other than a missing operation; None: the operation is missing."""
+        run = self.loc.got[self.index[name]]
+        if run is None:
+            return False
+        if run.error is not None:
+            return None if any(text in run.error.message for text in _MISSING) else False
+        return run.observations is not None
+
+    def nothing_passed(self, method: str) -> bool:
+        """The operation's probes ran and every gradient they gave is 0."""
+        runs = [self.loc.got[i] for spec, i in self.index.items() if spec.startswith(f"{method}:")]
+        grads = [v for run in runs if run is not None and run.observations is not None
+                 for label, v in run.observations.items() if label.endswith(".grad") and label != "out.grad"]
+        return bool(grads) and all(isinstance(v, Number) and v.value == 0 for v in grads)
+
+    def right(self, name: str) -> bool | None:
+        """Whether every observation matches; None where the operation is missing."""
+        ran = self.ran(name)
+        if not ran:
+            return ran
+        labels = [label for label, _ in self.loc.specs[self.index[name]].observe]
+        return all(_close(self.got(name, label), self.want(name, label)) for label in labels)
+
+    def seeding(self) -> Fault | None:
+        fresh = self.got("fresh", "x.grad")
+        if fresh is not None and fresh != 0:
+            return _fault("backward", "", "seeding", f"a new node's grad is {fmt(fresh)}, not 0: every node must "
+                                                     "start at 0 (only the output is seeded, with 1.0, by backward())")
+        seeds = [self.got(s.name, "out.grad") for s in self.loc.specs
+                 if s.name.endswith(":alone") and self.ran(s.name)]
+        seeds = [s for s in seeds if s is not None]
+        if seeds and all(not _close(s, 1.0) for s in seeds):
+            return _fault("backward", "", "seeding", f"out.grad is {_show(seeds[0])} after out.backward(), not 1.0: "
+                                                     "backward() must seed the output with 1.0 before the walk")
+        return None
+
+    def operations(self) -> tuple[list[Fault], set[str]]:
+        found: list[Fault] = []
+        right: set[str] = set()
+        for method, symbol, reflected in BINARY:
+            verdict = self.binary(method, symbol)
+            if verdict is True:
+                right.add(method)
+                found += self.around(method, f"x {symbol} y", f"{method}:upstream", f"{method}:repeat")
+                for name, expression, owner in ((f"{method}:number", f"x {symbol} k", method),
+                                                (f"{reflected}:number", f"k {symbol} x", reflected)):
+                    found += self.single(name, owner, expression)
+            elif isinstance(verdict, Fault):
+                found.append(verdict)
+        add_right = bool(self.right("__add__:alone") and self.right("__add__:repeat"))  # op(x) + x needs a right +
+        for method, expression, domain in UNARY:
+            tag = f"{method}:{domain}" if method == "relu" else method
+            alone = self.single(f"{tag}:alone", method, expression)
+            if alone:
+                found += [f for f in alone if all(g.rule.method != method for g in found)]
+            elif self.right(f"{tag}:alone"):
+                if self.want(f"{tag}:alone", "x.grad"):  # a closed gate's 0 proves nothing
+                    right.add(method)
+                found += self.around(method, expression, f"{tag}:upstream",
+                                     f"{tag}:repeat" if add_right else None)
+        return found, right
+
+    def binary(self, method: str, symbol: str) -> bool | Fault | None:
+        name = f"{method}:alone"
+        ran = self.ran(name)
+        if ran is None:
+            return None
+        expression = f"x {symbol} y"
+        if not ran:
+            return self.error_fault(name, method, expression)
+        value, want_value = self.got(name, "value"), self.want(name, "value")
+        if not _close(value, want_value):
+            return _fault(method, "both", "wrong-local", f"{expression} at {self.at(name)} is {_show(value)}, not "
+                                                          f"{_show(want_value)}")
+        gx, gy = self.got(name, "x.grad"), self.got(name, "y.grad")
+        ex, ey = self.want(name, "x.grad"), self.want(name, "y.grad")
+        if _close(gx, ex) and _close(gy, ey):
+            return True
+        shown = f"{expression} alone at {self.at(name)}: x.grad {_show(gx)}, y.grad {_show(gy)} where " \
+                f"{_show(ex)} and {_show(ey)} were expected"
+        if _close(gx, ey) and _close(gy, ex) and not _close(ex, ey):
+            return _fault(method, "both", "swapped", f"{shown}: each operand got the other's slope")
+        hows = {operand: _how(g, e, value) for operand, g, e in (("self", gx, ex), ("other", gy, ey))
+                if not _close(g, e)}
+        operand = next(iter(hows)) if len(hows) == 1 else "both"
+        how = next(iter(set(hows.values()))) if len(set(hows.values())) == 1 else "wrong-local"
+        return _fault(method, operand, how, shown)
+
+    def single(self, name: str, method: str, expression: str) -> list[Fault]:
+        """A probe of one operation with one node, x: its value and x's slope."""
+        ran = self.ran(name)
+        if ran is None or (ran and self.right(name)):
+            return []
+        if not ran:
+            return [self.error_fault(name, method, expression)]
+        value, want_value = self.got(name, "value"), self.want(name, "value")
+        if not _close(value, want_value):
+            how: How = "negated" if _close(value, _neg(want_value)) and \
+                _close(self.got(name, "x.grad"), _neg(self.want(name, "x.grad"))) else "wrong-local"
+            return [_fault(method, "self", how, f"{expression} at {self.at(name)} is {_show(value)}, not "
+                                                f"{_show(want_value)}")]
+        g, e = self.got(name, "x.grad"), self.want(name, "x.grad")
+        how = _how(g, e, value, _slope_at(method, value), _output_form(method, self.x_of(name)))
+        return [_fault(method, "self", how, f"{expression} at {self.at(name)}: x.grad is {_show(g)} where "
+                                            f"{_show(e)} was expected")]
+
+    def around(self, method: str, expression: str, upstream: str, repeat: str | None) -> list[Fault]:
+        """An operation right alone, under an upstream factor c and with x used twice."""
+        alone = upstream.replace(":upstream", ":alone")
+        if self.ran(upstream) and not self.right(upstream) and (method == "__mul__" or self.right("__mul__:alone")) \
+                and _close(self.got(upstream, "x.grad"), self.got(alone, "x.grad")):  # the factor c, left out
+            return [_fault(method, "both" if "y" in expression else "self", "missing-upstream",
+                           f"({expression}) * c at {self.at(upstream)}: the slopes are right alone but not "
+                           "multiplied by c, the gradient arriving from above")]
+        if repeat is not None and self.ran(repeat) and not self.right(repeat):
+            used = expression.replace("y", "x") if "y" in expression else f"{expression} + x"
+            return [_fault(method, "both", "accumulation", f"{used} at {self.at(repeat)}: x.grad is "
+                                                           f"{_show(self.got(repeat, 'x.grad'))} where "
+                                                           f"{_show(self.want(repeat, 'x.grad'))} was expected: a node "
+                                                           "used twice must get both contributions (+=, not =)")]
+        return []
+
+    def error_fault(self, name: str, method: str, expression: str) -> Fault:
+        run = self.loc.got[self.index[name]]
+        error = "it stopped" if run is None or run.error is None else f"it raised {run.error.describe()}"
+        fault = _fault(method, "", "wrong-local", f"{expression} at {self.at(name)}: {error}")
+        return Fault(fault.rule, fault.evidence, raised=run.error.type_name if run and run.error else "stopped")
+
+    def wrong(self, name: str) -> bool:
+        return self.ran(f"traversal:{name}") is not None and not self.right(f"traversal:{name}")
+
+    def structure(self) -> Fault | None:
+        """One backward() call over + and *, each right alone: every node visited once, outputs first."""
+        if self.wrong("chain"):
+            return _fault("backward", "", "traversal-order", "x * b * c * k, each operation right alone: "
+                          f"{self.shown('chain', 'x.grad')}: the walk must visit every node, outputs first")
+        if self.wrong("diamond"):
+            twice = _close(self.got("traversal:diamond", "v.grad"), 2 * (self.want("traversal:diamond", "v.grad") or 0))
+            return _fault("backward", "", "visited" if twice else "traversal-order",
+                          f"b = v + v; c = b + b: {self.shown('diamond', 'v.grad')}" +
+                          (": b was walked twice (keep a set of the nodes already listed)" if twice else ""))
+        for name in ("shared-long", "shared-long-left", "shared-many"):
+            if self.wrong(name):
+                return _fault("backward", "", "traversal-order", f"h used directly and through h * c * k: "
+                              f"{self.shown(name, 'x.grad')}: a node may pass its grad on only after every node "
+                              "that uses it has added to it")
+        return None
+
+    def state(self) -> Fault | None:
+        """backward() called again: on the same graph, on a rebuilt one, on a new graph over an old node.
+
+        Grads reset by each call leave a rebuilt graph's leaf with the last call's contribution alone; a
+        mark of visited nodes kept from the first call makes the same graph's second walk skip it while
+        a rebuilt graph comes out right; anything else left over between calls shows otherwise.
+        """
+        twice, rebuilt, reuse = self.wrong("twice"), self.wrong("rebuilt"), self.wrong("reuse")
+        if not (twice or rebuilt or reuse):
+            return None
+        c = self.loc.inputs["c"]
+        reset = isinstance(c, float) and _close(self.got("traversal:rebuilt", "w.grad"), c)  # w * c's share alone
+        if reset:
+            return _fault("backward", "", "accumulation", f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: "
+                          "backward() resets grads that must keep adding across calls", across_calls=True)
+        if not rebuilt:
+            return _fault("backward", "", "visited", f"backward() twice on x * y: {self.shown('twice', 'x.grad')}: "
+                          "a mark of visited nodes kept from the first call makes the second walk skip them",
+                          across_calls=True)
+        return _fault("backward", "", "visited", f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: what the "
+                      "first backward() kept (a list or a set of visited nodes, a default argument) leaks into the "
+                      "next call: keep it local to one call", across_calls=True)
+
+    def shown(self, name: str, label: str) -> str:
+        return f"{label} is {_show(self.got(f'traversal:{name}', label))} where " \
+               f"{_show(self.want(f'traversal:{name}', label))} was expected"
+
+
+def _how(got: float | None, want: float | None, value: float | None, at_output: float | None = None,
+         at_input: float | None = None) -> How:
+    """How one slope is wrong; from-output covers the input and the output mixed up, either way round."""
+    if got is None or want is None:
+        return "wrong-local"
+    if _close(got, -want):
+        return "negated"
+    if value is not None and (_close(got, want * value) or _close(got, value) or _close(got, at_output)):
+        return "from-output"
+    if at_input is not None and _close(got, at_input):
+        return "from-output"
+    return "wrong-local"
+
+
+#: slopes written with the output (s, t, e): the same formula with the input in its place is the classic slip
+_OUTPUT_FORMS = {"sigmoid": lambda x: x * (1 - x), "tanh": lambda x: 1 - x * x, "exp": lambda x: x}
+
+
+def _output_form(method: str, x: float | None) -> float | None:
+    form = _OUTPUT_FORMS.get(method)
+    return None if form is None or x is None else form(x)
+
+
+def _slope_at(method: str, value: float | None) -> float | None:
+    """The reference's local slope of `method` at the output's value instead of the input's."""
+    if value is None:
+        return None
+    try:
+        leaf = Node(value)
+        out = leaf ** EXPONENT if method == "__pow__" else getattr(leaf, method)()
+        out.backward()
+    except (AttributeError, TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
+    return leaf.grad
+
+
+def _fault(method: str, operand: str, how: How, evidence: str, *, across_calls: bool = False) -> Fault:
+    return Fault(RuleFault(method=method, operand=operand, how=how), evidence,  # type: ignore[arg-type]
+                 across_calls)
+
+
+def _close(got: float | None, want: float | None) -> bool:
+    if got is None or want is None:
+        return got is None and want is None
+    if math.isnan(got) or math.isnan(want):
+        return False
+    return abs(got - want) <= 1e-9 + 1e-6 * abs(want)
+
+
+def _neg(value: float | None) -> float | None:
+    return None if value is None else -value
+
+
+def _show(value: float | None) -> str:
+    return "nothing" if value is None else fmt(value)
+

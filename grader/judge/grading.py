@@ -1,0 +1,219 @@
+"""The grading pipeline, top to bottom: load, check the source, run in the sandbox, compute expected values, check."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.core.errors import GraderError
+from grader.core.exercise import Device, Exercise
+from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
+from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
+from grader.judge.faults import Fault, faults
+from grader.judge.localize import from_run, localize, probe_group
+from grader.judge.names import Definitions, definitions
+from grader.judge.oracle import Expected, expected_values
+from grader.judge.report import Graded, Report, build_report
+from grader.judge.rules import check_source, import_notes
+from grader.judge.slips import SlipRun, slip_runs
+from grader.run.inputs import draw_inputs
+from grader.run.isolate import LEVELS, Level
+from grader.run.load import Submission, load_submission
+from grader.run.observed import RunResult
+from grader.run.sandbox import Group, Sandbox, policy_of
+
+ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
+_NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
+
+
+def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
+          devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None, sandbox: Sandbox | None = None,
+          hide: Sequence[Path] = (), isolation: Level | None = None) -> Report:
+    """Grade the submission at `path` (or one already read) against each exercise, from one run of it per device.
+
+    `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
+    `isolation`: the weakest confinement to accept (default: `required_isolation`); below it, the
+    sandbox refuses (IsolationRefused, exit 2) before the submission runs.
+    """
+    submission = path if isinstance(path, Submission) else load_submission(path)
+    if sandbox is None:
+        minimum = isolation or required_isolation(exercises)
+        with Sandbox(hide=[*hide, *{e.folder.parent for e in exercises}], minimum=minimum,
+                     first=policy_of(exercises[0]) if exercises else None) as fresh:
+            return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
+    started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
+    graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
+    return build_report(graded, submission=str(submission.path), sha256=submission.sha256, seed=seed,
+                        seconds=time.perf_counter() - started, notes=submission.notes)
+
+
+def required_isolation(exercises: Sequence[Exercise]) -> Level:
+    """Landlock at least where there is something to hide (a course's solutions, mutants or hidden checks);
+    nothing where there is not (a released pack on a student's own machine)."""
+    secret = any(e.solution is not None or e.mutants or any(p.visibility == "hidden" for p in e.probes)
+                 for e in exercises)
+    return "landlock" if secret else "none"
+
+
+#: expected values by (exercise id, seed): the same for every student, so a batch worker computes them once
+ExpectedCache = dict[tuple[str, int], tuple[Expected, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class MistakeRuns:
+    """What each known mistake (in the sandbox) and each slipped engine (here) give on an exercise's probes."""
+
+    mutants: MutantRuns
+    slips: tuple[SlipRun, ...]
+
+
+#: the mistakes' values by (exercise id, seed): the same for every student too
+MutantCache = dict[tuple[str, int], MistakeRuns]
+
+
+def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
+                     devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None,
+                     cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> Graded:
+    groups = [Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises]
+    wanted = [d for d in ALL_DEVICES if any(d in p.devices for e in exercises for p in e.probes)]
+    skipped: dict[Device, str] = {}
+    for device in wanted:
+        if device not in devices:
+            skipped[device] = f"not requested (--device {'/'.join(devices)})"
+        elif device == "cuda" and not cuda_available():
+            skipped[device] = "CUDA is not available on this machine"
+    launch = [d for d in wanted if d not in skipped]
+    runs: dict[Device, list[tuple[RunResult, int]]] = {}
+    first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
+    # Computed while the child works, and never inside it.
+    expected = [_expected(g, seed, cache) for g in groups]
+    if first is not None:
+        runs[launch[0]] = first.results()
+    for device in launch[1:]:
+        runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit).results()
+
+    results = []
+    static_notes: tuple[str, ...] = ()
+    # the syntax tree's facts, for what errors and missing names mean: read once, and only if needed
+    needed = any(run.load_error or run.groups[k].missing or any(p is not None and p.error is not None
+                                                                  for p in run.groups[k].probes)
+                 for found in runs.values() for run, k in found)
+    defined = definitions(submission.cells) if needed else None
+    for index, group in enumerate(groups):
+        per_device: dict[Device, Run] = {d: ExerciseRun(run, run.groups[k]) for d, found in runs.items()
+                                         for run, k in [found[index]]}
+        per_device.update(skipped)
+        scope = [name for name, _ in group.exercise.defines] if len(groups) > 1 else None
+        violations = check_source(submission.cells, group.exercise.source, scope)
+        static_notes += import_notes(submission.cells, policy_of(group.exercise).permits, group.exercise.id,
+                                     [Path(s.label).stem for s in submission.siblings])
+        result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations, defined)
+        if any(c.status in ("failed", "error") for c in result.checks) and runs:
+            defined = defined or definitions(submission.cells)
+            mistakes = _mistake_runs(sandbox, group, time_limit, mutant_cache)
+            result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
+                                       {d: run.groups[k] for d, found in runs.items() for run, k in [found[index]]},
+                                       mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
+                                       defined, () if violations else _localizer(sandbox, submission, group,
+                                                                                  time_limit, defined))
+        results.append(result)
+    several = len(runs) > 1
+    children = {d: _distinct(found) for d, found in runs.items()}
+    return Graded(
+        exercises=tuple(results),
+        problems=tuple(f"On {d.upper()}: {p}" if several else p for d, child_runs in children.items()
+                       for i, run in enumerate(child_runs) for p in run_problems(run, first=i == 0)),
+        output="".join(f"--- on {d.upper()} ---\n{r[0].output}" if several and r[0].output else r[0].output
+                       for d, r in children.items() if r),
+        output_truncated=any(r.output_truncated for child_runs in children.values() for r in child_runs),
+        isolation=min((r.isolation for child_runs in children.values() for r in child_runs if r.isolation),
+                      key=lambda i: LEVELS.index(i.level), default=None),
+        notes=tuple(dict.fromkeys(
+            [n for n in static_notes if not any(f"imports {r.split()[0]}," in n for child_runs in children.values()
+                                                for run in child_runs for r in run.refused_imports)]
+            + [f"Your code imported {text}, which its exercise does not allow: it got a placeholder that fails "
+             f"when used." for child_runs in children.values() for r in child_runs for text in r.refused_imports]
+            )),
+        integrity=tuple(dict.fromkeys(
+            [f"your code {text}; it was refused" for child_runs in children.values() for r in child_runs
+             for text in r.integrity]
+            + [f"your code {stop.text}" for child_runs in children.values() for r in child_runs
+               for stop in (r.stop, *(g.stop for g in r.groups)) if stop is not None and stop.kind == "forged-reply"])),
+    )
+
+
+def _distinct(found: list[tuple[RunResult, int]]) -> list[RunResult]:
+    """The children a device's groups ran in, each once, in order."""
+    return list({id(run): run for run, _ in found}.values())
+
+
+def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limit: float | None,
+               defined: Definitions) -> Callable[[], tuple[Fault, ...]]:
+    """How to localize the submission's faults: one more run in the sandbox, made only if a diagnosis asks."""
+    def run() -> tuple[Fault, ...]:
+        located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
+        return faults(located, defined.grad_overwrites) if located is not None else ()
+    return run
+
+
+def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
+                  cache: MutantCache | None) -> MistakeRuns:
+    """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
+
+    Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too.
+    The slipped engines are the reference engine (grader.judge.slips) and run here.
+    """
+    key = (group.exercise.id, group.seed)
+    if cache is not None and key in cache:
+        return cache[key]
+    runs: list[MutantRun] = []
+    for mutant in group.exercise.mutants:
+        try:
+            submission = load_submission(mutant.path)
+        except GraderError:
+            runs.append(MutantRun(mutant, None))
+            continue
+        # an engine mistake's own localization, in the same child: blame keeps its name only where it agrees
+        extra = [probe_group(group.exercise, group.seed)] if group.exercise.engine == "scalar" else []
+        result = sandbox.launch(submission, [group, *extra], device="cpu", time_limit=time_limit).result()
+        rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
+        found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(result.groups[1], group.seed),
+                                                                       definitions(submission.cells).grad_overwrites)) \
+            if extra and len(result.groups) > 1 else frozenset()
+        runs.append(MutantRun(mutant, result.groups[0], rules, found))
+    mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
+    if cache is not None:
+        cache[key] = mistakes
+    return mistakes
+
+
+def _expected(group: Group, seed: int, cache: ExpectedCache | None) -> tuple[Expected, ...]:
+    # Central differences confirm an engine exercise's values here; the torch engine's confirmation
+    # is `grade validate`'s, so that grading engine exercises never imports torch.
+    if cache is None:
+        return expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
+    key = (group.exercise.id, seed)
+    if key not in cache:
+        cache[key] = expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
+    return cache[key]
+
+
+def cuda_available() -> bool:
+    """Whether CUDA can be used, asked through NVML so that this process can still fork healthy children.
+
+    torch's default check initialises the CUDA driver, after which forked children cannot use CUDA.
+    """
+    import torch
+
+    previous = os.environ.get(_NVML_CHECK)
+    os.environ[_NVML_CHECK] = "1"
+    try:
+        return bool(torch.cuda.is_available())
+    finally:
+        if previous is None:
+            del os.environ[_NVML_CHECK]
+        else:
+            os.environ[_NVML_CHECK] = previous

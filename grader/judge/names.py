@@ -1,0 +1,163 @@
+"""What a submission defines, read from its syntax tree on the trusted side: classes, their methods, functions.
+
+The grader runs none of the student's code here. These facts let a diagnosis check what an error
+message is about (does the class named in "unsupported operand type(s) for -: 'Value' and 'Value'"
+define `__sub__`?) and let a report say what a file defines when the exercise's names are missing.
+A fact that the syntax tree cannot settle (a class with bases, a name made at run time) is `None`:
+unknown, so nothing is claimed from it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from grader.run.load import SourceCell
+
+
+@dataclass(frozen=True, slots=True)
+class ClassFacts:
+    name: str
+    #: methods and class attributes: `def __add__`, `__radd__ = __add__`, and `Value.x = ...` after the class
+    members: frozenset[str]
+    #: attributes its methods set on self (self.data = ...), in the order they first appear
+    attributes: tuple[str, ...]
+    #: it inherits from something other than object, so members may come from elsewhere
+    has_bases: bool
+
+    def defines(self, member: str) -> bool | None:
+        """Whether the class has `member`; None when a base class might supply it."""
+        if member in self.members:
+            return True
+        return None if self.has_bases else False
+
+
+@dataclass(frozen=True, slots=True)
+class Definitions:
+    """The top-level definitions of a submission, by name (the last one wins, as in a notebook run top to bottom)."""
+
+    classes: dict[str, ClassFacts]
+    functions: tuple[str, ...]
+    #: module-level `Node = Value`: the name, and the name it is bound to
+    aliases: dict[str, str]
+    #: every name and attribute the code mentions (clone, detach, math...)
+    identifiers: frozenset[str] = frozenset()
+    #: the methods and functions that overwrite a grad with a computed value (grad_overwrites)
+    grad_overwrites: frozenset[str] = frozenset()
+
+    def class_named(self, name: str) -> ClassFacts | None:
+        return self.classes.get(self.aliases.get(name, name))
+
+    def describe(self) -> str:
+        """What the file defines, in words: "class `Value` (with .data, .grad), function `train`"."""
+        parts = []
+        for facts in self.classes.values():
+            shown = ", ".join(f"`.{a}`" for a in [a for a in facts.attributes if not a.startswith("_")][:4])
+            parts.append(f"class `{facts.name}`" + (f" (with {shown})" if shown else ""))
+        parts += [f"function `{name}`" for name in self.functions]
+        return ", ".join(parts[:6]) + (" and more" if len(parts) > 6 else "")
+
+
+def definitions(cells: Sequence[SourceCell]) -> Definitions:
+    """Classes, functions and aliases defined at the top of any cell that parses."""
+    classes: dict[str, ClassFacts] = {}
+    functions: dict[str, None] = {}
+    aliases: dict[str, str] = {}
+    later: list[tuple[str, str]] = []  # Value.value = property(...), after the class
+    identifiers: set[str] = set()
+    trees = _parsed(cells)
+    for tree in trees:
+        identifiers |= mentioned(tree)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                classes[node.name] = _class_facts(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions[node.name] = None
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and isinstance(node.value, ast.Name):
+                        aliases[target.id] = node.value.id
+                    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        later.append((target.value.id, target.attr))
+    for owner, member in later:
+        if owner in classes:
+            facts = classes[owner]
+            classes[owner] = ClassFacts(facts.name, facts.members | {member}, facts.attributes, facts.has_bases)
+    return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees))
+
+
+def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
+    """Each cell's syntax tree; a cell that does not parse is left out (the run reports it)."""
+    trees = []
+    for cell in cells:
+        try:
+            trees.append(ast.parse(cell.source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return trees
+
+
+def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:
+    """The methods and functions that overwrite a grad with a computed value (x.grad = out.grad * y, not
+    self.grad = 1.0 or 0.0): where an engine's accumulation happens, or fails to."""
+    found: set[str] = set()
+    for tree in trees:
+        functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        functions += [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
+                      if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for function in functions:
+            if function.name == "__init__":
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Assign) and not _constant(node.value) and any(
+                        isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets):
+                    found.add(function.name)
+    return frozenset(found)
+
+
+def _constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+
+
+def mentioned(tree: ast.AST) -> set[str]:
+    """The names and attribute names a syntax tree uses."""
+    return {node.id if isinstance(node, ast.Name) else node.attr for node in ast.walk(tree)
+            if isinstance(node, (ast.Name, ast.Attribute))}
+
+
+def _class_facts(node: ast.ClassDef) -> ClassFacts:
+    members: set[str] = set()
+    attributes: dict[str, None] = {}
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            members.add(item.name)
+            for inner in ast.walk(item):
+                if isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+                    for target in targets:
+                        for part in ast.walk(target):
+                            if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) \
+                                    and part.value.id == "self" and not part.attr.startswith("__"):
+                                attributes.setdefault(part.attr, None)
+        elif isinstance(item, ast.Assign):
+            members |= {t.id for t in item.targets if isinstance(t, ast.Name)}
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            members.add(item.target.id)
+    bases = [b for b in node.bases if not (isinstance(b, ast.Name) and b.id == "object")]
+    return ClassFacts(node.name, frozenset(members), tuple(attributes), bool(bases or node.keywords))
+
+
+def probe_reads(expressions: Sequence[str]) -> tuple[str, ...]:
+    """The attributes observation expressions read (out.value, x.grad), in order: what a class must have."""
+    found: dict[str, None] = {}
+    for text in expressions:
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name):
+                found.setdefault(node.attr, None)
+    return tuple(found)

@@ -1,0 +1,53 @@
+"""Every output format of one report, and the one place a format is chosen: `render(name, report) -> bytes`."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Literal, get_args
+
+from grader.judge.report import Report
+from grader.outputs.students import Outcome, Student
+
+#: text: the terminal report; json: ours (grader/schemas/report.schema.json); gradescope: results.json;
+#: junit: a JUnit XML document; lti: the LTI AGS Score to POST; feedback: the student's HTML page
+Format = Literal["text", "json", "gradescope", "junit", "lti", "feedback"]
+FORMATS: tuple[Format, ...] = get_args(Format)
+
+
+def render(name: Format, report: Report, *, student: Student | None = None, outcome: Outcome = "graded",
+           now: datetime | None = None, color: bool = False) -> bytes:
+    """`report` as the file format `name` writes it, UTF-8 encoded.
+
+    `student` names whom it is for (a batch knows; a single `grade` names the submission), `outcome` says
+    how grading went, `now` stamps an LTI score, `color` paints the text report for a terminal. Each format
+    is imported only when chosen: a student's `grade` never pays for the class formats.
+    """
+    label = student.id if student is not None else report.submission
+    if name == "text":
+        from grader.outputs.render_text import render_text
+
+        text = render_text(report, color=color)
+    elif name == "json":
+        from grader.outputs.render_json import render_json
+
+        text = render_json(report)
+    elif name == "gradescope":
+        from grader.outputs.formats.gradescope import gradescope_results
+
+        text = json.dumps(gradescope_results(report), indent=2) + "\n"
+    elif name == "junit":
+        from grader.outputs.formats.junit import junit_xml
+
+        text = junit_xml([(label, report)])
+    elif name == "lti":
+        from grader.outputs.formats.lti import lti_score
+
+        text = json.dumps(lti_score(report, label, now or datetime.now(UTC), outcome=outcome), indent=2) + "\n"
+    elif name == "feedback":
+        from grader.outputs.feedback import feedback_html
+
+        text = feedback_html(report, student, outcome)
+    else:
+        raise ValueError(f"unknown format {name!r}: one of {', '.join(FORMATS)}")
+    return text.encode("utf-8")

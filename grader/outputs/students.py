@@ -1,0 +1,47 @@
+"""A class as the batch sees it: who a submission belongs to, and what came of grading it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from grader.judge.report import Report
+
+#: graded: the grader ran it (whatever the score); unreadable: handed in, but nothing in it could be graded
+#: (not a readable file or notebook, or no file to grade: 0 points); missing: a roster student who handed in
+#: nothing (0 points); grader-error: the grader itself failed on it (an infrastructure problem, not the student's)
+Outcome = Literal["graded", "unreadable", "missing", "grader-error"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Student:
+    """Who a submission belongs to: from the roster where there is one, else from the submission's name."""
+
+    #: the LMS user id (LTI userId, Canvas ID), or the submission's name without a roster
+    id: str
+    name: str
+    #: the file or folder in the submissions folder (or the LMS download's name for the student's files);
+    #: empty for a roster student who handed in nothing
+    submission: str
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+    email: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StudentReport:
+    student: Student
+    report: Report
+    outcome: Outcome = "graded"
+    #: for grader errors: what failed, for the instructor
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExerciseColumn:
+    """An exercise as a gradebook column."""
+
+    id: str
+    title: str
+    points: float

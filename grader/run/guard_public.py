@@ -1,0 +1,105 @@
+"""What the child's guard (grader.run.guard) hands out: the import finder, placeholders, and the wrappers of
+`__import__`, `_signal.signal` and `_imp.create_builtin`. A submission can reach all of it, so none of it
+holds the hook's key or state: each asks the hook through `sys.audit` and fails closed without an answer."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from importlib.machinery import ModuleSpec
+from typing import Any
+
+ASK, SIGNAL, BUILTIN = "autograd-grader.import", "autograd-grader.signal", "autograd-grader.builtin"
+_NO_ANSWER = "The grader's import guard did not answer: the code graded interfered with it."
+_audit = sys.audit
+
+
+class Placeholder(types.ModuleType):
+    """What an import the exercise does not allow gives: a module whose every attribute says so."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise ImportError(self.__dict__["_refusal"] + " Your import of it gave a placeholder, and this use of it "
+                                                       "failed.")
+
+
+class _Finder:
+    """First on sys.meta_path: every fresh import asks it first; a refused one gets a placeholder.
+
+    It holds nothing: it asks the hook (`_ask`), and a submission that breaks the asking gets refusals, and
+    the hook still refuses to run a refused module's code."""
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> Any:
+        refusal = _ask(fullname)
+        if refusal is None:
+            return None
+        spec = ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]
+        spec.loader_state = refusal
+        return spec
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        return _placeholder(spec.name, spec.loader_state)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass
+
+
+def _placeholder(name: str, refusal: str) -> types.ModuleType:
+    module = Placeholder(name)
+    module.__dict__["_refusal"] = refusal
+    module.__path__ = []
+    return module
+
+
+def _ask(name: str) -> str | None:
+    """The hook's answer on an import: None (go on) or the refusal; no answer counts as a refusal."""
+    answer = [_NO_ANSWER]
+    _audit(ASK, name, answer)
+    return answer[0]
+
+
+def _guarded_import(original: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
+                       level: int = 0) -> Any:
+        """Every import statement: a module the interpreter had loaded already (os, io...) never reaches a
+        finder, so the submission's own imports are looked at here too."""
+        if level == 0 and name in sys.modules:
+            refused = _ask(name)
+            if refused is not None:
+                return _placeholder(name, refused)
+        return original(name, globals, locals, fromlist, level)
+
+    return guarded_import
+
+
+def _signal(signalnum: int, handler: Any) -> Any:
+    """_signal.signal while a submission runs: the hook sets the handler, wrapped by `_frameless`."""
+    answer: list[Any] = [_NO_ANSWER]
+    _audit(SIGNAL, signalnum, handler, answer)
+    return _answer(answer)
+
+
+def _create_builtin(spec: Any) -> Any:
+    """_imp.create_builtin while a submission runs: a fresh _signal (or _imp) would be one the hook never saw."""
+    answer: list[Any] = [_NO_ANSWER]
+    _audit(BUILTIN, getattr(spec, "name", None), answer)
+    return _answer(answer)
+
+
+def _answer(answer: list[Any]) -> Any:
+    if answer[0] is _NO_ANSWER:
+        raise PermissionError(_NO_ANSWER)
+    if isinstance(answer[0], BaseException):
+        raise answer[0]
+    return answer[0]
+
+
+def _frameless(handler: Callable[[int, object], Any]) -> Callable[[int, object], Any]:
+    """Python signal handlers get the interrupted frame, a way up the stack into the grader's frames:
+    a handler a submission sets gets None instead."""
+    def frameless(signum: int, frame: object) -> Any:
+        return handler(signum, None)
+
+    return frameless

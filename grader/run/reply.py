@@ -1,0 +1,251 @@
+"""Read a child's reply as untrusted data: every line signed, numbered and checked against what was asked."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from grader.core.values import BadReply, ErrorInfo, error_from_data, from_data
+from grader.run.guard import MAC_HEX
+from grader.run.observed import MAX_PRODUCED, Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
+from grader.run.running import Exchange, Limits
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the child was asked to do, to read its reply against."""
+
+    kind: Literal["python", "notebook"]
+    cells: tuple[str, ...]
+    #: per group, the exercise's probe index of each probe sent
+    indices: tuple[tuple[int, ...], ...]
+    #: per group, how many probes the exercise has
+    totals: tuple[int, ...]
+    #: per group, per probe sent, the names of the exercise it uses
+    uses: tuple[tuple[tuple[str, ...], ...], ...]
+    #: seconds each group's probes may take, from the group's start
+    budgets: tuple[float, ...]
+    #: seconds loading the submission may take
+    load_budget: float
+
+
+def signed_lines(reply: bytes | bytearray, key: bytes) -> tuple[list[dict[str, Any]], str | None]:
+    """The reply's complete lines as events, verified; and what was wrong with the first bad one, if any."""
+    events: list[dict[str, Any]] = []
+    for number, line in enumerate(bytes(reply).split(b"\n")[:-1], start=1):
+        mac, _, body = line.partition(b" ")
+        expected = hmac.new(key, body, "sha256").hexdigest().encode()
+        if len(mac) != MAC_HEX or not hmac.compare_digest(mac, expected):
+            return events, f"line {number} is not the grader's"
+        try:
+            event = json.loads(body)
+        except (ValueError, RecursionError):
+            return events, f"line {number} is not JSON"
+        if type(event) is not dict or event.get("n") != len(events):
+            return events, f"line {number} is out of sequence"
+        events.append(event)
+    return events, None
+
+
+class Budget:
+    """The run's deadline: loading gets its budget, then each exercise its own from its first line."""
+
+    def __init__(self, plan: Plan, key: bytes, started: float) -> None:
+        self.plan, self.key = plan, key
+        self.deadline = started + plan.load_budget
+        self._seen = 0
+
+    def __call__(self, reply: bytes | bytearray, now: float) -> float:
+        count = bytes(reply).count(b'"event":"group"')
+        if count > self._seen:  # only signed lines may move it: the submission cannot buy itself time
+            events, _ = signed_lines(reply, self.key)
+            groups = [e["group"] for e in events if e.get("event") == "group" and type(e.get("group")) is int]
+            for group in groups[self._seen:]:
+                if 0 <= group < len(self.plan.budgets):
+                    self.deadline = now + self.plan.budgets[group]
+            self._seen = len(groups)
+        return self.deadline
+
+
+def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits) -> RunResult:
+    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan."""
+    events, forged = signed_lines(exchange.reply, key)
+    state = _State(plan)
+    bad: Stop | None = Stop("forged-reply", f"wrote to the grader's reply channel ({forged})",
+                            "Do not write to the grader's pipes.") if forged else None
+    for event in events:
+        if state.finished or state.crashed is not None:
+            break
+        try:
+            state.take(event)
+        except BadReply as exc:
+            bad = Stop("forged-reply", f"sent a reply the grader could not read (line {event.get('n', 0) + 1}: "
+                                       f"{exc})", "Do not write to the grader's pipes or fork processes.")
+            break
+        except KeyError as exc:
+            bad = Stop("forged-reply", f"sent a malformed reply (missing {exc})", "")
+            break
+    if state.crashed is not None and bad is None:
+        bad = Stop("grader", f"ran into a failure of the grader's own code ({state.crashed.describe()})",
+                   "This is not your fault: tell your instructor.")
+    done_loading = not state.loaded and plan.kind == "python" and bool(state.cell_errors) and bad is None
+    clean = (state.finished or done_loading) and bad is None
+    stop = None if clean else (bad or _why_stopped(exchange, limits, state, plan))
+    groups = []
+    for g, sent in enumerate(plan.indices):
+        by_index: list[ProbeRun | None] = [None] * plan.totals[g]
+        needs: list[tuple[str, ...]] = [()] * plan.totals[g]
+        for local, probe_run in enumerate(state.probes[g]):
+            by_index[sent[local]] = probe_run
+            needs[sent[local]] = tuple(n for n in plan.uses[g][local] if n in state.absent[g])
+        here = stop is not None and state.running is not None and state.running[0] == g
+        groups.append(GroupRun(missing=state.missing[g], probes=tuple(by_index),
+                               stopped_at=sent[state.running[1]] if here and state.running is not None else None,
+                               stop=stop if here or (stop is not None and state.group == g and state.loaded) else None,
+                               needs=tuple(needs)))
+    in_groups = any(group.stop is not None for group in groups)
+    return RunResult(
+        kind=plan.kind, loaded=state.loaded, cell_errors=tuple(state.cell_errors),
+        stop=None if in_groups else stop,
+        stopped_in_cell=plan.cells[state.cell] if stop is not None and not state.loaded and state.cell is not None
+        else None,
+        groups=tuple(groups), output=exchange.output.decode("utf-8", errors="replace"),
+        output_truncated=exchange.output_truncated, seconds=exchange.seconds, isolation=state.isolation,
+        refused_imports=tuple(state.refused), integrity=tuple(state.integrity))
+
+
+class _State:
+    """The reply read so far, one event at a time, in the order the protocol allows."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.cell_errors: list[ErrorInfo] = []
+        self.loaded = self.finished = self.student = False
+        self.cell: int | None = None
+        self.group: int | None = None
+        self.missing: list[tuple[str, ...]] = [() for _ in plan.indices]
+        self.absent: list[set[str]] = [set() for _ in plan.indices]
+        self.probes: list[list[ProbeRun | None]] = [[None] * len(sent) for sent in plan.indices]
+        self.running: tuple[int, int] | None = None
+        self.isolation: Isolation | None = None
+        self.refused: list[str] = []
+        self.integrity: list[str] = []
+        self.crashed: ErrorInfo | None = None
+
+    def take(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        plan = self.plan
+        if kind == "ready" and self.isolation is None and event["n"] == 0:
+            self.isolation = Isolation(_text(event["level"]), _text(event["mode"]),  # type: ignore[arg-type]
+                                       _text(event["isolation"]))
+        elif kind in ("import_refused", "integrity"):
+            text = f"{_text(event['what'])[:200]}" + (f" ({_text(event['where'])[:100]})" if event["where"] else "")
+            (self.refused if kind == "import_refused" else self.integrity).append(text)
+        elif kind == "cell" and not self.loaded and _index(event["cell"], len(plan.cells)):
+            self.cell = event["cell"]
+        elif kind == "cell_error" and not self.loaded and event["cell"] == self.cell:
+            self.cell_errors.append(error_from_data(event["error"]))
+        elif kind == "loaded" and not self.loaded:
+            self.loaded, self.cell = True, None
+        elif kind == "group" and self.loaded and _index(event["group"], len(plan.indices)) \
+                and (self.group is None or event["group"] > self.group):
+            self.group, self.running = event["group"], None
+            names = event["missing"]
+            if type(names) is not list or len(names) > 100:
+                raise BadReply("malformed list of missing names")
+            self.missing[self.group] = tuple(_missing_text(item) for item in names)
+            self.absent[self.group] = {str(item["name"]) for item in names}
+        elif kind == "start" and self.group is not None and event["group"] == self.group \
+                and _index(event["probe"], len(plan.indices[self.group])):
+            self.running = (self.group, event["probe"])
+        elif kind == "probe" and self.running == (event["group"], event["probe"]) \
+                and self.probes[event["group"]][event["probe"]] is None:
+            self.probes[event["group"]][event["probe"]] = _probe_run(event)
+            self.running = None
+        elif kind == "done" and self.loaded:
+            self.finished = True
+        elif kind == "crashed":
+            self.crashed = error_from_data(event["error"])
+        else:
+            raise BadReply(f"a {kind} event out of order")
+
+
+def _why_stopped(exchange: Exchange, limits: Limits, state: _State, plan: Plan) -> Stop:
+    """What ended the run early, and what the student might do about it."""
+    if exchange.reply_overflow:
+        return Stop("reply-size", f"sent more than {limits.reply_bytes // (1024 * 1024)} MiB of results",
+                    "Return numbers, not huge structures.")
+    if state.cell is None and not state.loaded:  # it never got to the submission's first line
+        return Stop("grader", "could not be run: the grader's process ended before your code started",
+                    "This is not your fault: tell your instructor.")
+    if exchange.timed_out:
+        budget = plan.budgets[state.group] if state.group is not None else plan.load_budget
+        return Stop("timeout", f"did not finish within {budget:g} s (the time limit)",
+                    "Look for an infinite loop or very slow code.")
+    if exchange.status is None:
+        return Stop("unknown", "ended, and the grader could not learn how")
+    if os.WIFSIGNALED(exchange.status):
+        number = os.WTERMSIG(exchange.status)
+        if number == signal.SIGXCPU:
+            return Stop("cpu", "was stopped by SIGXCPU", f"It used more than its CPU time ({limits.cpu_seconds} s).")
+        if number == signal.SIGKILL:
+            return Stop("signal", "was killed (SIGKILL)", "Out of memory, past its CPU time, or it killed itself "
+                        "(os.kill, os.killpg): look for what allocates without end, or for signals.")
+        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
+        return Stop("signal", f"crashed (killed by {name})", "A crash in C code: look at what calls into "
+                                                             "extensions or ctypes.")
+    code = os.WEXITSTATUS(exchange.status)
+    return Stop("exit", f"ended the process with exit code {code}",
+                "Remove os._exit(), or whatever ends the process; return values instead.")
+
+
+def _probe_run(event: dict[str, Any]) -> ProbeRun:
+    keys = set(event) - {"event", "group", "probe", "n", "evidence"}
+    evidence = _evidence(event["evidence"]) if "evidence" in event else None
+    if keys == {"error"}:
+        return ProbeRun(None, error_from_data(event["error"]), evidence)
+    if keys != {"observations"}:
+        raise BadReply("malformed probe result")
+    observations = event["observations"]
+    if type(observations) is not dict or not all(type(k) is str for k in observations):
+        raise BadReply("observations are not a mapping")
+    return ProbeRun({label: from_data(value) for label, value in observations.items()}, None, evidence)
+
+
+def _evidence(data: object) -> Evidence:
+    if type(data) is not dict or set(data) != {"runs", "probe_runs", "not_from_engine", "forbidden_ops", "produced"} \
+            or type(data["runs"]) is not int or not all(type(v) is list and len(v) <= 100 for v in
+                                                          (data["not_from_engine"], data["forbidden_ops"])) \
+            or type(data["produced"]) is not list or len(data["produced"]) > MAX_PRODUCED \
+            or not all(type(v) is float for v in data["produced"]):
+        raise BadReply("malformed evidence")
+    return Evidence(data["runs"], tuple(_text(v)[:80] for v in data["not_from_engine"]),
+                    tuple(_text(v)[:80] for v in data["forbidden_ops"]), tuple(data["produced"]))
+
+
+def _missing_text(item: object) -> str:
+    if type(item) is not dict or set(item) != {"name", "kind", "got"} \
+            or not all(type(v) is str for v in item.values()):
+        raise BadReply("malformed missing name")
+    article = "an" if item["kind"][:1] in "aeiou" else "a"
+    return f"`{item['name'][:80]}` ({article} {item['kind'][:20]}): found {item['got'][:120]}"
+
+
+def _index(value: object, size: int) -> bool:
+    if type(value) is not int or not 0 <= value < size:
+        raise BadReply("index out of range")
+    return True
+
+
+def _text(value: object) -> str:
+    if type(value) is not str:
+        raise BadReply("text is not a string")
+    return value
+
+
+__all__: Sequence[str] = ("Budget", "Plan", "interpret", "signed_lines")

@@ -1,0 +1,229 @@
+"""One run's exchange with its child: feed it the request, collect its reply and output under their caps,
+keep the deadline, and learn how it ended (grader.run.zygote starts the child)."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+MIB = 1024 * 1024
+_UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """What one run of student code may use."""
+
+    wall_seconds: float = 10.0
+    #: address space on top of what the zygote already maps (torch alone maps ~600 MB); 0: no cap
+    memory_mb: int = 2048
+    output_bytes: int = 64 * 1024
+    reply_bytes: int = 8 * MIB
+    file_bytes: int = 16 * MIB
+
+    @property
+    def cpu_seconds(self) -> int:
+        return int(self.wall_seconds) + 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exchange:
+    """Everything that came back from one run, before any of it is interpreted."""
+
+    reply: bytes
+    output: bytes
+    output_truncated: bool
+    reply_overflow: bool
+    timed_out: bool
+    #: raw wait status (os.waitstatus_to_exitcode reads it), or None if the zygote never said
+    status: int | None
+    seconds: float
+
+
+#: when a run must end, given its reply so far and the time now (monotonic)
+Deadline = Callable[[bytearray, float], float]
+
+
+class Running:
+    """A child at work: `wait()` collects its reply, its output and how it ended."""
+
+    def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
+                 output_fd: int, limits: Limits, finished: Callable[[bytes], bool],
+                 deadline: Deadline | None = None) -> None:
+        self._sock, self._run, self._limits, self._finished = sock, run, limits, finished
+        self._deadline = deadline
+        self._request_fd, self._request = request_fd, memoryview(request)
+        self._reply_fd, self._output_fd = reply_fd, output_fd
+        self._reply, self._output = bytearray(), bytearray()
+        self._output_total = 0
+        self._reply_overflow = False
+        self._pidfd: int | None = None
+
+    def wait(self) -> Exchange:
+        try:
+            started = self._message("pid")
+        except (ConnectionError, OSError, ValueError, KeyError, TypeError):
+            started = False  # the zygote went away before forking: nobody ran
+        if not started:
+            for fd in (self._request_fd, self._reply_fd, self._output_fd):
+                os.close(fd)
+            return Exchange(reply=b"", output=b"", output_truncated=False, reply_overflow=False,
+                            timed_out=False, status=None, seconds=0.0)
+        try:
+            return self._collect()
+        finally:
+            if self._pidfd is not None:
+                os.close(self._pidfd)
+
+    def _collect(self) -> Exchange:
+        limits = self._limits
+        started = time.monotonic()
+        deadline = started + limits.wall_seconds if self._deadline is None else self._deadline(self._reply, started)
+        status: int | None = None
+        timed_out = False
+        selector = selectors.DefaultSelector()
+        for fd in (self._reply_fd, self._output_fd):
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        os.set_blocking(self._request_fd, False)
+        selector.register(self._request_fd, selectors.EVENT_WRITE)
+        selector.register(self._sock, selectors.EVENT_READ)
+        open_pipes = 2
+        try:
+            while (status is None or open_pipes) and not self._reply_overflow:
+                if not open_pipes and self._finished(bytes(self._reply)):
+                    break  # all said, and the child is on its way out: go on meanwhile
+                timeout = deadline - time.monotonic()
+                if status is not None:
+                    timeout = min(timeout, 0.5)  # exited: only leftovers could hold the pipes open
+                if timeout <= 0:
+                    timed_out = status is None
+                    break
+                for key, _ in selector.select(timeout):
+                    if key.fileobj is self._sock:
+                        status = self._status_now()
+                        selector.unregister(self._sock)
+                        if status is None:  # the zygote itself is gone: nobody will say how the child ended
+                            status = _UNKNOWN
+                    elif key.fd == self._request_fd:
+                        if not self._send_some():
+                            selector.unregister(self._request_fd)
+                            self._close_request()
+                    elif self._take(int(key.fd)) is False:
+                        selector.unregister(key.fd)
+                        open_pipes -= 1
+                    elif key.fd == self._reply_fd and self._deadline is not None:
+                        deadline = self._deadline(self._reply, time.monotonic())
+        finally:
+            if self._pidfd is not None:
+                send_signal(self._pidfd, signal.SIGKILL)  # the zygote then kills whatever the child left
+            if status is None and not (open_pipes == 0 and self._finished(bytes(self._reply))):
+                status = self._collect_status()
+            if status == _UNKNOWN:
+                status = None
+            for fd in (self._reply_fd, self._output_fd):
+                while self._take(fd):  # what the child wrote just before the end
+                    pass
+            selector.close()
+            self._close_request()
+            os.close(self._reply_fd)
+            os.close(self._output_fd)
+        return Exchange(reply=bytes(self._reply), output=bytes(self._output),
+                        output_truncated=self._output_total > len(self._output), reply_overflow=self._reply_overflow,
+                        timed_out=timed_out, status=status, seconds=time.monotonic() - started)
+
+    def _send_some(self) -> bool:
+        """Write what the pipe takes of the request; False once it is all sent, or the child is gone."""
+        try:
+            self._request = self._request[os.write(self._request_fd, self._request):]
+        except BlockingIOError:
+            return True
+        except OSError:  # the child died before reading; its status says why
+            return False
+        return bool(self._request)
+
+    def _close_request(self) -> None:
+        if self._request_fd >= 0:
+            os.close(self._request_fd)
+            self._request_fd = -1
+
+    def _take(self, fd: int) -> bool | None:
+        """Read what waits on `fd` into the capped buffers: True if read, None if none yet, False at EOF."""
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        if not chunk:
+            return False
+        if fd == self._reply_fd:
+            self._reply += chunk
+            if len(self._reply) > self._limits.reply_bytes:
+                self._reply_overflow = True
+                del self._reply[self._limits.reply_bytes:]
+        else:
+            self._output_total += len(chunk)
+            room = self._limits.output_bytes - len(self._output)
+            if room > 0:
+                self._output += chunk[:room]
+        return True
+
+    def _message(self, kind: str) -> bool | int | None:
+        """This run's word from the zygote: "pid" (True, with the child's pidfd) or "status" (the number)."""
+        while True:
+            data, fds = receive(self._sock)
+            message = json.loads(data)
+            if message.get("run") != self._run:  # about an earlier run, which finished without it
+                for fd in fds:
+                    os.close(fd)
+                continue
+            if kind == "pid":
+                self._pidfd = fds[0] if fds else None
+                return True
+            return int(message["status"])
+
+    def _status_now(self) -> int | None:
+        try:
+            status = self._message("status")
+        except (ConnectionError, OSError, ValueError, KeyError, TypeError):
+            return None
+        return int(status) if status is not None else None
+
+    def _collect_status(self) -> int | None:
+        self._sock.settimeout(5.0)
+        try:
+            return self._status_now()
+        finally:
+            self._sock.settimeout(None)
+
+
+def receive(sock: socket.socket) -> tuple[bytes, list[int]]:
+    data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
+    if not data:
+        raise ConnectionError("the zygote has exited")
+    return data, fds
+
+
+def send_signal(pidfd: int, number: int) -> None:
+    try:
+        signal.pidfd_send_signal(pidfd, number)
+    except ProcessLookupError:
+        pass
+
+
+def pid_of(pidfd: int) -> int | None:
+    """The pid a pidfd refers to, as this process sees it."""
+    try:
+        for line in Path(f"/proc/self/fdinfo/{pidfd}").read_text().splitlines():
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+

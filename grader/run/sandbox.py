@@ -1,0 +1,248 @@
+"""Run a submission's probes in sandboxed children and read back what happened, as untrusted data."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hmac
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from grader.core.errors import GraderError
+from grader.core.exercise import Device, Exercise
+from grader.run import isolate
+from grader.run.inputs import Inputs, input_to_data, probe_seed
+from grader.run.load import Submission
+from grader.run.observed import RunResult
+from grader.run.policy import ImportPolicy, engine_policy, torch_policy
+from grader.run.reply import Budget, Plan, interpret
+from grader.run.running import Limits, Running
+from grader.run.zygote import Zygote, ZygoteFailed
+
+#: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
+CUDA_STARTUP_SECONDS = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """An exercise to grade in a run, with its probes' inputs."""
+
+    exercise: Exercise
+    inputs: tuple[Inputs, ...]
+    seed: int
+
+
+class IsolationRefused(GraderError):
+    """The machine cannot confine submissions as well as asked, and nothing accepted the risk."""
+
+
+def policy_of(exercise: Exercise) -> ImportPolicy:
+    """What a submission to `exercise` may import (grader.run.policy)."""
+    rules = exercise.source
+    if exercise.engine == "torch":
+        return torch_policy(rules.forbid_imports)
+    return engine_policy(rules.allow_imports, rules.forbid_imports)
+
+
+class Sandbox:
+    """Owns the warm zygotes, one per import policy; start it before any expected value is computed.
+
+    Each zygote is a fresh interpreter that holds none of this process's memory, confined as well as
+    this machine allows (grader.run.isolate): a torch one, and one per set of allowed packages for engine
+    exercises, which never import torch (nor ctypes). `minimum`: the weakest isolation to accept;
+    below it, entering the sandbox raises `IsolationRefused` (exit 2) before any submission runs.
+    `hide`: folders a child must not see even where they lie inside one it needs.
+    """
+
+    def __init__(self, *, lean: bool = False, hide: Sequence[Path] = (), minimum: isolate.Level = "none",
+                 mode: isolate.Mode | None = None, first: ImportPolicy | None = None) -> None:
+        self._hide = tuple(str(Path(p).resolve()) for p in hide)
+        self._zygotes: dict[str, Zygote] = {}
+        #: the zygote started on entry, to warm up while the grading process works: `first`'s, or by `lean`
+        self._first = first or (engine_policy() if lean else torch_policy())
+        self.minimum = minimum
+        #: how children are confined: the strongest mode this machine allows, unless one is given (tests)
+        self.mode = mode or isolate.best_mode()
+
+    def __enter__(self) -> Sandbox:
+        if not isolate.at_least(self.mode.level, self.minimum):
+            raise IsolationRefused(refusal(self.mode, self.minimum))
+        isolate.protect_grader()
+        self._zygote_for(self._first)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        for zygote in self._zygotes.values():
+            zygote.close()
+        self._zygotes.clear()
+
+    def _zygote_for(self, policy: ImportPolicy) -> Zygote:
+        zygote = self._zygotes.get(policy.key)
+        if zygote is None:
+            zygote = Zygote(policy, self.mode, hide=self._hide)
+            try:
+                zygote.start()
+            except ZygoteFailed as exc:
+                raise GraderError(f"the sandbox could not be set up here: {exc}. Run with --isolation none to "
+                                  f"grade without it (see the README's threat model).") from None
+            self._zygotes[policy.key] = zygote
+        return zygote
+
+    def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
+               time_limit: float | None = None) -> PendingRun:
+        """Start one child that runs `submission` once, then the probes of each group meant for `device`.
+
+        Every group must allow the same imports (`run` splits them). It works while the caller computes
+        expected values.
+        """
+        policies = {policy_of(g.exercise) for g in groups}
+        if len(policies) != 1:
+            raise ValueError("one run serves exercises with the same import policy; use run()")
+        (policy,) = policies
+        indices = [tuple(i for i, probe in enumerate(g.exercise.probes) if device in probe.devices) for g in groups]
+        exercises = [g.exercise for g in groups]
+        key = secrets.token_bytes(32)
+        request = json.dumps({
+            "filename": submission.name,
+            "exercise": exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
+            "cells": [{"label": cell.label, "source": cell.source} for cell in submission.cells],
+            "siblings": [{"name": s.label, "source": s.source} for s in submission.siblings],
+            "keep_going": submission.kind == "notebook",
+            "device": device,
+            "policy": {"allowed": sorted(policy.allowed) if policy.allowed is not None else None,
+                       "forbidden": sorted(policy.forbidden), "describe": policy.describe()},
+            "groups": [
+                {"engine": g.exercise.engine, "defines": dict(g.exercise.defines),
+                 "autograd": g.exercise.autograd, "forbid_ops": list(g.exercise.forbid_ops),
+                 "probes": [_probe_request(g, i) for i in group_indices]}
+                for g, group_indices in zip(groups, indices, strict=True)
+            ],
+        }).encode()
+        budgets = tuple(time_limit or e.time_limit for e in exercises)
+        load = time_limit or max(budgets)
+        extra = CUDA_STARTUP_SECONDS if device == "cuda" else 0.0
+        # CUDA maps far more address space than it uses, so only the wall clock and CPU time bound it.
+        limits = Limits(wall_seconds=load + sum(budgets) + extra,
+                        memory_mb=0 if device == "cuda" else max(e.memory_mb for e in exercises))
+        plan = Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
+                    tuple(len(e.probes) for e in exercises),
+                    tuple(tuple(_uses(g.exercise, i) for i in sent) for g, sent in zip(groups, indices, strict=True)),
+                    tuple(b + extra for b in budgets), load + extra)
+        zygote = self._zygote_for(policy)
+        running = zygote.launch(key + request, limits, finished=functools.partial(_finished, key),
+                                deadline=_Deadline(plan, key))
+        return PendingRun(running, limits, plan, key)
+
+    def start(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
+              time_limit: float | None = None) -> RunSet:
+        """Start grading `groups` on `device`: the first child starts now; `RunSet.results()` does the rest.
+
+        Groups that allow the same imports share a child (those that allow anything first: a notebook's
+        own output is best read from the run that can import all it does). A group whose probes stop
+        their child (a loop, a crash) costs only itself: the groups after it get a fresh child.
+        """
+        return RunSet(self, submission, groups, device, time_limit)
+
+
+class RunSet:
+    """The children that grade one submission's groups on one device, one after another."""
+
+    def __init__(self, sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
+                 time_limit: float | None) -> None:
+        self._sandbox, self._submission, self._groups = sandbox, submission, list(groups)
+        self._device, self._time_limit = device, time_limit
+        self._queue = sorted(_by_policy(groups), key=lambda ix: policy_of(groups[ix[0]].exercise).allowed is not None)
+        self._pending: tuple[list[int], PendingRun] | None = self._launch(self._queue.pop(0)) if groups else None
+
+    def _launch(self, indices: list[int]) -> tuple[list[int], PendingRun]:
+        return indices, self._sandbox.launch(self._submission, [self._groups[i] for i in indices],
+                                             device=self._device, time_limit=self._time_limit)
+
+    def results(self) -> list[tuple[RunResult, int]]:
+        """For each group, the child's run that graded it and the group's place in that run."""
+        found: dict[int, tuple[RunResult, int]] = {}
+        while self._pending is not None:
+            pending, running = self._pending
+            result = running.result()
+            stopped = next((k for k, g in enumerate(result.groups) if g.stop is not None), None)
+            last = len(pending) - 1 if stopped is None or result.stop is not None else stopped
+            for k in range(last + 1):
+                found[pending[k]] = (result, k)
+            rest = pending[last + 1:]
+            if rest:
+                self._queue.insert(0, rest)
+            self._pending = self._launch(self._queue.pop(0)) if self._queue else None
+        return [found[i] for i in range(len(self._groups))]
+
+
+def refusal(mode: isolate.Mode, minimum: isolate.Level) -> str:
+    return (f"cannot isolate submissions here as well as --isolation {minimum} asks: this machine allows "
+            f"{mode.level} ({mode.describe()}); missing: {mode.missing}. Grade as root in a container given "
+            f"CAP_SYS_ADMIN (docker run --cap-add SYS_ADMIN), or where unprivileged user namespaces or Landlock "
+            f"are available; or pass --isolation none to accept the risk.")
+
+
+class _Deadline:
+    """The run's deadline moves as it reaches each exercise (grader.run.reply.Budget), from its first call."""
+
+    def __init__(self, plan: Plan, key: bytes) -> None:
+        self._plan, self._key = plan, key
+        self._budget: Budget | None = None
+
+    def __call__(self, reply: bytearray, now: float) -> float:
+        if self._budget is None:
+            self._budget = Budget(self._plan, self._key, now)
+        return self._budget(reply, now)
+
+
+def _finished(key: bytes, reply: bytes) -> bool:
+    """The reply ends with the child's signed word that it is done."""
+    if not reply.endswith(b"\n"):
+        return False
+    head, _, body = reply[reply.rfind(b"\n", 0, len(reply) - 1) + 1:-1].partition(b" ")
+    return body.startswith(b'{"event":"done"') and hmac.compare_digest(
+        head, hmac.new(key, body, "sha256").hexdigest().encode())
+
+
+def _by_policy(groups: Sequence[Group]) -> list[list[int]]:
+    """Group indices, in order, by the imports their exercises allow."""
+    found: dict[ImportPolicy, list[int]] = {}
+    for index, group in enumerate(groups):
+        found.setdefault(policy_of(group.exercise), []).append(index)
+    return list(found.values())
+
+
+@functools.cache
+def _uses_of(code: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    used = {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)}
+    return tuple(n for n in names if n in used)
+
+
+def _uses(exercise: Exercise, index: int) -> tuple[str, ...]:
+    probe = exercise.probes[index]
+    code = probe.code + "\n" + "\n".join(expr for _, expr in probe.observe)
+    return _uses_of(code, tuple(name for name, _ in exercise.defines))
+
+
+def _probe_request(group: Group, index: int) -> dict[str, object]:
+    probe = group.exercise.probes[index]
+    return {"name": probe.name, "code": probe.code, "observe": list(probe.observe),
+            "inputs": {name: input_to_data(value) for name, value in group.inputs[index].items()},
+            "torch_seed": probe_seed(group.seed, group.exercise.id, probe.name), "uses": _uses(group.exercise, index)}
+
+
+class PendingRun:
+    def __init__(self, running: Running, limits: Limits, plan: Plan, key: bytes) -> None:
+        self._running, self._limits, self._plan, self._key = running, limits, plan, key
+
+    def result(self) -> RunResult:
+        return interpret(self._running.wait(), self._plan, self._key, self._limits)
+
+
+def runs_lean(exercises: Sequence[Exercise]) -> bool:
+    """Whether these exercises run in a zygote without torch: none of them is a torch exercise."""
+    return bool(exercises) and all(e.engine != "torch" for e in exercises)

@@ -1,0 +1,141 @@
+"""seccomp filters, for where no namespace can be had: no network, no new processes, no signals to others.
+
+A filter is a short classic-BPF program the kernel runs on every system call; once installed (after
+PR_SET_NO_NEW_PRIVS) it holds for the process and everything it starts, and nothing undoes it. Rules are
+(syscall, condition on one argument, errno); everything else is allowed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno as errnos
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from grader.run import syscalls
+
+_LD_ABS_W, _JEQ, _JSET, _RET = 0x20, 0x15, 0x45, 0x06
+ALLOW, KILL = 0x7FFF0000, 0x80000000
+_ARCHES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_X32_BIT = 0x40000000
+
+#: syscall numbers by architecture; a name missing from one (fork on aarch64) has no rule there
+NUMBERS: dict[str, dict[str, int]] = {
+    "x86_64": {"socket": 41, "clone": 56, "fork": 57, "vfork": 58, "kill": 62, "ptrace": 101, "tkill": 200,
+               "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "process_vm_readv": 310,
+               "process_vm_writev": 311, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+               "clone3": 435, "pidfd_send_signal": 424, "keyctl": 250, "bpf": 321, "perf_event_open": 298,
+               "userfaultfd": 323, "unshare": 272, "setns": 308, "mount": 165, "landlock_create_ruleset": 444},
+    "aarch64": {"socket": 198, "clone": 220, "kill": 129, "ptrace": 117, "tkill": 130, "tgkill": 131,
+                "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "process_vm_readv": 270,
+                "process_vm_writev": 271, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+                "clone3": 435, "pidfd_send_signal": 424, "keyctl": 219, "bpf": 280, "perf_event_open": 241,
+                "userfaultfd": 282, "unshare": 97, "setns": 268, "mount": 40, "landlock_create_ruleset": 444},
+}
+CLONE_THREAD = 0x00010000
+#: every namespace flag of clone(2) and unshare(2)
+NAMESPACE_FLAGS = 0x7E020000
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """Refuse `syscall` with `error`; only where argument `arg`'s low 32 bits are none of `unless` (or, with
+    `unless_bits`, carry none of those bits), when either is given."""
+
+    syscall: str
+    error: int = errnos.EPERM
+    arg: int = 0
+    unless: tuple[int, ...] = ()
+    unless_bits: int = 0
+    only_bits: int = 0  # refuse only where these bits are set in the argument
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _arg_low(index: int) -> int:
+    return 16 + 8 * index  # seccomp_data.args[index], little-endian low word
+
+
+def program(rules: Sequence[Rule], arch: str = syscalls.ARCH) -> list[tuple[int, int, int, int]]:
+    """The BPF instructions for `rules`: (code, jump if true, jump if false, k)."""
+    numbers = NUMBERS[arch]
+    code: list[tuple[int, int, int, int]] = [
+        (_LD_ABS_W, 0, 0, 4), (_JEQ, 1, 0, _ARCHES[arch]), (_RET, 0, 0, KILL),  # a foreign ABI: refuse outright
+        (_LD_ABS_W, 0, 0, 0),
+    ]
+    if arch == "x86_64":
+        code += [(_JSET, 0, 1, _X32_BIT), (_RET, 0, 0, KILL)]
+    for rule in rules:
+        if rule.syscall not in numbers:
+            continue
+        refuse = (_RET, 0, 0, 0x00050000 | (rule.error & 0xFFFF))
+        body: list[tuple[int, int, int, int]] = []
+        if rule.unless or rule.unless_bits or rule.only_bits:
+            body.append((_LD_ABS_W, 0, 0, _arg_low(rule.arg)))
+            if rule.unless_bits:  # bits set: allowed
+                body.append((_JSET, 0, 1, rule.unless_bits))
+                body.append((_RET, 0, 0, ALLOW))
+            if rule.only_bits:  # bits clear: allowed
+                body.append((_JSET, 1, 0, rule.only_bits))
+                body.append((_RET, 0, 0, ALLOW))
+            for value in rule.unless:
+                body.append((_JEQ, 0, 1, value & 0xFFFFFFFF))
+                body.append((_RET, 0, 0, ALLOW))
+        body.append(refuse)
+        # Skip the body unless the call is this rule's syscall; every body ends in a return, so the
+        # accumulator still holds the syscall number for the next rule.
+        code.append((_JEQ, 0, len(body), numbers[rule.syscall]))
+        code += body
+    code.append((_RET, 0, 0, ALLOW))
+    return code
+
+
+def install(rules: Sequence[Rule]) -> bool:
+    """Install the filter on this process and all it starts; False where the kernel refuses."""
+    if syscalls.ARCH not in NUMBERS:
+        return False
+    instructions = program(rules)
+    array = (_SockFilter * len(instructions))(*(_SockFilter(*i) for i in instructions))
+    fprog = _SockFprog(len(instructions), ctypes.cast(array, ctypes.POINTER(_SockFilter)))
+    if not syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1):
+        return False
+    return bool(syscalls.libc.prctl(syscalls.PR_SET_SECCOMP, syscalls.SECCOMP_MODE_FILTER, ctypes.byref(fprog),
+                                    0, 0) == 0)
+
+
+def confined_child_rules(pid: int | None = None) -> list[Rule]:
+    """A sandboxed child with no namespaces around it: no network but Unix sockets, no new processes
+    (threads only), no tracing or reading of other processes, and signals only to itself."""
+    me = os.getpid() if pid is None else pid
+    return [
+        Rule("socket", errnos.EACCES, 0, unless=(1,)),  # AF_UNIX only
+        Rule("io_uring_setup", errnos.ENOSYS), Rule("io_uring_enter", errnos.ENOSYS),
+        Rule("io_uring_register", errnos.ENOSYS),
+        Rule("clone", errnos.EPERM, 0, unless_bits=CLONE_THREAD),
+        Rule("clone3", errnos.ENOSYS),  # libc then falls back to clone, whose flags a filter can read
+        Rule("fork"), Rule("vfork"),
+        Rule("kill", errnos.EPERM, 0, unless=(0, me, -me)),
+        Rule("tkill", errnos.EPERM, 0, unless=(me,)),
+        Rule("tgkill", errnos.EPERM, 0, unless=(me,)),
+        Rule("rt_sigqueueinfo", errnos.EPERM, 0, unless=(me,)),
+        Rule("rt_tgsigqueueinfo", errnos.EPERM, 0, unless=(me,)),
+        Rule("pidfd_send_signal"), Rule("ptrace"), Rule("process_vm_readv"), Rule("process_vm_writev"),
+        Rule("keyctl"), Rule("bpf"), Rule("perf_event_open"), Rule("userfaultfd"),
+    ]
+
+
+def no_namespaces_rules(*, landlock: bool = True) -> list[Rule]:
+    """What a default Docker container's profile refuses (namespaces, mounts), for tests of the fallbacks;
+    without `landlock`, Landlock is refused too."""
+    rules = [Rule("unshare"), Rule("setns"), Rule("mount"), Rule("clone", errnos.EPERM, 0, only_bits=NAMESPACE_FLAGS),
+             Rule("clone3", errnos.ENOSYS)]
+    if not landlock:
+        rules.append(Rule("landlock_create_ruleset", errnos.ENOSYS))
+    return rules

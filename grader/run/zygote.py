@@ -1,0 +1,194 @@
+"""The grading process's side of a zygote: start one, confined, and run children through it with capped pipes.
+
+A zygote is a fresh interpreter that imports only the child's side of the grader (and torch or numpy,
+where allowed). It is set up by a process forked from this one that confines itself (grader.run.isolate)
+and then executes the interpreter, so it holds none of this process's memory (the reference engine,
+exercises, expected values). For each run this process hands it three pipe ends over a Unix socket;
+the zygote forks a child that reads its request and writes its reply on them, and sends back the
+child's pid with a pidfd, then its exit status. This process alone reads the replies, keeps the
+deadline and kills the child (through the pidfd: the child's pid means nothing in its namespace).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+
+from grader.run import isolate, tree
+from grader.run.policy import ImportPolicy
+from grader.run.running import MIB, Deadline, Limits, Running, pid_of, receive, send_signal
+from grader.run.zygote_main import ENTRY, Hello, RunHeader
+
+#: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
+#: never the rest (CI tokens, keys), which a child could otherwise read back from its environment.
+#: Names, and prefixes of names: a prefix such as HOME would let HOMEBREW_GITHUB_API_TOKEN through.
+_ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "LD_LIBRARY_PATH"})
+_ZYGOTE_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
+
+
+class ZygoteFailed(OSError):
+    """The zygote could not be set up in the mode asked for."""
+
+
+class Zygote:
+    """A warm, confined process that forks sandboxed children on request; one run at a time."""
+
+    def __init__(self, policy: ImportPolicy, mode: isolate.Mode, *, hide: tuple[str, ...] = (),
+                 target: str = "grader.run.child:serve") -> None:
+        self.policy, self.mode, self._hide, self._target = policy, mode, hide, target
+        self._runs = 0  # numbers each run, so that a late word about an earlier one is never taken for it
+        self._sock: socket.socket | None = None
+        self._pid: int | None = None
+        self._pidfd: int | None = None  # the zygote proper (the PID namespace's init, where there is one)
+        self._scratch: str | None = None
+        self.hello: Hello | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._sock is not None
+
+    def start(self) -> None:
+        """Fork, confine, exec: the zygote warms up while this process goes on."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        plan = tree.layout(self.policy, self._hide)
+        self._scratch = tempfile.mkdtemp(prefix="autograd-grader-runs-") if not self.mode.pid_namespace else "/tmp"
+        if self._scratch != "/tmp":
+            os.chmod(self._scratch, 0o711)
+        config = {"sock": theirs.fileno(), "target": self._target, "policy": asdict(self.policy) | {
+            "allowed": sorted(self.policy.allowed) if self.policy.allowed is not None else None,
+            "forbidden": sorted(self.policy.forbidden)}, "mode": self.mode.kind, "level": self.mode.level,
+            "isolation": self.mode.describe(), "scratch": self._scratch,
+            "keep": list(tree.kept_in_scratch(plan))}
+        env = {name: value for name, value in os.environ.items()
+               if name in _ZYGOTE_NAMES or name.startswith(_ZYGOTE_PREFIXES)}
+        # The grader's child side; for torch exercises, packages the grading process was given by PYTHONPATH too.
+        extra = os.environ.get("PYTHONPATH", "") if self.policy.allows_everything else ""
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), extra]))
+        env["PYTHONNOUSERSITE"] = "1"
+        argv = [sys.executable, "-B", "-c", ENTRY, json.dumps(config)]
+        failed_r, failed_w = os.pipe2(os.O_CLOEXEC)
+        up_r, up_w = os.pipe()
+        down_r, down_w = os.pipe()
+        parent = os.getpid()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the process that becomes the zygote
+            try:
+                os.close(failed_r)
+                isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
+                os.set_inheritable(theirs.fileno(), True)
+                os.closerange(3, theirs.fileno())
+                os.closerange(theirs.fileno() + 1, failed_w)
+                os.closerange(failed_w + 1, 1 << 16)
+                os.execve(sys.executable, argv, env)
+            except BaseException as exc:  # noqa: BLE001 - say why, for the grading process to raise
+                os.write(failed_w, f"{type(exc).__name__}: {exc}".encode()[:1000])
+            os._exit(70)
+        for fd in (failed_w, up_w, down_r):
+            os.close(fd)
+        theirs.close()
+        try:
+            if self.mode.kind == "mapped-namespaces":
+                if os.read(up_r, 1) == b"u":
+                    from grader.run import syscalls
+
+                    uids, gids = isolate.mapped_ids()
+                    os.write(down_w, b"m" if syscalls.map_ids(pid, uids, gids, deny_setgroups=False) else b"x")
+            why = os.read(failed_r, 1000)  # nothing once the exec closed it: set up
+        finally:
+            for fd in (failed_r, up_r, down_w):
+                os.close(fd)
+        if why:
+            os.waitpid(pid, 0)
+            ours.close()
+            raise ZygoteFailed(f"could not confine a zygote ({self.mode.kind}): {why.decode(errors='replace')}")
+        self._sock, self._pid = ours, pid
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()  # the zygote reads end of file, and its PID namespace dies with it
+            self._sock = None
+        if self._pidfd is not None:
+            send_signal(self._pidfd, signal.SIGKILL)
+            os.close(self._pidfd)
+            self._pidfd = None
+        if self._pid is not None:
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self._pid, 0)
+            self._pid = None
+        if self._scratch and self._scratch != "/tmp":
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def alive(self) -> bool:
+        if self._pid is None:
+            return False
+        try:
+            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:
+            return False
+
+    def launch(self, request: bytes, limits: Limits, *, finished: Callable[[bytes], bool],
+               deadline: Deadline | None = None) -> Running:
+        """Fork a child for one run and hand it `request`; `finished(reply)` says when it has said all, and
+        `deadline(reply, now)` when it must have (default: the wall-clock limit from its start)."""
+        if self._sock is None:
+            raise RuntimeError("the zygote is not running")
+        if not self.alive():  # a submission may kill what it can reach: start again
+            self.close()
+            self.start()
+        assert self._sock is not None
+        self._greeted()
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        out_r, out_w = os.pipe()
+        self._runs += 1
+        header = RunHeader(run=self._runs, uid=isolate.run_uid() if self.mode.fresh_uids else None,
+                           cpu=limits.cpu_seconds, memory_cap=self._memory_cap(limits), file_bytes=limits.file_bytes,
+                           nproc=self._nproc())
+        try:
+            socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
+        finally:
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
+        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline)
+
+    def _greeted(self) -> None:
+        """The zygote's first word: how it is confined (trusted: no student code ever ran in it)."""
+        if self.hello is not None:
+            return
+        assert self._sock is not None
+        data, fds = receive(self._sock)
+        self.hello = Hello(**json.loads(data)["hello"])
+        self._pidfd = fds[0] if fds else None
+
+    def _memory_cap(self, limits: Limits) -> int:
+        """RLIMIT_AS counts what the zygote already maps, so the budget goes on top of its size now."""
+        if limits.memory_mb <= 0 or self._pidfd is None:
+            return 0
+        pid = pid_of(self._pidfd)
+        try:
+            for line in Path(f"/proc/{pid}/status").read_bytes().splitlines():
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) * 1024 + limits.memory_mb * MIB
+        except (OSError, ValueError):
+            pass
+        return 0  # not readable: the wall-clock and CPU limits still hold
+
+    def _nproc(self) -> int:
+        """The process limit: a fresh uid counts only its own; the grader's user counts all of its."""
+        if self.mode.fresh_uids:
+            return isolate.MAX_PROCESSES
+        return isolate.processes_of(os.getuid()) + isolate.MAX_PROCESSES
