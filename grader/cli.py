@@ -1,6 +1,7 @@
 """`grade`: pick the command, grade one submission (the default command), and turn every error into an exit
 code, caught here once. The other commands live in grader.cli_course and grader.cli_batch; each parses its
 arguments, calls the library and prints what came of it."""
+# PYTHON_ARGCOMPLETE_OK: argcomplete's mark for a script that answers completion requests (grader.cli_complete)
 
 from __future__ import annotations
 
@@ -51,6 +52,10 @@ _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions: answer, then exit
+        from grader.cli_complete import complete
+
+        complete()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if args and args[0] in COMMANDS:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from grader.course.batch import Done
 
 
-def batch_command(argv: list[str]) -> int:
+def batch_parser() -> Parser:
     parser = Parser(prog="grade batch",
                     description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS, or an "
                                 "LMS's bulk download (Canvas, Gradescope, Moodle). Each student's reports are written "
@@ -59,7 +59,11 @@ def batch_command(argv: list[str]) -> int:
     add_device_option(parser)
     add_isolation_option(parser, "landlock: a class always has classmates to protect")
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def batch_command(argv: list[str]) -> int:
+    args = batch_parser().parse_args(argv)
     if args.jobs < 1:
         raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
     if args.gradebook_columns in ("total", "both") and not args.assignment:
@@ -149,7 +153,7 @@ class _progress:
             self.bar.stop()
 
 
-def merge_command(argv: list[str]) -> int:
+def merge_parser() -> Parser:
     parser = Parser(prog="grade merge",
                     description="Join the report folders of every shard of one `grade batch --shard` into one "
                                 "gradebook and summary. Refuses (exit 2) shards graded differently, a shard given "
@@ -157,7 +161,11 @@ def merge_command(argv: list[str]) -> int:
     parser.add_argument("folders", type=Path, nargs="+", metavar="REPORTS")
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def merge_command(argv: list[str]) -> int:
+    args = merge_parser().parse_args(argv)
     from grader.course import classfiles
 
     try:
@@ -170,12 +178,16 @@ def merge_command(argv: list[str]) -> int:
     return ExitCode.OK
 
 
-def feedback_command(argv: list[str]) -> int:
+def feedback_parser() -> Parser:
     parser = Parser(prog="grade feedback",
                     description="Write again each student's feedback.html (the page they read, offline) from the "
                                 "report.json files of a batch's REPORTS folder.")
     parser.add_argument("reports", type=Path, metavar="REPORTS")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def feedback_command(argv: list[str]) -> int:
+    args = feedback_parser().parse_args(argv)
     from grader.course.classfiles import rebuild_feedback
 
     written = rebuild_feedback(args.reports)
@@ -183,7 +195,7 @@ def feedback_command(argv: list[str]) -> int:
     return ExitCode.OK
 
 
-def publish_command(argv: list[str]) -> int:
+def publish_parser() -> Parser:
     parser = Parser(prog="grade publish",
                     description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS Score to the line "
                                 "item of --platform (a TOML file: client_id, token_url, key_file, key_id, lineitem). "
@@ -193,7 +205,11 @@ def publish_command(argv: list[str]) -> int:
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     parser.add_argument("--platform", type=Path, required=True, metavar="CONFIG")
     parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def publish_command(argv: list[str]) -> int:
+    args = publish_parser().parse_args(argv)
     try:
         from grader.course.publish import publish_lti, read_platform
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra

@@ -11,10 +11,14 @@ from grader.core.errors import ExitCode, GraderError
 from grader.judge.catalog import Catalog
 
 
-def list_command(argv: list[str]) -> int:
+def list_parser() -> Parser:
     parser = Parser(prog="grade list", description="List the exercises.")
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def list_command(argv: list[str]) -> int:
+    args = list_parser().parse_args(argv)
     catalog = Catalog.find(args.exercises)
     exercises = catalog.load_all()
     width = max((len(e.id) for e in exercises), default=0)
@@ -28,7 +32,7 @@ def list_command(argv: list[str]) -> int:
     return ExitCode.OK
 
 
-def new_command(argv: list[str]) -> int:
+def new_parser() -> Parser:
     parser = Parser(prog="grade new",
                      description="Start an exercise: exercise.yaml, starter.py, solution.py and mutants/ with one "
                                  "example, each marked TODO(grade new) where there is still something to write. "
@@ -38,7 +42,11 @@ def new_command(argv: list[str]) -> int:
     parser.add_argument("--engine", choices=("scalar", "torch"), default="scalar",
                         help="without --like: a scalar engine exercise (the default) or a PyTorch one")
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def new_command(argv: list[str]) -> int:
+    args = new_parser().parse_args(argv)
     from grader.course.scaffold import new_exercise
 
     if args.exercises is not None:
@@ -54,20 +62,24 @@ def new_command(argv: list[str]) -> int:
     return ExitCode.OK
 
 
-def schema_command(argv: list[str]) -> int:
+def schema_parser() -> Parser:
     parser = Parser(prog="grade schema",
                      description="Print the JSON Schema every exercise.yaml is checked against (or an assignment's). "
                                  "Save it and start a spec with '# yaml-language-server: $schema=PATH', and editors "
                                  "complete and check it.")
     parser.add_argument("kind", nargs="?", choices=("exercise", "assignment"), default="exercise")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def schema_command(argv: list[str]) -> int:
+    args = schema_parser().parse_args(argv)
     from grader.judge.spec_yaml import schema_text
 
     sys.stdout.write(schema_text(args.kind))
     return ExitCode.OK
 
 
-def validate_command(argv: list[str]) -> int:
+def validate_parser() -> Parser:
     parser = Parser(prog="grade validate",
                      description="Prove exercises sound: oracles agree, the solution scores full marks, "
                                  "every mutant loses points.")
@@ -75,7 +87,11 @@ def validate_command(argv: list[str]) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="how many seeds to try (default 3)")
     add_device_option(parser)
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def validate_command(argv: list[str]) -> int:
+    args = validate_parser().parse_args(argv)
     if args.seeds < 1:
         raise GraderError(f"--seeds must be at least 1, got {args.seeds}.")
     from grader.course.validate import validate_exercise
@@ -96,7 +112,7 @@ def validate_command(argv: list[str]) -> int:
     return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
 
 
-def release_command(argv: list[str]) -> int:
+def release_parser() -> Parser:
     parser = Parser(prog="grade release",
                      description="Write the pack a course hands out: each exercise's starter as .py and .ipynb, "
                                  "assignment notebooks, and the public checks; no solutions, mutants or hidden "
@@ -107,7 +123,11 @@ def release_command(argv: list[str]) -> int:
                         help="an assignment to release as one notebook (repeatable)")
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def release_command(argv: list[str]) -> int:
+    args = release_parser().parse_args(argv)
     from grader.course.release import release
 
     catalog = Catalog.find(args.exercises)
@@ -119,7 +139,7 @@ def release_command(argv: list[str]) -> int:
     return ExitCode.OK
 
 
-def export_command(argv: list[str]) -> int:
+def export_parser() -> Parser:
     parser = Parser(prog="grade export",
                      description="Write what runs the grader on a platform. gradescope: setup.sh and run_autograder "
                                  "(and autograder.zip with them, the grader and the exercises).")
@@ -129,7 +149,11 @@ def export_command(argv: list[str]) -> int:
     which.add_argument("--exercise", "-e", metavar="ID")
     which.add_argument("--assignment", "-a", metavar="ID")
     add_exercises_option(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def export_command(argv: list[str]) -> int:
+    args = export_parser().parse_args(argv)
     from grader.course.export import export_gradescope
 
     catalog = Catalog.find(args.exercises)

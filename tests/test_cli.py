@@ -273,3 +273,23 @@ def test_a_mistyped_file_name_is_named(tmp_path: Path, capsys: Capture) -> None:
     (tmp_path / "node-mul.py").write_text("# exercise: node-mul\n")
     assert main([str(tmp_path / "node_mul.py")]) == 2
     assert "node_mul.py: no such file. Did you mean node-mul.py?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("grade ba", {"batch"}),
+    ("grade batch --ou", {"--out"}),
+    ("grade validate node-m", {"node-mul"}),
+    ("grade -e node-a", {"node-add"}),
+    ("grade --assignment auto", {"autograd"}),
+    ("grade submissions/node-mul/correct_l", {"submissions/node-mul/correct_lesson_style.py",
+                                             "submissions/node-mul/correct_lesson_style.expect.yaml"}),
+])
+def test_the_shell_completes_commands_options_ids_and_files(line: str, expected: set[str], tmp_path: Path) -> None:
+    """What bash gets from `grade` under argcomplete (eval "$(register-python-argcomplete grade)")."""
+    out = tmp_path / "completions"
+    env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
+           "_ARGCOMPLETE_IFS": "\n", "_ARGCOMPLETE_STDOUT_FILENAME": str(out)}
+    done = subprocess.run([sys.executable, "-m", "grader"], env=env, cwd=ROOT, capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert {c.strip() for c in out.read_text().split("\n") if c.strip()} == expected
