@@ -27,6 +27,8 @@ from grader.slips import SlipRun, slip_runs
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
+#: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
+_GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
@@ -87,9 +89,13 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             skipped[device] = "CUDA is not available on this machine"
     launch = [d for d in wanted if d not in skipped]
     runs: dict[Device, list[tuple[RunResult, int]]] = {}
+    # Expected values are computed here, never in the child, while something else works: the child, or, while
+    # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
+    # (from a course's checkout both import torch, and one after the other they cost twice).
+    expected = [_expected(g, seed, cache) for g in groups] if sandbox.warming() else None
     first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
-    # Computed while the child works, and never inside it.
-    expected = [_expected(g, seed, cache) for g in groups]
+    if expected is None:
+        expected = [_expected(g, seed, cache) for g in groups]
     if first is not None:
         runs[launch[0]] = first.results()
     for device in launch[1:]:
@@ -205,7 +211,11 @@ def cuda_available() -> bool:
     """Whether CUDA can be used, asked through NVML so that this process can still fork healthy children.
 
     torch's default check initialises the CUDA driver, after which forked children cannot use CUDA.
+    Where no GPU driver has made its device files, the answer is no without importing torch here, which
+    costs as much as grading a torch exercise.
     """
+    if not any(os.path.exists(path) for path in _GPU_DEVICE_FILES):
+        return False
     import torch
 
     previous = os.environ.get(_NVML_CHECK)
