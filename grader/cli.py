@@ -120,13 +120,14 @@ def _grade(argv: list[str]) -> int:
     args = _grade_parser().parse_args(argv)
     if args.time_limit is not None and args.time_limit <= 0:
         raise GraderError(f"--time-limit must be a positive number of seconds, got {args.time_limit}.")
+    from grader.expected_cache import ExpectedStore
     from grader.grading import grade
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
     submission, exercises = _submission_and_exercises(args, catalog)
     report = grade(submission, exercises, seed=args.seed, devices=devices(args.device), time_limit=args.time_limit,
-                   isolation=isolation_choice(args.isolation))
+                   isolation=isolation_choice(args.isolation), store=ExpectedStore.for_user())
     from grader.formats import render
     from grader.students import Student
 
