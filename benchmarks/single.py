@@ -4,16 +4,19 @@ Both baselines are measured in this same run, on this machine:
 
     python benchmarks/single.py [--runs N]
 
-Targets: one `grade` call at most 1.3x `import torch`; fork-run-reply under 50 ms; a notebook costs
-no more than the same code as a .py file plus the time to read the notebook. A torch exercise is
-timed twice: from a released pack (what students run: its expected values are stored, so the grading
-process never imports torch) and from the course's checkout (the solution is the oracle, so the
-grading process imports torch while the zygote does too).
+Targets: one `grade` call at most 1.3x `import torch`, a torch exercise at most 1.1x; fork-run-reply
+under 50 ms; a notebook costs no more than the same code as a .py file plus the time to read the
+notebook. The CLI calls are interleaved, round by round. A torch exercise is timed from a released
+pack (what students run: its expected values are stored, so the grading process never imports torch)
+and from the course's checkout, where the solution is the oracle: its first run imports torch here
+while the zygote does too (both at once), and keeps the values (grader.judge.expected_cache) for the next
+runs, which cost what a pack's do. That first run is timed too, with the cache off.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -26,12 +29,16 @@ SAMPLE = ROOT / "submissions" / "node-mul" / "correct_lesson_style.py"
 TORCH_SAMPLE = ROOT / "submissions" / "first-gradient" / "correct_float32.py"
 
 
-def wall(command: list[str], runs: int) -> list[float]:
-    times = []
+def wall(commands: dict[str, tuple[list[str], dict[str, str]]], runs: int) -> dict[str, list[float]]:
+    """Seconds per call of each command, interleaved round by round, so that the machine's load (shared, noisy)
+    weighs on each the same."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-        times.append(time.perf_counter() - started)
+        for name, (command, env) in commands.items():
+            started = time.perf_counter()
+            subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
+                           env={**os.environ, **env})
+            times[name].append(time.perf_counter() - started)
     return times
 
 
@@ -100,15 +107,22 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
 
-    baseline = wall([sys.executable, "-c", "import torch"], args.runs)
-    grading = wall([sys.executable, "-m", "grader", str(SAMPLE), "--exercise", "node-mul"], args.runs)
-    ratio = statistics.median(grading) / statistics.median(baseline)
     grade = [sys.executable, "-m", "grader", str(TORCH_SAMPLE), "--exercise", "first-gradient"]
-    course = wall(grade, args.runs)
-    with tempfile.TemporaryDirectory() as pack:
+    with tempfile.TemporaryDirectory() as pack, tempfile.TemporaryDirectory() as cache:
         subprocess.run([sys.executable, "-m", "grader", "release", "first-gradient", "--out", pack], check=True,
                        cwd=ROOT, stdout=subprocess.DEVNULL)
-        packed = wall([*grade, "--exercises", str(Path(pack) / "exercises")], args.runs)
+        kept = {"AUTOGRADER_CACHE": cache}
+        subprocess.run(grade, check=False, cwd=ROOT, stdout=subprocess.DEVNULL, env={**os.environ, **kept})
+        times = wall({
+            "baseline": ([sys.executable, "-c", "import torch"], {}),
+            "grading": ([sys.executable, "-m", "grader", str(SAMPLE), "--exercise", "node-mul"], kept),
+            "packed": ([*grade, "--exercises", str(Path(pack) / "exercises")], kept),
+            "course": (grade, kept),
+            "course_cold": (grade, {"AUTOGRADER_CACHE": "off"}),
+        }, args.runs)
+    baseline, grading, packed, course, cold = (times[k] for k in ("baseline", "grading", "packed", "course",
+                                                                   "course_cold"))
+    ratio = statistics.median(grading) / statistics.median(baseline)
     round_trip, whole = in_process(max(args.runs * 5, 30))
     as_py, as_notebook, reading = notebook_vs_python(max(args.runs * 5, 30))
 
@@ -117,9 +131,13 @@ def main() -> None:
         (f"grade {SAMPLE.name} (one CLI call)", f"{statistics.median(grading):.3f} s", f"{min(grading):.3f} s"),
         ("  ratio to the baseline (target <= 1.3)", f"{ratio:.2f}x", ""),
         ("grade a torch exercise, from a released pack", f"{statistics.median(packed):.3f} s", f"{min(packed):.3f} s"),
-        ("  ratio to the baseline", f"{statistics.median(packed) / statistics.median(baseline):.2f}x", ""),
+        ("  ratio to the baseline (target <= 1.1)", f"{statistics.median(packed) / statistics.median(baseline):.2f}x",
+         ""),
         ("grade a torch exercise, from the course", f"{statistics.median(course):.3f} s", f"{min(course):.3f} s"),
-        ("  ratio to the baseline", f"{statistics.median(course) / statistics.median(baseline):.2f}x", ""),
+        ("  ratio to the baseline (target <= 1.1)", f"{statistics.median(course) / statistics.median(baseline):.2f}x",
+         ""),
+        ("  the same, its first run (no values kept)", f"{statistics.median(cold):.3f} s", f"{min(cold):.3f} s"),
+        ("  ratio to the baseline", f"{statistics.median(cold) / statistics.median(baseline):.2f}x", ""),
         ("fork + run + reply, node-mul (target < 50 ms)", f"{statistics.median(round_trip):.1f} ms",
          f"{min(round_trip):.1f} ms"),
         ("whole grade of one exercise, warm process", f"{statistics.median(whole):.1f} ms", f"{min(whole):.1f} ms"),

@@ -1,7 +1,6 @@
 """`grade`: pick the command, grade one submission (the default command), and turn every error into an exit
 code, caught here once. The other commands live in grader.cli_course and grader.cli_batch; each parses its
 arguments, calls the library and prints what came of it."""
-# PYTHON_ARGCOMPLETE_OK: argcomplete's mark for a script that answers completion requests (grader.cli_complete)
 
 from __future__ import annotations
 
@@ -125,13 +124,14 @@ def _grade(argv: list[str]) -> int:
     args = _grade_parser().parse_args(argv)
     if args.time_limit is not None and args.time_limit <= 0:
         raise GraderError(f"--time-limit must be a positive number of seconds, got {args.time_limit}.")
+    from grader.judge.expected_cache import ExpectedStore
     from grader.judge.grading import grade
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
     submission, exercises = _submission_and_exercises(args, catalog)
     report = grade(submission, exercises, seed=args.seed, devices=devices(args.device), time_limit=args.time_limit,
-                   isolation=isolation_choice(args.isolation))
+                   isolation=isolation_choice(args.isolation), store=ExpectedStore.for_user())
     from grader.outputs.formats import render
     from grader.outputs.students import Student
 

@@ -208,6 +208,34 @@ def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
     assert ran.returncode == 0 and ran.stdout.startswith("autograd-grader ")
 
 
+@pytest.mark.parametrize(("sample", "code", "score"), [("correct_float32.py", 0, "10/10"), ("by_hand.py", 1, None)])
+def test_a_grade_that_imported_torch_still_writes_all_of_its_report(sample: str, code: int, score: str | None,
+                                                                     tmp_path: Path) -> None:
+    """From the course, with no values kept, the solution runs here and imports torch; `grade` then leaves
+    without the interpreter's teardown (grader.__main__): what it wrote to a pipe and to a file is whole."""
+    env = {**os.environ, "NO_COLOR": "1", "AUTOGRADER_CACHE": "off"}
+    path = ROOT / "submissions" / "first-gradient" / sample
+    ran = subprocess.run([sys.executable, "-m", "grader", str(path)], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, check=False)
+    assert ran.returncode == code, ran.stderr
+    last = ran.stdout.rstrip("\n").splitlines()[-1]
+    assert ran.stdout.endswith("\n") and last.startswith("Score: ") and (score is None or score in last), ran.stdout
+    report = tmp_path / "report.json"
+    ran = subprocess.run([sys.executable, "-m", "grader", str(path), "--format", "json", "--output", str(report)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert ran.returncode == code, ran.stderr
+    jsonschema.validate(json.loads(report.read_text(encoding="utf-8")), report_schema())
+
+
+def test_a_command_that_imported_torch_still_prints_all_it_printed(tmp_path: Path) -> None:
+    """validate prints line by line (buffered, in a pipe) and imports torch: nothing is lost on the way out."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    ran = subprocess.run([sys.executable, "-m", "grader", "validate", "first-gradient", "--seeds", "1"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("ok   first-gradient\n") and ran.stdout.endswith("1 of 1 exercises sound\n")
+
+
 @pytest.mark.parametrize("command", cli.COMMANDS)
 def test_every_command_explains_itself(command: str, capsys: Capture) -> None:
     with pytest.raises(SystemExit) as exit_:

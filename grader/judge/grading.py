@@ -12,6 +12,7 @@ from grader.core.errors import GraderError
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
+from grader.judge.expected_cache import ExpectedStore
 from grader.judge.faults import Fault, faults
 from grader.judge.localize import from_run, localize, probe_group
 from grader.judge.names import Definitions, definitions
@@ -27,25 +28,31 @@ from grader.run.sandbox import Group, Sandbox, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
+#: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
+_GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
           devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None, sandbox: Sandbox | None = None,
-          hide: Sequence[Path] = (), isolation: Level | None = None) -> Report:
+          hide: Sequence[Path] = (), isolation: Level | None = None, store: ExpectedStore | None = None) -> Report:
     """Grade the submission at `path` (or one already read) against each exercise, from one run of it per device.
 
     `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
     `isolation`: the weakest confinement to accept (default: `required_isolation`); below it, the
     sandbox refuses (IsolationRefused, exit 2) before the submission runs.
+    `store`: expected values kept on disk between calls (grader.judge.expected_cache), used only where the
+    submission runs confined: with isolation `none` it runs as this user and could have written them.
     """
     submission = path if isinstance(path, Submission) else load_submission(path)
     if sandbox is None:
         minimum = isolation or required_isolation(exercises)
         with Sandbox(hide=[*hide, *{e.folder.parent for e in exercises}], minimum=minimum,
                      first=policy_of(exercises[0]) if exercises else None) as fresh:
-            return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh)
+            return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh,
+                         store=store)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
-    graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit)
+    graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit,
+                              store=store if sandbox.mode.level != "none" else None)
     return build_report(graded, submission=str(submission.path), sha256=submission.sha256, seed=seed,
                         seconds=time.perf_counter() - started, notes=submission.notes)
 
@@ -76,7 +83,8 @@ MutantCache = dict[tuple[str, int], MistakeRuns]
 
 def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequence[Exercise], *, seed: int,
                      devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None,
-                     cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> Graded:
+                     cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None,
+                     store: ExpectedStore | None = None) -> Graded:
     groups = [Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises]
     wanted = [d for d in ALL_DEVICES if any(d in p.devices for e in exercises for p in e.probes)]
     skipped: dict[Device, str] = {}
@@ -87,9 +95,13 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             skipped[device] = "CUDA is not available on this machine"
     launch = [d for d in wanted if d not in skipped]
     runs: dict[Device, list[tuple[RunResult, int]]] = {}
+    # Expected values are computed here, never in the child, while something else works: the child, or, while
+    # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
+    # (from a course's checkout both import torch, and one after the other they cost twice).
+    expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
     first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
-    # Computed while the child works, and never inside it.
-    expected = [_expected(g, seed, cache) for g in groups]
+    if expected is None:
+        expected = [_expected(g, seed, cache, store) for g in groups]
     if first is not None:
         runs[launch[0]] = first.results()
     for device in launch[1:]:
@@ -190,22 +202,34 @@ def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     return mistakes
 
 
-def _expected(group: Group, seed: int, cache: ExpectedCache | None) -> tuple[Expected, ...]:
-    # Central differences confirm an engine exercise's values here; the torch engine's confirmation
-    # is `grade validate`'s, so that grading engine exercises never imports torch.
-    if cache is None:
-        return expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
+def _expected(group: Group, seed: int, cache: ExpectedCache | None,
+              store: ExpectedStore | None = None) -> tuple[Expected, ...]:
     key = (group.exercise.id, seed)
-    if key not in cache:
-        cache[key] = expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
-    return cache[key]
+    if cache is not None and key in cache:
+        return cache[key]
+    # a pack's stored values are on disk already
+    stored = store if store is not None and group.exercise.expected is None else None
+    values = stored.load(group.exercise, group.inputs, seed) if stored is not None else None
+    if values is None:
+        # Central differences confirm an engine exercise's values here; the torch engine's confirmation
+        # is `grade validate`'s, so that grading engine exercises never imports torch.
+        values = expected_values(group.exercise, group.inputs, seed=seed, torch_engine=False)
+        if stored is not None:
+            stored.save(group.exercise, group.inputs, seed, values)
+    if cache is not None:
+        cache[key] = values
+    return values
 
 
 def cuda_available() -> bool:
     """Whether CUDA can be used, asked through NVML so that this process can still fork healthy children.
 
     torch's default check initialises the CUDA driver, after which forked children cannot use CUDA.
+    Where no GPU driver has made its device files, the answer is no without importing torch here, which
+    costs as much as grading a torch exercise.
     """
+    if not any(os.path.exists(path) for path in _GPU_DEVICE_FILES):
+        return False
     import torch
 
     previous = os.environ.get(_NVML_CHECK)

@@ -80,6 +80,10 @@ class Sandbox:
             zygote.close()
         self._zygotes.clear()
 
+    def warming(self) -> bool:
+        """Whether a zygote is still warming up: the first child waits for it, so work done first is free."""
+        return any(not zygote.ready() for zygote in self._zygotes.values())
+
     def _zygote_for(self, policy: ImportPolicy) -> Zygote:
         zygote = self._zygotes.get(policy.key)
         if zygote is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -131,6 +132,12 @@ class Zygote:
             import shutil
 
             shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def ready(self) -> bool:
+        """Whether the zygote has warmed up (its first word has come), without waiting for it."""
+        if self.hello is not None:
+            return True
+        return self._sock is not None and bool(select.select([self._sock], [], [], 0)[0])
 
     def alive(self) -> bool:
         if self._pid is None:
