@@ -1,0 +1,155 @@
+"""grader.course.release on its own: what a pack holds, what it leaves behind, and that releasing twice changes nothing.
+
+tests/test_notebooks.py grades released packs end to end through the CLI; this file calls `release`
+directly on a small course (node-mul, an engine exercise with a hidden check; first-gradient, a torch
+exercise whose oracle is its solution; an assignment of both) and reads the files it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import nbformat as nbformat_module
+import pytest
+
+from grader.course.release import release, with_advice
+from grader.judge.catalog import Catalog
+from grader.judge.oracle import expected_values
+from grader.judge.spec import load_exercise
+from grader.run.inputs import draw_inputs
+from grader.run.notebook import METADATA_KEY
+
+ROOT = Path(__file__).resolve().parent.parent
+nbformat: Any = nbformat_module  # untyped library
+EXERCISES = ("node-mul", "first-gradient")
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("course")
+    for exercise_id in EXERCISES:
+        shutil.copytree(ROOT / "exercises" / exercise_id, root / exercise_id)
+    (root / "assignments").mkdir()
+    (root / "assignments" / "pair.yaml").write_text(
+        "id: pair\ntitle: A pair\nsummary: Two exercises in one notebook.\nexercises: [first-gradient, node-mul]\n",
+        encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pack(course: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    out = tmp_path_factory.mktemp("pack")
+    return out, release(Catalog(course), out, ["node-mul"], ["pair"])
+
+
+def test_the_pack_lists_exactly_the_files_it_wrote(pack: tuple[Path, list[Path]]) -> None:
+    out, written = pack
+    on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(out).as_posix() for p in written) == on_disk
+    assert on_disk == ["exercises/assignments/pair.yaml",
+                       "exercises/first-gradient/exercise.yaml", "exercises/first-gradient/expected.json",
+                       "exercises/first-gradient/starter.py",
+                       "exercises/node-mul/exercise.yaml", "exercises/node-mul/starter.py",
+                       "first-gradient.ipynb", "first-gradient.py", "node-mul.ipynb", "node-mul.py", "pair.ipynb"]
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+def test_a_packed_exercise_has_the_public_checks_only_and_says_what_it_left_out(
+        course: Path, pack: tuple[Path, list[Path]], exercise_id: str) -> None:
+    original = load_exercise(course / exercise_id / "exercise.yaml")
+    packed = load_exercise(pack[0] / "exercises" / exercise_id / "exercise.yaml")
+    public = [p for p in original.probes if p.visibility == "public"]
+    hidden = sum(p.points for p in original.probes if p.visibility == "hidden")
+    assert hidden > 0  # both exercises have a hidden check: the test means something
+    assert [p.name for p in packed.probes] == [p.name for p in public]
+    assert [(p.code, p.observe, p.points) for p in packed.probes] == [(p.code, p.observe, p.points) for p in public]
+    assert (packed.points, packed.hidden_points) == (sum(p.points for p in public), hidden)
+    assert packed.solution is None and packed.mutants == ()
+    assert packed.starter.read_text(encoding="utf-8") == original.starter.read_text(encoding="utf-8")
+    spec = (pack[0] / "exercises" / exercise_id / "exercise.yaml").read_text(encoding="utf-8")
+    assert spec.startswith(f"# Released by `grade release` from {exercise_id}: public checks only.\n")
+    assert "solution" not in spec and "mutants" not in spec and "visibility: hidden" not in spec
+
+
+def test_a_torch_exercise_carries_its_solutions_answers_for_the_public_checks_at_the_packs_seed(
+        course: Path, pack: tuple[Path, list[Path]]) -> None:
+    original = load_exercise(course / "first-gradient" / "exercise.yaml")
+    packed = load_exercise(pack[0] / "exercises" / "first-gradient" / "exercise.yaml")
+    stored = json.loads((pack[0] / "exercises" / "first-gradient" / "expected.json").read_text(encoding="utf-8"))
+    assert stored["seed"] == 0
+    assert sorted(stored["probes"]) == sorted(p.name for p in packed.probes)
+    # what a student's grade reads from the pack is what the solution gives
+    from_pack = expected_values(packed, draw_inputs(packed, 0), seed=0)
+    from_solution = {p.name: e for p, e in zip(original.probes, expected_values(original, draw_inputs(original, 0),
+                                                                                  seed=0), strict=True)}
+    for probe, value in zip(packed.probes, from_pack, strict=True):
+        assert value.observations == from_solution[probe.name].observations, probe.name
+
+
+def test_an_engine_exercise_carries_no_answers(pack: tuple[Path, list[Path]]) -> None:
+    # its oracle is the reference engine, which every pack has
+    assert sorted(p.name for p in (pack[0] / "exercises" / "node-mul").iterdir()) == ["exercise.yaml", "starter.py"]
+
+
+def test_a_pack_released_again_keeps_the_hidden_points_it_left_out(course: Path, pack: tuple[Path, list[Path]],
+                                                                   tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    release(Catalog(pack[0] / "exercises"), again, list(EXERCISES), [])
+    for exercise_id in EXERCISES:
+        first = load_exercise(pack[0] / "exercises" / exercise_id / "exercise.yaml")
+        second = load_exercise(again / "exercises" / exercise_id / "exercise.yaml")
+        assert (second.points, second.hidden_points) == (first.points, first.hidden_points)
+        assert first.hidden_points > 0
+
+
+def test_releasing_twice_writes_the_same_bytes(course: Path, pack: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    out, written = pack
+    again = tmp_path / "again"
+    rewritten = release(Catalog(course), again, ["node-mul"], ["pair"])
+    assert [p.relative_to(again) for p in rewritten] == [p.relative_to(out) for p in written]
+    for path in written:
+        assert (again / path.relative_to(out)).read_bytes() == path.read_bytes(), path.name
+
+
+def test_an_exercises_notebook_holds_its_task_and_its_starter_and_names_itself(course: Path,
+                                                                                pack: tuple[Path, list[Path]]) -> None:
+    notebook = nbformat.read(pack[0] / "node-mul.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.metadata[METADATA_KEY] == {"exercise": "node-mul"}
+    task, code = notebook.cells
+    assert (task.cell_type, code.cell_type) == ("markdown", "code")
+    assert task.source.startswith("# Multiplication and its gradient\n\nImplement Node.__mul__")
+    assert task.source.endswith('`grade node-mul.ipynb`, or in a cell of this notebook with `from grader import '
+                                'check` and then `check("node-mul")`.')
+    starter = (course / "node-mul" / "starter.py").read_text(encoding="utf-8")
+    assert starter.startswith("# exercise: node-mul\n")
+    assert code.source == starter.removeprefix("# exercise: node-mul\n").strip()  # the metadata says it instead
+    assert [cell.id for cell in notebook.cells] == ["node-mul-1", "node-mul-2"]
+
+
+def test_an_assignments_notebook_has_a_section_per_exercise_in_its_order(pack: tuple[Path, list[Path]]) -> None:
+    notebook = nbformat.read(pack[0] / "pair.ipynb", as_version=4)
+    assert notebook.metadata[METADATA_KEY] == {"assignment": "pair"}
+    kinds = [cell.cell_type for cell in notebook.cells]
+    assert kinds == ["markdown", "markdown", "code", "markdown", "code"]
+    intro, first, _, second, _ = notebook.cells
+    assert intro.source.startswith("# A pair\n\nTwo exercises in one notebook.\n\nCheck your work at any time with "
+                                   "`grade pair.ipynb`")
+    assert first.source.startswith("## ") and second.source.startswith("## Multiplication and its gradient")
+    assert "check(\"" not in first.source  # an assignment's check() takes no id: the notebook names it
+
+
+def test_released_starters_tell_how_to_check_them_by_their_released_name(pack: tuple[Path, list[Path]]) -> None:
+    py = (pack[0] / "node-mul.py").read_text(encoding="utf-8")
+    assert py.count("grade node-mul.py") == 1
+    compile(py, "node-mul.py", "exec")
+
+
+def test_advice_under_a_one_line_docstring_or_a_file_that_does_not_parse_is_a_comment() -> None:
+    assert with_advice('# exercise: x\n"""Do it."""\nx = 1\n', "x.py") == \
+        '# exercise: x\n# Check your work with:\n#\n#     grade x.py\n"""Do it."""\nx = 1\n'
+    assert with_advice("def f(:\n", "x.py") == "# Check your work with:\n#\n#     grade x.py\ndef f(:\n"
+    assert with_advice("", "x.py") == "# Check your work with:\n#\n#     grade x.py\n"
