@@ -245,11 +245,19 @@ def test_a_hidden_check_withholds_its_details_but_not_its_name_or_score() -> Non
     assert passed.checks[0].status == "passed" and passed.checks[0].inputs == ()
 
 
-def test_a_hidden_error_keeps_its_words() -> None:
-    # HIDDEN_FAILED replaces a failure's values; an exception is the student's own and says where to look
+def test_a_hidden_error_says_where_but_not_its_message() -> None:
+    # a submission chooses its exceptions' messages: one could quote the hidden check's inputs
     ex = exercise(probe("secret", visibility="hidden"))
     (check,) = _check(ex, (expect(x__grad=6.0),), group(observed(error=STUB))).checks
-    assert check.status == "error" and check.problem.startswith("Not implemented yet")
+    assert check.status == "error" and check.cause.kind == "not-attempted"
+    assert check.problem.startswith("This hidden check reached code that is not written yet (NotImplementedError")
+    leak = ErrorInfo("ValueError", "a = 3.0, b = 4.0", Where(12, "__mul__", "raise ValueError(...)", "node.py"))
+    (check,) = _check(ex, (expect(x__grad=6.0),), group(observed(error=leak))).checks
+    assert check.problem == "This hidden check raised ValueError at line 12 of your code; its message is withheld."
+    assert "3.0" not in check.problem and (check.cause.kind, check.cause.line) == ("exception", 12)
+    public = exercise(probe("open"))
+    (check,) = _check(public, (expect(x__grad=6.0),), group(observed(error=leak))).checks
+    assert "a = 3.0, b = 4.0" in check.problem  # a public check keeps the message: it is where to look
 
 
 # ---- devices -------------------------------------------------------------------------------------------

@@ -181,9 +181,6 @@ def test_a_lessons_printed_number_is_checked_to_the_digits_it_shows(thin: Valida
     assert "the lesson's double = 12.5 is not reproduced: the reference gives 12.0" in failed(thin)
 
 
-@pytest.mark.xfail(strict=True, reason="validate's mutant cache (grader.course.validate._MUTANTS) is keyed by "
-                                       "exercise id and seed and lives for the process: a second exercise with the "
-                                       "same id is diagnosed with the first one's mutants")
 def test_validating_an_exercise_does_not_depend_on_what_was_validated_before(tmp_path: Path,
                                                                                sandbox: Sandbox) -> None:
     twin = copy_of_node_mul(tmp_path / "edited", "cache-twin")

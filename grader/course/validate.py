@@ -52,6 +52,9 @@ class Validation:
 
 def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
                       devices: Sequence[Device] = ALL_DEVICES) -> Validation:
+    # The mutants' runs are shared by this exercise's gradings only: another exercise of the same id (an
+    # author's edited copy, validated again in one process) has other mutants.
+    _MUTANTS.clear()
     findings = [
         *[Finding(False, f"still to do: {todo}") for todo in todos(exercise)],
         *_course_ops_proven(exercise),
@@ -267,7 +270,7 @@ def _as_printed(text: str) -> tuple[float, float] | None:
     return number, PRINTED_SLACK * 10.0**-decimals
 
 
-#: what each mutant gives, shared by every grading in a validation run
+#: what each mutant gives, shared by every grading of one exercise's validation (cleared for each)
 _MUTANTS: MutantCache = {}
 
 

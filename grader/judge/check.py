@@ -262,19 +262,28 @@ class _Maker:
         probe = self.probe
         hidden = probe.visibility == "hidden"
         withhold = hidden or not ran  # a check that never ran has nothing to show
+        cause = cause or Cause("passed" if status == "passed" else "wrong-value")
+        if hidden and status == "failed":
+            problem = HIDDEN_FAILED
+        elif hidden and cause.kind in ("exception", "not-attempted"):
+            # the message is the submission's to choose: it could quote the hidden check's inputs
+            where = f" at line {cause.line} of your code" if cause.line is not None else ""
+            problem = (f"This hidden check reached code that is not written yet ({cause.detail}{where})."
+                       if cause.kind == "not-attempted"
+                       else f"This hidden check raised {cause.detail}{where}; its message is withheld.")
         return CheckResult(
             name=probe.name if self.device == "cpu" else f"{probe.name} [{self.device}]",
             about=probe.about if ran else "",
             status=status,
             score=score,
             max_score=1.0,
-            problem=HIDDEN_FAILED if hidden and status == "failed" else problem,
+            problem=problem,
             visibility=probe.visibility,
             inputs=() if withhold else self.inputs,
             input_values=() if withhold else self.input_values,
             code="" if withhold else probe.code,
             observations=() if withhold else observations,
-            cause=cause or Cause("passed" if status == "passed" else "wrong-value"),
+            cause=cause,
         )
 
 
