@@ -150,7 +150,8 @@ def _device_check(probe: Probe, inputs: Inputs, expected: Expected, device: Devi
     if probe.raises is not None:
         return _check_raised(probe, probe_run, make)
     if probe_run.error is not None:
-        return make("error", _error_text(probe_run.error, engine), cause=error_cause(probe_run.error))
+        return make("error", _error_text(probe_run.error, engine, hidden=probe.visibility == "hidden"),
+                    cause=error_cause(probe_run.error))
     tolerance = probe.cuda_tolerance if device == "cuda" else probe.tolerance
     return _compare_observations(expected, probe_run, tolerance, probe.partial, make, engine)
 
@@ -240,8 +241,13 @@ def _ruled(exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None
     return dataclasses.replace(check, problem=f"{check.problem} Also: {rule}.")
 
 
-def _error_text(error: ErrorInfo, engine: str) -> str:
-    hint = hint_for(error, engine)
+def _error_text(error: ErrorInfo, engine: str, *, hidden: bool = False) -> str:
+    """The student's exception, where it was raised, and advice where its cause is known. A hidden check's
+    keeps the type and the line, not the message: the submission chooses that (`float(f"x{a}")` too), and
+    it could quote the check's inputs."""
+    if hidden:
+        error = dataclasses.replace(error, message="")
+    hint = None if hidden else hint_for(error, engine)
     if error.type_name == "NotImplementedError" and error.where is not None \
             and "NotImplementedError" in error.where.text:  # a starter's stub, not torch's own NotImplementedError
         return f"Not implemented yet: {error.describe().removeprefix('NotImplementedError: ')}."
@@ -265,12 +271,6 @@ class _Maker:
         cause = cause or Cause("passed" if status == "passed" else "wrong-value")
         if hidden and status == "failed":
             problem = HIDDEN_FAILED
-        elif hidden and cause.kind in ("exception", "not-attempted"):
-            # the message is the submission's to choose: it could quote the hidden check's inputs
-            where = f" at line {cause.line} of your code" if cause.line is not None else ""
-            problem = (f"This hidden check reached code that is not written yet ({cause.detail}{where})."
-                       if cause.kind == "not-attempted"
-                       else f"This hidden check raised {cause.detail}{where}; its message is withheld.")
         return CheckResult(
             name=probe.name if self.device == "cpu" else f"{probe.name} [{self.device}]",
             about=probe.about if ran else "",
