@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader import __version__
 from grader.cli_options import (
@@ -50,6 +50,12 @@ COMMANDS = {
 _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
 
 
+def command_function(command: str, kind: str) -> Any:
+    """`grade COMMAND`'s `kind` function (its "command", or the "parser" it parses with), from its module."""
+    module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else "grader.cli_course")
+    return getattr(module, f"{command}_{kind}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions: answer, then exit
         from grader.cli_complete import complete
@@ -59,8 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args.pop(0)
-            module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else "grader.cli_course")
-            run: Callable[[list[str]], int] = getattr(module, f"{command}_command")
+            run: Callable[[list[str]], int] = command_function(command, "command")
             return run(args)
         if args:
             _not_a_command(args[0])
@@ -88,7 +93,7 @@ def _not_a_command(word: str) -> None:
                           f"'grade --help' lists the commands.")
 
 
-def _grade_parser() -> Parser:
+def grade_parser() -> Parser:
     width = max(len(name) for name in COMMANDS)
     parser = Parser(
         prog="grade",
@@ -121,7 +126,7 @@ def _grade_parser() -> Parser:
 
 
 def _grade(argv: list[str]) -> int:
-    args = _grade_parser().parse_args(argv)
+    args = grade_parser().parse_args(argv)
     if args.time_limit is not None and args.time_limit <= 0:
         raise GraderError(f"--time-limit must be a positive number of seconds, got {args.time_limit}.")
     from grader.judge.expected_cache import ExpectedStore

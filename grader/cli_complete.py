@@ -33,11 +33,11 @@ def complete() -> None:
 def completion_parser(words: list[str]) -> argparse.ArgumentParser:
     """The parser whose completions fit what is typed: a command's, once one is named, else grading's, whose
     first word may also be a command."""
-    from grader.cli import COMMANDS, _grade_parser
+    from grader.cli import COMMANDS, grade_parser
 
     command = words[0] if len(words) > 1 and words[0] in COMMANDS else None
     if command is None:
-        parser: argparse.ArgumentParser = _grade_parser()
+        parser: argparse.ArgumentParser = grade_parser()
         _with_completers(parser, submission=_commands_or_files(tuple(COMMANDS)))
         return parser
     root = argparse.ArgumentParser(prog="grade", add_help=False)
@@ -48,12 +48,9 @@ def completion_parser(words: list[str]) -> argparse.ArgumentParser:
 
 
 def _command_parser(command: str) -> Parser:
-    from importlib import import_module
+    from grader.cli import command_function
 
-    from grader.cli import _CLASS_COMMANDS
-
-    module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else "grader.cli_course")
-    builder: Callable[[], Parser] = getattr(module, f"{command}_parser")
+    builder: Callable[[], Parser] = command_function(command, "parser")
     return builder()
 
 

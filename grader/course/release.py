@@ -23,9 +23,8 @@ from typing import Any
 import yaml
 
 from grader.core.exercise import COURSE_OPS, Assignment, Exercise
-from grader.core.values import ErrorInfo, error_to_data, to_data
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
-from grader.judge.oracle import expected_values
+from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
 from grader.run.inputs import draw_inputs
 from grader.run.notebook import METADATA_KEY
@@ -164,8 +163,6 @@ def _write_expected(exercise: Exercise, path: Path, public: set[str]) -> Path:
     for probe, value in zip(exercise.probes, expected, strict=True):
         if probe.name not in public:
             continue
-        observations = value.observations
-        probes[probe.name] = {"error": error_to_data(observations)} if isinstance(observations, ErrorInfo) \
-            else {"observations": {label: to_data(v) for label, v in observations.items()}}
+        probes[probe.name] = expected_to_data(value)
     path.write_text(json.dumps({"seed": PACK_SEED, "probes": probes}, indent=1) + "\n", encoding="utf-8")
     return path

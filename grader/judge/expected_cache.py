@@ -36,8 +36,7 @@ from typing import Any
 
 from grader import __version__
 from grader.core.exercise import Exercise
-from grader.core.values import ErrorInfo, error_from_data, error_to_data, from_data, to_data
-from grader.judge.oracle import Expected
+from grader.judge.oracle import Expected, expected_from_data, expected_to_data
 from grader.run.inputs import Inputs, input_to_data
 
 #: bump when an entry's layout or meaning changes
@@ -145,12 +144,8 @@ def _package_digest(name: str) -> str:
 
 
 def _entry(key: str, exercise: Exercise, values: Sequence[Expected]) -> dict[str, Any]:
-    probes = []
-    for probe, value in zip(exercise.probes, values, strict=True):
-        observed = value.observations
-        probes.append({"name": probe.name, "disagreements": list(value.disagreements)} | (
-            {"error": error_to_data(observed)} if isinstance(observed, ErrorInfo)
-            else {"observations": {label: to_data(v) for label, v in observed.items()}}))
+    probes = [{"name": probe.name, "disagreements": list(value.disagreements)} | expected_to_data(value)
+              for probe, value in zip(exercise.probes, values, strict=True)]
     return {"format": FORMAT, "key": key, "exercise": exercise.id, "probes": probes}
 
 
@@ -167,16 +162,11 @@ def _parse(data: bytes, key: str, exercise: Exercise) -> tuple[Expected, ...]:
         raise ValueError("not this exercise's probes")
     values = []
     for probe in probes:
-        disagreements = probe["disagreements"]
+        disagreements = probe.pop("disagreements", None)
         if type(disagreements) is not list or not all(type(d) is str for d in disagreements):
             raise ValueError("disagreements are not a list of texts")
-        if set(probe) == {"name", "disagreements", "error"}:
-            values.append(Expected(error_from_data(probe["error"]), tuple(disagreements)))
-        elif set(probe) == {"name", "disagreements", "observations"} and type(probe["observations"]) is dict:
-            values.append(Expected({str(label): from_data(v) for label, v in probe["observations"].items()},
-                                   tuple(disagreements)))
-        else:
-            raise ValueError("a probe is neither observations nor an error")
+        del probe["name"]
+        values.append(expected_from_data(probe, tuple(disagreements)))
     return tuple(values)
 
 

@@ -20,12 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from grader.core.compare import compare
 from grader.core.errors import GraderError
 from grader.core.exercise import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
-from grader.core.values import Array, ErrorInfo, Number, Value, error_from_data, from_data
+from grader.core.values import Array, ErrorInfo, Number, Value, error_from_data, error_to_data, from_data, to_data
 from grader.judge import scalar_engine
 from grader.run.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, InputValue, TensorInput, probe_seed
@@ -106,14 +107,25 @@ def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
     if stored["seed"] != seed:
         raise GraderError(f"exercise {exercise.id} was released with expected values for --seed {stored['seed']} "
                           f"only; grade with that seed, or with the course's full exercises.")
-    values = []
-    for probe in exercise.probes:
-        entry = stored["probes"][probe.name]
-        if "error" in entry:
-            values.append(Expected(error_from_data(entry["error"])))
-        else:
-            values.append(Expected({label: from_data(v) for label, v in entry["observations"].items()}))
-    return tuple(values)
+    return tuple(expected_from_data(stored["probes"][probe.name]) for probe in exercise.probes)
+
+
+def expected_to_data(value: Expected) -> dict[str, Any]:
+    """One probe's expected values as stored (a pack's expected.json, grader.judge.expected_cache): its
+    observations, or the error it raises; the disagreements are the storer's to keep."""
+    observed = value.observations
+    if isinstance(observed, ErrorInfo):
+        return {"error": error_to_data(observed)}
+    return {"observations": {label: to_data(v) for label, v in observed.items()}}
+
+
+def expected_from_data(entry: object, disagreements: tuple[str, ...] = ()) -> Expected:
+    """`expected_to_data` read back, as strictly as a child's reply: exactly one of its two forms."""
+    if type(entry) is dict and set(entry) == {"error"}:
+        return Expected(error_from_data(entry["error"]), disagreements)
+    if type(entry) is dict and set(entry) == {"observations"} and type(entry["observations"]) is dict:
+        return Expected({str(label): from_data(v) for label, v in entry["observations"].items()}, disagreements)
+    raise ValueError("stored expected values are neither observations nor an error")
 
 
 def solution_names(path: Path, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:

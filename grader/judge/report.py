@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from grader import __version__
 from grader.core.errors import ExitCode
 from grader.run.observed import Isolation
 
@@ -216,8 +217,6 @@ def build_report(graded: Graded, *, submission: str, sha256: str, seed: int, sec
     `submission`: how the report names the graded file; `notes`: facts about how it was read, before
     the run's own.
     """
-    from grader import __version__
-
     return Report(submission=submission, sha256=sha256, seed=seed, exercises=graded.exercises,
                   grader_version=__version__, seconds=seconds, problems=graded.problems,
                   notes=(*notes, *graded.notes), isolation=graded.isolation,
