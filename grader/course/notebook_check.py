@@ -73,7 +73,9 @@ def _check(exercise: str | None, seed: int, folder: str | Path | None) -> Report
         if declared is None:
             raise GraderError(f"which exercise? Call check(\"ID\") with one of: {', '.join(catalog.ids())}.")
         kind, ident = declared
-        targets = [catalog.load(ident)] if kind == "exercise" else catalog.load_assignment(ident)[1]
+        where = f"{notebook.name if notebook is not None else 'this notebook'}'s metadata"
+        named = (ident, None) if kind == "exercise" else (None, ident)
+        targets = catalog.declared(named[0], named[1], where) or []
     return grade(submission_of(cells, notebook), targets, seed=seed)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from grader.run.load import SourceCell
+from grader.run.syntax import syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +90,7 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
 
 def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
     """Each cell's syntax tree; a cell that does not parse is left out (the run reports it)."""
-    trees = []
-    for cell in cells:
-        try:
-            trees.append(ast.parse(cell.source))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return trees
+    return [tree for tree in map(syntax_tree, (cell.source for cell in cells)) if tree is not None]
 
 
 def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:
