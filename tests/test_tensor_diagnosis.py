@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grader.cli import main
 from grader.core.numeric import DEFAULT_TOLERANCE
 from grader.core.values import Array, ErrorInfo, Number
 from grader.judge.catalog import Catalog
@@ -16,7 +18,7 @@ from grader.judge.grading import grade_submission
 from grader.judge.hints import hint_for
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
-from grader.judge.tensor_patterns import observation_pattern, summed_wrong_axes
+from grader.judge.tensor_patterns import HINTS, observation_pattern, summed_wrong_axes
 from grader.judge.tensor_variants import matching, variant_runs
 from grader.run.inputs import TensorInput, draw_inputs
 from grader.run.load import load_submission
@@ -244,3 +246,19 @@ def test_one_wrong_check_that_is_a_ratio_names_no_ratio(catalog: Catalog, sandbo
     result = _graded_without_mutants(catalog, sandbox, "tensor-elementwise", doubled, tmp_path)
     assert [c.name for c in result.checks if c.status == "failed"] == ["add"]
     assert "add" not in _named(result)  # twice the right answer, on one check alone: chance, not evidence
+
+
+def test_a_hidden_check_keeps_the_shapes_of_a_forged_numpy_message_out_of_its_hint(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parent.parent / "submissions" / "hostile" / "tensor_shapes_quote_hidden_inputs.py"
+    out = tmp_path / "report.json"
+    assert main([str(sample), "--format", "json", "--output", str(out)]) == 1
+    hidden = next(c for e in json.loads(out.read_text(encoding="utf-8"))["exercises"] for c in e["checks"]
+                  if c["visibility"] == "hidden")
+    assert hidden["diagnosis"]["hint"] == HINTS["unreduced-broadcast"]
+    assert "broadcast shape (" not in json.dumps(hidden)  # the message's shapes: its source line is the student's own
+
+
+def test_float32_values_are_named_as_float32_only_when_every_element_is_one() -> None:
+    g = RNG.normal(size=(3, 4))
+    assert pattern(g, g.astype(np.float32).astype(np.float64))[0] == "float32-precision"  # type: ignore[index]
+    assert pattern(g, g * (1 + 1e-5)) is None  # as close, but float64 values: no evidence of float32

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -52,6 +53,8 @@ HINTS = {
     "summed-wrong-axis": "A gradient summed over the wrong axes: the gradient of a broadcast (a bias added to every "
                          "row, a column statistic) sums over the axes that were copied, the batch axis 0 for a bias "
                          "of shape (D,) added to (N, D), and keeps the input's own axes.",
+    "float32-precision": "The values are float32, about 7 significant digits, where the checks compare float64's 16: "
+                         "keep the data in float64 (np.array(data, dtype=np.float64), and no dtype=np.float32).",
     "mean-scale": "Exactly N times off, N the size of the averaged axes: a mean divides by N, the number of values "
                   "each mean averages, in its forward and in its backward, once.",
 }
@@ -89,7 +92,8 @@ def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int,
         if got.observations is None:
             if check.diagnosis is not None and check.diagnosis.kind != "unknown":
                 continue  # an error that already says what it is (a missing method)
-            found = tensor_evidence.raised_as(exercise, variants, index, located, failing, expected)
+            found = _unsummed_error(got.error) or \
+                tensor_evidence.raised_as(exercise, variants, index, located, failing, expected)
         else:
             found = tensor_variants.matching(variants, probe_index, got, want, tol) or \
                 _arrays(got, want, inputs[probe_index], tol)
@@ -135,6 +139,8 @@ def _observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol:
         return None
     if want.shape != have.shape:
         return _reshaped(want, have, tol)
+    if _float32(want, have):
+        return "float32-precision", "agrees with the right value to float32's 7 digits, and every element is a float32"
     permuted = _permuted(want, have, tol)
     if permuted is not None:
         return permuted
@@ -206,6 +212,31 @@ def summed_wrong_axes(expected: Value, got: Value, inputs: Inputs, tol: Toleranc
             return "summed-wrong-axis", f"is {name} summed over {_axes(wrong[0])}, where the right one is {name} " \
                                         f"summed over {_axes(right[0])}"
     return None
+
+
+def _float32(want: np.ndarray, have: np.ndarray) -> bool:
+    """Every value is a float32 (float64 arithmetic almost never lands on one) and right to float32's precision."""
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    return bool(have.size) and bool((have.astype(np.float32).astype(np.float64) == have).all()) and \
+        bool(np.allclose(have, want, rtol=1e-4, atol=1e-5 * scale))
+
+
+_UNSUMMED = re.compile(r"non-broadcastable output operand with shape \((?P<small>[\d, ]*)\) doesn't match the "
+                       r"broadcast shape \((?P<big>[\d, ]*)\)")
+
+
+def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
+    """numpy's own words for `grad += g` with g of a broadcast shape: the gradient was not summed back."""
+    match = None if error is None or error.type_name != "ValueError" else _UNSUMMED.search(error.message)
+    if match is None:
+        return None
+    small, big = (tuple(int(n) for n in match[k].replace(" ", "").split(",") if n) for k in ("small", "big"))
+    if _broadcast_axes(small, big) is None:
+        return None
+    detail = f"a gradient of shape {_shape(big)} was added to one of shape {_shape(small)}, which it broadcast from"
+    # the shapes go in the evidence only, which a hidden check withholds: the message is the submission's to choose
+    return Diagnosis(kind="pattern", mistake="unreduced-broadcast", hint=HINTS["unreduced-broadcast"],
+                     evidence=f"the code raised ValueError: {match[0]}; {detail}")
 
 
 def _axis_sizes(inputs: Inputs) -> list[int]:
