@@ -80,6 +80,7 @@ def test_text_no_encoder_takes_becomes_text_every_format_writes(tmp_path: Path) 
     assert cleaned == {"\ufffd": ["\ufffd", {"k": "\ufffd"}], "n": 1}
     assert file_name(os.fsdecode(b"caf\xe9")) == "caf\\xe9"
     assert Student(id="\udce9", name="", submission="").id == "\\xe9"
+    assert Student(id="a\x1b[2J\u202e", name="", submission="").id == "a\\x1b[2J\\u202e"  # nothing for a terminal
 
 
 def test_every_format_writes_a_report_holding_lone_surrogates() -> None:

@@ -95,6 +95,7 @@ def test_a_batch_of_hostile_and_honest_submissions(tmp_path: Path, capsys: pytes
     assert sorted(n for n, o in outcomes.items() if o == "unreadable") == unreadable
     attention = next(line for line in printed.out.splitlines() if line.startswith("needs attention: unreadable"))
     assert all(name in attention for name in unreadable)  # never silently: the batch names them
+    assert "\x1b" not in printed.out + printed.err  # a name cannot drive the instructor's terminal
     assert not [path for path in ESCAPES if Path(path).exists()]
     assert sandbox_processes(token) == []  # nothing left running
 

@@ -52,11 +52,19 @@ def clean_data(data: Any) -> Any:
     return root[0]
 
 
+#: what a name must not carry to a terminal or a page: control characters (ANSI escapes too) and bidi controls
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def file_name(name: str) -> str:
-    """A file name as text every format can carry: bytes that are not UTF-8 are shown as `\\xe9`."""
-    if not _SURROGATE.search(name):
-        return name
-    try:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a surrogate that no undecodable byte gives: not from the file system
-        return clean(name)
+    """A file name as text every format and terminal can carry: bytes that are not UTF-8 are shown as `\\xe9`,
+    control and bidi characters as `\\x1b`, `\\u202e` (a name printed in the batch's log cannot drive the
+    instructor's terminal)."""
+    if _SURROGATE.search(name):
+        try:
+            name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate that no undecodable byte gives: not from the file system
+            name = clean(name)
+    if _CONTROL.search(name):
+        name = _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), name)
+    return name
