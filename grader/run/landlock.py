@@ -2,8 +2,10 @@
 
 Where namespaces cannot be had (a container whose seccomp profile refuses them), Landlock still keeps a
 submission from reading the exercises' solutions, other students' work and anything else not listed,
-and, from its ABI 4, from opening TCP connections; from ABI 6 it cannot signal processes outside its
-domain. Once applied, nothing undoes it.
+and, from its ABI 4, from opening TCP connections. A zygote's layer says what all its runs may read;
+each run adds a layer of its own (`confine_run`) that allows writes only in its own folder and, from
+ABI 6, keeps its signals and abstract Unix sockets inside its own domain, so not even its zygote is
+reached. Once applied, nothing undoes a layer.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ _FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | (1 << 14) | (1 << 15)  # the r
 _NET_TCP = (1 << 0) | (1 << 1)  # bind and connect (ABI 4)
 _SCOPES = (1 << 0) | (1 << 1)  # abstract Unix sockets and signals outside the domain (ABI 6)
 READ = EXECUTE | READ_FILE | READ_DIR
+#: every right that changes the file tree: writing, truncating, making, removing, linking or renaming
+WRITES = WRITE_FILE | (((1 << 13) - 1) & ~((1 << 4) - 1)) | (1 << 13) | (1 << 14)
 
 
 class _Ruleset(ctypes.Structure):
@@ -61,6 +65,32 @@ def restrict(read: Sequence[str], write: Sequence[str], list_only: Sequence[str]
             for path in paths:
                 if not _add(fd, path, rights & handled):
                     continue
+        if not syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1):
+            return 0
+        if syscalls.syscall("landlock_restrict_self", ctypes.c_int(fd), ctypes.c_uint32(0)) != 0:
+            return 0
+    finally:
+        os.close(fd)
+    return version
+
+
+def confine_run(folder: str, devices: Sequence[str] = ("/dev/null",)) -> int:
+    """A layer for one run: writes only under `folder` (and to `devices`), signals and abstract sockets only
+    inside the run, from ABI 6; reads stay as the zygote's layer allows. The ABI used, 0 where refused."""
+    version = abi()
+    if version == 0:
+        return 0
+    handled = _FS_BY_ABI.get(version, _FS_BY_ABI[5]) & WRITES
+    attr = _Ruleset(handled, 0, _SCOPES if version >= 6 else 0)
+    size = 8 if version < 4 else 16 if version < 6 else 24
+    fd = syscalls.syscall("landlock_create_ruleset", ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if fd < 0:
+        return 0
+    try:
+        if not _add(fd, folder, handled):
+            return 0
+        for device in devices:
+            _add(fd, device, handled & (WRITE_FILE | (1 << 14)))
         if not syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1):
             return 0
         if syscalls.syscall("landlock_restrict_self", ctypes.c_int(fd), ctypes.c_uint32(0)) != 0:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from grader.run import isolate, tree
+from grader.run import cgroups, isolate, tree
 from grader.run.policy import ImportPolicy
 from grader.run.running import MIB, Deadline, Limits, Running, pid_of, receive, send_signal
 from grader.run.zygote_main import ENTRY, Hello, RunHeader
@@ -32,6 +32,8 @@ from grader.run.zygote_main import ENTRY, Hello, RunHeader
 #: Names, and prefixes of names: a prefix such as HOME would let HOMEBREW_GITHUB_API_TOKEN through.
 _ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "LD_LIBRARY_PATH"})
 _ZYGOTE_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
+#: what a run's cgroup holds beyond its budget and the zygote's pages: page tables, kernel buffers
+RUN_MEMORY_SLACK = 64 * MIB
 
 
 class ZygoteFailed(OSError):
@@ -162,15 +164,23 @@ class Zygote:
         rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
         self._runs += 1
+        size, resident = self._zygote_size()
         header = RunHeader(run=self._runs, uid=isolate.run_uid() if self.mode.fresh_uids else None,
-                           cpu=limits.cpu_seconds, memory_cap=self._memory_cap(limits), file_bytes=limits.file_bytes,
-                           nproc=self._nproc())
+                           files_as_root=self.mode.files_as_root, cpu=limits.cpu_seconds,
+                           memory_cap=size + limits.memory_mb * MIB if size and limits.memory_mb > 0 else 0,
+                           file_bytes=limits.file_bytes, nproc=self._nproc())
+        group, weaker = self._run_group(limits, resident)
         try:
             socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
+        except BaseException:
+            if group is not None:
+                group.close()
+            raise
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
-        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline)
+        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline,
+                       group=group, weaker=weaker)
 
     def _greeted(self) -> None:
         """The zygote's first word: how it is confined (trusted: no student code ever ran in it)."""
@@ -181,18 +191,35 @@ class Zygote:
         self.hello = Hello(**json.loads(data)["hello"])
         self._pidfd = fds[0] if fds else None
 
-    def _memory_cap(self, limits: Limits) -> int:
-        """RLIMIT_AS counts what the zygote already maps, so the budget goes on top of its size now."""
-        if limits.memory_mb <= 0 or self._pidfd is None:
-            return 0
-        pid = pid_of(self._pidfd)
+    def _zygote_size(self) -> tuple[int, int]:
+        """What the zygote maps, and its anonymous memory resident, in bytes; (0, 0) where not readable.
+
+        RLIMIT_AS counts what the zygote already maps, so a run's budget goes on top of its size now; a
+        run's cgroup is charged for the zygote's pages the run writes to (copied on write): at most its
+        resident anonymous memory (shared libraries stay the zygote's).
+        """
+        if self._pidfd is None:
+            return 0, 0
+        found = {b"VmSize:": 0, b"RssAnon:": 0}
         try:
-            for line in Path(f"/proc/{pid}/status").read_bytes().splitlines():
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) * 1024 + limits.memory_mb * MIB
+            for line in Path(f"/proc/{pid_of(self._pidfd)}/status").read_bytes().splitlines():
+                key = line.partition(b":")[0] + b":"
+                if key in found:
+                    found[key] = int(line.split()[1]) * 1024
         except (OSError, ValueError):
-            pass
-        return 0  # not readable: the wall-clock and CPU limits still hold
+            return 0, 0  # not readable: the wall-clock and CPU limits still hold
+        return found[b"VmSize:"], found[b"RssAnon:"]
+
+    def _run_group(self, limits: Limits, resident: int) -> tuple[cgroups.RunGroup | None, tuple[str, ...]]:
+        """The run's own cgroups, and the limits that stay per process (grader.run.cgroups)."""
+        if not self.mode.run_cgroups:
+            return None, tuple(cgroups.NAMES.values())
+        place = cgroups.place()
+        # The budget of one process, plus the zygote's pages a run may copy: one process alone still meets
+        # its own address-space limit first (a MemoryError it can handle), all of them together this one.
+        memory = limits.memory_mb * MIB + resident + RUN_MEMORY_SLACK if limits.memory_mb > 0 else 0
+        group = cgroups.make(place, memory, isolate.MAX_PROCESSES) if place.hierarchies else None
+        return group, place.weaker if group is not None else tuple(cgroups.NAMES.values())
 
     def _nproc(self) -> int:
         """The process limit: a fresh uid counts only its own; the grader's user counts all of its."""

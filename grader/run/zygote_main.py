@@ -16,6 +16,7 @@ import io
 import json
 import os
 import resource
+import secrets
 import select
 import shutil
 import signal
@@ -53,6 +54,8 @@ class RunHeader:
     run: int
     #: the run's own uid; None where runs keep the zygote's
     uid: int | None
+    #: the run keeps root for file access alone (grader.run.isolate.Mode.files_as_root)
+    files_as_root: bool
     cpu: int
     #: RLIMIT_AS in bytes (the zygote's size plus the budget); 0: none
     memory_cap: int
@@ -69,7 +72,9 @@ def main(config_text: str, startup: frozenset[str]) -> None:
         _become_init(sock)
     elif config["mode"] == "landlock":
         signal.signal(signal.SIGTERM, _leave)  # the grading process died (parent-death signal)
-        from grader.run import seccomp, syscalls  # noqa: F401 - each child installs its filter with them
+        from grader.run import landlock, seccomp, syscalls  # noqa: F401 - each child confines itself with them
+
+        syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)  # no process of the same user reads the zygote's memory
     from grader.run import warm
 
     warm.warm(config["policy"])
@@ -182,10 +187,19 @@ def _sweep(header: RunHeader, pid_namespace: bool) -> None:
 
 
 def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
-    path = "/tmp/submission" if pid_namespace else os.path.join(scratch, f"run-{header.run}")
-    os.mkdir(path, 0o700)
+    """The run's own folder; outside a tree of its own, named unguessably in a folder others cannot list."""
+    while True:
+        path = "/tmp/submission" if pid_namespace else os.path.join(scratch, f"run-{secrets.token_hex(8)}")
+        try:
+            os.mkdir(path, 0o700)
+            break
+        except FileExistsError:
+            if pid_namespace:
+                shutil.rmtree(path, ignore_errors=True)
     if header.uid is not None:
         os.chown(path, header.uid, header.uid)
+        if header.files_as_root:  # written as root (its fsuid), so that os.access, asked as its uid, agrees
+            os.chmod(path, 0o777)
     return path
 
 
@@ -223,16 +237,23 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
     _close_fds_except({0, 1, 2, req_r, rep_w})
     _fresh_stdio()
     resource.setrlimit(resource.RLIMIT_NPROC, (header.nproc, header.nproc))
-    if header.uid is not None:
+    if header.uid is not None and header.files_as_root:
+        from grader.run import syscalls
+
+        syscalls.become_with_root_files(header.uid)
+        os.umask(0)  # what it makes stays writable to its uid, as os.access asks
+    elif header.uid is not None:
         os.setgroups([])
         os.setgid(header.uid)
         os.setuid(header.uid)
     if mode == "landlock":  # no PID namespace: no processes of its own, no signals to others
-        from grader.run import seccomp, syscalls
+        from grader.run import landlock, seccomp, syscalls
 
-        syscalls.die_with_parent(signal.SIGKILL, os.getppid())
-        if os.geteuid() == 0 and not syscalls.drop_capabilities():  # root where no other user reaches Python
+        syscalls.die_with_parent(signal.SIGKILL, os.getppid())  # after the ids: changing them clears it
+        if os.geteuid() == 0 and not syscalls.drop_capabilities():  # root where it is the grader's own user
             raise OSError("the capabilities could not be dropped")
+        if landlock.confine_run(workdir) == 0:
+            raise OSError("the run's own Landlock layer was refused")
         if not seccomp.install(seccomp.confined_child_rules()):
             raise OSError("the seccomp filter was refused")
     resource.setrlimit(resource.RLIMIT_CPU, (header.cpu, header.cpu + 1))
