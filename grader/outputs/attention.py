@@ -51,8 +51,9 @@ _KINDS = (
     ("unreadable", "Unreadable", "Handed in, but nothing could be graded: the reason is on their page."),
     ("timeout", "Timeouts", "Their code ran out of time: a loop that never ends, or a very slow machine."),
     ("missing", "No submission", "On the roster, nothing handed in: they score 0."),
-    ("isolation", "Graded with weaker isolation", "Their code was not fully confined: grade final submissions as "
-                                                  "root or in a container."),
+    ("isolation", "Graded with weaker isolation", "Their code was not fully confined, or its memory and process limits "
+                                                  "held per process only: grade final submissions as root, in a "
+                                                  "container, with a writable cgroup."),
     ("not-on-roster", "Not on the roster", "Kept apart, not graded: add them to the roster and run again with "
                                            "--resume."),
 )
@@ -76,7 +77,7 @@ def _troubles(row: StudentReport) -> list[tuple[str, str]]:
     if timed_out:
         found.append(("timeout", timed_out))
     level = isolation(report)
-    if level is not None and level[0] != FULL_ISOLATION:
+    if level is not None and (level[0] != FULL_ISOLATION or (report.isolation and report.isolation.weaker_limits)):
         found.append(("isolation", f"{level[0]}: {level[1]}" if level[1] else level[0]))
     return found
 
