@@ -181,7 +181,8 @@ def _with_limits(isolation: Isolation | None, weaker: tuple[str, ...]) -> Isolat
     if isolation is None:
         return None
     held = [name for name in ("memory", "processes") if name not in weaker]
-    words = [f"{' and '.join(held)} counted for the run as a whole (cgroups of its own)"] if held else []
+    words = [f"{' and '.join(held)} counted for the run as a whole (cgroups holding it and its zygote alone)"] \
+        if held else []
     if "memory" in weaker:
         words.append("memory limited per process only (no memory cgroup here: a run's processes together may "
                      "hold more than the limit)")

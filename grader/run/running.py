@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.run.cgroups import RunGroup
+from grader.run import cgroups
 
 MIB = 1024 * 1024
 _UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
@@ -63,10 +63,11 @@ class Running:
 
     def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
                  output_fd: int, limits: Limits, finished: Callable[[bytes], bool],
-                 deadline: Deadline | None = None, *, group: RunGroup | None = None,
-                 weaker: tuple[str, ...] = ()) -> None:
+                 deadline: Deadline | None = None, *, group: cgroups.ZygoteGroup | None = None,
+                 oom_kills: int = 0, weaker: tuple[str, ...] = ()) -> None:
         self._sock, self._run, self._limits, self._finished = sock, run, limits, finished
-        self._group, self._weaker = group, weaker
+        #: the zygote's cgroups, which hold this run's processes, and their OOM kills before it started
+        self._group, self._oom_kills, self._weaker = group, oom_kills, weaker
         self._memory_exceeded = False
         self._deadline = deadline
         self._request_fd, self._request = request_fd, memoryview(request)
@@ -84,42 +85,39 @@ class Running:
         if not started:
             for fd in (self._request_fd, self._reply_fd, self._output_fd):
                 os.close(fd)
-            self._leave_group()
             return Exchange(reply=b"", output=b"", output_truncated=False, reply_overflow=False,
                             timed_out=False, status=None, seconds=0.0, weaker_limits=self._weaker)
-        self._join_group()
+        self._killable()
         try:
             return self._collect()
         finally:
             if self._pidfd is not None:
                 os.close(self._pidfd)
-            self._leave_group()
 
-    def _join_group(self) -> None:
-        """The child into the run's cgroup: it waits for its request, so none of the submission's code has run."""
+    def _killable(self) -> None:
+        """The child, born in its zygote's cgroups, made the OOM killer's first choice there: it waits for its
+        request, so none of the submission's code has run yet."""
         if self._group is None:
             return
         pid = pid_of(self._pidfd) if self._pidfd is not None else None
-        try:  # alive (so its pid is still its own) when placed
+        try:  # alive (so its pid is still its own) when changed
             alive = self._pidfd is not None
             if self._pidfd is not None:
                 signal.pidfd_send_signal(self._pidfd, 0)
         except OSError:
             alive = False
-        if pid is None or not alive or not self._group.add(pid):
-            self._leave_group()
-            self._weaker = ("memory", "processes")
+        if pid is None or not alive or not cgroups.first_to_kill(pid):
+            self._group = None  # its processes are still counted, but the kernel might choose the zygote
+            self._weaker = tuple(cgroups.NAMES.values())
 
-    def _leave_group(self) -> None:
-        if self._group is not None:
-            self._group.close()
-            self._group = None
+    def _exceeded(self) -> bool:
+        return self._group is not None and self._group.oom_kills() > self._oom_kills
 
     def _watch(self, now: float, last: float) -> float:
         """Stop the run once the kernel has killed one of its processes for their memory together."""
         if self._group is None or now - last < _WATCH_SECONDS or self._memory_exceeded:
             return last
-        if self._group.memory_exceeded():
+        if self._exceeded():
             self._memory_exceeded = True
             if self._pidfd is not None:
                 send_signal(self._pidfd, signal.SIGKILL)  # the zygote then kills whatever the child left
@@ -182,7 +180,7 @@ class Running:
             self._close_request()
             os.close(self._reply_fd)
             os.close(self._output_fd)
-        memory = self._memory_exceeded or (self._group is not None and self._group.memory_exceeded())
+        memory = self._memory_exceeded or self._exceeded()
         return Exchange(reply=bytes(self._reply), output=bytes(self._output),
                         output_truncated=self._output_total > len(self._output), reply_overflow=self._reply_overflow,
                         timed_out=timed_out and not memory, status=status, seconds=time.monotonic() - started,

@@ -34,6 +34,8 @@ _ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "LD_LIBRARY_PATH"})
 _ZYGOTE_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
 #: what a run's cgroup holds beyond its budget and the zygote's pages: page tables, kernel buffers
 RUN_MEMORY_SLACK = 64 * MIB
+#: tasks in the zygote's cgroups beyond the zygote and the run: the zygote's sweeper
+RUN_TASK_SLACK = 2
 
 
 class ZygoteFailed(OSError):
@@ -51,6 +53,7 @@ class Zygote:
         self._pid: int | None = None
         self._pidfd: int | None = None  # the zygote proper (the PID namespace's init, where there is one)
         self._scratch: str | None = None
+        self._group: cgroups.ZygoteGroup | None = None  # the cgroups it and its runs live in
         self.hello: Hello | None = None
 
     @property
@@ -98,6 +101,7 @@ class Zygote:
         for fd in (failed_w, up_w, down_r):
             os.close(fd)
         theirs.close()
+        self._group = self._cgroups(pid)
         try:
             if self.mode.kind == "mapped-namespaces":
                 if os.read(up_r, 1) == b"u":
@@ -112,6 +116,9 @@ class Zygote:
         if why:
             os.waitpid(pid, 0)
             ours.close()
+            if self._group is not None:
+                self._group.remove()
+                self._group = None
             raise ZygoteFailed(f"could not confine a zygote ({self.mode.kind}): {why.decode(errors='replace')}")
         self._sock, self._pid = ours, pid
 
@@ -130,6 +137,9 @@ class Zygote:
                 pass
             os.waitpid(self._pid, 0)
             self._pid = None
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
         if self._scratch and self._scratch != "/tmp":
             import shutil
 
@@ -169,18 +179,16 @@ class Zygote:
                            files_as_root=self.mode.files_as_root, cpu=limits.cpu_seconds,
                            memory_cap=size + limits.memory_mb * MIB if size and limits.memory_mb > 0 else 0,
                            file_bytes=limits.file_bytes, nproc=self._nproc())
-        group, weaker = self._run_group(limits, resident)
+        oom_kills = self._limit_group(limits, resident)
         try:
             socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
-        except BaseException:
-            if group is not None:
-                group.close()
-            raise
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
+        group = self._group if oom_kills is not None else None
         return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline,
-                       group=group, weaker=weaker)
+                       group=group, oom_kills=oom_kills or 0,
+                       weaker=group.weaker if group is not None else tuple(cgroups.NAMES.values()))
 
     def _greeted(self) -> None:
         """The zygote's first word: how it is confined (trusted: no student code ever ran in it)."""
@@ -210,16 +218,26 @@ class Zygote:
             return 0, 0  # not readable: the wall-clock and CPU limits still hold
         return found[b"VmSize:"], found[b"RssAnon:"]
 
-    def _run_group(self, limits: Limits, resident: int) -> tuple[cgroups.RunGroup | None, tuple[str, ...]]:
-        """The run's own cgroups, and the limits that stay per process (grader.run.cgroups)."""
-        if not self.mode.run_cgroups:
-            return None, tuple(cgroups.NAMES.values())
-        place = cgroups.place()
+    def _cgroups(self, pid: int) -> cgroups.ZygoteGroup | None:
+        """The zygote's own cgroups, with the process that becomes it in them (grader.run.cgroups)."""
+        place = cgroups.place() if self.mode.run_cgroups else None
+        group = cgroups.make(place) if place is not None and place.hierarchies else None
+        if group is not None and not group.adopt(pid):
+            group.remove()
+            return None
+        return group
+
+    def _limit_group(self, limits: Limits, resident: int) -> int | None:
+        """Set the zygote's cgroups' limits for the next run; the OOM kills so far, None where not set."""
+        if self._group is None:
+            return None
         # The budget of one process, plus the zygote's pages a run may copy: one process alone still meets
         # its own address-space limit first (a MemoryError it can handle), all of them together this one.
         memory = limits.memory_mb * MIB + resident + RUN_MEMORY_SLACK if limits.memory_mb > 0 else 0
-        group = cgroups.make(place, memory, isolate.MAX_PROCESSES) if place.hierarchies else None
-        return group, place.weaker if group is not None else tuple(cgroups.NAMES.values())
+        try:
+            return self._group.limit(memory, isolate.MAX_PROCESSES + RUN_TASK_SLACK)
+        except OSError:
+            return None
 
     def _nproc(self) -> int:
         """The process limit: a fresh uid counts only its own; the grader's user counts all of its."""
