@@ -3,7 +3,7 @@
     python benchmarks/isolation.py [--runs 30] [--rounds 3]
 
 Each mode this machine allows (the strongest, Landlock where it works, none) gets a warm sandbox of its
-own, and the strongest one a second sandbox without the run's own cgroups (grader.run.cgroups); every
+own, and the strongest one a second sandbox without the zygotes' cgroups (grader.run.cgroups); every
 round grades the sample `--runs` times in each in turn, so a shared machine's drift touches all of them
 alike. Prints each one's median milliseconds per graded run and its cost over `none`, the same zygote
 and guard without any confinement, and what the cgroups cost: the strongest mode with them against
@@ -72,7 +72,7 @@ def main() -> None:
     if best in times and f"{best}, no cgroups" in times:
         cost = statistics.median(times[best]) - statistics.median(times[f"{best}, no cgroups"])
         where = ", ".join(f"v{h.version} {'+'.join(h.controllers)}" for h in place.hierarchies) or "none to be had"
-        print(f"  a run's own cgroups ({where}): {1000 * cost:+.2f} ms per graded run (must stay under 5 ms)")
+        print(f"  the zygotes' cgroups ({where}): {1000 * cost:+.2f} ms per graded run (must stay under 5 ms)")
 
 
 if __name__ == "__main__":
