@@ -5,8 +5,9 @@ memory budget. So each zygote gets control groups of its own (`ZygoteGroup`), ma
 process under a group of this process's own (`place`): `memory.max` and `pids.max` on cgroup v2, or the
 v1 memory and pids controllers where that is what the machine has (a hybrid layout). A zygote serves
 one run at a time, and its runs' children are born in its groups: so the groups hold the zygote, which
-is constant, and the run now going; before each run the limits are set to the zygote's own use plus
-that run's budget. (A group made for each run would need the child moved into it: a write to
+is constant, and the run now going; just before each run's fork the zygote sets the memory limit to its
+own use plus that run's budget (through descriptors the grading process opened), and lifts it once the
+run's child is gone, before it cleans up. (A group made for each run would need the child moved into it: a write to
 cgroup.procs waits for an RCU grace period, 10-25 ms on this project's machines, where a run takes
 40-100 ms.) Each run's child is the OOM killer's first choice (oom_score_adj 1000, set while it waits
 for its request, inherited by all it starts, and out of its reach: no run can open /proc/self), and
@@ -53,27 +54,38 @@ class ZygoteGroup:
             return False
         return True
 
-    def limit(self, memory_bytes: int, processes: int) -> int:
-        """Before a run: the zygote's use plus the run's budget (0: no memory limit); return the kernel's
-        count of OOM kills so far, to compare with `oom_kills` during the run."""
-        if self._base is None:  # the zygote alone, warm and idle: what it holds stays for every run
+    def memory_files(self) -> dict[str, int] | None:
+        """Descriptors of the memory limit (and v1's memory and swap limit: -1 where there is none), open for
+        writing, for the zygote: it sets each run's limit just before the fork, and lifts it once the run's
+        child is gone, so that nothing the run left (files in memory) holds its cleanup up. None without a
+        memory controller."""
+        for folder, hierarchy in self._folders.items():
+            if "memory" not in hierarchy.controllers:
+                continue
+            names = ("memory.max", "") if hierarchy.version == 2 else (
+                "memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+            files = {"version": hierarchy.version}
+            for key, name in zip(("memory", "swap"), names, strict=True):
+                try:
+                    files[key] = os.open(os.path.join(folder, name), os.O_WRONLY) if name else -1
+                except OSError:
+                    files[key] = -1
+            return files if files["memory"] >= 0 else None
+        return None
+
+    def prepare(self, processes: int) -> tuple[int, int]:
+        """Before a run: the zygote's own memory (measured once, warm and idle: what it holds stays for every
+        run), with the process limit set to its own tasks plus `processes`; and the kernel's count of OOM
+        kills so far, to compare with `oom_kills` during the run."""
+        if self._base is None:
             self._base = {"memory": self._read_number("memory.current", "memory.usage_in_bytes"),
                           "pids": self._read_number("pids.current", "pids.current")}
         for folder, hierarchy in self._folders.items():
             if "pids" in hierarchy.controllers:
                 self._set(folder, "pids.max", str(self._base["pids"] + processes))
-            if "memory" in hierarchy.controllers:
-                limit = str(self._base["memory"] + memory_bytes) if memory_bytes > 0 else "max" \
-                    if hierarchy.version == 2 else "-1"
-                if hierarchy.version == 2:  # (not memory.oom.group: it would take the zygote too)
-                    self._set(folder, "memory.swap.max", "0", required=False)  # nor may the run swap past it
-                    self._set(folder, "memory.max", limit)
-                elif self._written.get((folder, "memory.limit_in_bytes")) != limit:
-                    # memory and swap together may never be below memory alone: lift it first, then both
-                    self._set(folder, "memory.memsw.limit_in_bytes", "-1", required=False)
-                    self._set(folder, "memory.limit_in_bytes", limit)
-                    self._set(folder, "memory.memsw.limit_in_bytes", limit, required=False)
-        return self.oom_kills()
+            if "memory" in hierarchy.controllers and hierarchy.version == 2:
+                self._set(folder, "memory.swap.max", "0", required=False)  # nor may a run swap past its limit
+        return self._base["memory"], self.oom_kills()
 
     def oom_kills(self) -> int:
         """How many of the group's processes the kernel has killed for its memory limit."""

@@ -232,6 +232,9 @@ class Running:
                 continue
             if kind == "pid":
                 self._pidfd = fds[0] if fds else None
+                if message.get("limited") is not True:  # the zygote could not set the run's memory limit
+                    self._group = None
+                    self._weaker = tuple(cgroups.NAMES.values())
                 return True
             return int(message["status"])
 

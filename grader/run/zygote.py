@@ -67,7 +67,10 @@ class Zygote:
         self._scratch = tempfile.mkdtemp(prefix="autograd-grader-runs-") if not self.mode.pid_namespace else "/tmp"
         if self._scratch != "/tmp":
             os.chmod(self._scratch, 0o711)
-        config = {"sock": theirs.fileno(), "target": self._target, "policy": asdict(self.policy) | {
+        self._group = self._cgroups()
+        memory = self._group.memory_files() if self._group is not None else None
+        kept = [fd for key, fd in (memory or {}).items() if key != "version" and fd >= 0]
+        config = {"sock": theirs.fileno(), "memory": memory, "target": self._target, "policy": asdict(self.policy) | {
             "allowed": sorted(self.policy.allowed) if self.policy.allowed is not None else None,
             "forbidden": sorted(self.policy.forbidden)}, "mode": self.mode.kind, "level": self.mode.level,
             "isolation": self.mode.describe(), "scratch": self._scratch,
@@ -90,18 +93,23 @@ class Zygote:
             try:
                 os.close(failed_r)
                 isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
-                os.set_inheritable(theirs.fileno(), True)
-                os.closerange(3, theirs.fileno())
-                os.closerange(theirs.fileno() + 1, failed_w)
-                os.closerange(failed_w + 1, 1 << 16)
+                low = 3
+                for fd in sorted({theirs.fileno(), failed_w, *kept}):
+                    if fd != failed_w:
+                        os.set_inheritable(fd, True)
+                    os.closerange(low, fd)
+                    low = fd + 1
+                os.closerange(low, 1 << 16)
                 os.execve(sys.executable, argv, env)
             except BaseException as exc:  # noqa: BLE001 - say why, for the grading process to raise
                 os.write(failed_w, f"{type(exc).__name__}: {exc}".encode()[:1000])
             os._exit(70)
-        for fd in (failed_w, up_w, down_r):
+        for fd in (failed_w, up_w, down_r, *kept):
             os.close(fd)
         theirs.close()
-        self._group = self._cgroups(pid)
+        if self._group is not None and not self._group.adopt(pid):
+            self._group.remove()  # the zygote is told nothing: its limits are then never below the runs' budget
+            self._group = None
         try:
             if self.mode.kind == "mapped-namespaces":
                 if os.read(up_r, 1) == b"u":
@@ -116,9 +124,7 @@ class Zygote:
         if why:
             os.waitpid(pid, 0)
             ours.close()
-            if self._group is not None:
-                self._group.remove()
-                self._group = None
+            self._close_group()
             raise ZygoteFailed(f"could not confine a zygote ({self.mode.kind}): {why.decode(errors='replace')}")
         self._sock, self._pid = ours, pid
 
@@ -137,13 +143,16 @@ class Zygote:
                 pass
             os.waitpid(self._pid, 0)
             self._pid = None
-        if self._group is not None:
-            self._group.remove()
-            self._group = None
+        self._close_group()
         if self._scratch and self._scratch != "/tmp":
             import shutil
 
             shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def _close_group(self) -> None:
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
 
     def ready(self) -> bool:
         """Whether the zygote has warmed up (its first word has come), without waiting for it."""
@@ -175,11 +184,11 @@ class Zygote:
         out_r, out_w = os.pipe()
         self._runs += 1
         size, resident = self._zygote_size()
+        group_memory, oom_kills = self._group_limits(limits, resident)
         header = RunHeader(run=self._runs, uid=isolate.run_uid() if self.mode.fresh_uids else None,
                            files_as_root=self.mode.files_as_root, cpu=limits.cpu_seconds,
                            memory_cap=size + limits.memory_mb * MIB if size and limits.memory_mb > 0 else 0,
-                           file_bytes=limits.file_bytes, nproc=self._nproc())
-        oom_kills = self._limit_group(limits, resident)
+                           group_memory=group_memory, file_bytes=limits.file_bytes, nproc=self._nproc())
         try:
             socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
         finally:
@@ -218,26 +227,23 @@ class Zygote:
             return 0, 0  # not readable: the wall-clock and CPU limits still hold
         return found[b"VmSize:"], found[b"RssAnon:"]
 
-    def _cgroups(self, pid: int) -> cgroups.ZygoteGroup | None:
-        """The zygote's own cgroups, with the process that becomes it in them (grader.run.cgroups)."""
+    def _cgroups(self) -> cgroups.ZygoteGroup | None:
+        """The zygote's own cgroups (grader.run.cgroups); the process that becomes it is put in after the fork."""
         place = cgroups.place() if self.mode.run_cgroups else None
-        group = cgroups.make(place) if place is not None and place.hierarchies else None
-        if group is not None and not group.adopt(pid):
-            group.remove()
-            return None
-        return group
+        return cgroups.make(place) if place is not None and place.hierarchies else None
 
-    def _limit_group(self, limits: Limits, resident: int) -> int | None:
-        """Set the zygote's cgroups' limits for the next run; the OOM kills so far, None where not set."""
+    def _group_limits(self, limits: Limits, resident: int) -> tuple[int, int | None]:
+        """The memory the zygote's cgroups may hold during the next run (0: no limit, -1: no group), and the
+        OOM kills so far (None: no group)."""
         if self._group is None:
-            return None
+            return -1, None
+        try:
+            base, oom_kills = self._group.prepare(isolate.MAX_PROCESSES + RUN_TASK_SLACK)
+        except OSError:
+            return -1, None
         # The budget of one process, plus the zygote's pages a run may copy: one process alone still meets
         # its own address-space limit first (a MemoryError it can handle), all of them together this one.
-        memory = limits.memory_mb * MIB + resident + RUN_MEMORY_SLACK if limits.memory_mb > 0 else 0
-        try:
-            return self._group.limit(memory, isolate.MAX_PROCESSES + RUN_TASK_SLACK)
-        except OSError:
-            return None
+        return (base + limits.memory_mb * MIB + resident + RUN_MEMORY_SLACK if limits.memory_mb > 0 else 0), oom_kills
 
     def _nproc(self) -> int:
         """The process limit: a fresh uid counts only its own; the grader's user counts all of its."""

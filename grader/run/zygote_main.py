@@ -34,6 +34,8 @@ ENTRY = ("import sys; _startup = frozenset(sys.modules); from grader.run.zygote_
 CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                      "MPLBACKEND": "Agg"}
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+#: what the zygote's cgroups may hold beyond a run's limit while it cleans up after the run
+CLEANUP_MEMORY = 256 * 1024 * 1024
 Target = Callable[[int, int, "Hello", frozenset[str]], NoReturn]
 
 
@@ -59,6 +61,9 @@ class RunHeader:
     cpu: int
     #: RLIMIT_AS in bytes (the zygote's size plus the budget); 0: none
     memory_cap: int
+    #: what the zygote's cgroups may hold during the run, the zygote included (grader.run.cgroups); 0: no
+    #: limit; -1: no cgroups
+    group_memory: int
     file_bytes: int
     nproc: int
 
@@ -122,6 +127,7 @@ def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: H
         workdir = _workdir(config["scratch"], header, pid_namespace)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
+        limited = _limit_memory(config["memory"], header.group_memory)
         pid = os.fork()
         if pid == 0:
             try:
@@ -136,17 +142,37 @@ def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: H
             os.close(fd)
         pidfd = os.pidfd_open(pid)
         try:
-            socket.send_fds(sock, [json.dumps({"run": header.run, "pid": pid}).encode()], [pidfd])
+            socket.send_fds(sock, [json.dumps({"run": header.run, "pid": pid, "limited": limited}).encode()], [pidfd])
         except OSError:
             pass  # the grading process went away: the wait below sees it and cleans up
         status = _wait(sock, pid, pidfd, header, pid_namespace)
         os.close(pidfd)
+        if header.group_memory > 0:  # what the run left in memory (its files) must not hold the cleanup up
+            _limit_memory(config["memory"], header.group_memory + CLEANUP_MEMORY)
         _sweep(header, pid_namespace)
         _wipe(workdir, pid_namespace, config["keep"])
         try:
             sock.send(json.dumps({"run": header.run, "status": status}).encode())
         except OSError:
             return  # the grading process has what it needed and has gone
+
+
+def _limit_memory(files: dict[str, int] | None, limit: int) -> bool:
+    """Set the memory limit of the zygote's cgroups (0: none) through the descriptors it was given; False
+    where the kernel refuses (the grading process then says the limit held per process). Without them
+    (no memory cgroup) or without cgroups (-1), there is nothing to set."""
+    if files is None or limit < 0:
+        return True
+    value = (str(limit) if limit > 0 else "max" if files["version"] == 2 else "-1").encode()
+    try:
+        if files["swap"] >= 0:  # v1's memory and swap together is never below memory alone: lift it first
+            os.write(files["swap"], b"-1")
+        os.write(files["memory"], value)
+        if files["swap"] >= 0:
+            os.write(files["swap"], value)
+    except OSError:
+        return False
+    return True
 
 
 def _wait(sock: socket.socket, pid: int, pidfd: int, header: RunHeader, pid_namespace: bool) -> int:
