@@ -192,10 +192,7 @@ def confine_zygote(mode: Mode, plan: tree.Layout, parent: int, scratch: str, syn
         _no_shared_ipc()
         _need(tree.build(plan), "the file tree")
     elif mode.kind == "landlock":
-        reads, listed = _landlock_rules(plan)
-        # /proc shows what a tree's /proc holds: cpuinfo (torch's cpuinfo reads it) and the GPU driver's entries
-        read = [*tree.SYSTEM, *reads, "/sys", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/proc/cpuinfo",
-                *(["/proc/driver/nvidia"] if plan.gpu_proc else [])]
+        read, listed = landlock.tree_rules(plan, files_as_root=mode.files_as_root)
         _need(landlock.restrict(read, [scratch, "/dev/null"], listed) > 0, "Landlock")
     syscalls.prctl(syscalls.PR_SET_CHILD_SUBREAPER, 1)
 
@@ -216,32 +213,6 @@ def mapped_ids() -> tuple[str, str]:
     """The uid and gid maps of a mapped-namespaces zygote: root as itself, and the runs' range."""
     lines = f"0 0 1\n{FIRST_UID} {FIRST_UID} {UID_RANGE}\n"
     return lines, lines
-
-
-def _landlock_rules(plan: tree.Layout) -> tuple[list[str], list[str]]:
-    """The tree's folders as Landlock rules, which only allow: a folder holding a cover is read child by
-    child, and only listed itself (the interpreter lists the folders it imports from)."""
-    # ctypes stays readable: a landlocked zygote needs it to give each child its seccomp filter (so in this
-    # mode a submission could reach its own memory; Landlock, seccomp and the uid hold regardless).
-    hidden = list(plan.covers)
-    reads: list[str] = []
-    listed: list[str] = []
-
-    def add(path: str) -> None:
-        if any(h == path for h in hidden):
-            return
-        if any(h.startswith(path.rstrip("/") + "/") for h in hidden) and os.path.isdir(path):
-            listed.append(path)
-            for entry in os.scandir(path):
-                add(entry.path)
-        else:
-            reads.append(path)
-
-    for path in [*plan.binds, *plan.rebinds]:
-        add(path)
-    # The grader package is found on PYTHONPATH, its parent: which the interpreter must be able to list.
-    listed.append(os.path.dirname(tree.grader_folder()))
-    return reads, listed
 
 
 def _need(ok: bool, what: str) -> None:

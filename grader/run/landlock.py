@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 from collections.abc import Sequence
 
-from grader.run import syscalls
+from grader.run import syscalls, tree
 
 _CREATE_VERSION = 1
 _RULE_PATH_BENEATH = 1
@@ -98,6 +99,64 @@ def confine_run(folder: str, devices: Sequence[str] = ("/dev/null",)) -> int:
     finally:
         os.close(fd)
     return version
+
+
+def tree_rules(plan: tree.Layout, *, files_as_root: bool) -> tuple[list[str], list[str]]:
+    """What a zygote's layer lets its runs read, and only list, for the tree `plan` would build."""
+    # A run that opens files as root reads whatever Landlock lets it, whatever the file's mode: /etc's
+    # files closed to other users (shadow, SSH host keys, munge's key, a course's secret put there) are left out.
+    closed = _closed_to_others("/etc") if files_as_root else []
+    reads, listed = _folder_rules(plan, ["/etc"] if closed else [], closed)
+    # /proc shows what a tree's /proc holds: cpuinfo (torch's cpuinfo reads it) and the GPU driver's entries.
+    system = [f for f in tree.SYSTEM if not (closed and f == "/etc")]
+    read = [*system, *reads, "/sys", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/proc/cpuinfo",
+            *(["/proc/driver/nvidia"] if plan.gpu_proc else [])]
+    return read, listed
+
+
+def _closed_to_others(folder: str) -> list[str]:
+    """What under `folder` another user could not read (a folder it could not list or enter: not entered)."""
+    found: list[str] = []
+    for root, folders, files in os.walk(folder):
+        for name in [*folders, *files]:
+            path = os.path.join(root, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            need = 0o005 if stat.S_ISDIR(mode) else 0o004
+            if not stat.S_ISLNK(mode) and mode & need != need:
+                found.append(path)
+        folders[:] = [f for f in folders if os.path.join(root, f) not in found]
+    return found
+
+
+def _folder_rules(plan: tree.Layout, extra: Sequence[str] = (), closed: Sequence[str] = ()
+                  ) -> tuple[list[str], list[str]]:
+    """The tree's folders (and `extra` ones) as Landlock rules, which only allow: a folder holding a cover
+    or a `closed` path is read child by child, and only listed itself (the interpreter lists the folders it
+    imports from)."""
+    # ctypes stays readable: a landlocked zygote needs it to give each child its seccomp filter (so in this
+    # mode a submission could reach its own memory; Landlock, seccomp and the uid hold regardless).
+    hidden = [*plan.covers, *closed]
+    reads: list[str] = []
+    listed: list[str] = []
+
+    def add(path: str) -> None:
+        if any(h == path for h in hidden):
+            return
+        if any(h.startswith(path.rstrip("/") + "/") for h in hidden) and os.path.isdir(path):
+            listed.append(path)
+            for entry in os.scandir(path):
+                add(entry.path)
+        else:
+            reads.append(path)
+
+    for path in [*extra, *plan.binds, *plan.rebinds]:
+        add(path)
+    # The grader package is found on PYTHONPATH, its parent: which the interpreter must be able to list.
+    listed.append(os.path.dirname(tree.grader_folder()))
+    return reads, listed
 
 
 def _add(ruleset: int, path: str, rights: int) -> bool:
