@@ -72,6 +72,9 @@ class ExerciseStats(TypedDict):
     title: str
     max_points: float
     graded: int  # graded students with a result for this exercise
+    #: what the mean and the full-marks rate are over: those, and the unreadable and missing students the
+    #: gradebook gives 0 here (the class's mean is over the same students)
+    scored: int
     mean_score: float | None
     mean_percent: float | None
     full_marks: int
@@ -107,11 +110,13 @@ class FailingCheck(TypedDict):
 
 class Slow(TypedDict):
     student: str
+    name: str
     seconds: float
 
 
 class GraderErrorRow(TypedDict):
     student: str
+    name: str
     error: str
 
 
