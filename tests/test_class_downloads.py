@@ -220,3 +220,26 @@ def test_one_roster_takes_a_class_from_the_download_to_canvas_and_an_ags_publish
     assert {s["userId"]: s["scoreGiven"] for s in platform.scores} == {
         "lti-1010-9f2c": 10, "lti-1011-9f2c": 1, "lti-1012-9f2c": 0, "lti-1013-9f2c": 3, "lti-1014-9f2c": 8}
     assert "sent 5 scores" in capsys.readouterr().out
+
+
+def test_ctrl_c_says_how_to_go_on(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for i in range(6):
+        shutil.copy(SAMPLES / ("infinite_loop.py" if i else "correct_lesson_style.py"), folder / f"s{i}.py")
+    out = tmp_path / "reports"
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--exercise",
+                                "node-mul", "-j", "1", "--time-limit", "5"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "students" / "s0" / "done.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # as Ctrl-C does
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert f"interrupted: every student graded so far is kept in {out}; run the same command with --resume" in err
