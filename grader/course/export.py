@@ -2,9 +2,10 @@
 
 The export is reproducible: setup.sh (grader/templates/gradescope/setup.sh.tmpl) makes a Python 3.11+ on any
 of Gradescope's base images (the image's own where it has one, else CPython by a uv pinned by hash), installs
-torch at the version the README pins (TORCH_PIN, the CPU build) and only where an exported exercise needs torch, and every other package the grader runs on at
-the version installed where the export was made (requirements.txt, the whole closure of the grader's
-runtime requirements), so the autograder runs what the instructor tested. run_autograder grades the
+torch at the version the README pins (TORCH_PIN, the CPU build) and only where an exported exercise needs
+torch, and every other package the grader runs on at the version installed where the export was made
+(requirements.txt, the whole closure of the grader's runtime requirements), so the autograder runs what the
+instructor tested. run_autograder grades the
 submission folder with the same choice of file as `grade FOLDER` (grader.course.selection) and always leaves a
 results.json: a problem with the submission (no file, several candidates) reaches the student as its text.
 """
