@@ -6,6 +6,7 @@
     OUT/exercises/<id>/starter.py
     OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
     OUT/exercises/assignments/<id>.yaml
+    OUT/README.md                        for students: install, check, what hidden checks and time limits mean
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead.
@@ -23,6 +24,7 @@ from typing import Any
 import yaml
 
 from grader.core.exercise import COURSE_OPS, Assignment, Exercise
+from grader.course.pack_readme import write_readme
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
@@ -56,6 +58,7 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
     return written
 
 
