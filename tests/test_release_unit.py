@@ -177,3 +177,18 @@ def test_the_packs_readme_says_how_to_install_check_and_what_hidden_checks_and_t
     # an engine exercise alone needs no torch, and the README says nothing of it
     alone = release(Catalog(course), tmp_path, ["node-mul"], [])
     assert "torch" not in (tmp_path / "README.md").read_text(encoding="utf-8") and tmp_path / "README.md" in alone
+
+
+def test_markdown_in_released_notebooks_shows_dunder_names_as_code(course: Path, pack: tuple[Path, list[Path]]) -> None:
+    """Markdown (CommonMark, as Jupyter renders it) reads Node.__mul__ as Node.<strong>mul</strong>."""
+    from markdown_it import MarkdownIt
+
+    from grader.course.markdown import code_dunders
+
+    released = nbformat.read(pack[0] / "node-mul.ipynb", as_version=4)
+    rendered = MarkdownIt("commonmark").render(released.cells[0].source)
+    assert "<code>Node.__mul__</code>" in rendered and "<code>Node.__rmul__</code>" in rendered
+    assert "<strong>" not in rendered and "<em>" not in rendered
+    assert "<strong>mul</strong>" in MarkdownIt("commonmark").render("Implement Node.__mul__ now")  # the bug it fixes
+    assert code_dunders("keep `x.__add__` and zero_grad(), a__b__c") == "keep `x.__add__` and zero_grad(), a__b__c"
+    assert code_dunders("its _backward and self._prev") == "its `_backward` and `self._prev`"
