@@ -121,7 +121,7 @@ def test_an_exercises_notebook_holds_its_task_and_its_starter_and_names_itself(c
     assert notebook.metadata[METADATA_KEY] == {"exercise": "node-mul"}
     task, code = notebook.cells
     assert (task.cell_type, code.cell_type) == ("markdown", "code")
-    assert task.source.startswith("# Multiplication and its gradient\n\nImplement Node.__mul__")
+    assert task.source.startswith("# Multiplication and its gradient\n\nImplement `Node.__mul__`")
     assert task.source.endswith('`grade node-mul.ipynb`, or in a cell of this notebook with `from grader import '
                                 'check` and then `check("node-mul")`.')
     starter = (course / "node-mul" / "starter.py").read_text(encoding="utf-8")

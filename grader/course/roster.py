@@ -38,7 +38,8 @@ class Roster:
         """The roster's student for what the download found, by the `submission` column, then id, email, SIS id."""
         stem = Path(found.origin).stem
         tests = (
-            lambda s: bool(s.submission) and s.submission in (found.origin, stem, found.key),
+            lambda s: bool(s.submission) and s.submission.removeprefix("Participant ").strip() in (found.origin, stem,
+                                                                                                 found.key),
             lambda s: s.id == found.key or s.id.removeprefix("Participant ").strip() == found.key,
             lambda s: bool(found.email) and s.email.casefold() == found.email.casefold(),
             lambda s: bool(found.sis_id) and s.sis_user_id == found.sis_id,
