@@ -117,9 +117,9 @@ def batch_command(argv: list[str]) -> int:
 
 
 def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
-    """A few names, each on one line of printable characters: file names come from the submissions."""
-    shown = ["".join(c if c.isprintable() else "?" for c in item) for item in items[:limit]]
-    return ", ".join(shown) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+    from grader.course.lms import few
+
+    return few(items, limit)
 
 
 def _report_class(summary: Any, out: Path) -> bool:

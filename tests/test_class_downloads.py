@@ -243,3 +243,22 @@ def test_ctrl_c_says_how_to_go_on(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130
     assert f"interrupted: every student graded so far is kept in {out}; run the same command with --resume" in err
+
+
+def test_a_file_name_cannot_take_another_students_place_or_write_to_the_terminal(tmp_path: Path,
+                                                                                 capsys: Capture) -> None:
+    """As a student who read lms.py: an upload named like another student's Canvas file is still the uploader's
+    (Canvas puts its own prefix first, and the first `_<id>_<id>_` is read); a stray's name with terminal
+    escapes and a line break reaches the instructor's terminal as printable text."""
+    folder = canvas_download(tmp_path / "download")
+    # Raj (1011) uploads "fosterfay_1010_55510_engine.py": Canvas names it under Raj's own prefix and ids
+    shutil.copy(SAMPLES / "correct_lesson_style.py", folder / "guptaraj_1011_55600_fosterfay_1010_55510_engine.py")
+    (folder / "notes\x1b]0;pwned\x07\nline.txt").write_text("x")
+    assert batch(folder, tmp_path / "r") == 0
+    printed = capsys.readouterr()
+    assert "\x1b" not in printed.err + printed.out and "notes?]0;pwned??line.txt" in printed.err
+    fay = json.loads((tmp_path / "r" / "students" / "1010" / "report.json").read_text())
+    raj = json.loads((tmp_path / "r" / "students" / "1011" / "report.json").read_text())
+    assert fay["score"] == 10 and fay["submission"]["path"] == "fosterfay_1010_55510_engine.py"
+    assert "guptaraj_1011_55600_fosterfay_1010_55510_engine.py" not in json.dumps(fay)  # not in Fay's files
+    assert "fosterfay_1010_55510_engine.py" in json.dumps(raj)  # it is one of Raj's, under the name he gave it

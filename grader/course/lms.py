@@ -84,7 +84,7 @@ def read_download(folder: Path, names: Names | None = None) -> Download:
     items = _items(folder)
     if names is not None and names != "gradescope" and 2 * len(download.ignored) > len(items):
         raise GraderError(f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} names "
-                          f"(such as {_few(download.ignored)}); {_which_fits(folder, items)}")
+                          f"(such as {few(download.ignored)}); {_which_fits(folder, items)}")
     leaving = [f"{p.name} (a link out of the submissions folder)" for p in folder.iterdir()
                if p.is_symlink() and not inside(p, folder)]
     return dataclasses.replace(download, ignored=[*download.ignored, *leaving]) if leaving else download
@@ -124,12 +124,16 @@ def _which_fits(folder: Path, items: Sequence[Path]) -> str:
         return f"{counts[best]} of them follow {best} names: give --names {best}."
     tally = ", ".join(f"{counts[name]} {name}" for name in ("canvas", "moodle", "plain"))
     return (f"entries that follow each layout: {tally} (plain: a .py file, notebook or folder per student), such as "
-            f"{_few([i.name for i in items])}. Unzip the LMS's download as it came, into a folder of its own, and "
+            f"{few([i.name for i in items])}. Unzip the LMS's download as it came, into a folder of its own, and "
             f"give --names canvas, gradescope, moodle or plain.")
 
 
-def _few(names: Sequence[str], limit: int = 4) -> str:
-    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+def few(names: Sequence[str], limit: int = 4) -> str:
+    """A few names for a message, each one short line of printable characters: they are the submissions' file
+    names, which may hold terminal escapes or line breaks."""
+    shown = ["".join(c if c.isprintable() else "?" for c in name[:80]) + ("…" if len(name) > 80 else "")
+             for name in names[:limit]]
+    return ", ".join(shown) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _fits(names: str, pattern: re.Pattern[str], item: Path) -> bool:
