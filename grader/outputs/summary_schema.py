@@ -136,7 +136,8 @@ class Mistake(TypedDict):
 class Summary(TypedDict):
     version: str
     counts: Counts
-    #: who needs the instructor: grader errors, unreadable, missing, timeouts, integrity, isolation, strangers
+    #: who needs the instructor: grader errors, integrity, unreadable, 0 for a reason they can fix, timeouts,
+    #: missing, isolation, strangers, and the entries of the folder skipped as no submission
     attention: list[Attention]
     scores: Scores
     exercises: list[ExerciseStats]
