@@ -217,3 +217,21 @@ def test_without_a_cgroup_every_report_says_which_limits_held_per_process_only()
     assert result.isolation is not None and result.isolation.weaker_limits == ("memory", "processes")
     assert "memory limited per process only" in result.isolation.description
 
+
+
+@ROOTED
+@pytest.mark.parametrize("kind", ["root-namespaces", "user-namespaces"])
+def test_a_run_leaves_nothing_in_the_tree_for_the_runs_after_it(kind: str) -> None:
+    # Where runs are the grader's own user (user-namespaces), they own the tree's tmpfs: its root and the
+    # covers over site-packages were writable, and what one run left there the next ones found.
+    from grader.run import tree
+    from grader.run.policy import engine_policy
+
+    folders = ["/", *tree.layout(engine_policy()).covers]
+    code = ("import sys\nos = sys.modules['os']\nleft = []\n"
+            f"for folder in {folders!r}:\n    try:\n"
+            "        open(os.path.join(folder, 'for-the-next-run'), 'w').close()\n        left.append(folder)\n"
+            "    except OSError:\n        pass\ndef f(x):\n    return left\n")
+    with Sandbox(lean=True, mode=isolate.Mode(kind)) as box:  # type: ignore[arg-type]
+        result = _run(box, code, _exercise("scalar"))
+    assert _out(result) == Seq(())
