@@ -195,6 +195,11 @@ def test_a_run_whose_processes_together_exceed_its_memory_is_stopped_and_told_wh
     if "memory" in place.weaker:
         pytest.skip(f"no memory cgroup can be had here ({place.why})")
     exercise = _exercise("scalar", memory_mb=256)
+
+    def groups() -> set[str]:
+        return {e for h in place.hierarchies for e in os.listdir(h.parent) if e.startswith("zygote-")}
+
+    before = groups()  # other tests' sandboxes, still open
     with Sandbox(lean=True) as box:  # each of 8 processes holds 100 MB, far below its own limit
         hog = _run(box, _memory_hog(8, 100), exercise)
         honest = _run(box, "def f(x):\n    return x\n", exercise)
@@ -203,11 +208,10 @@ def test_a_run_whose_processes_together_exceed_its_memory_is_stopped_and_told_wh
     assert _out(honest) == Number(2.0) and honest.isolation is not None and honest.isolation.weaker_limits == ()
     assert "memory and processes counted for the run as a whole" in honest.isolation.description
     deadline = time.monotonic() + 10
-    while (left := [e for h in place.hierarchies for e in os.listdir(h.parent) if e.startswith("zygote-")]) \
-            and time.monotonic() < deadline:  # a killed zygote's processes leave its groups as they are reaped
-        cgroups.sweep_removals()
+    while (left := groups() - before) and time.monotonic() < deadline:  # a killed zygote's processes leave
+        cgroups.sweep_removals()  # its groups as they are reaped
         time.sleep(0.05)
-    assert left == []  # the zygotes' groups go with them
+    assert left == set()  # the zygotes' groups go with them
 
 
 def test_without_a_cgroup_every_report_says_which_limits_held_per_process_only() -> None:
