@@ -82,6 +82,7 @@ attempt("prlimit", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_NOFILE
 attempt("kill", lambda: os.kill(os.getppid(), 0))
 attempt("scratch", lambda: os.mkdir(os.path.join(os.path.dirname(os.getcwd()), "run-planted")))
 attempt("shadow", lambda: open("/etc/shadow", "rb").read(1))  # root's own, closed to others
+attempt("setuid", lambda: os.close(os.open("suid", os.O_CREAT | os.O_WRONLY, 0o4755)))  # root's, set-uid
 attempt("own folder", lambda: open("mine.txt", "w").close())
 def f(x):
     return refused
@@ -109,7 +110,7 @@ def test_a_landlocked_run_as_root_reaches_no_host_socket_file_or_process(tmp_pat
         after = _run(box, "def f(x):\n    return x + 1\n", exercise)  # the same zygote, still whole
     server.close()
     assert first.stop is None and _out(first) == Seq(tuple(Text(t) for t in (
-        "socket", "sigio", "chmod", "utime", "prlimit", "kill", "scratch", "shadow")))
+        "socket", "sigio", "chmod", "utime", "prlimit", "kill", "scratch", "shadow", "setuid")))
     assert _out(after) == Number(3.0) and accepted == []
     assert (victim.stat().st_mode, victim.stat().st_mtime_ns) == (before.st_mode, before.st_mtime_ns)
     assert first.isolation is not None and "a user of its own for every run" in first.isolation.description

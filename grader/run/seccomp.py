@@ -37,7 +37,8 @@ NUMBERS: dict[str, dict[str, int]] = {
                "request_key": 249, "syslog": 103, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
                "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
                "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
-               "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245},
+               "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245, "open": 2, "openat": 257,
+               "creat": 85, "mknod": 133, "mknodat": 259, "openat2": 437},
     "aarch64": {"socket": 198, "clone": 220, "kill": 129, "ptrace": 117, "tkill": 130, "tgkill": 131,
                 "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "process_vm_readv": 270,
                 "process_vm_writev": 271, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -52,7 +53,8 @@ NUMBERS: dict[str, dict[str, int]] = {
                 "add_key": 217, "request_key": 218, "syslog": 116, "shmget": 194, "shmat": 196, "shmctl": 195,
                 "shmdt": 197, "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192, "msgget": 186,
                 "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181,
-                "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185},
+                "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185,
+                "openat": 56, "mknodat": 33, "openat2": 437},
 }
 CLONE_THREAD = 0x00010000
 #: every namespace flag of clone(2) and unshare(2)
@@ -172,7 +174,14 @@ def confined_child_rules(pid: int | None = None) -> list[Rule]:
         Rule("pidfd_send_signal"), Rule("ptrace"), Rule("process_vm_readv"), Rule("process_vm_writev"),
         Rule("keyctl"), Rule("bpf"), Rule("perf_event_open"), Rule("userfaultfd"),
         Rule("unshare"), Rule("setns"), Rule("mount"),
+        # No set-uid or set-gid file made as root: its mode is the only place those bits can come from now.
+        Rule("open", errnos.EPERM, 2, only_bits=_SET_ID), Rule("openat", errnos.EPERM, 3, only_bits=_SET_ID),
+        Rule("creat", errnos.EPERM, 1, only_bits=_SET_ID), Rule("mknod", errnos.EPERM, 1, only_bits=_SET_ID),
+        Rule("mknodat", errnos.EPERM, 2, only_bits=_SET_ID), Rule("openat2", errnos.ENOSYS),
     ]
+
+
+_SET_ID = 0o6000  # S_ISUID | S_ISGID
 
 
 #: what changes a file's mode, times or extended attributes, or truncates it by name (which Landlock

@@ -222,10 +222,13 @@ def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
         except FileExistsError:
             if pid_namespace:
                 shutil.rmtree(path, ignore_errors=True)
-    if header.uid is not None:
+    if header.uid is not None and header.files_as_root:
+        # Its own to os.access (asked as its uid), and to its files' root (fsuid and fsgid 0) through the
+        # group: nobody else's.
+        os.chown(path, header.uid, 0)
+        os.chmod(path, 0o770)
+    elif header.uid is not None:
         os.chown(path, header.uid, header.uid)
-        if header.files_as_root:  # written as root (its fsuid), so that os.access, asked as its uid, agrees
-            os.chmod(path, 0o777)
     return path
 
 
@@ -267,7 +270,7 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
         from grader.run import syscalls
 
         syscalls.become_with_root_files(header.uid)
-        os.umask(0)  # what it makes stays writable to its uid, as os.access asks
+        os.umask(0)  # what it makes stays writable to its uid, as os.access asks (inside its own folder alone)
     elif header.uid is not None:
         os.setgroups([])
         os.setgid(header.uid)
