@@ -32,7 +32,7 @@ ROOTED = pytest.mark.skipif(os.geteuid() != 0, reason="the modes under test are 
 LANDLOCK = pytest.mark.skipif(landlock.abi() == 0, reason="this kernel has no Landlock")
 #: the hostile samples whose attack is on landlock mode as root, each with the most it may score
 LANDLOCK_ATTACKS = ("plants_the_next_scratch", "sigio_kills_the_batch", "reaches_host_sockets", "limits_its_zygote",
-                    "changes_files_it_reads", "kills_its_parent")
+                    "changes_files_it_reads", "kills_its_parent", "loads_bytecode_it_made_read_only")
 
 
 def _exercise(engine: str, memory_mb: int = 512) -> Exercise:

@@ -96,10 +96,16 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
         key[i] = 0
     write, getframe, thread = os.write, sys._getframe, _thread.get_ident
     function_type, realpath = types.FunctionType, os.path.realpath
-    access, can_write = os.access, os.W_OK
+    statvfs, read_only_flag = os.statvfs, os.ST_RDONLY
 
     def may_write(path: str) -> bool:
-        return access(path, can_write)
+        # Not what os.access says, which asks the file's mode: a run owns what it made, whatever its mode
+        # (a 0555 folder holding a 0444 .pyc), and a run that opens files as root is told root may write
+        # where Landlock forbids it. Only a read-only mount is sure to hold nothing the run wrote.
+        try:
+            return not statvfs(path).f_flag & read_only_flag
+        except OSError:
+            return True
 
     stdlib = os.path.dirname(os.__file__) + "/"
     finder = _Finder()
@@ -322,8 +328,9 @@ def _inside(filename: str, folders: Sequence[str]) -> bool:
 def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath: Callable[[str], str],
                       may_write: Callable[[str], bool]) -> bool:
     """marshal.loads called by the import system for a module from a place the submission cannot write: outside
-    the scratch folders, or in a read-only folder inside them (a checkout or virtual environment under /tmp is
-    bound read-only into the child's tree, and its files belong to another user)."""
+    the folders it may write (its own in landlock mode; the scratch folders in a tree of its own), or on a
+    read-only mount inside them (a checkout or virtual environment under /tmp, bound read-only into the
+    child's tree)."""
     if frame is None or frame.f_code.co_name != "_compile_bytecode":
         return False
     path = frame.f_locals.get("bytecode_path") or frame.f_locals.get("source_path") or ""
@@ -333,7 +340,7 @@ def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath
     real = realpath(path)
     if not any(real.startswith(w.rstrip("/") + "/") for w in writable):
         return True
-    return not may_write(real) and not may_write(real.rpartition("/")[0] or "/")
+    return not may_write(real)
 
 
 def _where(frame: FrameType | None, trusted: Sequence[str]) -> str:
