@@ -80,6 +80,8 @@ async def me(request: Request) -> Response:
     who = await _reader(request)
     if not isinstance(who, Who):
         return who
+    if who.instructor:
+        return RedirectResponse("/instructor", status_code=303)
     state = _state(request)
 
     def build() -> str:

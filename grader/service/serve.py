@@ -8,13 +8,14 @@ server's workers held on this machine are queued again at once; on other machine
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     app = make_app(course, engine, secret)
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
                             backlog=2048)
-    server = uvicorn.Server(config)
+    server = _server_class()(config)
     if workers is not None:
         workers.start()
     shown = f"[{host}]" if ":" in host else host
@@ -134,6 +135,25 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
         if workers is not None:
             workers.stop()
         listener.close()
+
+
+def _server_class() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, except that SIGINT and SIGTERM end `serve` normally: uvicorn raises the signal again
+        once it has stopped, which would kill this process before it stops its workers."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            previous = {s: signal.signal(s, self.handle_exit) for s in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for number, handler in previous.items():
+                    signal.signal(number, handler)
+
+    return Server
 
 
 def _shown_store(url: str) -> str:
