@@ -91,9 +91,10 @@ class Server:
         self.url = "http://" + self.url
         return self
 
-    def submit(self, token: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-        return grade("submit", *args, env={"AUTOGRADER_SERVER": self.url, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1"},
-                     timeout=timeout)
+    def submit(self, token: str, *args: str, timeout: float = 180,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return grade("submit", *args, env={"AUTOGRADER_SERVER": self.url, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1",
+                                           **(env or {})}, timeout=timeout)
 
     def kill9(self, *, workers_too: bool = False) -> None:
         """kill -9 the server (and, with workers_too, its workers: the machine went down)."""

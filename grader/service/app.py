@@ -124,8 +124,9 @@ async def submit(request: Request) -> Response:
         receipt = await run_in_threadpool(take, state.engine, state.course, who, rules, content, name, checked, key,
                                           state.secret)
     except SQLAlchemyError as exc:
-        return error(503, f"your submission was NOT stored: {write_failure(exc)}. Submit again in a moment; if this "
-                          "goes on, tell your instructor.")
+        code, why = write_failure(exc)
+        return error(code, f"your submission was NOT stored: {why}. Submit again in a moment; if this goes on, "
+                           "tell your instructor.")
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message)
     assert isinstance(receipt, Receipt)
@@ -285,7 +286,7 @@ async def health(request: Request) -> Response:
     try:
         return JSONResponse({"ok": True, "queue": await run_in_threadpool(queue.depth, state.engine)})
     except SQLAlchemyError as exc:
-        return error(503, write_failure(exc))
+        return error(503, write_failure(exc)[1])
 
 
 async def _watch(state: State) -> None:

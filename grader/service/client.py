@@ -25,7 +25,8 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.course.release import COURSE_FILE
 
-RETRIES = 5
+#: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
+RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@ schema with Alembic, under a lock, so that a server and its workers starting tog
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,8 +15,8 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from grader.core.errors import GraderError
 
-#: seconds a writer waits for SQLite's lock before an upload fails loudly
-BUSY_SECONDS = 10
+#: seconds a writer waits for SQLite's lock before an upload fails loudly ($AUTOGRADER_DB_BUSY_SECONDS)
+BUSY_SECONDS = float(os.environ.get("AUTOGRADER_DB_BUSY_SECONDS") or 10)
 _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: an arbitrary constant, the key of PostgreSQL's advisory lock held while migrating
 _MIGRATION_LOCK = 0x67726164
@@ -64,7 +65,7 @@ def _sqlite(url: str) -> Engine:
         # before it returns, so a receipt given after it survives kill -9 and a power cut alike.
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
+        cursor.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
@@ -139,8 +140,8 @@ def _reason(exc: SQLAlchemyError) -> str:
     return str(original or exc).strip().splitlines()[0] if str(original or exc).strip() else type(exc).__name__
 
 
-def write_failure(exc: SQLAlchemyError) -> str:
-    """Why a write failed, for the student's and instructor's message."""
+def write_failure(exc: SQLAlchemyError) -> tuple[int, str]:
+    """The HTTP status and the words for a failed write: 503 (busy: retry) or 500 (it cannot be written)."""
     if isinstance(exc, OperationalError) and "locked" in str(exc):
-        return "the course's database is busy; try again in a minute"
-    return f"the course's database cannot be written ({_reason(exc)})"
+        return 503, "the course's database is busy"
+    return 500, f"the course's database cannot be written ({_reason(exc)})"
