@@ -154,10 +154,10 @@ class Postgres:
     def url(self) -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/course"
 
-    def psql(self, sql: str) -> str:
+    def psql(self, sql: str, database: str = "course") -> str:
         psql = pg_bin("psql")
         assert psql is not None
-        done = subprocess.run([psql, "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, "-d", "course",
+        done = subprocess.run([psql, "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, "-d", database,
                                "-At", "-c", sql], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
