@@ -9,6 +9,7 @@
     uploads_per_minute = 6             # per token; more gets 429 with Retry-After
     isolation = "landlock"             # the weakest confinement a submission may be graded under
     secret_file = "course-secret"      # the seed secret (created, mode 600, on first start)
+    # seed = 4217                      # one seed for every submission, as grade batch --seed (default: each its own)
     # database = "postgresql://grader@db.example.edu/autograd"   # default: SQLite, server/course.db
 
     [assignments.hw1]
@@ -87,6 +88,8 @@ class Course:
     secret_file: Path
     database: str
     assignments: dict[str, Rules]
+    #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
+    fixed_seed: int | None = None
 
     @property
     def data(self) -> Path:
@@ -181,7 +184,15 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
                   isolation=_level(isolation),
                   secret_file=folder / where.text(data, "secret_file", "course-secret"),
                   database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
-                  assignments=assignments)
+                  assignments=assignments, fixed_seed=_seed(where, data.get("seed")))
+
+
+def _seed(where: _Where, value: Any) -> int | None:
+    if value is None or value == "per-submission":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise GraderError(f"{where.path}: seed is a whole number, or \"per-submission\" (the default).")
+    return value
 
 
 def _level(name: str) -> Level:

@@ -68,17 +68,19 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
         from grader.run.warm import warm_torch
 
         warm_torch()
-    ident = queue.register(engine, options.name)
-    current: list[int | None] = [None]
-    beat = threading.Thread(target=_heartbeats, args=(engine, ident, current, options, stop), daemon=True)
-    beat.start()
     graded = 0
     scratch_root = options.scratch or Path(tempfile.mkdtemp(prefix="grade-worker-"))
     scratch_root.mkdir(parents=True, exist_ok=True, mode=0o700)
     hide = [course.folder, course.exercises, scratch_root]
-    say(f"worker {ident}: grading {course.name} from the queue ({'engine exercises only' if lean else 'torch warm'})")
-    try:
-        with Sandbox(lean=lean, hide=hide, minimum=course.isolation) as sandbox:
+    with Sandbox(lean=lean, hide=hide, minimum=course.isolation) as sandbox:
+        # registered once its zygote is on its way: a worker on the instructor page is one that can grade
+        ident = queue.register(engine, options.name)
+        current: list[int | None] = [None]
+        beat = threading.Thread(target=_heartbeats, args=(engine, ident, current, options, stop), daemon=True)
+        beat.start()
+        say(f"worker {ident}: grading {course.name} from the queue "
+            f"({'engine exercises only' if lean else 'torch warm'})")
+        try:
             grader = Grader(course, sandbox, scratch_root)
             wait = 0.01
             idle_since = time.monotonic()
@@ -99,10 +101,10 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
                 queue.finish(engine, ident, result)
                 current[0] = None
                 graded += 1
-    finally:
-        stop.set()
-        beat.join(timeout=5)
-        queue.stopped(engine, ident)
+        finally:
+            stop.set()
+            beat.join(timeout=5)
+            queue.stopped(engine, ident)
     say(f"worker {ident}: graded {graded}")
     return graded
 
