@@ -3,7 +3,7 @@
     python benchmarks/service_surge.py [--students 300] [--each 3] [--window 120] [--workers 2] [--torch-share 0.1]
 
 Each student submits node-mul `--each` times at random moments within `--window` seconds (a mix of right,
-buggy, looping and crashing files), and a share of the uploads are a torch exercise (zero-grad-fix). Uploads
+buggy, looping and crashing files), and a share of the uploads are a torch exercise (first-gradient). Uploads
 go through real HTTP to a real `grade serve` on SQLite, from 64 client threads. Printed: upload -> receipt and
 upload -> report (p50, p95, p99), throughput, and the server's memory (its process tree's RSS) as the store
 fills (PSS); then `grade batch` grades the same files with as many workers (-j) and the same seed, and the service's
@@ -36,7 +36,7 @@ MIX = [("correct", SAMPLES / "node-mul" / "correct_lesson_style.py", 40),
        ("buggy", SAMPLES / "node-mul" / "no_rmul.py", 10), ("crashing", SAMPLES / "node-mul" / "os_exit.py", 5),
        ("crashing", SAMPLES / "node-mul" / "syntax_error.py", 5),
        ("looping", SAMPLES / "node-mul" / "infinite_loop.py", 2)]
-TORCH = [SAMPLES / "zero-grad-fix" / "correct_sgd.py", SAMPLES / "zero-grad-fix" / "clears_when_logging.py"]
+TORCH = [SAMPLES / "first-gradient" / "correct_float32.py", SAMPLES / "first-gradient" / "no_requires_grad_on_b.py"]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -65,7 +65,7 @@ def course(folder: Path, students: int, per_submission: bool) -> Path:
     (folder / "course.toml").write_text(
         f'name = "surge"\nexercises = "{ROOT / "exercises"}"\nroster = "roster.csv"\nuploads_per_minute = 0\n{seed}\n'
         '[assignments.hw1]\nexercises = ["node-mul"]\nper_day = 0\n'
-        '[assignments.torch]\nexercises = ["zero-grad-fix"]\nper_day = 0\n')
+        '[assignments.torch]\nexercises = ["first-gradient"]\nper_day = 0\n')
     return folder
 
 
@@ -107,7 +107,7 @@ def run_service(args: argparse.Namespace, uploads: list[tuple[float, str, Path]]
         time.sleep(max(0.0, t0 + at - time.time()))
         body = path.read_bytes()
         begun = time.time()
-        request = urllib.request.Request(url + ("/api/submissions?assignment=torch" if "zero-grad" in str(path)
+        request = urllib.request.Request(url + ("/api/submissions?assignment=torch" if "first-gradient" in str(path)
                                                 else "/api/submissions?assignment=hw1"), data=body, method="POST",
                                          headers={"Authorization": f"Bearer {tokens[student]}",
                                                   "Idempotency-Key": f"{student}-{at}", "X-Filename": path.name})

@@ -29,13 +29,13 @@ def _course_option(parser: Parser) -> None:
                              "database, else the course folder's SQLite file)")
 
 
-def _open(args: argparse.Namespace) -> tuple[Course, Engine]:
+def _open(args: argparse.Namespace, durable: bool = True) -> tuple[Course, Engine]:
     from grader.service.config import find_course, load_course
     from grader.service.store import open_store
 
     folder = find_course(getattr(args, "course", None))
     course = load_course(folder, database=getattr(args, "database", None) or os.environ.get("AUTOGRADER_DATABASE"))
-    return course, open_store(course.database)
+    return course, open_store(course.database, durable=durable)
 
 
 def serve_parser() -> Parser:
@@ -82,7 +82,7 @@ def worker_command(argv: list[str]) -> int:
     args = worker_parser().parse_args(argv)
     from grader.service.worker import WorkerOptions, run_worker
 
-    course, engine = _open(args)
+    course, engine = _open(args, durable=False)
     run_worker(course, engine, WorkerOptions(
         lease=args.lease, scratch=args.scratch, name=args.name, parent=args.parent, max_jobs=args.max_jobs,
         idle_exit=args.idle_exit, nice=args.nice), say=lambda line: print(line, flush=True))
