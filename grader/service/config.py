@@ -225,14 +225,17 @@ def _rules(where: _Where, name: str, spec: Any, catalog: Catalog, extensions: An
     if not isinstance(spec, dict):
         raise GraderError(f"{where.path}: [{at}] must be a table.")
     catalog_assignment = spec.get("assignment")
-    if catalog_assignment is not None:
-        ids = tuple(e.id for e in catalog.load_assignment(str(catalog_assignment))[1])
-    else:
-        listed = spec.get("exercises")
-        if not isinstance(listed, list) or not listed or not all(isinstance(i, str) for i in listed):
-            raise GraderError(f"{where.path}: {at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
-        ids = tuple(listed)
-        _exercises(catalog, ids)
+    try:
+        if catalog_assignment is not None:
+            ids = tuple(e.id for e in catalog.load_assignment(str(catalog_assignment))[1])
+        else:
+            listed = spec.get("exercises")
+            if not isinstance(listed, list) or not listed or not all(isinstance(i, str) for i in listed):
+                raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
+            ids = tuple(listed)
+            _exercises(catalog, ids)
+    except GraderError as exc:
+        raise GraderError(f"{where.path}: {at}: {exc}") from None
     late = spec.get("late", "penalty")
     counts = spec.get("counts", "best")
     if late not in get_args(Late):

@@ -1,0 +1,113 @@
+"""The course server's rules, called directly: what an upload must be, course.toml's checks, which submission counts
+under each late policy (late days spent across assignments in deadline order), and what a student may see."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader.core.errors import GraderError
+from grader.service.config import DAY, Rules, days_late, load_course
+from grader.service.standing import Row, count, factor_of
+from grader.service.uploads import Refused, check_upload, shown_name
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(("content", "name", "status", "said"), [
+    (b"x" * 2000, "a.py", 413, "KiB"),
+    (b"  \n", "a.py", 422, "empty"),
+    (b"PK\x03\x04rest", "hw.py", 415, "zip archive"),
+    (b"print(1)\x00", "a.py", 415, "binary"),
+    ("s = 'é'\n".encode("latin-1"), "a.py", 415, "line 1"),
+    (json.dumps({"cells": []}).encode(), "a.py", 422, "under a name ending in .ipynb"),
+    (b"print('not json')\n", "a.ipynb", 422, "not one"),
+])
+def test_an_upload_that_is_not_code_is_refused_with_what_it_is(content: bytes, name: str, status: int,
+                                                               said: str) -> None:
+    refused = check_upload(content, name, cap=1024)
+    assert isinstance(refused, Refused) and refused.status == status and said in refused.message
+
+
+def test_code_and_notebooks_are_taken_and_names_never_carry_a_path() -> None:
+    assert check_upload(b"\xef\xbb\xbfx = 1\n", "mine.py", 1024) == ".py"
+    assert check_upload(json.dumps({"cells": [], "nbformat": 4}).encode(), "Lab.IPYNB", 1024) == ".ipynb"
+    assert check_upload(b"x = 1\n", "notes.txt", 1024) == ".py"
+    assert shown_name("../../etc/passwd") == "passwd" and shown_name("a\\b\x1b[31m.py") == "b__31m.py"
+    deep = b"[" * 5000 + b"]" * 5000  # nested past json's recursion limit: still a plain answer
+    refused = check_upload(deep, "a.ipynb", 20000)
+    assert isinstance(refused, Refused) and refused.status == 422
+
+
+def _rules(name: str, deadline: float, late: str = "penalty", **more: object) -> Rules:
+    return Rules(id=name, exercise_ids=("node-mul",), catalog_assignment=None, opens=None, deadline=deadline,
+                 late=late, **more)  # type: ignore[arg-type]
+
+
+def _row(ident: int, assignment: str, score: float, days: float, at: float) -> Row:
+    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=at, days_late=days,
+               seed_token="", outcome="graded", score=score, max_score=10.0, public_score=score, state="done")
+
+
+def test_days_late_round_up_and_the_penalty_stops_at_its_limit() -> None:
+    assert days_late(100.0, 100.0) == 0 and days_late(101.0, 100.0) == 1 and days_late(100 + DAY + 1, 100.0) == 2
+    rules = _rules("a", 0.0, penalty_per_day=0.25, max_late_days=3)
+    assert factor_of(rules, 0, 0) == (1.0, 0, "on time")
+    assert factor_of(rules, 2, 0)[0] == 0.5 and factor_of(rules, 4, 0)[0] == 0.0
+    assert factor_of(_rules("a", 0.0, late="none"), 1, 5)[0] == 0.0
+
+
+def test_late_days_are_spent_in_deadline_order_and_best_or_last_counts(tmp_path: Path) -> None:
+    course = _course(tmp_path)
+    rows = [_row(3, "hw2", 10.0, 2, 30.0), _row(2, "hw1", 9.0, 1, 20.0), _row(1, "hw1", 6.0, 0, 10.0)]
+    counted = count(course, "s1", rows)
+    # hw1 (earlier deadline): 9 one day late (1 late day of 2) beats 6 on time; hw2 then has 1 day for 2 days late
+    assert counted["hw1"].score == 9.0 and counted["hw1"].late_days_used == 1
+    assert counted["hw2"].score == 0.0 and "late days left" in counted["hw2"].why
+    last = count(_course(tmp_path / "last", counts="last"), "s1", rows)
+    assert last["hw1"].row is not None and last["hw1"].row.id == 2  # the newest, whatever it scored
+
+
+def test_a_grader_error_is_never_what_counts(tmp_path: Path) -> None:
+    course = _course(tmp_path, counts="last")
+    broken = Row(id=9, assignment="hw1", filename="f.py", sha256="", received_at=99.0, days_late=0,
+                 seed_token="", outcome="grader-error", score=0.0, max_score=0.0, public_score=0.0, state="done")
+    counted = count(course, "s1", [broken, _row(1, "hw1", 7.0, 0, 10.0)])
+    assert counted["hw1"].score == 7.0
+
+
+def _course(folder: Path, counts: str = "best") -> object:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "course.toml").write_text(f'''exercises = "{ROOT / 'exercises'}"
+late_days = 2
+[assignments.hw1]
+exercises = ["node-mul"]
+deadline = 2026-01-01T00:00:00Z
+late = "late-days"
+counts = "{counts}"
+[assignments.hw2]
+exercises = ["node-add"]
+deadline = 2026-02-01T00:00:00Z
+late = "late-days"
+counts = "{counts}"
+[extensions.hw1]
+s2 = 3
+''')
+    return load_course(folder)
+
+
+def test_course_toml_mistakes_name_the_file_and_the_field(tmp_path: Path) -> None:
+    course = _course(tmp_path)
+    assert course.assignments["hw1"].deadline_for("s2") == course.assignments["hw1"].deadline + 3 * DAY  # type: ignore[attr-defined,operator]
+    text = (tmp_path / "course.toml").read_text()
+    (tmp_path / "bad").mkdir()
+    for good, bad, said in (('late = "late-days"', 'late = "sometimes"', "late must be"),
+                            ('counts = "best"', 'counts = "first"', "counts must be"),
+                            ('exercises = ["node-mul"]', 'exercises = ["no-such"]', "unknown exercise"),
+                            ("deadline = 2026-01-01T00:00:00Z", "deadline = 5", "date and time")):
+        (tmp_path / "bad" / "course.toml").write_text(text.replace(good, bad, 1))
+        with pytest.raises(GraderError, match=said) as raised:
+            load_course(tmp_path / "bad")
+        assert "course.toml" in str(raised.value)
