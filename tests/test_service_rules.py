@@ -111,3 +111,19 @@ def test_course_toml_mistakes_name_the_file_and_the_field(tmp_path: Path) -> Non
         with pytest.raises(GraderError, match=said) as raised:
             load_course(tmp_path / "bad")
         assert "course.toml" in str(raised.value)
+
+
+def test_what_the_code_printed_is_withheld_from_a_student_whenever_hidden_checks_ran() -> None:
+    """A submission that prints its inputs would otherwise show the hidden checks' inputs once they are taken out."""
+    from grader.judge.report import CheckResult, ExerciseResult, Report
+    from grader.service.views import student_view
+
+    checks = tuple(CheckResult(name=n, about="", status="passed", score=1.0, max_score=1.0, problem="",
+                               visibility=v) for n, v in (("shown", "public"), ("secret", "hidden")))
+    report = Report(submission="a.py", sha256="", seed=123456, grader_version="x", output="a = 0.7311\n",
+                    exercises=(ExerciseResult(id="node-mul", title="", checks=checks),))
+    for released in (False, True):
+        view = student_view(report, hidden_released=released)
+        assert view.output == "" and view.seed == 0 and any("withheld" in n for n in view.notes)
+    before = student_view(report, hidden_released=False)
+    assert [c.name for c in before.exercises[0].checks] == ["shown"] and before.hidden_points == 1.0

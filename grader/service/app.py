@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 import urllib.parse
 import uuid
@@ -155,9 +156,12 @@ async def submission(request: Request) -> Response:
     state = _state(request)
     try:
         ident = int(request.path_params["id"])
-        wait = min(float(request.query_params.get("wait", "0")), MAX_WAIT)
+        wait = float(request.query_params.get("wait", "0"))
     except ValueError:
+        wait = math.nan
+    if not math.isfinite(wait):  # nan would wait for ever
         return error(422, "a submission id is a number, and wait a number of seconds")
+    wait = min(wait, MAX_WAIT)
     event = asyncio.Event()
     state.waiting.setdefault(ident, []).append(event)
     try:

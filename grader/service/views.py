@@ -18,9 +18,19 @@ def stored_report(text: str) -> Report:
 
 
 def student_view(report: Report, *, hidden_released: bool) -> Report:
-    """`report` as its student may see it now."""
+    """`report` as its student may see it now.
+
+    What the code printed is withheld whenever it ran hidden checks, as the feedback page does: it could have
+    printed their inputs. (Once the hidden checks are taken out, the page could no longer tell.)
+    """
     exercises = report.exercises if hidden_released else tuple(_public(e) for e in report.exercises)
-    return dataclasses.replace(report, exercises=exercises, seed=0)
+    hidden = any(c.visibility == "hidden" for e in report.exercises for c in e.checks)
+    notes = report.notes
+    if hidden and report.output.strip():
+        notes = (*notes, "What your code printed is withheld: it ran hidden checks too, whose inputs it could "
+                         "have printed.")
+    return dataclasses.replace(report, exercises=exercises, seed=0, output="" if hidden else report.output,
+                               output_truncated=False if hidden else report.output_truncated, notes=notes)
 
 
 def _public(exercise: ExerciseResult) -> ExerciseResult:
