@@ -1,6 +1,6 @@
 """`grade worker`s on PostgreSQL: what the queue costs, how throughput grows with workers, and what PostgreSQL sustains.
 
-    python benchmarks/service_workers.py [--submissions 60] [--rounds 2] [--jobs 3000]
+    python benchmarks/service_workers.py [--submissions 60] [--rounds 2] [--jobs 3000] [--family-submissions 20]
 
 A PostgreSQL of its own (initdb and pg_ctl in a temporary folder, on loopback) holds a course's queue.
 
@@ -104,6 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--submissions", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--family-submissions", type=int, default=20, help="per family, for part 2")
     parser.add_argument("--jobs", type=int, default=3000)
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: overhead,families,workers,pg")
     args = parser.parse_args()
@@ -126,7 +127,7 @@ def main() -> None:
         if "overhead" not in skip:
             overhead(worker_engine, course, ids["engine"], args.rounds, tmp)
         if "families" not in skip:
-            families(engine, course, ids, tmp)
+            families(engine, course, {k: v[:args.family_submissions] for k, v in ids.items()}, tmp)
         if "workers" not in skip:
             workers(engine, course, ids["engine"], tmp)
         if "pg" not in skip:
