@@ -13,10 +13,9 @@ import tempfile
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
@@ -24,37 +23,17 @@ from grader.judge.catalog import Catalog
 from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.formats import render
-from grader.service import schema
 from grader.service.config import Course
-from grader.service.queue import Claimed, Result
+from grader.service.queue import Claimed, Result, Stored, stored
 from grader.service.store import reading
 
 #: expected values and mistakes' runs kept per (exercise, seed): bounded, so a worker's memory stays flat
 CACHE_ENTRIES = 64
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stored:
-    """A submission as the store holds it."""
-
-    id: int
-    student: str
-    assignment: str
-    filename: str
-    suffix: str
-    content: bytes
-    sha256: str
-    seed: int
-
-
 def fetch(engine: Engine, submission: int) -> Stored:
-    s = schema.submissions.c
     with reading(engine) as db:
-        row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed)
-                         .where(s.id == submission)).one()
-    return Stored(id=row.id, student=row.student_id, assignment=row.assignment, filename=row.filename,
-                  suffix=row.suffix if row.suffix in (".py", ".ipynb") else ".py", content=bytes(row.content),
-                  sha256=row.sha256, seed=row.seed)
+        return stored(db, submission)
 
 
 class Grader:

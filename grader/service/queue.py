@@ -17,7 +17,7 @@ import socket
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, and_, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -29,11 +29,36 @@ MAX_ATTEMPTS = 3
 j = schema.jobs.c
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stored:
+    """A submission as the store holds it."""
+
+    id: int
+    student: str
+    assignment: str
+    filename: str
+    suffix: str
+    content: bytes
+    sha256: str
+    seed: int
+
+
 @dataclass(frozen=True, slots=True)
 class Claimed:
     job: int
     submission: int
     attempts: int
+    #: the submission itself, read in the claim's own transaction
+    stored: Stored | None = None
+
+
+def stored(db: Connection, submission: int) -> Stored:
+    s = schema.submissions.c
+    row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed)
+                     .where(s.id == submission)).one()
+    return Stored(id=row.id, student=row.student_id, assignment=row.assignment, filename=row.filename,
+                  suffix=row.suffix if row.suffix in (".py", ".ipynb") else ".py", content=bytes(row.content),
+                  sha256=row.sha256, seed=row.seed)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,25 +85,31 @@ def register(engine: Engine, name: str | None = None) -> str:
     return ident
 
 
-def heartbeat(engine: Engine, worker: str, job: int | None, lease: float) -> None:
-    """I am alive, grading `job`: renew its lease."""
+def heartbeat(engine: Engine, worker: str, job: int | None, lease: float, graded: int) -> None:
+    """I am alive, grading `job` (having graded `graded`): renew its lease.
+
+    The worker's row changes only here, not with each claim and result: two statements less per job.
+    """
     now = time.time()
     with writing(engine) as db:
         db.execute(update(schema.workers).where(schema.workers.c.id == worker)
-                   .values(heartbeat_at=now, job_id=job, load=_load()))
+                   .values(heartbeat_at=now, job_id=job, load=_load(), graded=graded))
         if job is not None:
             db.execute(update(schema.jobs).where(j.id == job, j.worker == worker, j.state == "running")
                        .values(lease_until=now + lease))
 
 
-def stopped(engine: Engine, worker: str) -> None:
+def stopped(engine: Engine, worker: str, graded: int) -> None:
     with writing(engine) as db:
         db.execute(update(schema.workers).where(schema.workers.c.id == worker)
-                   .values(stopped_at=time.time(), job_id=None))
+                   .values(stopped_at=time.time(), job_id=None, graded=graded))
 
 
 def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
-    """The oldest job of the highest priority, now leased to `worker`; None when the queue is empty."""
+    """The oldest job of the highest priority, now leased to `worker`, with its submission; None when none is queued.
+
+    One transaction: the claim and the submission's bytes together.
+    """
     now = time.time()
     pick = select(j.id).where(j.state == "queued").order_by(j.priority, j.id).limit(1)
     if not is_sqlite(engine):
@@ -88,10 +119,8 @@ def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
                          .values(state="running", worker=worker, lease_until=now + lease, started_at=now,
                                  attempts=j.attempts + 1)
                          .returning(j.id, j.submission_id, j.attempts)).first()
-        if row is not None:
-            db.execute(update(schema.workers).where(schema.workers.c.id == worker)
-                       .values(heartbeat_at=now, job_id=row.id))
-    return None if row is None else Claimed(row.id, row.submission_id, row.attempts)
+        found = stored(db, row.submission_id) if row is not None else None
+    return None if row is None else Claimed(row.id, row.submission_id, row.attempts, found)
 
 
 def finish(engine: Engine, worker: str, result: Result) -> bool:
@@ -107,8 +136,6 @@ def finish(engine: Engine, worker: str, result: Result) -> bool:
                              .on_conflict_do_nothing(index_elements=["job_id"])).rowcount == 1
         db.execute(update(schema.jobs).where(j.id == result.job)
                    .values(state="done", finished_at=now, lease_until=None))
-        db.execute(update(schema.workers).where(schema.workers.c.id == worker)
-                   .values(heartbeat_at=now, job_id=None, graded=schema.workers.c.graded + int(written)))
     return written
 
 

@@ -43,7 +43,8 @@ def open_store(url: str, *, migrate_now: bool = True, pool_size: int = 8, durabl
         if url.startswith("sqlite:///"):
             engine = _sqlite(url, durable)
         elif url.startswith("postgresql+psycopg://"):
-            engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
+            # a worker skips the ping before each transaction (a round trip per job); it tries again on failure
+            engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=durable,
                                    connect_args={} if durable else {"options": "-c synchronous_commit=off"})
         else:
             raise StoreError(f"database {url.split(':')[0]!r}: use a PostgreSQL URL (postgresql://user@host/db) or "

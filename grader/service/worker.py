@@ -75,7 +75,7 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
     with Sandbox(lean=lean, hide=hide, minimum=course.isolation) as sandbox:
         # registered once its zygote is on its way: a worker on the instructor page is one that can grade
         ident = queue.register(engine, options.name)
-        current: list[int | None] = [None]
+        current: list[int | None] = [None, 0]  # the job being graded, and how many were
         beat = threading.Thread(target=_heartbeats, args=(engine, ident, current, options, stop), daemon=True)
         beat.start()
         say(f"worker {ident}: grading {course.name} from the queue "
@@ -97,14 +97,15 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
                     continue
                 wait, idle_since = 0.01, time.monotonic()
                 current[0] = job.job
-                result = grader.grade(job, fetch(engine, job.submission))
-                queue.finish(engine, ident, result)
+                result = grader.grade(job, job.stored or fetch(engine, job.submission))
+                _finish(engine, ident, result, say)
                 current[0] = None
                 graded += 1
+                current[1] = graded
         finally:
             stop.set()
             beat.join(timeout=5)
-            queue.stopped(engine, ident)
+            queue.stopped(engine, ident, graded)
     say(f"worker {ident}: graded {graded}")
     return graded
 
@@ -118,13 +119,25 @@ def _claim(engine: Engine, ident: str, lease: float, say: Callable[[str], None])
         return None
 
 
+def _finish(engine: Engine, ident: str, result: queue.Result, say: Callable[[str], None]) -> None:
+    """Write the result, trying again while the store is unreachable; past that, the lease lapses and the job is
+    graded again elsewhere: a result is never half-written, and never written twice."""
+    for attempt in range(5):
+        try:
+            queue.finish(engine, ident, result)
+            return
+        except SQLAlchemyError as exc:
+            say(f"worker {ident}: cannot write the result of job {result.job} ({str(exc).splitlines()[0][:200]})")
+            time.sleep(2.0 ** attempt)
+
+
 def _heartbeats(engine: Engine, ident: str, current: list[int | None], options: WorkerOptions,
                 stop: threading.Event) -> None:
     """Renew the current job's lease and say this worker is alive; now and then, requeue lapsed leases."""
     beats = 0
     while not stop.wait(options.lease / 3):
         try:
-            queue.heartbeat(engine, ident, current[0], options.lease)
+            queue.heartbeat(engine, ident, current[0], options.lease, current[1] or 0)
             beats += 1
             if beats % 2 == 0:
                 queue.reap(engine)
