@@ -170,6 +170,8 @@ def postgres() -> Iterator[Postgres]:
     if initdb is None or pg_ctl is None:
         import pytest
 
+        if os.environ.get("AUTOGRADER_REQUIRE_POSTGRES") == "1":
+            pytest.fail("AUTOGRADER_REQUIRE_POSTGRES=1 but no initdb (.ci/run installs Debian's postgresql)")
         pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run does)")
     folder = Path(tempfile.mkdtemp(prefix="grader-pg-"))
     data, port = folder / "data", free_port()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import urllib.error
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from ags_platform import Platform, running
+from browser import FLAGS, chromium
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens
@@ -167,15 +167,11 @@ def _publish_and_check(server: Server, tmp_path: Path) -> None:
 
 
 def _chromium(url: str, shot: Path | None) -> str:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium; .ci/run does)")
-    with tempfile.TemporaryDirectory() as profile:
-        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", "--window-size=1280,1400"]
-        action = [f"--screenshot={shot}"] if shot is not None else ["--dump-dom"]
-        done = subprocess.run([browser, *flags, *action, url], capture_output=True, text=True, timeout=120)
+    """The page at `url` (a login link, whose redirect sets the session) as Chromium renders it: DOM or PNG."""
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        action = [f"--screenshot={shot}", "--window-size=1280,1400"] if shot is not None else ["--dump-dom"]
+        done = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", *action, url], capture_output=True,
+                              text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 

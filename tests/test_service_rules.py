@@ -127,3 +127,20 @@ def test_what_the_code_printed_is_withheld_from_a_student_whenever_hidden_checks
         assert view.output == "" and view.seed == 0 and any("withheld" in n for n in view.notes)
     before = student_view(report, hidden_released=False)
     assert [c.name for c in before.exercises[0].checks] == ["shown"] and before.hidden_points == 1.0
+
+
+def test_a_store_of_an_older_schema_is_migrated_with_its_data(tmp_path: Path) -> None:
+    """A course that upgrades the grader keeps every student and submission (Alembic, revision by revision)."""
+    from sqlalchemy import text
+
+    from grader.service.store import migrate, open_store, reading, writing
+
+    engine = open_store(f"sqlite:///{tmp_path / 'old.db'}", migrate_now=False)
+    migrate(engine, "0001")
+    with writing(engine) as db:
+        db.execute(text("INSERT INTO students (id, name, email, sis_user_id, sis_login_id, section, role) "
+                        "VALUES ('s1', 'Ann', '', '', '', '', 'student')"))
+    migrate(engine)
+    with reading(engine) as db:
+        assert db.execute(text("SELECT id, name, lti_user_id FROM students")).all() == [("s1", "Ann", "")]
+        assert db.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0002"

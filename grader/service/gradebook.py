@@ -7,6 +7,7 @@ policy applied, `done.json` last), then the batch's gradebook.csv and summary, a
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,10 +32,10 @@ from grader.service.views import counted_copy, stored_report
 def roster(engine: Engine) -> list[Student]:
     st = schema.students.c
     with reading(engine) as db:
-        found = db.execute(select(st.id, st.name, st.email, st.sis_user_id, st.sis_login_id, st.section)
-                           .where(st.role == "student").order_by(st.id)).all()
+        found = db.execute(select(st.id, st.name, st.email, st.sis_user_id, st.sis_login_id, st.section,
+                                  st.lti_user_id).where(st.role == "student").order_by(st.id)).all()
     return [Student(id=x.id, name=x.name, submission="", email=x.email, sis_user_id=x.sis_user_id,
-                    sis_login_id=x.sis_login_id, section=x.section) for x in found]
+                    sis_login_id=x.sis_login_id, section=x.section, lti_user_id=x.lti_user_id) for x in found]
 
 
 def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[StudentReport]:
@@ -53,9 +54,7 @@ def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[Stude
         else:
             report = counted_copy(stored_report(text), chosen.factor, chosen.why)
             outcome = "unreadable" if chosen.row.outcome == "unreadable" else "graded"
-            student = Student(id=student.id, name=student.name, submission=chosen.row.filename,
-                              email=student.email, sis_user_id=student.sis_user_id,
-                              sis_login_id=student.sis_login_id, section=student.section)
+            student = dataclasses.replace(student, submission=chosen.row.filename)
         yield StudentReport(student=student, report=report, outcome=outcome)
 
 

@@ -40,6 +40,8 @@ students = Table(
     Column("sis_login_id", Text, nullable=False, default=""),
     Column("section", Text, nullable=False, default=""),
     Column("role", String(20), nullable=False, default="student"),
+    #: the roster's LTI user id, where it differs from the gradebook's id (migration 0002)
+    Column("lti_user_id", Text, nullable=False, default="", server_default=""),
 )
 
 tokens = Table(

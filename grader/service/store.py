@@ -104,21 +104,22 @@ def reading(engine: Engine) -> Iterator[Connection]:
         yield connection
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the store to the newest schema: every migration not yet applied, in order, once."""
+def migrate(engine: Engine, target: str = "head") -> None:
+    """Bring the store to the newest schema (or `target`): every migration not yet applied, in order, once."""
     from alembic import command
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
+    config.set_main_option("path_separator", "os")
     config.set_main_option("version_locations", str(_MIGRATIONS / "versions"))
     with writing(engine) as connection:
         if engine.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-        if _current(connection) == _head(config):
+        if _current(connection) == (_head(config) if target == "head" else target):
             return
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        command.upgrade(config, target)
 
 
 def _current(connection: Any) -> str | None:

@@ -84,7 +84,8 @@ def _revoke(db: Connection, student: str, now: float) -> int:
 
 def _upsert_student(db: Connection, person: Student, role: str) -> None:
     values = {"name": person.name, "email": person.email, "sis_user_id": person.sis_user_id,
-              "sis_login_id": person.sis_login_id, "section": person.section, "role": role}
+              "sis_login_id": person.sis_login_id, "section": person.section, "role": role,
+              "lti_user_id": person.lti_user_id}
     found = db.execute(select(schema.students.c.id).where(schema.students.c.id == person.id)).first()
     if found is None:
         db.execute(insert(schema.students).values(id=person.id, **values))
