@@ -144,3 +144,22 @@ def test_a_store_of_an_older_schema_is_migrated_with_its_data(tmp_path: Path) ->
     with reading(engine) as db:
         assert db.execute(text("SELECT id, name, lti_user_id FROM students")).all() == [("s1", "Ann", "")]
         assert db.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0002"
+
+
+def test_grade_submit_finds_the_server_in_the_pack_and_the_token_beside_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.cli import main
+    from grader.service.client import settings
+
+    pack = tmp_path / "pack"
+    assert main(["release", "node-mul", "--out", str(pack), "--server", "https://grader.example.edu/"]) == 0
+    monkeypatch.delenv("AUTOGRADER_SERVER", raising=False)
+    monkeypatch.delenv("AUTOGRADER_TOKEN", raising=False)
+    (pack / "work").mkdir()
+    with pytest.raises(GraderError, match="no token"):
+        settings(pack / "work")
+    with (pack / "grade-course.toml").open("a") as toml:
+        toml.write('token = "agt_0123456789abcdef_x"\n')
+    assert settings(pack / "work").server == "https://grader.example.edu"
+    monkeypatch.setenv("AUTOGRADER_TOKEN", "agt_from_the_environment")
+    assert settings(pack / "work").token == "agt_from_the_environment"
