@@ -234,15 +234,20 @@ def workers(engine: object, course: object, ids: list[int], tmp: Path) -> None:
         queue.enqueue_all(engine, "warm")  # each worker's zygotes up and warm, as on a server before the deadline
         while queue.depth(engine)["queued"] or queue.depth(engine)["running"]:
             time.sleep(0.05)
-        began = time.perf_counter()
+        began, wall = time.perf_counter(), time.time()
         queue.enqueue_all(engine, "hw1")
         while queue.depth(engine)["queued"] or queue.depth(engine)["running"]:
             time.sleep(0.05)
         seconds = time.perf_counter() - began
         for proc in procs:
             proc.wait()
+        with reading(engine) as db:
+            r = schema.results.c
+            each = db.execute(select(r.worker, func.count(), func.avg(r.seconds)).where(r.graded_at >= wall)
+                              .group_by(r.worker)).all()
         print(f"3. {count} worker(s): {len(ids)} engine submissions in {seconds:.1f} s: "
-              f"{len(ids) / seconds:.2f} submissions/s")
+              f"{len(ids) / seconds:.2f} submissions/s ("
+              + ", ".join(f"{n} graded at {avg:.3f} s each" for _, n, avg in each) + ")")
 
 
 def _claimer(url: str, ident: str, report: str, out: multiprocessing.Queue, go: object) -> None:  # type: ignore[type-arg]
