@@ -117,6 +117,15 @@ def test_a_course_from_tokens_to_the_lms(course: tuple[Server, dict[str, str], s
     status = json.loads(server.submit(tokens["s1"], "--status", "--json").stdout)
     assert status["assignments"][0]["counted"]["score"] is None  # decided at the deadline
 
+    # a file that prints every value it is given (the hidden checks' inputs too): its output is withheld
+    leaky = (NODE_MUL / "correct_lesson_style.py").read_text().replace(
+        "    def __init__(self, value, parents=(), slopes=()):\n",
+        "    def __init__(self, value, parents=(), slopes=()):\n        print('LEAK', value)\n")
+    printed = server.submit(tokens["s1"], str(_file(tmp_path, "leaky.py", leaky.encode())), "--json")
+    shown = json.loads(printed.stdout[printed.stdout.index("{"):])
+    assert shown["report"]["output"] == "" and "LEAK" not in printed.stdout, printed.stdout[-2000:]
+    assert any("withheld" in note for note in shown["report"]["notes"])
+
     # a revoked token is refused
     assert grade("tokens", "--course", str(server.course), "--revoke", "s4").returncode == 0
     refused = server.submit(tokens["s4"], "--status")
