@@ -33,11 +33,17 @@ from grader.run.inputs import draw_inputs
 from grader.run.notebook import METADATA_KEY
 
 PACK_SEED = 0
+#: the pack's course file: the server `grade submit` sends to (grader.service.client reads it)
+COURSE_FILE = "grade-course.toml"
 _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
 
 
-def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str]) -> list[Path]:
-    """Write the pack for these exercises and assignments (and the exercises they include); list the files."""
+def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
+            server: str | None = None) -> list[Path]:
+    """Write the pack for these exercises and assignments (and the exercises they include); list the files.
+
+    `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
+    """
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
     for _, members in assignments:
@@ -60,6 +66,10 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
     written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
+    if server is not None:
+        written.append(out / COURSE_FILE)
+        written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
+                               f"server = {json.dumps(server)}\n", encoding="utf-8")
     return written
 
 
