@@ -6,6 +6,7 @@
     OUT/exercises/<id>/starter.py
     OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
     OUT/exercises/assignments/<id>.yaml
+    OUT/README.md                        for students: install, check, what hidden checks and time limits mean
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead.
@@ -23,6 +24,8 @@ from typing import Any
 import yaml
 
 from grader.core.exercise import COURSE_OPS, Assignment, Exercise
+from grader.course.markdown import code_dunders
+from grader.course.pack_readme import write_readme
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
@@ -30,11 +33,17 @@ from grader.run.inputs import draw_inputs
 from grader.run.notebook import METADATA_KEY
 
 PACK_SEED = 0
+#: the pack's course file: the server `grade submit` sends to (grader.service.client reads it)
+COURSE_FILE = "grade-course.toml"
 _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
 
 
-def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str]) -> list[Path]:
-    """Write the pack for these exercises and assignments (and the exercises they include); list the files."""
+def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
+            server: str | None = None) -> list[Path]:
+    """Write the pack for these exercises and assignments (and the exercises they include); list the files.
+
+    `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
+    """
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
     for _, members in assignments:
@@ -56,6 +65,11 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
+    if server is not None:
+        written.append(out / COURSE_FILE)
+        written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
+                               f"server = {json.dumps(server)}\n", encoding="utf-8")
     return written
 
 
@@ -88,7 +102,7 @@ def with_advice(starter: str, name: str) -> str:
 
 
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
-    intro = f"# {assignment.title}\n\n{assignment.summary}".strip()
+    intro = code_dunders(f"# {assignment.title}\n\n{assignment.summary}".strip())
     intro += (f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
               f"with `from grader import check` and then `check()`.")
     cells = [("markdown", intro)]
@@ -99,7 +113,7 @@ def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[t
 
 
 def _task(exercise: Exercise, level: int) -> str:
-    text = f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip()
+    text = code_dunders(f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip())
     if level == 1:
         text += (f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
                  f"`from grader import check` and then `check(\"{exercise.id}\")`.")

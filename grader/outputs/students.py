@@ -28,6 +28,8 @@ class Student:
     sis_login_id: str = ""
     section: str = ""
     email: str = ""
+    #: the student's LTI 1.3 user id (the launch's `sub`), which AGS scores name; empty: `id` is used
+    lti_user_id: str = ""
 
     def __post_init__(self) -> None:
         # Ids and names often come from file names, which may hold any bytes: made text every format carries.

@@ -44,7 +44,8 @@ def render(name: Format, report: Report, *, student: Student | None = None, outc
     elif name == "lti":
         from grader.outputs.formats.lti import lti_score
 
-        text = _dumps(lti_score(report, label, now or datetime.now(UTC), outcome=outcome))
+        user = (student.lti_user_id or student.id) if student is not None else label
+        text = _dumps(lti_score(report, user, now or datetime.now(UTC), outcome=outcome))
     elif name == "feedback":
         from grader.outputs.feedback import feedback_html
 
