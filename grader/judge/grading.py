@@ -30,6 +30,8 @@ ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 #: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
 _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
+#: the stops that spent a run's time: the wall clock, or the CPU time
+_OUT_OF_TIME = frozenset({"timeout", "cpu"})
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
@@ -126,11 +128,15 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
             defined = defined or definitions(submission.cells)
             mistakes = _mistake_runs(sandbox, group, time_limit, mutant_cache)
+            # code that ran out of time would run out again on the localization probes, and the student would
+            # wait twice the limit for a name that a check without values cannot get anyway
+            timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
+                            for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
             result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
                                        {d: run.groups[k] for d, found in runs.items() for run, k in [found[index]]},
                                        mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
-                                       defined, () if violations else _localizer(sandbox, submission, group,
-                                                                                  time_limit, defined))
+                                       defined, () if violations or timed_out else
+                                       _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
     several = len(runs) > 1
     children = {d: _distinct(found) for d, found in runs.items()}
