@@ -100,8 +100,16 @@ def localized(fault: Fault, mutant_faults: Mapping[str, frozenset[tuple[str, str
     """The fault as a diagnosis; named as the exercise's known mistake whose own localization shows the same."""
     same = sorted(m for m, found in mutant_faults.items() if (fault.rule.method, fault.rule.how) in found) \
         if fault.rule.how in _SPECIFIC else []
-    return Diagnosis(kind="localized", mistake=same[0] if len(same) == 1 else MISTAKES[fault.rule.how],
+    return Diagnosis(kind="localized", mistake=same[0] if len(same) == 1 else mistake_id(fault),
                      hint=hint(fault.rule), evidence=f"run alone: {fault.evidence}", rule=fault.rule)
+
+
+def mistake_id(fault: Fault) -> str:
+    """The id of a localized fault: the exercises' own where it is the same mistake (one name everywhere: an
+    operation that overwrites a grad is overwrite-not-accumulate, in a pack as in the instructor's grade)."""
+    if fault.rule.how == "accumulation" and not fault.across_calls:
+        return "overwrite-not-accumulate"
+    return MISTAKES[fault.rule.how]
 
 
 def hint(rule: RuleFault) -> str:

@@ -29,7 +29,7 @@ from grader.judge.patterns import NOTHING, RATIOS, named_pattern, pattern
 from grader.judge.report import Diagnosis, ExerciseResult, RuleFault
 from grader.judge.slips import SlipRun, Slope
 from grader.judge.uses import probe_uses
-from grader.judge.weak_evidence import isolates, same_error
+from grader.judge.weak_evidence import distinctive, isolates, same_error
 from grader.run.inputs import Inputs
 from grader.run.observed import GroupRun, ProbeRun
 
@@ -44,6 +44,8 @@ class MutantRun:
     rules: frozenset[str] = frozenset()
     #: what localization finds wrong in it (grader.judge.faults), as (method, how)
     faults: frozenset[tuple[str, str]] = frozenset()
+    #: what its code does that the solution's does not (grader.judge.weak_evidence); None: read from its file
+    distinctive: frozenset[str] | None = None
 
 
 MutantRuns = Sequence[MutantRun]
@@ -118,7 +120,9 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
             elif _raises_wherever(m, run, located, failing):
                 candidates.append((index, m, isolates(
                     m.mutant.mistake, m.run, others, run, probe_index, student_fails=failing, mutant_fails=fails[id(m)],
-                    probe_of=probe_of, exercise=exercise, mutant_path=m.mutant.path, defined=defined, tol=tol)))
+                    probe_of=probe_of, exercise=exercise, defined=defined, tol=tol,
+                    distinct=m.distinctive if m.distinctive is not None
+                    else distinctive(m.mutant.path, exercise.solution))))
     established = {m.mutant.mistake for _, m, isolating in candidates if isolating}
     for index, m, isolating in candidates:
         if isolating or m.mutant.mistake in established:

@@ -64,7 +64,7 @@ def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     where = error.where
     if error.type_name != "NotImplementedError" or where is None or where.function in ("", "<module>"):
         return None
-    outer = sorted(defined.outer(where.function))
+    outer = sorted(defined.outer(where.function, where.file, where.line))
     if outer == [where.function]:
         if where.function not in defined.unwritten and not any(
                 c.defines(where.function) for c in defined.classes.values()):
@@ -72,8 +72,11 @@ def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         method = where.function
         hint = (f"`{method}` is not written yet: it still raises NotImplementedError, as the starter hands it "
                 "out. Write it, then grade again.")
-    elif len(outer) == 1:
+    elif len(outer) == 1 and outer[0] in OPERATIONS:
         method, hint = outer[0], (f"`{outer[0]}` has no backward yet: its `{where.function}` still raises "
+                                  "NotImplementedError. Write it, then grade again.")
+    elif len(outer) == 1:
+        method, hint = outer[0], (f"`{outer[0]}` is not finished yet: `{where.function}`, inside it, still raises "
                                   "NotImplementedError. Write it, then grade again.")
     else:
         return None
@@ -164,7 +167,7 @@ def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis
     where = error.where
     if not holders or where is None:
         return None
-    outer = defined.outer(where.function)
+    outer = defined.outer(where.function, where.file, where.line)
     evidence = f"the code raised AttributeError: {error.message} ({where.describe()})"
     if outer == {"__pow__"}:
         return Diagnosis(kind="pattern", mistake="exponent-not-a-node", hint=(
@@ -230,9 +233,12 @@ def _recursion(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
 def _overflow(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     """math.exp overflowing inside sigmoid or tanh, whose values are bounded: a formula that is not stable."""
     where = error.where
-    if error.type_name != "OverflowError" or where is None or not defined.outer(where.function) & _BOUNDED:
+    if error.type_name != "OverflowError" or where is None:
         return None
-    (method,) = sorted(defined.outer(where.function) & _BOUNDED)[:1]
+    bounded = sorted(defined.outer(where.function, where.file, where.line) & _BOUNDED)
+    if not bounded:
+        return None
+    method = bounded[0]
     return Diagnosis(kind="pattern", mistake="unstable-forward", hint=(
         f"math.exp overflows for a large argument (math.exp(800) raises OverflowError), and {method} is written "
         "with one formula that gives exp a large argument at one end. Use two branches, so that exp only ever "

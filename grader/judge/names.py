@@ -52,9 +52,14 @@ class Definitions:
     #: each function defined inside another (a _backward closure), and the top-level methods and functions
     #: it is defined in
     enclosing: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: where each top-level function and method is: (cell label, first line, last line, name)
+    spans: tuple[tuple[str, int, int, str], ...] = ()
 
-    def outer(self, function: str) -> frozenset[str]:
-        """The top-level methods or functions `function` is, or is defined in."""
+    def outer(self, function: str, file: str = "", line: int = 0) -> frozenset[str]:
+        """The top-level methods or functions `function` is, or is defined in; at a known place, the one there."""
+        here = {name for label, first, last, name in self.spans if label == file and first <= line <= last}
+        if len(here) == 1:
+            return frozenset(here)
         return self.enclosing.get(function, frozenset({function}))
 
     def class_named(self, name: str) -> ClassFacts | None:
@@ -77,7 +82,8 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     aliases: dict[str, str] = {}
     later: list[tuple[str, str]] = []  # Value.value = property(...), after the class
     identifiers: set[str] = set()
-    trees = _parsed(cells)
+    labelled = _labelled(cells)
+    trees = [tree for _, tree in labelled]
     for tree in trees:
         identifiers |= mentioned(tree)
         for node in tree.body:
@@ -96,8 +102,10 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
             facts = classes[owner]
             classes[owner] = ClassFacts(facts.name, facts.members | {member}, facts.attributes, facts.has_bases)
     unwritten, returns_nothing, enclosing = _bodies(trees)
+    spans = tuple((label, f.lineno, f.end_lineno or f.lineno, f.name) for label, tree in labelled
+                  for f, _ in _top_functions(tree))
     return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees),
-                       unwritten, returns_nothing, enclosing)
+                       unwritten, returns_nothing, enclosing, spans)
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
@@ -153,10 +161,14 @@ def _placeholder_statement(statement: ast.stmt) -> bool:
 
 def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
     """Each cell's syntax tree; a cell that does not parse is left out (the run reports it)."""
+    return [tree for _, tree in _labelled(cells)]
+
+
+def _labelled(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
     trees = []
     for cell in cells:
         try:
-            trees.append(ast.parse(cell.source))
+            trees.append((cell.label, ast.parse(cell.source)))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return trees
