@@ -76,6 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (grade list | head): nothing is wrong, and what is left to print has nowhere to go.
+        # Point stdout at nothing, so that the interpreter's own flush at exit does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return ExitCode.PIPE_CLOSED
     except Exception:  # noqa: BLE001 - a bug in the grader: show everything
         traceback.print_exc()
         print(f"error: internal error in autograd-grader {__version__}; please report it with the traceback above.",

@@ -40,8 +40,12 @@ def batch_parser() -> Parser:
     which.add_argument("--assignment", "-a", metavar="ID", help="grade every submission as this assignment")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="workers, each with torch loaded once (default: the number of cores)")
-    parser.add_argument("--resume", action="store_true",
-                        help="grade only the students whose reports are missing, or whose submission changed")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="go on with the batch in REPORTS: grade only the students whose reports are missing, or "
+                            "whose submission changed")
+    again.add_argument("--force", action="store_true",
+                       help="start over in a REPORTS that holds an earlier batch's reports (they are removed)")
     parser.add_argument("--roster", type=Path, metavar="CSV",
                         help="columns id[,submission,name,sis_user_id,sis_login_id,section,email]; a blank "
                              "submission is matched by id or email, and is missing if nothing matches")
@@ -80,38 +84,50 @@ def batch_command(argv: list[str]) -> int:
                   time_limit=args.time_limit, isolation=isolation_choice(args.isolation) or "landlock")
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
-                                   names=args.names, shard=args.shard, resume=args.resume, jobs=args.jobs,
-                                   columns=args.gradebook_columns), catalog)
+                                   names=args.names, shard=args.shard, resume=args.resume, force=args.force,
+                                   jobs=args.jobs, columns=args.gradebook_columns), catalog)
     entries, todo = plan.entries, plan.todo
     where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
     print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
           + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
+    if plan.klass.ignored:
+        print(f"skipped, not a submission in {plan.klass.names} names: {_few(plan.klass.ignored)}", file=sys.stderr)
     if plan.klass.not_on_roster:
         print(f"not on the roster, kept apart and not graded: {_few(plan.klass.not_on_roster)}", file=sys.stderr)
-    with _progress(len(todo)) as progress:
-        graded = grade_class(plan, catalog, progress)
+    try:
+        with _progress(len(todo)) as progress:
+            graded = grade_class(plan, catalog, progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: every student graded so far is kept in {args.out}; run the same command with --resume "
+              f"to grade the rest", file=sys.stderr)
+        raise
     tally, elapsed = graded.tally, graded.seconds
     print(f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader errors "
           f"{len(tally.grader_errors)} in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
           f"{len(graded.files.rows)} students in {args.out}")
-    _report_class(graded.files.summary, args.out)
+    mostly_missing = _report_class(graded.files.summary, args.out)
     if graded.unfinished:
         print(f"{graded.unfinished} students have no report (their worker died): run again with --resume",
               file=sys.stderr)
     for error in tally.grader_errors:
         print(f"grader error: {error}", file=sys.stderr)
-    return ExitCode.INTERNAL_ERROR if tally.grader_errors or graded.unfinished else ExitCode.OK
+    if tally.grader_errors or graded.unfinished:
+        return ExitCode.INTERNAL_ERROR
+    return ExitCode.USAGE_ERROR if mostly_missing else ExitCode.OK
 
 
 def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
-    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+    from grader.course.lms import few
+
+    return few(items, limit)
 
 
-def _report_class(summary: Any, out: Path) -> None:
-    """The class's mean (the summary's, the one definition) and who needs attention, in a few lines."""
+def _report_class(summary: Any, out: Path) -> bool:
+    """The class's mean (the summary's, the one definition) and who needs attention, in a few lines; whether
+    most of the class has no submission (the gradebook would be mostly zeros: not a batch to exit 0 on)."""
     from grader.outputs.html_page import num
 
-    scores = summary["scores"]
+    scores, counts = summary["scores"], summary["counts"]
     if scores["mean"] is not None:
         print(f"mean score {num(scores['mean'])} of {num(scores['max_score'])} over the {scores['scored']} students "
               f"the gradebook scores (grader errors left out); class summary: {out / 'summary.html'}; gradebook: "
@@ -120,6 +136,12 @@ def _report_class(summary: Any, out: Path) -> None:
         names = [f["name"] if f["name"] == f["student"] or not f["student"] else f"{f['name']} ({f['student']})"
                  for f in group["students"]]
         print(f"needs attention: {group['title'].lower()} ({len(names)}): {_few(names)}")
+    mostly_missing: bool = 2 * counts["missing"] > counts["students"]
+    if mostly_missing:
+        print(f"error: {counts['missing']} of the {counts['students']} students have no submission: the gradebook "
+              f"would be mostly zeros. Check the submissions folder, --names and the roster's ids "
+              f"(docs/lms-downloads.md).", file=sys.stderr)
+    return mostly_missing
 
 
 class _progress:
@@ -174,8 +196,7 @@ def merge_command(argv: list[str]) -> int:
         catalog = None  # points possible then come from the reports themselves
     made = classfiles.merge(args.folders, args.out, catalog)
     print(f"merged {len(made.rows)} students from {len(args.folders)} shards into {args.out}")
-    _report_class(made.summary, args.out)
-    return ExitCode.OK
+    return ExitCode.USAGE_ERROR if _report_class(made.summary, args.out) else ExitCode.OK
 
 
 def feedback_parser() -> Parser:

@@ -321,3 +321,19 @@ def test_the_shell_completes_commands_options_ids_and_files(line: str, expected:
                           check=False, timeout=60)
     assert done.returncode == 0, done.stderr
     assert {c.strip() for c in out.read_text().split("\n") if c.strip()} == expected
+
+
+def test_a_reader_that_stops_early_is_not_an_error() -> None:
+    """`grade list | head -3`: the pipe closes under us; no traceback, no "internal error", the SIGPIPE code."""
+    done = subprocess.run(f"{sys.executable} -m grader list | head -3", shell=True, capture_output=True, text=True,
+                          check=False, executable="/bin/bash")
+    assert len(done.stdout.splitlines()) == 3 and done.stderr == ""
+    # a reader gone before the first line is written: every write meets a closed pipe
+    process = subprocess.Popen([sys.executable, "-m", "grader", "list"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    with process.stderr:
+        err = process.stderr.read()
+    assert process.wait(timeout=60) == 141  # 128 + SIGPIPE, as a command the signal stopped reports
+    assert err == b""

@@ -76,6 +76,12 @@ def test_the_indexed_job_is_one_shard_per_index() -> None:
     env = {e["name"]: e["value"] for e in container(job)["env"]}  # type: ignore[attr-defined]
     assert env["JOB_COMPLETIONS"] == str(spec["completions"])  # type: ignore[index]
     assert "--shard auto" in container(job)["args"][0]  # type: ignore[index]
+    # as the Indexed Job documentation asks: a pod template that is not restarted in place (a failed index gets a
+    # new pod), no more pods at once than indexes; and a local image found without a registry
+    assert job["spec"]["template"]["spec"]["restartPolicy"] in ("Never", "OnFailure")  # type: ignore[index]
+    assert spec["parallelism"] <= spec["completions"]  # type: ignore[index]
+    for manifest in (job, kubernetes("merge-job.yaml")):
+        assert container(manifest)["imagePullPolicy"] == "IfNotPresent"
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.export import TORCH_PIN, export_gradescope
+from grader.course.export import TORCH_PIN, UV_VERSION, UV_WHEELS, export_gradescope
 from grader.judge.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,3 +106,72 @@ def test_a_torch_exercise_runs_where_setup_installed_torch(catalog: Catalog, tmp
     shutil.copy(ROOT / "exercises" / "first-gradient" / "solution.py", root / "submission" / "answer.py")
     results = run_autograder(root)
     assert results["score"] == catalog.load("first-gradient").points
+
+
+def test_students_see_no_internal_paths_and_hidden_checks_no_hint(catalog: Catalog, tmp_path: Path) -> None:
+    """Gradescope's root, as it lays it out: source/ (the zip), submission/, results/results.json."""
+    root = autograder_root(tmp_path, catalog, "node-mul", torch=False)
+    for problem in ("no file", "syntax error", "a known mistake"):
+        for old in (root / "submission").iterdir():
+            old.unlink()
+        if problem == "syntax error":
+            shutil.copy(SAMPLES / "node-mul" / "syntax_error.py", root / "submission" / "node.py")
+        elif problem == "a known mistake":
+            shutil.copy(ROOT / "exercises" / "node-mul" / "mutants" / "swapped_locals.py", root / "submission")
+        results = run_autograder(root)
+        text = json.dumps(results)
+        assert str(tmp_path) not in text and "/submission" not in text, (problem, text)
+        if problem == "no file":
+            assert str(results["output"]).endswith("Your submission: No .py file or notebook was handed in.")
+        if problem == "syntax error":
+            assert "SyntaxError" in str(results["output"]) and "line 18" in str(results["output"])
+    tests = results["tests"]
+    assert isinstance(tests, list)
+    hidden = [t for t in tests if t["visibility"] == "after_published" and t["score"] < t["max_score"]]
+    shown = [t for t in tests if t["visibility"] == "visible" and t["score"] < t["max_score"]]
+    assert hidden and all("Likely mistake" not in t.get("output", "") and "Ran `" not in t.get("output", "")
+                          for t in hidden)
+    assert hidden[0]["output"] == "This hidden check did not pass; its details are withheld."
+    assert any("Likely mistake (swapped-locals)" in t["output"] for t in shown)  # a public check keeps its hint
+
+
+@pytest.mark.slow
+def test_setup_builds_the_python_and_packages_run_autograder_runs_on(catalog: Catalog, tmp_path: Path) -> None:
+    """setup.sh for real, as Gradescope runs it at build time (here the machine's python3 is 3.11, so its venv is
+    used; on Gradescope's Ubuntu 22.04 image, whose python3 is 3.10, uv installs CPython 3.12 instead)."""
+    build = tmp_path / "build"
+    archive = export_gradescope(catalog, build, exercise="node-mul", seed=5)
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(archive) as zipped:
+        zipped.extractall(root / "source")
+    setup = root / "source" / "setup.sh"
+    built = subprocess.run(["bash", str(setup)], capture_output=True, text=True, timeout=600, check=False,
+                           env={**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert "setup.sh: the grader runs on Python 3.1" in built.stdout and "autograd-grader" in built.stdout
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    shutil.copy(SAMPLES / "node-mul" / "correct_lesson_style.py", root / "submission" / "node.py")
+    results = run_autograder(root)
+    assert results["score"] == catalog.load("node-mul").points and results["extra_data"]["seed"] == 5  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_setup_fetches_a_pinned_uv_where_the_image_has_no_recent_python(catalog: Catalog, tmp_path: Path) -> None:
+    """Gradescope's Ubuntu images carry python3 3.6, 3.8 or 3.10: setup.sh then fetches uv's wheel from PyPI,
+    checks its sha256 and installs CPython with it. Here: the fetch, with the machine's python3 (the part of
+    `uv python install` that downloads CPython needs GitHub, which this machine cannot reach)."""
+    export_gradescope(catalog, tmp_path, exercise="node-mul", seed=1)
+    setup = (tmp_path / "setup.sh").read_text()
+    assert "apt-get install -y -q python3.11" not in setup  # not in Ubuntu 18.04 or 20.04
+    assert 'uv" python install "$PYTHON_VERSION"' in setup and "sys.version_info < (3, 11)" in setup
+    body = setup.split("\nrm -rf \"$venv\"\n")[0]  # the variables and functions, not the install itself
+    fetched = subprocess.run(["bash", "-c", f"{body}\nfetch_uv && \"$root/uv/uv\" --version"], capture_output=True,
+                             text=True, timeout=300, check=False, env={**os.environ, "AUTOGRADER_ROOT": str(tmp_path)})
+    assert fetched.returncode == 0, fetched.stderr
+    assert fetched.stdout.startswith(f"uv {UV_VERSION} ")
+    # a wheel whose hash is not the pinned one is refused
+    tampered = body.replace(UV_WHEELS["X86_64"][1], "0" * 64)
+    refused = subprocess.run(["bash", "-c", f"{tampered}\nfetch_uv"], capture_output=True, text=True, timeout=300,
+                             check=False, env={**os.environ, "AUTOGRADER_ROOT": str(tmp_path / "t")})
+    assert refused.returncode != 0 and "sha256 is not the one pinned" in refused.stderr

@@ -6,10 +6,10 @@ import dataclasses
 import html
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from browser import render
 
 from grader.cli import main
 from grader.judge.catalog import Catalog
@@ -103,10 +103,8 @@ def test_grade_feedback_rebuilds_every_page_of_a_batch(tmp_path: Path, capsys: p
     assert main(["feedback", str(tmp_path)]) == 2
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs headless Chromium (apt-get install chromium)")
 def test_a_feedback_page_opens_offline_in_a_browser(swapped: Report, tmp_path: Path) -> None:
     page = tmp_path / "feedback.html"
     page.write_text(feedback_html(swapped))
-    done = subprocess.run(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--dump-dom",
-                           page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
-    assert "Score: 1/10" in done.stdout and "swapped-locals" in done.stdout, done.stderr[-2000:]
+    dom = render(page)
+    assert "Score: 1/10" in dom and "swapped-locals" in dom

@@ -51,7 +51,8 @@ def test_check_in_a_notebook_grades_what_ran_and_scores_as_grade_does(pack: Path
     run_kernel(notebook, pack)
     shown, runs, typo = notebook.cells[-3:]
     html, = outputs(shown, "text/html")
-    assert "Score: " in html and "<table>" in html and "swapped" in html  # the failed checks expanded, named
+    # the failed checks expanded, named
+    assert "Score: " in html and '<table class="ag-table">' in html and "swapped" in html
     assert html.count('<tr class="ag-detail">') == html.count(">FAIL</td>") > 0
     text, = outputs(shown, "text/plain")
     assert "Exercise node-mul" in text and "on the public checks; 1 more point is in hidden checks" in text
@@ -81,6 +82,25 @@ def test_check_with_no_id_checks_the_notebooks_assignment(pack: Path) -> None:
     members = [line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("Exercise ")]
     assert members == yaml.safe_load((pack / "exercises" / "assignments" / "autograd.yaml").read_text())["exercises"]
     assert "Not implemented yet" in text and "the same error in" in text  # the untouched starters, each said once
+
+
+def test_check_says_when_it_cannot_tell_its_notebook_and_how_to_name_it(pack: Path) -> None:
+    """Two notebooks in one folder holding the same check cell: neither can be told from what ran."""
+    notebook = nbformat.read(pack / "autograd.ipynb", as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell("from grader import check\ncheck()"))
+    for name in ("a.ipynb", "b.ipynb"):
+        nbformat.write(notebook, pack / name)
+    (pack / "autograd.ipynb").unlink()
+    (pack / "node-mul.ipynb").unlink()
+    notebook.cells.append(nbformat.v4.new_code_cell("check(notebook='b.ipynb')"))
+    notebook.cells.append(nbformat.v4.new_code_cell("check(notebook='c.ipynb')"))
+    run_kernel(notebook, pack)
+    unknown, named, missing = (outputs(cell, "text/plain")[0] for cell in notebook.cells[-3:])
+    assert "check() could not tell which notebook this is: a.ipynb and b.ipynb in this folder all hold the cells " \
+           "this kernel ran. Name it, as in check(notebook=\"a.ipynb\")" in unknown
+    members = yaml.safe_load((pack / "exercises" / "assignments" / "autograd.yaml").read_text())["exercises"]
+    assert all(f"Exercise {member}" in named for member in members)  # the named notebook's assignment, graded
+    assert "check(notebook='c.ipynb'): no such notebook here" in missing
 
 
 def test_check_outside_a_notebook_says_where_it_works() -> None:

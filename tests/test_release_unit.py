@@ -49,7 +49,7 @@ def test_the_pack_lists_exactly_the_files_it_wrote(pack: tuple[Path, list[Path]]
     out, written = pack
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert sorted(p.relative_to(out).as_posix() for p in written) == on_disk
-    assert on_disk == ["exercises/assignments/pair.yaml",
+    assert on_disk == ["README.md", "exercises/assignments/pair.yaml",
                        "exercises/first-gradient/exercise.yaml", "exercises/first-gradient/expected.json",
                        "exercises/first-gradient/mistakes.json", "exercises/first-gradient/starter.py",
                        "exercises/node-mul/exercise.yaml", "exercises/node-mul/mistakes.json",
@@ -98,7 +98,8 @@ def test_an_engine_exercise_carries_no_answers_and_its_mistakes_no_code(course: 
     assert sorted(p.name for p in folder.iterdir()) == ["exercise.yaml", "mistakes.json", "starter.py"]
     stored = json.loads((folder / "mistakes.json").read_text(encoding="utf-8"))
     mutants = load_exercise(course / "node-mul" / "exercise.yaml").mutants
-    assert stored["seed"] == 0 and sorted(m["mistake"] for m in stored["mistakes"]) == sorted(m.mistake for m in mutants)
+    assert stored["seed"] == 0
+    assert sorted(m["mistake"] for m in stored["mistakes"]) == sorted(m.mistake for m in mutants)
     text = (folder / "mistakes.json").read_text(encoding="utf-8")
     for mutant in mutants:
         body = [line.strip() for line in mutant.path.read_text(encoding="utf-8").splitlines()
@@ -134,7 +135,7 @@ def test_an_exercises_notebook_holds_its_task_and_its_starter_and_names_itself(c
     assert notebook.metadata[METADATA_KEY] == {"exercise": "node-mul"}
     task, code = notebook.cells
     assert (task.cell_type, code.cell_type) == ("markdown", "code")
-    assert task.source.startswith("# Multiplication and its gradient\n\nImplement Node.__mul__")
+    assert task.source.startswith("# Multiplication and its gradient\n\nImplement `Node.__mul__`")
     assert task.source.endswith('`grade node-mul.ipynb`, or in a cell of this notebook with `from grader import '
                                 'check` and then `check("node-mul")`.')
     starter = (course / "node-mul" / "starter.py").read_text(encoding="utf-8")
@@ -166,3 +167,42 @@ def test_advice_under_a_one_line_docstring_or_a_file_that_does_not_parse_is_a_co
         '# exercise: x\n# Check your work with:\n#\n#     grade x.py\n"""Do it."""\nx = 1\n'
     assert with_advice("def f(:\n", "x.py") == "# Check your work with:\n#\n#     grade x.py\ndef f(:\n"
     assert with_advice("", "x.py") == "# Check your work with:\n#\n#     grade x.py\n"
+
+
+def test_the_packs_readme_says_how_to_install_check_and_what_hidden_checks_and_time_limits_mean(
+        course: Path, pack: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    from grader import __version__
+    from grader.course.export import TORCH_PIN
+
+    text = (pack[0] / "README.md").read_text(encoding="utf-8")
+    assert f'pip install "autograd-grader=={__version__}"' in text
+    assert f"pip install torch=={TORCH_PIN} --index-url https://download.pytorch.org/whl/cpu" in text
+    assert "torch is needed by first-gradient only" in text  # node-mul never imports it
+    assert "grade node-mul.py" in text and "grade pair.ipynb" in text
+    # a row per exercise, with the points the pack can check, the hidden points and the time limit
+    for exercise_id in EXERCISES:
+        original = load_exercise(course / exercise_id / "exercise.yaml")
+        public = sum(p.points for p in original.probes if p.visibility == "public")
+        hidden = sum(p.points for p in original.probes if p.visibility == "hidden")
+        assert f"| {exercise_id}: {original.title} | `{exercise_id}.py`, `{exercise_id}.ipynb` | {public:g} | " \
+               f"{hidden:g} | {original.time_limit:g} s |" in text
+    assert "## Hidden checks" in text and "graded after you submit" in text
+    assert "## Time limits" in text and "Your code did not finish within" in text
+    # an engine exercise alone needs no torch, and the README says nothing of it
+    alone = release(Catalog(course), tmp_path, ["node-mul"], [])
+    assert "torch" not in (tmp_path / "README.md").read_text(encoding="utf-8") and tmp_path / "README.md" in alone
+
+
+def test_markdown_in_released_notebooks_shows_dunder_names_as_code(course: Path, pack: tuple[Path, list[Path]]) -> None:
+    """Markdown (CommonMark, as Jupyter renders it) reads Node.__mul__ as Node.<strong>mul</strong>."""
+    from markdown_it import MarkdownIt
+
+    from grader.course.markdown import code_dunders
+
+    released = nbformat.read(pack[0] / "node-mul.ipynb", as_version=4)
+    rendered = MarkdownIt("commonmark").render(released.cells[0].source)
+    assert "<code>Node.__mul__</code>" in rendered and "<code>Node.__rmul__</code>" in rendered
+    assert "<strong>" not in rendered and "<em>" not in rendered
+    assert "<strong>mul</strong>" in MarkdownIt("commonmark").render("Implement Node.__mul__ now")  # the bug it fixes
+    assert code_dunders("keep `x.__add__` and zero_grad(), a__b__c") == "keep `x.__add__` and zero_grad(), a__b__c"
+    assert code_dunders("its _backward and self._prev") == "its `_backward` and `self._prev`"

@@ -76,12 +76,14 @@ def test_a_new_torch_exercise_loads_and_lists_its_marks(tmp_path: Path) -> None:
 
 
 def test_new_like_an_existing_exercise_copies_it_renamed_with_marks(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "examples" / "courses" / "micrograd" / "value-mul", tmp_path / "value-mul")
-    assert main(["new", "value-div", "--like", "value-mul", "--exercises", str(tmp_path)]) == 0
+    shutil.copytree(ROOT / "examples" / "courses" / "micrograd" / "value-abs", tmp_path / "value-abs")
+    assert main(["new", "value-div", "--like", "value-abs", "--exercises", str(tmp_path)]) == 0
     exercise = Catalog(tmp_path).load("value-div")
-    assert exercise.contract.class_name == "Value" and len(exercise.mutants) == 1
+    # every mutant of the original, not the first alone
+    assert exercise.contract.class_name == "Value" and len(exercise.mutants) == 3
+    assert sorted(m.path.name for m in exercise.mutants) == ["no_chain_factor.py", "no_sign.py", "overwrite.py"]
     assert exercise.starter.read_text(encoding="utf-8").startswith("# exercise: value-div\n")
-    assert len(todos(exercise)) == 4  # spec, starter, solution, mutant
+    assert len(todos(exercise)) == 6  # spec, starter, solution, three mutants
 
 
 @pytest.mark.parametrize(("argv", "says"), [

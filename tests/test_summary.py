@@ -16,6 +16,7 @@ from grader.judge.grading import grade
 from grader.judge.oracle import expected_values
 from grader.judge.report import CheckResult, ExerciseResult, Report
 from grader.outputs.error_kinds import error_kind
+from grader.outputs.html_page import num
 from grader.outputs.students import ExerciseColumn, Student, StudentReport
 from grader.outputs.summary import BINS, class_summary
 from grader.outputs.summary_html import summary_html
@@ -84,7 +85,7 @@ def graded_reports(rows: list[StudentReport]) -> list[Report]:
 def test_counts(summary: Summary) -> None:
     assert summary["counts"] == {"students": 12, "graded": 10, "unreadable": 1, "missing": 0, "grader_errors": 1,
                                  "not_on_roster": 0}
-    assert summary["grader_errors"] == [{"student": "unlucky",
+    assert summary["grader_errors"] == [{"student": "unlucky", "name": "Name of unlucky",
                                          "error": "Traceback (most recent call last):\nRuntimeError: the zygote died"}]
 
 
@@ -127,10 +128,14 @@ def test_exercises(klass: tuple[list[StudentReport], list[ExerciseColumn]], summ
     stats = {e["id"]: e for e in summary["exercises"]}
     assert list(stats) == ["node-mul", "first-gradient"]  # the columns' order
     assert stats["node-mul"]["graded"] == len(node_mul) == len(CLASS)
-    assert stats["node-mul"]["mean_score"] == pytest.approx(statistics.fmean(e.score for e in node_mul))
+    # Over the students the gradebook scores in the column, as the class's mean is: the unreadable student (whose
+    # report names no exercise) has 0 in every column; the grader error has none.
+    assert stats["node-mul"]["scored"] == len(CLASS) + 1
+    assert stats["node-mul"]["mean_score"] == pytest.approx(statistics.fmean([*(e.score for e in node_mul), 0.0]))
     assert stats["node-mul"]["max_points"] == 10.0
-    assert stats["node-mul"]["full_marks"] == 1 and stats["node-mul"]["full_marks_rate"] == pytest.approx(1 / 8)
-    assert stats["first-gradient"] == {**stats["first-gradient"], "graded": 2, "mean_score": 0.0, "full_marks": 0}
+    assert stats["node-mul"]["full_marks"] == 1 and stats["node-mul"]["full_marks_rate"] == pytest.approx(1 / 9)
+    assert stats["first-gradient"] == {**stats["first-gradient"], "graded": 2, "scored": 3, "mean_score": 0.0,
+                                       "full_marks": 0}
 
 
 def test_pass_rates_per_check(klass: tuple[list[StudentReport], list[ExerciseColumn]], summary: Summary) -> None:
@@ -265,7 +270,9 @@ def test_the_page_is_one_offline_file_with_escaped_text(summary: Summary) -> Non
     assert len(svgs) == 1 and svgs[0].split(">", 1)[1].lstrip().startswith("<title>")
     assert page.count('<table class="bars" aria-label="') >= 5
     # the numbers are on the bars as text: a check's pass count, an exercise's mean, the histogram's counts
-    assert "6/8 passed (75%)" in page and "3 / 10 (30%)" in page and "SyntaxError" in page
+    mean = next(x for x in summary["exercises"] if x["id"] == "node-mul")
+    assert "6/8 passed (75%)" in page and "SyntaxError" in page
+    assert f"{num(mean['mean_score'])} / 10 ({100 * mean['mean_score'] / 10:.0f}%) over 9 students" in page
     # each diagnosed mistake is a bar too, with how many of the exercise's students made it
     mistakes = page.split("<h2>Diagnosed mistakes</h2>")[1].split("</section>")[0]
     chart = mistakes.split('<table class="bars"')[1].split("</table>")[0]
@@ -334,10 +341,16 @@ def test_a_class_where_every_maximum_is_zero() -> None:
 
 
 def test_who_needs_attention_comes_first_each_named_and_linked(summary: Summary) -> None:
-    assert [a["kind"] for a in summary["attention"]] == ["grader-error", "unreadable", "timeout"]
+    assert [a["kind"] for a in summary["attention"]] == ["grader-error", "unreadable", "zero", "timeout"]
     named = {a["kind"]: [(s["student"], s["name"]) for s in a["students"]] for a in summary["attention"]}
     assert named == {"grader-error": [("unlucky", "Name of unlucky")],
-                     "unreadable": [("unreadable", "Name of unreadable")], "timeout": [("loops", "Name of loops")]}
+                     "unreadable": [("unreadable", "Name of unreadable")], "timeout": [("loops", "Name of loops")],
+                     # 0 for a reason each can fix: a file that never loaded, the starter, a rule, a missing function
+                     "zero": [("by_hand", "Name of by_hand"), ("starter", "Name of starter"),
+                              ("syntax", "Name of syntax"), ("wrong_cell", "Name of wrong_cell")]}
+    why = {f["student"]: f["detail"] for a in summary["attention"] if a["kind"] == "zero" for f in a["students"]}
+    assert why["syntax"].startswith("SyntaxError: Your file could not be loaded: SyntaxError")
+    assert why["starter"].startswith("not attempted: ") and why["wrong_cell"].startswith("missing definition: ")
     page = summary_html(summary)
     assert page.index('id="attention"') < page.index("<h2>Scores</h2>")  # before anything to scroll past
     attention = page.split('id="attention"')[1].split("</section>")[0]

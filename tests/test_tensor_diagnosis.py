@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grader.cli import main
 from grader.core.numeric import DEFAULT_TOLERANCE
-from grader.core.values import Array, Number
+from grader.core.values import Array, ErrorInfo, Number
 from grader.judge.catalog import Catalog
 from grader.judge.grading import grade_submission
+from grader.judge.hints import hint_for
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
-from grader.judge.tensor_patterns import observation_pattern
+from grader.judge.tensor_patterns import HINTS, observation_pattern, summed_wrong_axes
 from grader.judge.tensor_variants import matching, variant_runs
-from grader.run.inputs import draw_inputs
+from grader.run.inputs import TensorInput, draw_inputs
 from grader.run.load import load_submission
 from grader.run.observed import ProbeRun
 from grader.run.sandbox import Sandbox
@@ -157,3 +160,105 @@ def test_two_independent_wrong_lines_are_two_roots(catalog: Catalog, sandbox: Sa
     assert mistakes["dhpreact"] == "root-gradient" and mistakes["dh"] == "follows-from-earlier"
     second = next(c.diagnosis for c in result.checks if c.name == "dhpreact")
     assert second is not None and second.hint.startswith("A root of its own: dhpreact's own line is wrong too.")
+
+
+def _named(result: ExerciseResult) -> dict[str, str]:
+    return {c.name: c.diagnosis.mistake for c in result.checks
+            if c.status in ("failed", "error") and c.diagnosis is not None and c.diagnosis.kind != "unknown"}
+
+
+_PROBS = ("    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))\n",
+          "    log_probs = np.log(np.exp(shifted) / np.sum(np.exp(shifted), axis=1, keepdims=True))\n")
+
+
+def test_a_softmax_shifted_by_the_batch_maximum_is_named_where_its_nans_are_and_not_from_a_nan_loss(
+        catalog: Catalog, sandbox: Sandbox, tmp_path: Path) -> None:
+    solution = (catalog.root / "softmax-cross-entropy" / "solution.py").read_text(encoding="utf-8")
+    batch = solution.replace("np.max(x, axis=1, keepdims=True)", "np.max(x)").replace(*_PROBS)
+    named = _named(_graded_without_mutants(catalog, sandbox, "softmax-cross-entropy", batch, tmp_path))
+    # rows far below the batch's maximum go 0/0: nan there, and nowhere an overflow
+    assert named.get("large logits, the gradient") == "softmax-batch-max-shift"
+    assert "softmax-overflow" not in named.values()
+    assert "large logits, the loss" not in named  # a nan loss says something went unstable, not what
+    assert named.get("a right class far below the others") == "log-of-softmax-underflow"
+    unshifted = solution.replace("x - np.max(x, axis=1, keepdims=True)", "x").replace(*_PROBS)
+    result = _graded_without_mutants(catalog, sandbox, "softmax-cross-entropy", unshifted, tmp_path)
+    named = _named(result)
+    assert named.get("large logits, the gradient") == "softmax-overflow" and "large logits, the loss" not in named
+    underflow = next(c.diagnosis for c in result.checks if c.name == "a right class far below the others")
+    assert underflow is not None and underflow.mistake == "log-of-softmax-underflow"
+    assert "shift is right" not in underflow.hint  # this file never shifts
+
+
+def test_batch_norm_eps_misplaced_is_named_where_each_check_shows_it(
+        catalog: Catalog, sandbox: Sandbox, tmp_path: Path) -> None:
+    solution = (catalog.root / "layer-backward" / "solution.py").read_text(encoding="utf-8")
+    outside = solution.replace("xhat = (x - mu) / np.sqrt(var + eps)", "xhat = (x - mu) / (np.sqrt(var) + eps)")
+    result = _graded_without_mutants(catalog, sandbox, "layer-backward", outside, tmp_path)
+    diagnoses = {c.name: c.diagnosis for c in result.checks if c.status == "failed"}
+    forward = diagnoses["batch norm forward"]
+    assert forward is not None and forward.mistake == "batchnorm-eps"
+    assert "batchnorm_forward divides by sqrt(var) + eps" in forward.hint and "dx divides" not in forward.hint
+    # the backward's dx is right for eps inside; its dgamma reuses the forward's xhat, eps outside
+    backward = diagnoses["batch norm backward"]
+    assert backward is not None and backward.mistake == "batchnorm-eps" and "dgamma" in backward.hint
+    dgamma_only = solution.replace("dgamma = (dout * xhat).sum(axis=0)",
+                                   "dgamma = (dout * (x - mu) / np.sqrt(var)).sum(axis=0)")
+    named = _named(_graded_without_mutants(catalog, sandbox, "layer-backward", dgamma_only, tmp_path))
+    assert set(named) == {"batch norm backward", "batch norm with another eps", "the layers stacked"}
+    assert set(named.values()) == {"batchnorm-eps"}
+
+
+def test_numpy_dot_t_on_a_batch_is_named_from_its_very_error(
+        catalog: Catalog, sandbox: Sandbox, tmp_path: Path) -> None:
+    solution = (catalog.root / "tensor-matmul" / "solution.py").read_text(encoding="utf-8")
+    dot_t = solution.replace("self.data.swapaxes(-1, -2) @ out.grad", "self.data.T @ out.grad")
+    result = _graded_without_mutants(catalog, sandbox, "tensor-matmul", dot_t, tmp_path)
+    batched = next(c for c in result.checks if c.name == "a batch times one matrix")
+    assert batched.status == "error" and batched.diagnosis is not None
+    assert batched.diagnosis.mistake == "matmul-transposes" and "reverses every axis" in batched.diagnosis.hint
+    assert all(c.status == "passed" for c in result.checks if c.name in ("rectangular matrices", "square matrices"))
+
+
+def test_a_gradient_summed_over_the_wrong_axis_names_both_axes() -> None:
+    dout = RNG.normal(size=(4, 5))
+    inputs = {"dout": TensorInput((4, 5), tuple(float(v) for v in dout.ravel()))}
+    found = summed_wrong_axes(array(dout.sum(axis=0)), array(dout.sum(axis=1)), inputs, TOL)
+    assert found == ("summed-wrong-axis", "is dout summed over axis 1, where the right one is dout summed over axis 0")
+    assert summed_wrong_axes(array(dout.sum(axis=0)), array(dout.sum(axis=0) * 2), inputs, TOL) is None
+
+
+def test_a_numpy_exercise_reads_no_torch_advice() -> None:
+    error = ErrorInfo("TypeError", "unsupported operand type(s) for *: 'NoneType' and 'float'")
+    advice = hint_for(error, "tensor")
+    assert advice is not None and "no_grad" not in advice and "leaf" not in advice
+    assert "no_grad" in (hint_for(error, "torch") or "")
+
+
+def test_one_wrong_check_that_is_a_ratio_names_no_ratio(catalog: Catalog, sandbox: Sandbox, tmp_path: Path) -> None:
+    solution = (catalog.root / "tensor-elementwise" / "solution.py").read_text(encoding="utf-8")
+    # add's gradients doubled, and a division that raises: every other check errs, so add's is the one number
+    doubled = solution.replace("            self._accumulate(out.grad)\n            other._accumulate(out.grad)\n",
+                               "            self._accumulate(2 * out.grad)\n"
+                               "            other._accumulate(2 * out.grad)\n", 1) \
+        .replace("    def __truediv__(self, other):  # self / other\n",
+                 "    def __truediv__(self, other):  # self / other\n        raise RuntimeError('later')\n")
+    result = _graded_without_mutants(catalog, sandbox, "tensor-elementwise", doubled, tmp_path)
+    assert [c.name for c in result.checks if c.status == "failed"] == ["add"]
+    assert "add" not in _named(result)  # twice the right answer, on one check alone: chance, not evidence
+
+
+def test_a_hidden_check_keeps_the_shapes_of_a_forged_numpy_message_out_of_its_hint(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parent.parent / "submissions" / "hostile" / "tensor_shapes_quote_hidden_inputs.py"
+    out = tmp_path / "report.json"
+    assert main([str(sample), "--format", "json", "--output", str(out)]) == 1
+    hidden = next(c for e in json.loads(out.read_text(encoding="utf-8"))["exercises"] for c in e["checks"]
+                  if c["visibility"] == "hidden")
+    assert hidden["diagnosis"]["hint"] == HINTS["unreduced-broadcast"]
+    assert "broadcast shape (" not in json.dumps(hidden)  # the message's shapes: its source line is the student's own
+
+
+def test_float32_values_are_named_as_float32_only_when_every_element_is_one() -> None:
+    g = RNG.normal(size=(3, 4))
+    assert pattern(g, g.astype(np.float32).astype(np.float64))[0] == "float32-precision"  # type: ignore[index]
+    assert pattern(g, g * (1 + 1e-5)) is None  # as close, but float64 values: no evidence of float32

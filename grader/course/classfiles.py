@@ -63,7 +63,8 @@ def write_class_files(out: Path, catalog: Catalog | None, manifest: Manifest | N
         gradebook = columns
     else:
         gradebook = [total] if manifest.columns == "total" else [total, *columns]
-    summary = class_summary(rows, columns, not_on_roster=manifest.not_on_roster if manifest else ())
+    summary = class_summary(rows, columns, not_on_roster=manifest.not_on_roster if manifest else (),
+                            skipped=manifest.ignored if manifest else ())
     sweep(out)
     atomic(out / "gradebook.csv", gradebook_csv(rows, gradebook, total=total.id if total else None), durable=True)
     atomic(out / "junit.xml", junit_xml([(r.student.id, r.report) for r in rows]), durable=True)
@@ -115,7 +116,8 @@ def rebuild_feedback(reports: Path) -> int:
     if not (reports / STUDENTS).is_dir():
         raise GraderError(f"{reports}: no {STUDENTS}/ folder: not the --out of a grade batch.")
     written = 0
-    for row in finished_students(reports):
+    folders = read_manifest(reports).folders if (reports / MANIFEST).is_file() else None
+    for row in finished_students(reports, folders):  # the batch's own students, never another run's left behind
         atomic(folder_of(reports, row.student) / FEEDBACK, feedback_html(row.report, row.student, row.outcome))
         written += 1
     return written

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.course.lms import Download, Found, Names, read_download
+from grader.course.lms import NAMES, Download, Found, Names, few, read_download
 from grader.course.roster import Roster, read_roster
 from grader.course.selection import SubmittedFile, digest
 from grader.outputs.layout import DONE, folder_of
@@ -69,8 +69,14 @@ class ClassList:
 def discover(folder: Path, roster_path: Path | None = None, names: Names | None = None) -> ClassList:
     """One entry per student, sorted by id: the roster's students (missing ones too), or everyone found."""
     download = read_download(folder, names)
+    if not download.found:
+        skipped = f" (skipped: {few(download.ignored)})" if download.ignored else ""
+        raise GraderError(f"{folder}: no submissions in it, read as {download.names} names{skipped}. Give the "
+                          f"folder the LMS's download unzipped into, or one file or folder per student.")
     roster = read_roster(roster_path) if roster_path is not None else None
     matched, not_on_roster = _match(download, roster)
+    if roster is not None:
+        _check_roster(folder, download, roster, matched, not_on_roster)
     entries = [dataclasses.replace(e, root=folder) for e in matched]
     owners: dict[str, list[str]] = {}
     for entry in entries:
@@ -78,7 +84,7 @@ def discover(folder: Path, roster_path: Path | None = None, names: Names | None 
     doubled = {sid: origins for sid, origins in owners.items() if len(origins) > 1}
     if doubled:
         sid, origins = sorted(doubled.items())[0]
-        raise GraderError(f"{folder}: {' and '.join(origins)} both belong to {sid}"
+        raise GraderError(f"{folder}: {few(origins)} all belong to {sid}"
                           + (f" (and {len(doubled) - 1} more students have several)" if len(doubled) > 1 else "")
                           + "; keep one submission per student, or fix the roster.")
     return ClassList(sorted(entries, key=lambda e: e.student.id), download.names, tuple(not_on_roster),
@@ -99,6 +105,34 @@ def _match(download: Download, roster: Roster | None) -> tuple[list[Entry], list
         entries.append(Entry(student, found.files, found.origin))
     entries += [Entry(s, (), missing=True) for s in roster.students if s.id not in matched]
     return entries, strangers
+
+
+def _check_roster(folder: Path, download: Download, roster: Roster, entries: Sequence[Entry],
+                  strangers: Sequence[str]) -> None:
+    """Refuse a roster most of whose students match nothing while the folder holds submissions no row matches:
+    the roster's ids are not the download's (or --names is not its layout), and grading would zero the class."""
+    unmatched = sum(e.missing for e in entries)
+    if not strangers or 2 * unmatched <= len(roster.students):
+        return
+    best: tuple[int, str] = (len(roster.students) - unmatched, "")
+    for other in NAMES:
+        if other == download.names:
+            continue
+        try:
+            alternative = read_download(folder, other)
+        except GraderError:
+            continue
+        hits = len({s.id for f in alternative.found if (s := roster.match(f)) is not None})
+        if hits > best[0]:  # only a layout that matches more of the roster is worth naming
+            best = (hits, other)
+    ids = few([s.id for s in roster.students], 3)
+    said = (f"{folder}: {unmatched} of the roster's {len(roster.students)} students match nothing in it, read as "
+            f"{download.names} names ({len(download.found)} submissions such as {few(strangers, 3)}; the roster's "
+            f"ids are such as {ids}).")
+    if best[1]:
+        raise GraderError(f"{said} Read as {best[1]} names, {best[0]} of them match: give --names {best[1]}.")
+    raise GraderError(f"{said} The roster's id column must hold the LMS's ids (docs/lms-downloads.md says which), "
+                      f"or its submission column each student's file or folder.")
 
 
 def _student(found: Found) -> Student:
@@ -163,6 +197,7 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
         except (OSError, ValueError, LookupError, TypeError):
             todo.append(entry)
             continue
-        if not marker.get("sha256") == graded == entry.digest or marker.get("setup") != fingerprint:
-            todo.append(entry)
+        if not marker.get("sha256") == graded == entry.digest or marker.get("setup") != fingerprint or \
+                marker.get("student") != dataclasses.asdict(entry.student):
+            todo.append(entry)  # a changed roster row too: its ids are in the student's LTI score and gradebook row
     return todo

@@ -1,9 +1,11 @@
 """Package the grader to run on a platform: Gradescope's setup.sh, run_autograder and autograder.zip.
 
-The export is reproducible: setup.sh installs torch at the version the README pins (TORCH_PIN, the CPU
-build) and only where an exported exercise needs torch, and every other package the grader runs on at
-the version installed where the export was made (requirements.txt, the whole closure of the grader's
-runtime requirements), so the autograder runs what the instructor tested. run_autograder grades the
+The export is reproducible: setup.sh (grader/templates/gradescope/setup.sh.tmpl) makes a Python 3.11+ on any
+of Gradescope's base images (the image's own where it has one, else CPython by a uv pinned by hash), installs
+torch at the version the README pins (TORCH_PIN, the CPU build) and only where an exported exercise needs
+torch, and every other package the grader runs on at the version installed where the export was made
+(requirements.txt, the whole closure of the grader's runtime requirements), so the autograder runs what the
+instructor tested. run_autograder grades the
 submission folder with the same choice of file as `grade FOLDER` (grader.course.selection) and always leaves a
 results.json: a problem with the submission (no file, several candidates) reaches the student as its text.
 """
@@ -14,6 +16,7 @@ import importlib.metadata as metadata
 import secrets
 import shutil
 import zipfile
+from importlib import resources
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -30,21 +33,21 @@ TORCH_PIN = "2.13.0"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 DISTRIBUTION = "autograd-grader"
 
-SETUP = """\
-#!/usr/bin/env bash
-# Gradescope runs this once, when it builds the autograder's image. Every version is pinned: the grader
-# runs on what it was exported with (requirements.txt).
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-apt-get update -q
-apt-get install -y -q python3.11 python3.11-venv
-python3.11 -m venv /autograder/venv
-{torch}/autograder/venv/bin/pip install -q --no-deps -r "$here/requirements.txt"
-"""
+#: what setup.sh installs Python with where the image has no 3.11+ (grader/templates/gradescope/setup.sh.tmpl):
+#: uv's wheel from PyPI, pinned by version and sha256, for each machine Gradescope runs
+UV_VERSION, UV_PYTHON = "0.13.9", "3.12"
+UV_WHEELS = {
+    "X86_64": ("https://files.pythonhosted.org/packages/3d/aa/26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
+               "uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+               "d7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19"),
+    "AARCH64": ("https://files.pythonhosted.org/packages/fe/2f/51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
+                "uv-0.13.9-py3-none-manylinux_2_28_aarch64.whl",
+                "ecb6028d79dc96fbeafffe5c8af62a7099487ebc05a701e76714eebcffd06375"),
+}
 
 TORCH_STEP = """\
 # The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB CUDA build.
-/autograder/venv/bin/pip install -q "torch=={pin}" --index-url {index}
+"$venv/bin/python" -m pip install -q "torch=={pin}" --index-url {index}
 """
 
 RUN = """\
@@ -63,13 +66,14 @@ export PYTHONPATH="$root/source/src"
   --exercises "$root/source/exercises" --format gradescope --output "$results" 2> "$errors"
 status=$?
 if [ ! -s "$results" ]; then
-  "$root/venv/bin/python" - "$results" "$errors" "$status" <<'PY'
+  "$root/venv/bin/python" - "$results" "$errors" "$status" "$root/submission" <<'PY'
 import json, sys
 from grader.outputs.formats.gradescope import gradescope_failure
-results, errors, status = sys.argv[1], sys.argv[2], int(sys.argv[3])
+results, errors, status, submission = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 lines = [line for line in open(errors, encoding="utf-8", errors="replace").read().splitlines() if line.strip()]
 if status == 2 and lines:  # a problem with the submission, said in one line: the student can fix it
-    reason = lines[-1].removeprefix("error: ")
+    # in the student's words: their files by name, never where the autograder keeps them
+    reason = lines[-1].removeprefix("error: ").replace(submission + "/", "").replace(submission, "Your submission")
 else:
     reason = "The autograder could not grade your submission. This is not your fault: tell your instructor."
 with open(results, "w") as out:
@@ -98,7 +102,7 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
     out.mkdir(parents=True, exist_ok=True)
     (out / "requirements.txt").write_text(requirements(with_torch=needs_torch))
     torch = TORCH_STEP.format(pin=TORCH_PIN, index=TORCH_INDEX) if needs_torch else ""
-    (out / "setup.sh").write_text(SETUP.format(torch=torch))
+    (out / "setup.sh").write_text(setup_script(torch))
     (out / "run_autograder").write_text(RUN.format(which=which, seed=secrets.randbelow(10**9) if seed is None
                                                    else seed))
     for script in ("setup.sh", "run_autograder"):
@@ -120,6 +124,17 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
             info.date_time = (2026, 1, 1, 0, 0, 0)  # the same bytes on every export of the same files
             zipped.writestr(info, path.read_bytes())
     return archive
+
+
+def setup_script(torch_step: str) -> str:
+    """setup.sh, from its template: Python 3.11+ on any of Gradescope's base images, then the pinned packages."""
+    text = resources.files("grader").joinpath("templates/gradescope/setup.sh.tmpl").read_text(encoding="utf-8")
+    values = {"PYTHON_VERSION": UV_PYTHON, "UV_VERSION": UV_VERSION, "TORCH_STEP": torch_step}
+    for machine, (url, sha256) in UV_WHEELS.items():
+        values |= {f"UV_WHEEL_{machine}": url, f"UV_SHA256_{machine}": sha256}
+    for key, value in values.items():
+        text = text.replace(f"@{key}@", value)
+    return text
 
 
 def requirements(*, with_torch: bool) -> str:

@@ -3,19 +3,22 @@ write the class files. The CLI calls `plan_class`, says what it will do, then ca
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.core.errors import GraderError
 from grader.course.batch import Setup, Tally, atomic
 from grader.course.classfiles import ClassFiles, write_class_files
 from grader.course.classlist import ClassList, Entry, discover, pending, shard
 from grader.course.lms import Names
-from grader.course.manifest import Columns, Manifest
+from grader.course.manifest import Columns, Manifest, read_manifest
 from grader.course.pool import Progress, run
 from grader.judge.catalog import Catalog
-from grader.outputs.layout import MANIFEST, folder_of
+from grader.outputs.html_page import plural
+from grader.outputs.layout import CLASS_FILES, DONE, MANIFEST, STUDENTS, folder_of
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,6 +33,8 @@ class ClassRequest:
     #: K/N, or auto (grader.course.classlist.shard_spec)
     shard: str | None = None
     resume: bool = False
+    #: start over in an --out that holds an earlier batch's reports
+    force: bool = False
     jobs: int = 1
     columns: Columns | None = None
 
@@ -83,11 +88,45 @@ def plan_class(request: ClassRequest, catalog: Catalog) -> ClassPlan:
         students=tuple(e.student.id for e in entries),
         folders=tuple(folder_of(Path(), e.student).name for e in entries),
         not_on_roster=klass.not_on_roster, ignored=klass.ignored)
+    _one_class(request, manifest, klass)
     request.out.mkdir(parents=True, exist_ok=True)
     atomic(request.out / MANIFEST, manifest.to_json(), durable=True)
     todo = pending(entries, request.out, fingerprint) if request.resume else entries
     return ClassPlan(request=request, klass=klass, entries=entries, todo=todo, manifest=manifest,
                      fingerprint=fingerprint)
+
+
+def _one_class(request: ClassRequest, manifest: Manifest, klass: ClassList) -> None:
+    """An --out holds one class: an earlier batch's reports are gone on with (--resume, the same class) or
+    removed (--force), never mixed with another's."""
+    out = request.out
+    ours = (out / MANIFEST).is_file() or any((out / STUDENTS).glob(f"*/{DONE}"))
+    if not ours:
+        return
+    if request.force:
+        shutil.rmtree(out / STUDENTS, ignore_errors=True)
+        for name in (MANIFEST, *CLASS_FILES):
+            (out / name).unlink(missing_ok=True)
+        return
+    try:
+        earlier: Manifest | None = read_manifest(out)
+    except GraderError:
+        earlier = None
+    what = (f"{plural(len(earlier.students), 'student')}, {_what(earlier.exercises, earlier.assignment)}"
+            if earlier is not None else "reports of an older grader")
+    if not request.resume:
+        raise GraderError(f"{out} holds the reports of an earlier batch ({what}): give --resume to go on with that "
+                          f"batch, --force to start over there, or another --out.")
+    ids = {e.student.id for e in klass.entries}
+    if earlier is None or (earlier.exercises, earlier.assignment) != (manifest.exercises, manifest.assignment) or \
+            (earlier.students and not ids & set(earlier.students)):
+        now = f"{plural(len(ids), 'student')}, {_what(manifest.exercises, manifest.assignment)}"
+        raise GraderError(f"{out} holds another class's reports ({what}; this batch: {now}); --resume goes on only "
+                          f"with the same class. Give --force to start over there, or another --out.")
+
+
+def _what(exercises: Sequence[str], assignment: str | None) -> str:
+    return f"assignment {assignment}" if assignment else ", ".join(exercises) or "the exercises each file names"
 
 
 def grade_class(plan: ClassPlan, catalog: Catalog, progress: Progress) -> ClassGraded:

@@ -8,9 +8,11 @@ Four layouts, each documented (with its sources) in docs/lms-downloads.md:
     moodle      "Download all submissions": `<Full Name>_<participant id>_assignsubmission_file[_]/...` folders,
                 or flat files `<Full Name>_<participant id>_assignsubmission_file_<file name>`
 
-Without --names the layout is detected: Gradescope by its metadata file, Canvas and Moodle when every
-entry of the folder follows their naming; anything else is read as plain. Nothing is renamed on disk: each
-file keeps its path and gets back the name the student gave it.
+Without --names the layout is detected: Gradescope by its metadata file, else the layout most of the folder's
+entries follow (Canvas's or Moodle's naming before plain, which every .py file fits); an entry that does not
+follow it (a README, the roster dropped in) is skipped and listed. A folder most of whose entries fit no
+layout, or not the one --names gives, is refused, saying which fits. Nothing is renamed on disk: each file
+keeps its path and gets back the name the student gave it.
 """
 
 from __future__ import annotations
@@ -76,24 +78,62 @@ def read_download(folder: Path, names: Names | None = None) -> Download:
     if not folder.is_dir():
         raise GraderError(f"{folder}: not a folder. grade batch takes a folder with one file or folder per student, "
                           f"or an LMS's download unzipped.")
-    names = names or detect(folder)
-    reader = {"plain": _plain, "canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle}[names]
+    chosen = names or detect(folder)
+    reader = {"plain": _plain, "canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle}[chosen]
     download = reader(folder)
+    items = _items(folder)
+    if names is not None and names != "gradescope" and 2 * len(download.ignored) > len(items):
+        raise GraderError(f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} names "
+                          f"(such as {few(download.ignored)}); {_which_fits(folder, items)}")
     leaving = [f"{p.name} (a link out of the submissions folder)" for p in folder.iterdir()
                if p.is_symlink() and not inside(p, folder)]
     return dataclasses.replace(download, ignored=[*download.ignored, *leaving]) if leaving else download
 
 
 def detect(folder: Path) -> Names:
-    """The layout of `folder`: Gradescope by its metadata file; Canvas or Moodle when every entry follows it."""
+    """The layout of `folder`: Gradescope by its metadata file, else the one most of its entries follow."""
     if _gradescope_root(folder) is not None:
         return "gradescope"
     items = _items(folder)
-    if items:
-        for names, pattern in (("moodle", _MOODLE), ("canvas", _CANVAS_UPLOAD)):
-            if all(_fits(names, pattern, item) for item in items):
-                return names  # type: ignore[return-value]
+    if not items:
+        return "plain"
+    counts = fit_counts(items)
+    if 2 * counts["none"] > len(items):
+        raise GraderError(f"{folder}: most of its {len(items)} entries fit no layout; {_which_fits(folder, items)}")
+    fitting = len(items) - counts["none"]  # a README or the roster dropped in has no say
+    for names in ("moodle", "canvas"):  # an LMS's names first: its files fit plain too
+        if 2 * counts[names] > fitting:
+            return names
     return "plain"
+
+
+def fit_counts(items: Sequence[Path]) -> dict[str, int]:
+    """How many of the entries each layout names as (part of) a submission, and how many none does."""
+    canvas = [_fits("canvas", _CANVAS_UPLOAD, item) for item in items]
+    moodle = [_fits("moodle", _MOODLE, item) for item in items]
+    plain = [item.is_dir() or item.suffix in SUFFIXES for item in items]
+    return {"canvas": sum(canvas), "moodle": sum(moodle), "plain": sum(plain),
+            "none": sum(not any(fit) for fit in zip(canvas, moodle, plain, strict=True))}
+
+
+def _which_fits(folder: Path, items: Sequence[Path]) -> str:
+    """Which --names most of the entries follow, or, when none, how many follow each."""
+    counts = fit_counts(items)
+    best = max(("moodle", "canvas", "plain"), key=lambda n: counts[n])
+    if 2 * counts[best] > len(items):
+        return f"{counts[best]} of them follow {best} names: give --names {best}."
+    tally = ", ".join(f"{counts[name]} {name}" for name in ("canvas", "moodle", "plain"))
+    return (f"entries that follow each layout: {tally} (plain: a .py file, notebook or folder per student), such as "
+            f"{few([i.name for i in items])}. Unzip the LMS's download as it came, into a folder of its own, and "
+            f"give --names canvas, gradescope, moodle or plain.")
+
+
+def few(names: Sequence[str], limit: int = 4) -> str:
+    """A few names for a message, each one short line of printable characters: they are the submissions' file
+    names, which may hold terminal escapes or line breaks."""
+    shown = ["".join(c if c.isprintable() else "?" for c in name[:80]) + ("…" if len(name) > 80 else "")
+             for name in names[:limit]]
+    return ", ".join(shown) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _fits(names: str, pattern: re.Pattern[str], item: Path) -> bool:

@@ -47,16 +47,18 @@ class Checked:
         return 0.0 if self.report is None else self.report.score
 
 
-def check(exercise: str | None = None, *, seed: int = 0, exercises: str | Path | None = None) -> Checked:
+def check(exercise: str | None = None, *, seed: int = 0, exercises: str | Path | None = None,
+          notebook: str | Path | None = None) -> Checked:
     """Grade what this notebook's kernel has run as `exercise` (an id), or, with none, as every exercise of the
-    notebook's assignment (its metadata); `exercises`: the exercises folder, found as `grade` finds it."""
+    notebook's assignment (its metadata); `exercises`: the exercises folder, found as `grade` finds it;
+    `notebook`: this notebook's file, where the kernel cannot tell (read for its metadata only)."""
     try:
-        return Checked(_check(exercise, seed, exercises))
+        return Checked(_check(exercise, seed, exercises, notebook))
     except GraderError as exc:  # a problem the student can fix: one sentence, not a traceback in their notebook
         return Checked(None, str(exc))
 
 
-def _check(exercise: str | None, seed: int, folder: str | Path | None) -> Report:
+def _check(exercise: str | None, seed: int, folder: str | Path | None, named: str | Path | None) -> Report:
     from grader.judge.catalog import Catalog
     from grader.judge.grading import grade
 
@@ -65,11 +67,18 @@ def _check(exercise: str | None, seed: int, folder: str | Path | None) -> Report
     if not cells:
         raise GraderError("this kernel has run no code yet: run your cells, then check() again.")
     catalog = Catalog.find(Path(folder) if folder is not None else None)
-    notebook = notebook_file(shell, cells)
+    if named is not None and not (Path(named).suffix == ".ipynb" and Path(named).is_file()):
+        raise GraderError(f"check(notebook={str(named)!r}): no such notebook here; give this notebook's file name.")
+    notebook = Path(named) if named is not None else notebook_file(shell, cells)
     if exercise is not None:
         targets = [catalog.load(exercise)]
     else:
         declared = _declared(notebook)
+        if declared is None and notebook is None and len(tied := _candidates(cells)) > 1:
+            names = " and ".join(p.name for p in tied[:3]) + (" (and more)" if len(tied) > 3 else "")
+            raise GraderError(f"check() could not tell which notebook this is: {names} in this folder all hold the "
+                              f"cells this kernel ran. Name it, as in check(notebook=\"{tied[0].name}\"), or name "
+                              f"the exercise, as in check(\"ID\").")
         if declared is None:
             raise GraderError(f"which exercise? Call check(\"ID\") with one of: {', '.join(catalog.ids())}.")
         kind, ident = declared
@@ -129,9 +138,16 @@ def notebook_file(shell: Any, cells: Sequence[tuple[int, str]]) -> Path | None:
     for named in (namespace.get("__vsc_ipynb_file__"), os.environ.get("JPY_SESSION_NAME")):
         if isinstance(named, str) and named.endswith(".ipynb") and Path(named).is_file():
             return Path(named)
+    best = _candidates(cells)
+    return best[0] if len(best) == 1 else None
+
+
+def _candidates(cells: Sequence[tuple[int, str]]) -> list[Path]:
+    """The working folder's notebooks with the grader's metadata that share the most cells with what ran: one
+    where it can be told, several where they tie (copies of one notebook, a shared check cell)."""
     candidates = [path for path in sorted(Path.cwd().glob("*.ipynb")) if _declared(path) is not None]
     if len(candidates) <= 1:
-        return candidates[0] if candidates else None
+        return candidates
     ran = {text.strip() for _, text in cells}
 
     def shared(path: Path) -> int:
@@ -139,8 +155,9 @@ def notebook_file(shell: Any, cells: Sequence[tuple[int, str]]) -> Path | None:
 
         return sum(cell.source.strip() in ran for cell in load_submission(path).cells)
 
-    scores = sorted(((shared(path), path) for path in candidates), reverse=True)
-    return scores[0][1] if scores[0][0] > scores[1][0] else None
+    scores = [(shared(path), path) for path in candidates]
+    top = max(score for score, _ in scores)
+    return [path for score, path in scores if score == top]
 
 
 def _declared(notebook: Path | None) -> tuple[str, str] | None:

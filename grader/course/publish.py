@@ -88,14 +88,25 @@ def publish_lti(reports: Path, platform: Platform, *, dry_run: bool = False,
                 say: Callable[[str], None] = print) -> Published:
     """POST every student's changed score to the line item; record each one the platform took."""
     from grader.course.classfiles import finished_students
+    from grader.course.manifest import read_manifest
+    from grader.outputs.layout import MANIFEST
 
     record_path = reports / RECORD
     record = _read_record(record_path, platform.lineitem)
     todo: list[tuple[str, dict[str, Any], str]] = []
-    skipped, unchanged = [], 0
-    for row in finished_students(reports):
+    skipped: list[str] = []
+    no_lti: list[str] = []
+    unchanged = 0
+    folders = read_manifest(reports).folders if (reports / MANIFEST).is_file() else None
+    rows = list(finished_students(reports, folders))  # the batch's own students, never another run's left behind
+    # Where the roster gives LTI user ids, a student without one is not sent under the gradebook's id instead.
+    with_lti = any(row.student.lti_user_id for row in rows)
+    for row in rows:
         if row.outcome == "grader-error":  # a Score without scoreGiven clears the grade: never for our bug
             skipped.append(row.student.id)
+            continue
+        if with_lti and not row.student.lti_user_id:
+            no_lti.append(row.student.id)
             continue
         score = json.loads((folder_of(reports, row.student) / "lti-score.json").read_text(encoding="utf-8"))
         digest = _digest(score)
@@ -103,6 +114,9 @@ def publish_lti(reports: Path, platform: Platform, *, dry_run: bool = False,
             unchanged += 1
             continue
         todo.append((score["userId"], score, digest))
+    if no_lti:
+        say(f"not sent: {len(no_lti)} students have no lti_user_id in the roster ({', '.join(no_lti[:5])}"
+            f"{' ...' if len(no_lti) > 5 else ''}); add them and grade again with --resume")
     if dry_run or not todo:
         for user, score, _ in todo:
             say(f"would send {user}: {score.get('scoreGiven', '-')}/{score.get('scoreMaximum', '-')}")

@@ -7,6 +7,7 @@
     OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
     OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
     OUT/exercises/assignments/<id>.yaml
+    OUT/README.md                        for students: install, check, what hidden checks and time limits mean
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead; and so that a student's grade
@@ -26,6 +27,8 @@ from typing import Any
 import yaml
 
 from grader.core.exercise import COURSE_OPS, Assignment, Exercise
+from grader.course.markdown import code_dunders
+from grader.course.pack_readme import write_readme
 from grader.judge import released_mistakes
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.grading import mistake_runs
@@ -64,6 +67,7 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
     return written
 
 
@@ -96,7 +100,7 @@ def with_advice(starter: str, name: str) -> str:
 
 
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
-    intro = f"# {assignment.title}\n\n{assignment.summary}".strip()
+    intro = code_dunders(f"# {assignment.title}\n\n{assignment.summary}".strip())
     intro += (f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
               f"with `from grader import check` and then `check()`.")
     cells = [("markdown", intro)]
@@ -107,7 +111,7 @@ def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[t
 
 
 def _task(exercise: Exercise, level: int) -> str:
-    text = f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip()
+    text = code_dunders(f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip())
     if level == 1:
         text += (f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
                  f"`from grader import check` and then `check(\"{exercise.id}\")`.")

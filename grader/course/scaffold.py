@@ -42,7 +42,7 @@ def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: 
 
 
 def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
-    """The existing exercise's spec, starter, solution and first mutant, renamed, with marks where to start."""
+    """The existing exercise's spec, starter, solution and every mutant, renamed, with marks where to start."""
     header = re.compile(rf"^# exercise: {re.escape(like.id)}$", re.M)
     spec = like.spec_path.read_text(encoding="utf-8")
     spec = re.sub(rf"^id: {re.escape(like.id)}$", f"id: {exercise_id}", spec, count=1, flags=re.M)
@@ -55,12 +55,11 @@ def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
         text = header.sub(f"# exercise: {exercise_id}", source.read_text(encoding="utf-8"), count=1)
         written.append(_write(folder / target, f"{text.rstrip()}\n# {MARK}: {like.id}'s {target}; make it this "
                                                f"exercise's, then delete this line.\n"))
-    if like.mutants:
-        first = like.mutants[0].path
-        text = header.sub(f"# exercise: {exercise_id}", first.read_text(encoding="utf-8"), count=1)
-        written.append(_write(folder / "mutants" / first.name,
-                              f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {like.mutants[0].mistake}; put a "
-                              f"mistake of this exercise in it, then delete this line.\n"))
+    for mutant in like.mutants:  # every one: each is a mistake the new exercise may share
+        text = header.sub(f"# exercise: {exercise_id}", mutant.path.read_text(encoding="utf-8"), count=1)
+        written.append(_write(folder / "mutants" / mutant.path.name,
+                              f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {mutant.mistake}; make it a mistake "
+                              f"of this exercise, then delete this line.\n"))
     return written
 
 

@@ -80,7 +80,7 @@ def _problems(exercise: Exercise, group: GroupRun, run: RunResult, defined: Defi
     return problems
 
 
-def run_problems(run: RunResult, *, first: bool = True) -> list[str]:
+def run_problems(run: RunResult, *, first: bool = True, engine: str = "torch") -> list[str]:
     """What went wrong with the submission as a whole in one run: loading, failing cells, stopping early.
 
     A notebook runs once per set of imports its exercises allow: in any run but the first, a cell that
@@ -90,7 +90,7 @@ def run_problems(run: RunResult, *, first: bool = True) -> list[str]:
     for error in run.cell_errors:
         if not first and error.type_name == "ImportError" and "is not available in exercise" in error.message:
             continue
-        hint = hint_for(error)
+        hint = hint_for(error, engine)
         if run.kind == "python":
             text = f"Your file could not be loaded: {error.describe()}."
         else:

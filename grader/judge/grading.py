@@ -145,11 +145,14 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                                        _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
     several = len(runs) > 1
+    # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
+    engines = {g.exercise.engine for g in groups}
+    engine = "torch" if "torch" in engines or len(engines) != 1 else next(iter(engines))
     children = {d: _distinct(found) for d, found in runs.items()}
     return Graded(
         exercises=tuple(results),
         problems=tuple(f"On {d.upper()}: {p}" if several else p for d, child_runs in children.items()
-                       for i, run in enumerate(child_runs) for p in run_problems(run, first=i == 0)),
+                       for i, run in enumerate(child_runs) for p in run_problems(run, first=i == 0, engine=engine)),
         output="".join(f"--- on {d.upper()} ---\n{r[0].output}" if several and r[0].output else r[0].output
                        for d, r in children.items() if r),
         output_truncated=any(r.output_truncated for child_runs in children.values() for r in child_runs),

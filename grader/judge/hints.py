@@ -53,20 +53,29 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
 
 #: the advice that holds in an engine exercise too; the rest is about torch's own messages and habits
 ANY_ENGINE = frozenset({"endless-recursion"})
-#: and what holds for a numpy tensor exercise too, once put in its words (grader.judge.tensor_patterns)
+#: and what holds for a numpy tensor exercise too, once put in its words (TENSOR_ADVICE)
 TENSOR_TOO = frozenset({"none-value", "none-operand"})
+
+
+#: the advice of TENSOR_TOO in a numpy exercise's words: no torch there, so nothing of no_grad or leaves
+TENSOR_ADVICE = {
+    "none-value": "something is None where an array was expected: often a function that does not return its result "
+                  "yet (a TODO left as `out = None`), a missing return, or a .grad read before backward() reached it.",
+    "none-operand": "an operand is None where an array was expected: often a function that does not return its "
+                    "result yet, a missing return, or a .grad that no backward() has filled.",
+}
 
 
 def known_error(error: ErrorInfo, engine: str = "torch") -> tuple[str, str] | None:
     """The id and the advice for an error whose cause is known, if this is one.
 
     An engine exercise gets only advice that is not about torch: "'NoneType' object has no attribute"
-    there is a node's None, not a .grad read before backward().
+    there is a node's None, not a .grad read before backward(); a numpy exercise gets it in numpy's words.
     """
     for ident, type_name, fragment, advice in KNOWN_ERRORS:
         if error.type_name == type_name and fragment in error.message and (
                 engine == "torch" or ident in ANY_ENGINE or (engine == "tensor" and ident in TENSOR_TOO)):
-            return ident, advice
+            return ident, TENSOR_ADVICE.get(ident, advice) if engine == "tensor" else advice
     return None
 
 

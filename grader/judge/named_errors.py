@@ -22,6 +22,8 @@ OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "**": "pow", "/
              "@": "matmul"}
 #: the lessons' engine methods an AttributeError can be about (attributes such as .value are the contract's)
 ENGINE_METHODS = frozenset({"sigmoid", "relu", "tanh", "exp", "log", "backward"})
+#: and a tensor engine's (family C): its reductions and reshapes are methods too
+TENSOR_METHODS = frozenset({"sum", "mean", "max", "reshape", "transpose", "broadcast_to"})
 
 _OPERANDS = re.compile(r"unsupported operand type\(s\) for (?P<op>[^:]+?)(?: or pow\(\))?: "
                        r"'(?P<left>[\w.]+)' and '(?P<right>[\w.]+)'")
@@ -142,7 +144,7 @@ def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     owner = defined.class_named(kind)
     if owner is None or owner.defines(attr) is not False or "__getattr__" in owner.members:
         return None
-    if attr in ENGINE_METHODS:
+    if attr in ENGINE_METHODS | TENSOR_METHODS:
         return _missing("missing-method", attr, error, f"Your class {owner.name} has no {attr}(): define it.")
     if attr in owner.attributes or attr.startswith("_"):
         return None  # set somewhere, not yet where it was read: nothing the syntax tree settles

@@ -7,11 +7,13 @@ that isolates one mistake:
   back its size-1 axes, reshaped, or its axes put back in order; or one that is exactly N times
   the right one, N the size of an input's axis (a mean's 1/N);
 - the reference with one rule changed (grader.judge.tensor_variants: matmul's transposes, batch norm
-  without one of its paths, a softmax without its shift), where every value of the check is what
-  that variant gives on the same inputs, and the variant is wrong there;
+  without one of its paths or with eps misplaced, a softmax shifted wrongly or taking the log of
+  its probabilities), where every value of the check is what that variant gives on the same
+  inputs, and the variant is wrong there, or where it raises the very error the student's code does;
 - in a backward chain (manual backprop), which gradient is the root (grader.judge.tensor_chain).
 
-Where none holds, the check keeps what the general diagnosis found, or nothing.
+Then the whole submission must back each name (grader.judge.tensor_evidence). Where none holds, the
+check keeps what the general diagnosis found, or nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -27,7 +30,7 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge import tensor_chain, tensor_variants
+from grader.judge import tensor_chain, tensor_evidence, tensor_variants
 from grader.judge.oracle import Expected
 from grader.judge.report import CheckResult, Diagnosis
 from grader.run.inputs import Inputs, TensorInput
@@ -47,6 +50,11 @@ HINTS = {
                            "back to its input's shape.",
     "permuted-gradient": "The values are right, with the axes in another order: a transpose's backward applies the "
                          "inverse permutation (np.argsort(axes)), and in a matmul each transpose belongs on its side.",
+    "summed-wrong-axis": "A gradient summed over the wrong axes: the gradient of a broadcast (a bias added to every "
+                         "row, a column statistic) sums over the axes that were copied, the batch axis 0 for a bias "
+                         "of shape (D,) added to (N, D), and keeps the input's own axes.",
+    "float32-precision": "The values are float32, about 7 significant digits, where the checks compare float64's 16: "
+                         "keep the data in float64 (np.array(data, dtype=np.float64), and no dtype=np.float32).",
     "mean-scale": "Exactly N times off, N the size of the averaged axes: a mean divides by N, the number of values "
                   "each mean averages, in its forward and in its backward, once.",
 }
@@ -68,7 +76,7 @@ def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, 
 
 def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
             failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
-    checks = [_numpy_words(c) if i in failing else c for i, c in enumerate(_errors_alone(checks, located, failing))]
+    checks = tensor_evidence.errors_alone(checks, located, failing)
     variants: tensor_variants.VariantRuns | None = None
     for index in sorted(failing):
         check = checks[index]
@@ -76,60 +84,25 @@ def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int,
             continue
         probe_index, run = located[index]
         got, want = run.probes[probe_index], expected[probe_index]
-        if got is None or got.observations is None or isinstance(want.observations, ErrorInfo):
+        if got is None or isinstance(want.observations, ErrorInfo):
             continue
         tol = exercise.probes[probe_index].tolerance
         if variants is None:
             variants = tensor_variants.variant_runs(exercise, inputs)
-        found = tensor_variants.matching(variants, probe_index, got, want, tol) or \
-            _arrays(got, want, inputs[probe_index], tol)
+        if got.observations is None:
+            if check.diagnosis is not None and check.diagnosis.kind != "unknown":
+                continue  # an error that already says what it is (a missing method)
+            found = _unsummed_error(got.error) or \
+                tensor_evidence.raised_as(exercise, variants, index, located, failing, expected)
+        else:
+            found = tensor_variants.matching(variants, probe_index, got, want, tol) or \
+                _arrays(got, want, inputs[probe_index], tol)
         if found is not None:
             checks[index] = dataclasses.replace(check, diagnosis=found)
+    checks = tensor_evidence.nan_alone(exercise, checks, located, failing, expected)
+    checks = tensor_evidence.ratios_alone(exercise, checks, located, failing, expected)
+    checks = tensor_evidence.placeholders(exercise, checks, failing)
     return tensor_chain.mark(exercise, checks, located, failing, expected, inputs)
-
-
-def _errors_alone(checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-                  failing: set[int]) -> list[CheckResult]:
-    """A known mistake matched on an error alone stands only if it also matches the student's numbers somewhere.
-
-    Many mistakes raise the same numpy error (a matmul of mismatched shapes); where the student's
-    wrong numbers elsewhere are not that mistake's, the shared error is a coincidence, not evidence.
-    """
-    def numeric(index: int) -> bool:
-        probe_index, run = located[index]
-        got = run.probes[probe_index]
-        return got is not None and got.observations is not None and \
-            any(isinstance(v, (Number, Array)) for v in got.observations.values())
-
-    def named(index: int) -> str | None:
-        found = checks[index].diagnosis
-        return found.mistake if found is not None and found.kind == "known-mistake" else None
-
-    wrong_numbers = [i for i in failing if i in located and numeric(i)]
-    backed = {named(i) for i in wrong_numbers} - {None}
-    if not wrong_numbers:
-        return list(checks)
-    return [dataclasses.replace(c, diagnosis=_NOTHING) if i in failing and i in located and not numeric(i)
-            and named(i) is not None and named(i) not in backed else c for i, c in enumerate(checks)]
-
-
-#: the general hints for errors that speak of torch, in the words of a numpy exercise
-_NUMPY_HINTS = {
-    "none-value": "Something is None where an array was expected: often a function that does not return its result "
-                  "yet (a TODO left as `out = None`), a missing return, or a .grad read before backward() reached it.",
-    "none-operand": "An operand is None where an array was expected: often a function that does not return its "
-                    "result yet, a missing return, or a .grad that no backward() has filled.",
-}
-
-
-def _numpy_words(check: CheckResult) -> CheckResult:
-    found = check.diagnosis
-    if found is None or found.kind != "pattern" or found.mistake not in _NUMPY_HINTS:
-        return check
-    return dataclasses.replace(check, diagnosis=dataclasses.replace(found, hint=_NUMPY_HINTS[found.mistake]))
-
-
-_NOTHING = Diagnosis(kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches")
 
 
 def _arrays(got: ProbeRun, want: Expected, inputs: Inputs, tol: Tolerance) -> Diagnosis | None:
@@ -141,7 +114,8 @@ def _arrays(got: ProbeRun, want: Expected, inputs: Inputs, tol: Tolerance) -> Di
         observed = got.observations.get(label)
         if observed is None or compare(expected, observed, tol) is None:
             continue
-        pattern = observation_pattern(expected, observed, sizes, tol)
+        pattern = observation_pattern(expected, observed, sizes, tol) or \
+            summed_wrong_axes(expected, observed, inputs, tol)
         if pattern is None:
             return None
         found.append((label, *pattern))
@@ -165,6 +139,8 @@ def _observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol:
         return None
     if want.shape != have.shape:
         return _reshaped(want, have, tol)
+    if _float32(want, have):
+        return "float32-precision", "agrees with the right value to float32's 7 digits, and every element is a float32"
     permuted = _permuted(want, have, tol)
     if permuted is not None:
         return permuted
@@ -216,6 +192,51 @@ def _scaled(want: np.ndarray, have: np.ndarray, sizes: Sequence[int]) -> tuple[s
         if abs(ratio - 1 / n) <= _RATIO / n:
             return "mean-scale", f"is exactly the right value divided by {n} (a division by N = {n} too many)"
     return None
+
+
+def summed_wrong_axes(expected: Value, got: Value, inputs: Inputs, tol: Tolerance) -> tuple[str, str] | None:
+    """(summed-wrong-axis, what shows it) where the right value is an input summed over some axes and the
+    student's is the same input summed over other axes; None otherwise."""
+    want, have = _array(expected), _array(got)
+    if want is None or have is None or not np.isfinite(have).all():
+        return None
+    for name, value in inputs.items():
+        if not isinstance(value, TensorInput) or value.dtype == "int64" or not 1 < len(value.shape) <= 4:
+            continue
+        data = np.array(value.data, dtype=np.float64).reshape(value.shape)
+        sums = [(axes, keep, data.sum(axis=axes, keepdims=keep)) for k in range(1, data.ndim + 1)
+                for axes in itertools.combinations(range(data.ndim), k) for keep in (False, True)]
+        right = sorted({axes for axes, _, total in sums if total.shape == want.shape and _close(total, want, tol)})
+        wrong = sorted({axes for axes, _, total in sums if total.shape == have.shape and _close(total, have, tol)})
+        if len(right) == 1 and wrong and right[0] not in wrong:
+            return "summed-wrong-axis", f"is {name} summed over {_axes(wrong[0])}, where the right one is {name} " \
+                                        f"summed over {_axes(right[0])}"
+    return None
+
+
+def _float32(want: np.ndarray, have: np.ndarray) -> bool:
+    """Every value is a float32 (float64 arithmetic almost never lands on one) and right to float32's precision."""
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    return bool(have.size) and bool((have.astype(np.float32).astype(np.float64) == have).all()) and \
+        bool(np.allclose(have, want, rtol=1e-4, atol=1e-5 * scale))
+
+
+_UNSUMMED = re.compile(r"non-broadcastable output operand with shape \((?P<small>[\d, ]*)\) doesn't match the "
+                       r"broadcast shape \((?P<big>[\d, ]*)\)")
+
+
+def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
+    """numpy's own words for `grad += g` with g of a broadcast shape: the gradient was not summed back."""
+    match = None if error is None or error.type_name != "ValueError" else _UNSUMMED.search(error.message)
+    if match is None:
+        return None
+    small, big = (tuple(int(n) for n in match[k].replace(" ", "").split(",") if n) for k in ("small", "big"))
+    if _broadcast_axes(small, big) is None:
+        return None
+    detail = f"a gradient of shape {_shape(big)} was added to one of shape {_shape(small)}, which it broadcast from"
+    # the shapes go in the evidence only, which a hidden check withholds: the message is the submission's to choose
+    return Diagnosis(kind="pattern", mistake="unreduced-broadcast", hint=HINTS["unreduced-broadcast"],
+                     evidence=f"the code raised ValueError: {match[0]}; {detail}")
 
 
 def _axis_sizes(inputs: Inputs) -> list[int]:

@@ -32,7 +32,8 @@ class Attention(TypedDict):
     students: list[Flagged]
 
 
-def needs_attention(rows: Sequence[StudentReport], not_on_roster: Sequence[str] = ()) -> list[Attention]:
+def needs_attention(rows: Sequence[StudentReport], not_on_roster: Sequence[str] = (),
+                    skipped: Sequence[str] = ()) -> list[Attention]:
     """Each kind of trouble the class has, with the students it concerns; kinds without any are left out."""
     groups: dict[str, list[Flagged]] = {kind: [] for kind, _, _ in _KINDS}
     for row in rows:  # by student id: the caller sorts them
@@ -40,6 +41,8 @@ def needs_attention(rows: Sequence[StudentReport], not_on_roster: Sequence[str] 
             groups[kind].append(_flag(row, detail))
     groups["not-on-roster"] = [Flagged(student="", name=origin, detail="not on the roster: not graded", link="")
                                for origin in not_on_roster]
+    groups["skipped"] = [Flagged(student="", name=entry, detail="not a submission in the download's layout",
+                                 link="") for entry in skipped]
     return [Attention(kind=kind, title=title, advice=advice, students=groups[kind])
             for kind, title, advice in _KINDS if groups[kind]]
 
@@ -49,12 +52,16 @@ _KINDS = (
                                       "grade them again with --resume."),
     ("integrity", "Integrity violations", "The run saw its results tampered with: read their reports."),
     ("unreadable", "Unreadable", "Handed in, but nothing could be graded: the reason is on their page."),
+    ("zero", "Scored 0 for a reason they can fix", "Nothing of theirs could be checked: the file did not load or "
+                                                   "stopped, or lacks what the exercise asks for."),
     ("timeout", "Timeouts", "Their code ran out of time: a loop that never ends, or a very slow machine."),
     ("missing", "No submission", "On the roster, nothing handed in: they score 0."),
     ("isolation", "Graded with weaker isolation", "Their code was not fully confined: grade final submissions as "
                                                   "root or in a container."),
     ("not-on-roster", "Not on the roster", "Kept apart, not graded: add them to the roster and run again with "
                                            "--resume."),
+    ("skipped", "Skipped entries", "In the submissions folder but not a submission in its layout, so not graded: "
+                                   "check that none is a student's work."),
 )
 
 
@@ -75,6 +82,8 @@ def _troubles(row: StudentReport) -> list[tuple[str, str]]:
     timed_out = _timed_out(report)
     if timed_out:
         found.append(("timeout", timed_out))
+    elif (zero := _zero_reason(report)) is not None:
+        found.append(("zero", zero))
     level = isolation(report)
     if level is not None and level[0] != FULL_ISOLATION:
         found.append(("isolation", f"{level[0]}: {level[1]}" if level[1] else level[0]))
@@ -90,6 +99,19 @@ def _timed_out(report: Report) -> str:
     if any(error_kind(p) == "timeout" for p in report.problems):
         return "ran out of time"
     return ""
+
+
+def _zero_reason(report: Report) -> str | None:
+    """Why a report scored 0 where the reason is not a wrong answer (a file that never loaded, a crash, an
+    exit, a missing class, the starter handed in): what its first such check says; None otherwise."""
+    if report.max_score <= 0 or report.score > 0:
+        return None
+    for exercise in report.exercises:
+        for check in exercise.checks:
+            found = check_error(check, exercise, report) if check.status in ("failed", "error") else None
+            if found is not None:
+                return f"{found[0]}: {found[1]}"
+    return None
 
 
 def isolation(report: Report) -> tuple[str, str] | None:

@@ -15,6 +15,8 @@ DONE = "done.json"
 FEEDBACK = "feedback.html"
 #: what the batch was asked to do: its set-up, its shard and its students (grader.course.manifest)
 MANIFEST = "batch.json"
+#: what a batch writes for the whole class, made again from the students' folders
+CLASS_FILES = ("gradebook.csv", "junit.xml", "summary.json", "summary.html")
 
 
 def folder_of(out: Path, student: Student) -> Path:

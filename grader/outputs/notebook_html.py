@@ -10,17 +10,25 @@ from grader.outputs.render_text import OUTPUT_CHARS, OUTPUT_LINES, hidden_points
 
 _WORD = {"passed": ("PASS", "#2e7d32"), "failed": ("FAIL", "#c62828"), "error": ("ERROR", "#8e24aa"),
          "skipped": ("SKIP", "#8d6e00")}
-# Scoped to the output, and colours that read on JupyterLab's and VS Code's dark themes as on light ones.
+# Scoped to the output, and colours that read on JupyterLab's and VS Code's dark themes as on light ones. JupyterLab
+# and Notebook 7 style every output table (@jupyterlab/rendermime's base.css): right-aligned cells under
+# `:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td` (0,2,1), a centred fixed-layout table, zebra rows
+# (0,2,2). `div.ag-report table.ag-table ...` (0,2,3) outranks them all, whichever stylesheet comes last.
 _CSS = """
-.ag-report { font-size: 13px; line-height: 1.4; }
-.ag-report table { border-collapse: collapse; margin: .2em 0 .6em; }
-.ag-report td, .ag-report th { padding: .15em .6em; text-align: left; vertical-align: top;
-                               border-bottom: 1px solid rgba(127,127,127,.3); }
-.ag-report td.ag-points { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.ag-report { font-size: 13px; line-height: 1.4; text-align: left; }
+div.ag-report table.ag-table { border-collapse: collapse; table-layout: auto; width: auto; margin: .2em 0 .6em;
+                               font-size: inherit; }
+div.ag-report table.ag-table tr, div.ag-report table.ag-table tr:hover { background: transparent; }
+div.ag-report table.ag-table td, div.ag-report table.ag-table th {
+  padding: .15em .6em; text-align: left; vertical-align: top; white-space: normal; max-width: none; border: 0;
+  border-bottom: 1px solid rgba(127,127,127,.3); }
+div.ag-report table.ag-table td.ag-points { text-align: right; font-variant-numeric: tabular-nums;
+                                            white-space: nowrap; }
 .ag-report .ag-status { font-weight: 700; white-space: nowrap; }
-.ag-report .ag-detail td { padding-left: 2.2em; }
-.ag-report .ag-detail p { margin: .15em 0; }
-.ag-report pre { margin: .15em 0; white-space: pre-wrap; }
+div.ag-report table.ag-table td.ag-status, div.ag-report table.ag-table td.ag-points { width: 1%; }
+div.ag-report table.ag-table tr.ag-detail > td { padding-left: 2.2em; }
+.ag-report .ag-detail p { margin: .15em 0; text-align: left; }
+.ag-report pre { margin: .15em 0; padding: 0; white-space: pre-wrap; text-align: left; }
 .ag-report .problem, .ag-report .fail { color: #c62828; }
 .ag-report .note, .ag-report .meta, .ag-report .about { opacity: .75; }
 .ag-report .about { font-style: italic; }
@@ -71,7 +79,7 @@ def _exercise(exercise: ExerciseResult) -> str:
     head = (f"<p><strong>Exercise {e(exercise.id)}</strong>: {e(exercise.title)} "
             f'<span class="meta">({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})</span></p>')
     problems = "".join(f'<p class="problem">{e(p)}</p>' for p in exercise.problems)
-    return f"{head}{problems}<table><tbody>{''.join(rows)}</tbody></table>"
+    return f'{head}{problems}<table class="ag-table"><tbody>{"".join(rows)}</tbody></table>'
 
 
 def _output(report: Report) -> str:

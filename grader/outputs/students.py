@@ -27,6 +27,8 @@ class Student:
     sis_login_id: str = ""
     section: str = ""
     email: str = ""
+    #: the student's LTI 1.3 user id (the launch's `sub`), which AGS scores name; empty: `id` is used
+    lti_user_id: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

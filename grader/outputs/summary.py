@@ -30,7 +30,7 @@ from grader.outputs.summary_schema import (
     Summary,
 )
 
-SUMMARY_VERSION = "2.0"
+SUMMARY_VERSION = "2.1"
 #: the histogram's bins: 0-10%, ..., 90-100% (100% goes in the last)
 BINS = 10
 #: how many failing checks, error kinds and slow submissions the summary names
@@ -40,10 +40,11 @@ _EPS = 1e-6
 
 
 def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *,
-                  not_on_roster: Sequence[str] = ()) -> Summary:
+                  not_on_roster: Sequence[str] = (), skipped: Sequence[str] = ()) -> Summary:
     """What the instructor and CI want to know about a graded class, as plain data; no clocks, fixed order."""
     ordered = sorted(rows, key=lambda r: (r.student.id, r.student.submission))  # input order must not matter
     graded = [r for r in ordered if r.outcome == "graded"]
+    zeros = [r for r in ordered if r.outcome in ("unreadable", "missing")]
     exercises = _exercise_columns(graded, columns)
     by_check = _results_by_check(graded, exercises)
     return Summary(
@@ -53,16 +54,17 @@ def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
                       missing=sum(r.outcome == "missing" for r in ordered),
                       grader_errors=sum(r.outcome == "grader-error" for r in ordered),
                       not_on_roster=len(not_on_roster)),
-        attention=needs_attention(ordered, sorted(not_on_roster)),
+        attention=needs_attention(ordered, sorted(not_on_roster), sorted(skipped)),
         scores=_scores(ordered, round(sum(c.points for c in exercises), 6)),
-        exercises=[_exercise_stats(c, [e for r in graded for e in r.report.exercises if e.id == c.id])
-                   for c in exercises],
+        exercises=[_exercise_stats(c, [e for r in graded for e in r.report.exercises if e.id == c.id],
+                                   sum(_zero_in(c, r) for r in zeros)) for c in exercises],
         checks=[_check_stats(key, results) for key, results in by_check.items()],
         failing_checks=_failing_checks(by_check),
         error_kinds=error_kinds(graded),
-        slowest=sorted((Slow(student=r.student.id, seconds=round(r.report.seconds, 3)) for r in graded),
+        slowest=sorted((Slow(student=r.student.id, name=r.student.name, seconds=round(r.report.seconds, 3))
+                        for r in graded),
                        key=lambda s: -s["seconds"])[:TOP],  # stable: equal times stay in student order
-        grader_errors=[GraderErrorRow(student=r.student.id, error=r.error)
+        grader_errors=[GraderErrorRow(student=r.student.id, name=r.student.name, error=r.error)
                        for r in ordered if r.outcome == "grader-error"],
         mistakes=_mistakes(graded),
     )
@@ -164,18 +166,28 @@ def _full_marks(result: ExerciseResult) -> bool:
     return result.max_score > 0 and result.score >= result.max_score - _EPS
 
 
-def _exercise_stats(column: ExerciseColumn, results: Sequence[ExerciseResult]) -> ExerciseStats:
+def _zero_in(column: ExerciseColumn, row: StudentReport) -> bool:
+    """Whether the gradebook gives this unreadable or missing student 0 in the column: in each exercise they
+    were to answer, or in all of them where that is unknown (grader.outputs.formats.gradebook)."""
+    return not row.report.exercises or any(e.id == column.id for e in row.report.exercises)
+
+
+def _exercise_stats(column: ExerciseColumn, results: Sequence[ExerciseResult], zeros: int) -> ExerciseStats:
+    """Over the students the gradebook scores in this column, as the class's mean is: `zeros` are the
+    unreadable and missing ones, at 0."""
     scored = [r for r in results if r.max_score > 0]
     full = sum(_full_marks(r) for r in scored)
+    percents = [p for r in scored if (p := _percent(r.score, r.max_score)) is not None]
     return ExerciseStats(
         id=column.id,
         title=column.title,
         max_points=column.points,
         graded=len(results),
-        mean_score=_mean([r.score for r in results]),
-        mean_percent=_mean([p for r in scored if (p := _percent(r.score, r.max_score)) is not None]),
+        scored=len(results) + zeros,
+        mean_score=_mean([*(r.score for r in results), *[0.0] * zeros]),
+        mean_percent=_mean([*percents, *[0.0] * zeros]) if percents or column.points > 0 else None,
         full_marks=full,
-        full_marks_rate=round(full / len(scored), 6) if scored else None,
+        full_marks_rate=round(full / (len(scored) + zeros), 6) if scored or zeros else None,
     )
 
 

@@ -10,13 +10,12 @@ left out of the charts and counted in a line. Inline CSS and one inline SVG; no 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from grader.outputs.attention import Attention
 from grader.outputs.error_kinds import ErrorKind
+from grader.outputs.html_charts import AMBER, BLUE, GREEN, GREY, RED, Bar, bar_chart, histogram
 from grader.outputs.html_page import e, num, page, plural, table
 from grader.outputs.summary_schema import (
-    Bin,
     CheckStats,
     ExerciseStats,
     FailingCheck,
@@ -28,7 +27,7 @@ from grader.outputs.summary_schema import (
     Summary,
 )
 
-_BLUE, _GREEN, _AMBER, _RED, _GREY = "#3b6ea8", "#2e7d32", "#d08700", "#c62828", "#9e9e9e"
+_BLUE, _GREEN, _AMBER, _RED, _GREY = BLUE, GREEN, AMBER, RED, GREY
 #: how many students a kind of trouble names at the top before pointing to the table
 NAMED = 12
 _STATES = {"graded": "graded", "unreadable": "unreadable", "missing": "no submission", "grader-error": "grader error"}
@@ -69,11 +68,12 @@ tr.state-missing td:nth-child(2) { color: #8d6e00; }
 
 def summary_html(summary: Summary, *, title: str = "autograd-grader: class summary") -> str:
     """The summary as one self-contained HTML page that opens offline and prints."""
+    names = {s["student"]: s["name"] for s in summary["scores"]["students"]}
     sections = [f"<h1>{e(title)}</h1>", _overview(summary), _attention(summary["attention"]),
                 _scores_section(summary["scores"]), _exercises_section(summary["exercises"]),
-                _checks_section(summary["checks"], summary["exercises"]), _problems_section(summary),
+                _checks_section(summary["checks"], summary["exercises"]), _problems_section(summary, names),
                 # what to teach again comes before what to fix in the grader or the machine
-                _mistakes_section(summary["mistakes"], summary["exercises"]),
+                _mistakes_section(summary["mistakes"], summary["exercises"], names),
                 _students_section(summary["scores"]["students"]),
                 _slowest_section(summary["slowest"]), _grader_errors_section(summary["grader_errors"])]
     return page(title, "\n".join(s for s in sections if s), _CSS)
@@ -96,48 +96,6 @@ def _section(heading: str, *body: str, anchor: str = "") -> str:
 
 def _ratio(value: float | None, whole: float) -> float | None:
     return value / whole if value is not None and whole > 0 else None
-
-
-@dataclass(frozen=True, slots=True)
-class _Bar:
-    label: str
-    fraction: float | None  # the bar's length, 0 to 1; None draws no bar
-    text: str  # the numbers, written after the bar
-    colour: str = _BLUE
-    tip: str = ""  # shown on hover: the full label and details
-
-
-def _bars(title: str, bars: Sequence[_Bar]) -> str:
-    """A horizontal bar chart as a table: the label (wrapping, never cut), the bar, its numbers."""
-    rows = []
-    for bar in bars:
-        width = round(100 * min(max(bar.fraction or 0.0, 0.0), 1.0), 1)
-        tip = f' title="{e(bar.tip)}"' if bar.tip else ""
-        rows.append(f'<tr{tip}><th scope="row">{e(bar.label)}</th><td class="bar"><span class="track">'
-                    f'<span class="fill" style="width:{width}%;background:{bar.colour}"></span></span></td>'
-                    f'<td class="text">{e(bar.text)}</td></tr>')
-    return f'<table class="bars" aria-label="{e(title)}">\n' + "\n".join(rows) + "\n</table>"
-
-
-def _histogram(bins: Sequence[Bin]) -> str:
-    """Vertical bars, one per 10% band, the count above each bar and the band below it."""
-    top = max((b["count"] for b in bins), default=0) or 1
-    slot, plot, left, base = 64, 120, 40, 140
-    bars = []
-    for index, b in enumerate(bins):
-        x, h = left + index * slot, round(plot * b["count"] / top, 1)
-        band = f"{b['low']}–{b['high']}%"
-        bars.append(f"<g><title>{band}: {plural(b['count'], 'student')}</title>"
-                    f'<rect x="{x + 6}" y="{base - h}" width="{slot - 12}" height="{h}" fill="{_BLUE}"/>'
-                    f'<text x="{x + slot // 2}" y="{base - h - 4}" text-anchor="middle">{b["count"]}</text>'
-                    f'<text x="{x + slot // 2}" y="{base + 16}" text-anchor="middle">{band}</text></g>')
-    width = left + slot * len(bins) + 10
-    return (f'<svg class="chart" viewBox="0 0 {width} {base + 44}" '
-            f'width="{width}" height="{base + 44}">\n<title>Students per band of the percentage score</title>\n'
-            + "\n".join(bars)
-            + f'\n<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#555"/>'
-            f'\n<text x="{(left + width) // 2}" y="{base + 38}" text-anchor="middle">share of the maximum score'
-            "</text>\n</svg>")
 
 
 def _overview(summary: Summary) -> str:
@@ -179,6 +137,12 @@ def _attention(groups: Sequence[Attention]) -> str:
             + "\n</section>")
 
 
+def _named(student: str, names: dict[str, str]) -> str:
+    """A student as the page names them: their name, and their id where it says more."""
+    name = names.get(student, student)
+    return name if name == student else f"{name} ({student})"
+
+
 def _who(name: str, student: str, link: str) -> str:
     label = e(name) + (f' <span class="id">({e(student)})</span>' if student and student != name else "")
     return f'<a href="{e(link)}">{label}</a>' if link else label
@@ -190,23 +154,26 @@ def _scores_section(scores: Scores) -> str:
         if scores["unscored"] else ""
     if not any(b["count"] for b in scores["histogram"]):
         return _section("Scores", '<p class="muted">No student has a percentage score to show.</p>', note)
-    return _section("Scores", _histogram(scores["histogram"]), note)
+    return _section("Scores", histogram(scores["histogram"]), note)
 
 
 def _exercises_section(exercises: Sequence[ExerciseStats]) -> str:
     if not exercises:
         return ""
     means = [_mean_bar(x) for x in exercises]
-    full = [_Bar(x["id"], x["full_marks_rate"], f"{x['full_marks']} of {x['graded']} ({_pct(x['full_marks_rate'])})",
+    full = [Bar(x["id"], x["full_marks_rate"], f"{x['full_marks']} of {x['scored']} ({_pct(x['full_marks_rate'])})",
                  _rate_colour(x["full_marks_rate"]), f"{x['id']}: {x['title']}") for x in exercises]
-    return _section("Exercises", "<h3>Mean score</h3>", _bars("Mean score per exercise", means),
-                    "<h3>Students with full marks</h3>", _bars("Share of students with full marks", full))
+    over = ('<p class="muted">Each over the students the gradebook scores in that exercise, as the mean above: '
+            "unreadable and missing count as 0.</p>")
+    return _section("Exercises", "<h3>Mean score</h3>", over, bar_chart("Mean score per exercise", means),
+                    "<h3>Students with full marks</h3>", bar_chart("Share of students with full marks", full))
 
 
-def _mean_bar(exercise: ExerciseStats) -> _Bar:
+def _mean_bar(exercise: ExerciseStats) -> Bar:
     rate = _ratio(exercise["mean_score"], exercise["max_points"])
     points = f"{num(exercise['mean_score'])} / {num(exercise['max_points'])}"
-    return _Bar(exercise["id"], rate, f"{points} ({_pct(rate)}) · {exercise['graded']} graded", _rate_colour(rate),
+    return Bar(exercise["id"], rate, f"{points} ({_pct(rate)}) over {plural(exercise['scored'], 'student')}",
+                _rate_colour(rate),
                 f"{exercise['id']}: {exercise['title']}")
 
 
@@ -225,7 +192,7 @@ def _checks_section(checks: Sequence[CheckStats], exercises: Sequence[ExerciseSt
     for exercise_id in dict.fromkeys(c["exercise"] for c in ran):  # the summary's order, without repeats
         bars = [_check_bar(c) for c in ran if c["exercise"] == exercise_id]
         heading = f"{exercise_id}: {titles.get(exercise_id, '')}".rstrip(": ")
-        parts += [f"<h3>{e(heading)}</h3>", _bars(f"Pass rate per check of {exercise_id}", bars)]
+        parts += [f"<h3>{e(heading)}</h3>", bar_chart(f"Pass rate per check of {exercise_id}", bars)]
     skipped = [c for c in checks if c not in ran]
     if skipped:
         names = ", ".join(c["check"] for c in skipped[:4]) + (", ..." if len(skipped) > 4 else "")
@@ -234,7 +201,7 @@ def _checks_section(checks: Sequence[CheckStats], exercises: Sequence[ExerciseSt
     return _section("Checks", *parts)
 
 
-def _check_bar(check: CheckStats) -> _Bar:
+def _check_bar(check: CheckStats) -> Bar:
     ran = check["passed"] + check["failed"] + check["error"]
     counts = ((check["error"] - check["not_run"], "error"), (check["not_run"], "not run"),
               (check["skipped"], "skipped"))
@@ -242,11 +209,11 @@ def _check_bar(check: CheckStats) -> _Bar:
     label = check["check"] + (" (hidden)" if check["visibility"] == "hidden" else "")
     tip = (f"{label}: {check['passed']} passed, {check['failed']} failed, {check['error']} error "
            f"({check['not_run']} never ran), {check['skipped']} skipped")
-    return _Bar(label, check["pass_rate"], f"{check['passed']}/{ran} passed ({_pct(check['pass_rate'])}){extra}",
+    return Bar(label, check["pass_rate"], f"{check['passed']}/{ran} passed ({_pct(check['pass_rate'])}){extra}",
                 _rate_colour(check["pass_rate"]), tip)
 
 
-def _problems_section(summary: Summary) -> str:
+def _problems_section(summary: Summary, names: dict[str, str]) -> str:
     failing, kinds = summary["failing_checks"], summary["error_kinds"]
     if not summary["counts"]["graded"]:
         return ""
@@ -255,11 +222,12 @@ def _problems_section(summary: Summary) -> str:
     parts = []
     if failing:
         parts += ["<h3>Failing checks</h3>",
-                  _bars("The checks that fail most often", [_failing_bar(f) for f in failing])]
+                  bar_chart("The checks that fail most often", [_failing_bar(f, names) for f in failing])]
     if kinds:
         bars = [_kind_bar(k, summary["counts"]["graded"]) for k in kinds]
-        examples = [[e(k["kind"]), e(k["example_student"]), e(_clip(k["example_problem"], 200))] for k in kinds]
-        parts += ["<h3>Error kinds</h3>", _bars("The most frequent kinds of error", bars),
+        examples = [[e(k["kind"]), e(_named(k["example_student"], names)), e(_clip(k["example_problem"], 200))]
+                    for k in kinds]
+        parts += ["<h3>Error kinds</h3>", bar_chart("The most frequent kinds of error", bars),
                   table(["kind", "for example", "what the report says"], examples)]
     return _section("Most frequent problems", *parts)
 
@@ -268,24 +236,24 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _failing_bar(failing: FailingCheck) -> _Bar:
+def _failing_bar(failing: FailingCheck, names: dict[str, str]) -> Bar:
     label = f"{failing['exercise']}: {failing['check']}"
     text = f"{failing['failing']} of {failing['students']} ({failing['failed']} wrong, {failing['error']} error)"
-    tip = f"{label}. For example {failing['example_student']}: {failing['example_problem']}"
-    return _Bar(label, _ratio(failing["failing"], failing["students"]), text, _RED, tip)
+    tip = f"{label}. For example {_named(failing['example_student'], names)}: {failing['example_problem']}"
+    return Bar(label, _ratio(failing["failing"], failing["students"]), text, _RED, tip)
 
 
-def _kind_bar(kind: ErrorKind, graded: int) -> _Bar:
+def _kind_bar(kind: ErrorKind, graded: int) -> Bar:
     text = f"{plural(kind['students'], 'student')}, {plural(kind['checks'], 'check')}"
     tip = f"{kind['kind']}: {kind['example_problem']}"
-    return _Bar(kind["kind"], _ratio(kind["students"], graded), text, _AMBER, tip)
+    return Bar(kind["kind"], _ratio(kind["students"], graded), text, _AMBER, tip)
 
 
-def _mistakes_section(mistakes: Sequence[Mistake], exercises: Sequence[ExerciseStats]) -> str:
+def _mistakes_section(mistakes: Sequence[Mistake], exercises: Sequence[ExerciseStats], names: dict[str, str]) -> str:
     if not mistakes:
         return ""
     graded = {x["id"]: x["graded"] for x in exercises}
-    bars = [_Bar(f"{m['exercise']}: {m['mistake']}", _ratio(m["students"], graded.get(m["exercise"], 0)),
+    bars = [Bar(f"{m['exercise']}: {m['mistake']}", _ratio(m["students"], graded.get(m["exercise"], 0)),
                  f"{plural(m['students'], 'student')} of {graded.get(m['exercise'], 0)}",
                  _BLUE if m["kind"] == "known-mistake" else _AMBER,
                  f"{m['exercise']}: {m['mistake']} ({m['kind']}), seen in {', '.join(m['checks'])}")
@@ -295,8 +263,8 @@ def _mistakes_section(mistakes: Sequence[Mistake], exercises: Sequence[ExerciseS
               "numbers</p>")
     rows = [[f'<span class="nowrap">{e(m["exercise"])}</span>', f'<span class="id">{e(m["mistake"])}</span>',
              f'<span class="nowrap">{e(m["kind"])}</span>', str(m["students"]),
-             e(", ".join(m["checks"][:3])), e(m["example_student"])] for m in mistakes]
-    return _section("Diagnosed mistakes", legend, _bars("The mistakes most students made", bars),
+             e(", ".join(m["checks"][:3])), e(_named(m["example_student"], names))] for m in mistakes]
+    return _section("Diagnosed mistakes", legend, bar_chart("The mistakes most students made", bars),
                     table(["exercise", "mistake", "kind", "students", "seen in", "for example"], rows,
                           frozenset({3})))
 
@@ -321,12 +289,13 @@ def _students_section(students: Sequence[StudentScore]) -> str:
 def _slowest_section(slowest: Sequence[Slow]) -> str:
     if not slowest:
         return ""
-    rows = [[str(i), e(s["student"]), f"{s['seconds']:.3f}"] for i, s in enumerate(slowest, start=1)]
+    rows = [[str(i), e(_named(s["student"], {s["student"]: s["name"]})), f"{s['seconds']:.3f}"]
+            for i, s in enumerate(slowest, start=1)]
     return _section("Slowest submissions", table(["#", "student", "seconds"], rows, frozenset({0, 2})))
 
 
 def _grader_errors_section(errors: Sequence[GraderErrorRow]) -> str:
     if not errors:
         return ""
-    rows = [[e(g["student"]), f"<pre>{e(g['error'])}</pre>"] for g in errors]
+    rows = [[e(_named(g["student"], {g["student"]: g["name"]})), f"<pre>{e(g['error'])}</pre>"] for g in errors]
     return _section("Grader errors (not the students' fault)", table(["student", "error"], rows))

@@ -72,6 +72,9 @@ class ExerciseStats(TypedDict):
     title: str
     max_points: float
     graded: int  # graded students with a result for this exercise
+    #: what the mean and the full-marks rate are over: those, and the unreadable and missing students the
+    #: gradebook gives 0 here (the class's mean is over the same students)
+    scored: int
     mean_score: float | None
     mean_percent: float | None
     full_marks: int
@@ -107,11 +110,13 @@ class FailingCheck(TypedDict):
 
 class Slow(TypedDict):
     student: str
+    name: str
     seconds: float
 
 
 class GraderErrorRow(TypedDict):
     student: str
+    name: str
     error: str
 
 
@@ -131,7 +136,8 @@ class Mistake(TypedDict):
 class Summary(TypedDict):
     version: str
     counts: Counts
-    #: who needs the instructor: grader errors, unreadable, missing, timeouts, integrity, isolation, strangers
+    #: who needs the instructor: grader errors, integrity, unreadable, 0 for a reason they can fix, timeouts,
+    #: missing, isolation, strangers, and the entries of the folder skipped as no submission
     attention: list[Attention]
     scores: Scores
     exercises: list[ExerciseStats]

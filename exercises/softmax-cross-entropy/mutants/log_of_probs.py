@@ -2,8 +2,8 @@
 """Mutant of softmax-cross-entropy.
 
 mistake: log-of-softmax-underflow
-hint: the shift is right, but a probability that underflows to 0 has log -inf: take the log-softmax
-directly, z - log(sum(exp(z))).
+hint: the log of a probability that underflowed to 0 is -inf: take the log-softmax directly,
+z - log(sum(exp(z))) with z = x - max(x) in each row, rather than the log of the softmax.
 """
 
 import numpy as np

@@ -43,7 +43,8 @@ def render(name: Format, report: Report, *, student: Student | None = None, outc
     elif name == "lti":
         from grader.outputs.formats.lti import lti_score
 
-        text = json.dumps(lti_score(report, label, now or datetime.now(UTC), outcome=outcome), indent=2) + "\n"
+        user = (student.lti_user_id or student.id) if student is not None else label
+        text = json.dumps(lti_score(report, user, now or datetime.now(UTC), outcome=outcome), indent=2) + "\n"
     elif name == "feedback":
         from grader.outputs.feedback import feedback_html
 

@@ -80,7 +80,9 @@ def _test(exercise: ExerciseResult, e: int, check: CheckResult, c: int, several:
         "visibility": "after_published" if check.visibility == "hidden" else "visible",
         "tags": [exercise.id],
     }
-    output = check.message or ("Skipped." if skipped else "")
+    # A hidden check says how it went, never what it ran or which mistake it points at: the hint would tell
+    # what the hidden check tests, and every resubmission meets the same inputs.
+    output = (check.problem if check.visibility == "hidden" else check.message) or ("Skipped." if skipped else "")
     if output:
         test["output"] = truncate_middle(output)
     return test

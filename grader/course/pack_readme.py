@@ -1,0 +1,71 @@
+"""The README.md of a released pack: how students install the grader, check their work, and what hidden checks
+and time limits mean, with a row per exercise (its files, the points they can check, hidden points, time limit)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader.core.compare import fmt_points
+from grader.core.exercise import Assignment, Exercise
+
+README = "README.md"
+
+
+def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence[Assignment]) -> Path:
+    path = out / README
+    path.write_text(readme(exercises, assignments), encoding="utf-8")
+    return path
+
+
+def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment]) -> str:
+    from grader import __version__
+    from grader.course.export import TORCH_INDEX, TORCH_PIN
+
+    torch = [e.id for e in exercises if e.engine == "torch"]
+    first = exercises[0].id if exercises else "EXERCISE"
+    lines = ["# Exercises and their checks", "",
+             "This folder is what your course hands out: each exercise's starter as a Python file (`ID.py`) and as "
+             "a notebook (`ID.ipynb`)" + (", a notebook per assignment" if assignments else "") + ", and "
+             "`exercises/`, the public checks, so that you can check your work yourself before you submit it.", "",
+             "## Install", "",
+             "With Python 3.11 or newer (in a virtual environment if you like):", "", "```sh"]
+    if torch:
+        lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a plain "
+                  "`pip install torch` downloads gigabytes of CUDA"]
+    lines += [f'pip install "autograd-grader=={__version__}"', "```", ""]
+    if torch:
+        lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it.", ""]
+    lines += ["## Check your work", "", "In this folder:", "", "```sh", f"grade {first}.py", f"grade {first}.ipynb"]
+    lines += [f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
+              for a in assignments[:1]]
+    lines += ["```", "",
+              "Elsewhere, name this folder's checks: `grade my_work.py --exercises PATH/TO/THIS/FOLDER/exercises`. "
+              "In a notebook, run `from grader import check` and then `check()` in a cell: it checks what the "
+              "notebook has run so far, in its own process, and shows the same report as a table.", "",
+              "The report says which checks passed, what each ran, what was expected and what your code gave, and "
+              "the mistake it most likely is. `grade` exits 0 when every check passed, 1 when points were lost.", "",
+              "## The exercises", "",
+              "| exercise | files | points you can check here | in hidden checks | time limit |",
+              "|---|---|---|---|---|"]
+    for exercise in exercises:
+        public = sum(p.points for p in exercise.probes if p.visibility == "public")
+        hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
+        lines.append(f"| {exercise.id}: {exercise.title} | `{exercise.id}.py`, `{exercise.id}.ipynb` | "
+                     f"{fmt_points(public)} | {fmt_points(hidden) if hidden else '–'} | "
+                     f"{fmt_points(exercise.time_limit)} s |")
+    lines += ["", "## Hidden checks", "",
+              "Some exercises have hidden checks: they are not in this folder, and they are graded after you "
+              "submit, on inputs you have not seen. Here your score is out of the public checks, and the report "
+              "says how many points are left to the hidden ones (\"Score: 9/9 on the public checks; 1 more point "
+              "is in hidden checks run after you submit\"). Passing every public check is a good sign, not a "
+              "promise: write code that is right for every input, not for the ones the checks show. A hidden "
+              "check's result says only whether it passed.", "",
+              "## Time limits", "",
+              "Each exercise gives your code the time in the table, for the whole file or notebook (all of its "
+              "cells, top to bottom). When it runs out, your code is stopped: the checks it had not finished "
+              "score 0, and the report says \"Your code did not finish within ...\". The usual cause is a loop "
+              "that never ends (a `while` whose condition never changes), or a `backward()` that walks every path "
+              "of the graph again instead of each node once. A notebook cell left running a long training "
+              "loop counts too: tag it `skip-grading`, or keep such cells out of the file you submit.", ""]
+    return "\n".join(lines)
