@@ -31,7 +31,7 @@ from grader.course.markdown import code_dunders
 from grader.course.pack_readme import write_readme
 from grader.judge import released_mistakes
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
-from grader.judge.grading import mistake_runs
+from grader.judge.grading import MutantCache, mistake_runs
 from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
 from grader.run.inputs import draw_inputs
@@ -42,8 +42,12 @@ PACK_SEED = 0
 _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
 
 
-def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str]) -> list[Path]:
-    """Write the pack for these exercises and assignments (and the exercises they include); list the files."""
+def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str], *,
+            mutant_cache: MutantCache | None = None) -> list[Path]:
+    """Write the pack for these exercises and assignments (and the exercises they include); list the files.
+
+    `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
+    """
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
     for _, members in assignments:
@@ -53,7 +57,7 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     with Sandbox(lean=True, hide=[catalog.root]) as sandbox:
         for exercise in exercises.values():
             written += _exercise_files(exercise, out)
-            written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox)
+            written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox, mutant_cache)
     for exercise in exercises.values():
         if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
             # the reference engine computes a scalar pack's expected values, with the course's operations
@@ -136,7 +140,7 @@ def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str
     return path
 
 
-def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox) -> list[Path]:
+def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_cache: MutantCache | None) -> list[Path]:
     """The exercise as students may grade it: public probes, no solution, no mutants."""
     folder.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
@@ -160,7 +164,7 @@ def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox) -> list[P
         written.append(folder / released_mistakes.FILE_NAME)
     elif exercise.mutants:
         group = Group(exercise, draw_inputs(exercise, PACK_SEED), PACK_SEED)
-        runs = mistake_runs(sandbox, group, None).mutants
+        runs = mistake_runs(sandbox, group, None, mutant_cache).mutants
         written.append(released_mistakes.write(folder / released_mistakes.FILE_NAME,
                                                released_mistakes.mistakes_to_data(exercise, runs, public, PACK_SEED)))
     spec = folder / SPEC_NAME
