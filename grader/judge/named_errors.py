@@ -74,6 +74,8 @@ def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         method = where.function
         hint = (f"`{method}` is not written yet: it still raises NotImplementedError, as the starter hands it "
                 "out. Write it, then grade again.")
+    elif where.function not in defined.enclosing:
+        return None  # a name the file does not define inside a method: nothing the syntax tree confirms
     elif len(outer) == 1 and outer[0] in OPERATIONS:
         method, hint = outer[0], (f"`{outer[0]}` has no backward yet: its `{where.function}` still raises "
                                   "NotImplementedError. Write it, then grade again.")
