@@ -43,16 +43,25 @@ COMMANDS = {
     "feedback": "write each student's feedback page again from a batch's reports",
     "publish": "send a batch's scores to the LMS (LTI 1.3 AGS)",
     "export": "write what runs the grader on a platform (gradescope)",
+    "serve": "run the course server: students submit to it, it grades and keeps every submission",
+    "submit": "submit a file to the course server; a receipt, then the report of the public checks",
+    "tokens": "issue each roster student a token for grade submit (or revoke one)",
+    "worker": "grade submissions from the course server's queue, on this machine",
+    "regrade": "grade every stored submission again, after an exercise changed",
+    "gradebook": "write an assignment's counted scores as the batch's gradebook, and publish them",
 }
 
 
 #: the commands grader.cli_batch runs; grader.cli_course runs the others
 _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
+#: the course server's, which grader.cli_service runs
+_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook"})
 
 
 def command_function(command: str, kind: str) -> Any:
     """`grade COMMAND`'s `kind` function (its "command", or the "parser" it parses with), from its module."""
-    module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else "grader.cli_course")
+    module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else
+                           "grader.cli_service" if command in _SERVICE_COMMANDS else "grader.cli_course")
     return getattr(module, f"{command}_{kind}")
 
 

@@ -122,6 +122,8 @@ def release_parser() -> Parser:
     parser.add_argument("--assignment", "-a", action="append", default=[], metavar="ID",
                         help="an assignment to release as one notebook (repeatable)")
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
+    parser.add_argument("--server", metavar="URL",
+                        help="the course server's address, for grade submit (written to the pack's grade-course.toml)")
     add_exercises_option(parser)
     return parser
 
@@ -134,7 +136,7 @@ def release_command(argv: list[str]) -> int:
     everything = not args.ids and not args.assignment
     ids = catalog.ids() if everything else args.ids
     assignments = catalog.assignment_ids() if everything else args.assignment
-    written = release(catalog, args.out, ids, assignments)
+    written = release(catalog, args.out, ids, assignments, server=args.server)
     print(f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} assignments")
     return ExitCode.OK
 

@@ -1,5 +1,5 @@
-"""The package's layers (grader/README.md): imports flow one way, cli -> course -> outputs -> judge -> run -> core
--> reference. Read from the source, lazy imports inside functions included, so that a shortcut fails here."""
+"""The package's layers (grader/README.md): imports flow one way, cli -> service -> course -> outputs -> judge -> run
+-> core -> reference. Read from the source, lazy imports inside functions included, so that a shortcut fails here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: lowest first: a module may import its own layer and those below it
-LAYERS = ("reference", "core", "run", "judge", "outputs", "course", "cli")
+LAYERS = ("reference", "core", "run", "judge", "outputs", "course", "service", "cli")
 MAX_LINES = 350
 
 

@@ -39,13 +39,16 @@ from grader.run.notebook import METADATA_KEY
 from grader.run.sandbox import Group, Sandbox
 
 PACK_SEED = 0
+#: the pack's course file: the server `grade submit` sends to (grader.service.client reads it)
+COURSE_FILE = "grade-course.toml"
 _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
 
 
-def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str], *,
-            mutant_cache: MutantCache | None = None) -> list[Path]:
+def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
+            server: str | None = None, *, mutant_cache: MutantCache | None = None) -> list[Path]:
     """Write the pack for these exercises and assignments (and the exercises they include); list the files.
 
+    `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
     `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
     """
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
@@ -72,6 +75,10 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
     written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
+    if server is not None:
+        written.append(out / COURSE_FILE)
+        written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
+                               f"server = {json.dumps(server)}\n", encoding="utf-8")
     return written
 
 

@@ -157,7 +157,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                        for d, r in children.items() if r),
         output_truncated=any(r.output_truncated for child_runs in children.values() for r in child_runs),
         isolation=min((r.isolation for child_runs in children.values() for r in child_runs if r.isolation),
-                      key=lambda i: LEVELS.index(i.level), default=None),
+                      key=lambda i: (LEVELS.index(i.level), -len(i.weaker_limits)), default=None),
         notes=tuple(dict.fromkeys(
             [n for n in static_notes if not any(f"imports {r.split()[0]}," in n for child_runs in children.values()
                                                 for run in child_runs for r in run.refused_imports)]

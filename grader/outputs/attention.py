@@ -56,8 +56,9 @@ _KINDS = (
                                                    "stopped, or lacks what the exercise asks for."),
     ("timeout", "Timeouts", "Their code ran out of time: a loop that never ends, or a very slow machine."),
     ("missing", "No submission", "On the roster, nothing handed in: they score 0."),
-    ("isolation", "Graded with weaker isolation", "Their code was not fully confined: grade final submissions as "
-                                                  "root or in a container."),
+    ("isolation", "Graded with weaker isolation", "Their code was not fully confined, or its memory and process limits "
+                                                  "held per process only: grade final submissions as root, in a "
+                                                  "container, with a writable cgroup."),
     ("not-on-roster", "Not on the roster", "Kept apart, not graded: add them to the roster and run again with "
                                            "--resume."),
     ("skipped", "Skipped entries", "In the submissions folder but not a submission in its layout, so not graded: "
@@ -85,7 +86,7 @@ def _troubles(row: StudentReport) -> list[tuple[str, str]]:
     elif (zero := _zero_reason(report)) is not None:
         found.append(("zero", zero))
     level = isolation(report)
-    if level is not None and level[0] != FULL_ISOLATION:
+    if level is not None and (level[0] != FULL_ISOLATION or (report.isolation and report.isolation.weaker_limits)):
         found.append(("isolation", f"{level[0]}: {level[1]}" if level[1] else level[0]))
     return found
 

@@ -38,7 +38,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "output_truncated": report.output_truncated,
         "isolation": None if report.isolation is None else {
             "level": report.isolation.level, "mode": report.isolation.mode,
-            "description": report.isolation.description},
+            "description": report.isolation.description, "weaker_limits": list(report.isolation.weaker_limits)},
         "integrity": list(report.integrity),
         "exercises": [_exercise(e) for e in report.exercises],
     }
@@ -101,7 +101,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         notes=tuple(data["notes"]),
         output=data["output"],
         output_truncated=data["output_truncated"],
-        isolation=Isolation(**data["isolation"]) if data.get("isolation") else None,
+        isolation=Isolation(**{**data["isolation"], "weaker_limits": tuple(data["isolation"].get("weaker_limits", ()))})
+        if data.get("isolation") else None,
         integrity=tuple(data.get("integrity", ())),
         exercises=tuple(
             ExerciseResult(

@@ -44,7 +44,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
                       highlight=False, emoji=False, soft_wrap=True)
     console.print(_assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
                                 (report.submission, "bold"), f" · seed {report.seed}"))
-    if report.isolation is not None and report.isolation.level != "full":
+    if report.isolation is not None and (report.isolation.level != "full" or report.isolation.weaker_limits):
         console.print(_text(f"  isolation: {report.isolation.level} ({report.isolation.description})", style="dim"))
     for note in report.notes:
         console.print(_text("  note: " + note, style="dim"))

@@ -74,7 +74,8 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
     try:
         helpers = _helpers(request)
         recorder = _recorder(request, helpers)
-        guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(),
+        guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
+                      owned=[os.path.realpath(os.getcwd())] if hello.mode == "landlock" else [],
                       permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
                       refusal=_refusal(request["exercise"], allowed, policy["describe"]),
                       own_modules=[Path(name).stem for name, _ in siblings])
@@ -227,8 +228,12 @@ def _trusted_folders() -> list[str]:
 _TRUSTED = _trusted_folders()
 
 
-def _writable() -> list[str]:
-    return [os.path.realpath(p) for p in (os.getcwd(), "/tmp", "/var/tmp", "/dev/shm")]
+def _writable(mode: str) -> list[str]:
+    """Where the submission can write: in landlock mode its own folder alone, which is all its Landlock
+    layer allows whatever os.access says (nothing can ask Landlock), and which the guard counts as wholly
+    the submission's (`owned`)."""
+    places = (os.getcwd(),) if mode == "landlock" else (os.getcwd(), "/tmp", "/var/tmp", "/dev/shm")
+    return [os.path.realpath(p) for p in places]
 
 
 def _read_exact(fd: int, size: int) -> bytearray:

@@ -52,11 +52,14 @@ _CODE = type(compile("", "", "exec"))
 
 
 def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Sequence[str], writable: Sequence[str],
-            permits: Callable[[str], bool] | None, refusal: Callable[[str], str], own_modules: Iterable[str]) -> None:
+            permits: Callable[[str], bool] | None, refusal: Callable[[str], str], own_modules: Iterable[str],
+            owned: Sequence[str] = ()) -> None:
     """Install the hook; `harness` is the frame whose `event` local says what to send.
 
     `trusted`: folders whose code is not the submission's (the standard library, packages, the grader);
-    `writable`: where the submission may write, so bytecode from there is never loaded; `permits`:
+    `writable`: where the submission may write, so bytecode from there is never loaded unless it lies on a
+    read-only mount or is plainly another user's; `owned`: where all it holds may be the submission's (its
+    own folder in landlock mode, where it opens files as root), so nothing from there is; `permits`:
     whether the submission may import a module (None: anything); `own_modules`: the submission's own
     files, importable by it.
 
@@ -68,7 +71,7 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
     make = types.FunctionType(_make_hook.__code__, private, "_make_hook")
     # What the hook hands out (the import wrapper, the signal wrapper) is built from this module's own
     # functions, never the private copies, whose globals would lead back to the hook's.
-    sys.addaudithook(make(key, reply_fd, harness, tuple(trusted), tuple(writable), permits, refusal,
+    sys.addaudithook(make(key, reply_fd, harness, tuple(trusted), (tuple(writable), tuple(owned)), permits, refusal,
                           frozenset(own_modules), (_guarded_import, _signal, _create_builtin, _frameless)))
     sys.dont_write_bytecode = True
 
@@ -87,7 +90,8 @@ def _private_namespace() -> dict[str, Any]:
 
 
 def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple[str, ...],
-               writable: tuple[str, ...], permits: Callable[[str], bool] | None, refusal: Callable[[str], str],
+               written: tuple[tuple[str, ...], tuple[str, ...]], permits: Callable[[str], bool] | None,
+               refusal: Callable[[str], str],
                own: frozenset[str], public: tuple[Callable[..., Any], ...],
                ) -> Callable[[str, tuple[Any, ...]], None]:
     # OpenSSL's HMAC, a C object whose methods no submission can rebind (hmac.HMAC's could be).
@@ -96,10 +100,17 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
         key[i] = 0
     write, getframe, thread = os.write, sys._getframe, _thread.get_ident
     function_type, realpath = types.FunctionType, os.path.realpath
-    access, can_write = os.access, os.W_OK
+    access, can_write, lstat, statvfs, read_only_flag = os.access, os.W_OK, os.lstat, os.statvfs, os.ST_RDONLY
+    me = os.getuid()
+    writable, owned = written
 
     def may_write(path: str) -> bool:
-        return access(path, can_write)
+        # Not os.access alone, which asks the mode: a run owns what it made, whatever its mode (a 0444 .pyc
+        # in a 0555 folder); nothing on a read-only mount was written by it.
+        try:
+            return not statvfs(path).f_flag & read_only_flag and (access(path, can_write) or lstat(path).st_uid == me)
+        except OSError:
+            return True
 
     stdlib = os.path.dirname(os.__file__) + "/"
     finder = _Finder()
@@ -214,8 +225,8 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
                 refuse_now("a frame object (sys._getframe, a traceback's tb_frame)", getframe(2))
         if event == "object.__setattr__" and attribute == "__code__" and type(args[0]) is function_type:
             refuse_now("replacing a function's __code__", getframe(2), "replaced a function's code")
-        if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(2), writable, realpath,
-                                                                                   may_write):
+        if event in ("marshal.loads", "marshal.load") and not _trusted_bytecode(getframe(2), writable, owned,
+                                                                                   realpath, may_write):
             refuse_now("loading bytecode", getframe(2), "loaded bytecode from a place it can write")
         # A refused module's own code never runs, whatever happened to the finder; with the finder gone
         # from the front of sys.meta_path, the import itself is refused too.
@@ -319,11 +330,11 @@ def _inside(filename: str, folders: Sequence[str]) -> bool:
                                                                 for f in folders)
 
 
-def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath: Callable[[str], str],
-                      may_write: Callable[[str], bool]) -> bool:
+def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], owned: Sequence[str],
+                      realpath: Callable[[str], str], may_write: Callable[[str], bool]) -> bool:
     """marshal.loads called by the import system for a module from a place the submission cannot write: outside
-    the scratch folders, or in a read-only folder inside them (a checkout or virtual environment under /tmp is
-    bound read-only into the child's tree, and its files belong to another user)."""
+    the scratch folders, or on a read-only mount inside them (a checkout or virtual environment under /tmp is
+    bound read-only into the child's tree), or another user's there; never from a folder it `owned`."""
     if frame is None or frame.f_code.co_name != "_compile_bytecode":
         return False
     path = frame.f_locals.get("bytecode_path") or frame.f_locals.get("source_path") or ""
@@ -331,6 +342,8 @@ def _trusted_bytecode(frame: FrameType | None, writable: Sequence[str], realpath
     if not path:
         return False
     real = realpath(path)
+    if any(real.startswith(w.rstrip("/") + "/") for w in owned):
+        return False
     if not any(real.startswith(w.rstrip("/") + "/") for w in writable):
         return True
     return not may_write(real) and not may_write(real.rpartition("/")[0] or "/")

@@ -11,8 +11,12 @@ plain os calls. The modes, strongest first:
 - mapped-namespaces (root without CAP_SYS_ADMIN, a user namespace whose uid map the grading process
   writes): the same, the uids mapped to unprivileged ones outside.
 - user-namespaces (another user): the same namespaces and tree, but every run runs as that user.
-- landlock (no namespaces; a default Docker container): Landlock limits files to the tree's list and
-  refuses TCP, a seccomp filter refuses other networks, new processes and signals to others.
+- landlock (no namespaces; a default Docker container): Landlock limits reads to the tree's list, writes
+  to the run's own folder, and refuses TCP; each run adds a Landlock layer of its own (scoping signals
+  and abstract sockets to itself, from ABI 6) and a seccomp filter refuses sockets, new processes,
+  signals to others and the calls that reach other processes or change files' owners' attributes. As
+  root each run has a uid of its own; where the interpreter is closed to other users it keeps root for
+  files alone (its fsuid), so the kernel's checks between processes still see a user of its own.
 - none: only resource limits; graded only where nothing is at stake or the risk was accepted.
 """
 
@@ -37,11 +41,20 @@ UID_RANGE = 1_000_000
 MAX_PROCESSES = 64
 
 
+#: the namespaces of the namespace modes: mounts, network, PIDs, and System V IPC and POSIX message queues
+NAMESPACES = syscalls.CLONE_NEWNS | syscalls.CLONE_NEWNET | syscalls.CLONE_NEWPID | syscalls.CLONE_NEWIPC
+#: the Landlock ABI that scopes signals to a run's own domain: without it, only a uid of its own keeps a
+#: run from signalling its zygote
+SCOPED_ABI = 6
+
+
 @dataclass(frozen=True, slots=True)
 class Mode:
     kind: Kind
     #: what was missing for a stronger mode, in words (empty for the strongest)
     missing: str = ""
+    #: give each run cgroups of its own where they can be had (grader.run.cgroups); off to measure them
+    run_cgroups: bool = True
 
     @property
     def level(self) -> Level:
@@ -50,11 +63,18 @@ class Mode:
 
     @property
     def fresh_uids(self) -> bool:
-        """Each run has a uid of its own: in a tree of its own as root, or on the machine's own files where
-        other users can reach the interpreter (else a landlocked run stays root, without capabilities)."""
+        """Each run has a uid of its own: in a tree of its own as root, or as root on the machine's files
+        (for files alone as root where other users cannot reach the interpreter: `files_as_root`)."""
         if self.kind in ("root-namespaces", "mapped-namespaces"):
             return True
-        return self.kind != "user-namespaces" and os.geteuid() == 0 and interpreter_reachable()
+        return self.kind in ("landlock", "none") and os.geteuid() == 0 and (
+            self.kind == "landlock" or interpreter_reachable())
+
+    @property
+    def files_as_root(self) -> bool:
+        """A landlocked run as root where the interpreter's folders are closed to other users: its uid is
+        its own, its fsuid stays root (without any capability), so it can read the interpreter."""
+        return self.kind == "landlock" and os.geteuid() == 0 and not interpreter_reachable()
 
     @property
     def pid_namespace(self) -> bool:
@@ -68,9 +88,10 @@ class Mode:
                                  "needs, a user of its own for every run",
             "user-namespaces": "own user, PID, mount and network namespaces and a file tree holding only what it "
                                "needs, as the grader's user",
-            "landlock": "Landlock file and TCP rules, a seccomp filter (no other network, no new processes, no "
-                        "signals to others)" + (", a user of its own for every run" if self.fresh_uids else
-                                               ", root without capabilities" if os.geteuid() == 0 else ""),
+            "landlock": "Landlock file and TCP rules, a seccomp filter (no sockets, no new processes, no signals "
+                        "to others)" + (", a user of its own for every run (files as root, without capabilities)"
+                                        if self.files_as_root else ", a user of its own for every run"
+                                        if self.fresh_uids else ", signals scoped to the run"),
             "none": "resource limits only: the submission can read what the grader's user can, and reach the "
                     "network",
         }[self.kind]
@@ -99,15 +120,20 @@ def at_least(level: Level, minimum: Level) -> bool:
 def best_mode() -> Mode:
     """The strongest mode this process can set up, tried in throwaway children (once per process)."""
     root = os.geteuid() == 0
-    if root and _try(lambda: syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWNET | syscalls.CLONE_NEWPID)):
+    if root and _try(lambda: syscalls.unshare(NAMESPACES)):
         return Mode("root-namespaces")
     if root and _try(lambda: syscalls.unshare(syscalls.CLONE_NEWUSER)):
         return Mode("mapped-namespaces", "CAP_SYS_ADMIN (namespaces are made in a user namespace instead)")
     if not root and _try(_user_namespaces):
         return Mode("user-namespaces", "root (runs cannot have users of their own)")
     missing = "CAP_SYS_ADMIN" if root else "unprivileged user namespaces"
-    if landlock.abi() >= 1 and _try(_seccomp_works):
+    version = landlock.abi()
+    if version >= 1 and (root or version >= SCOPED_ABI) and _try(_seccomp_works):
         return Mode("landlock", f"namespaces ({missing}, or user namespaces, are refused here)")
+    if version >= 1:  # runs would share this user: only Landlock's scopes would keep them from signalling it
+        return Mode("none", f"namespaces ({missing} or user namespaces), and Landlock ABI {SCOPED_ABI} (Linux "
+                            f"6.12+; this kernel has ABI {version}) to keep runs that share the grader's user from "
+                            f"signalling it")
     return Mode("none", f"namespaces ({missing} or user namespaces) and Landlock (Linux 5.13+ with landlock "
                         f"among its security modules)")
 
@@ -115,8 +141,7 @@ def best_mode() -> Mode:
 def _user_namespaces() -> bool:
     outside = os.getuid(), os.getgid()
     syscalls.prctl(syscalls.PR_SET_DUMPABLE, 1)
-    return syscalls.unshare(syscalls.CLONE_NEWUSER | syscalls.CLONE_NEWNS | syscalls.CLONE_NEWNET
-                            | syscalls.CLONE_NEWPID) and _map_self(*outside)
+    return syscalls.unshare(syscalls.CLONE_NEWUSER | NAMESPACES) and _map_self(*outside)
 
 
 def _seccomp_works() -> bool:
@@ -155,53 +180,39 @@ def confine_zygote(mode: Mode, plan: tree.Layout, parent: int, scratch: str, syn
     """
     syscalls.die_with_parent(signal.SIGKILL if mode.pid_namespace else signal.SIGTERM, parent)
     if mode.kind == "root-namespaces":
-        _need(syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWNET | syscalls.CLONE_NEWPID), "unshare")
+        _need(syscalls.unshare(NAMESPACES), "unshare")
     elif mode.kind == "mapped-namespaces":
         _need(syscalls.unshare(syscalls.CLONE_NEWUSER), "unshare a user namespace")
         os.write(sync[0], b"u")
         _need(os.read(sync[1], 1) == b"m", "the uid map")
-        _need(syscalls.unshare(syscalls.CLONE_NEWNS | syscalls.CLONE_NEWNET | syscalls.CLONE_NEWPID), "unshare")
+        _need(syscalls.unshare(NAMESPACES), "unshare")
     elif mode.kind == "user-namespaces":
         _need(_user_namespaces(), "a user namespace")
     if mode.pid_namespace:
+        _no_shared_ipc()
         _need(tree.build(plan), "the file tree")
     elif mode.kind == "landlock":
-        reads, listed = _landlock_rules(plan)
-        read = [*tree.SYSTEM, *reads, "/sys", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"]
+        read, listed = landlock.tree_rules(plan, files_as_root=mode.files_as_root)
         _need(landlock.restrict(read, [scratch, "/dev/null"], listed) > 0, "Landlock")
     syscalls.prctl(syscalls.PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _no_shared_ipc() -> None:
+    """No System V IPC object or POSIX message queue in the zygote's own IPC namespace: what a run made there
+    would outlive it (memory the next runs could neither see nor free) and reach the runs after it."""
+    for path, value in (("/proc/sys/kernel/shmmni", "0"), ("/proc/sys/kernel/msgmni", "0"),
+                        ("/proc/sys/kernel/sem", "0 0 0 0"), ("/proc/sys/fs/mqueue/queues_max", "0")):
+        try:
+            with open(path, "w") as file:
+                file.write(value)
+        except OSError:
+            pass  # refused in a user namespace on older kernels: the namespace still dies with the zygote
 
 
 def mapped_ids() -> tuple[str, str]:
     """The uid and gid maps of a mapped-namespaces zygote: root as itself, and the runs' range."""
     lines = f"0 0 1\n{FIRST_UID} {FIRST_UID} {UID_RANGE}\n"
     return lines, lines
-
-
-def _landlock_rules(plan: tree.Layout) -> tuple[list[str], list[str]]:
-    """The tree's folders as Landlock rules, which only allow: a folder holding a cover is read child by
-    child, and only listed itself (the interpreter lists the folders it imports from)."""
-    # ctypes stays readable: a landlocked zygote needs it to give each child its seccomp filter (so in this
-    # mode a submission could reach its own memory; Landlock, seccomp and the uid hold regardless).
-    hidden = list(plan.covers)
-    reads: list[str] = []
-    listed: list[str] = []
-
-    def add(path: str) -> None:
-        if any(h == path for h in hidden):
-            return
-        if any(h.startswith(path.rstrip("/") + "/") for h in hidden) and os.path.isdir(path):
-            listed.append(path)
-            for entry in os.scandir(path):
-                add(entry.path)
-        else:
-            reads.append(path)
-
-    for path in [*plan.binds, *plan.rebinds]:
-        add(path)
-    # The grader package is found on PYTHONPATH, its parent: which the interpreter must be able to list.
-    listed.append(os.path.dirname(tree.grader_folder()))
-    return reads, listed
 
 
 def _need(ok: bool, what: str) -> None:

@@ -26,11 +26,14 @@ class Stop:
 
 @dataclass(frozen=True, slots=True)
 class Isolation:
-    """How a run was confined (grader.run.isolate): its level, the mechanism, and in words."""
+    """How a run was confined (grader.run.isolate): its level, the mechanism, and in words; and which of its
+    limits held per process only, where it had no cgroup for them (grader.run.cgroups)."""
 
     level: Literal["full", "namespaces", "landlock", "none"]
     mode: str
     description: str
+    #: "memory", "processes": counted per process (or per user), not for all of the run's processes together
+    weaker_limits: tuple[str, ...] = ()
 
 
 #: how many gradient numbers one probe's evidence holds at most

@@ -7,7 +7,7 @@ import json
 import os
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from grader.core.values import BadReply, ErrorInfo, error_from_data, from_data
@@ -94,7 +94,7 @@ def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits) -> Run
         bad = Stop("grader", f"ran into a failure of the grader's own code ({state.crashed.describe()})",
                    "This is not your fault: tell your instructor.")
     done_loading = not state.loaded and plan.kind == "python" and bool(state.cell_errors) and bad is None
-    clean = (state.finished or done_loading) and bad is None
+    clean = (state.finished or done_loading) and bad is None and not exchange.memory_exceeded
     stop = None if clean else (bad or _why_stopped(exchange, limits, state, plan))
     groups = []
     for g, sent in enumerate(plan.indices):
@@ -115,7 +115,8 @@ def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits) -> Run
         stopped_in_cell=plan.cells[state.cell] if stop is not None and not state.loaded and state.cell is not None
         else None,
         groups=tuple(groups), output=exchange.output.decode("utf-8", errors="replace"),
-        output_truncated=exchange.output_truncated, seconds=exchange.seconds, isolation=state.isolation,
+        output_truncated=exchange.output_truncated, seconds=exchange.seconds,
+        isolation=_with_limits(state.isolation, exchange.weaker_limits),
         refused_imports=tuple(state.refused), integrity=tuple(state.integrity))
 
 
@@ -175,8 +176,28 @@ class _State:
             raise BadReply(f"a {kind} event out of order")
 
 
+def _with_limits(isolation: Isolation | None, weaker: tuple[str, ...]) -> Isolation | None:
+    """The run's isolation as the zygote told it, with what the grading process knows of its limits."""
+    if isolation is None:
+        return None
+    held = [name for name in ("memory", "processes") if name not in weaker]
+    words = [f"{' and '.join(held)} counted for the run as a whole (cgroups holding it and its zygote alone)"] \
+        if held else []
+    if "memory" in weaker:
+        words.append("memory limited per process only (no memory cgroup here: a run's processes together may "
+                     "hold more than the limit)")
+    if "processes" in weaker:
+        words.append("processes counted per user (no pids cgroup here)")
+    return replace(isolation, description="; ".join([isolation.description, *words]), weaker_limits=weaker)
+
+
 def _why_stopped(exchange: Exchange, limits: Limits, state: _State, plan: Plan) -> Stop:
     """What ended the run early, and what the student might do about it."""
+    if exchange.memory_exceeded:
+        return Stop("memory", f"was stopped: it and the processes it started used more than its memory limit "
+                              f"({limits.memory_mb} MB) together",
+                    "Each process you start (os.fork, multiprocessing) counts toward the same limit: start fewer, "
+                    "or keep less in each.")
     if exchange.reply_overflow:
         return Stop("reply-size", f"sent more than {limits.reply_bytes // (1024 * 1024)} MiB of results",
                     "Return numbers, not huge structures.")

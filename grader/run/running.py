@@ -13,8 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.run import cgroups
+
 MIB = 1024 * 1024
 _UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
+_WATCH_SECONDS = 0.2  # how often a run's cgroup is asked whether the kernel killed one of its processes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,6 +48,10 @@ class Exchange:
     #: raw wait status (os.waitstatus_to_exitcode reads it), or None if the zygote never said
     status: int | None
     seconds: float
+    #: the kernel killed one of the run's processes for the memory of them all (its cgroup), and so the run
+    memory_exceeded: bool = False
+    #: the limits that held per process only, not for the run as a whole: "memory", "processes"
+    weaker_limits: tuple[str, ...] = ()
 
 
 #: when a run must end, given its reply so far and the time now (monotonic)
@@ -56,8 +63,12 @@ class Running:
 
     def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
                  output_fd: int, limits: Limits, finished: Callable[[bytes], bool],
-                 deadline: Deadline | None = None) -> None:
+                 deadline: Deadline | None = None, *, group: cgroups.ZygoteGroup | None = None,
+                 oom_kills: int = 0, weaker: tuple[str, ...] = ()) -> None:
         self._sock, self._run, self._limits, self._finished = sock, run, limits, finished
+        #: the zygote's cgroups, which hold this run's processes, and their OOM kills before it started
+        self._group, self._oom_kills, self._weaker = group, oom_kills, weaker
+        self._memory_exceeded = False
         self._deadline = deadline
         self._request_fd, self._request = request_fd, memoryview(request)
         self._reply_fd, self._output_fd = reply_fd, output_fd
@@ -75,12 +86,42 @@ class Running:
             for fd in (self._request_fd, self._reply_fd, self._output_fd):
                 os.close(fd)
             return Exchange(reply=b"", output=b"", output_truncated=False, reply_overflow=False,
-                            timed_out=False, status=None, seconds=0.0)
+                            timed_out=False, status=None, seconds=0.0, weaker_limits=self._weaker)
+        self._killable()
         try:
             return self._collect()
         finally:
             if self._pidfd is not None:
                 os.close(self._pidfd)
+
+    def _killable(self) -> None:
+        """The child, born in its zygote's cgroups, made the OOM killer's first choice there: it waits for its
+        request, so none of the submission's code has run yet."""
+        if self._group is None:
+            return
+        pid = pid_of(self._pidfd) if self._pidfd is not None else None
+        try:  # alive (so its pid is still its own) when changed
+            alive = self._pidfd is not None
+            if self._pidfd is not None:
+                signal.pidfd_send_signal(self._pidfd, 0)
+        except OSError:
+            alive = False
+        if pid is None or not alive or not cgroups.first_to_kill(pid):
+            self._group = None  # its processes are still counted, but the kernel might choose the zygote
+            self._weaker = tuple(cgroups.NAMES.values())
+
+    def _exceeded(self) -> bool:
+        return self._group is not None and self._group.oom_kills() > self._oom_kills
+
+    def _watch(self, now: float, last: float) -> float:
+        """Stop the run once the kernel has killed one of its processes for their memory together."""
+        if self._group is None or now - last < _WATCH_SECONDS or self._memory_exceeded:
+            return last
+        if self._exceeded():
+            self._memory_exceeded = True
+            if self._pidfd is not None:
+                send_signal(self._pidfd, signal.SIGKILL)  # the zygote then kills whatever the child left
+        return now
 
     def _collect(self) -> Exchange:
         limits = self._limits
@@ -96,13 +137,17 @@ class Running:
         selector.register(self._request_fd, selectors.EVENT_WRITE)
         selector.register(self._sock, selectors.EVENT_READ)
         open_pipes = 2
+        watched = started
         try:
             while (status is None or open_pipes) and not self._reply_overflow:
                 if not open_pipes and self._finished(bytes(self._reply)):
                     break  # all said, and the child is on its way out: go on meanwhile
+                watched = self._watch(time.monotonic(), watched)
                 timeout = deadline - time.monotonic()
                 if status is not None:
                     timeout = min(timeout, 0.5)  # exited: only leftovers could hold the pipes open
+                if self._group is not None:
+                    timeout = min(timeout, _WATCH_SECONDS)
                 if timeout <= 0:
                     timed_out = status is None
                     break
@@ -135,9 +180,11 @@ class Running:
             self._close_request()
             os.close(self._reply_fd)
             os.close(self._output_fd)
+        memory = self._memory_exceeded or self._exceeded()
         return Exchange(reply=bytes(self._reply), output=bytes(self._output),
                         output_truncated=self._output_total > len(self._output), reply_overflow=self._reply_overflow,
-                        timed_out=timed_out, status=status, seconds=time.monotonic() - started)
+                        timed_out=timed_out and not memory, status=status, seconds=time.monotonic() - started,
+                        memory_exceeded=memory, weaker_limits=self._weaker)
 
     def _send_some(self) -> bool:
         """Write what the pipe takes of the request; False once it is all sent, or the child is gone."""
@@ -185,6 +232,9 @@ class Running:
                 continue
             if kind == "pid":
                 self._pidfd = fds[0] if fds else None
+                if message.get("limited") is not True:  # the zygote could not set the run's memory limit
+                    self._group = None
+                    self._weaker = tuple(cgroups.NAMES.values())
                 return True
             return int(message["status"])
 

@@ -13,11 +13,13 @@ import platform
 from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x40000000, 0x10000000, 0x20000000
+CLONE_NEWIPC = 0x08000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 1 << 12, 1 << 14, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 4, 38, 36
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-PR_CAPBSET_DROP = 24
+PR_CAPBSET_DROP, PR_SET_KEEPCAPS = 24, 8
+CAP_SETGID, CAP_SETUID = 6, 7
 #: syscalls without a libc wrapper, by architecture (x86_64, aarch64)
 _NUMBERS = {
     "x86_64": {"pivot_root": 155, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
@@ -104,6 +106,36 @@ def drop_capabilities() -> bool:
     """Give up every capability, for good (bounding set, effective, permitted): root without powers."""
     for cap in range(64):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the kernel's last: fine
+    return _capset(0)
+
+
+def _capset(caps: int) -> bool:
     header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
     data = (_CapData * 2)()
+    data[0].effective = data[0].permitted = caps
     return bool(libc.capset(ctypes.byref(header), data) == 0)
+
+
+def become_with_root_files(uid: int) -> None:
+    """Take `uid` as every id of this process but the file-system ones, which stay root; no capability left.
+
+    For a run where the interpreter's folders are closed to other users: the kernel's checks between
+    processes (signals, rlimits, ptrace, priorities, pidfds, keyrings, IPC) see a user no other process
+    has, while files are opened as root, which Landlock and seccomp then limit. Raise OSError if any step
+    is refused.
+    """
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    os.setgroups([])
+    if not prctl(PR_SET_KEEPCAPS, 1):
+        raise OSError("PR_SET_KEEPCAPS was refused")
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # the effective capabilities go; the permitted ones are kept for a moment
+    setids = (1 << CAP_SETUID) | (1 << CAP_SETGID)
+    if not _capset(setids):
+        raise OSError("capset was refused")
+    libc.setfsgid(0)
+    libc.setfsuid(0)
+    prctl(PR_SET_KEEPCAPS, 0)
+    if not _capset(0) or libc.setfsuid(-1) != 0 or libc.setfsgid(-1) != 0 or os.geteuid() != uid:
+        raise OSError("the run's ids could not be set")

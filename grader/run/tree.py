@@ -123,6 +123,9 @@ def build(plan: Layout, new: str = "/tmp") -> bool:
         for path in plan.rebinds:
             if path in handles:
                 _bind(handles[path], new + path, read_only=True)
+        for path in plan.covers:  # what was put back inside them is in place: nothing more is written there
+            if os.path.isdir(new + path):
+                _read_only(new + path)
         for path in plan.masked:
             if os.path.exists(new + path):
                 syscalls.mount(b"/dev/null", new + path, None, syscalls.MS_BIND)
@@ -139,7 +142,9 @@ def build(plan: Layout, new: str = "/tmp") -> bool:
         os.chdir("/")
         syscalls.umount("/.old")  # the old tree is gone from this namespace for good
         os.rmdir("/.old")
-        return True
+        # Read-only from now on: where runs are the grader's own user (user-namespaces), they own the tree's
+        # tmpfs, and a file one left in it (or in a cover) would be there for the runs after it.
+        return _read_only("/")
     finally:
         for handle in handles.values():
             os.close(handle)
@@ -178,6 +183,11 @@ def _bind(handle: int, target: str, *, read_only: bool) -> None:
 def _scratch(path: str) -> bool:
     """An empty tmpfs anyone may write to, as /tmp is; the zygote empties it after every run."""
     return syscalls.mount(b"tmpfs", path, b"tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, b"size=256m,mode=1777")
+
+
+def _read_only(path: str) -> bool:
+    return syscalls.mount(None, path, None, syscalls.MS_REMOUNT | syscalls.MS_RDONLY | syscalls.MS_NOSUID
+                          | syscalls.MS_NODEV)
 
 
 def _cover(path: str) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from grader.run import isolate, tree
+from grader.run import cgroups, isolate, tree
 from grader.run.policy import ImportPolicy
 from grader.run.running import MIB, Deadline, Limits, Running, pid_of, receive, send_signal
 from grader.run.zygote_main import ENTRY, Hello, RunHeader
@@ -32,6 +32,10 @@ from grader.run.zygote_main import ENTRY, Hello, RunHeader
 #: Names, and prefixes of names: a prefix such as HOME would let HOMEBREW_GITHUB_API_TOKEN through.
 _ZYGOTE_NAMES = frozenset({"PATH", "HOME", "LANG", "TZ", "LD_LIBRARY_PATH"})
 _ZYGOTE_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "OMP_", "MKL_")
+#: what a run's cgroup holds beyond its budget and the zygote's pages: page tables, kernel buffers
+RUN_MEMORY_SLACK = 64 * MIB
+#: tasks in the zygote's cgroups beyond the zygote and the run: the zygote's sweeper
+RUN_TASK_SLACK = 2
 
 
 class ZygoteFailed(OSError):
@@ -49,6 +53,7 @@ class Zygote:
         self._pid: int | None = None
         self._pidfd: int | None = None  # the zygote proper (the PID namespace's init, where there is one)
         self._scratch: str | None = None
+        self._group: cgroups.ZygoteGroup | None = None  # the cgroups it and its runs live in
         self.hello: Hello | None = None
 
     @property
@@ -62,7 +67,10 @@ class Zygote:
         self._scratch = tempfile.mkdtemp(prefix="autograd-grader-runs-") if not self.mode.pid_namespace else "/tmp"
         if self._scratch != "/tmp":
             os.chmod(self._scratch, 0o711)
-        config = {"sock": theirs.fileno(), "target": self._target, "policy": asdict(self.policy) | {
+        self._group = self._cgroups()
+        memory = self._group.memory_files() if self._group is not None else None
+        kept = [fd for key, fd in (memory or {}).items() if key != "version" and fd >= 0]
+        config = {"sock": theirs.fileno(), "memory": memory, "target": self._target, "policy": asdict(self.policy) | {
             "allowed": sorted(self.policy.allowed) if self.policy.allowed is not None else None,
             "forbidden": sorted(self.policy.forbidden)}, "mode": self.mode.kind, "level": self.mode.level,
             "isolation": self.mode.describe(), "scratch": self._scratch,
@@ -85,17 +93,23 @@ class Zygote:
             try:
                 os.close(failed_r)
                 isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
-                os.set_inheritable(theirs.fileno(), True)
-                os.closerange(3, theirs.fileno())
-                os.closerange(theirs.fileno() + 1, failed_w)
-                os.closerange(failed_w + 1, 1 << 16)
+                low = 3
+                for fd in sorted({theirs.fileno(), failed_w, *kept}):
+                    if fd != failed_w:
+                        os.set_inheritable(fd, True)
+                    os.closerange(low, fd)
+                    low = fd + 1
+                os.closerange(low, 1 << 16)
                 os.execve(sys.executable, argv, env)
             except BaseException as exc:  # noqa: BLE001 - say why, for the grading process to raise
                 os.write(failed_w, f"{type(exc).__name__}: {exc}".encode()[:1000])
             os._exit(70)
-        for fd in (failed_w, up_w, down_r):
+        for fd in (failed_w, up_w, down_r, *kept):
             os.close(fd)
         theirs.close()
+        if self._group is not None and not self._group.adopt(pid):
+            self._group.remove()  # the zygote is told nothing: its limits are then never below the runs' budget
+            self._group = None
         try:
             if self.mode.kind == "mapped-namespaces":
                 if os.read(up_r, 1) == b"u":
@@ -110,6 +124,7 @@ class Zygote:
         if why:
             os.waitpid(pid, 0)
             ours.close()
+            self._close_group()
             raise ZygoteFailed(f"could not confine a zygote ({self.mode.kind}): {why.decode(errors='replace')}")
         self._sock, self._pid = ours, pid
 
@@ -128,10 +143,16 @@ class Zygote:
                 pass
             os.waitpid(self._pid, 0)
             self._pid = None
+        self._close_group()
         if self._scratch and self._scratch != "/tmp":
             import shutil
 
             shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def _close_group(self) -> None:
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
 
     def ready(self) -> bool:
         """Whether the zygote has warmed up (its first word has come), without waiting for it."""
@@ -162,15 +183,21 @@ class Zygote:
         rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
         self._runs += 1
+        size, resident = self._zygote_size()
+        group_memory, oom_kills = self._group_limits(limits, resident)
         header = RunHeader(run=self._runs, uid=isolate.run_uid() if self.mode.fresh_uids else None,
-                           cpu=limits.cpu_seconds, memory_cap=self._memory_cap(limits), file_bytes=limits.file_bytes,
-                           nproc=self._nproc())
+                           files_as_root=self.mode.files_as_root, cpu=limits.cpu_seconds,
+                           memory_cap=size + limits.memory_mb * MIB if size and limits.memory_mb > 0 else 0,
+                           group_memory=group_memory, file_bytes=limits.file_bytes, nproc=self._nproc())
         try:
             socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
-        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline)
+        group = self._group if oom_kills is not None else None
+        return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline,
+                       group=group, oom_kills=oom_kills or 0,
+                       weaker=group.weaker if group is not None else tuple(cgroups.NAMES.values()))
 
     def _greeted(self) -> None:
         """The zygote's first word: how it is confined (trusted: no student code ever ran in it)."""
@@ -181,18 +208,42 @@ class Zygote:
         self.hello = Hello(**json.loads(data)["hello"])
         self._pidfd = fds[0] if fds else None
 
-    def _memory_cap(self, limits: Limits) -> int:
-        """RLIMIT_AS counts what the zygote already maps, so the budget goes on top of its size now."""
-        if limits.memory_mb <= 0 or self._pidfd is None:
-            return 0
-        pid = pid_of(self._pidfd)
+    def _zygote_size(self) -> tuple[int, int]:
+        """What the zygote maps, and its anonymous memory resident, in bytes; (0, 0) where not readable.
+
+        RLIMIT_AS counts what the zygote already maps, so a run's budget goes on top of its size now; a
+        run's cgroup is charged for the zygote's pages the run writes to (copied on write): at most its
+        resident anonymous memory (shared libraries stay the zygote's).
+        """
+        if self._pidfd is None:
+            return 0, 0
+        found = {b"VmSize:": 0, b"RssAnon:": 0}
         try:
-            for line in Path(f"/proc/{pid}/status").read_bytes().splitlines():
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) * 1024 + limits.memory_mb * MIB
+            for line in Path(f"/proc/{pid_of(self._pidfd)}/status").read_bytes().splitlines():
+                key = line.partition(b":")[0] + b":"
+                if key in found:
+                    found[key] = int(line.split()[1]) * 1024
         except (OSError, ValueError):
-            pass
-        return 0  # not readable: the wall-clock and CPU limits still hold
+            return 0, 0  # not readable: the wall-clock and CPU limits still hold
+        return found[b"VmSize:"], found[b"RssAnon:"]
+
+    def _cgroups(self) -> cgroups.ZygoteGroup | None:
+        """The zygote's own cgroups (grader.run.cgroups); the process that becomes it is put in after the fork."""
+        place = cgroups.place() if self.mode.run_cgroups else None
+        return cgroups.make(place) if place is not None and place.hierarchies else None
+
+    def _group_limits(self, limits: Limits, resident: int) -> tuple[int, int | None]:
+        """The memory the zygote's cgroups may hold during the next run (0: no limit, -1: no group), and the
+        OOM kills so far (None: no group)."""
+        if self._group is None:
+            return -1, None
+        try:
+            base, oom_kills = self._group.prepare(isolate.MAX_PROCESSES + RUN_TASK_SLACK)
+        except OSError:
+            return -1, None
+        # The budget of one process, plus the zygote's pages a run may copy: one process alone still meets
+        # its own address-space limit first (a MemoryError it can handle), all of them together this one.
+        return (base + limits.memory_mb * MIB + resident + RUN_MEMORY_SLACK if limits.memory_mb > 0 else 0), oom_kills
 
     def _nproc(self) -> int:
         """The process limit: a fresh uid counts only its own; the grader's user counts all of its."""

@@ -16,6 +16,7 @@ import io
 import json
 import os
 import resource
+import secrets
 import select
 import shutil
 import signal
@@ -33,6 +34,8 @@ ENTRY = ("import sys; _startup = frozenset(sys.modules); from grader.run.zygote_
 CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                      "MPLBACKEND": "Agg"}
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+#: what the zygote's cgroups may hold beyond a run's limit while it cleans up after the run
+CLEANUP_MEMORY = 256 * 1024 * 1024
 Target = Callable[[int, int, "Hello", frozenset[str]], NoReturn]
 
 
@@ -53,9 +56,14 @@ class RunHeader:
     run: int
     #: the run's own uid; None where runs keep the zygote's
     uid: int | None
+    #: the run keeps root for file access alone (grader.run.isolate.Mode.files_as_root)
+    files_as_root: bool
     cpu: int
     #: RLIMIT_AS in bytes (the zygote's size plus the budget); 0: none
     memory_cap: int
+    #: what the zygote's cgroups may hold during the run, the zygote included (grader.run.cgroups); 0: no
+    #: limit; -1: no cgroups
+    group_memory: int
     file_bytes: int
     nproc: int
 
@@ -69,7 +77,9 @@ def main(config_text: str, startup: frozenset[str]) -> None:
         _become_init(sock)
     elif config["mode"] == "landlock":
         signal.signal(signal.SIGTERM, _leave)  # the grading process died (parent-death signal)
-        from grader.run import seccomp, syscalls  # noqa: F401 - each child installs its filter with them
+        from grader.run import landlock, seccomp, syscalls  # noqa: F401 - each child confines itself with them
+
+        syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)  # no process of the same user reads the zygote's memory
     from grader.run import warm
 
     warm.warm(config["policy"])
@@ -117,6 +127,7 @@ def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: H
         workdir = _workdir(config["scratch"], header, pid_namespace)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
+        limited = _limit_memory(config["memory"], header.group_memory)
         pid = os.fork()
         if pid == 0:
             try:
@@ -131,17 +142,37 @@ def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: H
             os.close(fd)
         pidfd = os.pidfd_open(pid)
         try:
-            socket.send_fds(sock, [json.dumps({"run": header.run, "pid": pid}).encode()], [pidfd])
+            socket.send_fds(sock, [json.dumps({"run": header.run, "pid": pid, "limited": limited}).encode()], [pidfd])
         except OSError:
             pass  # the grading process went away: the wait below sees it and cleans up
         status = _wait(sock, pid, pidfd, header, pid_namespace)
         os.close(pidfd)
+        if header.group_memory > 0:  # what the run left in memory (its files) must not hold the cleanup up
+            _limit_memory(config["memory"], header.group_memory + CLEANUP_MEMORY)
         _sweep(header, pid_namespace)
         _wipe(workdir, pid_namespace, config["keep"])
         try:
             sock.send(json.dumps({"run": header.run, "status": status}).encode())
         except OSError:
             return  # the grading process has what it needed and has gone
+
+
+def _limit_memory(files: dict[str, int] | None, limit: int) -> bool:
+    """Set the memory limit of the zygote's cgroups (0: none) through the descriptors it was given; False
+    where the kernel refuses (the grading process then says the limit held per process). Without them
+    (no memory cgroup) or without cgroups (-1), there is nothing to set."""
+    if files is None or limit < 0:
+        return True
+    value = (str(limit) if limit > 0 else "max" if files["version"] == 2 else "-1").encode()
+    try:
+        if files["swap"] >= 0:  # v1's memory and swap together is never below memory alone: lift it first
+            os.write(files["swap"], b"-1")
+        os.write(files["memory"], value)
+        if files["swap"] >= 0:
+            os.write(files["swap"], value)
+    except OSError:
+        return False
+    return True
 
 
 def _wait(sock: socket.socket, pid: int, pidfd: int, header: RunHeader, pid_namespace: bool) -> int:
@@ -182,9 +213,21 @@ def _sweep(header: RunHeader, pid_namespace: bool) -> None:
 
 
 def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
-    path = "/tmp/submission" if pid_namespace else os.path.join(scratch, f"run-{header.run}")
-    os.mkdir(path, 0o700)
-    if header.uid is not None:
+    """The run's own folder; outside a tree of its own, named unguessably in a folder others cannot list."""
+    while True:
+        path = "/tmp/submission" if pid_namespace else os.path.join(scratch, f"run-{secrets.token_hex(8)}")
+        try:
+            os.mkdir(path, 0o700)
+            break
+        except FileExistsError:
+            if pid_namespace:
+                shutil.rmtree(path, ignore_errors=True)
+    if header.uid is not None and header.files_as_root:
+        # Its own to os.access (asked as its uid), and to its files' root (fsuid and fsgid 0) through the
+        # group: nobody else's.
+        os.chown(path, header.uid, 0)
+        os.chmod(path, 0o770)
+    elif header.uid is not None:
         os.chown(path, header.uid, header.uid)
     return path
 
@@ -223,16 +266,23 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
     _close_fds_except({0, 1, 2, req_r, rep_w})
     _fresh_stdio()
     resource.setrlimit(resource.RLIMIT_NPROC, (header.nproc, header.nproc))
-    if header.uid is not None:
+    if header.uid is not None and header.files_as_root:
+        from grader.run import syscalls
+
+        syscalls.become_with_root_files(header.uid)
+        os.umask(0)  # what it makes stays writable to its uid, as os.access asks (inside its own folder alone)
+    elif header.uid is not None:
         os.setgroups([])
         os.setgid(header.uid)
         os.setuid(header.uid)
     if mode == "landlock":  # no PID namespace: no processes of its own, no signals to others
-        from grader.run import seccomp, syscalls
+        from grader.run import landlock, seccomp, syscalls
 
-        syscalls.die_with_parent(signal.SIGKILL, os.getppid())
-        if os.geteuid() == 0 and not syscalls.drop_capabilities():  # root where no other user reaches Python
+        syscalls.die_with_parent(signal.SIGKILL, os.getppid())  # after the ids: changing them clears it
+        if os.geteuid() == 0 and not syscalls.drop_capabilities():  # root where it is the grader's own user
             raise OSError("the capabilities could not be dropped")
+        if landlock.confine_run(workdir) == 0:
+            raise OSError("the run's own Landlock layer was refused")
         if not seccomp.install(seccomp.confined_child_rules()):
             raise OSError("the seccomp filter was refused")
     resource.setrlimit(resource.RLIMIT_CPU, (header.cpu, header.cpu + 1))

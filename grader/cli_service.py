@@ -1,0 +1,262 @@
+"""The course server's commands: serve, worker, tokens, regrade and gradebook (the instructor's), and submit (the
+student's). Each parses its arguments, calls grader.service and prints what came of it."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader.cli_options import Parser
+from grader.core.errors import ExitCode, GraderError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from grader.service.config import Course
+
+_COURSE_HELP = "the course folder, holding course.toml (default: $AUTOGRADER_COURSE, else the current folder)"
+
+
+def _course_option(parser: Parser) -> None:
+    parser.add_argument("--course", type=Path, metavar="DIR", help=_COURSE_HELP)
+    parser.add_argument("--database", metavar="URL",
+                        help="the store: a PostgreSQL URL (default: $AUTOGRADER_DATABASE, else course.toml's "
+                             "database, else the course folder's SQLite file)")
+
+
+def _open(args: argparse.Namespace, durable: bool = True) -> tuple[Course, Engine]:
+    from grader.service.config import find_course, load_course
+    from grader.service.store import open_store
+
+    folder = find_course(getattr(args, "course", None))
+    course = load_course(folder, database=getattr(args, "database", None) or os.environ.get("AUTOGRADER_DATABASE"))
+    return course, open_store(course.database, durable=durable)
+
+
+def serve_parser() -> Parser:
+    parser = Parser(prog="grade serve", description="Run the course server: the API grade submit talks to, the "
+                                                    "students' and instructor's pages, and grading workers.")
+    _course_option(parser)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port, printed)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="grading workers on this machine (default: the cores; 0: only grade worker elsewhere)")
+    parser.add_argument("--lease", type=float, default=30.0, metavar="SECONDS",
+                        help="how long a worker holds a job without a heartbeat before it is graded elsewhere")
+    return parser
+
+
+def serve_command(argv: list[str]) -> int:
+    args = serve_parser().parse_args(argv)
+    from grader.service.serve import ServeOptions, serve
+
+    course, engine = _open(args)
+    secret = course.secret()
+    workers = args.workers if args.workers is not None else max(os.cpu_count() or 1, 1)
+    serve(course, engine, secret, ServeOptions(host=args.host, port=args.port, workers=workers,
+                                               lease=args.lease))
+    return ExitCode.OK
+
+
+def worker_parser() -> Parser:
+    parser = Parser(prog="grade worker", description="Grade submissions from the course server's queue (its "
+                                                     "PostgreSQL), on this machine, until stopped (SIGTERM: after "
+                                                     "the job it holds).")
+    _course_option(parser)
+    parser.add_argument("--lease", type=float, default=30.0, metavar="SECONDS", help="a job's lease (default 30)")
+    parser.add_argument("--scratch", type=Path, metavar="DIR", help="this worker's own scratch folder")
+    parser.add_argument("--name", help="this worker's name on the instructor page (default: host-pid)")
+    parser.add_argument("--max-jobs", type=int, metavar="N", help="leave after N jobs")
+    parser.add_argument("--idle-exit", type=float, metavar="SECONDS", help="leave once the queue is empty this long")
+    parser.add_argument("--parent", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--nice", type=int, default=0, help=argparse.SUPPRESS)
+    return parser
+
+
+def worker_command(argv: list[str]) -> int:
+    args = worker_parser().parse_args(argv)
+    from grader.service.worker import WorkerOptions, run_worker
+
+    course, engine = _open(args, durable=False)
+    run_worker(course, engine, WorkerOptions(
+        lease=args.lease, scratch=args.scratch, name=args.name, parent=args.parent, max_jobs=args.max_jobs,
+        idle_exit=args.idle_exit, nice=args.nice), say=lambda line: print(line, flush=True))
+    return ExitCode.OK
+
+
+def tokens_parser() -> Parser:
+    parser = Parser(prog="grade tokens", description="Issue each roster student a token for grade submit (stored "
+                                                     "hashed: the CSV written is the only copy), or revoke one.")
+    parser.add_argument("roster", type=Path, nargs="?", help="the roster CSV (default: course.toml's roster)")
+    _course_option(parser)
+    parser.add_argument("--out", "-o", type=Path, metavar="FILE",
+                        help="write id,name,email,token here (default: standard output)")
+    parser.add_argument("--again", action="store_true", help="new tokens for everyone listed (the old ones stop)")
+    parser.add_argument("--instructor", metavar="ID", help="issue a token for this instructor instead")
+    parser.add_argument("--revoke", metavar="ID", action="append", default=[], help="revoke a student's tokens")
+    return parser
+
+
+def tokens_command(argv: list[str]) -> int:
+    args = tokens_parser().parse_args(argv)
+    from grader.course.roster import read_roster
+    from grader.outputs.students import Student
+    from grader.service import tokens
+
+    course, engine = _open(args)
+    if args.revoke:
+        for student in args.revoke:
+            count = tokens.revoke(engine, student)
+            print(f"{student}: {count} token(s) revoked" if count else f"{student}: no live token", file=sys.stderr)
+        return ExitCode.OK
+    if args.instructor:
+        issued = tokens.issue(engine, [Student(id=args.instructor, name=args.instructor, submission="")],
+                              role="instructor", again=True)
+    else:
+        roster = args.roster or course.roster
+        if roster is None:
+            raise GraderError("which roster? grade tokens ROSTER.csv, or roster = \"...\" in course.toml.")
+        issued = tokens.issue(engine, read_roster(roster).students, again=args.again)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["id", "name", "email", "token"])
+    for student, token in issued:
+        writer.writerow([student.id, student.name, student.email, token])
+    if args.out is not None:
+        descriptor = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(out.getvalue())
+    else:
+        sys.stdout.write(out.getvalue())
+    print(f"issued {len(issued)} token(s); students who already had one kept it (--again for new ones)",
+          file=sys.stderr)
+    return ExitCode.OK
+
+
+def regrade_parser() -> Parser:
+    parser = Parser(prog="grade regrade", description="Grade every stored submission again (after an exercise "
+                                                      "changed), behind every new submission.")
+    _course_option(parser)
+    parser.add_argument("--assignment", "-a", metavar="ID", help="only this assignment's submissions")
+    return parser
+
+
+def regrade_command(argv: list[str]) -> int:
+    args = regrade_parser().parse_args(argv)
+    from grader.service.queue import enqueue_all
+
+    course, engine = _open(args)
+    if args.assignment and args.assignment not in course.assignments:
+        raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
+    print(f"queued {enqueue_all(engine, args.assignment)} submission(s) to grade again")
+    return ExitCode.OK
+
+
+def gradebook_parser() -> Parser:
+    parser = Parser(prog="grade gradebook", description="Write an assignment's counted scores as a batch's reports "
+                                                        "folder (gradebook.csv, summary.html, each student's "
+                                                        "report), and publish them to the LMS over LTI AGS.")
+    _course_option(parser)
+    parser.add_argument("assignment", help="the assignment (course.toml's id)")
+    parser.add_argument("--out", "-o", type=Path, metavar="DIR", help="default: server/gradebook/ASSIGNMENT")
+    parser.add_argument("--publish", type=Path, metavar="LMS.TOML", help="then send the scores to this line item")
+    return parser
+
+
+def gradebook_command(argv: list[str]) -> int:
+    args = gradebook_parser().parse_args(argv)
+    from grader.service.gradebook import export
+
+    course, engine = _open(args)
+    rules = course.assignments.get(args.assignment)
+    if rules is None:
+        raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
+    folder, files = export(engine, course, rules, args.out)
+    print(f"wrote {folder}: {len(files.rows)} students (gradebook.csv, summary.html)")
+    if args.publish is not None:
+        from grader.course.publish import publish_lti, read_platform
+
+        published = publish_lti(folder, read_platform(args.publish))
+        print(f"published {len(published.sent)} score(s); {published.unchanged} unchanged, "
+              f"{len(published.skipped)} skipped (grader errors)")
+    return ExitCode.OK
+
+
+def submit_parser() -> Parser:
+    parser = Parser(prog="grade submit", description="Submit a file to the course server: a receipt once it is "
+                                                     "stored, then the report of its public checks.")
+    parser.add_argument("file", type=Path, nargs="?", help="the .py file or notebook to submit")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--exercise", "-e", metavar="ID", help="the exercise (default: the file's '# exercise:' line)")
+    which.add_argument("--assignment", "-a", metavar="ID", help="the assignment (a notebook answering several)")
+    which.add_argument("--status", action="store_true", help="deadlines, submissions left today, what counts")
+    which.add_argument("--history", action="store_true", help="every submission the server holds of yours")
+    which.add_argument("--login", action="store_true", help="a one-time link to your page on the server")
+    parser.add_argument("--no-wait", action="store_true", help="print the receipt and leave")
+    parser.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
+                        help="how long to wait for the report (default 600)")
+    parser.add_argument("--json", action="store_true", help="print what the server answered, as JSON")
+    return parser
+
+
+def submit_command(argv: list[str]) -> int:
+    args = submit_parser().parse_args(argv)
+    import json
+
+    from grader.service import client
+
+    where = client.settings()
+    if args.status or args.history or args.login:
+        if args.login:
+            _, found = client.call(where, "POST", "/api/login-link", b"")
+            print(f"Open within 5 minutes (once): {found['url']}")
+            return ExitCode.OK
+        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history")
+        print(json.dumps(found, indent=2) if args.json else _listing(found, args.status))
+        return ExitCode.OK
+    if args.file is None:
+        raise GraderError("grade submit FILE: which file? (or --status, --history, --login)")
+    receipt = client.upload(where, args.file, args.exercise, args.assignment)
+    sys.stdout.write(client.receipt_text(receipt))
+    sys.stdout.flush()
+    if args.no_wait:
+        return ExitCode.OK
+    found = client.wait_for(where, int(receipt["submission"]), args.wait)
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return ExitCode.OK
+    text, code = client.report_text(found, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    sys.stdout.write(text)
+    return code
+
+
+def _listing(found: dict[str, Any], status: bool) -> str:
+    from datetime import UTC, datetime
+
+    def when(moment: float | None) -> str:
+        return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    lines = []
+    if status:
+        for a in found["assignments"]:
+            counted = a["counted"]
+            score = "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
+            left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
+            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']})")
+        if found.get("late_days_left") is not None:
+            lines.append(f"late days left: {found['late_days_left']}")
+    else:
+        for s in found["submissions"]:
+            score = s["outcome"] or s["state"]
+            if s["outcome"] == "graded":
+                score = f"{s['public_score']:g} on the public checks"
+            late = f", {s['days_late']:g} d late" if s["days_late"] else ""
+            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'])} {s['filename']}{late}: "
+                         f"{score}")
+        lines = lines or ["no submissions yet"]
+    return "\n".join(lines)

@@ -1,0 +1,345 @@
+"""The course server's HTTP API (Starlette): uploads with receipts, a submission's report (waiting for it if asked),
+a student's status and history, login links for the pages, and the instructor's regrade. Pages are in
+grader.service.pages.
+
+Every request names its student by a bearer token (the pages: a session cookie). A student sees their own
+submissions only; another's is "not found", as one that does not exist. Every store call runs in a thread,
+so that a slow disk never stalls the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+import urllib.parse
+import uuid
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from grader.core.errors import GraderError
+from grader.service import queue, schema
+from grader.service.config import Course
+from grader.service.intake import Receipt, take, used_today
+from grader.service.standing import report_json, rows_of, standing
+from grader.service.store import reading, write_failure
+from grader.service.tokens import Who, login_link, who_has, who_is
+from grader.service.uploads import Refused, check_upload
+from grader.service.views import stored_report, student_view
+
+COOKIE = "grader_session"
+#: API requests other than uploads, per token per minute
+REQUESTS_PER_MINUTE = 240
+#: the longest a request for a report waits for grading to finish
+MAX_WAIT = 60.0
+
+
+@dataclass
+class State:
+    course: Course
+    engine: Engine
+    secret: bytes
+    #: per token: times of its recent requests (uploads, others)
+    recent: dict[tuple[str, str], deque[float]] = field(default_factory=lambda: defaultdict(deque))
+    #: submissions someone waits on -> the events to set when their result is written
+    waiting: dict[int, list[asyncio.Event]] = field(default_factory=dict)
+    last_result: int = 0
+
+    def throttled(self, who: Who, kind: str, limit: int) -> float | None:
+        """Seconds until `who` may make another `kind` request, if over `limit` a minute; else None (and counted)."""
+        if limit <= 0:
+            return None
+        times = self.recent[(who.student, kind)]
+        now = time.monotonic()
+        while times and now - times[0] > 60:
+            times.popleft()
+        if len(times) >= limit:
+            return round(60 - (now - times[0]), 1) + 0.1
+        times.append(now)
+        return None
+
+
+def error(status: int, message: str, **headers: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+
+
+async def caller(request: Request, state: State) -> Who | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return await run_in_threadpool(who_has, state.engine, header[7:])
+    session = request.cookies.get(COOKIE)
+    if session:
+        return await run_in_threadpool(who_is, state.engine, session)
+    return None
+
+
+def _state(request: Request) -> State:
+    found: State = request.app.state.grader
+    return found
+
+
+async def _who(request: Request, kind: str = "api") -> Who | JSONResponse:
+    state = _state(request)
+    who = await caller(request, state)
+    if who is None:
+        return error(401, "no valid token: set AUTOGRADER_TOKEN, or token = \"...\" in grade-course.toml, to the token "
+                          "your instructor gave you (it may have been revoked: ask them for a new one)")
+    wait = state.throttled(who, kind, state.course.uploads_per_minute if kind == "upload" else REQUESTS_PER_MINUTE)
+    if wait is not None:
+        return error(429, f"too many {'uploads' if kind == 'upload' else 'requests'}: try again in {wait:.0f} s",
+                     **{"Retry-After": str(int(wait) + 1)})
+    return who
+
+
+async def submit(request: Request) -> Response:
+    who = await _who(request, "upload")
+    if isinstance(who, JSONResponse):
+        return who
+    state = _state(request)
+    name = urllib.parse.unquote(request.headers.get("x-filename", "submission.py"))
+    try:
+        rules = state.course.assignment_for(request.query_params.get("exercise"),
+                                            request.query_params.get("assignment"))
+    except GraderError as exc:
+        return error(422, str(exc))
+    key = request.headers.get("idempotency-key", "") or str(uuid.uuid4())
+    if len(key) > 100:
+        return error(422, "the Idempotency-Key header is longer than 100 characters")
+    content = await _body(request, state.course.max_upload_bytes)
+    checked = check_upload(content, name, state.course.max_upload_bytes) if isinstance(content, bytes) else content
+    if isinstance(checked, Refused):
+        return error(checked.status, checked.message)
+    assert isinstance(content, bytes)
+    try:
+        receipt = await run_in_threadpool(take, state.engine, state.course, who, rules, content, name, checked, key,
+                                          state.secret)
+    except SQLAlchemyError as exc:
+        code, why = write_failure(exc)
+        return error(code, f"your submission was NOT stored: {why}. Submit again in a moment; if this goes on, "
+                           "tell your instructor.")
+    if isinstance(receipt, Refused):
+        return error(receipt.status, receipt.message)
+    assert isinstance(receipt, Receipt)
+    return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
+
+
+async def _body(request: Request, cap: int) -> bytes | Refused:
+    declared = request.headers.get("content-length", "")
+    too_big = Refused(413, f"the file is over {cap // 1024} KiB, this course's limit: submit only your code "
+                           "(a .py file or the notebook), not data or outputs.")
+    if declared.isdigit() and int(declared) > cap:
+        return too_big
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            return too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def submission(request: Request) -> Response:
+    who = await _who(request)
+    if isinstance(who, JSONResponse):
+        return who
+    state = _state(request)
+    try:
+        ident = int(request.path_params["id"])
+        wait = float(request.query_params.get("wait", "0"))
+    except ValueError:
+        wait = math.nan
+    if not math.isfinite(wait):  # nan would wait for ever
+        return error(422, "a submission id is a number, and wait a number of seconds")
+    wait = min(wait, MAX_WAIT)
+    event = asyncio.Event()
+    state.waiting.setdefault(ident, []).append(event)
+    try:
+        deadline = time.monotonic() + max(wait, 0.0)
+        while True:
+            found = await run_in_threadpool(describe, state, who, ident)
+            if found is None:
+                return error(404, f"you have no submission {ident}")
+            if found["state"] == "done" or time.monotonic() >= deadline:
+                return JSONResponse(found)
+            try:
+                await asyncio.wait_for(event.wait(), timeout=max(deadline - time.monotonic(), 0.01))
+            except TimeoutError:
+                pass
+            event.clear()
+    finally:
+        events = state.waiting.get(ident, [])
+        if event in events:
+            events.remove(event)
+        if not events:
+            state.waiting.pop(ident, None)
+
+
+def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
+    """One submission, as its student (or an instructor) sees it now."""
+    with reading(state.engine) as db:
+        owner = db.execute(select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
+                           ).scalar_one_or_none()
+        if owner is None or (owner != who.student and not who.instructor):
+            return None
+        row = rows_of(db, submission=ident)[0]
+        j = schema.jobs.c
+        ahead = db.execute(select(func.count()).where(j.state == "queued", j.priority == 0, j.id < select(
+            func.max(j.id)).where(j.submission_id == ident).scalar_subquery())).scalar_one() \
+            if row.state == "queued" else 0
+    rules = state.course.assignments.get(row.assignment)
+    deadline = rules.deadline_for(owner) if rules is not None else None
+    released = who.instructor or (deadline is not None and time.time() >= deadline)
+    data: dict[str, object] = {"submission": row.id, "assignment": row.assignment, "filename": row.filename,
+                               "sha256": row.sha256, "received_at": row.received_at, "days_late": row.days_late,
+                               "seed_token": row.seed_token, "state": row.state, "queue_ahead": ahead,
+                               "outcome": row.outcome, "hidden_released": released}
+    text = report_json(state.engine, ident) if row.outcome is not None else None
+    if text is not None:
+        from grader.outputs.render_json import report_to_dict
+
+        view = student_view(stored_report(text), hidden_released=released)
+        data.update(score=view.score, max_score=view.max_score, report=report_to_dict(view))
+    return data
+
+
+async def status(request: Request) -> Response:
+    who = await _who(request)
+    if isinstance(who, JSONResponse):
+        return who
+    return JSONResponse(await run_in_threadpool(status_of, _state(request), who.student))
+
+
+def status_of(state: State, student: str) -> dict[str, object]:
+    course = state.course
+    counted = standing(state.engine, course, student)
+    assignments = []
+    spent = 0
+    for rules in course.assignments.values():
+        used = used_today(state.engine, student, rules.id, course)
+        choice = counted[rules.id]
+        spent += choice.late_days_used
+        deadline = rules.deadline_for(student)
+        released = deadline is not None and time.time() >= deadline
+        # before the deadline, which submission counts (and its total) would tell how the hidden checks went
+        shown = {"submission": choice.row.id if choice.row else None, "score": choice.score,
+                 "max_score": choice.max_score, "why": choice.why} if released else \
+            {"submission": None, "score": None, "max_score": None,
+             "why": "decided at the deadline, with the hidden checks"}
+        assignments.append({
+            "id": rules.id, "exercises": list(rules.exercise_ids), "opens": rules.opens, "deadline": deadline,
+            "extended": student in rules.extensions, "late": rules.late, "counts": rules.counts,
+            "submitted_today": used, "left_today": max(rules.per_day - used, 0) if rules.per_day else None,
+            "hidden_released": released, "counted": shown})
+    return {"student": student, "course": course.name, "assignments": assignments,
+            "late_days_left": max(course.late_days - spent, 0) if course.late_days else None,
+            "queue": queue.depth(state.engine)}
+
+
+async def history(request: Request) -> Response:
+    who = await _who(request)
+    if isinstance(who, JSONResponse):
+        return who
+    state = _state(request)
+    student = request.query_params.get("student") if who.instructor else None
+
+    def rows() -> list[dict[str, object]]:
+        with reading(state.engine) as db:
+            found = rows_of(db, student or who.student, request.query_params.get("assignment"), limit=500)
+        return [{"submission": r.id, "assignment": r.assignment, "filename": r.filename, "sha256": r.sha256,
+                 "received_at": r.received_at, "days_late": r.days_late, "state": r.state, "outcome": r.outcome,
+                 "public_score": r.public_score, "max_score": r.max_score} for r in found]
+
+    return JSONResponse({"student": student or who.student, "submissions": await run_in_threadpool(rows)})
+
+
+async def new_login_link(request: Request) -> Response:
+    who = await _who(request)
+    if isinstance(who, JSONResponse):
+        return who
+    code = await run_in_threadpool(login_link, _state(request).engine, who)
+    return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
+
+
+async def regrade(request: Request) -> Response:
+    who = await _who(request)
+    if isinstance(who, JSONResponse):
+        return who
+    if not who.instructor:
+        return error(403, "only an instructor's token may regrade")
+    state = _state(request)
+    assignment = request.query_params.get("assignment")
+    if assignment is not None and assignment not in state.course.assignments:
+        return error(422, f"no assignment {assignment[:80]!r}")
+    count = await run_in_threadpool(queue.enqueue_all, state.engine, assignment)
+    return JSONResponse({"queued": count})
+
+
+async def health(request: Request) -> Response:
+    state = _state(request)
+    try:
+        return JSONResponse({"ok": True, "queue": await run_in_threadpool(queue.depth, state.engine)})
+    except SQLAlchemyError as exc:
+        return error(503, write_failure(exc)[1])
+
+
+async def _watch(state: State) -> None:
+    """Wake the requests waiting on a submission when its result is written (one query per tick for all)."""
+    r = schema.results.c
+
+    def newer(last: int) -> list[tuple[int, int]]:
+        with reading(state.engine) as db:
+            return [(x.job_id, x.submission_id) for x in db.execute(
+                select(r.job_id, r.submission_id).where(r.job_id > last).order_by(r.job_id).limit(1000))]
+
+    while True:
+        await asyncio.sleep(0.05)
+        try:
+            found = await run_in_threadpool(newer, state.last_result)
+        except SQLAlchemyError:
+            await asyncio.sleep(1.0)
+            continue
+        for job, ident in found:
+            state.last_result = max(state.last_result, job)
+            for event in state.waiting.get(ident, []):
+                event.set()
+
+
+def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
+    from grader.service import pages
+
+    state = State(course=course, engine=engine, secret=secret)
+    with reading(engine) as db:
+        state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(_watch(state))
+        try:
+            yield
+        finally:
+            watcher.cancel()
+
+    routes = [Route("/api/submissions", submit, methods=["POST"]),
+              Route("/api/submissions/{id}", submission),
+              Route("/api/status", status), Route("/api/history", history),
+              Route("/api/login-link", new_login_link, methods=["POST"]),
+              Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
+              *pages.routes()]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.grader = state
+    return app
+
+
+def dumps(data: object) -> str:
+    return json.dumps(data, indent=2)

@@ -1,0 +1,158 @@
+"""`grade submit`: what a student runs. Upload a file, print the receipt once the server has stored it, then wait for
+and print the report of the public checks; `--status`, `--history` and `--login` ask the server what it holds.
+
+Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. The
+server's address and the student's token come from $AUTOGRADER_SERVER and $AUTOGRADER_TOKEN, else from
+grade-course.toml (`server = "..."`, and `token = "..."` if the student keeps it there) in the current folder
+or one above it: `grade release --server URL` puts the file in the pack. An upload is retried on a dropped
+connection or a busy server with the same idempotency key, so it is stored once however often it is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import tomllib
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.core.errors import GraderError
+from grader.course.release import COURSE_FILE
+
+#: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
+RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    server: str
+    token: str
+
+
+class ServerRefused(GraderError):
+    """The server answered, and said no (the message is its own)."""
+
+
+def settings(start: Path | None = None) -> Settings:
+    """The server and token: the environment first, then the nearest grade-course.toml."""
+    server, token = os.environ.get("AUTOGRADER_SERVER", ""), os.environ.get("AUTOGRADER_TOKEN", "")
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        path = candidate / COURSE_FILE
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise GraderError(f"{path}: cannot be read ({exc}).") from None
+            server = server or str(data.get("server", ""))
+            token = token or str(data.get("token", ""))
+            break
+    if not server:
+        raise GraderError(f"no course server: set $AUTOGRADER_SERVER, or run inside the pack your course handed out "
+                          f"(its {COURSE_FILE} names the server).")
+    if urllib.parse.urlsplit(server).scheme not in ("http", "https"):
+        raise GraderError(f"the course server {server!r} is not an http(s) address.")
+    if not token:
+        raise GraderError(f"no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "
+                          f"token = \"...\" to {COURSE_FILE}.")
+    return Settings(server.strip().rstrip("/"), token.strip())
+
+
+def call(where: Settings, method: str, path: str, body: bytes | None = None,
+         headers: dict[str, str] | None = None, timeout: float = 90.0, retries: int = RETRIES) -> tuple[int, Any]:
+    """One request, retried while the connection fails or the server is busy (429 with Retry-After, 502-504)."""
+    request = urllib.request.Request(where.server + path, data=body, method=method, headers={
+        "Authorization": f"Bearer {where.token}", "Accept": "application/json", **(headers or {})})
+    delay = 0.5
+    for attempt in range(retries + 1):
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            data = _json(exc.read())
+            retry = exc.code in (502, 503, 504) or (exc.code == 429 and "Retry-After" in exc.headers
+                                                    and "daily limit" not in str(data.get("error", "")))
+            if not retry or attempt == retries:
+                raise ServerRefused(str(data.get("error") or f"the server answered {exc.code} {exc.reason}")) \
+                    from None
+            delay = max(delay, float(exc.headers.get("Retry-After") or 0))
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            if attempt == retries:
+                reason = getattr(exc, "reason", exc)
+                raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
+                                  f"or try again later: nothing was lost.") from None
+        time.sleep(delay)
+        delay = min(delay * 2, 30.0)
+    raise AssertionError("unreachable")
+
+
+def _json(data: bytes) -> dict[str, Any]:
+    try:
+        found = json.loads(data)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def upload(where: Settings, path: Path, exercise: str | None, assignment: str | None,
+           key: str | None = None) -> dict[str, Any]:
+    """Send the file; the receipt (submission id, sha256, server time), given once it is stored."""
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise GraderError(f"{path}: cannot read it ({exc.strerror}).") from None
+    if exercise is None and assignment is None:
+        exercise, assignment = _declared(path)
+    query = urllib.parse.urlencode({k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v})
+    _, receipt = call(where, "POST", "/api/submissions" + (f"?{query}" if query else ""), content, {
+        "Content-Type": "application/octet-stream", "Idempotency-Key": key or str(uuid.uuid4()),
+        "X-Filename": urllib.parse.quote(path.name)})
+    return dict(receipt)
+
+
+def _declared(path: Path) -> tuple[str | None, str | None]:
+    """The exercise or assignment the file names (its '# exercise:' line, or the notebook's metadata), if any."""
+    from grader.run.load import load_submission
+
+    try:
+        submission = load_submission(path)
+    except GraderError:
+        return None, None  # the server says what is wrong with the file, in its own words
+    return submission.declared_exercise, submission.declared_assignment
+
+
+def wait_for(where: Settings, submission: int, timeout: float) -> dict[str, Any]:
+    """The submission once graded (or as it stands when `timeout` runs out)."""
+    ends = time.monotonic() + timeout
+    while True:
+        left = max(ends - time.monotonic(), 0.0)
+        _, found = call(where, "GET", f"/api/submissions/{submission}?wait={min(left, 55.0):.0f}")
+        if found.get("state") == "done" or time.monotonic() >= ends:
+            return dict(found)
+
+
+def receipt_text(receipt: dict[str, Any]) -> str:
+    late = f", {receipt['days_late']:g} day(s) late" if receipt.get("late") else ""
+    left = "" if receipt.get("left_today") is None else f"; {receipt['left_today']} more today"
+    again = " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
+    return (f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
+            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n")
+
+
+def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
+    """The report as the terminal shows it, and the exit code (0 all passed, 1 points lost)."""
+    from grader.outputs.render_json import report_from_dict
+    from grader.outputs.render_text import render_text
+
+    if found.get("state") != "done" or "report" not in found:
+        ahead = found.get("queue_ahead")
+        return (f"Not graded yet ({found.get('state')}{f', {ahead} ahead in the queue' if ahead else ''}). "
+                f"Run grade submit --status later: your submission is stored.\n", 0)
+    report = report_from_dict(found["report"])
+    return render_text(report, color=color), int(report.exit_code)

@@ -1,0 +1,303 @@
+"""A course server's configuration: `course.toml` in the course folder, read once, checked whole, frozen.
+
+    name = "Autograd 101"
+    exercises = "exercises"            # the catalog, relative to this file (default: exercises)
+    roster = "roster.csv"              # what `grade tokens` reads by default
+    timezone = "Europe/Paris"          # when a day starts, for daily limits and days late (default UTC)
+    late_days = 3                      # each student's budget, for assignments with late = "late-days"
+    max_upload_kib = 256
+    uploads_per_minute = 6             # per token; more gets 429 with Retry-After
+    isolation = "landlock"             # the weakest confinement a submission may be graded under
+    secret_file = "course-secret"      # the seed secret (created, mode 600, on first start)
+    # seed = 4217                      # one seed for every submission, as grade batch --seed (default: each its own)
+    # database = "postgresql://grader@db.example.edu/autograd"   # default: SQLite, server/course.db
+
+    [assignments.hw1]
+    exercises = ["node-mul"]           # or: assignment = "autograd" (one of the catalog's)
+    opens = 2026-11-01T00:00:00Z
+    deadline = 2026-12-01T23:59:00Z
+    late = "penalty"                   # penalty (penalty_per_day, max_late_days), late-days, or none
+    penalty_per_day = 0.1
+    max_late_days = 3
+    per_day = 5                        # submissions per student per day (0: no limit)
+    counts = "best"                    # or "last"
+
+    [extensions.hw1]
+    s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any, Literal, get_args
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from grader.core.errors import GraderError
+from grader.core.exercise import Exercise
+from grader.core.seeds import MIN_SECRET_BYTES, new_secret
+from grader.judge.catalog import Catalog
+from grader.run.isolate import LEVELS, Level
+
+CONFIG = "course.toml"
+#: the server's own files in the course folder: the SQLite store, the workers' scratch, the gradebook's folder
+DATA = "server"
+Late = Literal["penalty", "late-days", "none"]
+Counts = Literal["best", "last"]
+DAY = 86400.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rules:
+    """One assignment's rules: what it grades, when, and what counts."""
+
+    id: str
+    exercise_ids: tuple[str, ...]
+    #: the catalog's assignment it stands for, if it names one (the notebook's metadata may name it)
+    catalog_assignment: str | None
+    opens: float | None
+    deadline: float | None
+    late: Late = "penalty"
+    penalty_per_day: float = 0.0
+    #: days after the deadline past which a late submission counts 0 (stored and marked all the same)
+    max_late_days: float | None = None
+    per_day: int = 0
+    counts: Counts = "best"
+    #: student id -> their own deadline (epoch seconds)
+    extensions: dict[str, float] = field(default_factory=dict)
+
+    def deadline_for(self, student: str) -> float | None:
+        return self.extensions.get(student, self.deadline)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Course:
+    folder: Path
+    name: str
+    exercises: Path
+    roster: Path | None
+    timezone: tzinfo
+    late_days: int
+    max_upload_bytes: int
+    uploads_per_minute: int
+    isolation: Level
+    secret_file: Path
+    database: str
+    assignments: dict[str, Rules]
+    #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
+    fixed_seed: int | None = None
+
+    @property
+    def data(self) -> Path:
+        return self.folder / DATA
+
+    def catalog(self) -> Catalog:
+        return Catalog(self.exercises)
+
+    def exercise_ids(self) -> list[str]:
+        return sorted({i for r in self.assignments.values() for i in r.exercise_ids})
+
+    def assignment_for(self, exercise: str | None, assignment: str | None) -> Rules:
+        """The assignment a submission is for, from what the student named (or their file's header declares)."""
+        listed = ", ".join(sorted(self.assignments)) or "none"
+        if assignment is not None:
+            for rules in self.assignments.values():
+                if assignment in (rules.id, rules.catalog_assignment):
+                    return rules
+            raise GraderError(f"this course has no assignment {assignment[:80]!r}; its assignments: {listed}.")
+        if exercise is None:
+            raise GraderError("which assignment is this for? Pass --assignment ID or --exercise ID, or add a line "
+                              f"'# exercise: ID' to the file. This course's assignments: {listed}.")
+        holding = [r for r in self.assignments.values() if exercise in r.exercise_ids]
+        alone = [r for r in holding if r.exercise_ids == (exercise,)]
+        if alone:
+            return alone[0]
+        if holding:
+            raise GraderError(f"{exercise} is part of assignment {holding[0].id} "
+                              f"({', '.join(holding[0].exercise_ids)}): submit one file that answers all of them, "
+                              f"with --assignment {holding[0].id}.")
+        raise GraderError(f"this course grades no exercise {exercise[:80]!r}; its assignments: {listed}.")
+
+    def secret(self) -> bytes:
+        """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it."""
+        try:
+            text = self.secret_file.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            text = new_secret()
+            descriptor = os.open(self.secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        except OSError as exc:
+            raise GraderError(f"{self.secret_file}: cannot read the course secret ({exc.strerror}).") from None
+        if len(text.encode()) < MIN_SECRET_BYTES:
+            raise GraderError(f"{self.secret_file}: the course secret needs at least {MIN_SECRET_BYTES} bytes.")
+        return text.encode()
+
+
+def find_course(explicit: Path | None) -> Path:
+    """`explicit`, else $AUTOGRADER_COURSE, else the current folder: the folder holding course.toml."""
+    folder = explicit or Path(os.environ.get("AUTOGRADER_COURSE") or ".")
+    if not (folder / CONFIG).is_file():
+        raise GraderError(f"{folder / CONFIG}: no course configuration here. Run in the course's folder, or pass "
+                          f"--course DIR (or set $AUTOGRADER_COURSE); the README shows a course.toml.")
+    return folder.resolve()
+
+
+def load_course(folder: Path, *, database: str | None = None) -> Course:
+    """Read and check `folder/course.toml`, and the catalog's exercises each assignment names."""
+    path = folder / CONFIG
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise GraderError(f"{path}: cannot read the course configuration ({exc}).") from None
+    where = _Where(path)
+    exercises = folder / where.text(data, "exercises", "exercises")
+    catalog = Catalog(exercises)
+    if not exercises.is_dir():
+        raise GraderError(f"{path}: exercises: {exercises} is not a folder.")
+    isolation = where.text(data, "isolation", "landlock")
+    if isolation not in LEVELS:
+        raise GraderError(f"{path}: isolation must be one of {', '.join(LEVELS)}, not {isolation!r}.")
+    zone_name = where.text(data, "timezone", "UTC")
+    try:
+        zone: tzinfo = UTC if zone_name == "UTC" else ZoneInfo(zone_name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise GraderError(f"{path}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, UTC).") from None
+    extensions = data.get("extensions", {})
+    if not isinstance(extensions, dict):
+        raise GraderError(f"{path}: [extensions] must be a table of assignments.")
+    table = data.get("assignments", {})
+    if not isinstance(table, dict) or not table:
+        raise GraderError(f"{path}: no [assignments.ID] table: the course grades nothing.")
+    assignments = {name: _rules(where, name, spec, catalog, extensions.get(name, {}), zone)
+                   for name, spec in table.items()}
+    roster = where.text(data, "roster", "")
+    return Course(folder=folder, name=where.text(data, "name", folder.name), exercises=exercises,
+                  roster=folder / roster if roster else None, timezone=zone,
+                  late_days=where.number(data, "late_days", 0), max_upload_bytes=where.number(
+                      data, "max_upload_kib", 256) * 1024,
+                  uploads_per_minute=where.number(data, "uploads_per_minute", 6),
+                  isolation=_level(isolation),
+                  secret_file=folder / where.text(data, "secret_file", "course-secret"),
+                  database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
+                  assignments=assignments, fixed_seed=_seed(where, data.get("seed")))
+
+
+def _seed(where: _Where, value: Any) -> int | None:
+    if value is None or value == "per-submission":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise GraderError(f"{where.path}: seed is a whole number, or \"per-submission\" (the default).")
+    return value
+
+
+def _level(name: str) -> Level:
+    return next(level for level in LEVELS if level == name)
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path.resolve()}"
+
+
+class _Where:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def text(self, data: dict[str, Any], key: str, default: str) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, str):
+            raise GraderError(f"{self.path}: {key} must be a string, not {value!r}.")
+        return value
+
+    def number(self, data: dict[str, Any], key: str, default: int) -> int:
+        value = data.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise GraderError(f"{self.path}: {key} must be a whole number of 0 or more, not {value!r}.")
+        return value
+
+
+def _rules(where: _Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo) -> Rules:
+    at = f"assignments.{name}"
+    if not isinstance(spec, dict):
+        raise GraderError(f"{where.path}: [{at}] must be a table.")
+    catalog_assignment = spec.get("assignment")
+    try:
+        if catalog_assignment is not None:
+            ids = tuple(e.id for e in catalog.load_assignment(str(catalog_assignment))[1])
+        else:
+            listed = spec.get("exercises")
+            if not isinstance(listed, list) or not listed or not all(isinstance(i, str) for i in listed):
+                raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
+            ids = tuple(listed)
+            _exercises(catalog, ids)
+    except GraderError as exc:
+        raise GraderError(f"{where.path}: {at}: {exc}") from None
+    late = spec.get("late", "penalty")
+    counts = spec.get("counts", "best")
+    if late not in get_args(Late):
+        raise GraderError(f"{where.path}: {at}.late must be penalty, late-days or none, not {late!r}.")
+    if counts not in get_args(Counts):
+        raise GraderError(f"{where.path}: {at}.counts must be best or last, not {counts!r}.")
+    penalty = spec.get("penalty_per_day", 0.0)
+    if not isinstance(penalty, (int, float)) or not 0 <= penalty <= 1:
+        raise GraderError(f"{where.path}: {at}.penalty_per_day is a fraction of the points from 0 to 1.")
+    max_days = spec.get("max_late_days")
+    if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
+        raise GraderError(f"{where.path}: {at}.max_late_days must be a number of days.")
+    deadline = _moment(where, f"{at}.deadline", spec.get("deadline"), zone)
+    if not isinstance(extensions, dict):
+        raise GraderError(f"{where.path}: [extensions.{name}] must map student ids to a deadline or days.")
+    granted: dict[str, float] = {}
+    for student, value in extensions.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if deadline is None:
+                raise GraderError(f"{where.path}: extensions.{name}.{student}: days of extension need a deadline.")
+            granted[str(student)] = deadline + float(value) * DAY
+        else:
+            moment = _moment(where, f"extensions.{name}.{student}", value, zone)
+            if moment is None:
+                raise GraderError(f"{where.path}: extensions.{name}.{student} needs a date or a number of days.")
+            granted[str(student)] = moment
+    return Rules(id=name, exercise_ids=ids, catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
+                 opens=_moment(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
+                 late=late, penalty_per_day=float(penalty), max_late_days=float(max_days) if max_days is not None
+                 else None, per_day=where.number(spec, "per_day", 0), counts=counts, extensions=granted)
+
+
+def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
+    return [catalog.load(i) for i in ids]
+
+
+def _moment(where: _Where, key: str, value: Any, zone: tzinfo) -> float | None:
+    """A TOML date-time (or an ISO 8601 string) as epoch seconds; a time without an offset is the course's zone."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise GraderError(f"{where.path}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z).") \
+                from None
+    if not isinstance(value, datetime):
+        raise GraderError(f"{where.path}: {key} must be a date and time, like 2026-12-01T23:59:00Z.")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=zone)
+    return float(value.timestamp())
+
+
+def days_late(received: float, deadline: float | None) -> float:
+    """Whole days late, rounded up (a minute late is a day late); 0 when on time or with no deadline."""
+    if deadline is None or received <= deadline:
+        return 0.0
+    return float(math.ceil((received - deadline) / DAY - 1e-9))
+
+
+def day_of(moment: float, zone: tzinfo) -> tuple[float, float]:
+    """The start and end (epoch seconds) of the course's day holding `moment`."""
+    local = datetime.fromtimestamp(moment, zone)
+    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return start.timestamp(), (start + timedelta(days=1)).timestamp()

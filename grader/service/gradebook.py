@@ -1,0 +1,80 @@
+"""The counted scores, as the batch's files: a reports folder per assignment (each student's counted report, the late
+policy applied, `done.json` last), then the batch's gradebook.csv and summary, and the AGS publisher over it.
+
+    server/gradebook/<assignment>/batch.json, students/<id>/..., gradebook.csv, summary.json, summary.html
+    server/gradebook/<assignment>/published/lti.json     what grade publish lti sent (only changes are sent again)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from sqlalchemy import Engine, select
+
+from grader import __version__
+from grader.core.exercise import Exercise
+from grader.course.batch import atomic, write_student
+from grader.course.classfiles import ClassFiles, write_class_files
+from grader.course.manifest import Manifest
+from grader.judge.report import Cause, build_report, not_graded
+from grader.outputs.layout import MANIFEST, STUDENTS, folder_of
+from grader.outputs.students import Outcome, Student, StudentReport
+from grader.service import schema
+from grader.service.config import Course, Rules
+from grader.service.standing import count, report_json, rows_of
+from grader.service.store import reading
+from grader.service.views import counted_copy, stored_report
+
+
+def roster(engine: Engine) -> list[Student]:
+    st = schema.students.c
+    with reading(engine) as db:
+        found = db.execute(select(st.id, st.name, st.email, st.sis_user_id, st.sis_login_id, st.section,
+                                  st.lti_user_id).where(st.role == "student").order_by(st.id)).all()
+    return [Student(id=x.id, name=x.name, submission="", email=x.email, sis_user_id=x.sis_user_id,
+                    sis_login_id=x.sis_login_id, section=x.section, lti_user_id=x.lti_user_id) for x in found]
+
+
+def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[StudentReport]:
+    """Each roster student's counted report for one assignment: graded, unreadable, or missing (0 points)."""
+    exercises: list[Exercise] = [course.catalog().load(i) for i in rules.exercise_ids]
+    for student in roster(engine):
+        with reading(engine) as db:
+            rows = rows_of(db, student.id)
+        chosen = count(course, student.id, rows)[rules.id]
+        text = report_json(engine, chosen.row.id) if chosen.row is not None and chosen.score is not None else None
+        if chosen.row is None or text is None:
+            report = build_report(not_graded(exercises, "No submission was received." if chosen.row is None else
+                                             "The submission that counts is still being graded.",
+                                             Cause("no-submission")), submission="", sha256="", seed=0)
+            outcome: Outcome = "missing"
+        else:
+            report = counted_copy(stored_report(text), chosen.factor, chosen.why)
+            outcome = "unreadable" if chosen.row.outcome == "unreadable" else "graded"
+            student = dataclasses.replace(student, submission=chosen.row.filename)
+        yield StudentReport(student=student, report=report, outcome=outcome)
+
+
+def export(engine: Engine, course: Course, rules: Rules, out: Path | None = None) -> tuple[Path, ClassFiles]:
+    """Write the assignment's reports folder and class files; the folder and what was written."""
+    folder = out or course.data / "gradebook" / rules.id
+    folder.mkdir(parents=True, exist_ok=True)
+    students, folders = [], []
+    kept = set()
+    for row in counted_rows(engine, course, rules):
+        write_student(folder, row, fingerprint="course-server")
+        students.append(row.student.id)
+        folders.append(folder_of(Path(), row.student).name)
+        kept.add(folders[-1])
+    for stale in (folder / STUDENTS).glob("*"):  # a student no longer on the roster (a token revoked and removed)
+        if stale.name not in kept and stale.is_dir():
+            shutil.rmtree(stale)
+    manifest = Manifest(grader_version=__version__, setup="course-server", exercises=rules.exercise_ids,
+                        assignment=rules.id, seed=0, devices=("cpu", "cuda"), time_limit=None, names="course-server",
+                        columns="total", roster_sha256="", klass="", shard=None, students=tuple(students),
+                        folders=tuple(folders))
+    atomic(folder / MANIFEST, manifest.to_json(), durable=True)
+    return folder, write_class_files(folder, course.catalog(), manifest)

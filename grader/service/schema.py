@@ -1,0 +1,133 @@
+"""The store's tables (SQLAlchemy Core), as the newest migration leaves them; the migrations make them.
+
+Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared and indexed as numbers.
+
+- students, tokens: who may submit (tokens stored as SHA-256 digests, never in clear), sessions and the
+  one-time login links of the pages;
+- submissions: every upload, its bytes, its receipt time and how late it was; unique per student and
+  idempotency key, so a retried upload is stored once;
+- jobs: the queue. A job is claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL); a worker that
+  dies stops renewing it, and another claims the job when it lapses;
+- results: one row per job at most (the job id is its key), so a result is written once however many
+  workers graded it;
+- workers: each worker's host, load and last heartbeat, for the instructor page.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+students = Table(
+    "students", metadata,
+    Column("id", String(200), primary_key=True),
+    Column("name", Text, nullable=False, default=""),
+    Column("email", Text, nullable=False, default=""),
+    Column("sis_user_id", Text, nullable=False, default=""),
+    Column("sis_login_id", Text, nullable=False, default=""),
+    Column("section", Text, nullable=False, default=""),
+    Column("role", String(20), nullable=False, default="student"),
+    #: the roster's LTI user id, where it differs from the gradebook's id (migration 0002)
+    Column("lti_user_id", Text, nullable=False, default="", server_default=""),
+)
+
+tokens = Table(
+    "tokens", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("student_id", String(200), ForeignKey("students.id"), nullable=False, index=True),
+    Column("digest", String(64), nullable=False),
+    Column("created_at", Double, nullable=False),
+    Column("revoked_at", Double, nullable=True),
+)
+
+sessions = Table(
+    "sessions", metadata,
+    Column("digest", String(64), primary_key=True),
+    Column("student_id", String(200), ForeignKey("students.id"), nullable=False),
+    #: a login link is a session that is not yet used: it turns into a session cookie once
+    Column("kind", String(10), nullable=False),
+    Column("expires_at", Double, nullable=False),
+)
+
+submissions = Table(
+    "submissions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("student_id", String(200), ForeignKey("students.id"), nullable=False),
+    Column("assignment", String(200), nullable=False),
+    Column("idempotency_key", String(100), nullable=False),
+    Column("sha256", String(64), nullable=False),
+    #: what the student called the file, for their own pages only (never a path: the grader names its copy)
+    Column("filename", Text, nullable=False),
+    Column("suffix", String(10), nullable=False),
+    Column("content", LargeBinary, nullable=False),
+    Column("received_at", Double, nullable=False),
+    #: whole days after the student's own deadline (0: on time)
+    Column("days_late", Double, nullable=False, default=0.0),
+    Column("seed", Integer, nullable=False),
+    Column("seed_token", String(40), nullable=False),
+    UniqueConstraint("student_id", "idempotency_key", name="uq_submission_key"),
+    Index("ix_submissions_student", "student_id", "assignment", "received_at"),
+)
+
+jobs = Table(
+    "jobs", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=False, index=True),
+    #: 0 for a new submission; regrades wait behind every new submission (1), so a rerun never stalls them
+    Column("priority", Integer, nullable=False, default=0),
+    #: queued, running or done
+    Column("state", String(10), nullable=False, default="queued"),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("worker", String(100), nullable=True),
+    Column("lease_until", Double, nullable=True),
+    Column("queued_at", Double, nullable=False),
+    Column("started_at", Double, nullable=True),
+    Column("finished_at", Double, nullable=True),
+    Index("ix_jobs_claim", "state", "priority", "id"),
+)
+
+results = Table(
+    "results", metadata,
+    Column("job_id", Integer, ForeignKey("jobs.id"), primary_key=True),
+    Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=False, index=True),
+    #: graded, unreadable or grader-error
+    Column("outcome", String(20), nullable=False),
+    Column("score", Double, nullable=False),
+    Column("max_score", Double, nullable=False),
+    Column("public_score", Double, nullable=False),
+    #: our JSON report (grader/schemas/report.schema.json), every check in it, hidden ones too
+    Column("report", Text, nullable=False),
+    Column("error", Text, nullable=False, default=""),
+    Column("worker", String(100), nullable=False),
+    Column("graded_at", Double, nullable=False),
+    Column("seconds", Double, nullable=False),
+)
+
+workers = Table(
+    "workers", metadata,
+    Column("id", String(100), primary_key=True),
+    Column("host", Text, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("started_at", Double, nullable=False),
+    Column("heartbeat_at", Double, nullable=False),
+    #: the job it is grading now, if any
+    Column("job_id", Integer, nullable=True),
+    Column("graded", Integer, nullable=False, default=0),
+    #: the host's load average over a minute, and its cores: how busy the machine under it is
+    Column("load", Double, nullable=False, default=0.0),
+    Column("cores", Integer, nullable=False, default=1),
+    Column("stopped_at", Double, nullable=True),
+)

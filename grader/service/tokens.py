@@ -1,0 +1,145 @@
+"""Who may submit: one token per student, stored as a digest, checked in constant time, revocable; and the pages'
+one-time login links and session cookies, made from a token so that the token itself never sits in a URL.
+
+A token reads `agt_<id>_<secret>`: the id finds its row, and the secret's SHA-256 is compared with the one
+stored by `hmac.compare_digest`. The secret is 256 random bits, so a plain digest is as good as a slow hash
+(nobody can try 2^256 guesses), and the store never holds a token that works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+
+from grader.outputs.students import Student
+from grader.service import schema
+from grader.service.store import reading, writing
+
+_TOKEN = re.compile(r"agt_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")
+LOGIN_SECONDS = 300
+SESSION_SECONDS = 8 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """The holder of a valid token or session."""
+
+    student: str
+    role: str
+
+    @property
+    def instructor(self) -> bool:
+        return self.role == "instructor"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_token() -> tuple[str, str, str]:
+    """(token, its id, the digest stored)."""
+    ident, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
+    return f"agt_{ident}_{secret}", ident, _digest(secret)
+
+
+def issue(engine: Engine, people: Sequence[Student], *, role: str = "student", again: bool = False,
+          ) -> list[tuple[Student, str]]:
+    """A token for each of `people` that has none (each of them, revoking the old, with `again`); the new ones."""
+    issued: list[tuple[Student, str]] = []
+    now = time.time()
+    with writing(engine) as db:
+        for person in people:
+            _upsert_student(db, person, role)
+            live = db.execute(select(schema.tokens.c.id).where(schema.tokens.c.student_id == person.id,
+                                                                schema.tokens.c.revoked_at.is_(None))).first()
+            if live is not None and not again:
+                continue
+            _revoke(db, person.id, now)
+            token, ident, digest = new_token()
+            db.execute(insert(schema.tokens).values(id=ident, student_id=person.id, digest=digest, created_at=now))
+            issued.append((person, token))
+    return issued
+
+
+def revoke(engine: Engine, student: str) -> int:
+    """Revoke every token of `student` (and end their sessions); how many were live."""
+    with writing(engine) as db:
+        count = _revoke(db, student, time.time())
+        db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == student))
+    return count
+
+
+def _revoke(db: Connection, student: str, now: float) -> int:
+    return db.execute(update(schema.tokens).where(schema.tokens.c.student_id == student,
+                                                  schema.tokens.c.revoked_at.is_(None))
+                      .values(revoked_at=now)).rowcount
+
+
+def _upsert_student(db: Connection, person: Student, role: str) -> None:
+    values = {"name": person.name, "email": person.email, "sis_user_id": person.sis_user_id,
+              "sis_login_id": person.sis_login_id, "section": person.section, "role": role,
+              "lti_user_id": person.lti_user_id}
+    found = db.execute(select(schema.students.c.id).where(schema.students.c.id == person.id)).first()
+    if found is None:
+        db.execute(insert(schema.students).values(id=person.id, **values))
+    else:
+        db.execute(update(schema.students).where(schema.students.c.id == person.id).values(**values))
+
+
+def who_has(engine: Engine, token: str) -> Who | None:
+    """The holder of `token`, if it is well formed, known, matches and is not revoked."""
+    match = _TOKEN.fullmatch(token.strip())
+    if match is None:
+        return None
+    ident, secret = match.groups()
+    with reading(engine) as db:
+        row = db.execute(select(schema.tokens.c.digest, schema.tokens.c.revoked_at, schema.students.c.id,
+                                schema.students.c.role)
+                         .join(schema.students, schema.students.c.id == schema.tokens.c.student_id)
+                         .where(schema.tokens.c.id == ident)).first()
+    # compared whatever was found, so that an unknown id and a wrong secret take the same time
+    expected = row.digest if row is not None else "0" * 64
+    if not hmac.compare_digest(expected, _digest(secret)) or row is None or row.revoked_at is not None:
+        return None
+    return Who(student=row.id, role=row.role)
+
+
+def login_link(engine: Engine, who: Who) -> str:
+    """A one-time code, good for LOGIN_SECONDS, that /login/CODE turns into a session cookie."""
+    code = secrets.token_urlsafe(32)
+    with writing(engine) as db:
+        db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < time.time()))
+        db.execute(insert(schema.sessions).values(digest=_digest(code), student_id=who.student, kind="link",
+                                                  expires_at=time.time() + LOGIN_SECONDS))
+    return code
+
+
+def use_link(engine: Engine, code: str) -> str | None:
+    """Spend a login code: a session id for the cookie, or None if it is unknown, used or expired."""
+    session = secrets.token_urlsafe(32)
+    with writing(engine) as db:
+        row = db.execute(delete(schema.sessions).where(
+            schema.sessions.c.digest == _digest(code), schema.sessions.c.kind == "link",
+            schema.sessions.c.expires_at >= time.time()).returning(schema.sessions.c.student_id)).first()
+        if row is None:
+            return None
+        db.execute(insert(schema.sessions).values(digest=_digest(session), student_id=row.student_id,
+                                                  kind="session", expires_at=time.time() + SESSION_SECONDS))
+    return session
+
+
+def who_is(engine: Engine, session: str) -> Who | None:
+    """The holder of a session cookie, while it lasts and their token is not revoked."""
+    with reading(engine) as db:
+        row = db.execute(select(schema.students.c.id, schema.students.c.role)
+                         .join(schema.sessions, schema.sessions.c.student_id == schema.students.c.id)
+                         .where(schema.sessions.c.digest == _digest(session), schema.sessions.c.kind == "session",
+                                schema.sessions.c.expires_at >= time.time())).first()
+    return None if row is None else Who(student=row.id, role=row.role)

@@ -1,0 +1,208 @@
+"""For the course server's tests: a course folder, a real `grade serve` process on a free loopback port, a real
+PostgreSQL started in a temporary folder (Debian's initdb and pg_ctl, run as the postgres user when we are root),
+`grade worker` processes, and the real `grade submit` client run as a student runs it."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "submissions"
+
+
+def course_folder(folder: Path, *, deadline: str, students: list[str], extra: str = "", late_days: int = 2,
+                  per_day: int = 3, uploads_per_minute: int = 30) -> Path:
+    """A course: the repository's exercises, a roster, and hw1 (node-mul) with the given deadline."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "roster.csv").write_text("id,name,email\n" + "".join(f"{s},Student {s},{s}@example.edu\n"
+                                                                    for s in students))
+    (folder / "course.toml").write_text(f'''name = "Autograd test course"
+exercises = "{ROOT / 'exercises'}"
+roster = "roster.csv"
+late_days = {late_days}
+uploads_per_minute = {uploads_per_minute}
+max_upload_kib = 64
+isolation = "landlock"
+
+[assignments.hw1]
+exercises = ["node-mul"]
+deadline = {deadline}
+late = "penalty"
+penalty_per_day = 0.25
+max_late_days = 3
+per_day = {per_day}
+counts = "best"
+{extra}''')
+    return folder
+
+
+def grade(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, cwd=cwd)
+
+
+def issue_tokens(course: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    done = grade("tokens", "--course", str(course), env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()[1:]
+    return {line.split(",")[0]: line.split(",")[-1].strip() for line in lines}
+
+
+def instructor_token(course: Path, env: dict[str, str] | None = None) -> str:
+    done = grade("tokens", "--course", str(course), "--instructor", "prof", env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[1].split(",")[-1].strip()
+
+
+@dataclass
+class Server:
+    """A `grade serve` process; `url` once it says where it listens."""
+
+    course: Path
+    env: dict[str, str] = field(default_factory=dict)
+    workers: int = 1
+    lease: float = 5.0
+    process: subprocess.Popen[str] | None = None
+    url: str = ""
+
+    def start(self) -> Server:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "grader", "serve", "--course", str(self.course), "--port", "0", "--workers",
+             str(self.workers), "--lease", str(self.lease)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
+            start_new_session=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert "http://" in line, f"grade serve did not start: {line}{self.process.stdout.read()}"
+        self.url = line.split("http://", 1)[1].split("/", 1)[0]
+        self.url = "http://" + self.url
+        return self
+
+    def submit(self, token: str, *args: str, timeout: float = 180,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return grade("submit", *args, env={"AUTOGRADER_SERVER": self.url, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1",
+                                           **(env or {})}, timeout=timeout)
+
+    def kill9(self, *, workers_too: bool = False) -> None:
+        """kill -9 the server (and, with workers_too, its workers: the machine went down)."""
+        assert self.process is not None
+        if workers_too:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        else:
+            self.process.kill()
+        self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process is not None:
+            try:  # its workers too, should one be left
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+
+
+@contextmanager
+def serving(course: Path, **options: object) -> Iterator[Server]:
+    server = Server(course, **options).start()  # type: ignore[arg-type]
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def pg_bin(name: str) -> str | None:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found[-1] if found else shutil.which(name)
+
+
+@dataclass
+class Postgres:
+    folder: Path
+    port: int
+    user: str
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://{self.user}@127.0.0.1:{self.port}/course"
+
+    def psql(self, sql: str, database: str = "course") -> str:
+        psql = pg_bin("psql")
+        assert psql is not None
+        done = subprocess.run([psql, "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, "-d", database,
+                               "-At", "-c", sql], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+
+@contextmanager
+def postgres() -> Iterator[Postgres]:
+    """A PostgreSQL of our own on a free loopback port, in a temporary folder, trusting loopback; removed after."""
+    initdb, pg_ctl = pg_bin("initdb"), pg_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        import pytest
+
+        if os.environ.get("AUTOGRADER_REQUIRE_POSTGRES") == "1":
+            pytest.fail("AUTOGRADER_REQUIRE_POSTGRES=1 but no initdb (.ci/run installs Debian's postgresql)")
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run does)")
+    folder = Path(tempfile.mkdtemp(prefix="grader-pg-"))
+    data, port = folder / "data", free_port()
+    run_as: list[str] = []
+    if os.geteuid() == 0:  # postgres refuses to run as root
+        shutil.chown(folder, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    user = "grader"
+
+    def run(*command: str) -> None:
+        done = subprocess.run([*run_as, *command], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    run(initdb, "-D", str(data), "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync")
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    run(pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "start")
+    try:
+        createdb = pg_bin("createdb")
+        assert createdb is not None
+        run(createdb, "-h", "127.0.0.1", "-p", str(port), "-U", user, "course")
+        yield Postgres(folder, port, user)
+    finally:
+        subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True,
+                       timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def wait_until(check: object, timeout: float, what: str) -> None:
+    ends = time.monotonic() + timeout
+    while time.monotonic() < ends:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
