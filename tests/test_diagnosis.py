@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from grader.cli import main
-from grader.core.values import ErrorInfo
+from grader.core.values import ErrorInfo, Where
 from grader.judge.named_errors import named_by_error
 from grader.judge.names import Definitions, definitions
 from grader.outputs.render_json import report_schema
@@ -233,3 +233,76 @@ def test_the_untouched_detach_fix_starter_is_not_named_as_a_mutant_it_does_not_r
     names = {c["diagnosis"]["mistake"] for c in json.loads(report_file.read_text())["exercises"][0]["checks"]
              if c.get("diagnosis")}
     assert "clone-is-not-detach" not in names and "numpy-needs-detach" in names
+
+
+# ------------------------------------------------------------------------------------------------
+# Errors that state their cause, read against the syntax tree and the place they were raised
+
+
+HALF_DONE = '''class Value:
+    def __init__(self, data, _children=()):
+        self.data, self.grad, self._prev = data, 0.0, set(_children)
+
+    def __mul__(self, other):
+        out = Value(self.data * other.data, (self, other))
+
+        def _backward():
+            raise NotImplementedError
+
+        out._backward = _backward
+        return out
+
+    def __add__(self, other):
+        pass
+
+    def __pow__(self, n):
+        out = Value(self.data ** n, (self, n))
+        return out
+
+    def backward(self):
+        def build(v):
+            for child in v._prev:
+                build(child)
+        build(self)
+'''
+
+
+def _raised(type_name: str, message: str, function: str, line: int) -> ErrorInfo:
+    return ErrorInfo(type_name, message, Where(line, function, "", "hw.py"))
+
+
+def test_a_placeholder_is_not_written_yet_and_the_method_it_is_in_is_named() -> None:
+    defined = _defined(HALF_DONE)
+    inner = named_by_error(_raised("NotImplementedError", "", "_backward", 9), defined)
+    assert inner is not None and inner.mistake == "not-written-yet" and "`__mul__` has no backward yet" in inner.hint
+    assert inner.rule is not None and (inner.rule.method, inner.rule.how) == ("__mul__", "missing")
+    # a None that __add__ returned, where the check calls it: not written yet, never a slope
+    none = named_by_error(ErrorInfo("AttributeError", "'NoneType' object has no attribute 'data'"), defined,
+                          frozenset({"__add__", "__mul__"}))
+    assert none is not None and none.mistake == "not-written-yet" and "`__add__` returns nothing" in none.hint
+    assert named_by_error(ErrorInfo("AttributeError", "'NoneType' object has no attribute 'data'"), defined,
+                          frozenset({"__mul__"})) is None  # the check does not call __add__: something else
+    # a name the file does not define inside a method, as a hostile child could claim: nothing
+    assert named_by_error(_raised("NotImplementedError", "", "\x1b[2Jfake", 9), defined) is None
+
+
+def test_a_number_read_as_a_node_names_where_it_came_from() -> None:
+    defined = _defined(HALF_DONE)
+    walk = named_by_error(_raised("AttributeError", "'int' object has no attribute '_prev'", "build", 24), defined)
+    assert walk is not None and walk.mistake == "number-as-child" and "wrap" not in walk.hint
+    unwrapped = named_by_error(_raised("AttributeError", "'float' object has no attribute 'data'", "__mul__", 6),
+                               defined)
+    assert unwrapped is not None and unwrapped.mistake == "constant-not-wrapped" and "wrapping" in unwrapped.hint
+    exponent = named_by_error(_raised("AttributeError", "'int' object has no attribute 'grad'", "__pow__", 19),
+                              defined)
+    assert exponent is not None and exponent.mistake == "exponent-not-a-node"
+
+
+def test_a_class_with_other_attribute_names_is_told_which_it_has() -> None:
+    found = named_by_error(ErrorInfo("AttributeError", "'Value' object has no attribute 'value'"),
+                           _defined(HALF_DONE))
+    assert found is not None and found.mistake == "other-attribute-names"
+    assert "has no .value" in found.hint and ".data" in found.hint
+    misspelt = named_by_error(_raised("AttributeError", "'Value' object has no attribute 'grads'", "backward", 23),
+                              _defined(HALF_DONE))
+    assert misspelt is not None and misspelt.mistake == "unset-attribute" and ".grad" in misspelt.hint

@@ -211,11 +211,12 @@ def test_release_writes_starters_and_a_pack_without_answers(course: Path, tmp_pa
 
 
 def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_path: Path, capsys: Capture) -> None:
-    # No solution and no stored values travel: the reference engine is this exercise's oracle.
+    # No solution and no stored expected values travel: the reference engine is this exercise's oracle (the
+    # mutants' values at the pack's seed do, for naming: grader.judge.released_mistakes).
     out = tmp_path / "pack"
     assert main(["release", "tiny-engine", "--exercises", str(course), "--out", str(out)]) == 0
     pack = out / "exercises"
-    assert sorted(p.name for p in (pack / "tiny-engine").iterdir()) == ["exercise.yaml", "starter.py"]
+    assert sorted(p.name for p in (pack / "tiny-engine").iterdir()) == ["exercise.yaml", "mistakes.json", "starter.py"]
     public = sum(p["points"] for p in yaml.safe_load((pack / "tiny-engine" / "exercise.yaml").read_text())["probes"])
     probes = yaml.safe_load((course / "tiny-engine" / "exercise.yaml").read_text())["probes"]
     hidden = sum(p["points"] for p in probes if p.get("visibility") == "hidden")
@@ -223,7 +224,7 @@ def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_p
     assert hidden > 0 and packed["hidden_points"] == hidden
     capsys.readouterr()
     assert main([str(out / "tiny-engine.py"), "--exercises", str(pack), "--color", "never"]) == 1  # the starter
-    for seed in ("0", "7"):  # any seed: nothing stored for one seed only
+    for seed in ("0", "7"):  # any seed: no expected values are stored for one seed only
         assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--seed", seed,
                      "--color", "never"]) == 0
         # the score says what it covers: full marks on the public checks are not full marks

@@ -51,8 +51,9 @@ def test_the_pack_lists_exactly_the_files_it_wrote(pack: tuple[Path, list[Path]]
     assert sorted(p.relative_to(out).as_posix() for p in written) == on_disk
     assert on_disk == ["README.md", "exercises/assignments/pair.yaml",
                        "exercises/first-gradient/exercise.yaml", "exercises/first-gradient/expected.json",
-                       "exercises/first-gradient/starter.py",
-                       "exercises/node-mul/exercise.yaml", "exercises/node-mul/starter.py",
+                       "exercises/first-gradient/mistakes.json", "exercises/first-gradient/starter.py",
+                       "exercises/node-mul/exercise.yaml", "exercises/node-mul/mistakes.json",
+                       "exercises/node-mul/starter.py",
                        "first-gradient.ipynb", "first-gradient.py", "node-mul.ipynb", "node-mul.py", "pair.ipynb"]
 
 
@@ -89,9 +90,22 @@ def test_a_torch_exercise_carries_its_solutions_answers_for_the_public_checks_at
         assert value.observations == from_solution[probe.name].observations, probe.name
 
 
-def test_an_engine_exercise_carries_no_answers(pack: tuple[Path, list[Path]]) -> None:
-    # its oracle is the reference engine, which every pack has
-    assert sorted(p.name for p in (pack[0] / "exercises" / "node-mul").iterdir()) == ["exercise.yaml", "starter.py"]
+def test_an_engine_exercise_carries_no_answers_and_its_mistakes_no_code(course: Path,
+                                                                       pack: tuple[Path, list[Path]]) -> None:
+    # its oracle is the reference engine, which every pack has; its known mistakes travel as names, hints and the
+    # values they give on the public checks, never as the mutants' code nor the lines it raised on
+    folder = pack[0] / "exercises" / "node-mul"
+    assert sorted(p.name for p in folder.iterdir()) == ["exercise.yaml", "mistakes.json", "starter.py"]
+    stored = json.loads((folder / "mistakes.json").read_text(encoding="utf-8"))
+    mutants = load_exercise(course / "node-mul" / "exercise.yaml").mutants
+    assert stored["seed"] == 0
+    assert sorted(m["mistake"] for m in stored["mistakes"]) == sorted(m.mistake for m in mutants)
+    text = (folder / "mistakes.json").read_text(encoding="utf-8")
+    for mutant in mutants:
+        body = [line.strip() for line in mutant.path.read_text(encoding="utf-8").splitlines()
+                if "grad +=" in line or "grad =" in line]  # its backward's lines
+        assert body and not any(line in text for line in body), mutant.path.name
+    assert '"where":null' in text or '"where"' not in text
 
 
 def test_a_pack_released_again_keeps_the_hidden_points_it_left_out(course: Path, pack: tuple[Path, list[Path]],

@@ -5,11 +5,14 @@
     OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade` themselves
     OUT/exercises/<id>/starter.py
     OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
+    OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
     OUT/exercises/assignments/<id>.yaml
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
-the pack carries that oracle's answers for the default seed instead.
+the pack carries that oracle's answers for the default seed instead; and so that a student's grade
+names the same mistakes as the instructor's, it carries what each mutant gave at that seed, never
+its code (grader.judge.released_mistakes).
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ import yaml
 from grader.core.exercise import COURSE_OPS, Assignment, Exercise
 from grader.course.markdown import code_dunders
 from grader.course.pack_readme import write_readme
+from grader.judge import released_mistakes
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
+from grader.judge.grading import MutantCache, mistake_runs
 from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
 from grader.run.inputs import draw_inputs
 from grader.run.notebook import METADATA_KEY
+from grader.run.sandbox import Group, Sandbox
 
 PACK_SEED = 0
 #: the pack's course file: the server `grade submit` sends to (grader.service.client reads it)
@@ -39,10 +45,11 @@ _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
 
 
 def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
-            server: str | None = None) -> list[Path]:
+            server: str | None = None, *, mutant_cache: MutantCache | None = None) -> list[Path]:
     """Write the pack for these exercises and assignments (and the exercises they include); list the files.
 
     `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
+    `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
     """
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
@@ -50,9 +57,11 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         exercises.update({e.id: e for e in members})
     written: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
+    with Sandbox(lean=True, hide=[catalog.root]) as sandbox:
+        for exercise in exercises.values():
+            written += _exercise_files(exercise, out)
+            written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox, mutant_cache)
     for exercise in exercises.values():
-        written += _exercise_files(exercise, out)
-        written += _pack_exercise(exercise, out / "exercises" / exercise.id)
         if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
             # the reference engine computes a scalar pack's expected values, with the course's operations
             ops = out / "exercises" / COURSE_OPS
@@ -138,7 +147,7 @@ def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str
     return path
 
 
-def _pack_exercise(exercise: Exercise, folder: Path) -> list[Path]:
+def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_cache: MutantCache | None) -> list[Path]:
     """The exercise as students may grade it: public probes, no solution, no mutants."""
     folder.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
@@ -152,10 +161,19 @@ def _pack_exercise(exercise: Exercise, folder: Path) -> list[Path]:
     data["starter"] = "starter.py"
     written = [folder / "starter.py"]
     (folder / "starter.py").write_text(exercise.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    public = {p["name"] for p in data["probes"]}
     if exercise.engine == "torch":
         data["expected"] = "expected.json"
-        written.append(_write_expected(exercise, folder / "expected.json",
-                                       {p["name"] for p in data["probes"]}))
+        written.append(_write_expected(exercise, folder / "expected.json", public))
+    stored = exercise.folder / released_mistakes.FILE_NAME
+    if not exercise.mutants and exercise.solution is None and stored.is_file():  # a pack released again
+        (folder / released_mistakes.FILE_NAME).write_bytes(stored.read_bytes())
+        written.append(folder / released_mistakes.FILE_NAME)
+    elif exercise.mutants:
+        group = Group(exercise, draw_inputs(exercise, PACK_SEED), PACK_SEED)
+        runs = mistake_runs(sandbox, group, None, mutant_cache).mutants
+        written.append(released_mistakes.write(folder / released_mistakes.FILE_NAME,
+                                               released_mistakes.mistakes_to_data(exercise, runs, public, PACK_SEED)))
     spec = folder / SPEC_NAME
     spec.write_text(f"# Released by `grade release` from {exercise.id}: public checks only.\n"
                     + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100),

@@ -322,7 +322,9 @@ def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[i
             findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "
                                            f"seed {seeds[scores.index(worst)]}: the probes miss this mistake"))
             continue
-        misnamed = [(seed, _named(r)) for seed, r in zip(seeds, results, strict=True) if _named(r) != {mutant.mistake}]
+        known = frozenset(m.mistake for m in exercise.mutants)
+        misnamed = [(seed, _named(r, known)) for seed, r in zip(seeds, results, strict=True)
+                    if _named(r, known) != {mutant.mistake}]
         if misnamed:
             seed, names = misnamed[0]
             findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) is named as "
@@ -333,7 +335,8 @@ def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[i
     return findings
 
 
-def _named(result: ExerciseResult) -> set[str]:
-    """The known mistakes a graded submission's failed checks name."""
-    return {c.diagnosis.mistake for c in result.checks
-            if c.diagnosis is not None and c.diagnosis.kind == "known-mistake"}
+def _named(result: ExerciseResult, known: frozenset[str]) -> set[str]:
+    """The known mistakes a graded submission's failed checks name: by a mutant's values, or, where the mistake
+    shows only as an error (which no mutant's values can name), by the error itself under the mistake's id."""
+    return {c.diagnosis.mistake for c in result.checks if c.diagnosis is not None and (
+        c.diagnosis.kind == "known-mistake" or (c.diagnosis.kind == "pattern" and c.diagnosis.mistake in known))}

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from grader.core.exercise import Exercise
 from grader.judge.faults import Fault
 from grader.judge.localize import built_on
+from grader.judge.named_errors import STATED
 from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
 from grader.judge.slips import SLOPES
 from grader.judge.uses import BASE, probe_uses
@@ -25,23 +26,24 @@ from grader.judge.uses import BASE, probe_uses
 #: the localized mistake's id, by how the rule is wrong
 MISTAKES = {"swapped": "swapped-locals", "negated": "negated-slope", "missing-upstream": "missing-upstream-factor",
             "from-output": "slope-from-output", "wrong-local": "wrong-local-slope", "traversal-order": "walk-order",
-            "visited": "visited-nodes", "seeding": "output-seed", "accumulation": "lost-accumulation"}
+            "visited": "visited-nodes", "seeding": "output-seed", "accumulation": "lost-accumulation",
+            "no-backward": "not-written-yet"}
 #: the ways wrong that say what the mistake is; "wrong-local" (another slope) or "traversal-order" cover several
 _SPECIFIC = frozenset({"swapped", "negated", "missing-upstream", "from-output", "accumulation", "seeding"})
 _NONE: Mapping[str, frozenset[tuple[str, str]]] = MappingProxyType({})
 #: patterns that state what an error says, not a shape of the numbers: they stay
-_STATED = {"constant-not-wrapped", "wrong-signature", "undefined-name"}
+_STATED = STATED
 
 
 def blame(exercise: Exercise, result: ExerciseResult, probe_of: Mapping[int, int],
           found: Sequence[Fault] | Callable[[], Sequence[Fault]],
-          mutant_faults: Mapping[str, frozenset[tuple[str, str]]], raised: Mapping[int, str | None]) -> ExerciseResult:
-    """`probe_of`: each failed check's probe; `found`: the localized faults, or how to find them (a run in
-    the sandbox, made only where a check's diagnosis could change); `mutant_faults`: each known mistake's
-    localized (method, how); `raised`: the exception each failed check's code raised, if any.
+          mutant_faults: Mapping[str, frozenset[tuple[str, str]]]) -> ExerciseResult:
+    """`probe_of`: each check failed on its values, and its probe; `found`: the localized faults, or how to
+    find them (a run in the sandbox, made only where a check's diagnosis could change); `mutant_faults`:
+    each known mistake's localized (method, how).
 
-    A fault explains only what it can produce: a wrong slope explains wrong numbers, not an OverflowError;
-    an operation that raised alone explains that exception.
+    A fault explains only what it can produce, wrong values: a check that raised, stopped or never ran is
+    left out by the caller, and keeps what its error states.
     """
     if not any(_open(result.checks[i]) for i in probe_of):
         return result
@@ -51,10 +53,9 @@ def blame(exercise: Exercise, result: ExerciseResult, probe_of: Mapping[int, int
     checks = list(result.checks)
     for index, probe_index in probe_of.items():
         check = checks[index]
-        if check.status not in ("failed", "error") or check.diagnosis is None:
+        if check.status != "failed" or check.diagnosis is None:
             continue
-        error = raised.get(index)
-        relevant = [f for f in _relevant(exercise, probe_index, found) if f.raised == error]
+        relevant = _relevant(exercise, probe_index, found)
         if relevant:
             checks[index] = _named(check, relevant, mutant_faults)
     return dataclasses.replace(result, checks=tuple(checks))
@@ -63,7 +64,7 @@ def blame(exercise: Exercise, result: ExerciseResult, probe_of: Mapping[int, int
 def _open(check: CheckResult) -> bool:
     """A failed check whose diagnosis a localized fault could still change (not a fact an error states)."""
     diagnosis = check.diagnosis
-    return check.status in ("failed", "error") and diagnosis is not None and diagnosis.mistake not in _STATED \
+    return check.status == "failed" and diagnosis is not None and diagnosis.mistake not in _STATED \
         and not (diagnosis.rule is not None and diagnosis.rule.how == "missing")
 
 
@@ -99,8 +100,16 @@ def localized(fault: Fault, mutant_faults: Mapping[str, frozenset[tuple[str, str
     """The fault as a diagnosis; named as the exercise's known mistake whose own localization shows the same."""
     same = sorted(m for m, found in mutant_faults.items() if (fault.rule.method, fault.rule.how) in found) \
         if fault.rule.how in _SPECIFIC else []
-    return Diagnosis(kind="localized", mistake=same[0] if len(same) == 1 else MISTAKES[fault.rule.how],
+    return Diagnosis(kind="localized", mistake=same[0] if len(same) == 1 else mistake_id(fault),
                      hint=hint(fault.rule), evidence=f"run alone: {fault.evidence}", rule=fault.rule)
+
+
+def mistake_id(fault: Fault) -> str:
+    """The id of a localized fault: the exercises' own where it is the same mistake (one name everywhere: an
+    operation that overwrites a grad is overwrite-not-accumulate, in a pack as in the instructor's grade)."""
+    if fault.rule.how == "accumulation" and not fault.across_calls:
+        return "overwrite-not-accumulate"
+    return MISTAKES[fault.rule.how]
 
 
 def hint(rule: RuleFault) -> str:
@@ -133,6 +142,9 @@ def hint(rule: RuleFault) -> str:
         "from-output": f"{method}'s local slope mixes up the input and the output: it uses one where the formula "
                        f"needs the other{ending}.",
         "wrong-local": f"The local slope of {expression} ({method}) is wrong{ending}.",
+        "no-backward": f"`{method}` has no backward yet: its value is right, but it passes no gradient to its "
+                       f"operands (its node keeps the placeholder backward, or never gets the one written). Give it a "
+                       f"backward that adds its local slope times out.grad to each operand's grad{ending}.",
         "accumulation": f"{method}'s backward must add to its inputs' grads with +=, not =: a node used twice (x used "
                         f"on both sides) gets both contributions.",
     }.get(how, f"{method} is wrong{ending}.")

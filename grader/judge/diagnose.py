@@ -22,14 +22,16 @@ from grader.judge.blame import blame
 from grader.judge.check import rule_breaks
 from grader.judge.faults import Fault
 from grader.judge.likeness import behaves_like, locate, passes, passes_on, right, strong, tolerance_of
+from grader.judge.named_errors import RIGHT_ELSEWHERE
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.patterns import NOTHING, RATIOS, named_pattern, pattern
 from grader.judge.report import Diagnosis, ExerciseResult, RuleFault
 from grader.judge.slips import SlipRun, Slope
-from grader.judge.weak_evidence import isolates, same_error
+from grader.judge.uses import probe_uses
+from grader.judge.weak_evidence import distinctive, isolates, same_error
 from grader.run.inputs import Inputs
-from grader.run.observed import GroupRun
+from grader.run.observed import GroupRun, ProbeRun
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,8 @@ class MutantRun:
     rules: frozenset[str] = frozenset()
     #: what localization finds wrong in it (grader.judge.faults), as (method, how)
     faults: frozenset[tuple[str, str]] = frozenset()
+    #: what its code does that the solution's does not (grader.judge.weak_evidence); None: read from its file
+    distinctive: frozenset[str] | None = None
 
 
 MutantRuns = Sequence[MutantRun]
@@ -106,6 +110,8 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
                               and rule_breaks(exercise, probe, m.run.probes[probe_index]) == broken]
             continue
         matches[index] = []
+        if exercise.engine != "torch" and not _has_values(result.checks[index].status, run.probes[probe_index]):
+            continue  # an engine's own error, a stop or a check never run: no mistake's values to compare
         for m in fits:
             if m.run is None or not behaves_like(run, m.run, probe_index, expected[probe_index], tol):
                 continue
@@ -114,7 +120,9 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
             elif _raises_wherever(m, run, located, failing):
                 candidates.append((index, m, isolates(
                     m.mutant.mistake, m.run, others, run, probe_index, student_fails=failing, mutant_fails=fails[id(m)],
-                    probe_of=probe_of, exercise=exercise, mutant_path=m.mutant.path, defined=defined, tol=tol)))
+                    probe_of=probe_of, exercise=exercise, defined=defined, tol=tol,
+                    distinct=m.distinctive if m.distinctive is not None
+                    else distinctive(m.mutant.path, exercise.solution))))
     established = {m.mutant.mistake for _, m, isolating in candidates if isolating}
     for index, m, isolating in candidates:
         if isolating or m.mutant.mistake in established:
@@ -144,12 +152,16 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         checks = tensor_patterns.refine(exercise, checks, located, failing, expected, inputs)
     # ---- end of the hook ----
     result = dataclasses.replace(result, checks=tuple(checks))
-    raised: dict[int, str | None] = {}
-    for i in failing:  # what each failed check's code raised: a fault explains only what it can produce
-        got = located[i][1].probes[probe_of[i]]
-        raised[i] = "stopped" if got is None else None if got.error is None else got.error.type_name
-    return _withheld(blame(exercise, result, {i: probe_of[i] for i in failing}, faults,
-                           {m.mutant.mistake: m.faults for m in mutants}, raised))
+    # a localized rule explains wrong values only: a check that raised, stopped or never ran keeps what its
+    # error states, and asks for no localization
+    valued = {i: probe_of[i] for i in failing
+              if _has_values(result.checks[i].status, located[i][1].probes[probe_of[i]])}
+    return _withheld(blame(exercise, result, valued, faults, {m.mutant.mistake: m.faults for m in mutants}))
+
+
+def _has_values(status: str, got: ProbeRun | None) -> bool:
+    """The check ran to its end and observed something: a failure of values, not an error."""
+    return status == "failed" and got is not None and got.error is None and got.observations is not None
 
 
 def _withheld(result: ExerciseResult) -> ExerciseResult:
@@ -194,8 +206,8 @@ def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Ma
     """Patterns for the checks no known mistake explains.
 
     A ratio (half, double, negated...) can hold on one check by chance, so it is named only when every
-    numerically wrong check of the exercise shows the same one. A wrong shape, a known error and two
-    exchanged values are facts of their own check, named where they occur.
+    numerically wrong check of the exercise shows the same one, and there are at least two. A wrong shape,
+    a known error and two exchanged values are facts of their own check, named where they occur.
     """
     found: dict[int, Diagnosis] = {}
     ratios: dict[int, Diagnosis | None] = {}
@@ -203,8 +215,10 @@ def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Ma
         if matches.get(index):
             continue
         probe_index, run = located[index]
+        uses = probe_uses(exercise, exercise.probes[probe_index]) if exercise.engine == "scalar" else None
         diagnosis = pattern(run.probes[probe_index], expected[probe_index], inputs[probe_index],
-                             tolerance_of(exercise, result.checks[index], probe_index), exercise.engine, defined)
+                             tolerance_of(exercise, result.checks[index], probe_index), exercise.engine, defined,
+                             uses)
         if diagnosis.mistake in RATIOS:
             ratios[index] = diagnosis
         elif diagnosis.kind != "unknown":
@@ -212,8 +226,13 @@ def _consistent_patterns(exercise: Exercise, result: ExerciseResult, located: Ma
         elif strong(run, probe_index):
             ratios[index] = None  # numbers, but no ratio: no ratio pattern can hold for the whole exercise
     kinds = {d.mistake if d is not None else None for d in ratios.values()}
-    if len(kinds) == 1 and None not in kinds:
+    # one check alone is chance: a function that makes its own tensor can be off by a ratio on the one check
+    # where that matters
+    if len(kinds) == 1 and None not in kinds and len(ratios) > 1:
         found.update({i: d for i, d in ratios.items() if d is not None})
+    if any(_has_values(result.checks[i].status, located[i][1].probes[located[i][0]]) for i in failing):
+        # wrong values elsewhere: an overflow is not the mistake, the formula is
+        found = {i: d for i, d in found.items() if d.mistake not in RIGHT_ELSEWHERE}
     return found
 
 

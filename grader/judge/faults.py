@@ -35,8 +35,6 @@ class Fault:
     evidence: str
     #: state kept or reset between backward() calls: it explains only checks that call backward() again
     across_calls: bool = False
-    #: the exception the operation raised alone, if that is the fault: it explains that exception, not numbers
-    raised: str | None = None
 
 
 def faults(loc: Localization, overwrites: frozenset[str] | None = None) -> tuple[Fault, ...]:
@@ -174,7 +172,7 @@ class _Reader:
             return None
         expression = f"x {symbol} y"
         if not ran:
-            return self.error_fault(name, method, expression)
+            return None  # it raised or stopped alone: no values to read a rule from
         value, want_value = self.got(name, "value"), self.want(name, "value")
         if not _close(value, want_value):
             return _fault(method, "both", "wrong-local", f"{expression} at {self.at(name)} is {_show(value)}, not "
@@ -185,6 +183,9 @@ class _Reader:
             return True
         shown = f"{expression} alone at {self.at(name)}: x.grad {_show(gx)}, y.grad {_show(gy)} where " \
                 f"{_show(ex)} and {_show(ey)} were expected"
+        if gx == 0 and gy == 0 and (ex or ey) and self.nothing_passed(method):
+            return _fault(method, "both", "no-backward", f"{shown}: the value is right, and no probe of {method} "
+                                                         "passes any gradient back")
         if _close(gx, ey) and _close(gy, ex) and not _close(ex, ey):
             return _fault(method, "both", "swapped", f"{shown}: each operand got the other's slope")
         hows = {operand: _how(g, e, value) for operand, g, e in (("self", gx, ex), ("other", gy, ey))
@@ -196,10 +197,8 @@ class _Reader:
     def single(self, name: str, method: str, expression: str) -> list[Fault]:
         """A probe of one operation with one node, x: its value and x's slope."""
         ran = self.ran(name)
-        if ran is None or (ran and self.right(name)):
-            return []
-        if not ran:
-            return [self.error_fault(name, method, expression)]
+        if not ran or self.right(name):
+            return []  # missing, raised or stopped alone (no values to read a rule from), or right
         value, want_value = self.got(name, "value"), self.want(name, "value")
         if not _close(value, want_value):
             how: How = "negated" if _close(value, _neg(want_value)) and \
@@ -207,6 +206,10 @@ class _Reader:
             return [_fault(method, "self", how, f"{expression} at {self.at(name)} is {_show(value)}, not "
                                                 f"{_show(want_value)}")]
         g, e = self.got(name, "x.grad"), self.want(name, "x.grad")
+        if g == 0 and e and self.nothing_passed(method):
+            return [_fault(method, "self", "no-backward", f"{expression} at {self.at(name)}: the value is right, "
+                                                          f"x.grad is 0 where {_show(e)} was expected, and no probe "
+                                                          f"of {method} passes any gradient back")]
         how = _how(g, e, value, _slope_at(method, value), _output_form(method, self.x_of(name)))
         return [_fault(method, "self", how, f"{expression} at {self.at(name)}: x.grad is {_show(g)} where "
                                             f"{_show(e)} was expected")]
@@ -227,14 +230,9 @@ class _Reader:
                                                            "used twice must get both contributions (+=, not =)")]
         return []
 
-    def error_fault(self, name: str, method: str, expression: str) -> Fault:
-        run = self.loc.got[self.index[name]]
-        error = "it stopped" if run is None or run.error is None else f"it raised {run.error.describe()}"
-        fault = _fault(method, "", "wrong-local", f"{expression} at {self.at(name)}: {error}")
-        return Fault(fault.rule, fault.evidence, raised=run.error.type_name if run and run.error else "stopped")
-
     def wrong(self, name: str) -> bool:
-        return self.ran(f"traversal:{name}") is not None and not self.right(f"traversal:{name}")
+        """The walk probe gave values, and they are wrong (one that raised or stopped shows nothing)."""
+        return bool(self.ran(f"traversal:{name}")) and not self.right(f"traversal:{name}")
 
     def structure(self) -> Fault | None:
         """One backward() call over + and *, each right alone: every node visited once, outputs first."""

@@ -17,9 +17,11 @@ from grader.judge.faults import Fault, faults
 from grader.judge.localize import from_run, localize, probe_group
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
+from grader.judge.released_mistakes import released_runs, stored_seed
 from grader.judge.report import Graded, Report, build_report
 from grader.judge.rules import check_source, import_notes
 from grader.judge.slips import SlipRun, slip_runs
+from grader.judge.weak_evidence import distinctive
 from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
@@ -30,6 +32,8 @@ ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 #: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
 _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
+#: the stops that spent a run's time: the wall clock, or the CPU time
+_OUT_OF_TIME = frozenset({"timeout", "cpu"})
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
@@ -122,15 +126,23 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         violations = check_source(submission.cells, group.exercise.source, scope)
         static_notes += import_notes(submission.cells, policy_of(group.exercise).permits, group.exercise.id,
                                      [Path(s.label).stem for s in submission.siblings])
+        if (stored := stored_seed(group.exercise)) is not None and stored != seed:
+            static_notes += (f"Exercise {group.exercise.id}: this pack names known mistakes at --seed {stored} "
+                             f"(and they are named when your work is graded after you submit); at seed {seed} it "
+                             "names patterns only.",)
         result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations, defined)
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
             defined = defined or definitions(submission.cells)
-            mistakes = _mistake_runs(sandbox, group, time_limit, mutant_cache)
+            mistakes = mistake_runs(sandbox, group, time_limit, mutant_cache)
+            # code that ran out of time would run out again on the localization probes, and the student would
+            # wait twice the limit for a name that a check without values cannot get anyway
+            timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
+                            for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
             result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
                                        {d: run.groups[k] for d, found in runs.items() for run, k in [found[index]]},
                                        mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
-                                       defined, () if violations else _localizer(sandbox, submission, group,
-                                                                                  time_limit, defined))
+                                       defined, () if violations or timed_out else
+                                       _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
@@ -174,17 +186,18 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
     return run
 
 
-def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                  cache: MutantCache | None) -> MistakeRuns:
+def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
+                 cache: MutantCache | None = None) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too.
-    The slipped engines are the reference engine (grader.judge.slips) and run here.
+    The slipped engines are the reference engine (grader.judge.slips) and run here. A released pack
+    has no mutants: it brings what they gave at its seed (grader.judge.released_mistakes).
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
-    runs: list[MutantRun] = []
+    runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
         try:
             submission = load_submission(mutant.path)
@@ -198,7 +211,8 @@ def _mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(result.groups[1], group.seed),
                                                                        definitions(submission.cells).grad_overwrites)) \
             if extra and len(result.groups) > 1 else frozenset()
-        runs.append(MutantRun(mutant, result.groups[0], rules, found))
+        runs.append(MutantRun(mutant, result.groups[0], rules, found,
+                              distinctive(mutant.path, group.exercise.solution)))
     mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
     if cache is not None:
         cache[key] = mistakes

@@ -34,13 +34,74 @@ _SIGNATURE = re.compile(r"^(?P<owner>\w+)\.(?P<method>\w+)\(\) (missing \d+ requ
 _UNDEFINED = re.compile(r"name '(?P<name>\w+)' is not defined")
 
 
-def named_by_error(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
-    """The mistake this error names, where what the submission defines confirms it; else None."""
-    for read in (_operands, _unary, _attribute, _signature, _undefined):
-        found = read(error, defined)
-        if found is not None:
-            return found
-    return None
+#: the operations of an engine's class: what a probe calls on it, other than backward()
+OPERATIONS = frozenset({f"__{name}__" for name in OPERATORS.values()} | {f"__r{name}__" for name in OPERATORS.values()}
+                       | {"__neg__"} | (ENGINE_METHODS - {"backward"}))
+#: the ids of the patterns an error states by itself: they are the facts of their own check, never guessed
+STATED = frozenset({"missing-method", "missing-reflected-operator", "constant-not-wrapped", "number-as-child",
+                    "exponent-not-a-node", "wrong-signature", "undefined-name", "not-written-yet",
+                    "other-attribute-names", "unset-attribute", "radd-recursion", "rmul-recursion",
+                    "unstable-forward"})
+#: what an error states only of code that is right wherever it gives values (an overflow in a wrong formula
+#: is the formula's fault)
+RIGHT_ELSEWHERE = frozenset({"unstable-forward"})
+#: bounded functions: exp overflowing inside one means a formula that is not stable, not a value too large
+_BOUNDED = frozenset({"sigmoid", "tanh"})
+
+
+def named_by_error(error: ErrorInfo, defined: Definitions, uses: frozenset[str] | None = None) -> Diagnosis | None:
+    """The mistake this error names, where what the submission defines confirms it; else None.
+
+    `uses`: the operations the check's code calls, where known: an operation that returns nothing explains a
+    None only where the check calls it.
+    """
+    found = _not_written(error, defined) or _returns_nothing(error, defined, uses)
+    for read in (_operands, _unary, _attribute, _signature, _undefined, _recursion, _overflow):
+        found = found or read(error, defined)
+    return found
+
+
+def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
+    """NotImplementedError from a method of the submission: the starter's placeholder, not written yet."""
+    where = error.where
+    if error.type_name != "NotImplementedError" or where is None or where.function in ("", "<module>"):
+        return None
+    outer = sorted(defined.outer(where.function, where.file, where.line))
+    if outer == [where.function]:
+        if where.function not in defined.unwritten and not any(
+                c.defines(where.function) for c in defined.classes.values()):
+            return None
+        method = where.function
+        hint = (f"`{method}` is not written yet: it still raises NotImplementedError, as the starter hands it "
+                "out. Write it, then grade again.")
+    elif where.function not in defined.enclosing:
+        return None  # a name the file does not define inside a method: nothing the syntax tree confirms
+    elif len(outer) == 1 and outer[0] in OPERATIONS:
+        method, hint = outer[0], (f"`{outer[0]}` has no backward yet: its `{where.function}` still raises "
+                                  "NotImplementedError. Write it, then grade again.")
+    elif len(outer) == 1:
+        method, hint = outer[0], (f"`{outer[0]}` is not finished yet: `{where.function}`, inside it, still raises "
+                                  "NotImplementedError. Write it, then grade again.")
+    else:
+        return None
+    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=hint,
+                     rule=RuleFault(method=method, operand="", how="missing"),
+                     evidence=f"the code raised NotImplementedError ({where.describe()})")
+
+
+def _returns_nothing(error: ErrorInfo, defined: Definitions, uses: frozenset[str] | None) -> Diagnosis | None:
+    """A None that an operation returned: one that never returns a value is not written yet."""
+    if "'NoneType'" not in error.message or error.type_name not in ("AttributeError", "TypeError"):
+        return None
+    empty = sorted(m for m in defined.returns_nothing & OPERATIONS if uses is None or m in uses)
+    if not empty or (uses is None and len(empty) > 1):
+        return None
+    shown = ", ".join(f"`{m}`" for m in empty)
+    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
+        f"{shown} {'returns' if len(empty) == 1 else 'return'} nothing (None) yet, so what uses "
+        f"{'its' if len(empty) == 1 else 'their'} result fails: an operation returns the new node it makes "
+        "(return out)."), rule=RuleFault(method=empty[0], operand="", how="missing") if len(empty) == 1 else None,
+        evidence=f"the code raised {error.type_name}: {error.message}; {shown} never return a value")
 
 
 def _operands(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
@@ -81,19 +142,52 @@ def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         return None
     kind, attr = match["type"], match["attr"]
     if kind in NUMBERS:
-        # a plain number reached code that reads a node's attribute: an operation did not wrap it
-        holders = [c.name for c in defined.classes.values() if attr in c.attributes]
-        if holders:
-            return Diagnosis(kind="pattern", mistake="constant-not-wrapped", hint=(
-                f"A plain number reached code that reads .{attr}, which only your {holders[0]} objects have: an "
-                f"operation must accept a number on either side by wrapping it (other = other if "
-                f"isinstance(other, {holders[0]}) else {holders[0]}(other))."),
-                evidence=f"the code raised AttributeError: {error.message}")
-        return None
+        return _number_read(error, defined, attr)
     owner = defined.class_named(kind)
-    if owner is None or attr not in ENGINE_METHODS | TENSOR_METHODS or owner.defines(attr) is not False:
+    if owner is None or owner.defines(attr) is not False or "__getattr__" in owner.members:
         return None
-    return _missing("missing-method", attr, error, f"Your class {owner.name} has no {attr}(): define it.")
+    if attr in ENGINE_METHODS | TENSOR_METHODS:
+        return _missing("missing-method", attr, error, f"Your class {owner.name} has no {attr}(): define it.")
+    if attr in owner.attributes or attr.startswith("_"):
+        return None  # set somewhere, not yet where it was read: nothing the syntax tree settles
+    has = ", ".join(f".{a}" for a in owner.attributes if not a.startswith("_"))
+    if not has:
+        return None
+    if error.where is None:  # the exercise's own code read it: the contract's name
+        return Diagnosis(kind="pattern", mistake="other-attribute-names", hint=(
+            f"Your class {owner.name} has no .{attr}, which this exercise reads: it keeps its numbers in {has}. "
+            f"Use the exercise's names, or add a property to the class ({attr} = property(lambda self: "
+            f"self.{owner.attributes[0]}) if .{owner.attributes[0]} holds what .{attr} means)."),
+            evidence=f"the code raised AttributeError: {error.message}; the class sets {has}")
+    return Diagnosis(kind="pattern", mistake="unset-attribute", hint=(
+        f"Your code reads .{attr} of a {owner.name} ({error.where.describe()}), which {owner.name} never sets: "
+        f"it sets {has}. A misspelt name?"), evidence=f"the code raised AttributeError: {error.message}")
+
+
+def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis | None:
+    """A plain number where a node was read: unwrapped by an operation, an exponent used as a node, or a
+    number put among a node's children, which backward() then walks."""
+    holders = [c.name for c in defined.classes.values() if attr in c.attributes]
+    where = error.where
+    if not holders or where is None:
+        return None
+    outer = defined.outer(where.function, where.file, where.line)
+    evidence = f"the code raised AttributeError: {error.message} ({where.describe()})"
+    if outer == {"__pow__"}:
+        return Diagnosis(kind="pattern", mistake="exponent-not-a-node", hint=(
+            f"In x ** n the exponent n is a plain number, not a {holders[0]}: it has no .{attr}. Use it as the "
+            "number it is, and leave it out of the node's children."), evidence=evidence)
+    if outer and outer <= OPERATIONS:
+        return Diagnosis(kind="pattern", mistake="constant-not-wrapped", hint=(
+            f"A plain number reached code that reads .{attr}, which only your {holders[0]} objects have: an "
+            f"operation must accept a number on either side by wrapping it (other = other if "
+            f"isinstance(other, {holders[0]}) else {holders[0]}(other))."), evidence=evidence)
+    if "backward" in outer:
+        return Diagnosis(kind="pattern", mistake="number-as-child", hint=(
+            f"backward() met a plain number among a node's children and read its .{attr}: an operation lists "
+            f"a number (an exponent, a constant) as a child. Keep only {holders[0]} objects among the children "
+            f"(for x ** n, the children are (self,) alone)."), evidence=evidence)
+    return None
 
 
 def _signature(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
@@ -124,3 +218,33 @@ def _missing(mistake: str, method: str, error: ErrorInfo, hint: str) -> Diagnosi
     return Diagnosis(kind="pattern", mistake=mistake, hint=hint,
                      rule=RuleFault(method=method, operand="", how="missing"),
                      evidence=f"the code raised {error.type_name}: {error.message}; the class defines no {method}")
+
+
+def _recursion(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
+    """A reflected + or * that calls itself: `other + self` with a number on the left calls __radd__ again."""
+    where = error.where
+    if error.type_name != "RecursionError" or where is None or where.function not in ("__radd__", "__rmul__"):
+        return None
+    if not any(c.defines(where.function) for c in defined.classes.values()):
+        return None
+    op = "+" if where.function == "__radd__" else "*"
+    return Diagnosis(kind="pattern", mistake=f"{where.function.strip('_')}-recursion", hint=(
+        f"{where.function} calls itself without end: with a plain number on the left, other {op} self calls "
+        f"{where.function} again (RecursionError). Return self {op} other."),
+        rule=None, evidence=f"the code raised RecursionError ({where.describe()})")
+
+
+def _overflow(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
+    """math.exp overflowing inside sigmoid or tanh, whose values are bounded: a formula that is not stable."""
+    where = error.where
+    if error.type_name != "OverflowError" or where is None:
+        return None
+    bounded = sorted(defined.outer(where.function, where.file, where.line) & _BOUNDED)
+    if not bounded:
+        return None
+    method = bounded[0]
+    return Diagnosis(kind="pattern", mistake="unstable-forward", hint=(
+        f"math.exp overflows for a large argument (math.exp(800) raises OverflowError), and {method} is written "
+        "with one formula that gives exp a large argument at one end. Use two branches, so that exp only ever "
+        "gets a negative argument (for sigmoid: 1 / (1 + math.exp(-x)) for x >= 0, e / (1 + e) with "
+        "e = math.exp(x) for x < 0)."), evidence=f"the code raised OverflowError ({where.describe()})")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grader.run.load import SourceCell
 from grader.run.syntax import syntax_tree
@@ -46,6 +46,22 @@ class Definitions:
     identifiers: frozenset[str] = frozenset()
     #: the methods and functions that overwrite a grad with a computed value (grad_overwrites)
     grad_overwrites: frozenset[str] = frozenset()
+    #: functions and methods whose body is a placeholder: pass, ..., raise NotImplementedError, return None
+    unwritten: frozenset[str] = frozenset()
+    #: methods of a class that never return a value (an operation whose result is None)
+    returns_nothing: frozenset[str] = frozenset()
+    #: each function defined inside another (a _backward closure), and the top-level methods and functions
+    #: it is defined in
+    enclosing: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: where each top-level function and method is: (cell label, first line, last line, name)
+    spans: tuple[tuple[str, int, int, str], ...] = ()
+
+    def outer(self, function: str, file: str = "", line: int = 0) -> frozenset[str]:
+        """The top-level methods or functions `function` is, or is defined in; at a known place, the one there."""
+        here = {name for label, first, last, name in self.spans if label == file and first <= line <= last}
+        if len(here) == 1:
+            return frozenset(here)
+        return self.enclosing.get(function, frozenset({function}))
 
     def class_named(self, name: str) -> ClassFacts | None:
         return self.classes.get(self.aliases.get(name, name))
@@ -67,7 +83,8 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     aliases: dict[str, str] = {}
     later: list[tuple[str, str]] = []  # Value.value = property(...), after the class
     identifiers: set[str] = set()
-    trees = _parsed(cells)
+    labelled = _labelled(cells)
+    trees = [tree for _, tree in labelled]
     for tree in trees:
         identifiers |= mentioned(tree)
         for node in tree.body:
@@ -85,12 +102,72 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
         if owner in classes:
             facts = classes[owner]
             classes[owner] = ClassFacts(facts.name, facts.members | {member}, facts.attributes, facts.has_bases)
-    return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees))
+    unwritten, returns_nothing, enclosing = _bodies(trees)
+    spans = tuple((label, f.lineno, f.end_lineno or f.lineno, f.name) for label, tree in labelled
+                  for f, _ in _top_functions(tree))
+    return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees),
+                       unwritten, returns_nothing, enclosing, spans)
+
+
+def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
+    """The module's functions and its classes' methods, each with whether it is a method."""
+    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = [
+        (n, False) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found += [(m, True) for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
+              if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return found
+
+
+def _bodies(trees: Sequence[ast.Module]) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
+    """Placeholders, methods that return nothing, and where nested functions are defined (one walk each)."""
+    unwritten: set[str] = set()
+    nothing: set[str] = set()
+    enclosing: dict[str, set[str]] = {}
+    for tree in trees:
+        for function, is_method in _top_functions(tree):
+            if placeholder(function.body):
+                unwritten.add(function.name)
+            returns = False
+            for node in ast.walk(function):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not function:
+                    if not isinstance(node, ast.Lambda):
+                        enclosing.setdefault(node.name, set()).add(function.name)
+                        if placeholder(node.body):
+                            unwritten.add(node.name)
+                elif isinstance(node, ast.Return) and node.value is not None and not (
+                        isinstance(node.value, ast.Constant) and node.value.value is None):
+                    returns = True
+            if is_method and not returns and function.name != "__init__":
+                nothing.add(function.name)
+    return frozenset(unwritten), frozenset(nothing), {k: frozenset(v) for k, v in enclosing.items()}
+
+
+def placeholder(body: Sequence[ast.stmt]) -> bool:
+    """A body that is only a docstring, pass, ..., `raise NotImplementedError(...)` or `return None`."""
+    statements = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return not statements or (len(statements) == 1 and _placeholder_statement(statements[0]))
+
+
+def _placeholder_statement(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Return):
+        return statement.value is None or (isinstance(statement.value, ast.Constant)
+                                           and statement.value.value is None)
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
 
 
 def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
     """Each cell's syntax tree; a cell that does not parse is left out (the run reports it)."""
-    return [tree for tree in map(syntax_tree, (cell.source for cell in cells)) if tree is not None]
+    return [tree for _, tree in _labelled(cells)]
+
+
+def _labelled(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
+    """(label, syntax tree) of each cell the parser builds a tree of (grader.run.syntax: any failure is no tree)."""
+    return [(cell.label, tree) for cell in cells if (tree := syntax_tree(cell.source)) is not None]
 
 
 def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:

@@ -31,13 +31,13 @@ RATIOS = {"all-zero", "negated", "half", "multiple", "scaled-by-input", "scaled-
 
 
 def pattern(got: ProbeRun | None, expected: Expected, inputs: Inputs, tol: Tolerance, engine: str,
-             defined: Definitions | None) -> Diagnosis:
+            defined: Definitions | None, uses: frozenset[str] | None = None) -> Diagnosis:
     nothing = NOTHING
     errors = [] if got is None else [got.error] if got.error is not None else \
         [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
     for error in errors:
         # an error that names its mistake, once the syntax tree confirms it (a class with no __sub__)
-        named = None if defined is None else named_by_error(error, defined)
+        named = None if defined is None else named_by_error(error, defined, uses)
         if named is not None:
             return named
         known = known_error(error, engine)  # a torch error whose cause is known names the mistake by itself

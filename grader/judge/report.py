@@ -34,7 +34,7 @@ class ObservationResult:
 
 #: how one rule of an engine is wrong (grader.judge.localize): a local slope, backward()'s walk, or a missing method
 How = Literal["swapped", "negated", "missing-upstream", "from-output", "wrong-local", "traversal-order", "visited",
-              "seeding", "accumulation", "missing"]
+              "seeding", "accumulation", "missing", "no-backward"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

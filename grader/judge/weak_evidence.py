@@ -28,12 +28,12 @@ from grader.run.observed import GroupRun, ProbeRun
 
 def isolates(mistake: str, theirs: GroupRun, others: Sequence[tuple[str, GroupRun | None]], student: GroupRun,
              probe_index: int, *, student_fails: Collection[int], mutant_fails: Collection[int],
-             probe_of: Mapping[int, int], exercise: Exercise, mutant_path: Path, defined: Definitions | None,
-             tol: Tolerance) -> bool:
+             probe_of: Mapping[int, int], exercise: Exercise, defined: Definitions | None, tol: Tolerance,
+             distinct: frozenset[str]) -> bool:
     """Whether the student's weak match with the mutant of `mistake` on one probe is evidence for it.
 
     `others`: every mutant's mistake and run; `student_fails`, `mutant_fails`: the checks each fails;
-    `probe_of`: each check's probe.
+    `probe_of`: each check's probe; `distinct`: what the mutant's code does that the solution's does not.
     """
     if from_gradcheck(exercise.probes[probe_index]):
         return False
@@ -47,10 +47,9 @@ def isolates(mistake: str, theirs: GroupRun, others: Sequence[tuple[str, GroupRu
     if not all(same_outcome(student.probes[probe_of[i]], theirs.probes[probe_of[i]], tol) for i in mutant_fails):
         return False
     got = student.probes[probe_index]
-    if got is not None and got.error is not None and exercise.solution is not None and defined is not None:
-        distinct = _distinctive(mutant_path, exercise.solution)
-        if distinct and not distinct & defined.identifiers:
-            return False
+    if got is not None and got.error is not None and defined is not None and distinct \
+            and not distinct & defined.identifiers:
+        return False
     return True
 
 
@@ -83,9 +82,14 @@ def same_error(a: ErrorInfo, b: ErrorInfo) -> bool:
     return a.type_name == b.type_name and _DIGITS.sub("#", a.message) == _DIGITS.sub("#", b.message)
 
 
+def distinctive(mutant: Path, solution: Path | None) -> frozenset[str]:
+    """What the mutant's code does that the solution's does not: attributes and functions it calls or reads
+    (nothing where there is no solution to compare with)."""
+    return frozenset() if solution is None else _distinctive(mutant, solution)
+
+
 @cache
 def _distinctive(mutant: Path, solution: Path) -> frozenset[str]:
-    """What the mutant's code does that the solution's does not: attributes and functions it calls or reads."""
     return _used(mutant) - _used(solution)
 
 
