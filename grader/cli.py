@@ -178,8 +178,8 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
         submission = load_selected(selection, files)
     else:
         submission = load_submission(args.submission)
-    exercises = named if named is not None else _named(submission.declared_exercise, submission.declared_assignment,
-                                                       catalog)
+    exercises = named if named is not None else catalog.declared(submission.declared_exercise,
+                                                                 submission.declared_assignment, submission.declares)
     if exercises is None:
         raise GraderError(f"{submission.path}: which exercise is this? Pass --exercise ID (or --assignment ID), add "
                           f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "

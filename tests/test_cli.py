@@ -102,7 +102,7 @@ def test_output_file(tmp_path: Path, capsys: Capture) -> None:
     ("args", "message"),
     [
         (["missing.py", "-e", "node-mul"], "missing.py: no such file"),
-        ([str(SOLUTION), "-e", "node-mull"], "unknown exercise 'node-mull' (no "),
+        ([str(SOLUTION), "-e", "node-mull"], "unknown exercise 'node-mull': the exercises folder "),
         ([str(ROOT / "reference" / "scalar.py")], "which exercise is this? Pass --exercise ID"),
         # a folder is one student's files: this one holds far too many to be an answer
         ([str(ROOT / "exercises")], "the grader looks at most at 50"),

@@ -7,11 +7,13 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from grader.cli import main
+from grader.core.text import file_name
 from grader.judge.catalog import Catalog
 from grader.judge.grading import grade
 from grader.outputs.render_json import report_to_dict
@@ -41,6 +43,29 @@ def sandbox_processes(token: str) -> list[str]:
     return left
 
 
+def expectations() -> dict[str, dict[str, Any]]:
+    """Each hostile sample's expectation, by the student id the batch gives it (a file's stem, a folder's name)."""
+    found = {}
+    for path in HOSTILE.glob("*.expect.yaml"):
+        expect = yaml.safe_load(path.read_text(encoding="utf-8"))
+        name = path.name.removesuffix(".expect.yaml")
+        if "saved_as_latin1" in expect:  # the id of a file saved under those bytes, as every report shows it
+            name = file_name(os.fsdecode(expect["saved_as_latin1"].encode("latin-1"))).removesuffix(".py")
+        found[name] = expect
+    return found
+
+
+def class_folder(folder: Path) -> None:
+    """The hostile samples as a class hands them in: files, folders (their links kept), odd file names."""
+    shutil.copytree(HOSTILE, folder, symlinks=True, ignore=lambda where, names: [
+        n for n in names if where == str(HOSTILE) and n.endswith(".expect.yaml")])
+    for path in HOSTILE.glob("*.expect.yaml"):
+        odd = yaml.safe_load(path.read_text(encoding="utf-8")).get("saved_as_latin1")
+        if odd is not None:
+            sample = folder / path.name.replace(".expect.yaml", ".py")
+            os.rename(sample, os.path.join(os.fsencode(folder), odd.encode("latin-1")))
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the batch's isolation guarantees are root's (see the README)")
 def test_a_batch_of_hostile_and_honest_submissions(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,17 +74,28 @@ def test_a_batch_of_hostile_and_honest_submissions(tmp_path: Path, capsys: pytes
     for path in ESCAPES:
         Path(path).unlink(missing_ok=True)
     folder = tmp_path / "class"
-    shutil.copytree(HOSTILE, folder, ignore=shutil.ignore_patterns("*.yaml"))
+    class_folder(folder)
     for name in HONEST:
         shutil.copy(ROOT / "submissions" / "node-mul" / f"{name}.py", folder / f"{name}.py")
     out = tmp_path / "reports"
+    # each submission names its own exercise: an id from a submission is data, never a path to a spec
     code = main(["batch", str(folder), "--out", str(out), "-j", "2", "--time-limit", "3"])
-    assert code == 0, capsys.readouterr()  # every submission graded; the grader failed on none
-    scores = {p.parent.name: json.loads(p.read_text())["score"] for p in (out / "students").glob("*/report.json")}
-    expected = {p.name.removesuffix(".expect.yaml"): yaml.safe_load(p.read_text())["score"]
-                for p in HOSTILE.glob("*.expect.yaml")}
-    assert {name: scores[name] for name in expected} == expected  # a forged score never counts
+    printed = capsys.readouterr()
+    assert code == 0, printed  # every submission graded; the grader failed on none
+    scores, outcomes = {}, {}
+    for marker in (out / "students").glob("*/done.json"):
+        done = json.loads(marker.read_text())
+        scores[done["student"]["id"]] = json.loads((marker.parent / "report.json").read_text())["score"]
+        outcomes[done["student"]["id"]] = done["outcome"]
+    expected = expectations()
+    assert {name: scores[name] for name in expected} == {n: e["score"] for n, e in expected.items()}  # no forged score
     assert {name: scores[name] for name in HONEST} == HONEST  # the honest students are unaffected
+    assert "grader-error" not in outcomes.values()  # whatever a submission does is its own outcome
+    unreadable = sorted(n for n, e in expected.items() if e.get("outcome") == "unreadable")
+    assert sorted(n for n, o in outcomes.items() if o == "unreadable") == unreadable
+    attention = next(line for line in printed.out.splitlines() if line.startswith("needs attention: unreadable"))
+    assert all(name in attention for name in unreadable)  # never silently: the batch names them
+    assert "\x1b" not in printed.out + printed.err  # a name cannot drive the instructor's terminal
     assert not [path for path in ESCAPES if Path(path).exists()]
     assert sandbox_processes(token) == []  # nothing left running
 

@@ -47,9 +47,11 @@ def test_check_in_a_notebook_grades_what_ran_and_scores_as_grade_does(pack: Path
         "from grader import check\nchecked = check('node-mul')\nchecked",
         "print(RUNS)",
         "check('node-mull')",
+        # an id is data: a path to a spec, even the pack's own, is an unknown id (tests/test_names_are_data.py)
+        "check('../exercises/node-mul')",
     )]
     run_kernel(notebook, pack)
-    shown, runs, typo = notebook.cells[-3:]
+    shown, runs, typo, climbs = notebook.cells[-4:]
     html, = outputs(shown, "text/html")
     # the failed checks expanded, named
     assert "Score: " in html and '<table class="ag-table">' in html and "swapped" in html
@@ -60,6 +62,7 @@ def test_check_in_a_notebook_grades_what_ran_and_scores_as_grade_does(pack: Path
     score = re.search(r"Score: ([\d.]+)/9 ", text)
     assert score is not None and float(score[1]) < 9
     assert "check(): unknown exercise 'node-mull'" in outputs(typo, "text/plain")[0]
+    assert "check(): unknown exercise '../exercises/node-mul': the exercises folder" in outputs(climbs, "text/plain")[0]
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert not any(o.output_type == "error" for cell in code for o in cell.outputs)
 

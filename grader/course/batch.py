@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 from grader import __version__
-from grader.core.errors import GraderError
+from grader.core.errors import GraderError, SpecError
 from grader.core.exercise import Device, Exercise
+from grader.core.text import clean, file_name
 from grader.course.classlist import NO_SUBMISSION, Entry
 from grader.course.selection import SubmittedFile, Target, load_selected, select
 from grader.judge.catalog import Catalog
@@ -38,6 +39,7 @@ from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.layout import DONE, FEEDBACK, folder_of
 from grader.outputs.students import Outcome, StudentReport
 from grader.run.isolate import Level
+from grader.run.load import Submission
 
 TEMPORARY = ".tmp"  # suffix of a file being written; renamed into place when complete
 
@@ -139,41 +141,54 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
             outcome = "missing"
             report = _empty_report(entry, setup, exercises, NO_SUBMISSION, Cause("no-submission"))
         else:
-            selection = select(entry.files, Target.of(exercises, setup.assignment))
-            if selection.graded is None:
-                raise _Unreadable(selection.problem)
-            submission = load_selected(selection, entry.files)
-            if not exercises:
-                exercises = declared(submission.declared_exercise, submission.declared_assignment, catalog)
+            try:  # everything here reads what the student handed in: a failure is theirs to fix
+                selection = select(entry.files, Target.of(exercises, setup.assignment))
+                if selection.graded is None:
+                    raise _Unreadable(selection.problem)
+                submission = load_selected(selection, entry.files)
+                if not exercises:
+                    exercises = declared(submission, catalog)
+            except SpecError:
+                raise  # the course's spec, not the student's file
+            except GraderError as exc:
+                raise _Unreadable(str(exc)) from None
             graded = grade_submission(sandbox, submission, exercises, seed=setup.seed, devices=setup.devices,
                                       time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
             report = build_report(graded, submission=shown(entry, selection.graded), sha256=entry.digest,
                                   seed=setup.seed, seconds=time.perf_counter() - started, notes=submission.notes)
-    except (_Unreadable, GraderError) as exc:
+    except _Unreadable as exc:
         outcome = "unreadable"
         report = _empty_report(entry, setup, exercises, f"Your submission could not be graded: {exc}",
                                Cause("unreadable"))
-    except Exception:  # noqa: BLE001 - a grader bug costs this student's report, never the batch
+    except Exception:  # noqa: BLE001 - a grader bug (or the course's spec) costs this student's report, never the batch
         outcome, error = "grader-error", traceback.format_exc()
-        report = _empty_report(entry, setup, exercises, "The grader failed on this submission. This is not "
-                               "your fault: your instructor has been told.", Cause("grader"))
-    write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error), fingerprint)
+        report = _empty_report(entry, setup, exercises, _GRADER_FAILED, Cause("grader"))
+    try:
+        write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
+                      fingerprint)
+    except Exception:  # noqa: BLE001 - a format failed on this report: the student's files still say so
+        outcome, error = "grader-error", traceback.format_exc()
+        report = _empty_report(entry, setup, exercises, _GRADER_FAILED, Cause("grader"))
+        write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
+                      fingerprint)
     return Done(student=entry.student.id, outcome=outcome, score=report.score, max_score=report.max_score,
                 seconds=round(time.perf_counter() - started, 4), error=error)
+
+
+_GRADER_FAILED = "The grader failed on this submission. This is not your fault: your instructor has been told."
 
 
 class _Unreadable(Exception):
     """A submission with nothing to grade."""
 
 
-def declared(exercise_id: str | None, assignment_id: str | None, catalog: Catalog) -> list[Exercise]:
-    """The exercises a submission names, for a batch that names none."""
-    if exercise_id is not None:
-        return [catalog.load(exercise_id)]
-    if assignment_id is not None:
-        return catalog.load_assignment(assignment_id)[1]
-    raise _Unreadable("it does not say which exercise it answers (a '# exercise: ID' line, or the notebook's "
-                      "metadata), and the batch names none.")
+def declared(submission: Submission, catalog: Catalog) -> list[Exercise]:
+    """The exercises a submission names, for a batch that names none: only ones the course lists."""
+    exercises = catalog.declared(submission.declared_exercise, submission.declared_assignment, submission.declares)
+    if exercises is None:
+        raise _Unreadable("it does not say which exercise it answers (a '# exercise: ID' line, or the notebook's "
+                          "metadata), and the batch names none.")
+    return exercises
 
 
 def declared_by(entry: Entry, catalog: Catalog) -> list[Exercise]:
@@ -182,22 +197,33 @@ def declared_by(entry: Entry, catalog: Catalog) -> list[Exercise]:
         return []
     try:
         submission = load_selected(select(entry.files, Target()), entry.files)
-        return declared(submission.declared_exercise, submission.declared_assignment, catalog)
-    except (_Unreadable, GraderError):
+        return declared(submission, catalog)
+    except Exception:  # noqa: BLE001 - the coordinator reads every submission: none may stop the class
         return []
+
+
+def write_failure(entry: Entry, setup: Setup, exercises: Sequence[Exercise], out: Path, fingerprint: str,
+                  why: str) -> Done:
+    """A student whose worker was lost every time it graded them: a grader error in their files, for the summary."""
+    report = _empty_report(entry, setup, exercises, _GRADER_FAILED, Cause("grader"))
+    write_student(out, StudentReport(student=entry.student, report=report, outcome="grader-error", error=why),
+                  fingerprint)
+    return Done(student=entry.student.id, outcome="grader-error", score=0.0, max_score=report.max_score,
+                seconds=0.0, error=why)
 
 
 def shown(entry: Entry, file: SubmittedFile) -> str:
     """How a report names the graded file: its path in the submissions folder, as the instructor finds it."""
     try:
-        return file.path.relative_to(entry.root).as_posix()
+        return file_name(file.path.relative_to(entry.root).as_posix())
     except ValueError:
         return file.name
 
 
 def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     """A report for a submission that could not be graded: every check of the exercises scores 0."""
-    return build_report(not_graded(exercises, problem, cause), submission=entry.origin or entry.student.submission,
+    return build_report(not_graded(exercises, problem, cause),
+                        submission=file_name(entry.origin) or entry.student.submission,
                         sha256=entry.digest, seed=setup.seed)
 
 
@@ -229,8 +255,15 @@ def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:
 def atomic(path: Path, data: str | bytes, *, durable: bool = False) -> None:
     """Write `path` whole or not at all; `durable`: on disk before it replaces the old one."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}{TEMPORARY}")
+    if isinstance(data, str):
+        try:
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError:  # a file name of any bytes, or a submission's text, in a class file: never a crash
+            raw = clean(data).encode("utf-8")
+    else:
+        raw = data
     with temporary.open("wb") as handle:
-        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        handle.write(raw)
         if durable:
             handle.flush()
             os.fsync(handle.fileno())

@@ -82,7 +82,9 @@ def _check(exercise: str | None, seed: int, folder: str | Path | None, named: st
         if declared is None:
             raise GraderError(f"which exercise? Call check(\"ID\") with one of: {', '.join(catalog.ids())}.")
         kind, ident = declared
-        targets = [catalog.load(ident)] if kind == "exercise" else catalog.load_assignment(ident)[1]
+        where = f"{notebook.name if notebook is not None else 'this notebook'}'s metadata"
+        ids = (ident, None) if kind == "exercise" else (None, ident)
+        targets = catalog.declared(ids[0], ids[1], where) or []
     return grade(submission_of(cells, notebook), targets, seed=seed)
 
 

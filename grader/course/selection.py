@@ -13,20 +13,26 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
-from grader.run.load import MAX_SOURCE_BYTES, SourceCell, Submission, load_submission
+from grader.core.text import file_name
+from grader.run.load import MAX_NOTEBOOK_BYTES, MAX_SOURCE_BYTES, SourceCell, Submission, load_submission, read_capped
+from grader.run.syntax import syntax_tree
 
 SUFFIXES = (".py", ".ipynb")
 #: more files than this in one student's submission is not an answer to an exercise
 MAX_FILES = 50
 #: how deep a folder is searched (an unzipped upload often adds a folder or two)
 MAX_DEPTH = 4
+#: entries of a student's folder looked at, at most
+MAX_ENTRIES = 2000
 #: what the file systems and zip tools of students add, never their work
 _JUNK_PARTS = frozenset({"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git", "node_modules", ".venv", "venv"})
 #: a sibling is imported by its name: only a valid module name can be
@@ -40,6 +46,9 @@ class SubmittedFile:
     #: the name the student gave it (an LMS may have renamed the file on disk)
     name: str
     path: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", file_name(self.name))  # a name of any bytes, as text any format carries
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,29 +103,70 @@ class Target:
 
 
 def files_in(folder: Path) -> list[SubmittedFile]:
-    """The files under `folder` (any kind), by relative path; hidden files and tool debris left out."""
-    found = []
-    for path in sorted(folder.rglob("*")):
-        parts = path.relative_to(folder).parts
-        if len(parts) > MAX_DEPTH or any(p.startswith(".") or p in _JUNK_PARTS for p in parts):
+    """The files under `folder` (any kind), by relative path; hidden files and tool debris left out.
+
+    Bounded: at most MAX_DEPTH folders down and MAX_ENTRIES entries looked at (a folder of a million files
+    costs no more), links never followed (a linked folder's files may lie anywhere), and names of any bytes
+    kept as the path while shown as text (grader.core.text.file_name).
+    """
+    found: list[SubmittedFile] = []
+    pending = [(folder, 0)]
+    seen = 0
+    while pending and seen < MAX_ENTRIES:
+        here, depth = pending.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = sorted((e for _, e in zip(range(MAX_ENTRIES - seen), listing, strict=False)),
+                                 key=lambda e: e.name)
+        except OSError:
             continue
-        if path.is_file() and not path.is_symlink() and path.resolve().is_relative_to(folder.resolve()):
-            found.append(SubmittedFile(path.name, path))  # a linked folder's files may lie anywhere: left out
-    return found
+        seen += len(entries)
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _JUNK_PARTS:
+                continue
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if depth + 1 < MAX_DEPTH:
+                        pending.append((Path(entry.path), depth + 1))
+                elif entry.is_file(follow_symlinks=False):
+                    found.append(SubmittedFile(file_name(entry.name), Path(entry.path)))
+            except OSError:
+                continue
+    return sorted(found, key=lambda f: f.path.parts)
 
 
 def digest(files: Iterable[SubmittedFile]) -> str:
-    """The content hash of what a student handed in: a lone file's own sha256, else one over names and contents."""
+    """The content hash of what a student handed in: a lone file's own sha256, else one over names and contents.
+
+    A file is hashed up to the largest size the grader reads (and its size beyond), so a huge one costs no more.
+    """
     gradable = sorted((f for f in files if f.path.suffix in SUFFIXES), key=lambda f: (f.name, str(f.path)))
     hashes = []
     for file in gradable:
         try:
-            hashes.append((file.name, hashlib.sha256(file.path.read_bytes()).hexdigest()))
+            hashes.append((file.name, _hashed(file.path)))
         except OSError:
             hashes.append((file.name, "unreadable"))
     if len(hashes) == 1:
         return hashes[0][1]
     return hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in hashes).encode()).hexdigest()
+
+
+def _hashed(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a file"
+        hashed, left = hashlib.sha256(), MAX_NOTEBOOK_BYTES + 1
+        while left > 0 and (chunk := os.read(fd, min(1 << 20, left))):
+            hashed.update(chunk)
+            left -= len(chunk)
+        return hashed.hexdigest() if left > 0 else f"{hashed.hexdigest()}+{info.st_size}"
+    finally:
+        os.close(fd)
 
 
 def select(files: Sequence[SubmittedFile], target: Target) -> Selection:
@@ -191,9 +241,8 @@ def _candidate(file: SubmittedFile) -> Candidate:
     names: dict[str, None] = {}
     unparsed = 0
     for cell in submission.cells:
-        try:
-            tree = ast.parse(cell.source)
-        except (SyntaxError, ValueError):
+        tree = syntax_tree(cell.source)
+        if tree is None:
             unparsed += 1
             continue
         names.update(dict.fromkeys(_top_level_names(tree.body)))
@@ -256,12 +305,9 @@ def _short(message: str, file: SubmittedFile) -> str:
 
 def _sibling(file: SubmittedFile) -> SourceCell:
     try:
-        data = file.path.read_bytes()
-    except OSError as exc:
-        raise GraderError(f"{file.path}: cannot be read ({exc.strerror}).") from None
-    if len(data) > MAX_SOURCE_BYTES:
-        raise GraderError(f"{file.name}: is {len(data) // 1024} KiB; a module may be at most "
-                          f"{MAX_SOURCE_BYTES // 1024} KiB.")
+        data = read_capped(file.path, MAX_SOURCE_BYTES)
+    except GraderError as exc:
+        raise GraderError(f"{file.name}: {_short(str(exc), file)}; it is handed in beside the graded file.") from None
     try:
         return SourceCell(file.name, data.decode("utf-8-sig"))
     except UnicodeDecodeError:

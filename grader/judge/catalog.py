@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from grader.core.errors import GraderError, SpecError
@@ -41,7 +43,16 @@ class Catalog:
                           f"handed out (it holds an exercises folder), or pass --exercises DIR or set ${ENV_VAR}.")
 
     def ids(self) -> list[str]:
-        return sorted(p.parent.name for p in self.root.glob(f"*/{SPEC_NAME}"))
+        return sorted(self._specs())
+
+    def _specs(self) -> dict[str, Path]:
+        """Each exercise the folder lists, by id, with its spec: the only paths a spec is read from.
+
+        An id a submission (or anyone) names is looked up here as a plain string, never joined to a
+        path, so `../x`, `/abs`, `a/b`, `%2e%2e`, a fullwidth solidus or a NUL byte is just an unknown id.
+        A folder or spec that is a link leading out of the exercises folder is not listed.
+        """
+        return _listed(self.root, lambda entry: Path(entry.path) / SPEC_NAME, directories=True)
 
     def load(self, exercise_id: str) -> Exercise:
         if exercise_id not in self._loaded:
@@ -49,32 +60,57 @@ class Catalog:
         return self._loaded[exercise_id]
 
     def _load(self, exercise_id: str) -> Exercise:
-        spec = self.root / exercise_id / SPEC_NAME
-        if not spec.is_file():
-            close = difflib.get_close_matches(exercise_id, self.ids(), n=3)
-            hint = f" Did you mean {' or '.join(close)}?" if close else " Run `grade list` to see them."
-            raise GraderError(f"unknown exercise {exercise_id!r} (no {spec}).{hint}")
+        specs = self._specs()
+        spec = specs.get(exercise_id) if isinstance(exercise_id, str) else None
+        if spec is None:
+            raise UnknownExercise(f"unknown exercise {shown_id(exercise_id)}: the exercises folder {self.root} has "
+                                  f"none of that name.{_near(exercise_id, specs)}")
         return load_exercise(spec)
 
     def load_all(self) -> list[Exercise]:
         return [self.load(exercise_id) for exercise_id in self.ids()]
 
+    def declared(self, exercise_id: str | None, assignment_id: str | None, where: str) -> list[Exercise] | None:
+        """The exercises a submission names (`where` says how: "its '# exercise:' line"), or None if it names none.
+
+        The id is the submission's own text: one this folder does not list is that submission's problem,
+        said in words for its author (with the ids it may use, not the grader's paths).
+        """
+        kind, ident = ("exercise", exercise_id) if exercise_id is not None else ("assignment", assignment_id)
+        if ident is None:
+            return None
+        listed = self._specs() if kind == "exercise" else self._assignments()
+        if ident not in listed:
+            known = sorted(listed)
+            few = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+            raise UnknownExercise(f"{where} names {kind} {shown_id(ident)}, which is not one of this course's "
+                                  f"{kind}s ({few or 'none'}). Name one of them.")
+        return [self.load(ident)] if kind == "exercise" else self.load_assignment(ident)[1]
+
     def assignment_ids(self) -> list[str]:
-        return sorted(p.stem for p in (self.root / ASSIGNMENTS).glob("*.yaml"))
+        return sorted(self._assignments())
+
+    def _assignments(self) -> dict[str, Path]:
+        folder = self.root / ASSIGNMENTS
+        return {name[:-len(".yaml")]: path for name, path in
+                _listed(folder, lambda entry: Path(entry.path), directories=False, root=self.root).items()
+                if name.endswith(".yaml")}
 
     def load_assignment(self, assignment_id: str) -> tuple[Assignment, list[Exercise]]:
         """The assignment and its exercises; names two of them both define would clash in one notebook."""
-        path = self.root / ASSIGNMENTS / f"{assignment_id}.yaml"
-        if not path.is_file():
-            close = difflib.get_close_matches(assignment_id, self.assignment_ids(), n=3)
-            hint = f" Did you mean {' or '.join(close)}?" if close else \
-                f" The assignments: {', '.join(self.assignment_ids()) or 'none'}."
-            raise GraderError(f"unknown assignment {assignment_id!r} (no {path}).{hint}")
+        listed = self._assignments()
+        path = listed.get(assignment_id) if isinstance(assignment_id, str) else None
+        if path is None:
+            close = _near(assignment_id, listed)
+            hint = close or f" The assignments: {', '.join(sorted(listed)) or 'none'}."
+            raise UnknownExercise(f"unknown assignment {shown_id(assignment_id)}: {self.root / ASSIGNMENTS} has none "
+                                  f"of that name.{hint}")
         assignment = load_assignment(path)
         exercises = []
         owners: dict[str, str] = {}
+        specs = self._specs()
         for exercise_id in assignment.exercise_ids:
-            if not (self.root / exercise_id / SPEC_NAME).is_file():
+            if exercise_id not in specs:
                 raise SpecError(f"{path}: exercises: {exercise_id!r} is not an exercise in {self.root}.")
             exercise = self.load(exercise_id)
             for name, _ in exercise.defines:
@@ -84,3 +120,48 @@ class Catalog:
                 owners[name] = exercise_id
             exercises.append(exercise)
         return assignment, exercises
+
+
+class UnknownExercise(GraderError):
+    """An id that is not one the course's exercises folder lists; in a submission, that student's problem."""
+
+
+#: an id as the exercises folder may spell it (`grade new` makes no other); anything else is not listed
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def _listed(folder: Path, spec_of: Callable[[os.DirEntry[str]], Path], *, directories: bool,
+            root: Path | None = None) -> dict[str, Path]:
+    """The entries of `folder` named like ids, whose spec (`spec_of(entry)`) is a file inside `root`."""
+    try:
+        base = (root or folder).resolve()
+        entries = list(os.scandir(folder))
+    except OSError:
+        return {}
+    found = {}
+    for entry in entries:
+        if not _ID.fullmatch(entry.name) or ".." in entry.name:
+            continue
+        try:
+            if entry.is_dir() != directories:
+                continue
+            spec = spec_of(entry)
+            if spec.is_file() and spec.resolve().is_relative_to(base):
+                found[entry.name] = spec
+        except (OSError, RuntimeError):  # a link loop, a permission: not an exercise
+            continue
+    return found
+
+
+def shown_id(ident: object) -> str:
+    """An id someone wrote, quoted for a message: escaped and cut short, whatever it holds."""
+    if not isinstance(ident, str):
+        return f"<{type(ident).__name__}>"
+    return repr(ident) if len(ident) <= 60 else f"{repr(ident[:40])[:-1]}...' ({len(ident)} characters)"
+
+
+def _near(ident: object, listed: dict[str, Path]) -> str:
+    if not isinstance(ident, str) or len(ident) > 100:  # difflib's cost grows with the length: not for a wall of text
+        return " Run `grade list` to see them."
+    close = difflib.get_close_matches(ident, list(listed), n=3)
+    return f" Did you mean {' or '.join(close)}?" if close else " Run `grade list` to see them."

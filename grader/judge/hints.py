@@ -45,6 +45,9 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
     ("none-operand", "TypeError", "'NoneType'",
      "a .grad is None: after `w = w - lr * w.grad` outside torch.no_grad(), w is no longer a leaf, "
      "so its .grad stays None; update in place inside `with torch.no_grad():`."),
+    ("nested-too-deeply", "RecursionError", "during compilation",
+     "one expression is nested too deeply for Python to compile (thousands of terms or brackets in one "
+     "statement): split it into several, or build it in a loop."),
     ("endless-recursion", "RecursionError", "maximum recursion depth exceeded",
      "a function calls itself without end: look for a method that calls itself (an __radd__ that "
      "computes other + self, a backward that never stops)."),
@@ -52,7 +55,7 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
 
 
 #: the advice that holds in an engine exercise too; the rest is about torch's own messages and habits
-ANY_ENGINE = frozenset({"endless-recursion"})
+ANY_ENGINE = frozenset({"endless-recursion", "nested-too-deeply"})
 #: and what holds for a numpy tensor exercise too, once put in its words (TENSOR_ADVICE)
 TENSOR_TOO = frozenset({"none-value", "none-operand"})
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.run.load import SourceCell
+from grader.run.syntax import syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,13 +166,8 @@ def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
 
 
 def _labelled(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
-    trees = []
-    for cell in cells:
-        try:
-            trees.append((cell.label, ast.parse(cell.source)))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return trees
+    """(label, syntax tree) of each cell the parser builds a tree of (grader.run.syntax: any failure is no tree)."""
+    return [(cell.label, tree) for cell in cells if (tree := syntax_tree(cell.source)) is not None]
 
 
 def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from grader.core.text import file_name
 from grader.judge.report import Report
 
 #: graded: the grader ran it (whatever the score); unreadable: handed in, but nothing in it could be graded
@@ -29,6 +30,11 @@ class Student:
     email: str = ""
     #: the student's LTI 1.3 user id (the launch's `sub`), which AGS scores name; empty: `id` is used
     lti_user_id: str = ""
+
+    def __post_init__(self) -> None:
+        # Ids and names often come from file names, which may hold any bytes: made text every format carries.
+        for field in ("id", "name", "submission"):
+            object.__setattr__(self, field, file_name(getattr(self, field)))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from grader.core.errors import GraderError
-from grader.run.notebook import read_notebook
+from grader.run.notebook import MAX_LINES, read_notebook
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024  # stored outputs (plots) make notebooks big; they are not run
@@ -51,6 +53,13 @@ class Submission:
     def source(self) -> str:
         return "\n".join(cell.source for cell in self.cells)
 
+    @property
+    def declares(self) -> str:
+        """Where the submission names its exercise, for a message to its author."""
+        if self.kind == "notebook":
+            return f"{self.name}'s notebook metadata"
+        return f"{self.name}'s '# {'exercise' if self.declared_exercise is not None else 'assignment'}:' line"
+
 
 def _near(path: Path) -> str:
     """' Did you mean node-mul.py?' where a file beside the missing one has nearly its name."""
@@ -62,6 +71,36 @@ def _near(path: Path) -> str:
     return f" Did you mean {' or '.join(close)}?" if close else ""
 
 
+def read_capped(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file `path`, if it holds at most `limit`; else `SubmissionError` saying why.
+
+    Opened without blocking and checked once open, so a FIFO or a device under a submission's name never
+    stalls the grader, and a file that grows while it is read is still cut at the cap.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SubmissionError(f"{path}: is not a regular file.")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot be read ({exc.strerror}).") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise SubmissionError(f"{path}: is over {limit // 1024} KiB; a submission may be at most {limit // 1024} KiB "
+                              f"(the cap on size).")
+    return b"".join(chunks)
+
+
 def load_submission(path: Path) -> Submission:
     """Read `path` as UTF-8 Python or as a notebook, or raise `SubmissionError` saying what is wrong."""
     if not path.exists():
@@ -70,14 +109,7 @@ def load_submission(path: Path) -> Submission:
     if path.is_dir():
         raise SubmissionError(f"{path}: is a folder; give the .py or .ipynb file inside it.")
     notebook = path.suffix == ".ipynb"
-    limit = MAX_NOTEBOOK_BYTES if notebook else MAX_SOURCE_BYTES
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise SubmissionError(f"{path}: is {size // 1024} KiB; a submission may be at most {limit // 1024} KiB.")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SubmissionError(f"{path}: cannot be read ({exc.strerror}).") from None
+    data = read_capped(path, MAX_NOTEBOOK_BYTES if notebook else MAX_SOURCE_BYTES)
     digest = hashlib.sha256(data).hexdigest()
     if notebook:
         nb = read_notebook(path, data)
@@ -92,6 +124,9 @@ def load_submission(path: Path) -> Submission:
         line = data[: exc.start].count(b"\n") + 1
         raise SubmissionError(f"{path}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8.") \
             from None
+    lines = source.count("\n") + 1
+    if lines > MAX_LINES:
+        raise SubmissionError(f"{path}: holds {lines} lines; the grader reads at most {MAX_LINES} (the cap on lines).")
     declared = {kind: ident for kind, ident in _DECLARED.findall(source)}
     return Submission(path=path, name=path.name, kind="python", cells=(SourceCell(path.name, source),),
                       sha256=digest, declared_exercise=declared.get("exercise"),

@@ -5,12 +5,11 @@ a notebook off nbformat's schema whose cells can still be read is read, with a n
 be read is refused. Nothing of the notebook runs here: this is the trusted side reading a file. Only
 code cells count (stored outputs are ignored); cells tagged `skip-grading` are left out; IPython syntax (`%magic`,
 `%%cell magic`, `!shell`, `x = !cmd`, `obj?`) is replaced so that no shell ever runs, and each
-replacement is reported.
+replacement is reported (grader.run.magics). Every step is linear and capped.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import warnings
@@ -19,17 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
+from grader.core.text import clean_data, may_hold_surrogates
+from grader.core.values import clip
+from grader.run.magics import CHECKS_OFF as CHECKS_OFF
+from grader.run.magics import neutralise as neutralise
 
 SKIP_TAG = "skip-grading"
 METADATA_KEY = "autograd_grader"  # notebook metadata: {"exercise": ID} or {"assignment": ID}
-#: cell magics whose body is Python: it runs once, without the magic
-PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
-#: line magics that wrap one statement: the statement runs, once
-STATEMENT_LINE_MAGICS = {"time", "prun"}
-
-_LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<text>(?P<sigil>%|!)(?P<name>[\w.-]*).*)$")
-_ASSIGNED_MAGIC = re.compile(r"^(?P<target>\s*[\w.,\s\[\]()*]+?\s*=\s*)(?P<text>[%!].*)$")
-_HELP = re.compile(r"^(?P<indent>\s*)(?P<text>\??[\w.]+\?\??)\s*$")
+#: caps on what a notebook may hold (its size is capped by grader.run.load): far above any work handed in
+MAX_CELLS = 5000
+MAX_LINES = 100_000  # of code, over all its code cells
+MAX_NESTING = 64  # levels of JSON, in its metadata and cells (stored outputs are never read)
+#: neutralised lines noted one by one; the rest in one note
+MAX_NOTES = 40
 
 
 class NotebookError(GraderError):
@@ -55,62 +56,112 @@ class Notebook:
 
 
 def read_notebook(path: Path, data: bytes) -> Notebook:
-    """Parse and validate `data` (the bytes of `path`) as an nbformat 4 notebook."""
-    import nbformat as nbformat_module
+    """Parse and validate `data` (the bytes of `path`) as an nbformat 4 notebook, within the caps above.
 
-    nbformat: Any = nbformat_module  # untyped library
+    Every step is linear in the size of `data`, and every way the file can fail is a `NotebookError`
+    naming what is wrong (and which cap, where one was hit): never an exception of the grader's.
+    """
     try:
-        text = data.decode("utf-8-sig")
-        raw = json.loads(text)
+        raw = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise NotebookError(f"{path}: not a notebook: not UTF-8 text (byte {exc.start}).") from None
     except json.JSONDecodeError as exc:
         raise NotebookError(f"{path}: not a notebook: not valid JSON (line {exc.lineno}, column {exc.colno}: "
                             f"{exc.msg}). Re-save it from Jupyter, or grade the .py instead.") from None
+    except (RecursionError, MemoryError):
+        raise NotebookError(f"{path}: not a notebook: its JSON is nested deeper than the grader reads (the cap on "
+                            f"nesting is {MAX_NESTING} levels).") from None
+    if may_hold_surrogates(data):  # "\ud800" decodes to a str no format can write
+        raw = clean_data(raw)
     if not isinstance(raw, dict) or "nbformat" not in raw:
         raise NotebookError(f"{path}: not a notebook: the JSON has no 'nbformat' field.")
     if raw.get("nbformat") != 4:
-        raise NotebookError(f"{path}: nbformat {raw.get('nbformat')!r} notebooks are not supported; open it in "
-                            f"a current Jupyter and save it again (nbformat 4).")
+        raise NotebookError(f"{path}: nbformat {_shown(raw.get('nbformat'))} notebooks are not supported; open it "
+                            f"in a current Jupyter and save it again (nbformat 4).")
+    _within_caps(path, raw)
     raw, notes = repair(raw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nbformat warns about missing cell ids in 4.4 notebooks: harmless
-        try:
-            nbformat.validate(raw)
-            # reads() also joins each cell's list of lines into one text, as Jupyter does
-            notebook: Any = nbformat.reads(json.dumps(raw), as_version=4)
-        except Exception as exc:  # noqa: BLE001 - nbformat fails in many ways on odd structures
-            notebook = _lenient(raw)
-            if notebook is None:  # not even a list of cells with their sources: nothing to grade
-                raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {_why(exc)}.") from None
-            notes.append(f"The notebook does not follow nbformat 4's schema ({_why(exc)}); its code cells were "
-                         "read anyway, as Jupyter opens it.")
+    off_schema = _off_schema(raw)
+    notebook = _cells_of(raw)
+    if notebook is None:  # not even a list of cells with their sources: nothing to grade
+        raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {off_schema or 'its cells cannot be read'}.")
+    if off_schema:
+        notes.append(f"The notebook does not follow nbformat 4's schema ({off_schema}); its code cells were "
+                     "read anyway, as Jupyter opens it.")
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    lines = sum(cell.source.count("\n") + 1 for cell in code)
+    if lines > MAX_LINES:
+        raise NotebookError(f"{path}: its code cells hold {lines} lines; the grader reads at most {MAX_LINES} (the "
+                            f"cap on lines). Hand in the work, without generated code.")
     cells: list[Cell] = []
+    neutralised: list[str] = []
     for number, cell in enumerate(notebook.cells, start=1):
         if cell.cell_type != "code":
             continue
-        if SKIP_TAG in cell.get("metadata", {}).get("tags", []):
+        tags = cell.metadata.get("tags", [])
+        if isinstance(tags, list) and SKIP_TAG in tags:
             notes.append(f"Cell {number} is tagged {SKIP_TAG} and was not run.")
             continue
         source, changes = neutralise(cell.source)
-        notes += [f"Cell {number}, line {line}: `{text}` did not run ({why})." for line, text, why in changes]
+        neutralised += [f"Cell {number}, line {line}: `{clip(text, 80)}` did not run ({why})."
+                        for line, text, why in changes[:MAX_NOTES - len(neutralised) + 1]]
         cells.append(Cell(number, source))
+    if len(neutralised) > MAX_NOTES:
+        neutralised[MAX_NOTES:] = [f"More lines of IPython syntax did not run (only the first {MAX_NOTES} are "
+                                   "listed)."]
     meta = notebook.metadata.get(METADATA_KEY, {})
     if not isinstance(meta, dict):  # free-form metadata: nbformat's schema does not check it
         notes.append(f"The notebook's metadata {METADATA_KEY!r} is not a mapping; it was ignored.")
         meta = {}
     return Notebook(
         cells=tuple(cells),
-        notes=tuple(notes),
+        notes=(*notes, *neutralised),
         exercise=_text(meta.get("exercise")),
         assignment=_text(meta.get("assignment")),
-        nbformat=f"{notebook.nbformat}.{notebook.nbformat_minor}",
+        nbformat=f"{notebook.nbformat}.{_shown(notebook.nbformat_minor)}",
     )
+
+
+def _within_caps(path: Path, raw: dict[str, Any]) -> None:
+    """Refuse a notebook with more cells, or metadata and cells nested deeper, than any work needs."""
+    cells = raw.get("cells")
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise NotebookError(f"{path}: has {len(cells)} cells; the grader reads at most {MAX_CELLS} (the cap on "
+                            f"cells).")
+    # stored outputs are never read: only what is, the metadata and the cells without their outputs
+    parts: list[Any] = [raw.get("metadata")]
+    if isinstance(cells, list):
+        parts += [{k: v for k, v in cell.items() if k != "outputs"} if isinstance(cell, dict) else cell
+                  for cell in cells]
+    stack = [(part, 2) for part in parts]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise NotebookError(f"{path}: its metadata or cells are nested more than {MAX_NESTING} levels deep (the "
+                                f"cap on nesting).")
+        if isinstance(value, dict):
+            stack += [(item, depth + 1) for item in value.values() if isinstance(item, dict | list)]
+        elif isinstance(value, list):
+            stack += [(item, depth + 1) for item in value if isinstance(item, dict | list)]
+
+
+def _off_schema(raw: dict[str, Any]) -> str:
+    """How the notebook departs from nbformat 4's schema, in a phrase; empty where it does not."""
+    import nbformat as nbformat_module
+
+    nbformat: Any = nbformat_module  # untyped library
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbformat warns about missing cell ids in 4.4 notebooks: harmless
+        try:
+            nbformat.validate(raw)
+        except Exception as exc:  # noqa: BLE001 - nbformat fails in many ways on odd structures (RecursionError too)
+            return _why(exc)
+    return ""
 
 
 def repair(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """What Jupyter repairs, repaired the same way, each with a note: cell ids in a 4.4 notebook, missing or
-    duplicate ids in 4.5. The ids given are deterministic, so the same file always gives the same report."""
+    duplicate ids in 4.5. The ids given are deterministic, so the same file always gives the same report.
+    Linear: every id the notebook holds is known before any is given."""
     cells = raw.get("cells")
     if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
         return raw, []
@@ -121,6 +172,7 @@ def repair(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         notes.append(f"The notebook says nbformat 4.{minor} but its cells carry ids, which 4.5 added: it was read "
                      "as 4.5, as Jupyter does.")
     if isinstance(raw.get("nbformat_minor"), int) and raw["nbformat_minor"] >= 5:
+        held = {cell.get("id") for cell in cells if isinstance(cell.get("id"), str)}
         seen: set[object] = set()
         given: list[int] = []
         fixed = []
@@ -128,7 +180,7 @@ def repair(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             ident = cell.get("id")
             if not isinstance(ident, str) or not _ID.fullmatch(ident) or ident in seen:
                 ident = f"cell-{number}"
-                while ident in seen or any(c.get("id") == ident for c in cells):
+                while ident in seen or ident in held:
                     ident += "-repaired"
                 given.append(number)
                 cell = {**cell, "id": ident}
@@ -145,8 +197,9 @@ def repair(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 _ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
 
 
-def _lenient(raw: dict[str, Any]) -> Any:
-    """The notebook's cells read without the schema, where each is a mapping with a type and a source; else None."""
+def _cells_of(raw: dict[str, Any]) -> Any:
+    """The notebook's cells, where each is a mapping with a type and a source (a text, or a list of lines joined
+    as Jupyter joins them); else None. Read the same way whether or not the notebook follows the schema."""
     cells = raw.get("cells")
     if not isinstance(cells, list):
         return None
@@ -164,13 +217,18 @@ def _lenient(raw: dict[str, Any]) -> Any:
 
 
 class _Node(dict[str, Any]):
-    """The attribute access nbformat's NotebookNode gives, for cells read without it."""
+    """Attribute access to a cell or notebook read by `_cells_of`."""
 
     def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
+
+
+def _shown(value: object) -> str:
+    """A value from the notebook, in a message: short, whatever it is."""
+    return clip(repr(value), 40) if isinstance(value, int | float | str | None) else f"<{type(value).__name__}>"
 
 
 def _why(exc: Exception) -> str:
@@ -183,90 +241,3 @@ def _why(exc: Exception) -> str:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def neutralise(source: str) -> tuple[str, list[tuple[int, str, str]]]:
-    """Replace IPython-only syntax with Python that does nothing; return (python, [(line, text, why)]).
-
-    Only lines the Python parser rejects are touched, one at a time, so `%` and `!` inside strings
-    and expressions stay as they are. A cell with a real syntax error is left for the run to report.
-    """
-    lines = source.split("\n")
-    changes: list[tuple[int, str, str]] = []
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is not None and lines[first].lstrip().startswith("%%") and not _parses(source):
-        name = lines[first].strip()[2:].split(maxsplit=1)[0] if lines[first].strip() != "%%" else ""
-        changes.append((first + 1, lines[first].strip(), "cell magics do not run when grading"))
-        if name not in PYTHON_CELL_MAGICS:  # %%bash, %%writefile, %%html...: not Python at all
-            return "\n".join("" for _ in lines), changes
-        lines[first] = ""
-    for _ in range(len(lines)):
-        bad = _first_error_line("\n".join(lines))
-        if bad is None or not 0 < bad <= len(lines):
-            break
-        replaced = _neutral_line(lines[bad - 1])
-        if replaced is None:
-            break  # a real syntax error: the child reports it, mapped to this cell
-        new, why = replaced
-        changes.append((bad, lines[bad - 1].strip(), why))
-        lines[bad - 1] = new
-    return _without_checks(lines, changes)
-
-
-#: why `from grader import check` does not run when a notebook is graded
-CHECKS_OFF = "checks in the notebook do not run when it is graded"
-
-
-def _without_checks(lines: list[str], changes: list[tuple[int, str, str]]) -> tuple[str, list[tuple[int, str, str]]]:
-    """`from grader import check` (grader.course.notebook_check) bound to a function that does nothing, so that the
-    student's own check() calls neither grade again from inside the sandbox nor fail there."""
-    source = "\n".join(lines)
-    if "grader" not in source or not _parses(source):
-        return source, changes
-    found = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)
-             and node.module == "grader" and node.level == 0 and node.lineno == node.end_lineno]
-    for node in sorted(found, key=lambda n: -n.col_offset):  # right to left: earlier columns stay valid
-        line = lines[node.lineno - 1]
-        bound = [alias.asname or alias.name for alias in node.names]
-        quiet = "; ".join(f"{name} = lambda *args, **kwargs: None" for name in bound)
-        lines[node.lineno - 1] = line[:node.col_offset] + quiet + line[node.end_col_offset or len(line):]
-        changes.append((node.lineno, line[node.col_offset:node.end_col_offset].strip(), CHECKS_OFF))
-    return "\n".join(lines), sorted(changes)
-
-
-def _first_error_line(source: str) -> int | None:
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:
-        return exc.lineno
-    except ValueError:  # a null byte: not something a magic explains
-        return None
-    return None
-
-
-def _neutral_line(line: str) -> tuple[str, str] | None:
-    assigned = _ASSIGNED_MAGIC.match(line)
-    if assigned and not _parses(line.strip()):
-        return f"{assigned['target']}None", "shell commands and magics do not run when grading"
-    magic = _LINE_MAGIC.match(line)
-    if magic:
-        indent, text = magic["indent"], magic["text"]
-        if magic["sigil"] == "!":
-            return f"{indent}pass", "shell commands do not run when grading"
-        rest = text[len(magic["name"]) + 1:].strip()
-        if magic["name"] in STATEMENT_LINE_MAGICS and rest:
-            return f"{indent}{rest}", f"%{magic['name']} removed; the statement still runs"
-        why = "pip installs nothing when grading" if magic["name"] == "pip" else "magics do not run when grading"
-        return f"{indent}pass", why
-    help_ = _HELP.match(line)
-    if help_:
-        return f"{help_['indent']}pass", "help lookups do not run when grading"
-    return None
-
-
-def _parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from grader.core.text import clean_data, may_hold_surrogates
 from grader.core.values import BadReply, ErrorInfo, error_from_data, from_data
 from grader.run.guard import MAC_HEX
 from grader.run.observed import MAX_PRODUCED, Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
@@ -46,6 +47,8 @@ def signed_lines(reply: bytes | bytearray, key: bytes) -> tuple[list[dict[str, A
             event = json.loads(body)
         except (ValueError, RecursionError):
             return events, f"line {number} is not JSON"
+        if may_hold_surrogates(body):  # a message such as ValueError("\ud800"): text no format could write
+            event = clean_data(event)
         if type(event) is not dict or event.get("n") != len(events):
             return events, f"line {number} is out of sequence"
         events.append(event)
@@ -91,8 +94,7 @@ def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits) -> Run
             bad = Stop("forged-reply", f"sent a malformed reply (missing {exc})", "")
             break
     if state.crashed is not None and bad is None:
-        bad = Stop("grader", f"ran into a failure of the grader's own code ({state.crashed.describe()})",
-                   "This is not your fault: tell your instructor.")
+        bad = _crash(state)
     done_loading = not state.loaded and plan.kind == "python" and bool(state.cell_errors) and bad is None
     clean = (state.finished or done_loading) and bad is None and not exchange.memory_exceeded
     stop = None if clean else (bad or _why_stopped(exchange, limits, state, plan))
@@ -174,6 +176,19 @@ class _State:
             self.crashed = error_from_data(event["error"])
         else:
             raise BadReply(f"a {kind} event out of order")
+
+
+def _crash(state: _State) -> Stop:
+    """The child's harness failed. Before the submission's first line that is the grader's failure; once its code
+    has run, the process is the submission's (it can rebind anything in it, and what the harness reads, a value's
+    `__repr__` or an exception's `__str__`, may raise anything, SystemExit too): its own outcome."""
+    assert state.crashed is not None
+    if state.cell is None and not state.loaded:
+        return Stop("grader", f"ran into a failure of the grader's own code ({state.crashed.describe()})",
+                    "This is not your fault: tell your instructor.")
+    return Stop("unknown", f"stopped the run while the grader read what it gave ({state.crashed.describe()})",
+                "An object of yours raised while it was read (its __repr__, __str__, or an exception's message): "
+                "return plain numbers, and raise exceptions whose str() works.")
 
 
 def _with_limits(isolation: Isolation | None, weaker: tuple[str, ...]) -> Isolation | None:

@@ -55,6 +55,7 @@ class Zygote:
         self._scratch: str | None = None
         self._group: cgroups.ZygoteGroup | None = None  # the cgroups it and its runs live in
         self.hello: Hello | None = None
+        self._begun = False  # start() was called: from then on, launch() starts a dead zygote again
 
     @property
     def started(self) -> bool:
@@ -62,6 +63,7 @@ class Zygote:
 
     def start(self) -> None:
         """Fork, confine, exec: the zygote warms up while this process goes on."""
+        self._begun = True
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         plan = tree.layout(self.policy, self._hide)
         self._scratch = tempfile.mkdtemp(prefix="autograd-grader-runs-") if not self.mode.pid_namespace else "/tmp"
@@ -141,8 +143,12 @@ class Zygote:
                 os.kill(self._pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            os.waitpid(self._pid, 0)
+            try:
+                os.waitpid(self._pid, 0)
+            except ChildProcessError:  # already reaped (by alive())
+                pass
             self._pid = None
+        self.hello = None  # a zygote started again greets again
         self._close_group()
         if self._scratch and self._scratch != "/tmp":
             import shutil
@@ -164,19 +170,22 @@ class Zygote:
         if self._pid is None:
             return False
         try:
-            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+            if os.waitpid(self._pid, os.WNOHANG) == (0, 0):
+                return True
         except ChildProcessError:
-            return False
+            pass
+        self._pid = None  # reaped, here or elsewhere: close() must not wait for it again
+        return False
 
     def launch(self, request: bytes, limits: Limits, *, finished: Callable[[bytes], bool],
                deadline: Deadline | None = None) -> Running:
         """Fork a child for one run and hand it `request`; `finished(reply)` says when it has said all, and
         `deadline(reply, now)` when it must have (default: the wall-clock limit from its start)."""
-        if self._sock is None:
+        if self._sock is None and not self._begun:
             raise RuntimeError("the zygote is not running")
-        if not self.alive():  # a submission may kill what it can reach: start again
+        if self._sock is None or not self.alive():  # a submission may kill what it can reach: start again
             self.close()
-            self.start()
+            self.start()  # a start that failed before is tried again: one failure never costs every later run
         assert self._sock is not None
         self._greeted()
         req_r, req_w = os.pipe()

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Literal, get_args
 
+from grader.core.text import clean, clean_data, may_hold_surrogates
 from grader.judge.report import Report
 from grader.outputs.students import Outcome, Student
 
@@ -35,7 +36,7 @@ def render(name: Format, report: Report, *, student: Student | None = None, outc
     elif name == "gradescope":
         from grader.outputs.formats.gradescope import gradescope_results
 
-        text = json.dumps(gradescope_results(report), indent=2) + "\n"
+        text = _dumps(gradescope_results(report))
     elif name == "junit":
         from grader.outputs.formats.junit import junit_xml
 
@@ -44,11 +45,21 @@ def render(name: Format, report: Report, *, student: Student | None = None, outc
         from grader.outputs.formats.lti import lti_score
 
         user = (student.lti_user_id or student.id) if student is not None else label
-        text = json.dumps(lti_score(report, user, now or datetime.now(UTC), outcome=outcome), indent=2) + "\n"
+        text = _dumps(lti_score(report, user, now or datetime.now(UTC), outcome=outcome))
     elif name == "feedback":
         from grader.outputs.feedback import feedback_html
 
         text = feedback_html(report, student, outcome)
     else:
         raise ValueError(f"unknown format {name!r}: one of {', '.join(FORMATS)}")
-    return text.encode("utf-8")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a surrogate some text of a submission's brought in: shown as U+FFFD, never a crash
+        return clean(text).encode("utf-8")
+
+
+def _dumps(data: object) -> str:
+    """JSON for a platform's parser: a lone surrogate, which json.dumps escapes as `\\ud800` and strict parsers
+    refuse, is written as U+FFFD."""
+    text = json.dumps(data, indent=2) + "\n"
+    return json.dumps(clean_data(data), indent=2) + "\n" if may_hold_surrogates(text.encode()) else text

@@ -1,0 +1,1 @@
+/proc/self/cwd/exercises/node-mul/solution.py
