@@ -27,6 +27,7 @@ from typing import Any, Literal
 import yaml
 
 from grader.core.errors import GraderError
+from grader.core.text import file_name
 from grader.course.selection import SUFFIXES, SubmittedFile, files_in
 
 Names = Literal["plain", "canvas", "gradescope", "moodle"]
@@ -131,7 +132,7 @@ def _which_fits(folder: Path, items: Sequence[Path]) -> str:
 def few(names: Sequence[str], limit: int = 4) -> str:
     """A few names for a message, each one short line of printable characters: they are the submissions' file
     names, which may hold terminal escapes or line breaks."""
-    shown = ["".join(c if c.isprintable() else "?" for c in name[:80]) + ("…" if len(name) > 80 else "")
+    shown = ["".join(c if c.isprintable() else "?" for c in file_name(name)[:80]) + ("…" if len(name) > 80 else "")
              for name in names[:limit]]
     return ", ".join(shown) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
