@@ -17,7 +17,7 @@ from grader.outputs.render_json import report_schema
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions").glob("*/*.ipynb")])
 ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains", "mistake",
-           "error_contains", "requires", "truth"}
+           "error_contains", "requires", "truth", "report_lacks"}
 
 
 def _expectation(sample: Path) -> dict[str, Any]:
@@ -65,6 +65,8 @@ def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.
     text = capsys.readouterr().out
     for fragment in expect.get("report_contains", []):
         assert fragment in text, f"{fragment!r} not in the report:\n{text}"
+    for fragment in expect.get("report_lacks", []):  # what a hostile sample would show, had it won
+        assert fragment not in text, f"{fragment!r} in the report:\n{text}"
 
 
 def test_every_exercise_has_samples() -> None:

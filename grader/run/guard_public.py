@@ -1,6 +1,7 @@
-"""What the child's guard (grader.run.guard) hands out: the import finder, placeholders, and the wrappers of
-`__import__`, `_signal.signal` and `_imp.create_builtin`. A submission can reach all of it, so none of it
-holds the hook's key or state: each asks the hook through `sys.audit` and fails closed without an answer."""
+"""What the child's guard (grader.run.guard) hands out: the import finder, placeholders, and the wrappers
+of `__import__`, `_signal.signal`, `_imp.create_builtin` and `_imp.create_dynamic`. A submission can reach
+all of it, so none of it holds the hook's key or state: each asks the hook through `sys.audit` and fails
+closed without an answer."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections.abc import Callable
 from importlib.machinery import ModuleSpec
 from typing import Any
 
-ASK, SIGNAL, BUILTIN = "autograd-grader.import", "autograd-grader.signal", "autograd-grader.builtin"
+ASK, SIGNAL, BUILTIN, DYNAMIC = ("autograd-grader.import", "autograd-grader.signal", "autograd-grader.builtin",
+                                 "autograd-grader.dynamic")
 _NO_ANSWER = "The grader's import guard did not answer: the code graded interfered with it."
 _audit = sys.audit
 
@@ -35,6 +37,8 @@ class _Finder:
         refusal = _ask(fullname)
         if refusal is None:
             return None
+        if isinstance(refusal, ImportError):  # the library's own import of a C module the exercise refuses
+            raise refusal
         spec = ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]
         spec.loader_state = refusal
         return spec
@@ -53,10 +57,11 @@ def _placeholder(name: str, refusal: str) -> types.ModuleType:
     return module
 
 
-def _ask(name: str) -> str | None:
-    """The hook's answer on an import: None (go on) or the refusal; no answer counts as a refusal."""
-    answer = [_NO_ANSWER]
-    _audit(ASK, name, answer)
+def _ask(name: str, raw: bool = False) -> Any:
+    """The hook's answer on an import: None (go on), the refusal (a placeholder), or an ImportError to raise; no
+    answer counts as a refusal. `raw`: `name` is as __import__ was given it, not as the machinery resolved it."""
+    answer: list[Any] = [_NO_ANSWER]
+    _audit(ASK, name, raw, answer)
     return answer[0]
 
 
@@ -66,7 +71,9 @@ def _guarded_import(original: Callable[..., Any]) -> Callable[..., Any]:
         """Every import statement: a module the interpreter had loaded already (os, io...) never reaches a
         finder, so the submission's own imports are looked at here too."""
         if level == 0 and name in sys.modules:
-            refused = _ask(name)
+            refused = _ask(name, True)
+            if isinstance(refused, ImportError):
+                raise refused
             if refused is not None:
                 return _placeholder(name, refused)
         return original(name, globals, locals, fromlist, level)
@@ -85,6 +92,15 @@ def _create_builtin(spec: Any) -> Any:
     """_imp.create_builtin while a submission runs: a fresh _signal (or _imp) would be one the hook never saw."""
     answer: list[Any] = [_NO_ANSWER]
     _audit(BUILTIN, getattr(spec, "name", None), answer)
+    return _answer(answer)
+
+
+def _create_dynamic(spec: Any, file: Any = None) -> Any:
+    """_imp.create_dynamic while a submission runs: every C extension, however it is loaded (an import,
+    ExtensionFileLoader, imp.load_dynamic), is asked for here, even one loaded before, which the interpreter
+    would otherwise hand back from its cache without an audit event."""
+    answer: list[Any] = [_NO_ANSWER]
+    _audit(DYNAMIC, getattr(spec, "name", None), getattr(spec, "origin", None), answer)
     return _answer(answer)
 
 
