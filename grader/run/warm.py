@@ -68,7 +68,7 @@ def warm(policy: dict[str, Any]) -> None:
     from grader.run import reading
 
     reading.bind()
-    private_world([n for n in HARNESS if n in sys.modules])
+    private_world([n for n in HARNESS if n in sys.modules and n not in _LIVE])
 
 
 def _harness(names: list[str]) -> None:
@@ -101,7 +101,9 @@ def warm_torch() -> None:
 
 
 def private_world(names: list[str]) -> dict[str, types.ModuleType]:
-    """Rebuild the modules `names` over private globals and builtins, and put the copies in sys.modules."""
+    """Rebuild the modules `names` over private globals and builtins, and put the copies in sys.modules. None of
+    `_LIVE` may be among them: guard_public's functions are handed out, and would lead to the private builtins."""
+    assert not set(names) & set(_LIVE)
     own_builtins = dict(builtins.__dict__)
     publics = {name: sys.modules[name] for name in names}
     privates = {name: types.ModuleType(name) for name in publics}
