@@ -140,7 +140,7 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
             # module (the interpreter opening a file imports _io): not the submission's asking.
             return ImportError(refusal(name)) if refused_c else None
         note("import_refused", name, by)
-        return refusal(name)
+        return refusal(_refused_part(name, permits))
 
     def send(line: dict[str, Any]) -> None:
         line["n"] = state["n"]
@@ -306,6 +306,15 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
                 answer[0] = exc
 
     return hook
+
+
+def _refused_part(name: str, permits: Callable[[str], bool] | None) -> str:
+    """The part of a dotted name the exercise refuses (`grader` for grader.run.x; `http.client` for http.client.y)."""
+    parts = name.split(".")
+    for n in range(1, len(parts)):
+        if permits is not None and not permits(".".join(parts[:n])):
+            return ".".join(parts[:n])
+    return name
 
 
 def _encode(value: object, depth: int = 0) -> str:
