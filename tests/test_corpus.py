@@ -30,6 +30,14 @@ from grader.run.sandbox import Sandbox
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 CATALOG = Catalog(ROOT / "exercises")
+#: courses other than the repository's own, named in `graded` as `course/exercise`: the example micrograd course
+#: allows numpy (its course.yaml), as Karpathy's lectures import it
+COURSES = {"micrograd": Catalog(ROOT / "examples" / "courses" / "micrograd")}
+
+
+def catalog_of(graded_as: str) -> tuple[Catalog, str]:
+    course, _, exercise_id = graded_as.rpartition("/")
+    return (COURSES[course] if course else CATALOG), exercise_id
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,8 @@ def truth(entry: dict[str, Any], exercise_id: str) -> list[Mistake]:
     """The real mistakes an exercise's checks can see: the file's own, and each method its probes call that it lacks."""
     found = [Mistake(m["rule"], m["what"], frozenset(m["names"]), m.get("seen") == "sometimes")
              for m in entry["mistakes"] if m["exercises"] == "all" or exercise_id in m["exercises"]]
-    uses = exercise_uses(CATALOG.load(exercise_id)) or frozenset(INTERFACE)
+    catalog, name = catalog_of(exercise_id)
+    uses = exercise_uses(catalog.load(name)) or frozenset(INTERFACE)
     return found + [Mistake(name, f"no {name}", frozenset({f"missing@{name}"}))
                     for name in INTERFACE if name in entry["lacks"] and name in uses]
 
@@ -77,7 +86,8 @@ def graded() -> dict[tuple[str, str], ExerciseResult]:
     with Sandbox(lean=True, hide=[ROOT / "exercises"]) as sandbox:
         for entry, exercise_id in pairs():
             submission = load_submission(CORPUS / entry["file"])
-            graded = grade_submission(sandbox, submission, [CATALOG.load(exercise_id)], seed=0, devices=("cpu",),
+            catalog, name = catalog_of(exercise_id)
+            graded = grade_submission(sandbox, submission, [catalog.load(name)], seed=0, devices=("cpu",),
                                       cache=expected, mutant_cache=mutants)
             results[entry["file"], exercise_id] = graded.exercises[0]
     return results
@@ -93,7 +103,7 @@ def test_the_corpus_is_real_files_with_their_sources_and_small_adapters() -> Non
         adapter = entry["adapter"]
         assert adapter.count("\n") <= 2, f"{entry['file']}: an adapter is two lines at most"
         assert (CORPUS / entry["file"]).read_text(encoding="utf-8").endswith(adapter)
-        assert entry["graded"] and all((ROOT / "exercises" / e).is_dir() for e in entry["graded"])
+        assert entry["graded"] and all((catalog_of(e)[0].root / catalog_of(e)[1]).is_dir() for e in entry["graded"])
         assert set(entry["lacks"]) <= set(INTERFACE), entry["file"]
         for mistake in entry["mistakes"]:
             assert mistake["what"] and mistake["rule"] and isinstance(mistake["names"], list)

@@ -20,7 +20,7 @@ SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions"
                   *(p for p in (ROOT / "submissions").glob("*/*/") if p.with_suffix(".expect.yaml").is_file())])
 #: outcome and saved_as_latin1 are read by tests/test_hostile.py's batch
 ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains", "mistake",
-           "error_contains", "requires", "truth", "outcome", "saved_as_latin1"}
+           "error_contains", "requires", "truth", "outcome", "saved_as_latin1", "report_lacks"}
 
 
 def _expectation(sample: Path) -> dict[str, Any]:
@@ -68,6 +68,8 @@ def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.
     text = capsys.readouterr().out
     for fragment in expect.get("report_contains", []):
         assert fragment in text, f"{fragment!r} not in the report:\n{text}"
+    for fragment in expect.get("report_lacks", []):  # what a hostile sample would show, had it won
+        assert fragment not in text, f"{fragment!r} in the report:\n{text}"
 
 
 def test_every_exercise_has_samples() -> None:

@@ -193,21 +193,27 @@ def test_packages_installed_under_tmp_stay_importable(monkeypatch: pytest.Monkey
 @pytest.mark.skipif(os.geteuid() != 0, reason="a zygote is not dumpable: only root reads its /proc/<pid>/environ")
 def test_bytecode_the_submission_wrote_is_refused() -> None:
     # Bytecode is where code objects come from without code.__new__: one the submission wrote itself
-    # could hold anything. It writes a module and its .pyc into its own folder, then imports it.
+    # could hold anything. It writes a module and its .pyc into its own folder and imports it: its folder's
+    # finder reads only source. Then it loads the .pyc with a loader of its own: marshal is refused, since
+    # the bytes are not a file it cannot write, whoever calls (no caller is trusted by name).
     source = ("def f(x):\n"
-              "    import importlib, pathlib, py_compile, sys\n"
+              "    import importlib.machinery, pathlib, py_compile, sys\n"
               "    pathlib.Path('planted.py').write_text('ANSWER = 7.0\\n')\n"
               "    compiled = py_compile.compile('planted.py', cfile='planted.pyc', doraise=True)\n"
               "    pathlib.Path('planted.py').unlink()\n"
               "    sys.path.insert(0, '.')\n"
               "    try:\n"
               "        return importlib.import_module('planted').ANSWER\n"
+              "    except ImportError:\n"
+              "        pass\n"
+              "    try:\n"
+              "        return importlib.machinery.SourcelessFileLoader('planted', compiled).load_module().ANSWER\n"
               "    except PermissionError:\n"
               "        return -1.0\n")
     with Sandbox() as fresh:
         result = run(fresh, source)
     assert [p.observations for p in result.groups[0].probes if p] == [{"out": Number(-1.0)}] * 2
-    assert any("loaded bytecode from a place it can write" in note for note in result.integrity)
+    assert any("tried to load bytecode of its own (marshal)" in note for note in result.integrity)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a zygote is not dumpable: only root reads its /proc/<pid>/environ")

@@ -22,6 +22,8 @@ ID_PATTERN = r"[a-z0-9][a-z0-9-]*"
 FORMAT_HELP = "see exercises/README.md for the format"
 #: a course's additions to the reference scalar engine, beside its exercises (grader.judge.course_ops)
 COURSE_OPS = "reference_ops.py"
+#: a course's settings for every exercise of its folder, beside the exercise folders (grader/schemas/course.schema.json)
+COURSE_SETTINGS = "course.yaml"
 
 
 @dataclass(frozen=True, slots=True)

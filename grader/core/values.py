@@ -49,49 +49,6 @@ class Array:
 
 
 @dataclass(frozen=True, slots=True)
-class Jacobians:
-    """What gradcheck saw (grader.run.probe_tools), as plain numbers; from_python turns it into its verdict.
-
-    For each output and each input that requires grad: `analytical[k][j]`, the backward's d out_k / d x_j;
-    `plus[j]` and `minus[j]`, the output with x_j moved by +eps and by -eps."""
-
-    @dataclass(frozen=True, slots=True)
-    class Pair:
-        output: int
-        input: int
-        analytical: tuple[tuple[float, ...], ...]
-        plus: tuple[tuple[float, ...], ...]
-        minus: tuple[tuple[float, ...], ...]
-
-    pairs: tuple[Pair, ...]
-    eps: float
-    #: torch.autograd.gradcheck's default tolerance
-    atol: float = 1e-5
-    rtol: float = 1e-3
-
-    def verdict(self) -> str:
-        """'passed', or the first line torch's gradcheck gives for the first pair that differs."""
-        for pair in self.pairs:
-            if not self._agree(pair):
-                return (f"GradcheckError: Jacobian mismatch for output {pair.output} with respect to input "
-                        f"{pair.input},")
-        return "passed"
-
-    def _agree(self, pair: Pair) -> bool:
-        if len(pair.plus) != len(pair.minus) or any(len(row) != len(pair.plus) for row in pair.analytical):
-            return False
-        for j, (up, down) in enumerate(zip(pair.plus, pair.minus, strict=True)):
-            if len(up) != len(pair.analytical) or len(down) != len(up):
-                return False
-            for k, (a, b) in enumerate(zip(up, down, strict=True)):
-                numerical = (a - b) / (2 * self.eps)
-                given = pair.analytical[k][j]
-                if not abs(given - numerical) <= self.atol + self.rtol * abs(numerical):  # nan fails too
-                    return False
-        return True
-
-
-@dataclass(frozen=True, slots=True)
 class Opaque:
     """Something that is not plain data (a `Node`, a function...): shown, never compared equal."""
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from grader.core.exercise import COURSE_OPS, Assignment, Exercise
+from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
 from grader.course.markdown import code_dunders
 from grader.course.pack_readme import write_readme
 from grader.judge import released_mistakes
@@ -67,6 +67,10 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
             ops = out / "exercises" / COURSE_OPS
             ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
             written.append(ops)
+        settings = exercise.folder.parent / COURSE_SETTINGS
+        if settings.is_file() and not (out / "exercises" / COURSE_SETTINGS).exists():  # what the course allows
+            (out / "exercises" / COURSE_SETTINGS).write_text(settings.read_text(encoding="utf-8"), encoding="utf-8")
+            written.append(out / "exercises" / COURSE_SETTINGS)
     for assignment, members in assignments:
         written.append(_write_notebook(out / f"{assignment.id}.ipynb", _assignment_cells(assignment, members),
                                        {"assignment": assignment.id}))

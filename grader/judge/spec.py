@@ -15,6 +15,7 @@ from grader.core.contract import Contract, problems
 from grader.core.errors import SpecError
 from grader.core.exercise import (
     COURSE_OPS,
+    COURSE_SETTINGS,
     DEFAULT_MEMORY_MB,
     DEFAULT_TIME_LIMIT,
     Assignment,
@@ -99,7 +100,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         mutants=mutants,
         time_limit=float(data.get("time_limit", DEFAULT_TIME_LIMIT)),
         memory_mb=int(data.get("memory_limit", DEFAULT_MEMORY_MB)),
-        source=SourceRules(**{key: tuple(names) for key, names in data.get("source", {}).items()}),
+        source=_source_rules(data, folder.parent),
         probes=probes,
         autograd=data.get("autograd"),
         forbid_ops=tuple(data.get("forbid_ops", ())),
@@ -107,6 +108,25 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         contract=contract,
         course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
     )
+
+
+def _source_rules(data: dict[str, Any], course: Path) -> SourceRules:
+    """The exercise's `source` rules, with what its course allows every engine exercise (course.yaml)."""
+    rules = {key: tuple(names) for key, names in data.get("source", {}).items()}
+    if data["engine"] != "torch":
+        added = course_imports(course / COURSE_SETTINGS)
+        rules["allow_imports"] = tuple(dict.fromkeys([*rules.get("allow_imports", ()), *added]))
+    return SourceRules(**rules)
+
+
+def course_imports(path: Path) -> tuple[str, ...]:
+    """What a course's course.yaml lets every engine exercise import (numpy, where its lectures use it)."""
+    if not path.is_file():
+        return ()
+    data, lines = parse_yaml(read_spec(path, "A course's settings are a file course.yaml beside its exercises."),
+                             path)
+    check_schema(data, lines, path, "course")
+    return tuple((data or {}).get("source", {}).get("allow_imports", ()))
 
 
 def _contract(data: dict[str, Any], where: Where) -> Contract:

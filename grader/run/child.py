@@ -2,13 +2,16 @@
 
 The reply is written only by the guard (grader.run.guard), from the local `event` of `_run`'s own frame,
 signed under a key the guard alone holds; the trusted side parses it as untrusted data. Everything the
-loop calls is bound into its locals before the submission's first line runs, so rebinding a module's
-names changes nothing here. Nothing here can make a check pass: the child never sees expected values.
+loop calls is bound into its locals before the submission's first line runs, and this module runs as the
+harness's private copy (grader.run.warm), so rebinding what the submission can reach changes nothing here.
+The submission's modules get builtins of their own. Nothing here can make a check pass: the child never
+sees expected values.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import math
 import os
@@ -16,19 +19,23 @@ import site
 import sys
 import sysconfig
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from importlib.machinery import SOURCE_SUFFIXES, FileFinder, SourceFileLoader
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
-from grader.core.values import error_to_data, to_data
 from grader.run import guard
-from grader.run.execute import compile_probe, describe_error, namespace, run_probe
-from grader.run.inputs import input_from_data
+from grader.run.execute import compile_probe, error_data, run_probe_data, scope_of
+from grader.run.policy import permits, permits_extension
+from grader.run.warm import private, seal
 from grader.run.zygote_main import Hello
 
 KEY_BYTES = 32
 MAX_REQUEST = 64 * 1024 * 1024
 _exit, _close = os._exit, os.close
+#: a module's own dict, whatever its class says
+_DICT: Callable[[types.ModuleType], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
+_NAME = type.__dict__["__name__"].__get__
 
 
 def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str]) -> NoReturn:
@@ -59,12 +66,11 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
 
     A .py file is one cell: if it raises, it did not load, and no probe runs. A notebook goes on past a
     failing cell: later cells may still define what counts. Every name the loop uses is a local bound
-    here, first thing, and every message leaves through `event` and the guard.
+    here, first thing, every probe is compiled before the submission runs, and every message leaves
+    through `event` and the guard.
     """
-    audit, compile_, exec_, range_, len_, getattr_ = sys.audit, compile, exec, range, len, getattr
-    run_probe_, namespace_, compile_probe_, describe_, to_data_, error_data_ = (
-        run_probe, namespace, compile_probe, describe_error, to_data, error_to_data)
-    input_ = input_from_data
+    audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
+    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, _missing
     event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
                                                    "isolation": hello.isolation})
     policy = request["policy"]
@@ -72,13 +78,25 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
     forbidden = frozenset(policy["forbidden"])
     siblings = [(s["name"], s["source"]) for s in request["siblings"]]
     try:
-        helpers = _helpers(request)
+        pristine = dict(builtins.__dict__)
+        helpers = _helpers(request, pristine)
         recorder = _recorder(request, helpers)
+        watch: Any
+        enter: Any
+        leave: Any
+        report: Any
+        watch, enter, leave, report = ((private(recorder.watch), private(recorder.enter), private(recorder.leave),
+                                        private(recorder.report)) if recorder is not None else (None,) * 4)
+        groups = [(g["engine"], list(g["defines"].items()), bool(g["autograd"] or g["forbid_ops"]),
+                   [(compile_probe(p["name"], p["code"], dict(p["observe"])), p["inputs"], p["torch_seed"],
+                     frozenset(p["uses"])) for p in g["probes"]]) for g in request["groups"]]
+        device, keep_going = request["device"], request["keep_going"]
+        own_files = seal(functools.partial(_student_files, tuple(_writable(hello.mode))), "student_files")
         guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
-                      owned=[os.path.realpath(os.getcwd())] if hello.mode == "landlock" else [],
+                      owned=[os.path.realpath(os.getcwd()) + "/"] if hello.mode == "landlock" else [],
                       permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
-                      refusal=_refusal(request["exercise"], allowed, policy["describe"]),
-                      own_modules=[Path(name).stem for name, _ in siblings])
+                      extensions=_extensions(allowed, forbidden), refusal=_refusal(request["exercise"]),
+                      own_modules=[Path(name).stem for name, _ in siblings], grader=_GRADER)
         audit(guard.EVENT)
         cells = [(cell["label"], cell["source"]) for cell in request["cells"]]
         sources = {label: tuple(source.splitlines()) for label, source in cells}
@@ -92,81 +110,83 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
         sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
         event = ("student", {})
         audit(guard.EVENT)
+        _own_builtins(module, pristine, own_files)
         for index in range_(len_(cells)):
             label, source = cells[index]
             event = ("cell", {"cell": index})
             audit(guard.EVENT)
             try:
-                exec_(compile_(source, label, "exec", dont_inherit=True), module.__dict__)
+                exec_(compile_(source, label, "exec", dont_inherit=True), _DICT(module))
             except BaseException as exc:  # noqa: BLE001 - student code: anything goes, even SystemExit
-                event = ("cell_error", {"cell": index, "error": error_data_(describe_(exc, sources))})
+                event = ("cell_error", {"cell": index, "error": error_data_(exc, sources)})
                 audit(guard.EVENT)
-                if not request["keep_going"]:
+                if not keep_going:
                     return
         event = ("loaded", {})
         audit(guard.EVENT)
-        groups = request["groups"]
         for g in range_(len_(groups)):
-            group = groups[g]
-            missing = _missing(module, group["defines"])
+            engine, defines, watched, probes = groups[g]
+            missing, provided = missing_(module, defines)
             event = ("group", {"group": g, "missing": missing})
             audit(guard.EVENT)
             absent = {item["name"] for item in missing}
-            provided = {name: getattr_(module, name) for name in group["defines"] if name not in absent}
-            for p in range_(len_(group["probes"])):
-                probe = group["probes"][p]
-                if absent.intersection(probe["uses"]):
+            for p in range_(len_(probes)):
+                compiled, inputs, torch_seed, uses = probes[p]
+                if absent.intersection(uses):
                     continue  # its check says which name it needs
                 event = ("start", {"group": g, "probe": p})
                 audit(guard.EVENT)
-                compiled = compile_probe_(probe["name"], probe["code"], dict(probe["observe"]))
-                inputs = {name: input_(value) for name, value in probe["inputs"].items()}
-                watched = recorder is not None and bool(group["autograd"] or group["forbid_ops"])
                 evidence: dict[str, Any] = {}
                 try:
-                    scope = namespace_(group["engine"], provided, inputs, request["device"], probe["torch_seed"],
-                                       helpers)
+                    scope = scope_(engine, provided, inputs, device, torch_seed, helpers)
                 except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
-                    outcome: Any = describe_(exc, {})
+                    ran, found = False, error_data_(exc, {})
                 else:
                     tensors = {name: scope[name] for name in inputs}
-                    if watched:
-                        recorder.watch(tensors)
-                        recorder.enter()
+                    if watched and recorder is not None:
+                        watch(tensors)
+                        enter()
                     try:
-                        outcome = run_probe_(compiled, scope, catch=BaseException, sources=sources)
+                        ran, found = run_probe_(compiled, scope, BaseException, sources)
                     finally:
-                        if watched:
-                            recorder.leave()
-                    if watched:
-                        evidence = {"evidence": recorder.report(tensors)}
-                if isinstance(outcome, dict):
-                    event = ("probe", {"group": g, "probe": p, **evidence,
-                                       "observations": {label: to_data_(value) for label, value in outcome.items()}})
+                        if watched and recorder is not None:
+                            leave()
+                    if watched and recorder is not None:
+                        evidence = {"evidence": report(tensors)}
+                if ran:
+                    event = ("probe", {"group": g, "probe": p, **evidence, "observations": found})
                 else:
-                    event = ("probe", {"group": g, "probe": p, **evidence, "error": error_data_(outcome)})
+                    event = ("probe", {"group": g, "probe": p, **evidence, "error": found})
                 audit(guard.EVENT)
         event = ("done", {})
         audit(guard.EVENT)
     except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
-        event = ("crashed", {"error": error_data_(describe_(exc, {}))})  # noqa: F841 - the guard reads it here
+        event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
         audit(guard.EVENT)
 
 
-def _helpers(request: dict[str, Any]) -> Mapping[str, object]:
-    """What probe code may use besides the engine's names, taken now, before any submission code runs:
-    a copy of the builtins and of math, torch and its gradcheck where torch is loaded, numpy for tensors."""
-    helpers: dict[str, object] = {"__builtins__": dict(builtins.__dict__), "math": _copy(math)}
+def _helpers(request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, object]:
+    """What probe code may use besides the engine's names, taken now, before any submission code runs: the
+    builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors. Each probe gets
+    its own copy of each (execute.scope_of)."""
+    helpers: dict[str, object] = {"__builtins__": pristine, "math": math}
     engines = {group["engine"] for group in request["groups"]}
     if "torch" in engines:
         from grader.run import probe_tools
 
-        helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
+        helpers.update(torch=probe_tools.torch, gradcheck=seal(probe_tools.gradcheck, "gradcheck"))
     if "tensor" in engines:
         import numpy
 
-        helpers["np"] = numpy
-    return types.MappingProxyType(helpers)
+        helpers["np"] = _copy(numpy)
+    return helpers
+
+
+def _copy(module: types.ModuleType) -> types.ModuleType:
+    """A module of the same attributes: rebinding the original's changes nothing here."""
+    copy = types.ModuleType(module.__name__)
+    _DICT(copy).update(_DICT(module))
+    return copy
 
 
 def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
@@ -177,53 +197,84 @@ def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
     from grader.run.evidence import Recorder
 
     ops = sorted({op for g in groups for op in g["forbid_ops"]})
-    torch: Any = helpers["torch"]
+    torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]  # the recorder is reachable through torch
     return Recorder(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
                     produced=any(g["autograd"] == "required" for g in groups))
 
 
-def _copy(module: types.ModuleType) -> types.ModuleType:
-    copy = types.ModuleType(module.__name__)
-    copy.__dict__.update(module.__dict__)
-    return copy
+def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files: Any) -> None:
+    """The submission's modules get builtins of their own, never the harness's: the graded module and what it
+    imports from its own files (or any file it may write). Taken as the guard has just wrapped __import__,
+    before the submission's first line. `import builtins` still gives the interpreter's module, which the
+    libraries share (torch enumerates it): rebinding that changes the libraries, never the harness."""
+    mine = dict(pristine)
+    mine["__import__"] = builtins.__import__
+    _DICT(module)["__builtins__"] = mine
+    _StudentLoader.builtins = mine
+    sys.path_hooks.insert(0, own_files)  # sealed: the hook leads to nothing of the harness's
+    sys.path_importer_cache.pop(os.getcwd(), None)
+
+
+class _StudentLoader(SourceFileLoader):
+    """The loader of the submission's own .py files: they run with the submission's builtins."""
+
+    builtins: ClassVar[dict[str, Any]] = {}
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__dict__["__builtins__"] = type(self).builtins
+        super().exec_module(module)
+
+
+def _student_files(writable: tuple[str, ...], path: str) -> FileFinder:
+    """A path hook for folders the submission may write (its own folder, /tmp): their .py files are its own, and
+    nothing else there (a .pyc, a C extension) is imported."""
+    real = os.path.realpath(path or ".") + "/" if isinstance(path, str) else ""
+    if not (any(real.startswith(w) for w in writable) and os.access(real, os.W_OK)):
+        raise ImportError("not a folder of the submission's")  # a package's, bound read-only under /tmp: its own
+    return FileFinder(path, (_StudentLoader, SOURCE_SUFFIXES))
 
 
 def _permits(allowed: frozenset[str] | None, forbidden: frozenset[str]) -> Any:
-    def permits(module: str) -> bool:
-        top = module.partition(".")[0]
-        return top not in forbidden and (allowed is None or top in allowed)
+    def allows(module: str) -> bool:
+        return permits(module, allowed, forbidden)
 
-    return permits
+    return allows
 
 
-def _refusal(exercise: str, allowed: frozenset[str] | None, described: str) -> Any:
+def _extensions(allowed: frozenset[str] | None, forbidden: frozenset[str]) -> Any:
+    def allows(module: str) -> bool:
+        return permits_extension(module, allowed, forbidden)
+
+    return allows
+
+
+def _refusal(exercise: str) -> Any:
     def refusal(module: str) -> str:
-        top = module.partition(".")[0]
-        return f"{top} is not available in exercise {exercise}, which does not allow importing it."
+        return f"{module} is not available in exercise {exercise}, which does not allow importing it."
 
     return refusal
 
 
 def _scrub(startup: frozenset[str], allowed: frozenset[str] | None, forbidden: frozenset[str]) -> None:
     """Leave in sys.modules only what the interpreter started with and what the submission may import:
-    the grader's own modules, and what they brought (json, hmac...), are imported afresh if asked for, so
-    the guard sees the asking."""
+    the grader's own modules, and what they brought that it may not import, are imported afresh if asked
+    for, so the guard sees the asking."""
     for name in list(sys.modules):
-        top = name.partition(".")[0]
-        keep = name in startup or ((allowed is None or top in allowed) and top not in forbidden)
-        if top == "grader" or not keep:
+        keep = name in startup or permits(name, allowed, forbidden)
+        if name.partition(".")[0] == "grader" or not keep:
             del sys.modules[name]
 
 
 def _trusted_folders() -> list[str]:
     """Where code that is not the submission's lives: the standard library, packages, the grader."""
     paths = sysconfig.get_paths()
-    folders = {paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"],
-               str(Path(__file__).resolve().parents[1])}  # the grader package, every layer
+    folders = {paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"], _GRADER}
     folders |= set(getattr(site, "getsitepackages", list)())
     return sorted(os.path.realpath(f) for f in folders if f)
 
 
+#: the grader package's folder, every layer
+_GRADER = str(Path(__file__).resolve().parents[1])
 #: worked out once, as the zygote imports this module
 _TRUSTED = _trusted_folders()
 
@@ -233,7 +284,7 @@ def _writable(mode: str) -> list[str]:
     layer allows whatever os.access says (nothing can ask Landlock), and which the guard counts as wholly
     the submission's (`owned`)."""
     places = (os.getcwd(),) if mode == "landlock" else (os.getcwd(), "/tmp", "/var/tmp", "/dev/shm")
-    return [os.path.realpath(p) for p in places]
+    return [os.path.realpath(p).rstrip("/") + "/" for p in places]
 
 
 def _read_exact(fd: int, size: int) -> bytearray:
@@ -258,18 +309,25 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _missing(module: types.ModuleType, defines: dict[str, str]) -> list[dict[str, str]]:
-    """Names the exercise needs that the submission does not define as the right kind of thing."""
-    missing = []
-    for name, kind in defines.items():
-        value = module.__dict__.get(name)
-        if value is None:
-            got = "nothing"
-        elif kind == "class" and not isinstance(value, type):
-            got = f"a {type(value).__name__}, not a class"
-        elif kind == "function" and not callable(value):
-            got = f"a {type(value).__name__}, not a function"
-        else:
-            continue
+def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """Names the exercise needs that the submission does not define as the right kind of thing, and the ones it
+    does. Read from the module's own dict: whatever the submission's objects do while they are looked up
+    (a key's __eq__, a class's metaclass) is the submission's, and costs the name."""
+    missing, provided = [], {}
+    names = _DICT(module)
+    for name, kind in defines:
+        try:
+            value = names.get(name)
+            if value is None:
+                got = "nothing"
+            elif kind == "class" and not isinstance(value, type):
+                got = f"a {str.__str__(_NAME(type(value)))}, not a class"
+            elif kind == "function" and not callable(value):
+                got = f"a {str.__str__(_NAME(type(value)))}, not a function"
+            else:
+                provided[name] = value
+                continue
+        except BaseException:  # noqa: BLE001 - the submission's own objects raised while the grader read them
+            got = "something that could not be read"
         missing.append({"name": name, "kind": kind, "got": got})
-    return missing
+    return missing, provided

@@ -36,8 +36,10 @@ class Recorder:
         self._watching = False
         self._getframe = sys._getframe
         from grader.run import reading
+        from grader.run.warm import seal
 
-        self._numbers = reading.tensor_numbers
+        # sealed: torch's engine holds this recorder, so a submission reaches what it holds (grader.run.warm)
+        self._numbers = seal(reading.tensor_numbers, "tensor_numbers")
         variable = torch.autograd.variable.Variable
         engine = variable._execution_engine
         recorder = self
@@ -141,7 +143,7 @@ def _forbidden_ops_mode(torch: Any, forbidden: frozenset[str], seen: set[str]) -
 
     class _Watch(TorchDispatchMode):  # type: ignore[no-untyped-call]
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            name = str(func.__name__).split(".")[0]
+            name = func.__name__.split(".")[0]  # no builtin looked up: nothing a submission rebinds is called
             if name in forbidden:
                 seen.add(name)
             return func(*args, **(kwargs or {}))

@@ -21,3 +21,5 @@ _TEXT_ONLY_FRAME_USERS = frozenset({
 })
 #: the events of a reply, the only kinds of line the guard writes
 _KINDS = frozenset({"ready", "cell", "cell_error", "loaded", "group", "start", "probe", "done", "crashed"})
+#: file names no code of the submission's may carry: the interpreter's frozen modules' and the probes'
+_TRUSTED_NAMES = ("<frozen ", "<probe ")

@@ -1,5 +1,12 @@
-"""Python object -> Value: in the child (on student objects) and in the oracle (on ours), reading numbers
-through the base types' own methods, never a submission's, and within caps on depth, items and text."""
+"""Python object -> plain data: in the child (on student objects) and in the oracle (on ours), reading numbers
+through the base types' own methods, never a submission's, and within caps on depth, items and text.
+
+`data_of` gives the reply's wire form (the dicts of grader.core.values.to_data) and makes no object of the
+grader's own classes, whose attributes a submission could reach and rebind (`object.__subclasses__()`); the
+trusted side reads Values through `from_python`. In the child, numpy, torch and the methods used to read their
+arrays are bound (`bind`) before any submission runs: one that patches them, or puts a placeholder where torch
+was, changes only what it calls itself.
+"""
 
 from __future__ import annotations
 
@@ -8,42 +15,71 @@ import re
 import sys
 from typing import Any
 
-from grader.core.values import (
-    MAX_DEPTH,
-    MAX_ITEMS,
-    Array,
-    Flag,
-    Jacobians,
-    Nothing,
-    Number,
-    Opaque,
-    Seq,
-    Text,
-    Value,
-    clip,
-)
+from grader.core.values import MAX_DEPTH, MAX_ITEMS, Value, clip, from_data
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_INF = math.inf
 
-
-def from_python(obj: object) -> Value:
-    """Turn a Python object into plain data, reading numbers without calling student methods."""
-    if type(obj) is Jacobians:
-        return Text(obj.verdict())
-    budget = [MAX_ITEMS]
-    return _from_python(obj, 0, budget)
-
-
-#: torch.Tensor's own methods, taken before any submission runs (grader.run.probe_tools binds them): one that
-#: patches the class later changes only what it calls itself, never how the grader reads a tensor
+#: numpy, torch and what is read of them, once bound (the child); empty: looked up as they are imported (the
+#: trusted side, which runs no submission)
+_BOUND: dict[str, Any] = {}
+#: torch.Tensor's own methods, taken before any submission runs: one that patches the class later changes only
+#: what it calls itself, never how the grader reads a tensor
 _TENSOR: dict[str, Any] = {}
+#: what a student's __repr__ may raise and still be only the student's: anything, in the child (`bind`)
+_CATCH: list[type[BaseException]] = [Exception]
+
+
+def bind() -> None:
+    """In the child, before any submission runs: numpy's and torch's types and methods, as loaded now."""
+    np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
+    _BOUND.update(bound=True, np=np, torch=torch)
+    if np is not None:
+        _BOUND.update(generic=np.generic, bool_=np.bool_, number=(np.integer, np.floating), ndarray=np.ndarray,
+                      view=np.ndarray.view, float64=np.float64, astype=np.ndarray.astype,
+                      reshape=np.ndarray.reshape, tolist=np.ndarray.tolist)
+    if torch is not None:
+        bind_tensor_methods(torch.Tensor)
+        _BOUND.update(tensors=(torch.Tensor, torch.nn.Parameter), torch_float64=torch.float64)
+    _CATCH[0] = BaseException
 
 
 def bind_tensor_methods(tensor: type) -> None:
-    for name in ("detach", "is_complex", "numel", "to", "reshape", "tolist", "size"):
+    for name in ("detach", "is_complex", "numel", "to", "reshape", "tolist", "size", "requires_grad_"):
         _TENSOR.setdefault(name, getattr(tensor, name))
     for name in ("dtype", "device"):
         _TENSOR.setdefault(name, getattr(tensor, name).__get__)
+
+
+def from_python(obj: object) -> Value:
+    """The trusted side's reading: a Value."""
+    return from_data(data_of(obj))
+
+
+def data_of(obj: object) -> dict[str, Any]:
+    """Turn a Python object into plain data (the reply's wire form), reading numbers without calling student
+    methods."""
+    budget = [MAX_ITEMS]
+    return _data(obj, 0, budget)
+
+
+def _modules() -> dict[str, Any]:
+    if _BOUND:
+        return _BOUND
+    np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
+    found: dict[str, Any] = {"np": np, "torch": torch}
+    if np is not None:
+        found.update(generic=np.generic, bool_=np.bool_, number=(np.integer, np.floating), ndarray=np.ndarray,
+                     view=np.ndarray.view, float64=np.float64, astype=np.ndarray.astype,
+                     reshape=np.ndarray.reshape, tolist=np.ndarray.tolist)
+    if torch is not None:
+        found.update(tensors=(torch.Tensor, torch.nn.Parameter), torch_float64=torch.float64)
+    return found
+
+
+def tensor_method(name: str) -> Any:
+    """torch.Tensor's method `name`, as bound before any submission ran (bind_tensor_methods)."""
+    return _tensor(name, _modules()["torch"])
 
 
 def _tensor(name: str, torch: Any) -> Any:
@@ -56,92 +92,110 @@ def _tensor(name: str, torch: Any) -> Any:
 
 def tensor_numbers(tensor: Any) -> tuple[float, ...]:
     """A tensor's elements as float64 numbers, in row-major order, read through the bound methods."""
-    import torch
-
+    found = _modules()
+    torch = found["torch"]
     t = _tensor("detach", torch)(tensor)
-    flat = _tensor("reshape", torch)(_tensor("to", torch)(t, device="cpu", dtype=torch.float64), -1)
-    return tuple(float(x) for x in _tensor("tolist", torch)(flat))
+    flat = _tensor("reshape", torch)(_tensor("to", torch)(t, device="cpu", dtype=found["torch_float64"]), -1)
+    return tuple(_tensor("tolist", torch)(flat))
 
 
-def _from_python(obj: object, depth: int, budget: list[int]) -> Value:
+def _number(value: float) -> dict[str, Any]:
+    return {"t": "num", "v": value}
+
+
+def _data(obj: object, depth: int, budget: list[int]) -> dict[str, Any]:
     # Dispatch on type(obj), never obj.__class__, which an object can fake.
     kind = type(obj)
     if kind is bool:
-        return Flag(obj is True)
+        return {"t": "bool", "v": obj is True}
     if issubclass(kind, float):
         # float.__float__ reads the stored double, whatever a subclass overrides.
-        return Number(float.__float__(obj))  # type: ignore[arg-type]
+        return _number(float.__float__(obj))  # type: ignore[arg-type]
     if issubclass(kind, int):
         whole = int.__index__(obj)  # type: ignore[arg-type]
         try:
-            return Number(float(whole))
+            return _number(int.__float__(whole))
         except OverflowError:
-            return Number(math.inf if whole > 0 else -math.inf)
+            return _number(_INF if whole > 0 else -_INF)
     if obj is None:
-        return Nothing()
+        return {"t": "none"}
     if issubclass(kind, str):
-        return Text(clip(str.__str__(obj)))
+        return {"t": "str", "v": clip(str.__str__(obj))}
     if kind is list or kind is tuple:
+        name = "list" if kind is list else "tuple"
         if depth >= MAX_DEPTH:
-            return Opaque(kind.__name__, f"a {kind.__name__} nested more than {MAX_DEPTH} deep")
-        items: list[Value] = []
+            return _opaque(name, f"a {name} nested more than {MAX_DEPTH} deep")
+        items: list[dict[str, Any]] = []
         for item in obj:  # type: ignore[attr-defined]
             budget[0] -= 1
             if budget[0] < 0:
-                return Opaque(kind.__name__, f"a {kind.__name__} with more than {MAX_ITEMS} items")
-            items.append(_from_python(item, depth + 1, budget))
-        return Seq(tuple(items), "list" if kind is list else "tuple")
-    array = _array_from(obj, budget)
+                return _opaque(name, f"a {name} with more than {MAX_ITEMS} items")
+            items.append(_data(item, depth + 1, budget))
+        return {"t": name, "v": items}
+    array = _array_from(obj, kind, budget)
     if array is not None:
         return array
-    return Opaque(_type_name(obj), _safe_repr(obj))
+    return _opaque(_type_name(obj), _safe_repr(obj))
 
 
-def _array_from(obj: object, budget: list[int]) -> Value | None:
+def _opaque(type_name: str, text: str) -> dict[str, Any]:
+    return {"t": "object", "type": type_name, "repr": text}
+
+
+def _array_from(obj: object, kind: type, budget: list[int]) -> dict[str, Any] | None:
     """Tensors and ndarrays of exact (or well-known) types, read through the base classes' methods."""
-    np = sys.modules.get("numpy")
-    torch = sys.modules.get("torch")
-    if torch is not None and type(obj) in (torch.Tensor, torch.nn.Parameter):
+    found = _modules()
+    torch = found["torch"]
+    if torch is not None and kind in found["tensors"]:
         t = _tensor("detach", torch)(obj)
-        shape = tuple(int(n) for n in _tensor("size", torch)(t))
+        shape = [int.__index__(n) for n in _tensor("size", torch)(t)]
         if _tensor("is_complex", torch)(t):
-            return Opaque("Tensor", f"a complex tensor of shape {shape}")
+            return _opaque("Tensor", f"a complex tensor of shape {tuple(shape)}")
         count = _tensor("numel", torch)(t)
         if count > budget[0]:
-            return Opaque("Tensor", f"a tensor with {count} elements (too many to send)")
+            return _opaque("Tensor", f"a tensor with {count} elements (too many to send)")
         budget[0] -= count
-        dtype = str(_tensor("dtype", torch)(t)).removeprefix("torch.")
-        return Array(shape, tensor_numbers(t), dtype, str(_tensor("device", torch)(t)))
-    kind = type(obj)
-    if np is not None and issubclass(kind, np.generic):
-        if issubclass(kind, np.bool_):
-            return Flag(bool(obj))
-        if issubclass(kind, (np.integer, np.floating)):
-            return Number(float(obj))  # type: ignore[arg-type]
-        return Opaque(kind.__name__, _safe_repr(obj))
-    if np is not None and issubclass(kind, np.ndarray):
-        arr = np.ndarray.view(obj, np.ndarray)
-        if arr.dtype.kind not in "biuf":
-            return Opaque("ndarray", f"an array of dtype {arr.dtype}")
-        if arr.size > budget[0]:
-            return Opaque("ndarray", f"an array with {arr.size} elements (too many to send)")
-        budget[0] -= arr.size
-        flat = arr.astype(np.float64).reshape(-1).tolist()
-        return Array(tuple(int(n) for n in arr.shape), tuple(flat), str(arr.dtype), "cpu")
+        dtype = str.__str__(str(_tensor("dtype", torch)(t))).removeprefix("torch.")
+        return {"t": "array", "shape": shape, "v": list(tensor_numbers(t)), "dtype": dtype,
+                "device": str.__str__(str(_tensor("device", torch)(t)))}
+    if found["np"] is None:
+        return None
+    if issubclass(kind, found["generic"]):
+        if issubclass(kind, found["bool_"]):
+            return {"t": "bool", "v": bool(obj)}
+        if issubclass(kind, found["number"]):
+            return _number(float.__float__(float(obj)))  # type: ignore[arg-type]
+        return _opaque(_type_name(obj), _safe_repr(obj))
+    if issubclass(kind, found["ndarray"]):
+        arr = found["view"](obj, found["ndarray"])
+        dtype = arr.dtype
+        if dtype.kind not in "biuf":
+            return _opaque("ndarray", f"an array of dtype {dtype}")
+        size = arr.size
+        if size > budget[0]:
+            return _opaque("ndarray", f"an array with {size} elements (too many to send)")
+        budget[0] -= size
+        flat = found["tolist"](found["reshape"](found["astype"](arr, found["float64"]), -1))
+        return {"t": "array", "shape": [int.__index__(n) for n in arr.shape], "v": flat, "dtype": str(dtype),
+                "device": "cpu"}
     return None
 
 
 def _type_name(obj: object) -> str:
-    name = type.__getattribute__(type(obj), "__name__")
-    return name if isinstance(name, str) else "object"
+    """The name of `obj`'s type, read by type's own descriptor: a metaclass's `__name__` runs no code here."""
+    name = _NAME(type(obj))
+    return str.__str__(name) if issubclass(type(name), str) else "object"
+
+
+_NAME = type.__dict__["__name__"].__get__
 
 
 def _safe_repr(obj: object) -> str:
     try:
         text = repr(obj)
-    except Exception as exc:  # noqa: BLE001 - student __repr__ may raise anything
-        return f"<{_type_name(obj)} object; its repr() raised {type(exc).__name__}>"
-    if type(text) is not str:
+    except _CATCH[0] as exc:  # a student's __repr__ may raise anything, SystemExit too
+        return f"<{_type_name(obj)} object; its repr() raised {_type_name(exc)}>"
+    if not issubclass(type(text), str):
         return "<unprintable>"
     # Addresses change from run to run; reports must not.
-    return clip(_ADDRESS.sub("", text), 200)
+    return clip(_ADDRESS.sub("", str.__str__(text)), 200)
