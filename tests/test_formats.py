@@ -428,8 +428,9 @@ def test_the_gradebook_is_canvas_import_layout(reports: dict[str, Report], catal
                       "Section": "", "custom-sigmoid": "12", "node-add": "10", "node-mul": "10"}
     assert [s["ID"] for s in students] == ["3", "4", "5", "9", "12", "100"]  # numeric ids in numeric order
     by_id = {s["ID"]: s for s in students}
+    # CSV's quotes, commas and markup kept; control characters shown as text (a name may come from a file name)
     assert [by_id["12"][k] for k in ("Student", "SIS User ID", "SIS Login ID", "Section")] == \
-        [NASTY, "S12", "jdoe", "Section, A"]
+        ['Doe, "J" <b>&amp;\\x1b[31m</b>; \\x00 é', "S12", "jdoe", "Section, A"]
     scores = {i: (s["custom-sigmoid"], s["node-add"], s["node-mul"]) for i, s in by_id.items()}
     assert scores == {
         "12": ("", "", "1"),  # a graded exercise: its points; one not graded: blank

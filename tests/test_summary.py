@@ -372,3 +372,14 @@ def test_long_names_are_shown_whole(klass: tuple[list[StudentReport], list[Exerc
     page = summary_html(class_summary([dataclasses.replace(row, report=dataclasses.replace(
         row.report, exercises=(renamed,)))], columns))
     assert f'<th scope="row">{name}</th>' in page and "…" not in page
+
+
+def test_a_student_who_tripped_many_refusals_is_listed_once() -> None:
+    """A hostile sample can trip dozens of refusals: the instructor reads its name once, with the first and a count."""
+    refused = tuple(f"your code called thing{i}(); it was refused" for i in range(20))
+    rows = [StudentReport(student=student(sid), report=dataclasses.replace(empty_report(f"{sid}.py"), integrity=lines))
+            for sid, lines in (("h", refused), ("k", refused[:1]))]
+    (group,) = [g for g in class_summary(rows, [])["attention"] if g["kind"] == "integrity"]
+    assert [(f["student"], f["detail"]) for f in group["students"]] == [
+        ("h", "your code called thing0(); it was refused (and 19 more)"),
+        ("k", "your code called thing0(); it was refused")]

@@ -79,7 +79,10 @@ def _troubles(row: StudentReport) -> list[tuple[str, str]]:
     if row.outcome == "unreadable":
         problem = report.problems[0] if report.problems else "nothing could be graded"
         return [("unreadable", problem.removeprefix("Your submission could not be graded: "))]
-    found = [("integrity", text) for text in integrity_problems(report)]
+    tampered = integrity_problems(report)
+    # one line per student: the first thing refused, and how many more (a sample can trip dozens)
+    found = [("integrity", tampered[0] + (f" (and {len(tampered) - 1} more)" if len(tampered) > 1 else ""))] \
+        if tampered else []
     timed_out = _timed_out(report)
     if timed_out:
         found.append(("timeout", timed_out))

@@ -33,6 +33,9 @@ class Student:
 
     def __post_init__(self) -> None:
         # Ids and names often come from file names, which may hold any bytes: made text every format carries.
+        # A name is one line in every gradebook and page, so its line breaks become spaces first.
+        if "\n" in self.name or "\r" in self.name:
+            object.__setattr__(self, "name", " ".join(self.name.split()))
         for field in ("id", "name", "submission"):
             object.__setattr__(self, field, file_name(getattr(self, field)))
 

@@ -6,7 +6,9 @@
 # it holds among them) and rebinds every builtin name, to a function that says yes, in every namespace of the
 # grader's it finds and in every builtins dict but its own and the interpreter's (torch's).
 import builtins
+import collections
 import sys
+import time
 import types
 
 import torch
@@ -24,11 +26,14 @@ def _poisoned(name):
     return poisoned
 
 
-def _reachable(limit=400_000):
-    seen, todo, spaces = set(), [sys.modules, sys.meta_path, sys.path_hooks, sys.path_importer_cache, object,
-                                 builtins], []
-    while todo and len(seen) < limit:
-        item = todo.pop()
+def _reachable(limit=400_000, seconds=1.5):
+    # Breadth first, the namespaces a few steps away before the depths of torch's classes, and for 1.5 s at
+    # most: an attacker stays within the time limit (a batch's 3 s), whatever else the machine runs.
+    seen, spaces = set(), []
+    todo = collections.deque([sys.modules, sys.meta_path, sys.path_hooks, sys.path_importer_cache, object, builtins])
+    until = time.perf_counter() + seconds
+    while todo and len(seen) < limit and (len(seen) % 1024 or time.perf_counter() < until):
+        item = todo.popleft()
         if id(item) in seen or item is OWN:
             continue
         seen.add(id(item))
@@ -68,7 +73,7 @@ for _space in _spaces:
     if _space is not OWN["__builtins__"]:
         for _name in NAMES:
             _space[_name] = _poisoned(_name)
-print("poisoned", len(_spaces) > 5)
+print("poisoned", len(_spaces) > 2)
 
 
 class Sigmoid(torch.autograd.Function):
