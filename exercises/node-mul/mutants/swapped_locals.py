@@ -2,7 +2,7 @@
 """Mutant of node-mul.
 
 mistake: swapped-locals
-hint: d(x*y)/dx is y, not x: each operand's gradient uses the *other* operand's value, times out.grad.
+hint: d(x*y)/dx is y, not x: each operand's gradient uses the other operand's value, times out.grad.
 """
 
 import math

@@ -2,7 +2,7 @@
 """Mutant of tensor-elementwise.
 
 mistake: swapped-locals
-hint: each input of x * y gets out.grad times the *other* input's data: d(x*y)/dx is y, not x.
+hint: each input of x * y gets out.grad times the other input's data: d(x*y)/dx is y, not x.
 """
 
 import numpy as np
