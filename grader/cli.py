@@ -43,6 +43,7 @@ COMMANDS = {
     "feedback": "write each student's feedback page again from a batch's reports",
     "publish": "send a batch's scores to the LMS (LTI 1.3 AGS)",
     "export": "write what runs the grader on a platform (gradescope)",
+    "seed": "turn a report's seed token back into its seed (grade seed TOKEN), or make a course secret",
     "serve": "run the course server: students submit to it, it grades and keeps every submission",
     "submit": "submit a file to the course server; a receipt, then the report of the public checks",
     "tokens": "issue each roster student a token for grade submit (or revoke one)",
@@ -125,7 +126,11 @@ def grade_parser() -> Parser:
                        help="which exercise (default: the '# exercise: ID' line, or the notebook's metadata)")
     which.add_argument("--assignment", "-a", metavar="ID",
                        help="grade every exercise of an assignment from one run of the notebook")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
+    seeding = parser.add_mutually_exclusive_group()
+    seeding.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
+    seeding.add_argument("--secret-file", type=Path, metavar="FILE",
+                         help="draw the seed from the course secret and the submission, as a batch and the exported "
+                              "autograder do (for instructors: the report shows its token, not the seed)")
     parser.add_argument("--format", choices=("text", "json", "gradescope", "junit"), default="text",
                         help="report format: text (default), json (ours), gradescope (results.json), junit")
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout")
@@ -150,8 +155,12 @@ def _grade(argv: list[str]) -> int:
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
     submission, exercises = _submission_and_exercises(args, catalog)
-    report = grade(submission, exercises, seed=args.seed, devices=devices(args.device), time_limit=args.time_limit,
-                   isolation=isolation_choice(args.isolation), store=ExpectedStore.for_user())
+    seed, token = args.seed, None
+    if args.secret_file is not None:
+        seed, token = _drawn_seed(args.submission, args.secret_file)
+    report = grade(submission, exercises, seed=seed, devices=devices(args.device), time_limit=args.time_limit,
+                   isolation=isolation_choice(args.isolation), store=ExpectedStore.for_user(),
+                   seed_token=token)
     from grader.outputs.formats import render
     from grader.outputs.students import Student
 
@@ -185,6 +194,17 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
                           f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "
                           f"{', '.join(catalog.ids())}.")
     return submission, exercises
+
+
+def _drawn_seed(path: Path, secret_file: Path) -> tuple[int, str]:
+    """The seed a batch draws for the submission at `path` (a file, or a folder of files), and its token."""
+    from grader.core.seeds import submission_seed
+    from grader.course.secret import read_secret
+    from grader.course.selection import SubmittedFile, digest_content, files_in
+
+    files = files_in(path) if path.is_dir() else [SubmittedFile(path.name, path)]
+    drawn = submission_seed(read_secret(secret_file).value, digest_content(files))
+    return drawn.seed, drawn.token
 
 
 def _named(exercise_id: str | None, assignment_id: str | None, catalog: Catalog) -> list[Exercise] | None:

@@ -14,6 +14,7 @@ from grader.cli_options import (
     add_device_option,
     add_exercises_option,
     add_isolation_option,
+    add_secret_option,
     check_device,
     check_isolation,
     devices,
@@ -58,7 +59,10 @@ def batch_parser() -> Parser:
     parser.add_argument("--gradebook-columns", choices=("total", "exercises", "both"),
                         help="gradebook.csv's columns: the assignment's total, each exercise, or both (default: "
                              "the total with --assignment, else each exercise)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
+    parser.add_argument("--seed", type=int,
+                        help="one seed for every submission, instead of one drawn per submission from the course "
+                             "secret (default, without a secret: 0)")
+    add_secret_option(parser, "each report shows a token: grade seed TOKEN turns it back")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="per submission (default: the exercise's)")
     add_device_option(parser)
     add_isolation_option(parser, "landlock: a class always has classmates to protect")
@@ -80,8 +84,10 @@ def batch_command(argv: list[str]) -> int:
     check_device(args.device)
     exercise_ids = (args.exercise,) if args.exercise else \
         tuple(e.id for e in catalog.load_assignment(args.assignment)[1]) if args.assignment else ()
-    setup = Setup(exercise_ids=exercise_ids, assignment=args.assignment, seed=args.seed, devices=devices(args.device),
-                  time_limit=args.time_limit, isolation=isolation_choice(args.isolation) or "landlock")
+    secret = _secret(args, catalog)
+    setup = Setup(exercise_ids=exercise_ids, assignment=args.assignment, seed=args.seed or 0,
+                  devices=devices(args.device), time_limit=args.time_limit,
+                  isolation=isolation_choice(args.isolation) or "landlock", secret=secret.value if secret else None)
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
                                    names=args.names, shard=args.shard, resume=args.resume, force=args.force,
@@ -90,6 +96,7 @@ def batch_command(argv: list[str]) -> int:
     where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
     print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
           + (f" ({len(entries) - len(todo)} already done)" if args.resume else ""))
+    _say_seeds(setup.seed, secret, catalog)
     if plan.klass.ignored:
         print(f"skipped, not a submission in {plan.klass.names} names: {_few(plan.klass.ignored)}", file=sys.stderr)
     if plan.klass.not_on_roster:
@@ -114,6 +121,32 @@ def batch_command(argv: list[str]) -> int:
     if tally.grader_errors or graded.unfinished:
         return ExitCode.INTERNAL_ERROR
     return ExitCode.USAGE_ERROR if mostly_missing else ExitCode.OK
+
+
+def _secret(args: Any, catalog: Catalog) -> Any:
+    """The course secret the seeds are drawn from; None with --seed (one seed for all) or where there is none."""
+    from grader.course.secret import find_secret
+
+    if args.seed is not None:
+        if args.secret_file is not None:
+            raise GraderError("--seed gives every submission one seed, --secret-file draws one per submission: "
+                              "choose one.")
+        return None
+    return find_secret(args.secret_file, catalog.root)
+
+
+def _say_seeds(seed: int, secret: Any, catalog: Catalog) -> None:
+    """Which seeds the batch grades with: an instructor must know when every submission got the same inputs."""
+    from grader.course.secret import default_path
+
+    if secret is not None:
+        print(f"seeds: one per submission, drawn from the course secret {secret.path} (id {secret.id}); each report "
+              f"shows a token, and grade seed TOKEN --secret-file {secret.path} gives its seed")
+        return
+    print(f"seeds: {seed} for every submission" + (
+        ", the seed a student's own grade uses by default: a student who tables the answers to its public inputs "
+        "scores them" if seed == 0 else "") + f". For a seed per submission, make a course secret: grade seed "
+        f"--new-secret {default_path(catalog.root)}", file=sys.stderr)
 
 
 def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:

@@ -1,4 +1,4 @@
-"""The course commands of `grade`: list, new, schema, validate, release and export. Each parses its arguments,
+"""The course commands of `grade`: list, new, schema, validate, release, export and seed. Each parses its arguments,
 calls the library and prints what came of it."""
 
 from __future__ import annotations
@@ -6,7 +6,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from grader.cli_options import Parser, add_device_option, add_exercises_option, check_device, devices
+from grader.cli_options import (
+    Parser,
+    add_device_option,
+    add_exercises_option,
+    add_secret_option,
+    check_device,
+    devices,
+)
 from grader.core.errors import ExitCode, GraderError
 from grader.judge.catalog import Catalog
 
@@ -150,16 +157,71 @@ def export_parser() -> Parser:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--exercise", "-e", metavar="ID")
     which.add_argument("--assignment", "-a", metavar="ID")
+    seeding = parser.add_mutually_exclusive_group()
+    seeding.add_argument("--seed", type=int, help="one seed for every submission, instead of one drawn per submission "
+                                                  "from the course secret")
+    seeding.add_argument("--secret-file", type=Path, metavar="FILE",
+                         help="the course secret the autograder draws seeds from (default: course-secret beside "
+                              "the exercises folder, where grade serve keeps it, if it exists, else a fresh one)")
     add_exercises_option(parser)
     return parser
 
 
 def export_command(argv: list[str]) -> int:
     args = export_parser().parse_args(argv)
-    from grader.course.export import export_gradescope
+    from grader.course.export import SECRET_IN_EXPORT, export_gradescope
+    from grader.course.secret import find_secret
 
     catalog = Catalog.find(args.exercises)
-    zipped = export_gradescope(catalog, args.out, exercise=args.exercise, assignment=args.assignment)
+    secret = find_secret(args.secret_file, catalog.root) if args.seed is None else None
+    zipped = export_gradescope(catalog, args.out, exercise=args.exercise, assignment=args.assignment, seed=args.seed,
+                               secret=secret)
     print(f"wrote {args.out / 'setup.sh'}, {args.out / 'run_autograder'} and {zipped}: upload the zip as the "
           f"assignment's autograder")
+    if args.seed is None:
+        kept = args.out / SECRET_IN_EXPORT
+        source = f"the course secret {secret.path}" if secret else "a fresh secret"
+        print(f"seeds: one per submission, drawn from {source}, in the zip as {SECRET_IN_EXPORT}; keep {kept}: "
+              f"grade seed TOKEN --secret-file {kept} turns a report's token into its seed")
+    else:
+        print(f"seeds: {args.seed} for every submission", file=sys.stderr)
+    return ExitCode.OK
+
+
+def seed_parser() -> Parser:
+    parser = Parser(prog="grade seed",
+                    description="Turn a report's seed token back into its seed, with the course secret; or make the "
+                                "course secret, from which a batch and the exported autograder draw each "
+                                "submission's seed.")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("token", nargs="?", metavar="TOKEN", help="a report's seed token (s1-...)")
+    what.add_argument("--new-secret", nargs="?", const="", type=str, metavar="FILE",
+                      help="write a fresh course secret to FILE (default: course-secret beside the exercises "
+                           "folder); an existing one is never replaced")
+    add_secret_option(parser, "the one the reports were graded with")
+    add_exercises_option(parser)
+    return parser
+
+
+def seed_command(argv: list[str]) -> int:
+    args = seed_parser().parse_args(argv)
+    from grader.core.seeds import seed_from_token
+    from grader.course.secret import default_path, find_secret, write_new_secret
+
+    if args.new_secret is not None:
+        path = Path(args.new_secret) if args.new_secret else default_path(Catalog.find(args.exercises).root)
+        made = write_new_secret(path)
+        print(f"wrote a course secret to {made.path} (id {made.id}), readable by you alone. Keep it, and keep it out "
+              f"of what students see (a public repository included): grade batch and grade export draw each "
+              f"submission's seed from it, and only it turns a report's token back into its seed.")
+        return ExitCode.OK
+    secret = find_secret(args.secret_file, Catalog.find(args.exercises).root if args.secret_file is None else Path())
+    if secret is None:
+        raise GraderError("no course secret: pass --secret-file FILE, the secret the reports were graded with.")
+    try:
+        seed = seed_from_token(secret.value, args.token)
+    except ValueError as exc:
+        raise GraderError(f"{exc}.") from None
+    print(f"{seed}\n(grade FILE --seed {seed} grades the submission as the report did; grade FILE --secret-file "
+          f"{secret.path} draws the same seed from the file itself)")
     return ExitCode.OK

@@ -18,6 +18,7 @@ import pytest
 
 from grader.cli import main
 from grader.course import classlist
+from grader.course.secret import write_new_secret
 from grader.judge.catalog import Catalog
 from grader.outputs.render_json import report_schema
 
@@ -337,10 +338,13 @@ def test_a_batch_report_is_the_report_grade_writes(tmp_path: Path) -> None:
     for name in ("forged_protocol_lines", "imports_torch"):
         shutil.copy(hostile / f"{name}.py", folder / f"{name}.py")
     out = tmp_path / "out"
-    assert main(["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1"]) == 0
+    secret = str(write_new_secret(tmp_path / "secret").path)  # and `grade FILE --secret-file` draws the batch's seed
+    assert main(["batch", str(folder), "--out", str(out), "--exercise", "node-mul", "-j", "1",
+                 "--secret-file", secret]) == 0
     for name in ("forged_protocol_lines", "imports_torch"):
         single = tmp_path / f"{name}.json"
-        main([str(folder / f"{name}.py"), "--exercise", "node-mul", "--format", "json", "-o", str(single)])
+        main([str(folder / f"{name}.py"), "--exercise", "node-mul", "--format", "json", "-o", str(single),
+              "--secret-file", secret])
         graded = json.loads(single.read_text())
         batched = json.loads((out / "students" / name / "report.json").read_text())
         for report in (graded, batched):

@@ -15,6 +15,7 @@ import yaml
 
 from grader.cli import main
 from grader.course.export import TORCH_PIN
+from grader.course.secret import write_new_secret
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -92,8 +93,10 @@ def test_the_indexed_job_and_the_merge_job_run(tmp_path: Path) -> None:
     (tmp_path / "submissions").mkdir()
     shutil.copy(SAMPLES / "notebooks" / "autograd_lesson.ipynb", tmp_path / "submissions" / "ada.ipynb")
     shutil.copy(SAMPLES / "notebooks" / "not_json.ipynb", tmp_path / "submissions" / "bob.ipynb")
+    secret = write_new_secret(tmp_path / "course-secret")  # the Secret the Job mounts, shared by every index
     for index in range(int(grade_env["JOB_COMPLETIONS"])):
-        env = environment(**{**grade_env, "DATA": str(tmp_path), "JOB_COMPLETION_INDEX": str(index)})
+        env = environment(**{**grade_env, "DATA": str(tmp_path), "JOB_COMPLETION_INDEX": str(index),
+                             "SECRET_FILE": str(secret.path)})
         done = subprocess.run([*container(job)["command"], *container(job)["args"]],  # type: ignore[misc]
                               env=env, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 0, done.stdout + done.stderr

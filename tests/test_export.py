@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.export import TORCH_PIN, UV_VERSION, UV_WHEELS, export_gradescope
+from grader.core.seeds import seed_from_token, submission_seed
+from grader.course.export import SECRET_IN_EXPORT, TORCH_PIN, UV_VERSION, UV_WHEELS, export_gradescope
 from grader.judge.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,10 +45,10 @@ def test_setup_pins_every_package_and_torch_only_where_needed(catalog: Catalog, 
     assert "referencing" in names  # jsonschema's own requirements: the whole closure is pinned
 
 
-def autograder_root(tmp_path: Path, catalog: Catalog, exercise: str, *, torch: bool) -> Path:
+def autograder_root(tmp_path: Path, catalog: Catalog, exercise: str, *, torch: bool, seed: int | None = 3) -> Path:
     """Gradescope's layout: the zip in source/, a venv, a submission folder; torch absent unless installed."""
     build = tmp_path / "build"
-    archive = export_gradescope(catalog, build, exercise=exercise, seed=3)
+    archive = export_gradescope(catalog, build, exercise=exercise, seed=seed)
     root = tmp_path / "autograder"
     with zipfile.ZipFile(archive) as zipped:
         zipped.extractall(root / "source")
@@ -83,6 +84,30 @@ def test_the_exported_autograder_grades_the_engine_beside_a_helper(catalog: Cata
     assert results["score"] == catalog.load("tiny-engine").points
     assert "Note: Graded engine.py (its '# exercise:' line names tiny-engine)" in str(results["output"])
     assert results["extra_data"]["seed"] == 3  # type: ignore[index]
+
+
+def test_the_exported_autograder_draws_each_seed_from_its_secret_which_no_submission_reads(
+        catalog: Catalog, tmp_path: Path) -> None:
+    root = autograder_root(tmp_path, catalog, "tiny-engine", torch=False, seed=None)
+    kept = tmp_path / "build" / SECRET_IN_EXPORT  # the instructor's copy; the zip's is in source/
+    secret = (root / "source" / SECRET_IN_EXPORT).read_bytes().strip()
+    assert secret == kept.read_bytes().strip() and len(secret) >= 32
+    script = (root / "run_autograder").read_text()
+    assert "--secret-file" in script and "--seed" not in script
+    # the submission tries to read the secret where the autograder keeps it, and to print it
+    spy = ENGINE + f"\ntry:\n    print('SECRET', open({str(root / 'source' / SECRET_IN_EXPORT)!r}).read())\n" \
+                   f"except OSError as exc:\n    print('no secret:', type(exc).__name__)\n"
+    (root / "submission" / "engine.py").write_text(spy)
+    results = run_autograder(root)
+    assert secret.decode() not in json.dumps(results)
+    extra: dict[str, object] = results["extra_data"]  # type: ignore[assignment]
+    assert extra["seed"] is None and str(extra["seed_token"]).startswith("s1-")
+    seed = seed_from_token(secret, str(extra["seed_token"]))
+    assert seed == submission_seed(secret, spy.encode()).seed  # drawn from the file's own bytes
+    again = subprocess.run([sys.executable, "-m", "grader", str(root / "submission" / "engine.py"), "--seed", str(seed),
+                            "--exercises", str(root / "source" / "exercises"), "--format", "json"],
+                           capture_output=True, text=True, cwd=ROOT, check=False)
+    assert json.loads(again.stdout)["score"] == results["score"] == catalog.load("tiny-engine").points
 
 
 def test_a_submission_with_no_answer_gets_its_reason(catalog: Catalog, tmp_path: Path) -> None:

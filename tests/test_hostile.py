@@ -14,6 +14,7 @@ import yaml
 
 from grader.cli import main
 from grader.core.text import file_name
+from grader.course.secret import write_new_secret
 from grader.judge.catalog import Catalog
 from grader.judge.grading import grade
 from grader.outputs.render_json import report_to_dict
@@ -79,7 +80,9 @@ def test_a_batch_of_hostile_and_honest_submissions(tmp_path: Path, capsys: pytes
         shutil.copy(ROOT / "submissions" / "node-mul" / f"{name}.py", folder / f"{name}.py")
     out = tmp_path / "reports"
     # each submission names its own exercise: an id from a submission is data, never a path to a spec
-    code = main(["batch", str(folder), "--out", str(out), "-j", "2", "--time-limit", "3"])
+    secret = write_new_secret(tmp_path / "course-secret")  # a seed per submission: nobody's table holds it
+    code = main(["batch", str(folder), "--out", str(out), "-j", "2", "--time-limit", "3",
+                 "--secret-file", str(secret.path)])
     printed = capsys.readouterr()
     assert code == 0, printed  # every submission graded; the grader failed on none
     scores, outcomes = {}, {}

@@ -220,6 +220,14 @@ def test_hints_for_known_torch_errors() -> None:
         ("x = 1\n", SourceRules(require_calls=("backward",)), ["it never calls backward()"]),
         ("x.item()\n", SourceRules(forbid_calls=("item",)), ["it calls item() (line 1)"]),
         ("def f(:\n", SourceRules(require_calls=("backward",)), ["it never calls backward()"]),  # the run says why
+        # a call counts under the name it goes through: aliases, chains of them, imports as, getattr
+        ("_d = torch.autograd.grad\n_e = _d\n_e(y, x)\n", SourceRules(forbid_calls=("grad",)),
+         ["it calls grad() (line 3)"]),
+        ("from torch.autograd import grad as g\ng(y, x)\n", SourceRules(forbid_calls=("grad",)),
+         ["it calls grad() (line 2)"]),
+        ("a, b = loss.backward, 1\na()\n", SourceRules(require_calls=("backward",)), []),
+        ('getattr(torch.autograd, "grad")(y, x)\n', SourceRules(forbid_calls=("grad",)), ["it calls grad() (line 1)"]),
+        ("t.grad.zero_()\ng = t.grad\ng.zero_()\n", SourceRules(forbid_calls=("grad",)), []),  # reads are no calls
     ],
 )
 def test_source_rules(source: str, rules: SourceRules, found: list[str]) -> None:

@@ -21,8 +21,8 @@ x + 1 must all work; the two with the number on the left go through __rmul__ and
 A function of two inputs f(x, y) needs two forward passes for its two partial derivatives:
 one with x seeded (Dual(a, 1.0), Dual(b, 0.0)), one with y seeded (Dual(a, 0.0), Dual(b, 1.0)).
 One pass per input: that is why training, with one loss and millions of weights, uses reverse
-mode. The grader compares your derivatives with torch's reverse mode. Plain Python and math
-only: the derivative rules are the exercise, so do not ask torch for them.
+mode. Plain Python and math only: the derivative rules are the exercise, and torch is not
+there when your class is graded.
 """
 
 import math

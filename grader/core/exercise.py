@@ -121,17 +121,32 @@ class Exercise:
     memory_mb: int
     source: SourceRules
     probes: tuple[Probe, ...]
-    #: torch exercises: the gradients must come from torch's autograd (required), or must not (forbidden),
-    #: as the child observes while each probe runs (grader.run.evidence)
+    #: torch exercises: the gradients must come from torch's autograd (required: as the child observes while
+    #: each probe runs, grader.run.evidence), or must not (forbidden: torch is not in the submission's tree)
     autograd: Literal["required", "forbidden"] | None = None
     #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
     forbid_ops: tuple[str, ...] = ()
+    #: no complex numbers in the submission's values while the probes run (grader.run.complex_watch): a
+    #: complex step finds every derivative without deriving one (manual-backprop means by hand)
+    forbid_complex: bool = False
     #: a released pack: the points of the hidden checks it leaves out, graded after students submit
     hidden_points: float = 0.0
     #: engine: scalar exercises: the names of the course's engine, in which the probes are written
     contract: Contract = DEFAULT_CONTRACT
     #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
     course_ops: Path | None = None
+
+    @property
+    def uses_torch(self) -> bool:
+        """Whether torch is in the submission's tree: a torch exercise's, unless it forbids autograd, which it
+        proves by leaving torch out (forward-mode: a Dual class graded against its solution)."""
+        return self.engine == "torch" and self.autograd != "forbidden"
+
+    @property
+    def probe_engine(self) -> str:
+        """What its probes run with: the engine's helpers, or `plain` (math and the builtins) for a torch
+        exercise without torch, on either side (grader.run.execute.namespace)."""
+        return "plain" if self.engine == "torch" and not self.uses_torch else self.engine
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -55,3 +55,9 @@ def seed_from_token(secret: bytes, token: str) -> int:
         raise ValueError(f"not a seed token: {token[:40]!r} (tokens look like s1- and 32 hex digits)")
     digest = hmac.new(secret, _DOMAIN + token.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") % SEED_SPACE
+
+
+def secret_id(secret: bytes) -> str:
+    """A name for a secret that says nothing of it: what a batch's manifest and fingerprint record, so that
+    `--resume` and `grade merge` know shards drew their seeds from the same secret."""
+    return hashlib.sha256(_DOMAIN + b"id\0" + secret).hexdigest()[:16]

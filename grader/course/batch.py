@@ -30,9 +30,10 @@ from typing import Any, get_args
 from grader import __version__
 from grader.core.errors import GraderError, SpecError
 from grader.core.exercise import Device, Exercise
+from grader.core.seeds import secret_id, submission_seed
 from grader.core.text import clean, file_name
 from grader.course.classlist import NO_SUBMISSION, Entry
-from grader.course.selection import SubmittedFile, Target, load_selected, select
+from grader.course.selection import SubmittedFile, Target, digest_content, load_selected, select
 from grader.judge.catalog import Catalog
 from grader.judge.grading import ExpectedCache, MutantCache
 from grader.judge.report import Cause, Report, build_report, not_graded
@@ -57,10 +58,32 @@ class Setup:
     time_limit: float | None = None
     #: the weakest isolation to grade under (grader.run.isolate): a class always has classmates to protect
     isolation: Level = "landlock"
+    #: the course secret each submission's seed is drawn from (grader.core.seeds); None: every submission
+    #: gets `seed`. Never written anywhere: the manifest and the fingerprint hold its id
+    secret: bytes | None = field(default=None, repr=False)
+
+    @property
+    def seed_notes(self) -> tuple[str, ...]:
+        """What each report says of a batch whose submissions all get one seed."""
+        if self.secret is not None:
+            return ()
+        return (f"Graded with seed {self.seed}, the same for every submission of this batch (the course has no "
+                f"secret to draw a seed per submission from).",)
+
+    @property
+    def secret_id(self) -> str | None:
+        return secret_id(self.secret) if self.secret is not None else None
+
+    def seed_of(self, content: bytes) -> tuple[int, str | None]:
+        """The seed of a submission whose digest is of `content`, and the token its report shows (or None)."""
+        if self.secret is None:
+            return self.seed, None
+        drawn = submission_seed(self.secret, content)
+        return drawn.seed, drawn.token
 
     def fingerprint(self, catalog: Catalog) -> str:
         """Changes when anything that could change a grade changes: the set-up, the specs, the grader."""
-        digest = hashlib.sha256(json.dumps([asdict(self), __version__]).encode())
+        digest = hashlib.sha256(json.dumps([{**asdict(self), "secret": self.secret_id}, __version__]).encode())
         for exercise_id in sorted(self.exercise_ids):
             folder = catalog.root / exercise_id
             for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
@@ -136,6 +159,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
     exercises: list[Exercise] = [catalog.load(i) for i in setup.exercise_ids]
     outcome: Outcome = "graded"
     error = ""
+    seed, token = setup.seed_of(digest_content(entry.files)) if not entry.missing else (setup.seed, None)
     try:
         if entry.missing:
             outcome = "missing"
@@ -152,10 +176,11 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
                 raise  # the course's spec, not the student's file
             except GraderError as exc:
                 raise _Unreadable(str(exc)) from None
-            graded = grade_submission(sandbox, submission, exercises, seed=setup.seed, devices=setup.devices,
+            graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=setup.devices,
                                       time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
             report = build_report(graded, submission=shown(entry, selection.graded), sha256=entry.digest,
-                                  seed=setup.seed, seconds=time.perf_counter() - started, notes=submission.notes)
+                                  seed=seed, seed_token=token, seconds=time.perf_counter() - started,
+                                  notes=(*submission.notes, *setup.seed_notes))
     except _Unreadable as exc:
         outcome = "unreadable"
         report = _empty_report(entry, setup, exercises, f"Your submission could not be graded: {exc}",
@@ -222,9 +247,10 @@ def shown(entry: Entry, file: SubmittedFile) -> str:
 
 def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     """A report for a submission that could not be graded: every check of the exercises scores 0."""
+    seed, token = setup.seed_of(digest_content(entry.files)) if not entry.missing else (setup.seed, None)
     return build_report(not_graded(exercises, problem, cause),
                         submission=file_name(entry.origin) or entry.student.submission,
-                        sha256=entry.digest, seed=setup.seed)
+                        sha256=entry.digest, seed=seed, seed_token=token)
 
 
 def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:

@@ -13,7 +13,6 @@ results.json: a problem with the submission (no file, several candidates) reache
 from __future__ import annotations
 
 import importlib.metadata as metadata
-import secrets
 import shutil
 import zipfile
 from importlib import resources
@@ -25,9 +24,12 @@ from packaging.utils import canonicalize_name
 import grader
 import reference
 from grader.core.errors import GraderError
+from grader.course.secret import CourseSecret, write_new_secret
 from grader.judge.catalog import ASSIGNMENTS, Catalog
 from grader.run.sandbox import runs_lean
 
+#: the course secret's file in the export, and so in the zip: /autograder/source/course-secret on Gradescope
+SECRET_IN_EXPORT = "course-secret"
 #: the torch the README and .ci/run install (tests/test_export.py holds the three to one version)
 TORCH_PIN = "2.13.0"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -62,7 +64,7 @@ rm -f "$results"
 export PYTHONPATH="$root/source/src"
 # The whole submission folder: the grader chooses the file that answers the exercise, the same way
 # `grade FOLDER` does, and lets it import the other .py files handed in beside it.
-"$root/venv/bin/python" -m grader "$root/submission" {which} --seed {seed} --device cpu \\
+"$root/venv/bin/python" -m grader "$root/submission" {which} {seeding} --device cpu \\
   --exercises "$root/source/exercises" --format gradescope --output "$results" 2> "$errors"
 status=$?
 if [ ! -s "$results" ]; then
@@ -84,11 +86,14 @@ fi
 
 
 def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = None, assignment: str | None = None,
-                      seed: int | None = None) -> Path:
+                      seed: int | None = None, secret: CourseSecret | None = None) -> Path:
     """Write setup.sh, requirements.txt, run_autograder, the grader's source and the exercises; zip them.
 
-    The seed is chosen here, once, unless given: the official grade then uses inputs that no student
-    saw when grading their work locally with the default seed.
+    Each submission's seed is drawn from a course secret and the submission (grader.core.seeds), as a
+    batch draws it, so no student can table the answers to inputs they saw: the course's `secret`, else
+    a fresh one. It is written to out/course-secret, which the zip carries (students never see the
+    autograder's files) and the instructor keeps, to turn a report's token back into its seed. With
+    `seed`, every submission gets that one seed instead.
     """
     if assignment is not None:
         _, exercises = catalog.load_assignment(assignment)
@@ -103,8 +108,19 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
     (out / "requirements.txt").write_text(requirements(with_torch=needs_torch))
     torch = TORCH_STEP.format(pin=TORCH_PIN, index=TORCH_INDEX) if needs_torch else ""
     (out / "setup.sh").write_text(setup_script(torch))
-    (out / "run_autograder").write_text(RUN.format(which=which, seed=secrets.randbelow(10**9) if seed is None
-                                                   else seed))
+    if seed is None:
+        kept = out / SECRET_IN_EXPORT
+        kept.unlink(missing_ok=True)
+        if secret is None:
+            write_new_secret(kept)
+        else:
+            kept.write_bytes(secret.value + b"\n")
+            kept.chmod(0o600)
+        seeding = f'--secret-file "$root/source/{SECRET_IN_EXPORT}"'
+    else:
+        (out / SECRET_IN_EXPORT).unlink(missing_ok=True)
+        seeding = f"--seed {seed}"
+    (out / "run_autograder").write_text(RUN.format(which=which, seeding=seeding))
     for script in ("setup.sh", "run_autograder"):
         (out / script).chmod(0o755)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")

@@ -46,6 +46,9 @@ class Manifest:
     folders: tuple[str, ...]
     not_on_roster: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
+    #: the id of the course secret each submission's seed was drawn from (grader.core.seeds.secret_id);
+    #: None: every submission got `seed`
+    secret: str | None = None
 
     def to_json(self) -> str:
         data = {"version": MANIFEST_VERSION, **asdict(self)}
@@ -58,7 +61,8 @@ class Manifest:
 
 #: the set-up fields shards of one batch must share, and how a refusal names each
 AGREE = (("grader_version", "grader version"), ("exercises", "exercises"), ("assignment", "assignment"),
-         ("seed", "seed"), ("devices", "devices"), ("time_limit", "time limit"), ("setup", "exercise specs"),
+         ("seed", "seed"), ("secret", "course secret"),
+         ("devices", "devices"), ("time_limit", "time limit"), ("setup", "exercise specs"),
          ("names", "--names"), ("columns", "gradebook columns"), ("roster_sha256", "roster"),
          ("klass", "submissions"))
 
@@ -75,9 +79,10 @@ def read_manifest(folder: Path) -> Manifest:
     if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION:
         raise GraderError(f"{path}: written by another version of the grader; grade that batch again.")
     try:
-        values: dict[str, Any] = {f.name: data[f.name] for f in fields(Manifest)}
+        values: dict[str, Any] = {f.name: data[f.name] for f in fields(Manifest) if f.name != "secret"}
     except KeyError as exc:
         raise GraderError(f"{path}: lacks {exc}; grade that batch again.") from None
+    values["secret"] = data.get("secret")  # batches before seeds drawn from a secret had none
     for name in ("exercises", "devices", "students", "folders", "not_on_roster", "ignored"):
         values[name] = tuple(values[name])
     values["shard"] = tuple(values["shard"]) if values["shard"] is not None else None

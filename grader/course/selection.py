@@ -142,29 +142,39 @@ def digest(files: Iterable[SubmittedFile]) -> str:
 
     A file is hashed up to the largest size the grader reads (and its size beyond), so a huge one costs no more.
     """
+    return hashlib.sha256(digest_content(files)).hexdigest()
+
+
+def digest_content(files: Iterable[SubmittedFile]) -> bytes:
+    """The bytes `digest` hashes: a lone file's own bytes, else a line `name NUL sha256` per file; what a
+    submission's seed is drawn from (grader.core.seeds.submission_seed), so its token is the digest's start."""
     gradable = sorted((f for f in files if f.path.suffix in SUFFIXES), key=lambda f: (f.name, str(f.path)))
-    hashes = []
+    contents: list[tuple[str, bytes | str]] = []
     for file in gradable:
         try:
-            hashes.append((file.name, _hashed(file.path)))
+            contents.append((file.name, _content(file.path)))
         except OSError:
-            hashes.append((file.name, "unreadable"))
-    if len(hashes) == 1:
-        return hashes[0][1]
-    return hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in hashes).encode()).hexdigest()
+            contents.append((file.name, "unreadable"))
+    if len(contents) == 1 and isinstance(contents[0][1], bytes):
+        return contents[0][1]
+    return "".join(f"{name}\0{hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else data}\n"
+                   for name, data in contents).encode()
 
 
-def _hashed(path: Path) -> str:
+def _content(path: Path) -> bytes | str:
+    """A file's bytes, or, past the largest size the grader reads, a digest of that much and the size (a FIFO or
+    a device named like a submission is 'not a file', never read)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return "not a file"
-        hashed, left = hashlib.sha256(), MAX_NOTEBOOK_BYTES + 1
+        chunks, left = [], MAX_NOTEBOOK_BYTES + 1
         while left > 0 and (chunk := os.read(fd, min(1 << 20, left))):
-            hashed.update(chunk)
+            chunks.append(chunk)
             left -= len(chunk)
-        return hashed.hexdigest() if left > 0 else f"{hashed.hexdigest()}+{info.st_size}"
+        data = b"".join(chunks)
+        return data if left > 0 else f"{hashlib.sha256(data).hexdigest()}+{info.st_size}"
     finally:
         os.close(fd)
 

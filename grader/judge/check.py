@@ -9,17 +9,23 @@ from dataclasses import dataclass
 from grader.core.compare import compare, show
 from grader.core.exercise import Device, Exercise, Probe
 from grader.core.numeric import Tolerance
-from grader.core.values import Array, ErrorInfo, Number
+from grader.core.values import ErrorInfo
 from grader.judge.hints import hint_for
 from grader.judge.names import Definitions, probe_reads
 from grader.judge.oracle import Expected
 from grader.judge.plain import plain, plain_input
 from grader.judge.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.judge.rules import Violation
+from grader.judge.run_rules import rule_breaks
 from grader.run.inputs import Inputs, show_input
 from grader.run.observed import GroupRun, ProbeRun, RunResult, Stop
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
+#: a hidden check that did not finish: what stopped it (an exception's type, line and message, a timeout
+#: during it) is the submission's to choose, and could carry the check's inputs out
+HIDDEN_ERROR = "This hidden check did not finish: your code raised an error or stopped there; its details are withheld."
+HIDDEN_GRADER_ERROR = ("The grader failed while running this hidden check; its details are withheld. This is not your "
+                       "fault: tell your instructor.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,44 +193,6 @@ def _not_run_cause(run: ExerciseRun) -> Cause:
     return Cause("exception")
 
 
-def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) -> tuple[str, ...]:
-    """How what ran during a probe breaks the exercise's rule about autograd or torch's operators, in words."""
-    if not (exercise.autograd or exercise.forbid_ops) or probe.raises is not None or probe_run is None \
-            or probe_run.error is not None:
-        return ()
-    evidence = probe_run.evidence
-    if evidence is None:
-        return ("the grader saw no record of what autograd did during this check",)
-    broken = []
-    if exercise.autograd == "required" and evidence.runs == 0:
-        broken.append("torch's autograd never ran during this check: the gradients must come from backward() "
-                      "(or torch.autograd.grad), not be worked out by hand")
-    if exercise.autograd == "required" and evidence.runs and probe_run.observations is not None:
-        made = [label for label, _ in probe.gradients
-                if not _produced(probe_run.observations.get(label), evidence.produced, probe.tolerance)]
-        if made:
-            broken.append(f"{', '.join(made)} {'is' if len(made) == 1 else 'are'} not what backward() computed: "
-                          "worked out by hand, or taken from another graph than the one the check asks about")
-    if exercise.autograd == "required" and evidence.not_from_engine:
-        names = ", ".join(f"{n}.grad" for n in evidence.not_from_engine)
-        broken.append(f"{names} is not what backward() left there: it was set by hand, or changed after")
-    if exercise.autograd == "forbidden" and evidence.runs:
-        broken.append("torch's autograd ran during this check: the derivative must be found by your own code")
-    if evidence.forbidden_ops:
-        ops = ", ".join(evidence.forbidden_ops)
-        broken.append(f"your code ran torch's own {ops}, the derivative this exercise asks you to write")
-    return tuple(broken)
-
-
-def _produced(value: object, produced: tuple[float, ...], tolerance: Tolerance) -> bool:
-    """Whether every number of an observed gradient is one autograd produced during the probe (within the
-    check's tolerance: a float32 gradient read as a Python float is still the engine's)."""
-    numbers = (value.value,) if isinstance(value, Number) else value.data if isinstance(value, Array) else None
-    if numbers is None:
-        return True  # not a number: the comparison says what is wrong with it
-    return all(any(tolerance.close(n, p) for p in produced) for n in numbers)
-
-
 def _ruled(exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None, index: int) -> CheckResult:
     """The check, failed where what ran breaks the exercise's rule about autograd or torch's operators."""
     if not isinstance(run, ExerciseRun) or check.status not in ("passed", "failed"):
@@ -271,6 +239,9 @@ class _Maker:
         cause = cause or Cause("passed" if status == "passed" else "wrong-value")
         if hidden and status == "failed":
             problem = HIDDEN_FAILED
+        elif hidden and status == "error" and ran:  # what it ran into is its own run's: a check not run says why
+            problem = HIDDEN_GRADER_ERROR if cause.kind == "grader" else HIDDEN_ERROR  # from the public run
+            cause = Cause(cause.kind, cause.detail if cause.kind in ("rule", "missing-name", "grader") else "")
         return CheckResult(
             name=probe.name if self.device == "cpu" else f"{probe.name} [{self.device}]",
             about=probe.about if ran else "",

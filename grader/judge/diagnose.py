@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from grader.core.exercise import Exercise, Mutant
 from grader.core.values import ErrorInfo
 from grader.judge.blame import blame
-from grader.judge.check import rule_breaks
 from grader.judge.faults import Fault
 from grader.judge.likeness import behaves_like, locate, passes, passes_on, right, strong, tolerance_of
 from grader.judge.named_errors import RIGHT_ELSEWHERE
@@ -27,6 +26,7 @@ from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.patterns import NOTHING, RATIOS, named_pattern, pattern
 from grader.judge.report import Diagnosis, ExerciseResult, RuleFault
+from grader.judge.run_rules import rule_breaks
 from grader.judge.slips import SlipRun, Slope
 from grader.judge.uses import probe_uses
 from grader.judge.weak_evidence import distinctive, isolates, same_error

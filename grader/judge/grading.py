@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.faults import Fault, faults
+from grader.judge.hidden_runs import has_hidden, hidden_integrity, merge, part_of, public_visibility, run_hidden
 from grader.judge.localize import from_run, localize, probe_group
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -25,7 +26,7 @@ from grader.judge.weak_evidence import distinctive
 from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
-from grader.run.observed import RunResult
+from grader.run.observed import GroupRun, RunResult
 from grader.run.sandbox import Group, Sandbox, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
@@ -38,7 +39,8 @@ _OUT_OF_TIME = frozenset({"timeout", "cpu"})
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
           devices: Sequence[Device] = ALL_DEVICES, time_limit: float | None = None, sandbox: Sandbox | None = None,
-          hide: Sequence[Path] = (), isolation: Level | None = None, store: ExpectedStore | None = None) -> Report:
+          hide: Sequence[Path] = (), isolation: Level | None = None, store: ExpectedStore | None = None,
+          seed_token: str | None = None) -> Report:
     """Grade the submission at `path` (or one already read) against each exercise, from one run of it per device.
 
     `hide`: folders the submission must not see (the exercises, with their solutions), where it can.
@@ -53,12 +55,12 @@ def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int =
         with Sandbox(hide=[*hide, *{e.folder.parent for e in exercises}], minimum=minimum,
                      first=policy_of(exercises[0]) if exercises else None) as fresh:
             return grade(submission, exercises, seed=seed, devices=devices, time_limit=time_limit, sandbox=fresh,
-                         store=store)
+                         store=store, seed_token=seed_token)
     started = time.perf_counter()  # a zygote still warming up is part of it: the student waited for it
     graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=devices, time_limit=time_limit,
                               store=store if sandbox.mode.level != "none" else None)
     return build_report(graded, submission=str(submission.path), sha256=submission.sha256, seed=seed,
-                        seconds=time.perf_counter() - started, notes=submission.notes)
+                        seconds=time.perf_counter() - started, notes=submission.notes, seed_token=seed_token)
 
 
 def required_isolation(exercises: Sequence[Exercise]) -> Level:
@@ -103,24 +105,37 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
     # (from a course's checkout both import torch, and one after the other they cost twice).
     expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
-    first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit) if launch else None
+    first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
+                          visibility=public_visibility(groups, launch[0])) if launch else None
     if expected is None:
         expected = [_expected(g, seed, cache, store) for g in groups]
     if first is not None:
         runs[launch[0]] = first.results()
-    for device in launch[1:]:
-        runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit).results()
+    hidden: dict[Device, list[RunResult]] = {}
+    views: dict[Device, list[ExerciseRun]] = {}
+    located: dict[int, GroupRun] = {}  # localizations made beside the hidden checks
+    for device in launch:
+        if device not in runs:
+            runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
+                                         visibility=public_visibility(groups, device)).results()
+        apart: list[GroupRun | None] = [None] * len(groups)
+        if has_hidden(groups, device):
+            extra = _failing_engines(groups, expected, runs[device]) if device == "cpu" else {}
+            apart, hidden[device], besides = run_hidden(sandbox, submission, groups, device, time_limit,
+                                                        runs[device], extra)
+            located.update(besides)
+        views[device] = [ExerciseRun(run, merge(g.exercise, run.groups[k], h))
+                         for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
 
     results = []
     static_notes: tuple[str, ...] = ()
     # the syntax tree's facts, for what errors and missing names mean: read once, and only if needed
-    needed = any(run.load_error or run.groups[k].missing or any(p is not None and p.error is not None
-                                                                  for p in run.groups[k].probes)
-                 for found in runs.values() for run, k in found)
+    needed = any(view.run.load_error or view.group.missing or any(p is not None and p.error is not None
+                                                                    for p in view.group.probes)
+                 for found in views.values() for view in found)
     defined = definitions(submission.cells) if needed else None
     for index, group in enumerate(groups):
-        per_device: dict[Device, Run] = {d: ExerciseRun(run, run.groups[k]) for d, found in runs.items()
-                                         for run, k in [found[index]]}
+        per_device: dict[Device, Run] = {d: found[index] for d, found in views.items()}
         per_device.update(skipped)
         scope = [name for name, _ in group.exercise.defines] if len(groups) > 1 else None
         violations = check_source(submission.cells, group.exercise.source, scope)
@@ -139,10 +154,10 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
                             for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
             result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
-                                       {d: run.groups[k] for d, found in runs.items() for run, k in [found[index]]},
+                                       {d: found[index].group for d, found in views.items()},
                                        mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
                                        defined, () if violations or timed_out else
-                                       _localizer(sandbox, submission, group, time_limit, defined))
+                                       _localizer(sandbox, submission, group, time_limit, defined, located.get(index)))
         results.append(result)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
@@ -156,8 +171,8 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         output="".join(f"--- on {d.upper()} ---\n{r[0].output}" if several and r[0].output else r[0].output
                        for d, r in children.items() if r),
         output_truncated=any(r.output_truncated for child_runs in children.values() for r in child_runs),
-        isolation=min((r.isolation for child_runs in children.values() for r in child_runs if r.isolation),
-                      key=lambda i: (LEVELS.index(i.level), -len(i.weaker_limits)), default=None),
+        isolation=min((r.isolation for child_runs in [*children.values(), *hidden.values()] for r in child_runs
+                       if r.isolation), key=lambda i: (LEVELS.index(i.level), -len(i.weaker_limits)), default=None),
         notes=tuple(dict.fromkeys(
             [n for n in static_notes if not any(f"imports {r.split()[0]}," in n for child_runs in children.values()
                                                 for run in child_runs for r in run.refused_imports)]
@@ -168,8 +183,28 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             [f"your code {text}; it was refused" for child_runs in children.values() for r in child_runs
              for text in r.integrity]
             + [f"your code {stop.text}" for child_runs in children.values() for r in child_runs
-               for stop in (r.stop, *(g.stop for g in r.groups)) if stop is not None and stop.kind == "forged-reply"])),
+               for stop in (r.stop, *(g.stop for g in r.groups)) if stop is not None and stop.kind == "forged-reply"]
+            + hidden_integrity([r for child_runs in children.values() for r in child_runs],
+                               [r for found in hidden.values() for r in found])
+            + engine_integrity([*(r for child_runs in children.values() for r in child_runs),
+                                *(r for found in hidden.values() for r in found)]))),
     )
+
+
+def engine_integrity(runs: Iterable[RunResult]) -> list[str]:
+    """What the autograd record saw done around it (grader.run.evidence), in the words of `integrity`."""
+    found = [e for run in runs for group in run.groups for p in group.probes if p is not None
+             for e in [p.evidence] if e is not None]
+    lines = []
+    if any(e.engine_replaced for e in found):
+        lines.append("your code replaced torch's Variable._execution_engine; the grader's record of autograd is "
+                     "kept apart from it, and what ran past the record does not count")
+    if any(e.tampered for e in found):
+        lines.append("your code sent the grader's record of autograd messages of its own; they were ignored")
+    if any(e.unseen_runs for e in found):
+        lines.append("your code ran torch's autograd engine out of the grader's sight (an engine of its own, or "
+                     "a swapped Variable._execution_engine); the gradients it made there do not count")
+    return lines
 
 
 def _distinct(found: list[tuple[RunResult, int]]) -> list[RunResult]:
@@ -178,25 +213,43 @@ def _distinct(found: list[tuple[RunResult, int]]) -> list[RunResult]:
 
 
 def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limit: float | None,
-               defined: Definitions) -> Callable[[], tuple[Fault, ...]]:
-    """How to localize the submission's faults: one more run in the sandbox, made only if a diagnosis asks."""
+               defined: Definitions, ready: GroupRun | None = None) -> Callable[[], tuple[Fault, ...]]:
+    """How to localize the submission's faults: from the run made beside the hidden checks, else one more run
+    in the sandbox, made only if a diagnosis asks."""
     def run() -> tuple[Fault, ...]:
-        located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
+        if ready is not None:
+            located = from_run(ready, group.seed) if not ready.missing else None
+        else:
+            located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
         return faults(located, defined.grad_overwrites) if located is not None else ()
     return run
+
+
+def _failing_engines(groups: Sequence[Group], expected: Sequence[tuple[Expected, ...]],
+                     public: Sequence[tuple[RunResult, int]]) -> dict[int, Group]:
+    """The localization of each engine exercise whose public checks already fail, to make beside its hidden
+    checks: its diagnosis will ask for one, and it costs no child of its own there."""
+    return {i: probe_group(g.exercise, g.seed) for i, (g, (run, k)) in enumerate(zip(groups, public, strict=True))
+            if g.exercise.engine == "scalar" and any(
+                c.status in ("failed", "error") for c in check_exercise(
+                    g.exercise, g.inputs, expected[i], {"cpu": ExerciseRun(run, run.groups[k])}).checks
+                if c.visibility == "public")}
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
                  cache: MutantCache | None = None) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
-    Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too.
-    The slipped engines are the reference engine (grader.judge.slips) and run here. A released pack
-    has no mutants: it brings what they gave at its seed (grader.judge.released_mistakes).
+    Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
+    mistake runs as the student's code ran, its hidden checks apart (state a mistake keeps across checks
+    would differ otherwise), on every check (which checks a mistake fails is evidence too). The slipped
+    engines are the reference engine (grader.judge.slips) and run here. A released pack has no mutants:
+    it brings what they gave at its seed (grader.judge.released_mistakes).
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
+    sides = [part_of(group, "public"), part_of(group, "hidden")] if has_hidden([group], "cpu") else [group]
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
         try:
@@ -204,15 +257,20 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         except GraderError:
             runs.append(MutantRun(mutant, None))
             continue
-        # an engine mistake's own localization, in the same child: blame keeps its name only where it agrees
+        # an engine mistake's own localization, in the same child (the last): blame keeps its name only where
+        # it agrees
         extra = [probe_group(group.exercise, group.seed)] if group.exercise.engine == "scalar" else []
-        result = sandbox.launch(submission, [group, *extra], device="cpu", time_limit=time_limit).result()
+        pending = [sandbox.launch(submission, [side, *(extra if side is sides[-1] else [])], device="cpu",
+                                  time_limit=time_limit) for side in sides]
+        results = [p.result() for p in pending]
         rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
-        found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(result.groups[1], group.seed),
+        located = results[-1]
+        found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(located.groups[1], group.seed),
                                                                        definitions(submission.cells).grad_overwrites)) \
-            if extra and len(result.groups) > 1 else frozenset()
-        runs.append(MutantRun(mutant, result.groups[0], rules, found,
-                              distinctive(mutant.path, group.exercise.solution)))
+            if extra and len(located.groups) > 1 else frozenset()
+        both = [r.groups[0] for r in results]
+        runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),
+                              rules, found, distinctive(mutant.path, group.exercise.solution)))
     mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
     if cache is not None:
         cache[key] = mistakes

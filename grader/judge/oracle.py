@@ -146,7 +146,7 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
               fd_elements: int = MAX_FD_ELEMENTS) -> Expected:
     compiled = _compiled(probe)
     first, *others = oracles
-    reference = run_probe(compiled, namespace(exercise.engine, first.names, inputs, first.device, seed))
+    reference = run_probe(compiled, namespace(exercise.probe_engine, first.names, inputs, first.device, seed))
     if isinstance(reference, ErrorInfo):
         if probe.raises is not None:
             return Expected(reference, _check_raised(probe, reference, first.name))
@@ -155,7 +155,7 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
         return Expected(reference, (f"the {first.name} did not raise {probe.raises.type_name}",))
     problems: list[str] = []
     for oracle in others:
-        other = run_probe(compiled, namespace(exercise.engine, oracle.names, inputs, oracle.device, seed))
+        other = run_probe(compiled, namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed))
         if isinstance(other, ErrorInfo):
             problems.append(f"the {oracle.name} raised {other.describe()}")
             continue
@@ -183,7 +183,7 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
     output = _compiled_output(probe.name, probe.code, probe.output)
 
     def f(changed: Inputs) -> float:
-        result = run_probe(output, namespace(exercise.engine, oracle.names, changed, oracle.device, seed))
+        result = run_probe(output, namespace(exercise.probe_engine, oracle.names, changed, oracle.device, seed))
         value = result.get("output") if isinstance(result, dict) else None
         if isinstance(value, Array) and value.shape == ():
             return value.data[0]

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.3"
+REPORT_VERSION = "1.4"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -152,7 +152,8 @@ class ExerciseResult:
 class Report:
     submission: str
     sha256: str
-    seed: int
+    #: the seed of its inputs; None where it was drawn from a course secret, which `seed_token` stands for
+    seed: int | None
     exercises: tuple[ExerciseResult, ...]
     grader_version: str
     seconds: float = 0.0
@@ -167,6 +168,14 @@ class Report:
     isolation: Isolation | None = None
     #: what its code did against the grader itself: tampering the guard refused, replies it forged
     integrity: tuple[str, ...] = ()
+    #: where the seed was drawn from the submission and a course secret: what the instructor turns back into
+    #: the seed (`grade seed TOKEN`), which the report never shows (grader.core.seeds)
+    seed_token: str | None = None
+
+    @property
+    def seed_shown(self) -> str:
+        """How a report names its seed: the number, or the token the instructor turns back into it."""
+        return f"seed token {self.seed_token}" if self.seed_token is not None else f"seed {self.seed}"
 
     @property
     def score(self) -> float:
@@ -211,13 +220,14 @@ class Graded:
 
 
 def build_report(graded: Graded, *, submission: str, sha256: str, seed: int, seconds: float = 0.0,
-                 notes: Sequence[str] = ()) -> Report:
+                 notes: Sequence[str] = (), seed_token: str | None = None) -> Report:
     """The report of a grading: the only place a `Report` is assembled (`grader.outputs.render_json` reads one back).
 
     `submission`: how the report names the graded file; `notes`: facts about how it was read, before
-    the run's own.
+    the run's own; `seed_token`: where the seed was drawn from a course secret, the token shown instead of it.
     """
-    return Report(submission=submission, sha256=sha256, seed=seed, exercises=graded.exercises,
+    return Report(submission=submission, sha256=sha256, seed=None if seed_token is not None else seed,
+                  seed_token=seed_token, exercises=graded.exercises,
                   grader_version=__version__, seconds=seconds, problems=graded.problems,
                   notes=(*notes, *graded.notes), isolation=graded.isolation,
                   integrity=graded.integrity, output=graded.output, output_truncated=graded.output_truncated)

@@ -28,6 +28,11 @@ def check_source(cells: Sequence[SourceCell], rules: SourceRules,
                  scope: Sequence[str] | None = None) -> tuple[Violation, ...]:
     """Every call rule the source breaks; cells that do not parse are skipped (the run reports them).
 
+    A call counts under the name it calls through: `_d = torch.autograd.grad; _d(...)`, `from torch.autograd
+    import grad as g`, `getattr(torch.autograd, "grad")(...)` all call grad. This is the early, friendly word:
+    a name built at run time escapes any reading of the source, so what an exercise must be sure of is proved
+    by what runs (`autograd`, `forbid_ops`, a tree without torch: grader.run.evidence).
+
     With `scope`, only the definitions of those names are checked: a notebook that answers several
     exercises calls backward() for one while another's `Dual` must not.
     """
@@ -35,14 +40,58 @@ def check_source(cells: Sequence[SourceCell], rules: SourceRules,
         return ()
     found: list[Violation] = []
     called: set[str] = set()
-    for cell, root in _roots(cells, scope):
+    watched = frozenset(rules.require_calls) | frozenset(rules.forbid_calls)
+    roots = _roots(cells, scope)
+    aliases = _aliases([root for _, root in _roots(cells, None)], watched)
+    for cell, root in roots:
         for node in ast.walk(root):
-            if isinstance(node, ast.Call) and (name := _called_name(node.func)) is not None:
+            if isinstance(node, ast.Call) and (name := _called_name(node.func, aliases)) is not None:
                 called.add(name)
                 if name in rules.forbid_calls:
                     found.append(Violation(f"it calls {name}()", node.lineno, cell))
     found += [Violation(f"it never calls {name}()", None) for name in rules.require_calls if name not in called]
-    return tuple(sorted(found, key=lambda v: (v.cell, v.line or 0, v.rule)))
+    return tuple(sorted(dict.fromkeys(found), key=lambda v: (v.cell, v.line or 0, v.rule)))
+
+
+#: how many rounds of `a = b` are followed (each round follows one more link of a chain)
+_ALIAS_ROUNDS = 8
+
+
+def _aliases(roots: Sequence[ast.AST], watched: frozenset[str]) -> dict[str, str]:
+    """Names bound to a watched callable, anywhere in the source: by import, by assignment, by getattr."""
+    aliases: dict[str, str] = {}
+    bindings: list[tuple[str, ast.expr]] = []
+    for root in roots:
+        for node in ast.walk(root):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for item in node.names:
+                    name = item.name.rpartition(".")[2]
+                    if item.asname and name in watched:
+                        aliases[item.asname] = name
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    bindings += _pairs(target, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+                bindings += _pairs(node.target, node.value)
+    for _ in range(_ALIAS_ROUNDS):
+        before = len(aliases)
+        for bound, value in bindings:
+            via = _called_name(value, aliases)
+            if via is not None and via in watched and bound not in aliases:
+                aliases[bound] = via
+        if len(aliases) == before:
+            break
+    return aliases
+
+
+def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """(name, value) for each name an assignment binds: `a = v`, and `a, b = v, w` element by element."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts):
+        return [pair for t, v in zip(target.elts, value.elts, strict=True) for pair in _pairs(t, v)]
+    return []
 
 
 def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], exercise_id: str,
@@ -77,9 +126,13 @@ def _roots(cells: Sequence[SourceCell], scope: Sequence[str] | None) -> list[tup
     return roots
 
 
-def _called_name(func: ast.expr) -> str | None:
+def _called_name(func: ast.expr, aliases: dict[str, str] | None = None) -> str | None:
+    """The name a call goes through: `f`, `x.f`, an alias of a watched name, or `getattr(x, "f")`."""
     if isinstance(func, ast.Name):
-        return func.id
+        return (aliases or {}).get(func.id, func.id)
     if isinstance(func, ast.Attribute):
         return func.attr
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
+            and len(func.args) >= 2 and isinstance(func.args[1], ast.Constant) and isinstance(func.args[1].value, str):
+        return func.args[1].value
     return None

@@ -78,6 +78,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         data["engine"] in ("scalar", "tensor") and not (folder / "solution.py").exists()))
     if data["engine"] == "tensor":
         _tensor_reference(data["defines"], where)
+    _autograd_rule(data, probes, where)
     solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
     mutants_dir = folder / data.get("mutants", "mutants")
     if "mutants" in data and not mutants_dir.is_dir():
@@ -104,6 +105,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         probes=probes,
         autograd=data.get("autograd"),
         forbid_ops=tuple(data.get("forbid_ops", ())),
+        forbid_complex=bool(data.get("forbid_complex", False)),
         hidden_points=float(data.get("hidden_points", 0)),
         contract=contract,
         course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
@@ -148,6 +150,23 @@ def _contract(data: dict[str, Any], where: Where) -> Contract:
         raise where.error(("contract", "class"), f"is {contract.class_name!r}, but 'defines' does not ask for a "
                                                  f"class of that name; add `{contract.class_name}: class` to defines.")
     return contract
+
+
+def _autograd_rule(data: dict[str, Any], probes: tuple[Probe, ...], where: Where) -> None:
+    """`autograd` is about torch, and `forbidden` leaves torch out of the tree: no torch for its probes either."""
+    rule = data.get("autograd")
+    if rule is not None and data["engine"] != "torch":
+        raise where.error(("autograd",), f"is for engine: torch exercises; this one is engine: {data['engine']}.")
+    if rule != "forbidden":
+        return
+    if data.get("forbid_ops"):
+        raise where.error(("forbid_ops",), "cannot go with autograd: forbidden, which leaves torch out of the "
+                                           "submission's tree: no torch operator can run there.")
+    for i, probe in enumerate(probes):
+        tensors = [spec.name for spec in probe.inputs if spec.kind == "tensor"]
+        if tensors or "cuda" in probe.devices:
+            raise where.error(("probes", i), f"uses {'a tensor input' if tensors else 'CUDA'}, but autograd: "
+                                             "forbidden leaves torch out: its probes get numbers, on the CPU.")
 
 
 def _tolerance(data: dict[str, float] | None, default: Tolerance) -> Tolerance:

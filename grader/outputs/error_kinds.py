@@ -93,7 +93,8 @@ def check_error(check: CheckResult, exercise: ExerciseResult, report: Report) ->
     if cause.kind in ("passed", "wrong-value", "skipped", "no-submission"):
         return None
     if cause.kind == "exception":
-        kind = cause.detail or "other error"
+        # a hidden check's exception keeps no type (the submission chooses it, grader.judge.hidden_runs)
+        kind = cause.detail or ("an error in a hidden check" if check.visibility == "hidden" else "other error")
     elif cause.kind == "grader" and "oracles disagree" in cause.detail:
         kind = "oracle disagreement"
     else:

@@ -45,8 +45,8 @@ def feedback_html(report: Report, student: Student | None = None, outcome: Outco
     body += [f'<p class="note">Note: {e(n)}</p>' for n in report.notes]
     body += [_exercise(x) for x in report.exercises]
     body.append(_output(report))
-    body.append(f'<p class="meta">Graded by autograd-grader {e(report.grader_version)} with seed {report.seed}: the '
-                "same file and seed always give this page.</p>")
+    body.append(f'<p class="meta">Graded by autograd-grader {e(report.grader_version)} with '
+                f"{e(report.seed_shown)}: the same file and seed always give this page.</p>")
     return page(f"Feedback: {titles}", "\n".join(b for b in body if b), _CSS)
 
 

@@ -43,7 +43,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     console = Console(file=buffer, force_terminal=color, force_jupyter=False, no_color=not color, width=width,
                       highlight=False, emoji=False, soft_wrap=True)
     console.print(_assemble(("autograd-grader ", "bold"), report.grader_version, " · ",
-                                (report.submission, "bold"), f" · seed {report.seed}"))
+                                (report.submission, "bold"), f" · {report.seed_shown}"))
     if report.isolation is not None and (report.isolation.level != "full" or report.isolation.weaker_limits):
         console.print(_text(f"  isolation: {report.isolation.level} ({report.isolation.description})", style="dim"))
     for note in report.notes:

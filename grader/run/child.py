@@ -27,7 +27,7 @@ from typing import Any, ClassVar, NoReturn
 from grader.run import guard
 from grader.run.execute import compile_probe, error_data, run_probe_data, scope_of
 from grader.run.policy import permits, permits_extension
-from grader.run.warm import private, seal
+from grader.run.warm import seal
 from grader.run.zygote_main import Hello
 
 KEY_BYTES = 32
@@ -85,9 +85,9 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
         enter: Any
         leave: Any
         report: Any
-        watch, enter, leave, report = ((private(recorder.watch), private(recorder.enter), private(recorder.leave),
-                                        private(recorder.report)) if recorder is not None else (None,) * 4)
-        groups = [(g["engine"], list(g["defines"].items()), bool(g["autograd"] or g["forbid_ops"]),
+        watch, enter, leave, report = recorder if recorder is not None else (None,) * 4
+        groups = [(g["engine"], list(g["defines"].items()),
+                   bool(g["autograd"] or g["forbid_ops"] or g["forbid_complex"]),
                    [(compile_probe(p["name"], p["code"], dict(p["observe"])), p["inputs"], p["torch_seed"],
                      frozenset(p["uses"])) for p in g["probes"]]) for g in request["groups"]]
         device, keep_going = request["device"], request["keep_going"]
@@ -190,16 +190,22 @@ def _copy(module: types.ModuleType) -> types.ModuleType:
 
 
 def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
-    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.evidence)."""
-    groups = [g for g in request["groups"] if g["engine"] == "torch" and (g["autograd"] or g["forbid_ops"])]
-    if not groups:
-        return None
-    from grader.run.evidence import Recorder
+    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.evidence),
+    and whether the submission computed with complex numbers where one forbids them (grader.run.complex_watch)."""
+    from grader.run.evidence import record_autograd, together
 
-    ops = sorted({op for g in groups for op in g["forbid_ops"]})
-    torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]  # the recorder is reachable through torch
-    return Recorder(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
-                    produced=any(g["autograd"] == "required" for g in groups))
+    parts: list[Any] = []
+    groups = [g for g in request["groups"] if g["engine"] == "torch" and (g["autograd"] or g["forbid_ops"])]
+    if groups:
+        ops = sorted({op for g in groups for op in g["forbid_ops"]})
+        torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]  # the recorder is reachable through torch
+        parts.append(record_autograd(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
+                                     produced=any(g["autograd"] == "required" for g in groups)))
+    if any(g["forbid_complex"] for g in request["groups"]):
+        from grader.run.complex_watch import record_complex
+
+        parts.append(record_complex(_TRUSTED))
+    return together(parts) if parts else None
 
 
 def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files: Any) -> None:

@@ -52,6 +52,14 @@ class Evidence:
     forbidden_ops: tuple[str, ...] = ()
     #: every number the engine produced as a gradient (leaves' .grad after each backward, autograd.grad's)
     produced: tuple[float, ...] = ()
+    #: gradients that reached an input while the recorded engine was not running (an engine out of its sight)
+    unseen_runs: int = 0
+    #: whether `Variable._execution_engine` was no longer the recorded one when the probe ended
+    engine_replaced: bool = False
+    #: where the submission's code first held a complex number during the probe ("in f(), line 3"); "" if nowhere
+    complex_at: str = ""
+    #: messages to the record that only the submission could have sent (grader.run.evidence): ignored
+    tampered: int = 0
 
 
 @dataclass(frozen=True, slots=True)

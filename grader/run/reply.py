@@ -254,14 +254,20 @@ def _probe_run(event: dict[str, Any]) -> ProbeRun:
 
 
 def _evidence(data: object) -> Evidence:
-    if type(data) is not dict or set(data) != {"runs", "probe_runs", "not_from_engine", "forbidden_ops", "produced"} \
-            or type(data["runs"]) is not int or not all(type(v) is list and len(v) <= 100 for v in
-                                                          (data["not_from_engine"], data["forbidden_ops"])) \
+    if type(data) is not dict or set(data) != {"runs", "probe_runs", "not_from_engine", "forbidden_ops", "produced",
+                                               "unseen_runs", "engine_replaced", "complex", "tampered"} \
+            or type(data["tampered"]) is not int \
+            or type(data["complex"]) is not str \
+            or type(data["runs"]) is not int or type(data["unseen_runs"]) is not int \
+            or type(data["engine_replaced"]) is not bool \
+            or not all(type(v) is list and len(v) <= 100 for v in (data["not_from_engine"], data["forbidden_ops"])) \
             or type(data["produced"]) is not list or len(data["produced"]) > MAX_PRODUCED \
             or not all(type(v) is float for v in data["produced"]):
         raise BadReply("malformed evidence")
     return Evidence(data["runs"], tuple(_text(v)[:80] for v in data["not_from_engine"]),
-                    tuple(_text(v)[:80] for v in data["forbidden_ops"]), tuple(data["produced"]))
+                    tuple(_text(v)[:80] for v in data["forbidden_ops"]), tuple(data["produced"]),
+                    unseen_runs=data["unseen_runs"], engine_replaced=data["engine_replaced"],
+                    complex_at=data["complex"][:120], tampered=data["tampered"])
 
 
 def _missing_text(item: object) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from grader.core.errors import GraderError
-from grader.core.exercise import Device, Exercise
+from grader.core.exercise import Device, Exercise, Visibility
 from grader.run import isolate
 from grader.run.inputs import Inputs, input_to_data, probe_seed
 from grader.run.load import Submission
@@ -40,10 +40,24 @@ class IsolationRefused(GraderError):
     """The machine cannot confine submissions as well as asked, and nothing accepted the risk."""
 
 
+def probes_to_run(exercise: Exercise, device: Device, visibility: Visibility | None = None) -> tuple[int, ...]:
+    """The probes a run of `exercise` on `device` makes, in order: all of them; the public ones alone; or for
+    the hidden checks' own run, every probe up to the last hidden one, so that the hidden checks meet the state
+    the public ones leave (weights kept between calls, a gradient that piles up) as they would in one run.
+    Of that run only the hidden probes' records are read (grader.judge.hidden_runs)."""
+    on = [i for i, probe in enumerate(exercise.probes) if device in probe.devices]
+    if visibility == "public":
+        return tuple(i for i in on if exercise.probes[i].visibility == "public")
+    if visibility == "hidden":
+        last = max((i for i in on if exercise.probes[i].visibility == "hidden"), default=-1)
+        return tuple(i for i in on if i <= last)
+    return tuple(on)
+
+
 def policy_of(exercise: Exercise) -> ImportPolicy:
     """What a submission to `exercise` may import (grader.run.policy)."""
     rules = exercise.source
-    if exercise.engine == "torch":
+    if exercise.uses_torch:
         return torch_policy(rules.forbid_imports)
     return engine_policy(rules.allow_imports, rules.forbid_imports)
 
@@ -97,8 +111,9 @@ class Sandbox:
         return zygote
 
     def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
-               time_limit: float | None = None) -> PendingRun:
-        """Start one child that runs `submission` once, then the probes of each group meant for `device`.
+               time_limit: float | None = None, visibility: Visibility | None = None) -> PendingRun:
+        """Start one child that runs `submission` once, then the probes of each group meant for `device`
+        (and of `visibility`, where given: a hidden check runs in a child of its own, grader.judge.grading).
 
         Every group must allow the same imports (`run` splits them). It works while the caller computes
         expected values.
@@ -107,7 +122,7 @@ class Sandbox:
         if len(policies) != 1:
             raise ValueError("one run serves exercises with the same import policy; use run()")
         (policy,) = policies
-        indices = [tuple(i for i, probe in enumerate(g.exercise.probes) if device in probe.devices) for g in groups]
+        indices = [probes_to_run(g.exercise, device, visibility) for g in groups]
         exercises = [g.exercise for g in groups]
         key = secrets.token_bytes(32)
         request = json.dumps({
@@ -120,8 +135,9 @@ class Sandbox:
             "policy": {"allowed": sorted(policy.allowed) if policy.allowed is not None else None,
                        "forbidden": sorted(policy.forbidden), "describe": policy.describe()},
             "groups": [
-                {"engine": g.exercise.engine, "defines": dict(g.exercise.defines),
+                {"engine": g.exercise.probe_engine, "defines": dict(g.exercise.defines),
                  "autograd": g.exercise.autograd, "forbid_ops": list(g.exercise.forbid_ops),
+                 "forbid_complex": g.exercise.forbid_complex,
                  "probes": [_probe_request(g, i) for i in group_indices]}
                 for g, group_indices in zip(groups, indices, strict=True)
             ],
@@ -142,29 +158,30 @@ class Sandbox:
         return PendingRun(running, limits, plan, key)
 
     def start(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
-              time_limit: float | None = None) -> RunSet:
+              time_limit: float | None = None, visibility: Visibility | None = None) -> RunSet:
         """Start grading `groups` on `device`: the first child starts now; `RunSet.results()` does the rest.
 
         Groups that allow the same imports share a child (those that allow anything first: a notebook's
         own output is best read from the run that can import all it does). A group whose probes stop
         their child (a loop, a crash) costs only itself: the groups after it get a fresh child.
         """
-        return RunSet(self, submission, groups, device, time_limit)
+        return RunSet(self, submission, groups, device, time_limit, visibility)
 
 
 class RunSet:
     """The children that grade one submission's groups on one device, one after another."""
 
     def __init__(self, sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
-                 time_limit: float | None) -> None:
+                 time_limit: float | None, visibility: Visibility | None = None) -> None:
         self._sandbox, self._submission, self._groups = sandbox, submission, list(groups)
-        self._device, self._time_limit = device, time_limit
+        self._device, self._time_limit, self._visibility = device, time_limit, visibility
         self._queue = sorted(_by_policy(groups), key=lambda ix: policy_of(groups[ix[0]].exercise).allowed is not None)
         self._pending: tuple[list[int], PendingRun] | None = self._launch(self._queue.pop(0)) if groups else None
 
     def _launch(self, indices: list[int]) -> tuple[list[int], PendingRun]:
         return indices, self._sandbox.launch(self._submission, [self._groups[i] for i in indices],
-                                             device=self._device, time_limit=self._time_limit)
+                                             device=self._device, time_limit=self._time_limit,
+                                             visibility=self._visibility)
 
     def results(self) -> list[tuple[RunResult, int]]:
         """For each group, the child's run that graded it and the group's place in that run."""
@@ -248,5 +265,5 @@ class PendingRun:
 
 
 def runs_lean(exercises: Sequence[Exercise]) -> bool:
-    """Whether these exercises run in a zygote without torch: none of them is a torch exercise."""
-    return bool(exercises) and all(e.engine != "torch" for e in exercises)
+    """Whether these exercises run in a zygote without torch: none of them lets torch in."""
+    return bool(exercises) and all(not e.uses_torch for e in exercises)

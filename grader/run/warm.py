@@ -35,7 +35,8 @@ from grader.run.policy import WARM
 HARNESS = ("grader.core.values", "grader.run.policy", "grader.run.reading", "grader.run.inputs",
            "grader.run.execute", "grader.run.observed", "grader.run.guard_rules", "grader.run.guard_public",
            "grader.run.guard_code", "grader.run.guard",
-           "grader.run.evidence", "grader.run.probe_tools", "grader.run.child")
+           "grader.run.forbidden_ops", "grader.run.evidence", "grader.run.complex_watch", "grader.run.probe_tools",
+           "grader.run.child")
 #: modules the harness uses as they are: their state is live (sys.modules, sys.stdout) or their objects are the
 #: interpreter's own (builtins: the guard wraps its __import__), and the guard's public half, handed out by design
 _LIVE = ("sys", "builtins", "grader.run.guard_public")
@@ -149,19 +150,6 @@ def _snapshot(module: types.ModuleType) -> types.ModuleType:
     copy = types.ModuleType(module.__name__)
     copy.__dict__.update(module.__dict__)
     return copy
-
-
-def private(method: Any) -> Any:
-    """`method` (bound) with its function rebuilt over its module's private copy (sys.modules holds the copies):
-    what the harness calls on its own objects once the submission runs, so that the class's public globals and
-    builtins, which `object.__subclasses__()` leads to, are not what it runs with. Call it before the
-    submission runs; the result must stay in the harness's locals."""
-    function = method.__func__
-    space = sys.modules[function.__module__].__dict__
-    rebuilt = types.FunctionType(function.__code__, space, function.__name__, function.__defaults__,
-                                 function.__closure__)
-    rebuilt.__kwdefaults__ = function.__kwdefaults__
-    return types.MethodType(rebuilt, method.__self__)
 
 
 def _entry(*args: Any, _target: Callable[..., Any] = print, **kwargs: Any) -> Any:

@@ -42,6 +42,7 @@ def gradescope_results(report: Report) -> dict[str, Any]:
         "output_format": "text",
         "tests": tests,
         "extra_data": {"grader": GRADER, "grader_version": report.grader_version, "seed": report.seed,
+                       **({"seed_token": report.seed_token} if report.seed_token is not None else {}),
                        "sha256": report.sha256},
     }
 

@@ -113,7 +113,8 @@ def _streams(suite: ET.Element, report: Report, exercise_problems: Sequence[str]
 
 def _suite_properties(suite: ET.Element, report: Report, score: float, max_score: float) -> None:
     """Points, and what it takes to grade the submission again the same way."""
-    _properties(suite, [("score", _number(score)), ("max_score", _number(max_score)), ("seed", str(report.seed)),
+    seed = str(report.seed) if report.seed_token is None else report.seed_token
+    _properties(suite, [("score", _number(score)), ("max_score", _number(max_score)), ("seed", seed),
                         ("sha256", report.sha256), ("grader_version", _clean(report.grader_version))])
 
 

@@ -1,0 +1,105 @@
+"""Hidden checks run apart: in a child of their own, after the public ones, and only their verdicts come back.
+
+A hidden check's code runs in the student's process, which can print what it is given, quote it in an
+exception, or spy on `exec`, `eval` and frames. Run with the public checks, what it saw could reach the
+report through the public run's output, a visible check's text or diagnosis. So a submission's hidden
+checks run in a second child, after the public checks replayed there (what a submission keeps between
+calls meets the hidden checks as it would in one run; those records are not read), and of that child's
+run the report keeps only each hidden check's status and points (its problem is a fixed sentence,
+grader.judge.check): no output, no load error, no note or refused import, no exception text, and of its
+integrity records only that there were some.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+
+from grader.core.exercise import Device, Exercise, Visibility
+from grader.run.load import Submission
+from grader.run.observed import GroupRun, RunResult
+from grader.run.sandbox import Group, Sandbox, probes_to_run
+
+#: what integrity says of anything refused while hidden checks ran (the refusals' own words name places
+#: and modules the submission chose)
+HIDDEN_INTEGRITY = ("your code did something the grader refuses while its hidden checks ran; it was refused, "
+                    "and what it was is withheld with the hidden checks")
+
+
+def has_hidden(groups: Sequence[Group], device: Device) -> bool:
+    return any(p.visibility == "hidden" and device in p.devices for g in groups for p in g.exercise.probes)
+
+
+def public_visibility(groups: Sequence[Group], device: Device) -> Visibility | None:
+    """What the first run of a device asks for: the public checks alone where there are hidden ones."""
+    return "public" if has_hidden(groups, device) else None
+
+
+def run_hidden(sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
+               time_limit: float | None, public: Sequence[tuple[RunResult, int]],
+               extra: Mapping[int, Group] | None = None,
+               ) -> tuple[list[GroupRun | None], list[RunResult], dict[int, GroupRun]]:
+    """The hidden checks of each group, from a run of their own; None for a group with none, or where the
+    public run never loaded the submission or stopped in the group's checks (a hidden run would only fail
+    the same way).
+
+    `extra`: by group index, probes of the grader's own to run in the same child (a failing engine
+    exercise's localization, which would otherwise take a child of its own), whose runs come back apart.
+    """
+    wanted = [i for i, g in enumerate(groups)
+              if any(p.visibility == "hidden" and device in p.devices for p in g.exercise.probes)
+              and _loaded(*public[i])]
+    found: list[GroupRun | None] = [None] * len(groups)
+    if not wanted:
+        return found, [], {}
+    added = [(i, g) for i, g in (extra or {}).items() if i in wanted]
+    results = sandbox.start(submission, [*(groups[i] for i in wanted), *(g for _, g in added)], device=device,
+                            time_limit=time_limit, visibility="hidden").results()
+    for i, (run, k) in zip(wanted, results, strict=False):
+        found[i] = run.groups[k]
+    besides = {i: run.groups[k] for (i, _), (run, k) in zip(added, results[len(wanted):], strict=True)}
+    return found, list({id(run): run for run, _ in results}.values()), besides
+
+
+def part_of(group: Group, visibility: Visibility) -> Group:
+    """The group with only the checks a `visibility` run makes on the CPU (grader.run.sandbox.probes_to_run):
+    the others stay in their places, for no device (a known mistake's run mirrors the student's this way,
+    its localization beside it)."""
+    runs = probes_to_run(group.exercise, "cpu", visibility)
+    probes = tuple(p if i in runs else dataclasses.replace(p, devices=())
+                   for i, p in enumerate(group.exercise.probes))
+    return Group(dataclasses.replace(group.exercise, probes=probes), group.inputs, group.seed)
+
+
+def _loaded(run: RunResult, index: int) -> bool:
+    """Whether the public run loaded the submission and went through the group's checks: where it stopped (a
+    crash, an exit, a time limit), a hidden run would replay the same checks into the same stop, and in one
+    run the checks after it would not have run either."""
+    return run.load_error is None and (run.loaded or run.kind == "notebook") and run.stop is None \
+        and run.groups[index].stop is None
+
+
+def merge(exercise: Exercise, public: GroupRun, hidden: GroupRun | None) -> GroupRun:
+    """One exercise's part of both runs: each hidden probe's record from the hidden run, the rest (what the
+    submission lacks, where the run stopped) from the public one."""
+    if hidden is None:
+        return public
+    chosen = [h if probe.visibility == "hidden" else p
+              for probe, p, h in zip(exercise.probes, public.probes, hidden.probes, strict=True)]
+    needs = tuple(h if probe.visibility == "hidden" else p for probe, p, h in
+                  zip(exercise.probes, _padded(public.needs, len(chosen)), _padded(hidden.needs, len(chosen)),
+                      strict=True))
+    return dataclasses.replace(public, probes=tuple(chosen), needs=needs)
+
+
+def _padded(needs: tuple[tuple[str, ...], ...], size: int) -> tuple[tuple[str, ...], ...]:
+    return needs + ((),) * (size - len(needs))
+
+
+def hidden_integrity(public: Iterable[RunResult], hidden: Iterable[RunResult]) -> list[str]:
+    """One withheld line where the hidden run refused something the public run did not (a forged reply too)."""
+    seen = {text for run in public for text in run.integrity}
+    hidden = list(hidden)
+    forged = any(stop is not None and stop.kind == "forged-reply"
+                 for run in hidden for stop in (run.stop, *(g.stop for g in run.groups)))
+    return [HIDDEN_INTEGRITY] if forged or any(text not in seen for run in hidden for text in run.integrity) else []

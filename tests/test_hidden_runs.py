@@ -1,0 +1,135 @@
+"""Hidden checks run in a child of their own, and only their verdicts reach the report (issue 23, item 4)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.judge.catalog import Catalog
+from grader.judge.check import HIDDEN_ERROR
+from grader.judge.grading import grade
+from grader.outputs.formats import render
+from grader.outputs.render_json import report_to_dict
+from grader.outputs.students import Student
+from grader.run.inputs import draw_inputs
+from grader.run.sandbox import Sandbox, probes_to_run
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 3
+
+
+class CountingSandbox(Sandbox):
+    """The real sandbox, counting the runs it is asked for by visibility."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.asked: list[str | None] = []
+
+    def start(self, *args: Any, **kwargs: Any) -> Any:
+        self.asked.append(kwargs.get("visibility"))
+        return super().start(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog(ROOT / "exercises")
+
+
+@pytest.fixture(scope="module")
+def sandbox(catalog: Catalog) -> Any:
+    with CountingSandbox(hide=[catalog.root], lean=True) as box:
+        yield box
+
+
+def _everything(report: Any) -> str:
+    """Every byte of every format a student or an LMS could read."""
+    student = Student(id="s", name="s", submission="s.py")
+    texts = [json.dumps(report_to_dict(report))]
+    texts += [render(name, report, student=student).decode() for name in ("text", "gradescope", "junit", "feedback")]
+    return "\n".join(texts)
+
+
+def test_what_a_spy_saw_in_the_hidden_run_never_reaches_the_report(catalog: Catalog, sandbox: Any) -> None:
+    exercise = catalog.load("node-mul")
+    hidden = [i for i, p in enumerate(exercise.probes) if p.visibility == "hidden"]
+    inputs = draw_inputs(exercise, SEED)
+    # the spy prints every Node's number: the hidden check's products have digits no public input has
+    secrets = [repr(inputs[i]["a"] * inputs[i]["b"]) for i in hidden]  # type: ignore[operator]
+    secrets += [repr(inputs[i]["a"] * inputs[i]["b"] * inputs[i]["c"]) for i in hidden]  # type: ignore[operator]
+    secrets += [exercise.probes[i].code.splitlines()[1].strip() for i in hidden]  # h = x * y: its code
+    sandbox.asked.clear()
+    report = grade(ROOT / "submissions" / "hostile" / "spies_on_the_hidden_run.py", [exercise], seed=SEED,
+                   sandbox=sandbox)
+    assert report.score == report.max_score  # right work, right score
+    assert sandbox.asked == ["public", "hidden"]
+    assert "SPY value" in report.output  # the public run's output is the student's to read
+    assert not [s for s in secrets if s in _everything(report)]
+    public_only = [repr(inputs[0]["a"])]  # and the spy's public sightings are there, as they always were
+    assert all(s in report.output for s in public_only)
+
+
+def test_a_hidden_error_shows_no_type_message_or_line(catalog: Catalog, sandbox: Any, tmp_path: Path) -> None:
+    exercise = catalog.load("node-mul")
+    source = (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text()
+    # an exception class named after the inputs, raised only in the hidden check: out = (h * z) * h
+    source += textwrap.dedent("""
+
+        _backward = Node.backward
+
+        def backward(self):
+            if len(self.parents) == 2 and self.parents[0].parents and self.parents[0].parents[0] is self.parents[1]:
+                raise type(f"E_{abs(self.value):.6f}".replace(".", "_"), (Exception,), {})(f"value {self.value!r}")
+            _backward(self)
+
+        Node.backward = backward
+        """)
+    path = tmp_path / "leaky.py"
+    path.write_text(source)
+    report = grade(path, [exercise], seed=SEED, sandbox=sandbox)
+    checks = {c.name: c for e in report.exercises for c in e.checks}
+    (secret,) = [c for c in checks.values() if c.visibility == "hidden"]
+    assert secret.status == "error" and secret.problem == HIDDEN_ERROR
+    assert (secret.cause.detail, secret.cause.line) == ("", None)
+    assert not re.search(r"E_\d+_\d{6}", _everything(report))
+
+
+def test_no_hidden_run_where_the_file_does_not_load(catalog: Catalog, sandbox: Any, tmp_path: Path) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text("class Node(:\n")
+    sandbox.asked.clear()
+    report = grade(path, [catalog.load("node-mul")], seed=SEED, sandbox=sandbox)
+    assert sandbox.asked == ["public"]
+    hidden = [c for e in report.exercises for c in e.checks if c.visibility == "hidden"]
+    # what kept it from running is the public run's, which the report shows anyway
+    assert hidden and all(c.status == "error" and c.problem.startswith("Not run: your file did not load")
+                          and c.cause.detail == "SyntaxError" for c in hidden)
+
+
+def test_an_exercise_without_hidden_checks_runs_once(catalog: Catalog, sandbox: Any) -> None:
+    full = catalog.load("node-mul")
+    exercise = dataclasses.replace(full, probes=tuple(p for p in full.probes if p.visibility == "public"))
+    sandbox.asked.clear()
+    report = grade(ROOT / "submissions" / "node-mul" / "correct_lesson_style.py", [exercise], seed=SEED,
+                   sandbox=sandbox)
+    assert sandbox.asked == [None] and report.score == report.max_score
+
+
+def test_the_hidden_run_replays_the_public_checks_before_its_own(catalog: Catalog) -> None:
+    """State a submission keeps between calls (weights at module level) meets a hidden check as in one run: the
+    hidden checks' child makes every check up to the last hidden one, and only the hidden ones are read."""
+    exercise = catalog.load("first-gradient")
+    every = probes_to_run(exercise, "cpu")
+    hidden = [i for i in every if exercise.probes[i].visibility == "hidden"]
+    assert hidden and probes_to_run(exercise, "cpu", "public") == tuple(i for i in every if i not in hidden)
+    assert probes_to_run(exercise, "cpu", "hidden") == tuple(i for i in every if i <= max(hidden))
+    # the samples that keep state: right on a fresh call only, so the hidden check fails as it did in one run
+    for sample, exercise_id in (("first-gradient/shared_tensors.py", "first-gradient"),
+                                ("zero-grad-fix/keeps_weights_between_calls.py", "zero-grad-fix")):
+        report = grade(ROOT / "submissions" / sample, [catalog.load(exercise_id)], seed=SEED)
+        assert [c.status for e in report.exercises for c in e.checks if c.visibility == "hidden"] == ["failed"], sample
