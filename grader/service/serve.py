@@ -87,7 +87,10 @@ class Workers:
         while not self._stop.wait(1.0):
             for index, proc in enumerate(self._procs):
                 if proc.poll() is not None and not self._stop.is_set():
-                    self._say(f"a grading worker left (exit {proc.returncode}); starting another")
+                    try:
+                        self._say(f"a grading worker left (exit {proc.returncode}); starting another")
+                    except OSError:  # the server's output is gone (a closed pipe): the worker matters more
+                        pass
                     self._procs[index] = self._spawn()
 
     def stop(self) -> None:
