@@ -74,6 +74,20 @@ def test_what_a_spy_saw_in_the_hidden_run_never_reaches_the_report(catalog: Cata
     assert all(s in report.output for s in public_only)
 
 
+def test_a_localization_never_runs_where_the_hidden_checks_ran(catalog: Catalog, sandbox: Any) -> None:
+    # the sample's new nodes start with the hidden check's first number once it has run; its wrong slope asks
+    # for a localization, whose evidence quotes what it read: made after the hidden checks, it quoted that number
+    exercise = catalog.load("node-mul")
+    inputs = draw_inputs(exercise, SEED)
+    secrets = [repr(inputs[i]["a"]) for i, p in enumerate(exercise.probes) if p.visibility == "hidden"]
+    report = grade(ROOT / "submissions" / "hostile" / "leaks_through_localization.py", [exercise], seed=SEED,
+                   sandbox=sandbox)
+    everything = _everything(report)
+    assert not [s for s in secrets if s in everything]
+    named = {c.diagnosis.mistake for x in report.exercises for c in x.checks if c.diagnosis is not None}
+    assert named == {"wrong-local-slope"}  # its real mistake, seen by a localization of its own
+
+
 def test_a_hidden_error_shows_no_type_message_or_line(catalog: Catalog, sandbox: Any, tmp_path: Path) -> None:
     exercise = catalog.load("node-mul")
     source = (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text()

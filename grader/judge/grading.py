@@ -27,7 +27,7 @@ from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
 from grader.run.observed import GroupRun, RunResult
-from grader.run.sandbox import Group, Sandbox, policy_of
+from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
@@ -113,17 +113,13 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         runs[launch[0]] = first.results()
     hidden: dict[Device, list[RunResult]] = {}
     views: dict[Device, list[ExerciseRun]] = {}
-    located: dict[int, GroupRun] = {}  # localizations made beside the hidden checks
     for device in launch:
         if device not in runs:
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
                                          visibility=public_visibility(groups, device)).results()
         apart: list[GroupRun | None] = [None] * len(groups)
         if has_hidden(groups, device):
-            extra = _failing_engines(groups, expected, runs[device]) if device == "cpu" else {}
-            apart, hidden[device], besides = run_hidden(sandbox, submission, groups, device, time_limit,
-                                                        runs[device], extra)
-            located.update(besides)
+            apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
         views[device] = [ExerciseRun(run, merge(g.exercise, run.groups[k], h))
                          for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
 
@@ -157,13 +153,13 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                                        {d: found[index].group for d, found in views.items()},
                                        mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
                                        defined, () if violations or timed_out else
-                                       _localizer(sandbox, submission, group, time_limit, defined, located.get(index)))
+                                       _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
     engines = {g.exercise.engine for g in groups}
     engine = "torch" if "torch" in engines or len(engines) != 1 else next(iter(engines))
-    children = {d: _distinct(found) for d, found in runs.items()}
+    children = {d: distinct_children(found) for d, found in runs.items()}
     return Graded(
         exercises=tuple(results),
         problems=tuple(f"On {d.upper()}: {p}" if several else p for d, child_runs in children.items()
@@ -207,33 +203,17 @@ def engine_integrity(runs: Iterable[RunResult]) -> list[str]:
     return lines
 
 
-def _distinct(found: list[tuple[RunResult, int]]) -> list[RunResult]:
-    """The children a device's groups ran in, each once, in order."""
-    return list({id(run): run for run, _ in found}.values())
-
-
 def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limit: float | None,
-               defined: Definitions, ready: GroupRun | None = None) -> Callable[[], tuple[Fault, ...]]:
-    """How to localize the submission's faults: from the run made beside the hidden checks, else one more run
-    in the sandbox, made only if a diagnosis asks."""
+               defined: Definitions) -> Callable[[], tuple[Fault, ...]]:
+    """How to localize the submission's faults: one more run in the sandbox, made only if a diagnosis asks.
+
+    Never beside the hidden checks, though that would save a child: what a localization reads is quoted in
+    the visible diagnosis, and a process that has run the hidden checks could write their inputs into it
+    (submissions/hostile/leaks_through_localization.py)."""
     def run() -> tuple[Fault, ...]:
-        if ready is not None:
-            located = from_run(ready, group.seed) if not ready.missing else None
-        else:
-            located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
+        located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
         return faults(located, defined.grad_overwrites) if located is not None else ()
     return run
-
-
-def _failing_engines(groups: Sequence[Group], expected: Sequence[tuple[Expected, ...]],
-                     public: Sequence[tuple[RunResult, int]]) -> dict[int, Group]:
-    """The localization of each engine exercise whose public checks already fail, to make beside its hidden
-    checks: its diagnosis will ask for one, and it costs no child of its own there."""
-    return {i: probe_group(g.exercise, g.seed) for i, (g, (run, k)) in enumerate(zip(groups, public, strict=True))
-            if g.exercise.engine == "scalar" and any(
-                c.status in ("failed", "error") for c in check_exercise(
-                    g.exercise, g.inputs, expected[i], {"cpu": ExerciseRun(run, run.groups[k])}).checks
-                if c.visibility == "public")}
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,

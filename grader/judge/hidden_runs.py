@@ -13,12 +13,12 @@ integrity records only that there were some.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from grader.core.exercise import Device, Exercise, Visibility
 from grader.run.load import Submission
 from grader.run.observed import GroupRun, RunResult
-from grader.run.sandbox import Group, Sandbox, probes_to_run
+from grader.run.sandbox import Group, Sandbox, distinct_children, probes_to_run
 
 #: what integrity says of anything refused while hidden checks ran (the refusals' own words name places
 #: and modules the submission chose)
@@ -37,28 +37,20 @@ def public_visibility(groups: Sequence[Group], device: Device) -> Visibility | N
 
 def run_hidden(sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
                time_limit: float | None, public: Sequence[tuple[RunResult, int]],
-               extra: Mapping[int, Group] | None = None,
-               ) -> tuple[list[GroupRun | None], list[RunResult], dict[int, GroupRun]]:
+               ) -> tuple[list[GroupRun | None], list[RunResult]]:
     """The hidden checks of each group, from a run of their own; None for a group with none, or where the
     public run never loaded the submission or stopped in the group's checks (a hidden run would only fail
-    the same way).
-
-    `extra`: by group index, probes of the grader's own to run in the same child (a failing engine
-    exercise's localization, which would otherwise take a child of its own), whose runs come back apart.
-    """
-    wanted = [i for i, g in enumerate(groups)
-              if any(p.visibility == "hidden" and device in p.devices for p in g.exercise.probes)
-              and _loaded(*public[i])]
+    the same way). Nothing of the grader's own runs beside them: whatever it read could carry what the
+    submission saw there into the visible report."""
+    wanted = [i for i, g in enumerate(groups) if has_hidden([g], device) and _loaded(*public[i])]
     found: list[GroupRun | None] = [None] * len(groups)
     if not wanted:
-        return found, [], {}
-    added = [(i, g) for i, g in (extra or {}).items() if i in wanted]
-    results = sandbox.start(submission, [*(groups[i] for i in wanted), *(g for _, g in added)], device=device,
-                            time_limit=time_limit, visibility="hidden").results()
-    for i, (run, k) in zip(wanted, results, strict=False):
+        return found, []
+    results = sandbox.start(submission, [groups[i] for i in wanted], device=device, time_limit=time_limit,
+                            visibility="hidden").results()
+    for i, (run, k) in zip(wanted, results, strict=True):
         found[i] = run.groups[k]
-    besides = {i: run.groups[k] for (i, _), (run, k) in zip(added, results[len(wanted):], strict=True)}
-    return found, list({id(run): run for run, _ in results}.values()), besides
+    return found, distinct_children(results)
 
 
 def part_of(group: Group, visibility: Visibility) -> Group:

@@ -200,6 +200,11 @@ class RunSet:
         return [found[i] for i in range(len(self._groups))]
 
 
+def distinct_children(found: Sequence[tuple[RunResult, int]]) -> list[RunResult]:
+    """The children a `RunSet.results()` ran in, each once, in order (groups that shared a child name it twice)."""
+    return list({id(run): run for run, _ in found}.values())
+
+
 def refusal(mode: isolate.Mode, minimum: isolate.Level) -> str:
     return (f"cannot isolate submissions here as well as --isolation {minimum} asks: this machine allows "
             f"{mode.level} ({mode.describe()}); missing: {mode.missing}. Grade as root in a container given "
