@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from batch import ROOT, TIME_LIMIT, kind_of, make_class
+from batch import ROOT, TIME_LIMIT, kind_of, make_calm_class
 
 from grader.core.seeds import submission_seed
 from grader.judge import grading, hidden_runs
@@ -117,10 +117,7 @@ def main() -> None:
     adopt_orphans()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "class"
-        make_class(folder, args.students)
-        for f in folder.iterdir():
-            if kind_of(f) == "looping":
-                f.unlink()
+        make_calm_class(folder, args.students)
         make_torch_class(folder, args.torch_students)
         work = []
         for path in sorted(folder.iterdir()):

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from batch import ROOT, TIME_LIMIT, kind_of, make_class
+from batch import ROOT, TIME_LIMIT, make_calm_class
 
 from grader.course.secret import write_new_secret
 
@@ -43,10 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "class"
-        make_class(folder, args.students)
-        for f in folder.iterdir():
-            if kind_of(f) == "looping":
-                f.unlink()
+        make_calm_class(folder, args.students)
         count = len(list(folder.iterdir()))
         secret = write_new_secret(Path(scratch) / "secret")
         times: dict[str, list[float]] = {"one seed": [], "seed per submission": []}

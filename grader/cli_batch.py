@@ -26,6 +26,7 @@ from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
     from grader.course.batch import Done
+    from grader.course.secret import CourseSecret
 
 
 def batch_parser() -> Parser:
@@ -123,7 +124,7 @@ def batch_command(argv: list[str]) -> int:
     return ExitCode.USAGE_ERROR if mostly_missing else ExitCode.OK
 
 
-def _secret(args: Any, catalog: Catalog) -> Any:
+def _secret(args: Any, catalog: Catalog) -> CourseSecret | None:
     """The course secret the seeds are drawn from; None with --seed (one seed for all) or where there is none."""
     from grader.course.secret import find_secret
 
@@ -135,7 +136,7 @@ def _secret(args: Any, catalog: Catalog) -> Any:
     return find_secret(args.secret_file, catalog.root)
 
 
-def _say_seeds(seed: int, secret: Any, catalog: Catalog) -> None:
+def _say_seeds(seed: int, secret: CourseSecret | None, catalog: Catalog) -> None:
     """Which seeds the batch grades with: an instructor must know when every submission got the same inputs."""
     from grader.course.secret import default_path
 

@@ -62,8 +62,6 @@ def add_exercises_option(parser: argparse.ArgumentParser) -> None:
                         help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled one)")
 
 
-
-
 def add_secret_option(parser: argparse.ArgumentParser, purpose: str) -> None:
     parser.add_argument("--secret-file", type=Path, metavar="FILE",
                         help=f"the course secret each submission's seed is drawn from ({purpose}; default: "

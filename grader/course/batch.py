@@ -159,11 +159,11 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
     exercises: list[Exercise] = [catalog.load(i) for i in setup.exercise_ids]
     outcome: Outcome = "graded"
     error = ""
-    seed, token = setup.seed_of(digest_content(entry.files)) if not entry.missing else (setup.seed, None)
+    drawn = _drawn(entry, setup)
     try:
         if entry.missing:
             outcome = "missing"
-            report = _empty_report(entry, setup, exercises, NO_SUBMISSION, Cause("no-submission"))
+            report = _empty_report(entry, drawn, exercises, NO_SUBMISSION, Cause("no-submission"))
         else:
             try:  # everything here reads what the student handed in: a failure is theirs to fix
                 selection = select(entry.files, Target.of(exercises, setup.assignment))
@@ -176,24 +176,24 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
                 raise  # the course's spec, not the student's file
             except GraderError as exc:
                 raise _Unreadable(str(exc)) from None
-            graded = grade_submission(sandbox, submission, exercises, seed=seed, devices=setup.devices,
+            graded = grade_submission(sandbox, submission, exercises, seed=drawn.seed, devices=setup.devices,
                                       time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
-            report = build_report(graded, submission=shown(entry, selection.graded), sha256=entry.digest,
-                                  seed=seed, seed_token=token, seconds=time.perf_counter() - started,
+            report = build_report(graded, submission=shown(entry, selection.graded), sha256=drawn.sha256,
+                                  seed=drawn.seed, seed_token=drawn.token, seconds=time.perf_counter() - started,
                                   notes=(*submission.notes, *setup.seed_notes))
     except _Unreadable as exc:
         outcome = "unreadable"
-        report = _empty_report(entry, setup, exercises, f"Your submission could not be graded: {exc}",
+        report = _empty_report(entry, drawn, exercises, f"Your submission could not be graded: {exc}",
                                Cause("unreadable"))
     except Exception:  # noqa: BLE001 - a grader bug (or the course's spec) costs this student's report, never the batch
         outcome, error = "grader-error", traceback.format_exc()
-        report = _empty_report(entry, setup, exercises, _GRADER_FAILED, Cause("grader"))
+        report = _empty_report(entry, drawn, exercises, _GRADER_FAILED, Cause("grader"))
     try:
         write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
                       fingerprint)
     except Exception:  # noqa: BLE001 - a format failed on this report: the student's files still say so
         outcome, error = "grader-error", traceback.format_exc()
-        report = _empty_report(entry, setup, exercises, _GRADER_FAILED, Cause("grader"))
+        report = _empty_report(entry, drawn, exercises, _GRADER_FAILED, Cause("grader"))
         write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
                       fingerprint)
     return Done(student=entry.student.id, outcome=outcome, score=report.score, max_score=report.max_score,
@@ -230,7 +230,7 @@ def declared_by(entry: Entry, catalog: Catalog) -> list[Exercise]:
 def write_failure(entry: Entry, setup: Setup, exercises: Sequence[Exercise], out: Path, fingerprint: str,
                   why: str) -> Done:
     """A student whose worker was lost every time it graded them: a grader error in their files, for the summary."""
-    report = _empty_report(entry, setup, exercises, _GRADER_FAILED, Cause("grader"))
+    report = _empty_report(entry, _drawn(entry, setup), exercises, _GRADER_FAILED, Cause("grader"))
     write_student(out, StudentReport(student=entry.student, report=report, outcome="grader-error", error=why),
                   fingerprint)
     return Done(student=entry.student.id, outcome="grader-error", score=0.0, max_score=report.max_score,
@@ -245,12 +245,28 @@ def shown(entry: Entry, file: SubmittedFile) -> str:
         return file.name
 
 
-def _empty_report(entry: Entry, setup: Setup, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
+@dataclass(frozen=True, slots=True)
+class _Drawn:
+    """What a report names a submission by, and the seed it is graded with: its files read once for both."""
+
+    sha256: str
+    seed: int
+    token: str | None
+
+
+def _drawn(entry: Entry, setup: Setup) -> _Drawn:
+    if entry.missing:
+        return _Drawn(entry.digest, setup.seed, None)
+    content = digest_content(entry.files)  # what `entry.digest` hashes
+    seed, token = setup.seed_of(content)
+    return _Drawn(hashlib.sha256(content).hexdigest(), seed, token)
+
+
+def _empty_report(entry: Entry, drawn: _Drawn, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     """A report for a submission that could not be graded: every check of the exercises scores 0."""
-    seed, token = setup.seed_of(digest_content(entry.files)) if not entry.missing else (setup.seed, None)
     return build_report(not_graded(exercises, problem, cause),
                         submission=file_name(entry.origin) or entry.student.submission,
-                        sha256=entry.digest, seed=seed, seed_token=token)
+                        sha256=drawn.sha256, seed=drawn.seed, seed_token=drawn.token)
 
 
 def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:

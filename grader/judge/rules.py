@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from grader.core.exercise import SourceRules
 from grader.run.load import SourceCell
+from grader.run.syntax import syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +42,9 @@ def check_source(cells: Sequence[SourceCell], rules: SourceRules,
     found: list[Violation] = []
     called: set[str] = set()
     watched = frozenset(rules.require_calls) | frozenset(rules.forbid_calls)
-    roots = _roots(cells, scope)
-    aliases = _aliases([root for _, root in _roots(cells, None)], watched)
-    for cell, root in roots:
+    trees = _trees(cells)  # parsed once: aliases are read from the whole source, calls from the scope
+    aliases = _aliases([tree for _, tree in trees], watched)
+    for cell, root in _scoped(trees, scope):
         for node in ast.walk(root):
             if isinstance(node, ast.Call) and (name := _called_name(node.func, aliases)) is not None:
                 called.add(name)
@@ -98,7 +99,7 @@ def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], ex
                  own_modules: Sequence[str] = ()) -> tuple[str, ...]:
     """An early word on each import of a module the exercise does not allow (the guard refuses it when run)."""
     notes = []
-    for cell, root in _roots(cells, None):
+    for cell, root in _trees(cells):
         for node in ast.walk(root):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
@@ -112,18 +113,22 @@ def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], ex
     return tuple(dict.fromkeys(notes))
 
 
-def _roots(cells: Sequence[SourceCell], scope: Sequence[str] | None) -> list[tuple[str, ast.AST]]:
-    roots: list[tuple[str, ast.AST]] = []
+def _trees(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
+    """Each cell's syntax tree, labelled; cells the parser fails on are left out (the run reports them)."""
+    trees: list[tuple[str, ast.Module]] = []
     for cell in cells:
-        try:
-            tree = ast.parse(cell.source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        label = cell.label if cell.label.startswith("cell ") else ""
-        roots += [(label, tree)] if scope is None else [
-            (label, node) for node in tree.body
+        tree = syntax_tree(cell.source)
+        if tree is not None:
+            trees.append((cell.label if cell.label.startswith("cell ") else "", tree))
+    return trees
+
+
+def _scoped(trees: list[tuple[str, ast.Module]], scope: Sequence[str] | None) -> list[tuple[str, ast.AST]]:
+    """The trees, or with `scope` only the top-level definitions of those names."""
+    if scope is None:
+        return list(trees)
+    return [(label, node) for label, tree in trees for node in tree.body
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in scope]
-    return roots
 
 
 def _called_name(func: ast.expr, aliases: dict[str, str] | None = None) -> str | None:
