@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 import grader
 import reference
 from grader.core.errors import GraderError
-from grader.course.secret import CourseSecret, write_new_secret
+from grader.course.secret import CourseSecret, write_new_secret, write_secret
 from grader.judge.catalog import ASSIGNMENTS, Catalog
 from grader.run.sandbox import runs_lean
 
@@ -114,8 +114,7 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
         if secret is None:
             write_new_secret(kept)
         else:
-            kept.write_bytes(secret.value + b"\n")
-            kept.chmod(0o600)
+            write_secret(kept, secret.value)  # mode 600 from its first byte, as the course's own
         seeding = f'--secret-file "$root/source/{SECRET_IN_EXPORT}"'
     else:
         (out / SECRET_IN_EXPORT).unlink(missing_ok=True)

@@ -63,9 +63,13 @@ def find_secret(given: Path | None, exercises: Path) -> CourseSecret | None:
 
 
 def write_new_secret(path: Path) -> CourseSecret:
-    """A fresh secret in a new file only its owner may read; an existing one is never replaced (the reports
-    graded with it could no longer be reproduced)."""
-    value = new_secret()
+    """A fresh secret in a new file only its owner may read (write_secret)."""
+    return write_secret(path, new_secret().encode())
+
+
+def write_secret(path: Path, value: bytes) -> CourseSecret:
+    """`value` in a new file only its owner may read, from its first byte on; an existing one is never replaced
+    (the reports graded with it could no longer be reproduced)."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -73,6 +77,6 @@ def write_new_secret(path: Path) -> CourseSecret:
                           f"reproduced with it); remove the file first to start afresh.") from None
     except OSError as exc:
         raise GraderError(f"cannot write {path}: {exc.strerror}.") from None
-    with os.fdopen(descriptor, "w") as handle:
-        handle.write(value + "\n")
-    return CourseSecret(value.encode(), path)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(value + b"\n")
+    return CourseSecret(value, path)

@@ -39,7 +39,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
-from grader.core.seeds import MIN_SECRET_BYTES, new_secret
+from grader.course.secret import read_secret, write_new_secret
 from grader.judge.catalog import Catalog
 from grader.run.isolate import LEVELS, Level
 
@@ -123,19 +123,11 @@ class Course:
         raise GraderError(f"this course grades no exercise {exercise[:80]!r}; its assignments: {listed}.")
 
     def secret(self) -> bytes:
-        """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it."""
-        try:
-            text = self.secret_file.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            text = new_secret()
-            descriptor = os.open(self.secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-        except OSError as exc:
-            raise GraderError(f"{self.secret_file}: cannot read the course secret ({exc.strerror}).") from None
-        if len(text.encode()) < MIN_SECRET_BYTES:
-            raise GraderError(f"{self.secret_file}: the course secret needs at least {MIN_SECRET_BYTES} bytes.")
-        return text.encode()
+        """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it. The same file
+        and rules as `grade batch`'s and `grade export`'s (grader.course.secret), so all three draw one seed."""
+        if not self.secret_file.exists():
+            write_new_secret(self.secret_file)
+        return read_secret(self.secret_file).value
 
 
 def find_course(explicit: Path | None) -> Path:
