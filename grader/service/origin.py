@@ -6,8 +6,8 @@ Why Origin and not a CSRF token: the pages run no script and hold no form whose 
 every browser names the page a cross-site request came from in Origin (older ones, or privacy settings, at
 least in Referer); a request that names neither is refused, so the check fails closed. A bearer token is not
 sent by the browser on its own, so requests that carry one (grade submit, scripts) are not asked. The host is
-compared, not the scheme: behind a proxy that ends TLS the server sees http while the browser says https.
-Starlette's SessionMiddleware-style CSRF libraries would need a form token in every page for the same result.
+compared, not the scheme: behind a proxy that ends TLS the server sees http while the browser says https
+(the proxy must pass the Host header on, as nginx's `proxy_set_header Host $host` does).
 """
 
 from __future__ import annotations
