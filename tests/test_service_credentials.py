@@ -216,9 +216,12 @@ def _v0002_store(url: str) -> None:
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_v0002_store_with_data_is_upgraded(kind: str, tmp_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
     from sqlalchemy import text
     from sqlalchemy.exc import IntegrityError
 
+    from grader.service.schema import metadata
     from grader.service.store import open_store, reading, writing
 
     with postgres() if kind == "postgresql" else _nothing() as pg:
@@ -238,4 +241,6 @@ def test_a_v0002_store_with_data_is_upgraded(kind: str, tmp_path: Path) -> None:
             db.execute(insert, {"a": "hw0", "c": b"y = 2\n"})
         with pytest.raises(IntegrityError), writing(engine) as db:  # for the same one: still once
             db.execute(insert, {"a": "hw1", "c": b"y = 2\n"})
+        with engine.connect() as connection:  # and the migrations leave the store as schema.py says
+            assert compare_metadata(MigrationContext.configure(connection), metadata) == []
         engine.dispose()

@@ -51,10 +51,10 @@ DEADLINES = {"hw1": 1767225600.0, "hw2": 1769904000.0}
 
 
 def _row(ident: int, assignment: str, score: float, days: float, at: float) -> Row:
-    """A graded submission `days` late (received `at` seconds into its day late; lateness is counted from the
-    receipt time and the deadline in force, never from what was stored at the upload)."""
+    """A graded submission `days` late (received `at` seconds into its day late: how late it is comes from its
+    receipt, and from the deadline in force now where that is later)."""
     received = DEADLINES[assignment] + (days - 1) * DAY + at if days else DEADLINES[assignment] - 1000 + at
-    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=received, days_late=-1,
+    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=received, days_late=days,
                seed_token="", outcome="graded", score=score, max_score=10.0, public_score=score, state="done")
 
 

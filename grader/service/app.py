@@ -37,7 +37,7 @@ from grader.service.intake import Receipt, take
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
 from grader.service.seen import labelled, status_of
-from grader.service.standing import report_json, rows_of, worths
+from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
 from grader.service.uploads import Refused, check_upload
@@ -213,7 +213,7 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
     released = who.instructor or (deadline is not None and time.time() >= deadline)
     data: dict[str, object] = {"submission": row.id, "assignment": row.assignment, "filename": row.filename,
                                "sha256": row.sha256, "received_at": row.received_at,
-                               "days_late": course.days_late(rules, owner, row.received_at) if rules else 0.0,
+                               "days_late": late_now(course, rules, owner, row),
                                "seed_token": row.seed_token, "state": row.state, "queue_ahead": ahead,
                                "outcome": row.outcome, "hidden_released": released}
     text = report_json(state.engine, ident) if row.outcome is not None else None

@@ -61,7 +61,7 @@ sessions = Table(
     Column("kind", String(10), nullable=False),
     Column("expires_at", Double, nullable=False),
     #: the token it was made from: a session lives only while that token does (migration 0003_i31)
-    Column("token_id", String(32), nullable=False, server_default=""),
+    Column("token_id", String(32), nullable=False),
 )
 
 submissions = Table(

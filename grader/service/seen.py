@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from grader.service import queue
 from grader.service.config import Course, Rules
 from grader.service.intake import used_today
-from grader.service.standing import Row, standing, worths
+from grader.service.standing import Row, late_now, standing, worths
 
 if TYPE_CHECKING:
     from grader.service.app import State
@@ -43,7 +43,7 @@ def late_rule(rules: Rules) -> str:
 class Label:
     """What a history says of one submission now."""
 
-    #: how late it is, by the deadline in force now
+    #: how late it counts (grader.service.standing.late_now)
     days_late: float
     #: its assignment's hidden checks are out (always, for an instructor)
     hidden_released: bool
@@ -65,7 +65,7 @@ def labelled(course: Course, student: str, rows: Sequence[Row], instructor: bool
     worth = worths(course, student, rows)
     for row in rows:
         rules = course.assignments.get(row.assignment)
-        late = course.days_late(rules, student, row.received_at) if rules else 0.0
+        late = late_now(course, rules, student, row)
         out = instructor or is_released(course, student, row.assignment)
         if out and row.id in worth:
             counted, counts = worth[row.id]

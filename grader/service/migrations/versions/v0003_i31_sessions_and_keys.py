@@ -19,7 +19,7 @@ depends_on = None
 def upgrade() -> None:
     op.execute(sa.text("DELETE FROM sessions"))
     with op.batch_alter_table("sessions") as table:
-        table.add_column(sa.Column("token_id", sa.String(32), nullable=False, server_default=""))
+        table.add_column(sa.Column("token_id", sa.String(32), nullable=False))  # the table is empty now
     with op.batch_alter_table("submissions") as table:
         table.drop_constraint("uq_submission_key", type_="unique")
         table.create_unique_constraint("uq_submission_key", ["student_id", "assignment", "idempotency_key"])
