@@ -96,6 +96,9 @@ _NAMED = {
 _ROSTER = "id,name,email\nalice,Alice Adams,alice@example.edu\nbob,Bob Brown,bob@example.edu\n" \
           "carol,Carol Chen,carol@example.edu\ndan,Dan Diaz,dan@example.edu\nerin,Erin Evans,erin@example.edu\n"
 
+#: my-course's roster: the ids server.md's course.toml and commands name
+_COURSE_ROSTER = "id,name,email\ns1234,Ana Lee,ana@example.edu\ns1235,Bob Smith,bob@example.edu\n"
+
 
 def make_course(folder: Path) -> Path:
     """Lay out the course the guides' blocks run in; every guide gets its own, fresh."""
@@ -109,7 +112,7 @@ def make_course(folder: Path) -> Path:
     (folder / "course" / "exercises").mkdir(parents=True)  # authoring.md's ~/course/exercises, empty at first
     course = folder / "my-course"
     shutil.copytree(ROOT / "exercises", course / "exercises")
-    (course / "roster.csv").write_text(_ROSTER)
+    (course / "roster.csv").write_text(_COURSE_ROSTER)
     (folder / "tool-private.pem").write_text(_private_key())
     return folder
 
