@@ -87,6 +87,8 @@ class Platform:
     #: what the next id_token's claims are changed to (a key set to None is left out)
     override: dict[str, Any] = field(default_factory=dict)
     authorizations: list[dict[str, str]] = field(default_factory=list)
+    #: every GET's path
+    gets: list[str] = field(default_factory=list)
     jwks_fetches: int = 0
     page_size: int = 2
     #: a next link to put on the first page instead of the real one (a hostile platform's)
@@ -194,6 +196,7 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            platform.gets.append(self.path)
             url = urlsplit(self.path)
             query = {k: v[0] for k, v in parse_qs(url.query).items()}
             if url.path == "/jwks":

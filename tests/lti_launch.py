@@ -148,7 +148,7 @@ def sign_in(tool: str, platform: Platform, user: str, link: str = "rl-hw1") -> t
     _, fields = authorize(pending)
     answer = launch(tool, fields, pending.cookie)
     assert answer.status == 200, answer.body
-    opened = request(tool + opener(answer))
+    opened = request(tool + opener(answer), cookies=pending.cookie)
     assert opened.status == 303, opened.body
     return opened.cookies["grader_session"][0], opened.header("location")
 

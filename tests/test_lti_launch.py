@@ -99,9 +99,10 @@ def test_a_student_launch_opens_their_page_for_the_linked_assignment(tool: str, 
     answer = launch(tool, fields, pending.cookie)
     assert answer.status == 200, answer.body
     assert f'url={opener(answer)}"' in answer.body  # opened at once, from a page of this site
-    assert answer.cookies[name][0] == "" and "Max-Age=0" in answer.cookies[name][1]  # the state cookie is spent
-    opened = request(tool + opener(answer))
+    assert name not in answer.cookies  # kept: it shows that the browser opening the session is the one that launched
+    opened = request(tool + opener(answer), cookies=pending.cookie)
     assert opened.status == 303 and opened.header("location") == "/me/assignments/hw1"
+    assert opened.cookies[name][0] == "" and "Max-Age=0" in opened.cookies[name][1]  # now it is spent
     session, attributes = opened.cookies["grader_session"]
     assert "HttpOnly" in attributes and "SameSite=strict" in attributes
     page = request(f"{tool}/me/assignments/hw1", cookies={"grader_session": session})
@@ -204,7 +205,20 @@ def test_a_launch_and_its_nonce_are_single_use(tool: str, platform: Platform) ->
     replayed = launch(tool, {"id_token": fields["id_token"], "state": fresh.state}, fresh.cookie)
     assert replayed.status == 403 and "nonce is not this sign-in" in replayed.body
     link = tool + opener(first)
-    assert request(link).status == 303 and request(link).status == 403  # the opening link, once
+    assert request(link, cookies=pending.cookie).status == 303
+    assert request(link, cookies=pending.cookie).status == 403  # the opening link, once
+
+
+def test_the_opening_link_works_only_in_the_browser_that_launched(tool: str, platform: Platform) -> None:
+    """Login CSRF again: an attacker launches as themselves and sends the victim the page's /lti/open link; the
+    victim's browser holds no cookie of that sign-in, so the link opens nothing (and is spent)."""
+    for stolen in ({}, login(tool, platform, "lti-s2").cookie):
+        pending = login(tool, platform, "lti-s1")
+        answer = launch(tool, authorize(pending)[1], pending.cookie)
+        assert answer.status == 200
+        refused = request(tool + opener(answer), cookies=stolen)
+        assert refused.status == 403 and "another browser" in refused.body and "grader_session" not in refused.cookies
+        assert request(tool + opener(answer), cookies=pending.cookie).status == 403
 
 
 def test_a_launch_without_the_browsers_cookie_is_refused_and_offered_a_window(tool: str, platform: Platform) -> None:
@@ -220,11 +234,16 @@ def test_a_launch_without_the_browsers_cookie_is_refused_and_offered_a_window(to
     assert launch(tool, fields, pending.cookie).status == 200  # the state was not spent by those
 
 
-def test_a_framed_launch_opens_the_page_in_a_window_of_its_own(tool: str, platform: Platform) -> None:
+def test_a_framed_launch_begins_again_in_a_window_of_its_own(tool: str, platform: Platform) -> None:
+    """In a frame of the LMS page, cookies set by the tool may be partitioned or dropped: the launch is checked,
+    opens no session there, and links to its login initiation again, in a new window."""
     pending = login(tool, platform, "lti-s1")
     answer = launch(tool, authorize(pending)[1], pending.cookie, **{"Sec-Fetch-Dest": "iframe"})
-    assert answer.status == 200 and 'target="_blank"' in answer.body and "http-equiv=\"refresh\"" not in answer.body
-    assert request(tool + opener(answer)).status == 303
+    assert answer.status == 200 and "window of its own" in answer.body and "/lti/open/" not in answer.body
+    start = answer.body.index('href="/lti/login?') + len('href="')
+    relaunch = answer.body[start:answer.body.index('"', start)].replace("&amp;", "&")
+    assert 'target="_blank"' in answer.body
+    assert request(tool + relaunch).status == 302  # a fresh login, top-level this time
 
 
 def test_login_initiation_is_checked(tool: str, platform: Platform) -> None:
@@ -277,7 +296,7 @@ def _two_servers(platform: Platform, key_file: Path, tmp_path: Path, database: s
         _, fields = authorize(pending)
         answer = launch(second.url, fields, pending.cookie)
         assert answer.status == 200, answer.body
-        assert request(first.url + opener(answer)).status == 303
+        assert request(first.url + opener(answer), cookies=pending.cookie).status == 303
         assert launch(first.url, fields, pending.cookie).status == 403  # spent on the other server
     finally:
         first.stop()

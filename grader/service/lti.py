@@ -23,11 +23,12 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from grader.service import schema
 from grader.service.config import Course
 from grader.service.lti_config import LtiSettings, platform_id
-from grader.service.store import writing
+from grader.service.store import reading, writing
 from grader.service.tokens import lti_session
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -150,9 +151,11 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
 
 
 def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Mapping[str, str], keys: Keys,
-           tool_url: str) -> Launch | Refused:
+           tool_url: str, *, framed: bool = False) -> Launch | Refused:
     """The authentication response (5.1.1.3): the id_token, checked (5.1.3, Core 1.3 5.3), mapped to the
-    roster, and a one-time code for the session it opens."""
+    roster, and a one-time code for the session it opens, good only in the browser holding the state's cookie.
+    A launch `framed` in the LMS's page opens nothing there: the frame's cookies may be partitioned or blocked,
+    so it is begun again in a window of its own."""
     settings = course.lti
     assert settings is not None
     if form.get("error"):
@@ -164,24 +167,32 @@ def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Map
     sent = cookies.get(state_cookie(state), "")
     s = schema.lti_states.c
     if not hmac.compare_digest(sent, state):
-        with writing(engine) as db:
+        with reading(engine) as db:
             login = db.execute(select(s.login).where(s.digest == _digest("login", state))).scalar_one_or_none()
         return Refused(403, "Open it in a window of its own", "Your browser did not send back the cookie of this "
                        "sign-in (a frame in the LMS page, with third-party cookies blocked, or a plain-http server), "
-                       "so it cannot be told from a sign-in forged for you.",
-                       relaunch="/lti/login?" + urlencode(json.loads(login)) if login else "")
+                       "so it cannot be told from a sign-in forged for you.", relaunch=_relaunch(login))
     with writing(engine) as db:
-        nonce = db.execute(delete(schema.lti_states).where(s.digest == _digest("login", state), s.expires_at >=
-                                                           time.time()).returning(s.nonce)).scalar_one_or_none()
-    if nonce is None:
+        spent = db.execute(delete(schema.lti_states).where(s.digest == _digest("login", state), s.expires_at >=
+                                                           time.time()).returning(s.nonce, s.login)).first()
+    if spent is None:
         return Refused(403, "This launch expired or was used", "Open the assignment in the LMS again.")
     claims = _claims(token, settings, keys)
     if isinstance(claims, Refused):
         return claims
-    why = _launch_problem(claims, settings, nonce, tool_url)
+    why = _launch_problem(claims, settings, spent.nonce, tool_url)
     if why is not None:
         return why
-    return _admit(engine, course, settings, claims)
+    if framed:
+        return Refused(200, "Open the assignment in a window of its own", "The LMS shows it in a frame of its "
+                       "page, where your browser may keep this site's cookies from it.",
+                       relaunch=_relaunch(spent.login))
+    return _admit(engine, course, settings, claims, state)
+
+
+def _relaunch(login: str | None) -> str:
+    """The login initiation again, from its parameters as the platform sent them."""
+    return "/lti/login?" + urlencode(json.loads(login)) if login else ""
 
 
 def _claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any] | Refused:
@@ -257,7 +268,8 @@ def _launch_problem(claims: dict[str, Any], settings: LtiSettings, nonce: str, t
     return None
 
 
-def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[str, Any]) -> Launch | Refused:
+def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[str, Any],
+           state: str) -> Launch | Refused:
     roles = claims.get(CLAIM + "roles", [])
     instructor = isinstance(roles, list) and any(r in INSTRUCTOR_ROLES for r in roles)
     link = claims[CLAIM + "resource_link"]["id"]
@@ -280,7 +292,8 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
                        else (f"/me/assignments/{quote(assignment, safe='')}" if assignment else "/me"))
         db.execute(insert(schema.lti_states).values(
             digest=_digest("open", code), nonce="", expires_at=time.time() + OPEN_SECONDS,
-            login=json.dumps({"student": person, "platform": ident, "subject": claims["sub"], "to": destination})))
+            login=json.dumps({"student": person, "platform": ident, "subject": claims["sub"], "to": destination,
+                              "browser": _digest("login", state)})))
     setup = "" if assignment or not instructor else (
         f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{_short(link)}\" = \"ASSIGNMENT\" "
         f"(one of {', '.join(course.assignments)}), or give the link the custom parameter {settings.custom}=ID.")
@@ -313,8 +326,10 @@ def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | R
     return ident
 
 
-def open_launch(engine: Engine, code: str) -> tuple[str, str] | None:
-    """Spend a launch's one-time code: (a session, where it leads), or None if unknown, used or expired."""
+def open_launch(engine: Engine, code: str, cookies: Mapping[str, str]) -> tuple[str, str] | None:
+    """Spend a launch's one-time code: (a session, where it leads), or None if unknown, used, expired, or opened
+    in another browser than the one that launched (which holds the state's cookie): a code an attacker got from
+    a launch of their own, sent to a victim, would sign the victim in as the attacker."""
     s = schema.lti_states.c
     with writing(engine) as db:
         login = db.execute(delete(schema.lti_states).where(s.digest == _digest("open", code), s.expires_at >=
@@ -322,7 +337,13 @@ def open_launch(engine: Engine, code: str) -> tuple[str, str] | None:
     if login is None:
         return None
     data = json.loads(login)
-    return lti_session(engine, data["student"], data["platform"], data["subject"]), str(data["to"])
+    held = [value for name, value in cookies.items() if name.startswith("grader_lti_")]
+    if not any(hmac.compare_digest(_digest("login", value), data["browser"]) for value in held):
+        return None
+    try:
+        return lti_session(engine, data["student"], data["platform"], data["subject"]), str(data["to"])
+    except IntegrityError:  # its deployment was removed in between
+        return None
 
 
 def _bad(why: str) -> Refused:

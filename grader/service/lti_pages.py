@@ -14,6 +14,7 @@ plain http. The session cookie stays `SameSite=Strict`: the launch answers with 
 from __future__ import annotations
 
 import ipaddress
+from functools import partial
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -126,41 +127,46 @@ async def launch(request: Request) -> Response:
     if form is None:
         return _refused(lti.Refused(413, "Not a launch", "The launch is too big."))
     state = _state(request)
-    found = await run_in_threadpool(lti.finish, state.engine, state.course, form, request.cookies,
-                                    _keys(request, settings), tool)
-    response: HTMLResponse
+    # in a frame of the LMS's page, cookies set here may be partitioned away or dropped: begin again in a window
+    framed = request.headers.get("sec-fetch-dest") == "iframe"
+    found = await run_in_threadpool(partial(lti.finish, framed=framed), state.engine, state.course, form,
+                                    request.cookies, _keys(request, settings), tool)
     if isinstance(found, lti.Refused):
         response = _refused(found)
+        response.headers.append("set-cookie", _spent(lti.state_cookie(form.get("state", ""))))
     else:
+        # the state's cookie stays until /lti/open: it shows that the browser opening the session launched it
         opener = f"/lti/open/{found.code}"
-        # in a frame, the cookie set there may not stick: the student opens the page in a window of its own
-        framed = request.headers.get("sec-fetch-dest") == "iframe"
-        target = ' target="_blank" rel="noopener"' if framed else ""
-        body = (f'<h1>Signed in</h1><p><a href="{e(opener)}"{target}>Open '
+        body = (f'<h1>Signed in</h1><p><a href="{e(opener)}">Open '
                 f"{'the instructor page' if found.instructor else 'your page'}</a> (the link works once, for two "
-                "minutes).</p>")
+                "minutes, in this browser).</p>")
         if found.setup:
             body += f'<p class="muted">For the instructor: {e(found.setup)}</p>'
         html = page("Signed in", body)
-        if not framed and not found.setup:
+        if not found.setup:
             html = html.replace("</head>", f'<meta http-equiv="refresh" content="0;url={e(opener)}">\n</head>', 1)
         response = HTMLResponse(html)
-    name = lti.state_cookie(form.get("state", ""))
-    response.headers.append("set-cookie", f"{name}=; Max-Age=0; Path=/lti/; HttpOnly; Secure; SameSite=None; "
-                                          "Partitioned")
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
+def _spent(name: str) -> str:
+    return f"{name}=; Max-Age=0; Path=/lti/; HttpOnly; Secure; SameSite=None; Partitioned"
+
+
 async def open_session(request: Request) -> Response:
-    found = await run_in_threadpool(lti.open_launch, _state(request).engine, request.path_params["code"])
+    found = await run_in_threadpool(lti.open_launch, _state(request).engine, request.path_params["code"],
+                                    request.cookies)
     if found is None:
-        return HTMLResponse(page("Link used", "<h1>This link has expired or was used</h1><p>Open the assignment in "
-                                              "the LMS again.</p>"), 403)
+        return HTMLResponse(page("Link used", "<h1>This link has expired, was used, or is another browser's</h1>"
+                                              "<p>Open the assignment in the LMS again.</p>"), 403)
     session, destination = found
     response = RedirectResponse(destination, status_code=303)
     response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
+    for name in request.cookies:
+        if name.startswith("grader_lti_"):
+            response.headers.append("set-cookie", _spent(name))
     return response
 
 
