@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -59,8 +60,12 @@ def platform(key_file: Path) -> Iterator[Platform]:
 
 
 @pytest.fixture(scope="module")
-def tool(platform: Platform, key_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    course = lti_course(tmp_path_factory.mktemp("course"), platform, key_file, deadline=DEADLINE)
+def course(platform: Platform, key_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return lti_course(tmp_path_factory.mktemp("course"), platform, key_file, deadline=DEADLINE)
+
+
+@pytest.fixture(scope="module")
+def tool(platform: Platform, course: Path) -> Iterator[str]:
     server = Server(course, workers=0).start()
     platform.login_url = f"{server.url}/lti/login"
     platform.redirect_uris.add(f"{server.url}/lti/launch")
@@ -326,3 +331,31 @@ def test_a_login_over_plain_http_beyond_loopback_is_refused(tool: str, platform:
                      headers={"Host": "grader.example.edu"})
     assert answer.status == 400 and "need https" in answer.body and "[lti] url" in answer.body
     assert not answer.cookies
+
+
+def test_an_expired_login_finishes_nothing(tool: str, platform: Platform, course: Path) -> None:
+    pending = login(tool, platform, "lti-s1")
+    _, fields = authorize(pending)
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        db.execute("UPDATE lti_states SET expires_at = ?", (time.time() - 1,))
+    answer = launch(tool, fields, pending.cookie)
+    assert answer.status == 403 and "expired or was used" in answer.body
+
+
+def test_logins_under_way_are_bounded(tool: str, platform: Platform, course: Path) -> None:
+    """Login initiation needs no credential: a flood of them fills the store up to MAX_PENDING, then waits."""
+    from grader.service.lti import MAX_PENDING
+
+    later = time.time() + 3600
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        db.executemany("INSERT INTO lti_states (digest, nonce, login, expires_at) VALUES (?, '', '{}', ?)",
+                       [(f"flood-{i}", later) for i in range(MAX_PENDING)])
+    try:
+        answer = initiate(tool, platform, "lti-s1", "rl-hw1")
+        assert answer.status == 503 and "Too many sign-ins" in answer.body and not answer.cookies
+    finally:
+        with sqlite3.connect(course / "server" / "course.db") as db:
+            db.execute("DELETE FROM lti_states WHERE digest LIKE 'flood-%'")
+    assert initiate(tool, platform, "lti-s1", "rl-hw1").status == 302
+    too_big = request(f"{tool}/lti/launch", "POST", {"id_token": "x" * 70_000, "state": "y"})
+    assert too_big.status == 413

@@ -3,11 +3,7 @@ tool's authentication request, the id_token posted back) and Core 1.3's checks o
 and nonce are single-use and kept in the store with their expiry, so that any of a course's servers can finish a
 login another began; a cookie named after the state binds it to the browser that began it.
 
-Why PyJWT's PyJWKClient rather than pylti1p3: pylti1p3 brings request, session, cookie and cache adapters for
-Django and Flask, none of which this server (Starlette, with its own store for state) would use, while the part
-that must not be written by hand, verifying an RS256 JWT against a platform's rotating key set, is PyJWT's, which
-publishing already depends on. PyJWKClient caches the key set, fetches it again for an unknown kid at most once
-per cooldown (PyJWT 2.14), and binds the header's alg to the key's. The claims LTI adds are checked below.
+The id_token itself is checked in grader.service.lti_token.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, update
@@ -28,10 +24,10 @@ from sqlalchemy.exc import IntegrityError
 from grader.service import schema
 from grader.service.config import Course
 from grader.service.lti_config import LtiSettings, platform_id
+from grader.service.lti_token import CLAIM, Keys, Refused, check_claims, launch_problem, origin, short
 from grader.service.store import reading, writing
 from grader.service.tokens import lti_session
 
-CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 #: context roles only: an institution role (Canvas sends institution/person#Instructor for anyone who teaches
 #: anywhere) says nothing of this course, so a student who teaches another course is still a student here
@@ -41,28 +37,9 @@ INSTRUCTOR_ROLES = frozenset({"http://purl.imsglobal.org/vocab/lis/v2/membership
 STATE_SECONDS = 300
 #: from the launch to the page's first request
 OPEN_SECONDS = 120
-#: clock skew allowed between the platform and this server, on exp and iat
-LEEWAY = 60
 #: logins under way at once; more are refused (503) rather than let unauthenticated requests fill the store
 MAX_PENDING = 10_000
 _TEXT = 4096
-
-
-class Keys(Protocol):
-    def get_signing_key(self, kid: str) -> Any: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A login or launch turned away: its HTTP status, and words for the person in front of the browser."""
-
-    status: int
-    title: str
-    message: str
-    #: what to write where, for the instructor setting the course up
-    setup: str = ""
-    #: the login again, in a window of its own (where a frame kept the cookie from the browser)
-    relaunch: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,19 +94,19 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
     platform = settings.platform
     if params.get("iss") != platform.issuer:
         return Refused(400, "Unknown LMS", f"This course takes launches from {platform.issuer} only, not from "
-                       f"{_short(params.get('iss', 'an LMS that did not say'))}.")
+                       f"{short(params.get('iss', 'an LMS that did not say'))}.")
     if params.get("client_id", platform.client_id) != platform.client_id:
         return Refused(400, "Unknown registration", "The launch names another client_id than this course's "
-                                                    "registration.", setup=f"client_id: {_short(params['client_id'])}")
+                                                    "registration.", setup=f"client_id: {short(params['client_id'])}")
     deployment = params.get("lti_deployment_id")
     if deployment is not None and deployment not in platform.deployment_ids:
         return Refused(400, "Unknown deployment", "The LMS launched a deployment of the tool this course does not "
-                       "accept.", setup=f"add to deployment_ids in {settings.registration.name}: {_short(deployment)}")
+                       "accept.", setup=f"add to deployment_ids in {settings.registration.name}: {short(deployment)}")
     target = params.get("target_link_uri", "")
     if not params.get("login_hint") or not target:
         return Refused(400, "Not a launch", "A login initiation needs iss, login_hint and target_link_uri.")
-    if _origin(target) != _origin(tool_url):
-        return Refused(400, "Not this server", f"The launch is for {_short(target)}, not for this server "
+    if origin(target) != origin(tool_url):
+        return Refused(400, "Not this server", f"The launch is for {short(target)}, not for this server "
                                                f"({tool_url}).")
     if any(len(v) > _TEXT for v in params.values()):
         return Refused(400, "Not a launch", "A parameter of the login initiation is too long.")
@@ -159,8 +136,8 @@ def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Map
     settings = course.lti
     assert settings is not None
     if form.get("error"):
-        return Refused(403, "The LMS refused the launch", f"{_short(form['error'])}: "
-                                                          f"{_short(form.get('error_description', ''))}")
+        return Refused(403, "The LMS refused the launch", f"{short(form['error'])}: "
+                                                          f"{short(form.get('error_description', ''))}")
     state, token = form.get("state", ""), form.get("id_token", "")
     if not state or not token:
         return Refused(400, "Not a launch", "A launch posts id_token and state.")
@@ -177,10 +154,10 @@ def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Map
                                                            time.time()).returning(s.nonce, s.login)).first()
     if spent is None:
         return Refused(403, "This launch expired or was used", "Open the assignment in the LMS again.")
-    claims = _claims(token, settings, keys)
+    claims = check_claims(token, settings, keys)
     if isinstance(claims, Refused):
         return claims
-    why = _launch_problem(claims, settings, spent.nonce, tool_url)
+    why = launch_problem(claims, settings, spent.nonce, tool_url)
     if why is not None:
         return why
     if framed:
@@ -193,79 +170,6 @@ def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Map
 def _relaunch(login: str | None) -> str:
     """The login initiation again, from its parameters as the platform sent them."""
     return "/lti/login?" + urlencode(json.loads(login)) if login else ""
-
-
-def _claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any] | Refused:
-    """The id_token's claims once its signature, issuer, audience and times hold (5.1.3 steps 1-7)."""
-    import jwt
-
-    platform = settings.platform
-    try:
-        header = jwt.get_unverified_header(token)
-    except jwt.PyJWTError:
-        return _bad("the id_token is not a JWT")
-    if header.get("alg") != "RS256":  # never "none", never HS256 keyed with the public key
-        return _bad(f"the id_token is signed with {_short(str(header.get('alg')))}, not RS256")
-    kid = header.get("kid")
-    if not isinstance(kid, str) or not kid:
-        return _bad("the id_token's header names no key (kid)")
-    try:
-        key = keys.get_signing_key(kid)
-    except jwt.PyJWKClientConnectionError:
-        return Refused(502, "The LMS's keys cannot be fetched", f"{platform.jwks_url} did not answer; try again.")
-    except jwt.PyJWKClientError:
-        return _bad("the id_token is signed with a key the LMS does not publish")
-    try:
-        claims: dict[str, Any] = jwt.decode(token, key, algorithms=["RS256"], audience=platform.client_id,
-                                            issuer=platform.issuer, leeway=LEEWAY,
-                                            options={"require": ["iss", "aud", "sub", "exp", "iat", "nonce"]})
-    except jwt.InvalidSignatureError:
-        return _bad("the id_token's signature does not verify with the LMS's key")
-    except jwt.ExpiredSignatureError:
-        return _bad("the id_token has expired")
-    except jwt.InvalidAudienceError:
-        return _bad("the id_token is for another tool (aud)")
-    except jwt.InvalidIssuerError:
-        return _bad("the id_token comes from another LMS (iss)")
-    except jwt.PyJWTError as exc:
-        return _bad(f"the id_token does not hold: {_short(str(exc))}")
-    audience = claims["aud"]
-    if isinstance(audience, list) and len(audience) > 1 and "azp" not in claims:
-        return _bad("the id_token has several audiences and no azp")
-    if "azp" in claims and claims["azp"] != platform.client_id:
-        return _bad("the id_token was issued to another party (azp)")
-    return claims
-
-
-def _launch_problem(claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str) -> Refused | None:
-    """Core 1.3's required claims of a resource link launch, and the nonce this login kept (5.1.3 step 9)."""
-    if not isinstance(claims["nonce"], str) or not hmac.compare_digest(claims["nonce"], nonce):
-        return _bad("the id_token's nonce is not this sign-in's (a replayed launch)")
-    deployment = claims.get(CLAIM + "deployment_id")
-    if deployment not in settings.platform.deployment_ids:
-        return Refused(403, "Unknown deployment", "The LMS launched a deployment of the tool this course does not "
-                       "accept.", setup=f"add to deployment_ids in {settings.registration.name}: "
-                                        f"{_short(str(deployment))}")
-    kind = claims.get(CLAIM + "message_type")
-    if kind != "LtiResourceLinkRequest":
-        return Refused(400, "Not an assignment link", f"This tool opens assignment links (LtiResourceLinkRequest), "
-                       f"not {_short(str(kind))}.")
-    if claims.get(CLAIM + "version") != "1.3.0":
-        return _bad(f"LTI version {_short(str(claims.get(CLAIM + 'version')))}, not 1.3.0")
-    link = claims.get(CLAIM + "resource_link")
-    if not isinstance(link, dict) or not isinstance(link.get("id"), str) or not link["id"]:
-        return _bad("the launch has no resource link id")
-    if _origin(str(claims.get(CLAIM + "target_link_uri", tool_url))) != _origin(tool_url):
-        return _bad("the launch is for another tool (target_link_uri)")
-    if not isinstance(claims["sub"], str) or not claims["sub"]:
-        return _bad("the launch names no user (sub)")
-    context = claims.get(CLAIM + "context")
-    context_id = context.get("id") if isinstance(context, dict) else None
-    if not isinstance(context_id, str) or context_id not in settings.context_ids:
-        return Refused(403, "This LMS course is not linked to this course", "The grader takes launches only from "
-                       "the LMS course(s) its instructor named.",
-                       setup=f'in course.toml, [lti]: context_id = "{_short(str(context_id))}"')
-    return None
 
 
 def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[str, Any],
@@ -295,7 +199,7 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
             login=json.dumps({"student": person, "platform": ident, "subject": claims["sub"], "to": destination,
                               "browser": _digest("login", state)})))
     setup = "" if assignment or not instructor else (
-        f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{_short(link)}\" = \"ASSIGNMENT\" "
+        f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{short(link)}\" = \"ASSIGNMENT\" "
         f"(one of {', '.join(course.assignments)}), or give the link the custom parameter {settings.custom}=ID.")
     return Launch(code, destination, instructor, setup)
 
@@ -310,7 +214,7 @@ def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | R
             return str(rows[0].id)
         return Refused(403, "You are not on this course's roster", "The LMS signed you in, but the grader's roster "
                        "has no student with your LMS id. Ask your instructor to add you (grade roster sync).",
-                       setup=f"lti_user_id: {_short(sub)}" if not rows else "")
+                       setup=f"lti_user_id: {short(sub)}" if not rows else "")
     if any(r.role != "instructor" for r in rows) or len(rows) > 1:
         return Refused(403, "The roster lists you as a student", "The LMS says you teach this course, and the "
                        "roster lists your LMS id as a student's: ask the course's owner to sort it out.")
@@ -344,17 +248,3 @@ def open_launch(engine: Engine, code: str, cookies: Mapping[str, str]) -> tuple[
         return lti_session(engine, data["student"], data["platform"], data["subject"]), str(data["to"])
     except IntegrityError:  # its deployment was removed in between
         return None
-
-
-def _bad(why: str) -> Refused:
-    return Refused(403, "The launch did not check out", f"{why[0].upper()}{why[1:]}. Open the assignment in the LMS "
-                                                        "again; if it goes on, tell your instructor.")
-
-
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 120 else text[:117] + "..."

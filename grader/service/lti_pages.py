@@ -26,6 +26,7 @@ from grader.outputs.html_page import e, page
 from grader.service import lti
 from grader.service.app import COOKIE, State
 from grader.service.lti_config import LtiSettings
+from grader.service.lti_token import Keys, Refused
 from grader.service.tokens import SESSION_SECONDS
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
@@ -74,7 +75,7 @@ async def _params(request: Request) -> dict[str, str] | None:
     return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
 
 
-def _refused(refused: lti.Refused) -> HTMLResponse:
+def _refused(refused: Refused) -> HTMLResponse:
     body = f"<h1>{e(refused.title)}</h1><p>{e(refused.message)}</p>"
     if refused.relaunch:
         body += (f'<p><a href="{e(refused.relaunch)}" target="_blank" rel="noopener">Open the assignment in a new '
@@ -90,7 +91,7 @@ def _no_lti() -> HTMLResponse:
 
 
 def _plain_http() -> HTMLResponse:
-    return _refused(lti.Refused(400, "LMS launches need https", "The LMS launches from its own site, and browsers "
+    return _refused(Refused(400, "LMS launches need https", "The LMS launches from its own site, and browsers "
                                 "send the cookie that binds a sign-in across sites only over https.",
                                 setup="serve over TLS, and set [lti] url = \"https://...\" in course.toml"))
 
@@ -104,9 +105,9 @@ async def login(request: Request) -> Response:
         return _plain_http()
     params = await _params(request)
     if params is None:
-        return _refused(lti.Refused(413, "Not a launch", "The login initiation is too big."))
+        return _refused(Refused(413, "Not a launch", "The login initiation is too big."))
     found = await run_in_threadpool(lti.begin, _state(request).engine, settings, params, tool)
-    if isinstance(found, lti.Refused):
+    if isinstance(found, Refused):
         return _refused(found)
     response = RedirectResponse(found.redirect, status_code=302)
     # set by hand: Partitioned needs Python 3.14 in http.cookies, and Starlette refuses it before
@@ -125,13 +126,13 @@ async def launch(request: Request) -> Response:
         return _plain_http()
     form = await _params(request)
     if form is None:
-        return _refused(lti.Refused(413, "Not a launch", "The launch is too big."))
+        return _refused(Refused(413, "Not a launch", "The launch is too big."))
     state = _state(request)
     # in a frame of the LMS's page, cookies set here may be partitioned away or dropped: begin again in a window
     framed = request.headers.get("sec-fetch-dest") == "iframe"
     found = await run_in_threadpool(partial(lti.finish, framed=framed), state.engine, state.course, form,
                                     request.cookies, _keys(request, settings), tool)
-    if isinstance(found, lti.Refused):
+    if isinstance(found, Refused):
         response = _refused(found)
         response.headers.append("set-cookie", _spent(lti.state_cookie(form.get("state", ""))))
     else:
@@ -191,7 +192,7 @@ async def jwks(request: Request) -> Response:
                         headers={"Cache-Control": "max-age=300"})
 
 
-def _keys(request: Request, settings: LtiSettings) -> lti.Keys:
+def _keys(request: Request, settings: LtiSettings) -> Keys:
     """The platform's key set, cached for this process (PyJWKClient: 5 minutes, once more for an unknown kid)."""
     from jwt import PyJWKClient
 
