@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from ags_platform import INSTRUCTOR, LEARNER, Platform, form_fields
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from service_helpers import course_folder, grade
+from service_helpers import Server, course_folder, grade
 
 #: LMS users: three students on the roster (s3 by SIS id only), an instructor, and one the roster does not know
 USERS: dict[str, dict[str, Any]] = {
@@ -54,6 +56,18 @@ def lti_course(folder: Path, platform: Platform, key_file: Path, *, deadline: st
     done = grade("tokens", "--course", str(course))
     assert done.returncode == 0, done.stderr
     return course
+
+
+@contextmanager
+def serving(course: Path, platform: Platform) -> Iterator[str]:
+    """`grade serve` for `course`, registered with `platform` as its tool: its URL."""
+    server = Server(course, workers=0).start()
+    platform.login_url = f"{server.url}/lti/login"
+    platform.redirect_uris.add(f"{server.url}/lti/launch")
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 @dataclass

@@ -36,6 +36,7 @@ from lti_launch import (
     opener,
     public_pem,
     request,
+    serving,
     sign_in,
     tool_key,
 )
@@ -66,13 +67,8 @@ def course(platform: Platform, key_file: Path, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="module")
 def tool(platform: Platform, course: Path) -> Iterator[str]:
-    server = Server(course, workers=0).start()
-    platform.login_url = f"{server.url}/lti/login"
-    platform.redirect_uris.add(f"{server.url}/lti/launch")
-    try:
-        yield server.url
-    finally:
-        server.stop()
+    with serving(course, platform) as url:
+        yield url
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ags_platform import INSTRUCTOR, LEARNER, NRPS_SCOPE, Platform, running
-from lti_launch import USERS, api, initiate, lti_course, public_pem, request, sign_in, tool_key
+from lti_launch import USERS, api, initiate, lti_course, public_pem, request, serving, sign_in, tool_key
 from service_helpers import Server, grade
 
 pytestmark = pytest.mark.slow
@@ -39,14 +39,9 @@ def course(platform: Platform, key_file: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def tool(course: Path, platform: Platform) -> Iterator[str]:
-    server = Server(course, workers=0).start()
-    platform.login_url = f"{server.url}/lti/login"
-    platform.redirect_uris.add(f"{server.url}/lti/launch")
-    try:
-        yield server.url
-    finally:
-        server.stop()
+def tool(platform: Platform, course: Path) -> Iterator[str]:
+    with serving(course, platform) as url:
+        yield url
 
 
 def sync(course: Path, *args: str) -> tuple[int, str]:

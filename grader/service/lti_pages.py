@@ -96,7 +96,8 @@ def _plain_http() -> HTMLResponse:
                                 setup="serve over TLS, and set [lti] url = \"https://...\" in course.toml"))
 
 
-async def login(request: Request) -> Response:
+async def _incoming(request: Request) -> tuple[LtiSettings, str, dict[str, str]] | Response:
+    """The course's LTI settings, this server's URL and the request's parameters; or the page saying why not."""
     settings = _settings(request)
     if settings is None:
         return _no_lti()
@@ -105,28 +106,34 @@ async def login(request: Request) -> Response:
         return _plain_http()
     params = await _params(request)
     if params is None:
-        return _refused(Refused(413, "Not a launch", "The login initiation is too big."))
+        return _refused(Refused(413, "Not a launch", "The request is too big for a login or a launch."))
+    return settings, tool, params
+
+
+def _cookie(name: str, value: str, max_age: int) -> str:
+    """The state's cookie, set by hand: Partitioned needs Python 3.14 in http.cookies, and Starlette refuses it
+    before."""
+    return f"{name}={value}; Max-Age={max_age}; Path=/lti/; HttpOnly; Secure; SameSite=None; Partitioned"
+
+
+async def login(request: Request) -> Response:
+    incoming = await _incoming(request)
+    if isinstance(incoming, Response):
+        return incoming
+    settings, tool, params = incoming
     found = await run_in_threadpool(lti.begin, _state(request).engine, settings, params, tool)
     if isinstance(found, Refused):
         return _refused(found)
     response = RedirectResponse(found.redirect, status_code=302)
-    # set by hand: Partitioned needs Python 3.14 in http.cookies, and Starlette refuses it before
-    response.headers.append("set-cookie", f"{lti.state_cookie(found.state)}={found.state}; Max-Age="
-                                          f"{lti.STATE_SECONDS}; Path=/lti/; HttpOnly; Secure; SameSite=None; "
-                                          "Partitioned")
+    response.headers.append("set-cookie", _cookie(lti.state_cookie(found.state), found.state, lti.STATE_SECONDS))
     return response
 
 
 async def launch(request: Request) -> Response:
-    settings = _settings(request)
-    if settings is None:
-        return _no_lti()
-    tool = _tool_url(request, settings)
-    if tool is None:
-        return _plain_http()
-    form = await _params(request)
-    if form is None:
-        return _refused(Refused(413, "Not a launch", "The launch is too big."))
+    incoming = await _incoming(request)
+    if isinstance(incoming, Response):
+        return incoming
+    settings, tool, form = incoming
     state = _state(request)
     # in a frame of the LMS's page, cookies set here may be partitioned away or dropped: begin again in a window
     framed = request.headers.get("sec-fetch-dest") == "iframe"
@@ -134,7 +141,7 @@ async def launch(request: Request) -> Response:
                                     request.cookies, _keys(request, settings), tool)
     if isinstance(found, Refused):
         response = _refused(found)
-        response.headers.append("set-cookie", _spent(lti.state_cookie(form.get("state", ""))))
+        response.headers.append("set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0))
     else:
         # the state's cookie stays until /lti/open: it shows that the browser opening the session launched it
         opener = f"/lti/open/{found.code}"
@@ -151,10 +158,6 @@ async def launch(request: Request) -> Response:
     return response
 
 
-def _spent(name: str) -> str:
-    return f"{name}=; Max-Age=0; Path=/lti/; HttpOnly; Secure; SameSite=None; Partitioned"
-
-
 async def open_session(request: Request) -> Response:
     found = await run_in_threadpool(lti.open_launch, _state(request).engine, request.path_params["code"],
                                     request.cookies)
@@ -167,7 +170,7 @@ async def open_session(request: Request) -> Response:
                         secure=request.url.scheme == "https")
     for name in request.cookies:
         if name.startswith("grader_lti_"):
-            response.headers.append("set-cookie", _spent(name))
+            response.headers.append("set-cookie", _cookie(name, "", 0))
     return response
 
 
