@@ -138,7 +138,7 @@ def find_course(explicit: Path | None) -> Path:
     folder = explicit or Path(os.environ.get("AUTOGRADER_COURSE") or ".")
     if not (folder / CONFIG).is_file():
         raise GraderError(f"{folder / CONFIG}: no course configuration here. Run in the course's folder, or pass "
-                          f"--course DIR (or set $AUTOGRADER_COURSE); the README shows a course.toml.")
+                          f"--course DIR (or set $AUTOGRADER_COURSE); docs/server.md shows a course.toml.")
     return folder.resolve()
 
 
