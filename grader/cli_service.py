@@ -205,8 +205,8 @@ def roster_command(argv: list[str]) -> int:
 
     course, engine = _open(args)
     if course.lti is None:
-        raise GraderError(f"{course.folder / 'course.toml'}: no [lti] table, so no LMS to ask; the README's LMS "
-                          f"launch section shows one.")
+        raise GraderError(f"{course.folder / 'course.toml'}: no [lti] table, so no LMS to ask; docs/server.md "
+                          f"(Students from the LMS) shows one.")
     done = sync_roster(engine, course.lti, dry_run=args.dry_run)
     would = "would be " if args.dry_run else ""
     print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's list")

@@ -59,9 +59,9 @@ def lti_course(folder: Path, platform: Platform, key_file: Path, *, deadline: st
 
 
 @contextmanager
-def serving(course: Path, platform: Platform) -> Iterator[str]:
+def serving(course: Path, platform: Platform, workers: int = 0) -> Iterator[str]:
     """`grade serve` for `course`, registered with `platform` as its tool: its URL."""
-    server = Server(course, workers=0).start()
+    server = Server(course, workers=workers).start()
     platform.login_url = f"{server.url}/lti/login"
     platform.redirect_uris.add(f"{server.url}/lti/launch")
     try:

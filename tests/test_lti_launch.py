@@ -247,7 +247,7 @@ def test_a_framed_launch_begins_again_in_a_window_of_its_own(tool: str, platform
     assert request(tool + relaunch).status == 302  # a fresh login, top-level this time
 
 
-def test_login_initiation_is_checked(tool: str, platform: Platform) -> None:
+def test_login_initiation_is_checked(tool: str, platform: Platform, course: Path) -> None:
     for changes, words in (({"iss": "https://evil.example"}, "Unknown LMS"),
                            ({"client_id": "another"}, "Unknown registration"),
                            ({"lti_deployment_id": "1:other"}, "Unknown deployment"),
@@ -256,6 +256,12 @@ def test_login_initiation_is_checked(tool: str, platform: Platform) -> None:
         answer = initiate(tool, platform, "lti-s1", "rl-hw1", **changes)
         assert answer.status == 400 and words in answer.body and not answer.cookies, (changes, answer.body)
     assert initiate(tool, platform, "lti-s1", "rl-" + "x" * 70_000).status == 413
+    long = initiate(tool, platform, "lti-s1", "rl-" + "x" * 3000)
+    assert long.status == 400 and "too long" in long.body
+    # what the store keeps of a login is its few parameters, whatever else the request carries
+    assert initiate(tool, platform, "lti-s1", "rl-hw1", **{f"junk{i}": "x" * 2000 for i in range(20)}).status == 302
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        assert max(len(login) for (login,) in db.execute("SELECT login FROM lti_states")) < 1000
 
 
 def test_an_institution_instructor_is_a_student_in_this_course(tool: str, platform: Platform) -> None:

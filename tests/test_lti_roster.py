@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ags_platform import INSTRUCTOR, LEARNER, NRPS_SCOPE, Platform, running
 from lti_launch import USERS, api, initiate, lti_course, public_pem, request, serving, sign_in, tool_key
-from service_helpers import Server, grade
+from service_helpers import SAMPLES, Server, grade
 
 pytestmark = pytest.mark.slow
 DEADLINE = (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -162,3 +162,22 @@ def test_an_expired_launch_session_opens_nothing(course: Path, tool: str, platfo
     with sqlite3.connect(course / "server" / "course.db") as db:
         db.execute("UPDATE sessions SET expires_at = ? WHERE kind = 'lti'", (time.time() - 1,))
     assert api(tool, "/api/status", session)[0] == 401
+
+
+def test_the_lms_roster_reaches_the_gradebook_and_the_scores_go_back(course: Path, platform: Platform) -> None:
+    """LTI end to end: s3, on the CSV roster without an LTI id, is linked by Names and Roles, launches, submits
+    with their token, and their counted score goes back to the LMS under the LTI id the sync gave (AGS)."""
+    with serving(course, platform, workers=1) as tool:
+        sign_in(tool, platform, "lti-prof")
+        assert sync(course)[0] == 0
+        session, _ = sign_in(tool, platform, "lti-s3")
+        token = next(line.split(",")[-1] for line in grade("tokens", "--course", str(course), "--again").stdout
+                     .splitlines() if line.startswith("s3,"))
+        done = grade("submit", str(SAMPLES / "node-mul" / "correct_lesson_style.py"), "--exercise", "node-mul",
+                     env={"AUTOGRADER_SERVER": tool, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1"}, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert api(tool, "/api/history", session)[1]["submissions"][0]["outcome"] == "graded"
+    done = grade("gradebook", "hw1", "--course", str(course), "--publish", str(course / "lms.toml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    sent = {score["userId"]: score.get("scoreGiven") for score in platform.scores}
+    assert sent["lti-s3"] == 10.0 and "s3" not in sent

@@ -24,6 +24,8 @@
 
     [extensions.hw1]
     s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
+
+    [lti]                              # launches from the LMS: grader.service.lti_config
 """
 
 from __future__ import annotations

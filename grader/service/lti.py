@@ -39,7 +39,10 @@ STATE_SECONDS = 300
 OPEN_SECONDS = 120
 #: logins under way at once; more are refused (503) rather than let unauthenticated requests fill the store
 MAX_PENDING = 10_000
-_TEXT = 4096
+#: a login initiation's parameters (Security Framework 5.1.1.1), each at most _TEXT characters (Canvas's
+#: lti_message_hint, a JWT, is under 1 KiB): at most ~12 KiB a login under way, ~120 MB for MAX_PENDING
+_LOGIN_KEYS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
+_TEXT = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,8 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
     if origin(target) != origin(tool_url):
         return Refused(400, "Not this server", f"The launch is for {short(target)}, not for this server "
                                                f"({tool_url}).")
-    if any(len(v) > _TEXT for v in params.values()):
+    kept = {k: v for k, v in params.items() if k in _LOGIN_KEYS}  # all the store keeps of an unsigned request
+    if any(len(v) > _TEXT for v in kept.values()):
         return Refused(400, "Not a launch", "A parameter of the login initiation is too long.")
     state, nonce, now = secrets.token_urlsafe(32), secrets.token_urlsafe(32), time.time()
     s = schema.lti_states.c
@@ -117,7 +121,7 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
         if db.execute(select(func.count()).select_from(schema.lti_states)).scalar_one() >= MAX_PENDING:
             return Refused(503, "Busy", "Too many sign-ins are under way; open the assignment again in a minute.")
         db.execute(insert(schema.lti_states).values(digest=_digest("login", state), nonce=nonce, expires_at=now +
-                                                    STATE_SECONDS, login=json.dumps(dict(params))))
+                                                    STATE_SECONDS, login=json.dumps(kept)))
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
              "client_id": platform.client_id, "redirect_uri": f"{tool_url}/lti/launch",
              "login_hint": params["login_hint"], "state": state, "nonce": nonce}

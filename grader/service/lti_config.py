@@ -49,8 +49,8 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     if table is None:
         return None
     if not isinstance(table, dict) or not isinstance(table.get("platform"), str) or not table["platform"]:
-        raise GraderError(f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (the README's lms.toml "
-                          f"with issuer, auth_url, jwks_url and deployment_ids).")
+        raise GraderError(f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
+                          f"jwks_url and deployment_ids: docs/server.md, Students from the LMS).")
     registration = (path.parent / table["platform"]).resolve()
     try:
         platform = read_platform(registration, need=LAUNCH_KEYS)
