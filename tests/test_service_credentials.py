@@ -171,6 +171,11 @@ def test_a_pages_request_from_another_site_is_refused_and_changes_nothing(served
     by_token = call(served, "POST", "/api/regrade", token=instructor_token(served.course), body=b"",
                     headers={"Origin": EVIL})
     assert by_token.status == 200
+    # an LTI launch is the LMS's cross-site POST by design, checked by its id_token: a session cookie an LMS on the
+    # same site sends along does not stop it at the door (this course has no [lti]: the launch's own answer)
+    launch = call(served, "POST", "/lti/launch", cookie=mine, body=b"id_token=x&state=y",
+                  headers={"Origin": EVIL, "Content-Type": "application/x-www-form-urlencoded"})
+    assert b"another site" not in launch.body and launch.status != 500
 
 
 def test_an_idempotency_key_belongs_to_one_assignment(served: Server) -> None:

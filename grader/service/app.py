@@ -258,7 +258,8 @@ async def new_login_link(request: Request) -> Response:
     who = await _who(request)
     if isinstance(who, JSONResponse):
         return who
-    if who.by_session:  # else a stolen cookie would renew itself for ever, one fresh session after another
+    if who.by_session:  # else a stolen cookie would renew itself for ever, and one an LMS launch made would
+        # outlive the roster and the platform
         return error(403, "a login link is made with your token (grade submit --login), not from a page's session")
     code = await run_in_threadpool(login_link, _state(request).engine, who)
     return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
@@ -309,8 +310,9 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
-    from grader.service import pages
+    from grader.service import lti, lti_pages, pages
 
+    lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(live=live or LiveCourse(course), engine=engine, secret=secret)
     with reading(engine) as db:
         state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
@@ -328,8 +330,9 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *pages.routes()]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE)])
+              *pages.routes(), *lti_pages.routes()]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE,
+                                                                              exempt=("/lti/",))])
     app.state.grader = state
     return app
 

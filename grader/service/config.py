@@ -26,6 +26,8 @@ again when it changes: grader.service.live).
 
     [extensions.hw1]
     s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
+
+    [lti]                              # launches from the LMS: grader.service.lti_config
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
 from grader.judge.catalog import Catalog
 from grader.run.isolate import LEVELS, Level
+from grader.service.lti_config import LtiSettings, read_lti
 from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
@@ -59,7 +62,7 @@ ROUNDING = {"day": DAY, "hour": 3600.0}
 #: (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
 COURSE_KEYS = frozenset({"name", "exercises", "roster", "timezone", "late_days", "late_rounding", "max_upload_kib",
                          "uploads_per_minute", "isolation", "secret_file", "seed", "database", "assignments",
-                         "extensions"})
+                         "extensions", "lti"})
 ASSIGNMENT_KEYS = frozenset({"exercises", "assignment", "opens", "deadline", "late", "penalty_per_day",
                              "max_late_days", "per_day", "counts"})
 
@@ -106,6 +109,8 @@ class Course:
     fixed_seed: int | None = None
     #: days late are counted in whole days (a minute late is a day late) or whole hours
     late_rounding: Rounding = "day"
+    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
+    lti: LtiSettings | None = None
 
     @property
     def data(self) -> Path:
@@ -155,7 +160,7 @@ def find_course(explicit: Path | None) -> Path:
     folder = explicit or Path(os.environ.get("AUTOGRADER_COURSE") or ".")
     if not (folder / CONFIG).is_file():
         raise GraderError(f"{folder / CONFIG}: no course configuration here. Run in the course's folder, or pass "
-                          f"--course DIR (or set $AUTOGRADER_COURSE); the README shows a course.toml.")
+                          f"--course DIR (or set $AUTOGRADER_COURSE); docs/server.md shows a course.toml.")
     return folder.resolve()
 
 
@@ -200,7 +205,8 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
                   secret_file=folder / where.text(data, "secret_file", "course-secret"),
                   database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
                   assignments=assignments, fixed_seed=_seed(where, data.get("seed")),
-                  late_rounding="hour" if rounding == "hour" else "day")
+                  late_rounding="hour" if rounding == "hour" else "day",
+                  lti=read_lti(path, data.get("lti"), set(assignments)))
 
 
 def _seed(where: Where, value: Any) -> int | None:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 
 from grader.outputs.students import Student
 from grader.service import schema
@@ -71,7 +71,8 @@ def issue(engine: Engine, people: Sequence[Student], *, role: str = "student", a
             if live is not None and not again:
                 continue
             _revoke(db, person.id, now)
-            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id))
+            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id,  # the old token's
+                                                     schema.sessions.c.kind != "lti"))
             token, ident, digest = new_token()
             db.execute(insert(schema.tokens).values(id=ident, student_id=person.id, digest=digest, created_at=now))
             issued.append((person, token))
@@ -100,6 +101,8 @@ def _upsert_student(db: Connection, person: Student, role: str) -> None:
     if found is None:
         db.execute(insert(schema.students).values(id=person.id, **values))
     else:
+        if not person.lti_user_id:  # a CSV without the column keeps the LTI id grade roster sync gave
+            del values["lti_user_id"]
         db.execute(update(schema.students).where(schema.students.c.id == person.id).values(**values))
 
 
@@ -155,13 +158,33 @@ def _live(db: Connection, token: str, student: str) -> bool:
                       ).first() is not None
 
 
+def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
+    """A session for a launch grader.service.lti has checked. It ends at SESSION_SECONDS at the latest, and at
+    once when its platform's deployment is no longer accepted or the student's lti_user_id is no longer `subject`
+    (removed from the roster, or the roster says another LTI user): who_is checks both on every request."""
+    session, now = secrets.token_urlsafe(32), time.time()
+    with writing(engine) as db:
+        db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < now))
+        db.execute(insert(schema.sessions).values(digest=_digest(session), student_id=student, kind="lti",
+                                                  expires_at=now + SESSION_SECONDS))
+        db.execute(insert(schema.lti_sessions).values(digest=_digest(session), platform=platform, subject=subject))
+    return session
+
+
 def who_is(engine: Engine, session: str) -> Who | None:
-    """The holder of a session cookie, while it lasts and the token that made it is live (checked each request)."""
-    s, t = schema.sessions.c, schema.tokens.c
+    """The holder of a session cookie, while it lasts and what made it stands, checked on every request: the token
+    behind a login link's session is live; a launch's platform and the roster's LTI user id still stand."""
+    s, st, t, ls, lp = (schema.sessions.c, schema.students.c, schema.tokens.c, schema.lti_sessions.c,
+                        schema.lti_platforms.c)
     with reading(engine) as db:
-        row = db.execute(select(schema.students.c.id, schema.students.c.role, s.token_id)
-                         .join(schema.sessions, s.student_id == schema.students.c.id)
-                         .join(schema.tokens, (t.id == s.token_id) & (t.student_id == s.student_id))
-                         .where(s.digest == _digest(session), s.kind == "session", s.expires_at >= time.time(),
-                                t.revoked_at.is_(None))).first()
-    return None if row is None else Who(student=row.id, role=row.role, token_id=row.token_id, by_session=True)
+        row = db.execute(select(st.id, st.role, s.token_id)
+                         .join(schema.sessions, s.student_id == st.id)
+                         .outerjoin(schema.tokens, and_(t.id == s.token_id, t.student_id == s.student_id,
+                                                        t.revoked_at.is_(None)))
+                         .outerjoin(schema.lti_sessions, ls.digest == s.digest)
+                         .outerjoin(schema.lti_platforms, lp.id == ls.platform)
+                         .where(s.digest == _digest(session), s.expires_at >= time.time(),
+                                or_(and_(s.kind == "session", t.id.is_not(None)),
+                                    and_(s.kind == "lti", lp.id.is_not(None), st.lti_user_id != "",
+                                         ls.subject == st.lti_user_id)))).first()
+    return None if row is None else Who(student=row.id, role=row.role, token_id=row.token_id or "", by_session=True)
