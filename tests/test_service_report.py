@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens
+from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens, serving
 
 from grader.judge.hidden_runs import HIDDEN_INTEGRITY
 
@@ -47,6 +47,13 @@ def _json(server: Server, token: str, path: str) -> dict[str, object]:
     return found
 
 
+def _serving(folder: Path) -> Iterator[Course]:
+    """The course's tokens issued, and its server running (with a worker) until the module's tests are done."""
+    tokens, prof = issue_tokens(folder), instructor_token(folder)
+    with serving(folder) as server:
+        yield server, tokens, prof
+
+
 def _submitted(done: str) -> int:
     return int(re.search(r"Received: submission (\d+)", done).group(1))  # type: ignore[union-attr]
 
@@ -68,12 +75,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
     # "old": a deadline long past and no late policy (the default), node-mul again under another name
     folder = course_folder(tmp_path_factory.mktemp("counts"), deadline=soon, students=["s1", "s2"], per_day=0,
                            extra='\n[assignments.old]\nexercises = ["node-mul"]\ndeadline = 2023-01-01T00:00:00Z\n')
-    tokens, prof = issue_tokens(folder), instructor_token(folder)
-    server = Server(folder).start()
-    try:
-        yield server, tokens, prof
-    finally:
-        server.stop()
+    yield from _serving(folder)
 
 
 def test_a_report_names_the_seed_it_was_graded_with(course: Course) -> None:
@@ -150,12 +152,7 @@ def fixed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
     folder = course_folder(tmp_path_factory.mktemp("fixed"), deadline=_at(datetime.now(UTC) + timedelta(days=1)),
                            students=["s1"], per_day=0)
     (folder / "course.toml").write_text("seed = 4217\n" + (folder / "course.toml").read_text())
-    tokens, prof = issue_tokens(folder), instructor_token(folder)
-    server = Server(folder).start()
-    try:
-        yield server, tokens, prof
-    finally:
-        server.stop()
+    yield from _serving(folder)
 
 
 def _twins(tmp_path: Path) -> list[Path]:

@@ -260,7 +260,7 @@ async def new_login_link(request: Request) -> Response:
         return who
     if who.by_session:  # else a stolen cookie would renew itself for ever, and one an LMS launch made would
         # outlive the roster and the platform
-        return error(403, "a login link is made with your token (grade submit --login), not from a page's session")
+        return error(403, "a login link needs your token (grade submit --login), not a page's session")
     code = await run_in_threadpool(login_link, _state(request).engine, who)
     return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
 
