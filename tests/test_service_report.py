@@ -105,6 +105,14 @@ def test_years_late_with_the_default_policy_counts_0_and_says_so_at_once(course:
         assert done.returncode == 0, done.stdout + done.stderr
         assert "takes no late work (counts 0)" in done.stdout.split("\n\n")[0]  # in the receipt, before the report
         assert "Score: 0/10" in done.stdout and "Late policy:" in done.stdout
+    # a retry (the first answer lost on the way) is told the same, with the first upload's receipt
+    for _ in range(2):
+        retried = urllib.request.Request(server.url + "/api/submissions?assignment=old", method="POST",
+                                         data=CORRECT.read_bytes(), headers={
+                                             "Authorization": f"Bearer {tokens['s1']}", "Idempotency-Key": "lost"})
+        with urllib.request.urlopen(retried, timeout=60) as response:
+            receipt = json.loads(response.read())
+    assert receipt["replayed"] is True and "counts 0" in receipt["late_policy"]
     status = json.loads(server.submit(tokens["s1"], "--status", "--json").stdout)
     old = next(a for a in status["assignments"] if a["id"] == "old")
     assert old["counted"]["score"] == 0.0 and old["late_rule"] == "late work is stored, and counts 0"

@@ -246,10 +246,11 @@ async def history(request: Request) -> Response:
     def rows() -> list[dict[str, object]]:
         with reading(state.engine) as db:
             found = rows_of(db, student or who.student, request.query_params.get("assignment"), limit=500)
+            every = rows_of(db, student or who.student)
         return [{"submission": r.id, "assignment": r.assignment, "filename": r.filename, "sha256": r.sha256,
                  "received_at": r.received_at, "state": r.state, "outcome": r.outcome,
                  "public_score": r.public_score, "max_score": r.max_score, **label.to_json()}
-                for r, label in labelled(state.course, student or who.student, found, who.instructor)]
+                for r, label in labelled(state.course, student or who.student, found, every, who.instructor)]
 
     return JSONResponse({"student": student or who.student, "submissions": await run_in_threadpool(rows)})
 

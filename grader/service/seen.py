@@ -59,10 +59,11 @@ class Label:
         return shown
 
 
-def labelled(course: Course, student: str, rows: Sequence[Row], instructor: bool = False,
+def labelled(course: Course, student: str, rows: Sequence[Row], every: Sequence[Row], instructor: bool = False,
              ) -> Iterator[tuple[Row, Label]]:
-    """Each row, with what a history shows of it: before its hidden checks are out, the public points alone."""
-    worth = worths(course, student, rows)
+    """Each of `rows`, with what a history shows of it: before its hidden checks are out, the public points alone.
+    `every`: all the student's submissions, which what one counts depends on (late days are spent across them)."""
+    worth = worths(course, student, every)
     for row in rows:
         rules = course.assignments.get(row.assignment)
         late = late_now(course, rules, student, row)
