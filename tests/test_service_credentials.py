@@ -66,8 +66,10 @@ def link_of(server: Server, token: str) -> str:
 
 
 def session_of(server: Server, token: str) -> str:
-    """The session cookie a browser gets from opening the token's login link."""
-    opened = call(server, "GET", link_of(server, token))
+    """The session cookie a browser gets from opening the token's login link and signing in on its page."""
+    path = link_of(server, token)
+    assert call(server, "GET", path).status == 200
+    opened = call(server, "POST", path, body=b"", headers={"Origin": server.url})
     assert opened.status == 303, opened.body
     cookie = opened.headers["set-cookie"]
     assert cookie.startswith("grader_session=") and "HttpOnly" in cookie and "SameSite=strict" in cookie

@@ -311,7 +311,7 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
-    from grader.service import lti, lti_pages, pages
+    from grader.service import login_pages, lti, lti_pages, pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(live=live or LiveCourse(course), engine=engine, secret=secret)
@@ -331,7 +331,7 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *pages.routes(), *lti_pages.routes()]
+              *login_pages.routes(), *pages.routes(), *lti_pages.routes()]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE,
                                                                               exempt=("/lti/",))])
     app.state.grader = state

@@ -30,6 +30,12 @@ def foreign(request: Request, cookie: str, exempt: tuple[str, ...] = ()) -> str 
         return None
     if request.headers.get("authorization", "").lower().startswith("bearer "):
         return None
+    return elsewhere(request)
+
+
+def elsewhere(request: Request) -> str | None:
+    """Why this request does not come from a page of this server (its Origin, else its Referer, names another
+    host, or nothing), or None where it does."""
     host = request.headers.get("host", "").lower()
     named = request.headers.get("origin") or request.headers.get("referer") or ""
     if not named or named == "null":
