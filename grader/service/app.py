@@ -26,7 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -39,11 +39,15 @@ from grader.service.origin import SameOrigin
 from grader.service.seen import labelled, status_of
 from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
-from grader.service.tokens import Who, login_link, who_has, who_is
+from grader.service.tokens import SESSION_SECONDS, Who, login_link, who_has, who_is
 from grader.service.uploads import Refused, check_upload
 from grader.service.views import shown
 
 COOKIE = "grader_session"
+#: the session cookie over https: a __Host- cookie is set only by this host itself, Secure, for Path=/, so that a
+#: page on a sibling site (students.example.edu beside grader.example.edu) cannot plant its own session in a
+#: classmate's browser (cookie tossing: a login CSRF), which a plain cookie with Domain=example.edu would do
+HOST_COOKIE = "__Host-" + COOKIE
 #: API requests other than uploads, per token per minute
 REQUESTS_PER_MINUTE = 240
 #: the longest a request for a report waits for grading to finish
@@ -88,10 +92,21 @@ async def caller(request: Request, state: State) -> Who | None:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return await run_in_threadpool(who_has, state.engine, header[7:])
-    session = request.cookies.get(COOKIE)
+    session = request.cookies.get(session_cookie(request))
     if session:
         return await run_in_threadpool(who_is, state.engine, session)
     return None
+
+
+def session_cookie(request: Request) -> str:
+    """The session cookie's name for this request: over https, only the __Host- one is read or set."""
+    return HOST_COOKIE if request.url.scheme == "https" else COOKIE
+
+
+def set_session(response: Response, request: Request, session: str) -> None:
+    """Set the session cookie of a sign-in: the pages' alone (HttpOnly, SameSite=Strict), for SESSION_SECONDS."""
+    response.set_cookie(session_cookie(request), session, max_age=SESSION_SECONDS, path="/", httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https")
 
 
 def _state(request: Request) -> State:
@@ -151,11 +166,14 @@ async def _body(request: Request, cap: int) -> bytes | Refused:
     if declared.isdigit() and int(declared) > cap:
         return too_big
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            return too_big
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > cap:
+                return too_big
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone, or too slow (grader.service.deadlines): nobody reads this answer
+        return Refused(400, "the upload did not arrive whole")
     return b"".join(chunks)
 
 
@@ -332,7 +350,7 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
               *login_pages.routes(), *pages.routes(), *lti_pages.routes()]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE,
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookies=(COOKIE, HOST_COOKIE),
                                                                               exempt=("/lti/",))])
     app.state.grader = state
     return app

@@ -17,9 +17,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e, page
-from grader.service.app import COOKIE, State
+from grader.service.app import State, set_session
 from grader.service.origin import elsewhere
-from grader.service.tokens import SESSION_SECONDS, link_holder, use_link
+from grader.service.tokens import link_holder, use_link
 
 #: the confirmation's headers: not cached, not framed by another site, its URL (the code) sent to no other site
 #: ("no-referrer" would make the browser send its form with Origin: null, which is refused)
@@ -63,8 +63,7 @@ async def sign_in(request: Request) -> Response:
     if session is None:
         return _spent()
     response = RedirectResponse("/me", status_code=303)
-    response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https")
+    set_session(response, request, session)
     return response
 
 

@@ -112,6 +112,7 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     import uvicorn
 
     from grader.service.app import make_app
+    from grader.service.deadlines import Deadlines
 
     again = requeue_local(engine)
     if again:
@@ -124,7 +125,7 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     workers = Workers(course, course.database, options.workers, options.lease, say) if options.workers else None
     app = make_app(course, engine, secret)
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                            backlog=2048)
+                            backlog=2048, http=Deadlines)
     server = _server_class()(config)
     if workers is not None:
         workers.start()
