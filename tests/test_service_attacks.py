@@ -4,9 +4,11 @@ script or an attacker's page would make them; each attack fails, and changes not
 
 from __future__ import annotations
 
+import base64
 import http.server
 import re
 import socket
+import sqlite3
 import subprocess
 import tempfile
 import threading
@@ -17,8 +19,24 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import jwt
 import pytest
+from ags_platform import Platform, running
 from browser import FLAGS, Driven, chromium
+from cryptography.hazmat.primitives.asymmetric import rsa
+from lti_launch import (
+    USERS,
+    authorize,
+    launch,
+    login,
+    lti_course,
+    opener,
+    public_pem,
+    request,
+    sign_in,
+    tool_key,
+)
+from lti_launch import serving as lti_serving
 from service_helpers import Server, course_folder, instructor_token, postgres, serving
 from test_service_credentials import EVIL, Answer, call, reissue
 
@@ -324,3 +342,149 @@ def test_a_connection_that_sends_nothing_or_a_byte_at_a_time_is_closed(plain: Se
     assert set(ended) == set(slow) and all(t < REQUEST_SECONDS * 2 for t in ended.values()), ended
     assert waited.get("state") == "queued"  # the long poll ran its course (no worker here)
     assert len(call(plain, "GET", "/api/history", token=tokens["s1"]).json()["submissions"]) == before  # not stored
+
+
+# ---- LTI: an outsider (anyone may begin a login), and a student who launches as themselves ----
+
+LTI_DEADLINE = (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, Path]]:
+    key = tool_key(tmp_path_factory.mktemp("keys"))
+    platform = Platform(client_id="grader-tool", key_id="tool-key-1", public_key=public_pem(key),
+                        users={k: dict(v) for k, v in USERS.items()})
+    with running(platform) as started:
+        yield started, key
+
+
+@pytest.fixture(scope="module")
+def lti_tool(lms: tuple[Platform, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    platform, key = lms
+    course = lti_course(tmp_path_factory.mktemp("lti-course"), platform, key, deadline=LTI_DEADLINE)
+    with lti_serving(course, platform) as url:
+        yield url, course
+
+
+def test_a_state_cookie_a_sibling_site_planted_opens_nothing(lms: tuple[Platform, Path],
+                                                             lti_tool: tuple[str, Path]) -> None:
+    """LTI's login CSRF by cookie tossing: s2 begins a login of their own, has the LMS sign their id_token, plants
+    the state's cookie in s1's browser from a sibling site (a plain cookie: a __Host- one cannot be set from
+    there) and has s1's browser post the launch. The server reads only the __Host- cookie: nothing opens."""
+    platform, _ = lms
+    tool, _ = lti_tool
+    pending = login(tool, platform, "lti-s2")
+    _, fields = authorize(pending)
+    ((name, value),) = pending.cookie.items()
+    assert name.startswith("__Host-grader_lti_")
+    planted = {name.removeprefix("__Host-"): value}
+    answer = launch(tool, fields, planted)
+    assert answer.status == 403 and "/lti/open/" not in answer.body
+    # the sign-in was not spent by that: in s2's own browser it opens s2's page
+    opened = launch(tool, fields, pending.cookie)
+    assert opened.status == 200
+    # and the opening link too reads only the __Host- cookie
+    assert request(tool + opener(opened), cookies=planted).status == 403
+
+
+def test_an_id_tokens_header_makes_the_server_fetch_nothing_and_a_deep_one_is_refused(
+        lms: tuple[Platform, Path], lti_tool: tuple[str, Path]) -> None:
+    """SSRF: a header naming where to find its key (jku, x5u) or holding one (jwk, x5c) is never followed nor
+    trusted, only the platform's key set at lms.toml's jwks_url; a flood of unknown kids fetches that key set again
+    at most once per PyJWT's 30 s cooldown; a header nested 20,000 deep is "not a JWT", never a 500."""
+    platform, _ = lms
+    tool, _ = lti_tool
+    asked: list[str] = []
+
+    class Trap(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *_: object) -> None:
+            return
+
+    trap = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trap)
+    threading.Thread(target=trap.serve_forever, daemon=True).start()
+    where = f"http://127.0.0.1:{trap.server_address[1]}"
+    mine = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    own = jwt.algorithms.RSAAlgorithm.to_jwk(mine.public_key(), as_dict=True)
+    fetched = platform.jwks_fetches
+    try:
+        for index in range(12):
+            pending = login(tool, platform, "lti-s1")
+            claims = jwt.decode(platform.id_token("lti-s1", "rl-hw1", pending.nonce, f"{tool}/lti/launch"),
+                                options={"verify_signature": False})
+            token = jwt.encode(claims, mine, algorithm="RS256", headers={
+                "kid": f"attacker-{index}", "jku": f"{where}/jku", "x5u": f"{where}/x5u", "jwk": own})
+            answer = launch(tool, {"id_token": token, "state": pending.state}, pending.cookie)
+            assert answer.status == 403 and "a key the LMS does not publish" in answer.body, answer.body
+        assert asked == []
+        assert platform.jwks_fetches - fetched <= 2
+        pending = login(tool, platform, "lti-s1")
+        head = b'{"alg":"RS256","kid":"k","x":' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+        deep = base64.urlsafe_b64encode(head).rstrip(b"=").decode() + ".e30.c2ln"
+        answer = launch(tool, {"id_token": deep, "state": pending.state}, pending.cookie)
+        assert answer.status == 403 and "not a JWT" in answer.body
+    finally:
+        trap.shutdown()
+        trap.server_close()
+
+
+def test_a_launchs_opening_link_opens_one_session_however_many_race_for_it(lms: tuple[Platform, Path],
+                                                                          lti_tool: tuple[str, Path]) -> None:
+    platform, _ = lms
+    tool, _ = lti_tool
+    pending = login(tool, platform, "lti-s1")
+    answer = launch(tool, authorize(pending)[1], pending.cookie)
+    link = tool + opener(answer)
+    statuses: list[int] = []
+    gate = threading.Barrier(8)
+
+    def race() -> None:
+        gate.wait()
+        statuses.append(request(link, cookies=pending.cookie).status)
+
+    threads = [threading.Thread(target=race) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sorted(statuses) == [303] + [403] * 7
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_a_flood_of_login_initiations_locks_no_student_out(lms: tuple[Platform, Path], tmp_path: Path,
+                                                           store: str) -> None:
+    """Anyone may begin an LTI login, and each keeps a state for 5 minutes. One client filled the table
+    (MAX_PENDING, 10,000: 144 s from one machine here) and every student's launch was then refused (503) until
+    the states expired, renewed at ~35 requests a second. Now the oldest logins under way give way: the flood,
+    already in the store, holds nobody's launch."""
+    from grader.service.lti import MAX_PENDING
+
+    platform, key = lms
+    with postgres() if store == "postgresql" else _nothing() as pg:
+        course = lti_course(tmp_path / "course", platform, key, deadline=LTI_DEADLINE,
+                            database=pg.url if pg is not None else "")
+        later = time.time() + 250
+        if pg is not None:
+            pg.psql("INSERT INTO lti_states (digest, nonce, login, expires_at) SELECT 'flood-' || i, 'n' || i, "
+                    f"'{{}}', {later} + i * 0.001 FROM generate_series(1, {MAX_PENDING}) AS i")
+        else:
+            with sqlite3.connect(course / "server" / "course.db") as db:
+                db.executemany("INSERT INTO lti_states (digest, nonce, login, expires_at) VALUES (?, ?, '{}', ?)",
+                               [(f"flood-{i}", f"n{i}", later + i * 0.001) for i in range(1, MAX_PENDING + 1)])
+        with lti_serving(course, platform) as tool:
+            session, destination = sign_in(tool, platform, "lti-s1")
+            assert destination == "/me/assignments/hw1"
+            assert request(tool + destination, cookies={"grader_session": session}).status == 200
+            if pg is not None:
+                left = int(pg.psql("SELECT count(*) FROM lti_states"))
+                oldest = pg.psql("SELECT count(*) FROM lti_states WHERE digest = 'flood-1'")
+            else:
+                with sqlite3.connect(course / "server" / "course.db") as db:
+                    left = db.execute("SELECT count(*) FROM lti_states").fetchone()[0]
+                    oldest = str(db.execute("SELECT count(*) FROM lti_states WHERE digest = 'flood-1'").fetchone()[0])
+            assert left <= MAX_PENDING and oldest == "0"  # bounded still; the oldest flood state gave way
