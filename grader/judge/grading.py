@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -9,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.core.exercise import Device, Exercise
+from grader.core.exercise import Device, Exercise, Mutant
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.faults import Fault, faults
 from grader.judge.hidden_runs import has_hidden, hidden_integrity, merge, part_of, public_visibility, run_hidden
-from grader.judge.localize import from_run, localize, probe_group
+from grader.judge.localize import localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
 from grader.judge.released_mistakes import released_runs, stored_seed
@@ -27,7 +28,7 @@ from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
 from grader.run.observed import GroupRun, RunResult
-from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
+from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of, probes_to_run
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
@@ -80,7 +81,8 @@ class MistakeRuns:
     """What each known mistake (in the sandbox) and each slipped engine (here) give on an exercise's probes."""
 
     mutants: MutantRuns
-    slips: tuple[SlipRun, ...]
+    #: the slipped engines, computed once asked for (a diagnosis asks only where no known mistake explains a check)
+    slips: Callable[[], tuple[SlipRun, ...]]
 
 
 #: the mistakes' values by (exercise id, seed): the same for every student too
@@ -221,40 +223,90 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
-    mistake runs as the student's code ran, its hidden checks apart (state a mistake keeps across checks
-    would differ otherwise), on every check (which checks a mistake fails is evidence too). The slipped
-    engines are the reference engine (grader.judge.slips) and run here. A released pack has no mutants:
-    it brings what they gave at its seed (grader.judge.released_mistakes).
+    mistake's checks meet the state its earlier checks left, as the student's do (grader.run.sandbox.probes_to_run),
+    on every check (which checks a mistake fails is evidence too): in one child where every public check comes
+    before the hidden ones (then one run gives each check's record as the student's two runs do), else its public
+    and its hidden checks apart, as the student's ran. The slipped engines are the reference engine
+    (grader.judge.slips) and run here. A released pack has no mutants: it brings what they gave at its seed
+    (grader.judge.released_mistakes).
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
-    sides = [part_of(group, "public"), part_of(group, "hidden")] if has_hidden([group], "cpu") else [group]
+    sides = [group] if not has_hidden([group], "cpu") or _hidden_last(group.exercise) else \
+        [part_of(group, "public"), part_of(group, "hidden")]
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
-        try:
-            submission = load_submission(mutant.path)
-        except GraderError:
+        facts = _mutant_facts(sandbox, mutant, group.exercise, time_limit)
+        if facts is None:
             runs.append(MutantRun(mutant, None))
             continue
-        # an engine mistake's own localization, in the same child (the last): blame keeps its name only where
-        # it agrees
-        extra = [probe_group(group.exercise, group.seed)] if group.exercise.engine == "scalar" else []
-        pending = [sandbox.launch(submission, [side, *(extra if side is sides[-1] else [])], device="cpu",
-                                  time_limit=time_limit) for side in sides]
-        results = [p.result() for p in pending]
-        rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
-        located = results[-1]
-        found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(located.groups[1], group.seed),
-                                                                       definitions(submission.cells).grad_overwrites)) \
-            if extra and len(located.groups) > 1 else frozenset()
-        both = [r.groups[0] for r in results]
+        both = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result().groups[0]
+                for side in sides]
         runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),
-                              rules, found, distinctive(mutant.path, group.exercise.solution)))
-    mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
+                              facts.rules, facts.faults, facts.distinctive))
+    mistakes = MistakeRuns(tuple(runs), functools.cache(functools.partial(slip_runs, group.exercise, group.inputs,
+                                                                           group.seed)))
     if cache is not None:
         cache[key] = mistakes
     return mistakes
+
+
+def _hidden_last(exercise: Exercise) -> bool:
+    """Whether every public check on the CPU comes before the first hidden one: a run of all of them then gives
+    each public check the state its public run would, and each hidden one the state of its replay."""
+    hidden = set(probes_to_run(exercise, "cpu", "hidden")) - set(probes_to_run(exercise, "cpu", "public"))
+    return all(i < min(hidden, default=len(exercise.probes)) for i in probes_to_run(exercise, "cpu", "public"))
+
+
+@dataclass(frozen=True, slots=True)
+class _MutantFacts:
+    """What a mutant is whatever the seed: its file read, the source rules it breaks, what its code does that the
+    solution's does not, and for an engine mistake what localization finds wrong in it (grader.judge.faults), as
+    (method, how). Found once, not for every student with a seed of their own: every mutant of this course's
+    engine exercises localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
+
+    submission: Submission
+    rules: frozenset[str]
+    distinctive: frozenset[str]
+    faults: frozenset[tuple[str, str]]
+
+
+#: a mutant's facts by its exercise, its file and the solution's, as they were when read (an edit reads them again)
+_FACTS: dict[tuple[object, ...], _MutantFacts | None] = {}
+#: the seed a mutant is localized at
+LOCALIZED_AT = 0
+
+
+def _mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
+                  time_limit: float | None) -> _MutantFacts | None:
+    """The mutant's facts; None where its file cannot be read."""
+    key = (exercise.id, exercise.source, _stamp(mutant.path), _stamp(exercise.solution))
+    if key not in _FACTS:
+        try:
+            submission = load_submission(mutant.path)
+        except GraderError:
+            facts = None
+        else:
+            # an engine mistake's own localization: blame keeps its name only where it agrees
+            located = localize(sandbox, submission, exercise, LOCALIZED_AT, time_limit)
+            found = frozenset((f.rule.method, f.rule.how)
+                              for f in faults(located, definitions(submission.cells).grad_overwrites)) \
+                if located is not None else frozenset()
+            facts = _MutantFacts(submission, frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
+                                 distinctive(mutant.path, exercise.solution), found)
+        if len(_FACTS) >= 512:
+            _FACTS.clear()
+        _FACTS[key] = facts
+    return _FACTS[key]
+
+
+def _stamp(path: Path | None) -> tuple[object, ...]:
+    try:
+        info = os.stat(path) if path is not None else None
+    except OSError:
+        return (str(path),)
+    return (str(path),) if info is None else (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
 
 
 def _expected(group: Group, seed: int, cache: ExpectedCache | None,
