@@ -12,7 +12,7 @@ import pytest
 from grader.judge import grading
 from grader.judge.catalog import Catalog
 from grader.judge.faults import faults
-from grader.judge.hidden_runs import merge, part_of
+from grader.judge.hidden_runs import hidden_last, merge, part_of
 from grader.judge.localize import localize
 from grader.judge.names import definitions
 from grader.run.inputs import draw_inputs
@@ -67,8 +67,8 @@ def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: 
 
 def test_node_backward_keeps_its_hidden_check_apart_for_mutants() -> None:
     """Its hidden check comes before public ones, which must not meet the state it leaves."""
-    assert not grading._hidden_last(CATALOG.load("node-backward"))
-    assert grading._hidden_last(CATALOG.load("node-mul"))
+    assert not hidden_last(CATALOG.load("node-backward"), "cpu")
+    assert hidden_last(CATALOG.load("node-mul"), "cpu")
 
 
 def test_slipped_engines_are_computed_only_when_asked(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:

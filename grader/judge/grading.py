@@ -15,7 +15,17 @@ from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.faults import Fault, faults
-from grader.judge.hidden_runs import has_hidden, hidden_integrity, merge, part_of, public_visibility, run_hidden
+from grader.judge.hidden_runs import (
+    Together,
+    has_hidden,
+    hidden_integrity,
+    hidden_last,
+    merge,
+    part_of,
+    public_visibility,
+    run_hidden,
+    runs_together,
+)
 from grader.judge.localize import localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -28,7 +38,7 @@ from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
 from grader.run.observed import GroupRun, RunResult
-from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of, probes_to_run
+from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
@@ -107,8 +117,10 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
     # (from a course's checkout both import torch, and one after the other they cost twice).
     expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
-    first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
-                          visibility=public_visibility(groups, launch[0])) if launch else None
+    together = bool(launch) and runs_together(groups, launch[0])
+    first = (Together(sandbox, submission, groups, launch[0], time_limit) if together else
+             sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
+                           visibility=public_visibility(groups, launch[0]))) if launch else None
     if expected is None:
         expected = [_expected(g, seed, cache, store) for g in groups]
     if first is not None:
@@ -120,7 +132,9 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
                                          visibility=public_visibility(groups, device)).results()
         apart: list[GroupRun | None] = [None] * len(groups)
-        if has_hidden(groups, device):
+        if isinstance(first, Together) and device == launch[0]:
+            apart, hidden[device] = first.hidden()
+        elif has_hidden(groups, device):
             apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
         views[device] = [ExerciseRun(run, merge(g.exercise, run.groups[k], h))
                          for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
@@ -233,7 +247,7 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
-    sides = [group] if not has_hidden([group], "cpu") or _hidden_last(group.exercise) else \
+    sides = [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
         [part_of(group, "public"), part_of(group, "hidden")]
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
@@ -250,13 +264,6 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     if cache is not None:
         cache[key] = mistakes
     return mistakes
-
-
-def _hidden_last(exercise: Exercise) -> bool:
-    """Whether every public check on the CPU comes before the first hidden one: a run of all of them then gives
-    each public check the state its public run would, and each hidden one the state of its replay."""
-    hidden = set(probes_to_run(exercise, "cpu", "hidden")) - set(probes_to_run(exercise, "cpu", "public"))
-    return all(i < min(hidden, default=len(exercise.probes)) for i in probes_to_run(exercise, "cpu", "public"))
 
 
 @dataclass(frozen=True, slots=True)
