@@ -9,8 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.core.errors import GraderError
-from grader.core.exercise import Device, Exercise, Mutant
+from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
@@ -26,6 +25,7 @@ from grader.judge.hidden_runs import (
     run_hidden,
     runs_together,
 )
+from grader.judge.known_mistakes import mutant_facts
 from grader.judge.localize import localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -33,7 +33,6 @@ from grader.judge.released_mistakes import released_runs, stored_seed
 from grader.judge.report import Graded, Report, build_report
 from grader.judge.rules import check_source, import_notes
 from grader.judge.slips import SlipRun, slip_runs
-from grader.judge.weak_evidence import distinctive
 from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
@@ -251,7 +250,7 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         [part_of(group, "public"), part_of(group, "hidden")]
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
-        facts = _mutant_facts(sandbox, mutant, group.exercise, time_limit)
+        facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
         if facts is None:
             runs.append(MutantRun(mutant, None))
             continue
@@ -264,56 +263,6 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     if cache is not None:
         cache[key] = mistakes
     return mistakes
-
-
-@dataclass(frozen=True, slots=True)
-class _MutantFacts:
-    """What a mutant is whatever the seed: its file read, the source rules it breaks, what its code does that the
-    solution's does not, and for an engine mistake what localization finds wrong in it (grader.judge.faults), as
-    (method, how). Found once, not for every student with a seed of their own: every mutant of this course's
-    engine exercises localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
-
-    submission: Submission
-    rules: frozenset[str]
-    distinctive: frozenset[str]
-    faults: frozenset[tuple[str, str]]
-
-
-#: a mutant's facts by its exercise, its file and the solution's, as they were when read (an edit reads them again)
-_FACTS: dict[tuple[object, ...], _MutantFacts | None] = {}
-#: the seed a mutant is localized at
-LOCALIZED_AT = 0
-
-
-def _mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
-                  time_limit: float | None) -> _MutantFacts | None:
-    """The mutant's facts; None where its file cannot be read."""
-    key = (exercise.id, exercise.source, _stamp(mutant.path), _stamp(exercise.solution))
-    if key not in _FACTS:
-        try:
-            submission = load_submission(mutant.path)
-        except GraderError:
-            facts = None
-        else:
-            # an engine mistake's own localization: blame keeps its name only where it agrees
-            located = localize(sandbox, submission, exercise, LOCALIZED_AT, time_limit)
-            found = frozenset((f.rule.method, f.rule.how)
-                              for f in faults(located, definitions(submission.cells).grad_overwrites)) \
-                if located is not None else frozenset()
-            facts = _MutantFacts(submission, frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
-                                 distinctive(mutant.path, exercise.solution), found)
-        if len(_FACTS) >= 512:
-            _FACTS.clear()
-        _FACTS[key] = facts
-    return _FACTS[key]
-
-
-def _stamp(path: Path | None) -> tuple[object, ...]:
-    try:
-        info = os.stat(path) if path is not None else None
-    except OSError:
-        return (str(path),)
-    return (str(path),) if info is None else (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
 
 
 def _expected(group: Group, seed: int, cache: ExpectedCache | None,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import io
 import json
 import json.scanner
 import math
@@ -72,21 +71,13 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
     here, first thing, every probe is compiled before the submission runs, and every message leaves
     through `event` and the guard.
 
-    A request marked `then` is in two parts: once the first part's probes are done (and said, output
-    flushed), the second part's probes come on the request pipe, for the same module, and run the same way
-    (grader.run.sandbox.Sandbox.launch_then: the hidden checks, which meet the state the public ones left).
-    The trusted side has taken all of the first part before it sends the second, so whatever the second
-    part gives the submission (a hidden check's inputs) can reach nothing of the first. The second part is
-    read after the submission has run: a submission that tampers with its reading changes only its own
-    second part, whose verdicts the trusted side checks against values that never enter this process.
+    A request marked `then` has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_then), sent
+    once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
     """
     audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
     run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, _missing
-    read_frame_, flush_ = _read_frame, io.TextIOWrapper.flush
-    streams_: tuple[Any, ...] = (sys.stdout, sys.stderr)
-    # the second part's parser: the C scanner, which holds what it parses with from its making on
-    scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
-    then_ = request.get("then") is True
+    read_frame_, then_ = _read_frame, request.get("then") is True
+    scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
     event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
                                                    "isolation": hello.isolation})
     policy = request["policy"]
@@ -176,27 +167,16 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                     else:
                         event = ("probe", {"group": g, "probe": p, **evidence, "error": found})
                     audit(guard.EVENT)
-            for stream in streams_:  # what it printed is out before its last word
-                try:
-                    flush_(stream)
-                except BaseException:  # noqa: BLE001 - a stream the submission broke: its own output
-                    pass
-            event = ("done", {})
+            event = ("done", {})  # what it printed is out already: its streams write through (zygote_main)
             audit(guard.EVENT)
-            todo = None
-            if then_:
-                then_ = False
-                more = scan_(read_frame_(request_fd).decode(), 0)[0]["groups"]
-                compiled_: list[Any] = []
-                event = ("compile", {"probes": [(p["name"], p["code"], dict(p["observe"])) for part in more
-                                                for p in part["probes"]], "into": compiled_})
-                audit(guard.EVENT)
-                todo, k = [], 0
-                for part in more:
-                    todo.append((*groups[part["group"]][:3], []))
-                    for p in part["probes"]:
-                        todo[-1][3].append((compiled_[k], p["inputs"], p["torch_seed"], frozenset(p["uses"])))
-                        k += 1
+            more, then_ = scan_(read_frame_(request_fd).decode(), 0)[0]["groups"] if then_ else [], False
+            compiled_: list[Any] = []
+            event = ("compile", {"probes": [(p["name"], p["code"], dict(p["observe"])) for part in more
+                                            for p in part["probes"]], "into": compiled_})
+            audit(guard.EVENT)
+            made_ = iter(compiled_)
+            todo = [(*groups[part["group"]][:3], [(next(made_), p["inputs"], p["torch_seed"], frozenset(p["uses"]))
+                                                  for p in part["probes"]]) for part in more]
     except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
         event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
         audit(guard.EVENT)
@@ -341,11 +321,8 @@ def _read_exact(fd: int, size: int) -> bytearray:
 
 
 def _read_frame(fd: int) -> bytes:
-    """One part of the request: its size in 8 bytes, then that many (grader.run.sandbox.frame)."""
-    size = int.from_bytes(_read_exact(fd, 8), "big")
-    if size > MAX_REQUEST:
-        raise ValueError("request too large")
-    return bytes(_read_exact(fd, size))
+    """A part of the request: its size in 8 bytes, then its bytes (grader.run.sandbox.frame), cut at MAX_REQUEST."""
+    return bytes(_read_exact(fd, min(int.from_bytes(_read_exact(fd, 8), "big"), MAX_REQUEST)))
 
 
 def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:

@@ -90,8 +90,7 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
     # What the hook hands out (the import wrapper, the signal wrapper) is built from this module's own
     # functions, never the private copies, whose globals would lead back to the hook's.
     sys.addaudithook(make(key, reply_fd, harness, tuple(trusted), (tuple(writable), tuple(owned)), permits,
-                          extensions, refusal,
-                          frozenset(own_modules), grader.rstrip("/") + "/",
+                          extensions, refusal, frozenset(own_modules), grader.rstrip("/") + "/",
                           (_guarded_import, _signal, _create_builtin, _create_dynamic, _frameless)))
     sys.dont_write_bytecode = True
 
@@ -111,13 +110,11 @@ def _private_namespace() -> dict[str, Any]:
 
 def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple[str, ...],
                writable: tuple[tuple[str, ...], tuple[str, ...]], permits: Callable[[str], bool] | None,
-               extensions: Callable[[str], bool],
-               refusal: Callable[[str], str], own: frozenset[str], grader: str,
+               extensions: Callable[[str], bool], refusal: Callable[[str], str], own: frozenset[str], grader: str,
                public: tuple[Callable[..., Any], ...]) -> Callable[[str, tuple[Any, ...]], None]:
     # OpenSSL's HMAC, a C object whose methods no submission can rebind (hmac.HMAC's could be).
     copy = _hashlib.hmac_new(bytes(key), digestmod="sha256").copy
-    for i in range(len(key)):
-        key[i] = 0
+    key[:] = bytes(len(key))  # zeroed where it lies
     write, getframe, thread, compile_ = os.write, sys._getframe, _thread.get_ident, compile
     stdlib = os.path.dirname(os.__file__) + "/"
     finder = _Finder()
@@ -174,9 +171,9 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
             return
         state["last"] = event
         kind, fields = event
-        if kind == "compile":
-            compile_probes(fields)
-            return
+        if kind == "compile":  # a run's second part's probes (grader.run.child), compiled inside the hook
+            fields["into"] += [(n, compile_(c, f"<probe {n}>", "exec", dont_inherit=True), tuple((k, compile_(
+                e, f"<probe {n}>", "eval", dont_inherit=True)) for k, e in o.items())) for n, c, o in fields["probes"]]
         if kind == "student":
             state["student"] = True
             sys.meta_path.insert(0, finder)
@@ -195,20 +192,6 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
                 send({"event": kind, **fields})
             except (TypeError, RecursionError):  # not plain data: nothing half-written, the run ends unfinished
                 pass
-
-    def compile_probes(fields: dict[str, Any]) -> None:
-        """A run's second part's probes (grader.run.child), compiled as execute.compile_probe does, but here, where
-        the compile events this asks for are not looked at: the submission has run by then, and compiling under a
-        probe's name is refused to it. Only plain data is compiled, read by a parser bound before it ran."""
-        into = fields.get("into")
-        for name, code, observe in fields["probes"]:
-            if not (type(name) is str and type(code) is str and type(observe) is dict and type(into) is list
-                    and all(type(k) is str and type(v) is str for k, v in observe.items())):
-                raise TypeError("a probe to compile is not plain text")
-            filename = f"<probe {name}>"
-            into.append((name, compile_(code, filename, "exec", dont_inherit=True),
-                         tuple((label, compile_(expr, filename, "eval", dont_inherit=True))
-                               for label, expr in observe.items())))
 
     def refuse_now(what: str, frame: FrameType | None, noted: str = "", error: type[Exception] = PermissionError,
                    ) -> None:
