@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
@@ -40,6 +41,7 @@ from grader.run.observed import GroupRun, RunResult
 from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
+T = TypeVar("T")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 #: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
 _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
@@ -261,7 +263,7 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     mistakes = MistakeRuns(tuple(runs), functools.cache(functools.partial(slip_runs, group.exercise, group.inputs,
                                                                            group.seed)))
     if cache is not None:
-        cache[key] = mistakes
+        keep(cache, key, mistakes)
     return mistakes
 
 
@@ -283,8 +285,20 @@ def _expected(group: Group, seed: int, cache: ExpectedCache | None,
         if stored is not None:
             stored.save(group.exercise, group.inputs, seed, values)
     if cache is not None:
-        cache[key] = values
+        keep(cache, key, values)
     return values
+
+
+#: entries a cache of expected values or mistakes' runs keeps: each exercise at one seed for a whole class, the
+#: latest of a seed per submission (a server's worker grades for a whole term)
+KEPT = 256
+
+
+def keep(cache: dict[tuple[str, int], T], key: tuple[str, int], value: T) -> None:
+    """Keep `value` under `key`; past KEPT entries, the oldest go."""
+    cache[key] = value
+    while len(cache) > KEPT:
+        del cache[next(iter(cache))]
 
 
 def cuda_available() -> bool:
