@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,6 +68,7 @@ def role(pid: int) -> str:
 
 
 def peak(source: Path, folder: Path, out: Path, secret: list[str]) -> tuple[float, list[tuple[float, str]], float]:
+    shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "-j", "1",
                "--time-limit", TIME_LIMIT, *secret]
     started = time.perf_counter()
