@@ -171,9 +171,9 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
             return
         state["last"] = event
         kind, fields = event
-        if kind == "compile":  # a run's second part's probes (grader.run.child), compiled inside the hook
-            fields["into"] += [(n, compile_(c, f"<probe {n}>", "exec", dont_inherit=True), tuple((k, compile_(
-                e, f"<probe {n}>", "eval", dont_inherit=True)) for k, e in o.items())) for n, c, o in fields["probes"]]
+        if kind == "compile":  # a second part's probes (grader.run.child), compiled in the hook; its own notes
+            fields["into"][:], state["notes"] = [(n, compile_(c, f"<probe {n}>", "exec", 0, True), tuple((k, compile_(
+                e, f"<probe {n}>", "eval", 0, True)) for k, e in o.items())) for n, c, o in fields["probes"]], 0
         if kind == "student":
             state["student"] = True
             sys.meta_path.insert(0, finder)
