@@ -319,7 +319,7 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
-    from grader.service import lti, lti_pages, pages
+    from grader.service import class_pages, lti, lti_pages, pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(course=course, engine=engine, secret=secret)
@@ -339,7 +339,7 @@ def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *pages.routes(), *lti_pages.routes()]
+              *class_pages.routes(), *pages.routes(), *lti_pages.routes()]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.grader = state
     return app

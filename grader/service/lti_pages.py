@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 from functools import partial
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -25,6 +25,7 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, page
 from grader.service import lti
 from grader.service.app import COOKIE, State
+from grader.service.forms import fields
 from grader.service.lti_config import LtiSettings
 from grader.service.lti_token import Keys, Refused
 from grader.service.tokens import SESSION_SECONDS
@@ -64,15 +65,7 @@ async def _params(request: Request) -> dict[str, str] | None:
     """The query (GET) or the urlencoded form (POST), bounded; None if too big."""
     if request.method == "GET":
         return dict(request.query_params)
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_FORM:
-        return None
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_FORM:
-            return None
-    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    return await fields(request, MAX_FORM)
 
 
 def _refused(refused: Refused) -> HTMLResponse:
