@@ -20,12 +20,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e, num, table
-from grader.service import queue, schema
+from grader.service import deadlines, queue, schema
 from grader.service.app import State
 from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.forms import fields
 from grader.service.pages import _reader, course_page
-from grader.service.store import reading
+from grader.service.store import reading, writing
 from grader.service.tokens import Who
 
 CSS = """
@@ -54,13 +54,17 @@ async def class_page(request: Request) -> Response:
         return who
     state = _state(request)
     view = view_of(request.query_params, state.course)
-    queued = request.query_params.get("queued", "")
-    notice = f"Regrade queued: {int(queued)} submission(s), behind every new upload." if queued.isdigit() else ""
-    return HTMLResponse(await run_in_threadpool(_class_html, state, view, notice))
+    entry = request.query_params.get("regrade", "")
+    return HTMLResponse(await run_in_threadpool(_class_html, state, view, int(entry) if entry.isdigit() else None))
 
 
-def _class_html(state: State, view: View, notice: str) -> str:
+def _class_html(state: State, view: View, regraded: int | None) -> str:
     course = state.course
+    # the regrade just asked for, named by its audit entry (never text from the query: a link could say anything)
+    done = next((x for x in deadlines.audit(state.engine, 20) if x.id == regraded and x.action == deadlines.REGRADE),
+                None) if regraded is not None else None
+    notice = f"Regrade of {done.assignment or 'every assignment'} for {done.student or 'every student'}: " \
+             f"{done.new}, behind every new upload." if done is not None else ""
     rows = class_rows(state.engine, course)
     kept = shown(rows, view)
     csv_link = "/instructor/class.csv" + (f"?{urlencode(view.query())}" if view.query() else "")
@@ -95,7 +99,8 @@ def _live(state: State) -> str:
             f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
             f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
-               if cells else "<p>No worker has been seen in the last hour.</p>") + "</section>")
+               if cells else "<p>No worker has been seen in the last hour.</p>")
+            + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
 
 
 def _filters(view: View, rows: list[ClassRow], state: State) -> str:
@@ -191,7 +196,14 @@ async def regrade(request: Request) -> Response:
     if student is not None and not await run_in_threadpool(_on_roster, state, student):
         return HTMLResponse(course_page(state, "Not a regrade", f"<h1>No student {e(student[:80])}</h1>"), 422)
     count = await run_in_threadpool(queue.enqueue_all, state.engine, assignment, student)
-    return RedirectResponse(f"/instructor?queued={count}", status_code=303)
+    entry = await run_in_threadpool(_audited, state, who.student, assignment or "", student or "", count)
+    return RedirectResponse(f"/instructor?regrade={entry}", status_code=303)
+
+
+def _audited(state: State, actor: str, assignment: str, student: str, count: int) -> int:
+    with writing(state.engine) as db:
+        return deadlines.record(db, actor, deadlines.REGRADE, assignment, student, "",
+                                f"{count} submission(s) queued").id
 
 
 def _on_roster(state: State, student: str) -> bool:
