@@ -15,7 +15,6 @@ import asyncio
 import math
 import time
 import urllib.parse
-import uuid
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,18 +29,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from grader.core.errors import GraderError
 from grader.service import queue, schema
 from grader.service.config import Course
 from grader.service.deadlines import StoredRules
-from grader.service.intake import Receipt, take
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
+from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
 from grader.service.standing import report_json, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
-from grader.service.uploads import Refused, check_upload
+from grader.service.uploads import Refused
 from grader.service.views import shown
 
 COOKIE = "grader_session"
@@ -124,43 +122,23 @@ async def submit(request: Request) -> Response:
         return who
     state = _state(request)
     name = urllib.parse.unquote(request.headers.get("x-filename", "submission.py"))
-    try:
-        rules = state.course.assignment_for(request.query_params.get("exercise"),
-                                            request.query_params.get("assignment"))
-    except GraderError as exc:
-        return error(422, str(exc))
-    key = request.headers.get("idempotency-key", "") or str(uuid.uuid4())
-    if len(key) > 100:
-        return error(422, "the Idempotency-Key header is longer than 100 characters")
     content = await _body(request, state.course.max_upload_bytes)
-    checked = check_upload(content, name, state.course.max_upload_bytes) if isinstance(content, bytes) else content
-    if isinstance(checked, Refused):
-        return error(checked.status, checked.message)
-    assert isinstance(content, bytes)
-    try:
-        receipt = await run_in_threadpool(take, state.engine, state.course, who, rules, content, name, checked, key,
-                                          state.secret)
-    except SQLAlchemyError as exc:
-        code, why = write_failure(exc)
-        return error(code, f"your submission was NOT stored: {why}. Submit again in a moment; if this goes on, "
-                           "tell your instructor.")
+    receipt = await receive(state, who, request.query_params.get("exercise"), request.query_params.get("assignment"),
+                            content, name, request.headers.get("idempotency-key", ""))
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message)
-    assert isinstance(receipt, Receipt)
     return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
     declared = request.headers.get("content-length", "")
-    too_big = Refused(413, f"the file is over {cap // 1024} KiB, this course's limit: submit only your code "
-                           "(a .py file or the notebook), not data or outputs.")
     if declared.isdigit() and int(declared) > cap:
-        return too_big
+        return too_big(cap)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > cap:
-            return too_big
+            return too_big(cap)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -316,7 +294,7 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
-    from grader.service import class_pages, deadline_pages, lti, lti_pages, pages
+    from grader.service import class_pages, deadline_pages, lti, lti_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(live=live or LiveCourse(course), engine=engine, secret=secret)
@@ -336,7 +314,8 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *class_pages.routes(), *deadline_pages.routes(), *pages.routes(), *lti_pages.routes()]
+              *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(), *pages.routes(),
+              *lti_pages.routes()]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE)])
     app.state.grader = state
     return app

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
 from grader.service import deadlines, queue, schema
 from grader.service.app import State
@@ -61,10 +62,12 @@ async def class_page(request: Request) -> Response:
 def _class_html(state: State, view: View, regraded: int | None) -> str:
     course = state.course
     # the regrade just asked for, named by its audit entry (never text from the query: a link could say anything)
-    done = next((x for x in deadlines.audit(state.engine, 20) if x.id == regraded and x.action == deadlines.REGRADE),
-                None) if regraded is not None else None
-    notice = f"Regrade of {done.assignment or 'every assignment'} for {done.student or 'every student'}: " \
-             f"{done.new}, behind every new upload." if done is not None else ""
+    done = next((x for x in deadlines.audit(state.engine, 20)
+                 if x.id == regraded and x.action in (deadlines.REGRADE, deadlines.PUBLISH)), None) \
+        if regraded is not None else None
+    notice = "" if done is None else f"Sent {done.assignment}'s scores to the LMS: {done.new}." \
+        if done.action == deadlines.PUBLISH else f"Regrade of {done.assignment or 'every assignment'} for " \
+        f"{done.student or 'every student'}: {done.new}, behind every new upload."
     rows = class_rows(state.engine, course)
     kept = shown(rows, view)
     csv_link = "/instructor/class.csv" + (f"?{urlencode(view.query())}" if view.query() else "")
@@ -81,7 +84,7 @@ def _class_html(state: State, view: View, regraded: int | None) -> str:
             "last, after the late policy); hover for why. The counted scores as the LMS takes them: "
             + " ".join(f'<a href="/instructor/gradebook/{e(a)}.csv">gradebook.csv ({e(a)})</a>'
                        for a in course.assignments) + ".</p>"
-            + _regrade_form(rows, state))
+            + _regrade_form(rows, state) + _publish_form(state))
     return course_page(state, "the class", body, CSS)
 
 
@@ -168,6 +171,17 @@ def _regrade_form(rows: list[ClassRow], state: State) -> str:
             '<button type="submit">Regrade</button></form>')
 
 
+def _publish_form(state: State) -> str:
+    if state.course.lti is None:
+        return ""
+    assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
+    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the LMS\'s gradebook (the line '
+            "item of course.toml's [lti] platform); a score sent before and unchanged is not sent again.</p>"
+            '<form class="inline" method="post" action="/instructor/publish">'
+            f'<label>assignment<select name="assignment">{assignments}</select></label>'
+            '<button type="submit">Send the scores to the LMS</button></form>')
+
+
 async def class_csv_file(request: Request) -> Response:
     who = await _reader(request, instructor=True)
     if not isinstance(who, Who):
@@ -206,6 +220,40 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
                                 f"{count} submission(s) queued").id
 
 
+async def publish(request: Request) -> Response:
+    """The counted scores of one assignment sent to the LMS's gradebook (AGS), as `grade gradebook --publish` does,
+    to the line item of course.toml's [lti] platform; only changed scores are sent again."""
+    who = await _reader(request, instructor=True)
+    if not isinstance(who, Who):
+        return who
+    state = _state(request)
+    form = await fields(request)
+    course = state.course
+    rules = course.assignments.get((form or {}).get("assignment", ""))
+    if rules is None or course.lti is None:
+        return HTMLResponse(course_page(state, "Not sent", "<h1>Nothing was sent</h1><p>Name an assignment of a "
+                                                           "course with an [lti] platform.</p>"), 422)
+    try:
+        said = await run_in_threadpool(_publish, state, who.student, rules.id)
+    except GraderError as exc:
+        return HTMLResponse(course_page(state, "Not sent", f"<h1>Nothing was sent</h1><p>{e(exc)}</p>"), 502)
+    return RedirectResponse(f"/instructor?regrade={said}", status_code=303)
+
+
+def _publish(state: State, actor: str, assignment: str) -> int:
+    from grader.course.publish import publish_lti
+    from grader.service.gradebook import export
+
+    course = state.course
+    assert course.lti is not None
+    folder, _ = export(state.engine, course, course.assignments[assignment])
+    done = publish_lti(folder, course.lti.platform, say=lambda _: None)
+    with writing(state.engine) as db:
+        return deadlines.record(db, actor, deadlines.PUBLISH, assignment, "", "",
+                                f"{len(done.sent)} score(s) sent, {done.unchanged} unchanged, "
+                                f"{len(done.skipped)} skipped").id
+
+
 def _on_roster(state: State, student: str) -> bool:
     with reading(state.engine) as db:
         return db.execute(select(schema.students.c.id).where(schema.students.c.id == student)).first() is not None
@@ -213,4 +261,5 @@ def _on_roster(state: State, student: str) -> bool:
 
 def routes() -> list[Route]:
     return [Route("/instructor", class_page), Route("/instructor/class.csv", class_csv_file),
-            Route("/instructor/regrade", regrade, methods=["POST"])]
+            Route("/instructor/regrade", regrade, methods=["POST"]),
+            Route("/instructor/publish", publish, methods=["POST"])]

@@ -104,7 +104,7 @@ def _html(state: State, changed: int | None) -> str:
             + '<input type="hidden" name="action" value="set">'
             + f'<label>assignment<select name="assignment">{assignments}</select></label>'
             + f'<label>student<select name="student">{options}</select></label>'
-            + '<label>until<input type="datetime-local" name="when"></label>'
+            + '<label>until<input type="datetime-local" name="when" step="1"></label>'
             + f'<label>or days after the deadline<input type="number" name="days" min="0" max="{MAX_DAYS}" '
             'step="any"></label><button type="submit">Grant</button></form>'
             + "<h2>Audit log</h2>"
@@ -117,7 +117,7 @@ def _form(assignment: str, student: str, value: str, label: str) -> str:
     return (f'<form class="inline" method="post" action="/instructor/deadlines">'
             f'<input type="hidden" name="action" value="set"><input type="hidden" name="assignment" '
             f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
-            f'<input type="datetime-local" name="when" value="{e(value)}" aria-label="new deadline of '
+            f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new deadline of '
             f'{e(assignment)}"><button type="submit">{e(label)}</button></form>')
 
 

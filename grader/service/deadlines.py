@@ -24,7 +24,7 @@ from grader.service.config import Course
 from grader.service.store import reading, writing
 
 #: the audit log's actions
-DEADLINE, EXTENSION, REGRADE = "deadline", "extension", "regrade"
+DEADLINE, EXTENSION, REGRADE, PUBLISH = "deadline", "extension", "regrade", "publish"
 o, a = schema.rule_overrides.c, schema.audit_log.c
 
 

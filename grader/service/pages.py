@@ -30,6 +30,9 @@ _CSS = """
 nav { margin: .4em 0 1em; } nav a { margin-right: 1em; }
 .late { color: #c62828; } .waiting { color: #8d6e00; }
 p.course { margin: 0; color: #3b6ea8; font-weight: 600; }
+form.upload { display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: end; }
+form.upload label { display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
+input, select, button { font: inherit; max-width: 100%; }
 section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
 """
 
@@ -115,6 +118,8 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
         return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
     state = _state(request)
 
+    from grader.service.upload_pages import upload_form
+
     def build() -> str:
         status = status_of(state, who.student)
         with reading(state.engine) as db:
@@ -139,6 +144,7 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
                 + "<h2>Assignments</h2>"
                 + table(["assignment", "exercises", "deadline", "submissions left today", "counts now",
                          "hidden checks"], assignments)
+                + upload_form(state.course, chosen)
                 + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/", who.student))
         return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
 
