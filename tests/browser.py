@@ -52,14 +52,14 @@ DESKTOP, PHONE = (1280, 900), (390, 844)
 
 
 @contextmanager
-def browsing() -> Iterator[Browser]:
+def browsing(*flags: str) -> Iterator[Browser]:
     """Headless Chromium (Debian's, from chromium()) driven by Playwright, with a fresh profile: a person's browser,
-    cookies, forms, file inputs and all. Contexts it makes are separate people."""
+    cookies, forms, file inputs and all. Contexts it makes are separate people. `flags`: more of Chromium's own."""
     from playwright.sync_api import sync_playwright
 
     path = chromium()
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=path, args=[f for f in FLAGS if f != "--headless"])
+        browser = driver.chromium.launch(executable_path=path, args=[*(f for f in FLAGS if f != "--headless"), *flags])
         try:
             yield browser
         finally:

@@ -35,12 +35,33 @@ form.inline label { display: flex; flex-direction: column; font-size: 12px; colo
 input, select, button { font: inherit; padding: .2em .4em; max-width: 100%; }
 th a { color: inherit; text-decoration: none; } th a:hover { text-decoration: underline; }
 td.none { color: #999; } .notice { background: #eef5ee; border: 1px solid #9c9; padding: .3em .6em; }
+table.class th { white-space: nowrap; }
+/* the student's name stays in view while the scores scroll sideways under it */
+table.class th:first-child, table.class td:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+table.class th:first-child { background: #f3f3f3; }
+@media (max-width: 640px) {
+  table.class td:first-child { max-width: 9em; }
+  table.cards thead { display: none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
+  table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
+  table.cards td { border: none; border-bottom: 1px solid #eee; }
+  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
+}
 """
 
 
 def _state(request: Request) -> State:
     found: State = request.app.state.grader
     return found
+
+
+def cards(headers: list[str], rows: list[list[str]]) -> str:
+    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
+    escaped): a form in its last column stays in reach without scrolling sideways."""
+    head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
+                   + "</tr>\n" for row in rows)
+    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
 
 
 def when(moment: float | None, state: State) -> str:
@@ -140,8 +161,8 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
             mark = ' <span class="late">late</span>' if cell.late else ""
             cells.append(f'<td class="num"><a href="/instructor/submissions/{cell.submission}" '
                          f'title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>')
-        last = f'<a href="/instructor/submissions/{row.last_submission}">{e(when(row.last_at, state))}</a>' \
-            if row.last_submission is not None else "none"
+        last = f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">' \
+            f"{e(when(row.last_at, state))}</a></td>" if row.last_submission is not None else "none"
         cells += [str(row.late_days_used), last, str(row.submissions)]
         body.append("<tr>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells) + "</tr>\n")
     if not rows:

@@ -17,7 +17,7 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, table
 from grader.service import deadlines
 from grader.service.app import State
-from grader.service.class_pages import CSS, when
+from grader.service.class_pages import CSS, cards, when
 from grader.service.config import DAY, Course
 from grader.service.deadlines import Override
 from grader.service.forms import fields
@@ -81,7 +81,8 @@ def _html(state: State, changed: int | None) -> str:
                                e(when(moment, state)) if moment is not None else "withdrawn (the class's deadline)",
                                _source(found, state), undo])
     entries = deadlines.audit(state.engine)
-    log = [[e(when(x.at, state)), e(x.actor), e(x.action), e(x.assignment), e(x.student), e(x.old), e(x.new)]
+    log = [[f'<span class="nowrap">{e(when(x.at, state))}</span>', e(x.actor), e(x.action), e(x.assignment),
+            e(x.student), e(x.old), e(x.new)]
            for x in entries]
     # the change just made, named by its audit entry (never text from the query: a link could say anything)
     done = next((x for x in entries if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION)),
@@ -96,9 +97,9 @@ def _html(state: State, changed: int | None) -> str:
             + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept in the '
             "course's store over course.toml, applies at once to every process of the course, and is in the "
             "audit log below; course.toml stays the starting point.</p>"
-            + "<h2>Deadlines</h2>" + table(["assignment", "opens", "deadline", "from", "change"], rows)
+            + "<h2>Deadlines</h2>" + cards(["assignment", "opens", "deadline", "from", "change"], rows)
             + "<h2>Extensions</h2>"
-            + (table(["assignment", "student", "name", "their deadline", "from", ""], extensions) if extensions
+            + (cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions) if extensions
                else "<p>No extension is granted.</p>")
             + '<h3>Grant an extension</h3><form class="inline" method="post" action="/instructor/deadlines">'
             + '<input type="hidden" name="action" value="set">'

@@ -115,8 +115,9 @@ class StoredRules:
 
 
 def shown(moment: float | None, course: Course) -> str:
-    """A moment as the audit log keeps it: ISO 8601 in the course's zone, or "none"."""
-    return "none" if moment is None else datetime.fromtimestamp(moment, course.timezone).isoformat(timespec="minutes")
+    """A moment as the audit log keeps it: in the course's zone, to the second, or "none"."""
+    return "none" if moment is None else \
+        datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 def record(db: Connection, actor: str, action: str, assignment: str = "", student: str = "", old: str = "",

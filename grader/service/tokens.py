@@ -71,7 +71,9 @@ def issue(engine: Engine, people: Sequence[Student], *, role: str = "student", a
             if live is not None and not again:
                 continue
             _revoke(db, person.id, now)
-            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id))
+            # the old token's sessions and links end with it; a launch's session is the LMS's, not the token's
+            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id,
+                                                     schema.sessions.c.kind != "lti"))
             token, ident, digest = new_token()
             db.execute(insert(schema.tokens).values(id=ident, student_id=person.id, digest=digest, created_at=now))
             issued.append((person, token))
