@@ -349,3 +349,22 @@ def test_the_gradebook_command_counts_the_pages_deadlines(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     book = (course / "server" / "gradebook" / "hw1" / "gradebook.csv").read_text()
     assert "Cat Three,s3,,,A,0" in book and ",s1,,,A,7.5" in book, book  # a day late: 25% off
+
+
+def test_a_student_can_use_none_of_the_instructors_forms(served: tuple[Server, dict[str, str], str]) -> None:
+    """A student who read the code posts the instructor's forms from the server's own origin with their session:
+    each is refused (403) and the store is unchanged; a path that is nothing is the course's 404 page."""
+    server, tokens, _ = served
+    before = _audit(server)
+    student = {"Cookie": f"grader_session={_session(server, tokens['s3'])}", "Origin": server.url,
+               "Content-Type": "application/x-www-form-urlencoded"}
+    for path, body in (("/instructor/deadlines", b"action=set&assignment=hw1&student=s3&days=30"),
+                       ("/instructor/regrade", b"assignment=&student="), ("/instructor/publish", b"assignment=hw1")):
+        status, page = _call(server, path, method="POST", body=body, headers=student)
+        assert status == 403 and "Instructors only" in page, (path, status)
+    assert _call(server, "/instructor/class.csv", headers=student)[0] == 403
+    assert _audit(server) == before
+    status, page = _call(server, "/no/such/page")
+    assert status == 404 and "Autograd test course" in page and "<h1>Not found</h1>" in page
+    status, text = _call(server, "/api/no-such-thing", tokens["s3"])
+    assert status == 404 and "API" in json.loads(text)["error"]

@@ -316,7 +316,13 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
               *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(), *pages.routes(),
               *lti_pages.routes()]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE)])
+    async def missing(request: Request, _: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return error(404, "no such request of the course server's API: is AUTOGRADER_SERVER this course's?")
+        return pages.not_found(state)  # a page of the course, with its name
+
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE)],
+                    exception_handlers={404: missing})
     app.state.grader = state
     return app
 

@@ -41,11 +41,6 @@ table.class th:first-child, table.class td:first-child { position: sticky; left:
 table.class th:first-child { background: #f3f3f3; }
 @media (max-width: 640px) {
   table.class td:first-child { max-width: 9em; }
-  table.cards thead { display: none; }
-  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
-  table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
-  table.cards td { border: none; border-bottom: 1px solid #eee; }
-  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
 }
 """
 
@@ -53,15 +48,6 @@ table.class th:first-child { background: #f3f3f3; }
 def _state(request: Request) -> State:
     found: State = request.app.state.grader
     return found
-
-
-def cards(headers: list[str], rows: list[list[str]]) -> str:
-    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
-    escaped): a form in its last column stays in reach without scrolling sideways."""
-    head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
-                   + "</tr>\n" for row in rows)
-    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
 
 
 def when(moment: float | None, state: State) -> str:
@@ -217,14 +203,23 @@ async def class_csv_file(request: Request) -> Response:
                     headers={"Content-Disposition": 'attachment; filename="class.csv"', "Cache-Control": "no-store"})
 
 
-async def regrade(request: Request) -> Response:
+async def instructor_form(request: Request) -> tuple[Who, State, dict[str, str]] | Response:
+    """An instructor's POST: who sent it, the server's state and the form's fields; or the page saying why not."""
     who = await _reader(request, instructor=True)
     if not isinstance(who, Who):
         return who
     state = _state(request)
     form = await fields(request)
     if form is None:
-        return HTMLResponse(course_page(state, "Not a regrade", "<h1>The form is too big</h1>"), 413)
+        return HTMLResponse(course_page(state, "Nothing changed", "<h1>The form is too big</h1>"), 413)
+    return who, state, form
+
+
+async def regrade(request: Request) -> Response:
+    sent = await instructor_form(request)
+    if isinstance(sent, Response):
+        return sent
+    who, state, form = sent
     assignment, student = form.get("assignment") or None, form.get("student") or None
     if assignment is not None and assignment not in state.course.assignments:
         return HTMLResponse(course_page(state, "Not a regrade", f"<h1>No assignment {e(assignment[:80])}</h1>"), 422)
@@ -244,13 +239,12 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
 async def publish(request: Request) -> Response:
     """The counted scores of one assignment sent to the LMS's gradebook (AGS), as `grade gradebook --publish` does,
     to the line item of course.toml's [lti] platform; only changed scores are sent again."""
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
-    form = await fields(request)
+    sent = await instructor_form(request)
+    if isinstance(sent, Response):
+        return sent
+    who, state, form = sent
     course = state.course
-    rules = course.assignments.get((form or {}).get("assignment", ""))
+    rules = course.assignments.get(form.get("assignment", ""))
     if rules is None or course.lti is None:
         return HTMLResponse(course_page(state, "Not sent", "<h1>Nothing was sent</h1><p>Name an assignment of a "
                                                            "course with an [lti] platform.</p>"), 422)

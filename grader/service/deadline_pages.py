@@ -17,12 +17,11 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, table
 from grader.service import deadlines
 from grader.service.app import State
-from grader.service.class_pages import CSS, cards, when
+from grader.service.class_pages import CSS, instructor_form, when
 from grader.service.config import DAY, Course
 from grader.service.deadlines import Override
-from grader.service.forms import fields
 from grader.service.gradebook import roster
-from grader.service.pages import _reader, course_page
+from grader.service.pages import _reader, cards, course_page
 from grader.service.tokens import Who
 
 #: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)
@@ -130,13 +129,10 @@ def _button(action: str, assignment: str, student: str, label: str) -> str:
 
 
 async def change(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
-    form = await fields(request)
-    if form is None:
-        return _refused(state, 413, "The form is too big.")
+    sent = await instructor_form(request)
+    if isinstance(sent, Response):
+        return sent
+    who, state, form = sent
     course, toml = state.course, state.live.current()
     assignment, student, action = form.get("assignment", ""), form.get("student", ""), form.get("action", "")
     if assignment not in course.assignments:

@@ -33,6 +33,13 @@ p.course { margin: 0; color: #3b6ea8; font-weight: 600; }
 form.upload { display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: end; }
 form.upload label { display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
 input, select, button { font: inherit; max-width: 100%; }
+@media (max-width: 640px) {
+  table.cards thead { display: none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
+  table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
+  table.cards td { border: none; border-bottom: 1px solid #eee; }
+  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
+}
 section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
 """
 
@@ -41,6 +48,15 @@ def course_page(state: State, title: str, body: str, css: str = "") -> str:
     """A page of this course: its name heads every page (and its title), errors and sign-in pages too."""
     name = state.course.name
     return page(f"{name}: {title}", f'<p class="course">{e(name)}</p>\n{body}', _CSS + css)
+
+
+def cards(headers: list[str], rows: list[list[str]]) -> str:
+    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
+    escaped): a form in its last column stays in reach without scrolling sideways."""
+    head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
+                   + "</tr>\n" for row in rows)
+    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
 
 
 def _when(moment: float | None, state: State) -> str:
@@ -142,7 +158,7 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
                 + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
                 + "<h2>Assignments</h2>"
-                + table(["assignment", "exercises", "deadline", "submissions left today", "counts now",
+                + cards(["assignment", "exercises", "deadline", "submissions left today", "counts now",
                          "hidden checks"], assignments)
                 + upload_form(state.course, chosen)
                 + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/", who.student))
