@@ -17,10 +17,14 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from browser import browsing, person, shots, shots_folder
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens, postgres, wait_until
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.slow
 NODE_MUL = SAMPLES / "node-mul"
@@ -218,8 +222,8 @@ def test_the_class_table_deadlines_and_regrade_in_chromium(served: tuple[Server,
         assert answer is not None and answer.status == 403 and "Autograd test course" in student.inner_text("body")
 
 
-def _row_texts(page: object) -> list[list[str]]:
-    rows = page.locator("table.class tbody tr")  # type: ignore[attr-defined]
+def _row_texts(page: Page) -> list[list[str]]:
+    rows = page.locator("table.class tbody tr")
     return [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()] for i in range(rows.count())]
 
 

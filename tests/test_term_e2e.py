@@ -16,12 +16,16 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from ags_platform import Platform, running
 from browser import browsing, person, shots, shots_folder
 from lti_launch import USERS, lti_course, public_pem, serving, tool_key
 from service_helpers import SAMPLES, grade, wait_until
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.slow
 RIGHT = SAMPLES / "node-mul" / "correct_lesson_style.py"
@@ -57,38 +61,40 @@ def test_an_instructor_runs_the_term_from_the_pages(platform: tuple[Platform, Pa
     files = _digest(course)  # set-up ends here: nothing in the course folder is edited from now on
     folder = shots_folder("term-")
     with serving(course, lms, workers=1) as tool, browsing("--host-resolver-rules=MAP lms.test 127.0.0.1") as chrome:
-        def launched(user: str) -> object:
+        def launched(user: str) -> Page:
             page = person(chrome).new_page()
             page.goto(f"{lms.browser_base}/launch?user={user}&link=rl-hw1")
             page.wait_for_url(re.compile(re.escape(tool) + "/(instructor|me)"))  # past the launch's own page
             return page
 
         prof = launched("lti-prof")
-        assert prof.url.startswith(f"{tool}/instructor"), prof.url  # type: ignore[attr-defined]
+        assert prof.url.startswith(f"{tool}/instructor"), prof.url
 
         def upload(user: str) -> str:
             page = launched(user)
-            assert page.url == f"{tool}/me/assignments/hw1", page.url  # type: ignore[attr-defined]
-            page.set_input_files("input[type=file]", str(RIGHT))  # type: ignore[attr-defined]
-            page.click("form.upload button")  # type: ignore[attr-defined]
-            receipt = str(page.inner_text("body"))  # type: ignore[attr-defined]
+            assert page.url == f"{tool}/me/assignments/hw1", page.url
+            if user == "lti-s1":  # the assignment's page, as the LMS's link opens it
+                shots(page, folder, "lti-assignment")
+            page.set_input_files("input[type=file]", str(RIGHT))
+            page.click("form.upload button")
+            receipt = str(page.inner_text("body"))
             assert "Received: submission" in receipt, receipt
             if user == "lti-s1":
-                shots(page, folder, "lti-assignment")  # type: ignore[arg-type]
+                shots(page, folder, "lti-receipt")
             return receipt
 
         assert "on time" in upload("lti-s1")
         # the instructor moves the deadline to now (s1 was in time) and gives s3 two days more, from the page
-        prof.goto(f"{tool}/instructor/deadlines")  # type: ignore[attr-defined]
-        row = prof.locator("tr:has(td:text-is('hw1'))").first  # type: ignore[attr-defined]
+        prof.goto(f"{tool}/instructor/deadlines")
+        row = prof.locator("tr:has(td:text-is('hw1'))").first
         time.sleep(1.1)
         row.locator("input[name=when]").fill(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S"))
         row.locator("button:text-is('Set')").click()
-        grant = prof.locator("form:has(button:text-is('Grant'))")  # type: ignore[attr-defined]
+        grant = prof.locator("form:has(button:text-is('Grant'))")
         grant.locator("select[name=student]").select_option("s3")
         grant.locator("input[name=days]").fill("2")
         grant.locator("button").click()
-        assert "extension of hw1 for s3" in prof.inner_text(".notice")  # type: ignore[attr-defined]
+        assert "extension of hw1 for s3" in prof.inner_text(".notice")
         time.sleep(1.1)
         late = upload("lti-s2")
         assert "late" in late and "25% off" in late, late
@@ -96,30 +102,30 @@ def test_an_instructor_runs_the_term_from_the_pages(platform: tuple[Platform, Pa
         wait_until(lambda: _idle(course), 300, "the three submissions to be graded")
 
         # a regrade of every submission, from the page
-        prof.goto(f"{tool}/instructor")  # type: ignore[attr-defined]
-        prof.click("button:text-is('Regrade')")  # type: ignore[attr-defined]
-        assert "3 submission(s) queued" in prof.inner_text(".notice")  # type: ignore[attr-defined]
+        prof.goto(f"{tool}/instructor")
+        prof.click("button:text-is('Regrade')")
+        assert "3 submission(s) queued" in prof.inner_text(".notice")
         wait_until(lambda: _idle(course), 300, "the regrade")
         with sqlite3.connect(course / "server" / "course.db") as db:
             assert db.execute("SELECT count(*) FROM results").fetchone()[0] == 6
 
-        prof.goto(f"{tool}/instructor?sort=id")  # type: ignore[attr-defined]
-        table = prof.locator("table.class tbody tr")  # type: ignore[attr-defined]
+        prof.goto(f"{tool}/instructor?sort=id")
+        table = prof.locator("table.class tbody tr")
         cells = {table.nth(i).locator("td").nth(1).inner_text(): table.nth(i).locator("td").nth(3).inner_text()
                  for i in range(table.count())}
         assert cells == {"s1": "10/10", "s2": "7.5/10 late", "s3": "10/10"}, cells
-        shots(prof, folder, "term-class")  # type: ignore[arg-type]
-        with prof.expect_download() as download:  # type: ignore[attr-defined]
-            prof.click("a:text-is('class.csv')")  # type: ignore[attr-defined]
+        shots(prof, folder, "term-class")
+        with prof.expect_download() as download:
+            prof.click("a:text-is('class.csv')")
         exported = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
         assert {r["student"]: r["hw1"] for r in exported} == {"s1": "10", "s2": "7.5", "s3": "10"}
 
         # the counted scores to the LMS's gradebook
-        prof.select_option("form[action='/instructor/publish'] select", "hw1")  # type: ignore[attr-defined]
-        prof.click("button:text-is('Send the scores to the LMS')")  # type: ignore[attr-defined]
-        assert "3 score(s) sent" in prof.inner_text(".notice")  # type: ignore[attr-defined]
-        prof.goto(f"{tool}/instructor/deadlines")  # type: ignore[attr-defined]
-        log = prof.inner_text("table >> nth=-1")  # type: ignore[attr-defined]
+        prof.select_option("form[action='/instructor/publish'] select", "hw1")
+        prof.click("button:text-is('Send the scores to the LMS')")
+        assert "3 score(s) sent" in prof.inner_text(".notice")
+        prof.goto(f"{tool}/instructor/deadlines")
+        log = prof.inner_text("table >> nth=-1")
         assert all(word in log for word in ("deadline", "extension", "regrade", "publish", "prof"))
     sent = {score["userId"]: score.get("scoreGiven") for score in lms.scores}
     assert sent == {"lti-s1": 10.0, "lti-s2": 7.5, "lti-s3": 10.0}, sent

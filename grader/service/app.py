@@ -28,6 +28,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from grader.service import queue, schema
 from grader.service.config import Course
@@ -65,10 +66,10 @@ class State:
     @property
     def course(self) -> Course:
         """The course's rules in force now: course.toml as last read whole and right, with the deadlines and
-        extensions the pages set in the store over it (read again as soon as any process changes one)."""
-        if self.stored is None:
-            self.stored = StoredRules(self.engine)
-        return self.stored.apply(self.live.current())
+        extensions the pages set in the store over it (read again before each request: FreshRules)."""
+        course = self.live.current()
+        return course if self.stored is None else self.stored.apply(course)
+
 
     def throttled(self, who: Who, kind: str, limit: int) -> float | None:
         """Seconds until `who` may make another `kind` request, if over `limit` a minute; else None (and counted)."""
@@ -82,6 +83,20 @@ class State:
             return round(60 - (now - times[0]), 1) + 0.1
         times.append(now)
         return None
+
+
+class FreshRules:
+    """ASGI middleware: before each request, the deadlines and extensions any process of the course set in the
+    store since the last one (in a thread: the event loop never waits on the store)."""
+
+    def __init__(self, app: ASGIApp, stored: StoredRules) -> None:
+        self.app = app
+        self.stored = stored
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await run_in_threadpool(self.stored.refresh)
+        await self.app(scope, receive, send)
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
@@ -297,7 +312,9 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
     from grader.service import class_pages, deadline_pages, lti, lti_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
-    state = State(live=live or LiveCourse(course), engine=engine, secret=secret)
+    state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))
+    assert state.stored is not None
+    state.stored.refresh()
     with reading(engine) as db:
         state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
 
@@ -321,7 +338,8 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
             return error(404, "no such request of the course server's API: is AUTOGRADER_SERVER this course's?")
         return pages.not_found(state)  # a page of the course, with its name
 
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE)],
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE),
+                                                                   Middleware(FreshRules, stored=state.stored)],
                     exception_handlers={404: missing})
     app.state.grader = state
     return app

@@ -1,6 +1,6 @@
 """Deadlines and extensions set from the instructor's pages: kept in the store over course.toml's, read again by
-every process on each use (the server, its workers and `grade` commands on the same store agree at once), and
-each change written to the audit log in the same transaction (who, what, when, the old and the new value).
+every server before each request it answers and by `grade gradebook` (so every process of the course agrees at
+once), and each change written to the audit log in the same transaction (who, what, when, old and new value).
 
 course.toml stays the starting point: a row here overrides one value (an assignment's deadline, or one
 student's), and removing the row gives course.toml's value back. A row's moment None means "none": no deadline
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from grader.service import schema
 from grader.service.config import Course
@@ -91,27 +92,35 @@ def in_force(course: Course, found: list[Override]) -> Course:
 
 
 class StoredRules:
-    """The course in force for one process: course.toml's (as given) with the store's overrides, which are read
-    again when the audit log has grown (one indexed query per use: max of its key)."""
+    """The store's overrides as one process last read them: `refresh` reads them again when the audit log has grown
+    (one indexed query: the max of its key), the server before each request, in a thread; `apply` lays them over
+    a course.toml's course without touching the store, so the event loop never waits on it."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._lock = threading.Lock()
         self._revision = -1
+        self._found: list[Override] = []
         self._base: Course | None = None
         self._course: Course | None = None
 
-    def apply(self, course: Course) -> Course:
-        with reading(self._engine) as db:
-            revision = int(db.execute(select(func.coalesce(func.max(a.id), 0))).scalar_one())
-            with self._lock:
-                if revision == self._revision and course is self._base and self._course is not None:
-                    return self._course
-            found = _overrides(db)
-        fresh = in_force(course, found)
+    def refresh(self) -> None:
+        try:
+            with reading(self._engine) as db:
+                revision = int(db.execute(select(func.coalesce(func.max(a.id), 0))).scalar_one())
+                if revision == self._revision:
+                    return
+                found = _overrides(db)
+        except SQLAlchemyError:  # the store is unreachable: the rules last read stand; writes fail loudly anyway
+            return
         with self._lock:
-            self._revision, self._base, self._course = revision, course, fresh
-        return fresh
+            self._revision, self._found, self._course = revision, found, None
+
+    def apply(self, course: Course) -> Course:
+        with self._lock:
+            if self._course is None or course is not self._base:
+                self._base, self._course = course, in_force(course, self._found)
+            return self._course
 
 
 def shown(moment: float | None, course: Course) -> str:
