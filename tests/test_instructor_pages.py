@@ -38,8 +38,9 @@ def _at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _course(folder: Path, database: str = "", uploads_per_minute: int = 30) -> tuple[Path, dict[str, str], str]:
-    course = course_folder(folder, deadline=_at(datetime.now(UTC) + timedelta(hours=2)), students=[],
+def _course(folder: Path, database: str = "", uploads_per_minute: int = 30,
+            deadline: timedelta = timedelta(hours=2)) -> tuple[Path, dict[str, str], str]:
+    course = course_folder(folder, deadline=_at(datetime.now(UTC) + deadline), students=[],
                            uploads_per_minute=uploads_per_minute)
     if database:
         (course / "course.toml").write_text(f'database = "{database}"\n' + (course / "course.toml").read_text())
@@ -336,14 +337,16 @@ def _serving(course: Path) -> Iterator[Server]:
 
 
 def test_the_gradebook_command_counts_the_pages_deadlines(tmp_path: Path) -> None:
-    """`grade gradebook` reads the store's deadlines too: what the page set is what the LMS gets."""
-    course, tokens, prof = _course(tmp_path / "course")
+    """`grade gradebook` reads the store's deadlines too: what the page set is what the LMS gets. course.toml's
+    deadline passed a day ago, so s1's file is a day late (25% off); the page moves the deadline to tomorrow."""
+    course, tokens, prof = _course(tmp_path / "course", deadline=-timedelta(days=1))
     with _serving(course) as server:
-        assert server.submit(tokens["s1"], str(NODE_MUL / "correct_lesson_style.py"), "--no-wait").returncode == 0
+        late = server.submit(tokens["s1"], str(NODE_MUL / "correct_lesson_style.py"), "--no-wait")
+        assert late.returncode == 0 and "late" in late.stdout, late.stdout
         session = _session(server, prof)
-        yesterday = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S")
+        tomorrow = (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S")
         status, _ = _call(server, "/instructor/deadlines", method="POST",
-                          body=f"action=set&assignment=hw1&student=&when={yesterday}%2B00:00".encode(),
+                          body=f"action=set&assignment=hw1&student=&when={tomorrow}%2B00:00".encode(),
                           headers={"Cookie": f"grader_session={session}", "Origin": server.url,
                                    "Content-Type": "application/x-www-form-urlencoded"})
         assert status == 200
@@ -352,7 +355,7 @@ def test_the_gradebook_command_counts_the_pages_deadlines(tmp_path: Path) -> Non
     done = grade("gradebook", "hw1", "--course", str(course))
     assert done.returncode == 0, done.stderr
     book = (course / "server" / "gradebook" / "hw1" / "gradebook.csv").read_text()
-    assert "Cat Three,s3,,,A,0" in book and ",s1,,,A,7.5" in book, book  # a day late: 25% off
+    assert "Cat Three,s3,,,A,0" in book and ",s1,,,A,10\n" in book, book  # on time by the page's deadline
 
 
 def test_a_student_can_use_none_of_the_instructors_forms(served: tuple[Server, dict[str, str], str]) -> None:

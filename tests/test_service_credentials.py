@@ -171,6 +171,11 @@ def test_a_pages_request_from_another_site_is_refused_and_changes_nothing(served
     by_token = call(served, "POST", "/api/regrade", token=instructor_token(served.course), body=b"",
                     headers={"Origin": EVIL})
     assert by_token.status == 200
+    # an LTI launch is the LMS's cross-site POST by design, checked by its id_token: a session cookie an LMS on the
+    # same site sends along does not stop it at the door (this course has no [lti]: the launch's own answer)
+    launch = call(served, "POST", "/lti/launch", cookie=mine, body=b"id_token=x&state=y",
+                  headers={"Origin": EVIL, "Content-Type": "application/x-www-form-urlencoded"})
+    assert b"another site" not in launch.body and launch.status != 500
 
 
 def test_an_idempotency_key_belongs_to_one_assignment(served: Server) -> None:
@@ -216,9 +221,12 @@ def _v0002_store(url: str) -> None:
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_v0002_store_with_data_is_upgraded(kind: str, tmp_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
     from sqlalchemy import text
     from sqlalchemy.exc import IntegrityError
 
+    from grader.service.schema import metadata
     from grader.service.store import open_store, reading, writing
 
     with postgres() if kind == "postgresql" else _nothing() as pg:
@@ -238,4 +246,6 @@ def test_a_v0002_store_with_data_is_upgraded(kind: str, tmp_path: Path) -> None:
             db.execute(insert, {"a": "hw0", "c": b"y = 2\n"})
         with pytest.raises(IntegrityError), writing(engine) as db:  # for the same one: still once
             db.execute(insert, {"a": "hw1", "c": b"y = 2\n"})
+        with engine.connect() as connection:  # and the migrations leave the store as schema.py says
+            assert compare_metadata(MigrationContext.configure(connection), metadata) == []
         engine.dispose()

@@ -13,7 +13,7 @@ import pytest
 
 from grader.core.errors import GraderError
 from grader.service import live
-from grader.service.config import DAY, load_course
+from grader.service.config import DAY, Course, load_course
 from grader.service.standing import Row, count, factor_of, late_policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +28,10 @@ def _course(folder: Path, hw1: str, top: str = "") -> Path:
     return folder
 
 
-def _graded(at: float, score: float = 10.0, ident: int = 1) -> Row:
-    return Row(id=ident, assignment="hw1", filename="f.py", sha256="", received_at=at, days_late=0.0, seed_token="",
+def _graded(course: Course, at: float, score: float = 10.0, ident: int = 1) -> Row:
+    """A graded hw1 submission received `at`, marked late as its receipt said (grader.service.intake)."""
+    late = course.days_late(course.assignments["hw1"], "s1", at)
+    return Row(id=ident, assignment="hw1", filename="f.py", sha256="", received_at=at, days_late=late, seed_token="",
                outcome="graded", score=score, max_score=10.0, public_score=score, state="done")
 
 
@@ -39,12 +41,14 @@ def test_a_deadline_without_a_late_policy_counts_late_work_0(tmp_path: Path) -> 
     rules = course.assignments["hw1"]
     assert rules.late == "none"
     years = DEADLINE + 3 * 365 * DAY
-    counted = count(course, "s1", [_graded(years, 10.0, 2), _graded(DEADLINE - 60, 4.0, 1)])["hw1"]
+    counted = count(course, "s1", [_graded(course, years, 10.0, 2), _graded(course, DEADLINE - 60, 4.0, 1)])["hw1"]
     assert counted.score == 4.0  # the on-time 4/10 counts; the late 10/10 is worth 0
-    alone = count(course, "s1", [_graded(years)])["hw1"]
+    alone = count(course, "s1", [_graded(course, years)])["hw1"]
     assert alone.score == 0.0 and "takes no late work" in alone.why
     # the student is told when the upload is taken, not at the deadline
     assert "counts 0" in late_policy(rules, course.days_late(rules, "s1", years), course.late_days)
+    last = load_course(_course(tmp_path / "last", 'counts = "last"\n'))
+    assert "replaces any earlier" in late_policy(last.assignments["hw1"], 1.0, 0)
 
 
 def test_late_credit_is_asked_for_explicitly(tmp_path: Path) -> None:
@@ -52,7 +56,7 @@ def test_late_credit_is_asked_for_explicitly(tmp_path: Path) -> None:
                                           r"penalty_per_day"):
         load_course(_course(tmp_path / "a", 'late = "penalty"\n'))
     asked = load_course(_course(tmp_path / "b", 'late = "penalty"\npenalty_per_day = 0.1\n'))
-    assert count(asked, "s1", [_graded(DEADLINE + 60)])["hw1"].score == 9.0
+    assert count(asked, "s1", [_graded(asked, DEADLINE + 60)])["hw1"].score == 9.0
 
 
 def test_a_minute_late_is_a_day_late_unless_the_course_counts_hours(tmp_path: Path) -> None:
@@ -62,14 +66,27 @@ def test_a_minute_late_is_a_day_late_unless_the_course_counts_hours(tmp_path: Pa
     minute = DEADLINE + 60
     assert daily.late_rounding == "day" and daily.days_late(daily.assignments["hw1"], "s1", minute) == 1.0
     assert hourly.days_late(hourly.assignments["hw1"], "s1", minute) == 1 / 24
-    assert count(daily, "s1", [_graded(minute)])["hw1"].score == 7.6
-    counted = count(hourly, "s1", [_graded(minute)])["hw1"]
+    assert count(daily, "s1", [_graded(daily, minute)])["hw1"].score == 7.6
+    counted = count(hourly, "s1", [_graded(hourly, minute)])["hw1"]
     assert counted.score == 9.9 and counted.why == "1 hour late: 1% off"
     # late days are spent whole, however days late are counted
     rules = load_course(_course(tmp_path / "days", 'late = "late-days"\n', top='late_rounding = "hour"'))
     assert factor_of(rules.assignments["hw1"], 1 / 24, 2)[:2] == (1.0, 1)
     with pytest.raises(GraderError, match="late_rounding must be one of day, hour"):
         load_course(_course(tmp_path / "bad", "", top='late_rounding = "minute"'))
+
+
+def test_a_deadline_moved_later_applies_to_what_was_submitted_and_one_moved_earlier_from_then_on(
+        tmp_path: Path) -> None:
+    policy = 'late = "penalty"\npenalty_per_day = 0.5\n'
+    first = load_course(_course(tmp_path, policy))
+    rows = [_graded(first, DEADLINE + 60, ident=2), _graded(first, DEADLINE - 60, 6.0, ident=1)]
+    assert count(first, "s1", rows)["hw1"].score == 6.0  # 10 a day late (5) is less than 6 on time
+    toml = tmp_path / "course.toml"
+    toml.write_text(toml.read_text().replace("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"))
+    assert count(load_course(tmp_path), "s1", rows)["hw1"].score == 10.0  # the extension reaches what was handed in
+    toml.write_text(toml.read_text().replace("2026-01-02T00:00:00Z", "2025-12-31T00:00:00Z"))
+    assert count(load_course(tmp_path), "s1", rows)["hw1"].score == 6.0  # a receipt's "on time" stays on time
 
 
 def test_a_mistake_in_course_toml_names_its_file_and_line(tmp_path: Path) -> None:

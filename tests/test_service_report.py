@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens
+from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens, serving
 
 from grader.judge.hidden_runs import HIDDEN_INTEGRITY
 
@@ -47,6 +47,13 @@ def _json(server: Server, token: str, path: str) -> dict[str, object]:
     return found
 
 
+def _serving(folder: Path) -> Iterator[Course]:
+    """The course's tokens issued, and its server running (with a worker) until the module's tests are done."""
+    tokens, prof = issue_tokens(folder), instructor_token(folder)
+    with serving(folder) as server:
+        yield server, tokens, prof
+
+
 def _submitted(done: str) -> int:
     return int(re.search(r"Received: submission (\d+)", done).group(1))  # type: ignore[union-attr]
 
@@ -68,12 +75,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
     # "old": a deadline long past and no late policy (the default), node-mul again under another name
     folder = course_folder(tmp_path_factory.mktemp("counts"), deadline=soon, students=["s1", "s2"], per_day=0,
                            extra='\n[assignments.old]\nexercises = ["node-mul"]\ndeadline = 2023-01-01T00:00:00Z\n')
-    tokens, prof = issue_tokens(folder), instructor_token(folder)
-    server = Server(folder).start()
-    try:
-        yield server, tokens, prof
-    finally:
-        server.stop()
+    yield from _serving(folder)
 
 
 def test_a_report_names_the_seed_it_was_graded_with(course: Course) -> None:
@@ -103,6 +105,14 @@ def test_years_late_with_the_default_policy_counts_0_and_says_so_at_once(course:
         assert done.returncode == 0, done.stdout + done.stderr
         assert "takes no late work (counts 0)" in done.stdout.split("\n\n")[0]  # in the receipt, before the report
         assert "Score: 0/10" in done.stdout and "Late policy:" in done.stdout
+    # a retry (the first answer lost on the way) is told the same, with the first upload's receipt
+    for _ in range(2):
+        retried = urllib.request.Request(server.url + "/api/submissions?assignment=old", method="POST",
+                                         data=CORRECT.read_bytes(), headers={
+                                             "Authorization": f"Bearer {tokens['s1']}", "Idempotency-Key": "lost"})
+        with urllib.request.urlopen(retried, timeout=60) as response:
+            receipt = json.loads(response.read())
+    assert receipt["replayed"] is True and "counts 0" in receipt["late_policy"]
     status = json.loads(server.submit(tokens["s1"], "--status", "--json").stdout)
     old = next(a for a in status["assignments"] if a["id"] == "old")
     assert old["counted"]["score"] == 0.0 and old["late_rule"] == "late work is stored, and counts 0"
@@ -150,12 +160,7 @@ def fixed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
     folder = course_folder(tmp_path_factory.mktemp("fixed"), deadline=_at(datetime.now(UTC) + timedelta(days=1)),
                            students=["s1"], per_day=0)
     (folder / "course.toml").write_text("seed = 4217\n" + (folder / "course.toml").read_text())
-    tokens, prof = issue_tokens(folder), instructor_token(folder)
-    server = Server(folder).start()
-    try:
-        yield server, tokens, prof
-    finally:
-        server.stop()
+    yield from _serving(folder)
 
 
 def _twins(tmp_path: Path) -> list[Path]:

@@ -51,10 +51,10 @@ DEADLINES = {"hw1": 1767225600.0, "hw2": 1769904000.0}
 
 
 def _row(ident: int, assignment: str, score: float, days: float, at: float) -> Row:
-    """A graded submission `days` late (received `at` seconds into its day late; lateness is counted from the
-    receipt time and the deadline in force, never from what was stored at the upload)."""
+    """A graded submission `days` late (received `at` seconds into its day late: how late it is comes from its
+    receipt, and from the deadline in force now where that is later)."""
     received = DEADLINES[assignment] + (days - 1) * DAY + at if days else DEADLINES[assignment] - 1000 + at
-    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=received, days_late=-1,
+    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=received, days_late=days,
                seed_token="", outcome="graded", score=score, max_score=10.0, public_score=score, state="done")
 
 
@@ -155,16 +155,16 @@ def test_a_store_of_an_older_schema_is_migrated_with_its_data(tmp_path: Path) ->
     migrate(engine)
     with reading(engine) as db:
         assert db.execute(text("SELECT id, name, lti_user_id FROM students")).all() == [("s1", "Ann", "")]
-        assert db.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == _newest_revision()
+        assert db.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == _head()
 
 
-def _newest_revision() -> str:
+def _head() -> str:
+    """The newest migration's revision, whatever it is named."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
     config = Config()
-    config.set_main_option("script_location", str(ROOT / "grader" / "service" / "migrations"))
-    config.set_main_option("path_separator", "os")
+    config.set_main_option("script_location", str(Path(__file__).parent.parent / "grader/service/migrations"))
     head = ScriptDirectory.from_config(config).get_current_head()
     assert head is not None
     return head

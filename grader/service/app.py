@@ -37,7 +37,7 @@ from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
-from grader.service.standing import report_json, rows_of, worths
+from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
 from grader.service.uploads import Refused
@@ -212,7 +212,7 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
     released = who.instructor or (deadline is not None and time.time() >= deadline)
     data: dict[str, object] = {"submission": row.id, "assignment": row.assignment, "filename": row.filename,
                                "sha256": row.sha256, "received_at": row.received_at,
-                               "days_late": course.days_late(rules, owner, row.received_at) if rules else 0.0,
+                               "days_late": late_now(course, rules, owner, row),
                                "seed_token": row.seed_token, "state": row.state, "queue_ahead": ahead,
                                "outcome": row.outcome, "hidden_released": released}
     text = report_json(state.engine, ident) if row.outcome is not None else None
@@ -245,10 +245,11 @@ async def history(request: Request) -> Response:
     def rows() -> list[dict[str, object]]:
         with reading(state.engine) as db:
             found = rows_of(db, student or who.student, request.query_params.get("assignment"), limit=500)
+            every = rows_of(db, student or who.student)
         return [{"submission": r.id, "assignment": r.assignment, "filename": r.filename, "sha256": r.sha256,
                  "received_at": r.received_at, "state": r.state, "outcome": r.outcome,
                  "public_score": r.public_score, "max_score": r.max_score, **label.to_json()}
-                for r, label in labelled(state.course, student or who.student, found, who.instructor)]
+                for r, label in labelled(state.course, student or who.student, found, every, who.instructor)]
 
     return JSONResponse({"student": student or who.student, "submissions": await run_in_threadpool(rows)})
 
@@ -257,8 +258,8 @@ async def new_login_link(request: Request) -> Response:
     who = await _who(request)
     if isinstance(who, JSONResponse):
         return who
-    if who.by_session:  # else a stolen cookie would renew itself for ever, one fresh session after another
-        # (and one made by an LMS launch would outlive the roster and the platform)
+    if who.by_session:  # else a stolen cookie would renew itself for ever, and one an LMS launch made would
+        # outlive the roster and the platform
         return error(403, "a login link needs your token (grade submit --login), not a page's session")
     code = await run_in_threadpool(login_link, _state(request).engine, who)
     return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
@@ -333,13 +334,15 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
               *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(), *pages.routes(),
               *lti_pages.routes()]
+
     async def missing(request: Request, _: Exception) -> Response:
         if request.url.path.startswith("/api/"):
             return error(404, "no such request of the course server's API: is AUTOGRADER_SERVER this course's?")
         return pages.not_found(state)  # a page of the course, with its name
 
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookie=COOKIE),
-                                                                   Middleware(FreshRules, stored=state.stored)],
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(SameOrigin, cookie=COOKIE, exempt=("/lti/",)),
+                                Middleware(FreshRules, stored=state.stored)],
                     exception_handlers={404: missing})
     app.state.grader = state
     return app

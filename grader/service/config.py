@@ -107,10 +107,10 @@ class Course:
     assignments: dict[str, Rules]
     #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
     fixed_seed: int | None = None
-    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
-    lti: LtiSettings | None = None
     #: days late are counted in whole days (a minute late is a day late) or whole hours
     late_rounding: Rounding = "day"
+    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
+    lti: LtiSettings | None = None
 
     @property
     def data(self) -> Path:
@@ -205,8 +205,8 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
                   secret_file=folder / where.text(data, "secret_file", "course-secret"),
                   database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
                   assignments=assignments, fixed_seed=_seed(where, data.get("seed")),
-                  lti=read_lti(path, data.get("lti"), set(assignments)),
-                  late_rounding="hour" if rounding == "hour" else "day")
+                  late_rounding="hour" if rounding == "hour" else "day",
+                  lti=read_lti(path, data.get("lti"), set(assignments)))
 
 
 def _seed(where: Where, value: Any) -> int | None:

@@ -61,7 +61,7 @@ def take(engine: Engine, course: Course, who: Who, rules: Rules, content: bytes,
         with writing(engine) as db:
             # one upload of a student at a time (PostgreSQL): the day's count is then exact
             db.execute(select(schema.students.c.id).where(schema.students.c.id == who.student).with_for_update())
-            earlier = _earlier(db, who.student, key, rules.id)
+            earlier = _earlier(db, who.student, key, rules, course)
             if earlier is not None:
                 return earlier if earlier.sha256 == digest else Refused(
                     409, "this idempotency key was used for another file: the client makes a new key per upload")
@@ -83,7 +83,7 @@ def take(engine: Engine, course: Course, who: Who, rules: Rules, content: bytes,
                                                   queued_at=now))
     except IntegrityError:  # the same key, in a request that raced this one: it was stored once, by that one
         with writing(engine) as db:
-            again = _earlier(db, who.student, key, rules.id)
+            again = _earlier(db, who.student, key, rules, course)
         if again is None:
             raise
         return again
@@ -92,14 +92,17 @@ def take(engine: Engine, course: Course, who: Who, rules: Rules, content: bytes,
                    left_today=left, seed_token=seed.token, late_policy=late_policy(rules, late, course.late_days))
 
 
-def _earlier(db: Connection, student: str, key: str, assignment: str) -> Receipt | None:
+def _earlier(db: Connection, student: str, key: str, rules: Rules, course: Course) -> Receipt | None:
+    """The receipt of the upload this one retries, if any: its late policy said again (the first answer may never
+    have reached the student)."""
     s = schema.submissions.c
     row = db.execute(select(s.id, s.sha256, s.received_at, s.assignment, s.days_late, s.seed_token)
-                     .where(s.student_id == student, s.assignment == assignment, s.idempotency_key == key)).first()
+                     .where(s.student_id == student, s.assignment == rules.id, s.idempotency_key == key)).first()
     if row is None:
         return None
     return Receipt(submission=row.id, sha256=row.sha256, received_at=row.received_at, assignment=row.assignment,
-                   days_late=row.days_late, left_today=None, seed_token=row.seed_token, replayed=True)
+                   days_late=row.days_late, left_today=None, seed_token=row.seed_token, replayed=True,
+                   late_policy=late_policy(rules, row.days_late, course.late_days))
 
 
 def _used_today(db: Connection, student: str, assignment: str, now: float, course: Course) -> int:

@@ -1,8 +1,9 @@
 """course.toml as it is now: the server reads it again when the file changes, checks it whole, and uses it from the
 next request on. A broken edit changes nothing: the config in force stays, and the server says what is wrong
 (file and line) in its log and on the instructor's page. An edit to what the running processes were started
-with (the exercises folder, isolation, the secret file, the database, the exercises an assignment grades, the
-assignments themselves: the workers warmed up for them) is not applied, and the server says a restart is needed.
+with (the exercises folder, isolation, the secret file, the database, [lti], the exercises an assignment grades,
+the assignments themselves: the workers warmed up for them) is not applied, and the server says a restart is
+needed.
 
 `LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late policies,
 limits. (Rules set from the pages and kept in the store can join course.toml here.)
@@ -21,8 +22,9 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.service.config import CONFIG, Course, load_course
 
-#: what a change to needs a restart: the processes were started with it
-RESTART_KEYS = ("exercises", "isolation", "secret_file", "database")
+#: what a change to needs a restart: the processes were started with it ([lti]: the store's platforms are synced
+#: with it at the start, which is when a removed deployment's sessions end)
+RESTART_KEYS = ("exercises", "isolation", "secret_file", "database", "lti")
 #: the least time between two looks at course.toml
 LOOK_EVERY = 0.5
 

@@ -65,8 +65,9 @@ sessions = Table(
     #: a login link is a session that is not yet used: it turns into a session cookie once
     Column("kind", String(10), nullable=False),
     Column("expires_at", Double, nullable=False),
-    #: the token it was made from: a session lives only while that token does (migration 0003_i31)
-    Column("token_id", String(32), nullable=False, server_default=""),
+    #: the token a login link and its session were made from: they live only while it does (migration v0004_i31);
+    #: none for a launch's session (kind "lti"), which lives while its platform and LTI user do
+    Column("token_id", String(32), nullable=True),
 )
 
 submissions = Table(

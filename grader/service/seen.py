@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from grader.service import queue
 from grader.service.config import Course, Rules
 from grader.service.intake import used_today
-from grader.service.standing import Row, standing, worths
+from grader.service.standing import Row, late_now, standing, worths
 
 if TYPE_CHECKING:
     from grader.service.app import State
@@ -43,7 +43,7 @@ def late_rule(rules: Rules) -> str:
 class Label:
     """What a history says of one submission now."""
 
-    #: how late it is, by the deadline in force now
+    #: how late it counts (grader.service.standing.late_now)
     days_late: float
     #: its assignment's hidden checks are out (always, for an instructor)
     hidden_released: bool
@@ -59,13 +59,14 @@ class Label:
         return shown
 
 
-def labelled(course: Course, student: str, rows: Sequence[Row], instructor: bool = False,
+def labelled(course: Course, student: str, rows: Sequence[Row], every: Sequence[Row], instructor: bool = False,
              ) -> Iterator[tuple[Row, Label]]:
-    """Each row, with what a history shows of it: before its hidden checks are out, the public points alone."""
-    worth = worths(course, student, rows)
+    """Each of `rows`, with what a history shows of it: before its hidden checks are out, the public points alone.
+    `every`: all the student's submissions, which what one counts depends on (late days are spent across them)."""
+    worth = worths(course, student, every)
     for row in rows:
         rules = course.assignments.get(row.assignment)
-        late = course.days_late(rules, student, row.received_at) if rules else 0.0
+        late = late_now(course, rules, student, row)
         out = instructor or is_released(course, student, row.assignment)
         if out and row.id in worth:
             counted, counts = worth[row.id]

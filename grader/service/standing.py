@@ -1,7 +1,6 @@
 """Where each student stands: their submissions with their latest results, and which one counts under the course's
-rules (last or best, the late policy, late days spent across assignments in deadline order). How late a
-submission is comes from its receipt time and the deadline in force now, so a deadline moved in course.toml
-(or an extension granted) applies to what was already submitted.
+rules (last or best, the late policy, late days spent across assignments in deadline order). A deadline moved
+later in course.toml (or an extension granted) applies to what was already submitted (`late_now`).
 
 Read from the store a student (or an assignment) at a time: nothing here holds the whole class's reports.
 """
@@ -148,7 +147,10 @@ def late_policy(rules: Rules, days: float, late_days: int) -> str:
         return (f"{span(days)} late: it counts in full if you have {spent} of your late days left (the course "
                 f"gives {late_days}; grade submit --status), else it counts 0")
     factor, _, why = factor_of(rules, days, 0)
-    return why if factor == 0.0 else f"{why}: it counts {round(factor * 100)}% of what it earns"
+    said = why if factor == 0.0 else f"{why}: it counts {round(factor * 100)}% of what it earns"
+    # under "last", a late upload takes the place of an earlier one on time, whatever it is worth
+    return said + ("; your last submission is the one that counts, so this one replaces any earlier"
+                   if rules.counts == "last" else "")
 
 
 def _choose(course: Course, student: str, rules: Rules, rows: Sequence[Row], budget: int) -> Counted:
@@ -172,9 +174,17 @@ def _choose(course: Course, student: str, rules: Rules, rows: Sequence[Row], bud
                key=lambda c: (c.score or 0.0, -c.late_days_used, -(c.row.received_at if c.row else 0.0)))
 
 
+def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> float:
+    """How late `row` counts: as its receipt said, or less where the deadline in force now is later (an extension
+    granted, a deadline moved in course.toml, after the upload). A deadline moved earlier applies from then on:
+    what a receipt said on time stays on time."""
+    if rules is None:
+        return row.days_late
+    return min(row.days_late, course.days_late(rules, student, row.received_at))
+
+
 def _worth(course: Course, student: str, rules: Rules, row: Row, budget: int) -> Counted:
-    # how late, by the deadline in force now (course.toml may have moved it since the upload)
-    factor, used, why = factor_of(rules, course.days_late(rules, student, row.received_at), budget)
+    factor, used, why = factor_of(rules, late_now(course, rules, student, row), budget)
     score = round((row.score or 0.0) * factor, 6)
     return Counted(assignment=rules.id, row=row, factor=factor, score=score, max_score=row.max_score,
                    late_days_used=used, why=why)

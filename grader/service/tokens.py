@@ -71,8 +71,7 @@ def issue(engine: Engine, people: Sequence[Student], *, role: str = "student", a
             if live is not None and not again:
                 continue
             _revoke(db, person.id, now)
-            # the old token's sessions and links end with it; a launch's session is the LMS's, not the token's
-            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id,
+            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id,  # the old token's
                                                      schema.sessions.c.kind != "lti"))
             token, ident, digest = new_token()
             db.execute(insert(schema.tokens).values(id=ident, student_id=person.id, digest=digest, created_at=now))
@@ -153,39 +152,39 @@ def use_link(engine: Engine, code: str) -> str | None:
     return session
 
 
-def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
-    """A session for a launch grader.service.lti has checked. It ends at SESSION_SECONDS at the latest, and at
-    once when its platform's deployment is no longer accepted or the student's lti_user_id is no longer `subject`
-    (removed from the roster, or the roster says another LTI user): who_is checks both on every request. No token
-    made it: it cannot make a login link (Who.by_session)."""
-    session, now = secrets.token_urlsafe(32), time.time()
-    with writing(engine) as db:
-        db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < now))
-        db.execute(insert(schema.sessions).values(digest=_digest(session), student_id=student, kind="lti",
-                                                  token_id="", expires_at=now + SESSION_SECONDS))
-        db.execute(insert(schema.lti_sessions).values(digest=_digest(session), platform=platform, subject=subject))
-    return session
-
-
 def _live(db: Connection, token: str, student: str) -> bool:
     t = schema.tokens.c
     return db.execute(select(t.id).where(t.id == token, t.student_id == student, t.revoked_at.is_(None))
                       ).first() is not None
 
 
+def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
+    """A session for a launch grader.service.lti has checked. It ends at SESSION_SECONDS at the latest, and at
+    once when its platform's deployment is no longer accepted or the student's lti_user_id is no longer `subject`
+    (removed from the roster, or the roster says another LTI user): who_is checks both on every request."""
+    session, now = secrets.token_urlsafe(32), time.time()
+    with writing(engine) as db:
+        db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < now))
+        db.execute(insert(schema.sessions).values(digest=_digest(session), student_id=student, kind="lti",
+                                                  expires_at=now + SESSION_SECONDS))
+        db.execute(insert(schema.lti_sessions).values(digest=_digest(session), platform=platform, subject=subject))
+    return session
+
+
 def who_is(engine: Engine, session: str) -> Who | None:
-    """The holder of a session cookie, while it lasts: a login link's while the token that made it is live, a
-    launch's while its platform and the roster's LTI user id still stand (checked each request)."""
-    s, t, st = schema.sessions.c, schema.tokens.c, schema.students.c
-    ls, lp = schema.lti_sessions.c, schema.lti_platforms.c
+    """The holder of a session cookie, while it lasts and what made it stands, checked on every request: the token
+    behind a login link's session is live; a launch's platform and the roster's LTI user id still stand."""
+    s, st, t, ls, lp = (schema.sessions.c, schema.students.c, schema.tokens.c, schema.lti_sessions.c,
+                        schema.lti_platforms.c)
     with reading(engine) as db:
         row = db.execute(select(st.id, st.role, s.token_id)
                          .join(schema.sessions, s.student_id == st.id)
-                         .outerjoin(schema.tokens, and_(t.id == s.token_id, t.student_id == s.student_id))
+                         .outerjoin(schema.tokens, and_(t.id == s.token_id, t.student_id == s.student_id,
+                                                        t.revoked_at.is_(None)))
                          .outerjoin(schema.lti_sessions, ls.digest == s.digest)
                          .outerjoin(schema.lti_platforms, lp.id == ls.platform)
                          .where(s.digest == _digest(session), s.expires_at >= time.time(),
-                                or_(and_(s.kind == "session", t.id.is_not(None), t.revoked_at.is_(None)),
+                                or_(and_(s.kind == "session", t.id.is_not(None)),
                                     and_(s.kind == "lti", lp.id.is_not(None), st.lti_user_id != "",
                                          ls.subject == st.lti_user_id)))).first()
-    return None if row is None else Who(student=row.id, role=row.role, token_id=row.token_id, by_session=True)
+    return None if row is None else Who(student=row.id, role=row.role, token_id=row.token_id or "", by_session=True)

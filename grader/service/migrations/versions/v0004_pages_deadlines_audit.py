@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "v0004_pages_deadlines_audit"
-down_revision = "0003_i31"
+down_revision = "v0004_i31"
 branch_labels = None
 depends_on = None
 
