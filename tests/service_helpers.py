@@ -87,8 +87,15 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
             start_new_session=True)
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert "http://" in line, f"grade serve did not start: {line}{self.process.stdout.read()}"
+        said = []  # lines before the address (e.g. "queued again: ..." after a crash), kept for a failure's message
+        for _ in range(50):
+            line = self.process.stdout.readline()
+            said.append(line)
+            if "http://" in line or not line:
+                break
+        if "http://" not in line:
+            self.stop()  # never read a running server's output to its end: it has none
+            raise AssertionError(f"grade serve did not start: {''.join(said)}")
         self.url = line.split("http://", 1)[1].split("/", 1)[0]
         self.url = "http://" + self.url
         return self
