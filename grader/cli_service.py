@@ -170,9 +170,11 @@ def gradebook_parser() -> Parser:
 
 def gradebook_command(argv: list[str]) -> int:
     args = gradebook_parser().parse_args(argv)
+    from grader.service.deadlines import in_force, overrides
     from grader.service.gradebook import export
 
     course, engine = _open(args)
+    course = in_force(course, overrides(engine))  # the deadlines the pages set: it counts what the server counts
     rules = course.assignments.get(args.assignment)
     if rules is None:
         raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
