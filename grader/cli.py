@@ -50,6 +50,7 @@ COMMANDS = {
     "worker": "grade submissions from the course server's queue, on this machine",
     "regrade": "grade every stored submission again, after an exercise changed",
     "gradebook": "write an assignment's counted scores as the batch's gradebook, and publish them",
+    "store": "back up the course server's store while it runs, restore a backup, or copy it to PostgreSQL",
 }
 
 
@@ -62,7 +63,8 @@ _SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade",
 def command_function(command: str, kind: str) -> Any:
     """`grade COMMAND`'s `kind` function (its "command", or the "parser" it parses with), from its module."""
     module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else
-                           "grader.cli_service" if command in _SERVICE_COMMANDS else "grader.cli_course")
+                           "grader.cli_service" if command in _SERVICE_COMMANDS else
+                           "grader.cli_store" if command == "store" else "grader.cli_course")
     return getattr(module, f"{command}_{kind}")
 
 

@@ -85,11 +85,14 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
             start_new_session=True)
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert "http://" in line, f"grade serve did not start: {line}{self.process.stdout.read()}"
-        self.url = line.split("http://", 1)[1].split("/", 1)[0]
-        self.url = "http://" + self.url
-        return self
+        said = ""
+        for line in self.process.stdout:  # what it did first (jobs queued again, say), then where it listens
+            said += line
+            if "://" in line:
+                scheme, rest = line.split("://", 1)
+                self.url = f"{scheme.rsplit(None, 1)[-1]}://{rest.split('/', 1)[0]}"
+                return self
+        raise AssertionError(f"grade serve did not start: {said}")
 
     def submit(self, token: str, *args: str, timeout: float = 180,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
