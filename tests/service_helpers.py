@@ -75,13 +75,15 @@ class Server:
     env: dict[str, str] = field(default_factory=dict)
     workers: int = 1
     lease: float = 5.0
+    #: more of grade serve's options
+    args: tuple[str, ...] = ()
     process: subprocess.Popen[str] | None = None
     url: str = ""
 
     def start(self) -> Server:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "grader", "serve", "--course", str(self.course), "--port", "0", "--workers",
-             str(self.workers), "--lease", str(self.lease)],
+             str(self.workers), "--lease", str(self.lease), *self.args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
             start_new_session=True)
         assert self.process.stdout is not None
