@@ -154,13 +154,13 @@ def tokens_command(argv: list[str]) -> int:
             raise GraderError("which roster? grade tokens ROSTER.csv, or roster = \"...\" in course.toml.")
         issued = tokens.issue(engine, read_roster(roster).students, again=args.again)
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, lineterminator="\n")  # csv's own default is \r\n
     writer.writerow(["id", "name", "email", "token"])
     for student, token in issued:
         writer.writerow([student.id, student.name, student.email, token])
     if args.out is not None:
         descriptor = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(out.getvalue())
     else:
         sys.stdout.write(out.getvalue())

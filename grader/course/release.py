@@ -78,11 +78,11 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
-    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server))
     if server is not None:
         written.append(out / COURSE_FILE)
         written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
-                               f"server = {json.dumps(server)}\n", encoding="utf-8")
+                               f"server = {json.dumps(server)}\n", encoding="utf-8", newline="\n")
     return written
 
 
