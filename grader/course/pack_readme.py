@@ -87,13 +87,17 @@ def _submit(first: str, assignments: Sequence[Assignment], server: str | None) -
     lines += ([] if server else ['server = "https://grader.example.edu"']) + ['token = "agt_..."', "```", "",
               "or set `$AUTOGRADER_TOKEN` to it" + ("" if server else " (and `$AUTOGRADER_SERVER` to the address)")
               + ". The token is yours alone: it is how the server knows you, so never share it, and keep the file "
-              "out of anything you publish (a git repository, a forum post). Then, in this folder:", "", "```sh",
-              f"grade submit {first}.py        # a receipt once the server has stored it, then the public checks' "
-              "report"]
-    lines += [f"grade submit {a.id}.ipynb --assignment {a.id}" for a in assignments[:1]]
-    lines += ["grade submit --status           # deadlines, submissions left today, what counts",
-              "grade submit --history          # every submission the server holds of yours",
-              "grade submit --login            # a one-time link to your page on the server", "```", "",
+              "out of anything you publish (a git repository, a forum post). Then, in this folder:", "", "```sh"]
+    commands = [(f"grade submit {first}.py", "a receipt once the server has stored it, then the public checks' "
+                                             "report"),
+                *[(f"grade submit {a.id}.ipynb --assignment {a.id}", "a notebook answering the whole assignment")
+                  for a in assignments[:1]],
+                ("grade submit --status", "deadlines, submissions left today, what counts"),
+                ("grade submit --history", "every submission the server holds of yours"),
+                ("grade submit --login", "a one-time link to your page on the server")]
+    width = max(len(command) for command, _ in commands)
+    lines += [f"{command.ljust(width)}   # {about}" for command, about in commands]
+    lines += ["```", "",
               "The receipt is the server's word that it holds your submission: keep it (its number and sha256). If the "
               "server cannot be reached, `grade submit` says so and nothing is stored; submit again later.", ""]
     return lines
