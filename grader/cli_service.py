@@ -312,14 +312,17 @@ def _listing(found: dict[str, Any], status: bool) -> str:
             counted = a["counted"]
             score = "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
             left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
-            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']})")
+            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']}); "
+                         f"{a.get('late_rule', '')}")
         if found.get("late_days_left") is not None:
             lines.append(f"late days left: {found['late_days_left']}")
     else:
         for s in found["submissions"]:
             score = s["outcome"] or s["state"]
-            if s["outcome"] == "graded":
-                score = f"{s['public_score']:g} on the public checks"
+            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
+                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
+            elif s["outcome"] == "graded":
+                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
             late = f", {s['days_late']:g} d late" if s["days_late"] else ""
             lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'])} {s['filename']}{late}: "
                          f"{score}")

@@ -89,14 +89,18 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
             start_new_session=True)
         assert self.process.stdout is not None
-        said = ""
-        for line in self.process.stdout:  # what it did first (jobs queued again, say), then where it listens
-            said += line
-            if "://" in line:
-                scheme, rest = line.split("://", 1)
-                self.url = f"{scheme.rsplit(None, 1)[-1]}://{rest.split('/', 1)[0]}"
-                return self
-        raise AssertionError(f"grade serve did not start: {said}")
+        said = []  # lines before the address (e.g. "queued again: ..." after a crash), kept for a failure's message
+        for _ in range(50):
+            line = self.process.stdout.readline()
+            said.append(line)
+            if "://" in line or not line:
+                break
+        if "://" not in line:
+            self.stop()  # never read a running server's output to its end: it has none
+            raise AssertionError(f"grade serve did not start: {''.join(said)}")
+        scheme, rest = line.split("://", 1)  # http, or https with --ssl-certfile
+        self.url = f"{scheme.rsplit(None, 1)[-1]}://{rest.split('/', 1)[0]}"
+        return self
 
     def submit(self, token: str, *args: str, timeout: float = 180,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

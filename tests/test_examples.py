@@ -18,7 +18,9 @@ import yaml
 
 from grader.cli import COMMANDS, command_function, main
 from grader.course.export import TORCH_PIN
+from grader.course.roster import read_roster
 from grader.course.secret import write_new_secret
+from grader.service.config import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -164,7 +166,8 @@ def _parsed(argv: list[str]) -> None:
     command_function(argv[1], "parser")().parse_args(argv[2:])
 
 
-def test_every_manifest_is_valid_against_the_kubernetes_api_and_runs_commands_grade_has() -> None:
+def test_every_manifest_is_valid_against_the_kubernetes_api_and_runs_commands_grade_has(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import kubernetes_validate
 
     manifests = sorted((EXAMPLES / "kubernetes").glob("*.yaml"))
@@ -184,9 +187,14 @@ def test_every_manifest_is_valid_against_the_kubernetes_api_and_runs_commands_gr
         assert "--host" not in container["command"] or "--forwarded-allow-ips" in container["command"]
     (config,) = [m for m in yaml.safe_load_all((EXAMPLES / "kubernetes" / "course-server.yaml").read_text())
                  if m["kind"] == "ConfigMap"]
-    course = tomllib.loads(config["data"]["course.toml"])  # what the server reads, with the image's catalog
-    assert "exercises" not in course and course["secret_file"] == "/secret/course-secret"
-    assert set(course["assignments"]["hw1"]["exercises"]) <= {p.name for p in (ROOT / "exercises").iterdir()}
+    folder = tmp_path / "course"  # the ConfigMap as the pods mount it, read by this grader with the image's catalog
+    folder.mkdir()
+    for name, text in config["data"].items():
+        (folder / name).write_text(text)
+    monkeypatch.setenv("AUTOGRADER_EXERCISES", str(ROOT / "exercises"))
+    course = load_course(folder)
+    assert course.exercises == ROOT / "exercises" and course.secret_file == Path("/secret/course-secret")
+    assert read_roster(course.roster).students if course.roster else False
     mounts = {c["name"]: {m["mountPath"] for m in c["volumeMounts"]} for c in serving}
     assert "/secret" in mounts["serve"] and "/secret" not in mounts["worker"]  # only the server draws seeds
 

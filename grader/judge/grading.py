@@ -160,6 +160,11 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     engines = {g.exercise.engine for g in groups}
     engine = "torch" if "torch" in engines or len(engines) != 1 else next(iter(engines))
     children = {d: distinct_children(found) for d, found in runs.items()}
+    seen = [r for child_runs in children.values() for r in child_runs]
+    apart_runs = [r for found in hidden.values() for r in found]
+    # what the record saw only in the hidden run is the hidden run's: one withheld line, as for its refusals
+    engine_seen = engine_integrity(seen)
+    engine_apart = [text for text in engine_integrity(apart_runs) if text not in engine_seen]
     return Graded(
         exercises=tuple(results),
         problems=tuple(f"On {d.upper()}: {p}" if several else p for d, child_runs in children.items()
@@ -180,10 +185,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
              for text in r.integrity]
             + [f"your code {stop.text}" for child_runs in children.values() for r in child_runs
                for stop in (r.stop, *(g.stop for g in r.groups)) if stop is not None and stop.kind == "forged-reply"]
-            + hidden_integrity([r for child_runs in children.values() for r in child_runs],
-                               [r for found in hidden.values() for r in found])
-            + engine_integrity([*(r for child_runs in children.values() for r in child_runs),
-                                *(r for found in hidden.values() for r in found)]))),
+            + hidden_integrity(seen, apart_runs, also=bool(engine_apart)) + engine_seen)),
     )
 
 

@@ -88,10 +88,13 @@ def _padded(needs: tuple[tuple[str, ...], ...], size: int) -> tuple[tuple[str, .
     return needs + ((),) * (size - len(needs))
 
 
-def hidden_integrity(public: Iterable[RunResult], hidden: Iterable[RunResult]) -> list[str]:
-    """One withheld line where the hidden run refused something the public run did not (a forged reply too)."""
+def hidden_integrity(public: Iterable[RunResult], hidden: Iterable[RunResult], *, also: bool = False) -> list[str]:
+    """One withheld line where the hidden run refused something the public run did not (a forged reply too), or
+    where `also` (the record of autograd saw something there alone). It is the only line of a report's integrity
+    that comes from the hidden run: what a course server withholds with the hidden checks until the deadline."""
     seen = {text for run in public for text in run.integrity}
     hidden = list(hidden)
     forged = any(stop is not None and stop.kind == "forged-reply"
                  for run in hidden for stop in (run.stop, *(g.stop for g in run.groups)))
-    return [HIDDEN_INTEGRITY] if forged or any(text not in seen for run in hidden for text in run.integrity) else []
+    refused = any(text not in seen for run in hidden for text in run.integrity)
+    return [HIDDEN_INTEGRITY] if forged or refused or also else []

@@ -163,8 +163,9 @@ def receipt_text(receipt: dict[str, Any]) -> str:
     late = f", {receipt['days_late']:g} day(s) late" if receipt.get("late") else ""
     left = "" if receipt.get("left_today") is None else f"; {receipt['left_today']} more today"
     again = " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
+    policy = f"  late: {receipt['late_policy']}\n" if receipt.get("late_policy") else ""
     return (f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
-            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n")
+            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n{policy}")
 
 
 def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
@@ -177,4 +178,7 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
         return (f"Not graded yet ({found.get('state')}{f', {ahead} ahead in the queue' if ahead else ''}). "
                 f"Run grade submit --status later: your submission is stored.\n", 0)
     report = report_from_dict(found["report"])
-    return render_text(report, color=color), int(report.exit_code)
+    counts = "" if "counts" not in found else \
+        f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} " \
+        f"({found.get('late_policy', '')}).\n"
+    return render_text(report, color=color) + counts, int(report.exit_code)

@@ -88,7 +88,8 @@ class Grader:
         graded = grade_submission(self.sandbox, submission, exercises, seed=stored.seed,  # type: ignore[arg-type]
                                   cache=self._expected, mutant_cache=self._mistakes)
         return build_report(graded, submission=stored.filename, sha256=stored.sha256, seed=stored.seed,
-                            seconds=time.perf_counter() - started, notes=submission.notes)
+                            seconds=time.perf_counter() - started, notes=submission.notes,
+                            seed_token=_token(stored))
 
     def _exercises(self, ids: Sequence[str]) -> list[Exercise]:
         """The exercises, from a catalog read again when any of their files changed (then regrades see the change)."""
@@ -114,4 +115,10 @@ def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
 
 def _empty(stored: Stored, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     return build_report(not_graded(exercises, problem, cause), submission=stored.filename, sha256=stored.sha256,
-                        seed=stored.seed)
+                        seed=stored.seed, seed_token=_token(stored))
+
+
+def _token(stored: Stored) -> str | None:
+    """The token a report shows for a seed drawn from the course secret (the seed itself would give away the hidden
+    inputs); None for the course's one fixed seed, which the report shows as a batch's --seed does."""
+    return stored.seed_token if stored.seed_token.startswith("s1-") else None

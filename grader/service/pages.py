@@ -19,11 +19,12 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
 from grader.service import queue, schema
-from grader.service.app import COOKIE, State, caller, status_of
-from grader.service.standing import Row, report_json, rows_of
+from grader.service.app import COOKIE, State, caller
+from grader.service.seen import is_released, labelled, status_of
+from grader.service.standing import Row, report_json, rows_of, worths
 from grader.service.store import reading
 from grader.service.tokens import SESSION_SECONDS, Who, use_link
-from grader.service.views import stored_report, student_view
+from grader.service.views import shown
 
 _CSS = """
 nav { margin: .4em 0 1em; } nav a { margin-right: 1em; }
@@ -80,11 +81,15 @@ async def login(request: Request) -> Response:
     return response
 
 
-def _submission_rows(rows: list[Row], state: State, link: str) -> str:
+def _submission_rows(rows: list[Row], state: State, link: str, student: str, instructor: bool = False) -> str:
     cells = []
-    for row in rows:
-        late = f'<span class="late">{num(row.days_late)} d late</span>' if row.days_late > 0 else "on time"
-        score = (f"{num(row.public_score)} public" if row.outcome == "graded" else e(row.outcome)) \
+    with reading(state.engine) as db:  # what one counts depends on all of them (late days spent across them)
+        every = rows_of(db, student)
+    for row, label in labelled(state.course, student, rows, every, instructor):
+        late = f'<span class="late">{num(label.days_late)} d late</span>' if label.days_late > 0 else "on time"
+        counted = f"{num(label.score)}/{num(row.max_score)}{' counts' if label.counts else ''}" \
+            if label.score is not None else f"{num(row.public_score)} public"
+        score = (counted if row.outcome == "graded" else e(row.outcome)) \
             if row.outcome is not None else f'<span class="waiting">{e(row.state)}</span>'
         cells.append([f'<a href="{link}{row.id}">{row.id}</a>', e(row.assignment), e(row.filename),
                        e(_when(row.received_at, state)), late, score, f'<span class="id">{e(row.sha256[:12])}</span>'])
@@ -136,7 +141,7 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
                 + "<h2>Assignments</h2>"
                 + table(["assignment", "exercises", "deadline", "submissions left today", "counts now",
                          "hidden checks"], assignments)
-                + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/"))
+                + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/", who.student))
         return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
@@ -163,16 +168,18 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
         with reading(state.engine) as db:
             owner = db.execute(select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
                                ).scalar_one_or_none()
-        if owner is None or (owner != who.student and not who.instructor):
-            return None
+            if owner is None or (owner != who.student and not who.instructor):
+                return None
+            rows = rows_of(db, owner)
         text = report_json(state.engine, ident)
         if text is None:
             return page("Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in a moment.</p>"
                                    f'<p><a href="{back}">back</a></p>')
-        rules = state.course.assignments.get(_assignment_of(state, ident))
-        deadline = rules.deadline_for(owner) if rules else None
-        released = who.instructor or (deadline is not None and time.time() >= deadline)
-        view = student_view(stored_report(text), hidden_released=released)
+        row = next(r for r in rows if r.id == ident)
+        course = state.course
+        released = who.instructor or is_released(course, owner, row.assignment)
+        view = shown(text, seed_token=row.seed_token, hidden_released=released,
+                     worth=worths(course, owner, rows).get(ident) if released else None)
         html = feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
         return html.replace("<body>\n", f'<body>\n<nav><a href="{back}">&larr; back</a></nav>\n', 1)
 
@@ -180,12 +187,6 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
     if built is None:
         return HTMLResponse(page("Not found", "<h1>Not found</h1>"), 404)
     return HTMLResponse(built)
-
-
-def _assignment_of(state: State, ident: int) -> str:
-    with reading(state.engine) as db:
-        return str(db.execute(select(schema.submissions.c.assignment).where(schema.submissions.c.id == ident))
-                   .scalar_one())
 
 
 async def instructor(request: Request) -> Response:
@@ -231,7 +232,8 @@ def _instructor_page(state: State, chosen: str) -> str:
             f'<h2>Workers</h2>'
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], worker_cells)
                if worker_cells else "<p>No worker has been seen in the last hour.</p>")
-            + f"<p>Deadline of {e(chosen)}: {e(_when(rules.deadline, state))}.</p></section>"
+            + f"<p>Deadline of {e(chosen)}: {e(_when(rules.deadline, state))}.</p>"
+            + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>"
             + "<h2>Students</h2>"
             + table(["student", "submissions"], [[f'<a href="/instructor/students/{e(sid)}">{e(sid)}</a>', str(n)]
                                                  for sid, n in students], numeric=frozenset({1})))
@@ -260,7 +262,8 @@ async def student_history(request: Request) -> Response:
                    for a in status["assignments"]]  # type: ignore[attr-defined]
         body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1><h2>Counted</h2>'
                 + table(["assignment", "counts", "why"], counted)
-                + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/"))
+                + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
+                                                                  instructor=True))
         return page(f"{state.course.name}: {student}", body, _CSS)
 
     return HTMLResponse(await run_in_threadpool(build))

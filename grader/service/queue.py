@@ -41,6 +41,8 @@ class Stored:
     content: bytes
     sha256: str
     seed: int
+    #: how the receipt named the seed: "s1-..." drawn from the course secret, "seed-N" the course's fixed seed
+    seed_token: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +56,11 @@ class Claimed:
 
 def stored(db: Connection, submission: int) -> Stored:
     s = schema.submissions.c
-    row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed)
-                     .where(s.id == submission)).one()
+    row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed,
+                            s.seed_token).where(s.id == submission)).one()
     return Stored(id=row.id, student=row.student_id, assignment=row.assignment, filename=row.filename,
                   suffix=row.suffix if row.suffix in (".py", ".ipynb") else ".py", content=bytes(row.content),
-                  sha256=row.sha256, seed=row.seed)
+                  sha256=row.sha256, seed=row.seed, seed_token=row.seed_token)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -3,9 +3,9 @@
 Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared and indexed as numbers.
 
 - students, tokens: who may submit (tokens stored as SHA-256 digests, never in clear), sessions and the
-  one-time login links of the pages;
-- submissions: every upload, its bytes, its receipt time and how late it was; unique per student and
-  idempotency key, so a retried upload is stored once;
+  one-time login links of the pages, each belonging to the token that made it (it ends with the token);
+- submissions: every upload, its bytes, its receipt time and how late it was; unique per student, assignment
+  and idempotency key, so a retried upload is stored once (and a key reused for another assignment is not a retry);
 - jobs: the queue. A job is claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL); a worker that
   dies stops renewing it, and another claims the job when it lapses;
 - results: one row per job at most (the job id is its key), so a result is written once however many
@@ -63,6 +63,9 @@ sessions = Table(
     #: a login link is a session that is not yet used: it turns into a session cookie once
     Column("kind", String(10), nullable=False),
     Column("expires_at", Double, nullable=False),
+    #: the token a login link and its session were made from: they live only while it does (migration v0004_i31);
+    #: none for a launch's session (kind "lti"), which lives while its platform and LTI user do
+    Column("token_id", String(32), nullable=True),
 )
 
 submissions = Table(
@@ -81,7 +84,7 @@ submissions = Table(
     Column("days_late", Double, nullable=False, default=0.0),
     Column("seed", Integer, nullable=False),
     Column("seed_token", String(40), nullable=False),
-    UniqueConstraint("student_id", "idempotency_key", name="uq_submission_key"),
+    UniqueConstraint("student_id", "assignment", "idempotency_key", name="uq_submission_key"),
     Index("ix_submissions_student", "student_id", "assignment", "received_at"),
 )
 
