@@ -219,7 +219,7 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None = None) -> MistakeRuns:
+                 cache: MutantCache | None = None, *, public_only: bool = False) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
@@ -227,11 +227,15 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     would differ otherwise), on every check (which checks a mistake fails is evidence too). The slipped
     engines are the reference engine (grader.judge.slips) and run here. A released pack has no mutants:
     it brings what they gave at its seed (grader.judge.released_mistakes).
+
+    `public_only`: their public checks alone (all a pack keeps of them), in half the children; never cached,
+    since grading needs the hidden ones too.
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
     sides = [part_of(group, "public"), part_of(group, "hidden")] if has_hidden([group], "cpu") else [group]
+    sides = sides[:1] if public_only else sides
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
         try:
@@ -254,7 +258,7 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),
                               rules, found, distinctive(mutant.path, group.exercise.solution)))
     mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
-    if cache is not None:
+    if cache is not None and not public_only:
         cache[key] = mistakes
     return mistakes
 

@@ -87,6 +87,20 @@ def not_found(state: State, what: str = "Not found") -> HTMLResponse:
     return HTMLResponse(course_page(state, "Not found", f"<h1>{e(what)}</h1>"), 404)
 
 
+async def home(request: Request) -> Response:
+    """What this server is, for whoever opens its address: the course, how to submit and how to sign in."""
+    name = e(_state(request).course.name)
+    body = (f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
+            "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
+            "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
+            "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
+            "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
+            "<h2>Sign in</h2><p>Run <code>grade submit --login</code> and open the link it prints (once, within five "
+            "minutes). Then: <a href=\"/me\">your submissions</a>; instructors: <a href=\"/instructor\">the "
+            "class</a>.</p>")
+    return HTMLResponse(course_page(_state(request), "grading server", body))
+
+
 async def login(request: Request) -> Response:
     state = _state(request)
     session = await run_in_threadpool(use_link, state.engine, request.path_params["code"])
@@ -291,7 +305,8 @@ async def gradebook_csv(request: Request) -> Response:
 
 
 def routes() -> list[Route]:
-    return [Route("/login/{code}", login, name="login"), Route("/me", me), Route("/me/submissions/{id}", my_report),
+    return [Route("/", home),
+            Route("/login/{code}", login, name="login"), Route("/me", me), Route("/me/submissions/{id}", my_report),
             Route("/me/assignments/{assignment}", my_assignment),
             Route("/instructor/summary", instructor), Route("/instructor/students/{student}", student_history),
             Route("/instructor/submissions/{id}", any_report),
