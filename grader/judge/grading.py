@@ -236,7 +236,7 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None = None) -> MistakeRuns:
+                 cache: MutantCache | None = None, *, public_only: bool = False) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
@@ -246,12 +246,18 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     and its hidden checks apart, as the student's ran. The slipped engines are the reference engine
     (grader.judge.slips) and run here. A released pack has no mutants: it brings what they gave at its seed
     (grader.judge.released_mistakes).
+
+    `public_only`: their public checks alone (all a pack keeps of them), in half the children; never cached,
+    since grading needs the hidden ones too.
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
-    sides = [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
-        [part_of(group, "public"), part_of(group, "hidden")]
+    if public_only:
+        sides = [part_of(group, "public")] if has_hidden([group], "cpu") else [group]
+    else:
+        sides = [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
+            [part_of(group, "public"), part_of(group, "hidden")]
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
         facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
@@ -264,7 +270,7 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
                               facts.rules, facts.faults, facts.distinctive))
     mistakes = MistakeRuns(tuple(runs), functools.cache(functools.partial(slip_runs, group.exercise, group.inputs,
                                                                            group.seed)))
-    if cache is not None:
+    if cache is not None and not public_only:
         keep(cache, key, mistakes)
     return mistakes
 

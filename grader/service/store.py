@@ -54,7 +54,7 @@ def open_store(url: str, *, migrate_now: bool = True, pool_size: int = 8, durabl
         if migrate_now:
             migrate(engine)
     except SQLAlchemyError as exc:
-        raise StoreError(f"cannot open the store {_shown(url)}: {_reason(exc)}") from None
+        raise StoreError(f"cannot open the store {shown_url(url)}: {_reason(exc)}") from None
     return engine
 
 
@@ -140,8 +140,10 @@ def _head(config: Any) -> str | None:
     return None if head is None else str(head)
 
 
-def _shown(url: str) -> str:
-    """The URL without its password."""
+def shown_url(url: str) -> str:
+    """The URL without its password; a SQLite store's path."""
+    if url.startswith("sqlite:///"):
+        return url.removeprefix("sqlite:///")
     head, at, tail = url.rpartition("@")
     if not at:
         return url
