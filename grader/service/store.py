@@ -21,6 +21,8 @@ _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: an arbitrary constant, the key of PostgreSQL's advisory lock held while migrating
 _MIGRATION_LOCK = 0x67726164
 _IMMEDIATE = "grader_sqlite_immediate"
+#: SQLite connections a process keeps open (each a file handle and a small page cache)
+SQLITE_CONNECTIONS = 40
 
 
 class StoreError(GraderError):
@@ -63,8 +65,10 @@ def is_sqlite(engine: Engine) -> bool:
 def _sqlite(url: str, durable: bool) -> Engine:
     path = Path(url.removeprefix("sqlite:///"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": BUSY_SECONDS, "isolation_level": None,
-                                              "check_same_thread": False})
+    # as many connections kept as the server's threads use at once (anyio's 40): a burst of uploads would otherwise
+    # open, set up and close one for each request past the pool's default five
+    engine = create_engine(url, pool_size=SQLITE_CONNECTIONS, max_overflow=SQLITE_CONNECTIONS,
+                           connect_args={"timeout": BUSY_SECONDS, "isolation_level": None, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _pragmas(connection: sqlite3.Connection, _: Any) -> None:
