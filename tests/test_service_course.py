@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from ags_platform import Platform, running
-from browser import Driven
+from browser import browsing, person
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens
@@ -177,13 +177,14 @@ def _publish_and_check(server: Server, tmp_path: Path) -> None:
 def _chromium(url: str, shot: Path | None) -> str:
     """The page a login link leads to, signed in on the link's page as its student does, as Chromium renders it:
     its DOM (and a PNG at `shot`)."""
-    with Driven() as browser:
-        asked = browser.open(url)
-        assert "Sign in as" in asked, asked[-2000:]
-        dom = browser.click("form button")
+    with browsing() as browser:
+        page = person(browser).new_page()
+        page.goto(url)
+        assert "Sign in as" in page.inner_text("h1"), page.content()[-2000:]
+        page.click("form button")
         if shot is not None:
-            browser.screenshot(shot)
-    return dom
+            page.screenshot(path=str(shot), full_page=True)
+        return page.content()
 
 
 def _pages(server: Server, tokens: dict[str, str], prof: str) -> None:

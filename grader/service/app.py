@@ -15,7 +15,6 @@ import asyncio
 import math
 import time
 import urllib.parse
-import uuid
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,18 +28,19 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from grader.core.errors import GraderError
 from grader.service import queue, schema
 from grader.service.config import Course
-from grader.service.intake import Receipt, take
+from grader.service.deadlines import StoredRules
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
+from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
 from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import SESSION_SECONDS, Who, login_link, who_has, who_is
-from grader.service.uploads import Refused, check_upload
+from grader.service.uploads import Refused
 from grader.service.views import shown
 
 COOKIE = "grader_session"
@@ -64,11 +64,16 @@ class State:
     #: submissions someone waits on -> the events to set when their result is written
     waiting: dict[int, list[asyncio.Event]] = field(default_factory=dict)
     last_result: int = 0
+    #: deadlines and extensions set from the pages, kept in the store (grader.service.deadlines)
+    stored: StoredRules | None = None
 
     @property
     def course(self) -> Course:
-        """The course's rules in force now (course.toml as last read whole and right)."""
-        return self.live.current()
+        """The course's rules in force now: course.toml as last read whole and right, with the deadlines and
+        extensions the pages set in the store over it (read again before each request: FreshRules)."""
+        course = self.live.current()
+        return course if self.stored is None else self.stored.apply(course)
+
 
     def throttled(self, who: Who, kind: str, limit: int) -> float | None:
         """Seconds until `who` may make another `kind` request, if over `limit` a minute; else None (and counted)."""
@@ -82,6 +87,20 @@ class State:
             return round(60 - (now - times[0]), 1) + 0.1
         times.append(now)
         return None
+
+
+class FreshRules:
+    """ASGI middleware: before each request, the deadlines and extensions any process of the course set in the
+    store since the last one (in a thread: the event loop never waits on the store)."""
+
+    def __init__(self, app: ASGIApp, stored: StoredRules) -> None:
+        self.app = app
+        self.stored = stored
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await run_in_threadpool(self.stored.refresh)
+        await self.app(scope, receive, send)
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
@@ -133,46 +152,26 @@ async def submit(request: Request) -> Response:
         return who
     state = _state(request)
     name = urllib.parse.unquote(request.headers.get("x-filename", "submission.py"))
-    try:
-        rules = state.course.assignment_for(request.query_params.get("exercise"),
-                                            request.query_params.get("assignment"))
-    except GraderError as exc:
-        return error(422, str(exc))
-    key = request.headers.get("idempotency-key", "") or str(uuid.uuid4())
-    if len(key) > 100:
-        return error(422, "the Idempotency-Key header is longer than 100 characters")
     content = await _body(request, state.course.max_upload_bytes)
-    checked = check_upload(content, name, state.course.max_upload_bytes) if isinstance(content, bytes) else content
-    if isinstance(checked, Refused):
-        return error(checked.status, checked.message)
-    assert isinstance(content, bytes)
-    try:
-        receipt = await run_in_threadpool(take, state.engine, state.course, who, rules, content, name, checked, key,
-                                          state.secret)
-    except SQLAlchemyError as exc:
-        code, why = write_failure(exc)
-        return error(code, f"your submission was NOT stored: {why}. Submit again in a moment; if this goes on, "
-                           "tell your instructor.")
+    receipt = await receive(state, who, request.query_params.get("exercise"), request.query_params.get("assignment"),
+                            content, name, request.headers.get("idempotency-key", ""))
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message)
-    assert isinstance(receipt, Receipt)
     return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
     declared = request.headers.get("content-length", "")
-    too_big = Refused(413, f"the file is over {cap // 1024} KiB, this course's limit: submit only your code "
-                           "(a .py file or the notebook), not data or outputs.")
     if declared.isdigit() and int(declared) > cap:
-        return too_big
+        return too_big(cap)
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
             if size > cap:
-                return too_big
+                return too_big(cap)
             chunks.append(chunk)
-    except ClientDisconnect:  # gone, or too slow (grader.service.deadlines): nobody reads this answer
+    except ClientDisconnect:  # gone, or too slow (grader.service.slow_clients): nobody reads this answer
         return Refused(400, "the upload did not arrive whole")
     return b"".join(chunks)
 
@@ -329,10 +328,12 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
-    from grader.service import login_pages, lti, lti_pages, pages
+    from grader.service import class_pages, deadline_pages, login_pages, lti, lti_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
-    state = State(live=live or LiveCourse(course), engine=engine, secret=secret)
+    state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))
+    assert state.stored is not None
+    state.stored.refresh()
     with reading(engine) as db:
         state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
 
@@ -349,9 +350,18 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *login_pages.routes(), *pages.routes(), *lti_pages.routes()]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SameOrigin, cookies=(COOKIE, HOST_COOKIE),
-                                                                              exempt=("/lti/",))])
+              *login_pages.routes(), *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(),
+              *pages.routes(), *lti_pages.routes()]
+
+    async def missing(request: Request, _: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return error(404, "no such request of the course server's API: is AUTOGRADER_SERVER this course's?")
+        return pages.not_found(state)  # a page of the course, with its name
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(SameOrigin, cookies=(COOKIE, HOST_COOKIE), exempt=("/lti/",)),
+                                Middleware(FreshRules, stored=state.stored)],
+                    exception_handlers={404: missing})
     app.state.grader = state
     return app
 

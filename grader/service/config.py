@@ -2,7 +2,8 @@
 again when it changes: grader.service.live).
 
     name = "Autograd 101"
-    exercises = "exercises"            # the catalog, relative to this file (default: exercises)
+    exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,
+                                       # else the catalog grade finds: $AUTOGRADER_EXERCISES, or the grader's own)
     roster = "roster.csv"              # what `grade tokens` reads by default
     timezone = "Europe/Paris"          # when a day starts, for daily limits and days late (default UTC)
     late_days = 3                      # each student's budget, for assignments with late = "late-days"
@@ -44,7 +45,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
-from grader.judge.catalog import Catalog
+from grader.judge.catalog import ENV_VAR, Catalog
 from grader.run.isolate import LEVELS, Level
 from grader.service.lti_config import LtiSettings, read_lti
 from grader.service.toml_where import Where
@@ -174,10 +175,8 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
         raise GraderError(f"{path}: cannot read the course configuration ({exc}).") from None
     where = Where(path, text)
     where.known(data, COURSE_KEYS, "")
-    exercises = folder / where.text(data, "exercises", "exercises")
+    exercises = _exercises_folder(folder, where, data)
     catalog = Catalog(exercises)
-    if not exercises.is_dir():
-        raise GraderError(f"{path}: exercises: {exercises} is not a folder.")
     isolation = where.choice(data, "isolation", "landlock", LEVELS)
     zone_name = where.text(data, "timezone", "UTC")
     try:
@@ -279,6 +278,24 @@ def _rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any
                  opens=_moment(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
                  late=late, penalty_per_day=float(penalty or 0.0), max_late_days=float(max_days) if max_days is not None
                  else None, per_day=where.number(spec, "per_day", 0, at), counts=counts, extensions=granted)
+
+
+def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
+    """course.toml's `exercises` (relative to it); without one, the course folder's exercises/, else the catalog
+    `grade` itself finds ($AUTOGRADER_EXERCISES, else the one beside the grader): a course may name catalog ids."""
+    if "exercises" in data or (folder / "exercises").is_dir():
+        exercises = folder / where.text(data, "exercises", "exercises")
+        if not exercises.is_dir():
+            raise GraderError(f"{where.path}: exercises: {exercises} is not a folder.")
+        return exercises
+    try:
+        return Catalog.find().root
+    except GraderError:
+        named = os.environ.get(ENV_VAR)
+        elsewhere = f"${ENV_VAR} ({named}) is not a folder" if named else \
+            f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
+        raise GraderError(f"{where.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
+                          f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder.") from None
 
 
 def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:

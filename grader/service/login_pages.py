@@ -16,9 +16,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.outputs.html_page import e, page
+from grader.outputs.html_page import e
 from grader.service.app import State, set_session
 from grader.service.origin import elsewhere
+from grader.service.pages import course_page
 from grader.service.tokens import link_holder, use_link
 
 #: the confirmation's headers: not cached, not framed by another site, its URL (the code) sent to no other site
@@ -32,36 +33,39 @@ def _state(request: Request) -> State:
     return found
 
 
-def _spent() -> HTMLResponse:
-    return HTMLResponse(page("Link used", "<h1>This link has expired or was used</h1><p>Run <code>grade submit "
-                                          "--login</code> again for a new one.</p>"), 403, headers=_GUARDED)
+def _spent(state: State) -> HTMLResponse:
+    return HTMLResponse(course_page(state, "Link used", "<h1>This link has expired or was used</h1><p>Run <code>"
+                                                        "grade submit --login</code> again for a new one.</p>"),
+                        403, headers=_GUARDED)
 
 
 async def ask(request: Request) -> Response:
     state = _state(request)
     holder = await run_in_threadpool(link_holder, state.engine, request.path_params["code"])
     if holder is None:
-        return _spent()
+        return _spent(state)
     who = e(holder.student)
     named = f"{e(holder.name)} ({who})" if holder.name and holder.name != holder.student else who
     body = (f"<h1>Sign in as {named}?</h1>"
-            f"<p>This link signs this browser in to {e(state.course.name)} as <strong>{who}</strong>"
+            f"<p>This link signs this browser in as <strong>{who}</strong>"
             f"{', an instructor' if holder.role == 'instructor' else ''}: it was made by <code>grade submit "
             f"--login</code> with {who}'s token.</p>"
             f"<p><strong>If you are not {who}, do not sign in</strong>: close this page. Someone sent you their "
             f"link, and what you submitted here would be theirs.</p>"
             f'<form method="post"><button type="submit">Sign in as {who}</button></form>')
-    return HTMLResponse(page(f"Sign in as {holder.student}?", body), headers=_GUARDED)
+    return HTMLResponse(course_page(state, f"sign in as {holder.student}?", body), headers=_GUARDED)
 
 
 async def sign_in(request: Request) -> Response:
+    state = _state(request)
     why = elsewhere(request)
     if why is not None:
-        return HTMLResponse(page("Not from this server", f"<h1>Not signed in</h1><p>{e(why)}: open the link "
-                                                         "itself and sign in on its page.</p>"), 403, headers=_GUARDED)
-    session = await run_in_threadpool(use_link, _state(request).engine, request.path_params["code"])
+        return HTMLResponse(course_page(state, "not signed in", f"<h1>Not signed in</h1><p>{e(why)}: open the "
+                                                                "link itself and sign in on its page.</p>"),
+                            403, headers=_GUARDED)
+    session = await run_in_threadpool(use_link, state.engine, request.path_params["code"])
     if session is None:
-        return _spent()
+        return _spent(state)
     response = RedirectResponse("/me", status_code=303)
     set_session(response, request, session)
     return response

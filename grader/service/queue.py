@@ -158,12 +158,17 @@ def reap(engine: Engine) -> list[int]:
     return again + [job for job, _ in dead]
 
 
-def enqueue_all(engine: Engine, assignment: str | None) -> int:
-    """Regrade every stored submission (of one assignment): a job each, behind every new submission."""
+def enqueue_all(engine: Engine, assignment: str | None, student: str | None = None) -> int:
+    """Regrade every stored submission (of one assignment, of one student): a job each, behind every new
+    submission."""
     s = schema.submissions.c
     now = time.time()
     with writing(engine) as db:
-        wanted = select(s.id) if assignment is None else select(s.id).where(s.assignment == assignment)
+        wanted = select(s.id)
+        if assignment is not None:
+            wanted = wanted.where(s.assignment == assignment)
+        if student is not None:
+            wanted = wanted.where(s.student_id == student)
         ids = [r.id for r in db.execute(wanted)]
         if ids:
             db.execute(insert(schema.jobs), [{"submission_id": i, "priority": 1, "state": "queued", "attempts": 0,

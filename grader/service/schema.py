@@ -11,6 +11,8 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - results: one row per job at most (the job id is its key), so a result is written once however many
   workers graded it;
 - workers: each worker's host, load and last heartbeat, for the instructor page;
+- rule_overrides, audit_log: deadlines and extensions set from the instructor's pages over course.toml's, and every
+  change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
   LTI user (migration v0003_lti_launch).
@@ -166,4 +168,30 @@ lti_sessions = Table(
     Column("digest", String(64), ForeignKey("sessions.digest", ondelete="CASCADE"), primary_key=True),
     Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("subject", Text, nullable=False),
+)
+
+rule_overrides = Table(
+    "rule_overrides", metadata,
+    Column("assignment", String(200), primary_key=True),
+    #: "" for the class's deadline, else the student whose own deadline (extension) this is
+    Column("student", String(200), primary_key=True),
+    #: epoch seconds; NULL: no deadline (no extension)
+    Column("moment", Double, nullable=True),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", Double, nullable=False),
+)
+
+audit_log = Table(
+    "audit_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Double, nullable=False),
+    #: who: the instructor's id (their token's or their launch's)
+    Column("actor", String(200), nullable=False),
+    #: deadline, extension or regrade
+    Column("action", String(40), nullable=False),
+    Column("assignment", String(200), nullable=False, default=""),
+    Column("student", String(200), nullable=False, default=""),
+    #: the value before and after, as the page showed it (ISO 8601 in the course's zone, "none", a count)
+    Column("old", Text, nullable=False, default=""),
+    Column("new", Text, nullable=False, default=""),
 )

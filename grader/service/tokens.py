@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, delete, insert, or_, select, update
 
 from grader.outputs.students import Student
 from grader.service import schema
@@ -106,6 +106,12 @@ def _upsert_student(db: Connection, person: Student, role: str) -> None:
         db.execute(update(schema.students).where(schema.students.c.id == person.id).values(**values))
 
 
+#: a token's holder, the statement made once: every request asks it
+_HOLDER = select(schema.tokens.c.digest, schema.tokens.c.revoked_at, schema.students.c.id, schema.students.c.role) \
+    .join(schema.students, schema.students.c.id == schema.tokens.c.student_id) \
+    .where(schema.tokens.c.id == bindparam("ident"))
+
+
 def who_has(engine: Engine, token: str) -> Who | None:
     """The holder of `token`, if it is well formed, known, matches and is not revoked."""
     match = _TOKEN.fullmatch(token.strip())
@@ -113,10 +119,7 @@ def who_has(engine: Engine, token: str) -> Who | None:
         return None
     ident, secret = match.groups()
     with reading(engine) as db:
-        row = db.execute(select(schema.tokens.c.digest, schema.tokens.c.revoked_at, schema.students.c.id,
-                                schema.students.c.role)
-                         .join(schema.students, schema.students.c.id == schema.tokens.c.student_id)
-                         .where(schema.tokens.c.id == ident)).first()
+        row = db.execute(_HOLDER, {"ident": ident}).first()
     # compared whatever was found, so that an unknown id and a wrong secret take the same time
     expected = row.digest if row is not None else "0" * 64
     if not hmac.compare_digest(expected, _digest(secret)) or row is None or row.revoked_at is not None:
