@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -33,21 +33,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from grader.service import queue, schema
 from grader.service.config import Course
 from grader.service.deadlines import StoredRules
+from grader.service.forms import raw
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
+from grader.service.session_cookie import NAMES, cookie_name
 from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
-from grader.service.tokens import SESSION_SECONDS, Who, login_link, who_has, who_is
+from grader.service.tokens import Who, login_link, who_has, who_is
 from grader.service.uploads import Refused
 from grader.service.views import shown
 
-COOKIE = "grader_session"
-#: the session cookie over https: a __Host- cookie is set only by this host itself, Secure, for Path=/, so that a
-#: page on a sibling site (students.example.edu beside grader.example.edu) cannot plant its own session in a
-#: classmate's browser (cookie tossing: a login CSRF), which a plain cookie with Domain=example.edu would do
-HOST_COOKIE = "__Host-" + COOKIE
 #: API requests other than uploads, per token per minute
 REQUESTS_PER_MINUTE = 240
 #: the longest a request for a report waits for grading to finish
@@ -111,21 +108,10 @@ async def caller(request: Request, state: State) -> Who | None:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return await run_in_threadpool(who_has, state.engine, header[7:])
-    session = request.cookies.get(session_cookie(request))
+    session = request.cookies.get(cookie_name(request))
     if session:
         return await run_in_threadpool(who_is, state.engine, session)
     return None
-
-
-def session_cookie(request: Request) -> str:
-    """The session cookie's name for this request: over https, only the __Host- one is read or set."""
-    return HOST_COOKIE if request.url.scheme == "https" else COOKIE
-
-
-def set_session(response: Response, request: Request, session: str) -> None:
-    """Set the session cookie of a sign-in: the pages' alone (HttpOnly, SameSite=Strict), for SESSION_SECONDS."""
-    response.set_cookie(session_cookie(request), session, max_age=SESSION_SECONDS, path="/", httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https")
 
 
 def _state(request: Request) -> State:
@@ -161,19 +147,8 @@ async def submit(request: Request) -> Response:
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        return too_big(cap)
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > cap:
-                return too_big(cap)
-            chunks.append(chunk)
-    except ClientDisconnect:  # gone, or too slow (grader.service.slow_clients): nobody reads this answer
-        return Refused(400, "the upload did not arrive whole")
-    return b"".join(chunks)
+    body = await raw(request, cap)
+    return too_big(cap) if body is None else body
 
 
 async def submission(request: Request) -> Response:
@@ -359,7 +334,7 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
         return pages.not_found(state)  # a page of the course, with its name
 
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(SameOrigin, cookies=(COOKIE, HOST_COOKIE), exempt=("/lti/",)),
+                    middleware=[Middleware(SameOrigin, cookies=NAMES, exempt=("/lti/",)),
                                 Middleware(FreshRules, stored=state.stored)],
                     exception_handlers={404: missing})
     app.state.grader = state

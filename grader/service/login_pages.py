@@ -17,9 +17,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service.app import State, set_session
+from grader.service.app import State
 from grader.service.origin import elsewhere
 from grader.service.pages import course_page
+from grader.service.session_cookie import set_session
 from grader.service.tokens import link_holder, use_link
 
 #: the confirmation's headers: not cached, not framed by another site, its URL (the code) sent to no other site

@@ -25,10 +25,11 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e
 from grader.service import lti
-from grader.service.app import State, set_session
+from grader.service.app import State
 from grader.service.forms import fields
 from grader.service.lti_config import LtiSettings
 from grader.service.lti_token import Keys, Refused
+from grader.service.session_cookie import set_session
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
 MAX_FORM = 64 * 1024
