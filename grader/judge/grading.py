@@ -212,7 +212,7 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
     (submissions/hostile/leaks_through_localization.py)."""
     def run() -> tuple[Fault, ...]:
         located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
-        return faults(located, defined.grad_overwrites) if located is not None else ()
+        return faults(located, defined.grad_overwrites, defined.stepped) if located is not None else ()
     return run
 
 
@@ -245,8 +245,9 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
         results = [p.result() for p in pending]
         rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
         located = results[-1]
+        facts = definitions(submission.cells)
         found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(located.groups[1], group.seed),
-                                                                       definitions(submission.cells).grad_overwrites)) \
+                                                                       facts.grad_overwrites, facts.stepped)) \
             if extra and len(located.groups) > 1 else frozenset()
         both = [r.groups[0] for r in results]
         runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),

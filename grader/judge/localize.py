@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -126,7 +127,41 @@ def specs() -> tuple[Spec, ...]:
     found += [Spec(f"traversal:{name}", "backward", code, tuple((label, label) for label in labels),
                    (("a", "a"), ("b", "b"), ("c", "c"), ("k", "k")))
               for name, code, labels in walk]
+    # each again with the output seeded by the probe itself (out.grad = 1.0 before out.backward()): a missing seed
+    # zeroes every gradient and hides what else is wrong; seeded here, the rules behind it show (grader.judge.faults)
+    found += [dataclasses.replace(spec, name=f"{SEEDED}{spec.name}", code=_seeded(spec.code)) for spec in found
+              if spec.name != "fresh"]
+    # and each operation by its own backward step alone (micrograd's out._backward()), the walk left out: a walk
+    # that never runs (a backward() hidden by an instance attribute) or misorders hides the operations' rules
+    found += [dataclasses.replace(spec, name=f"{STEP}{spec.name}", code=_stepped(spec.code)) for spec in found
+              if spec.name.removeprefix(f"{spec.method}:") in _STEPPED_KINDS.get(spec.method, ())]
     return tuple(found)
+
+
+#: the name of a probe run with its output seeded by the probe, in front of the probe's own name
+SEEDED = "seeded:"
+#: and of one that calls the operations' own backward steps, outputs first, instead of backward()
+STEP = "step:"
+#: the probes of each operation that make its node in one step, by what follows the method in their names (not
+#: op(x) + x, whose + is a step of its own; k - x is one where __rsub__ makes its own node, as faults checks)
+_STEPPED_KINDS: dict[str, frozenset[str]] = {
+    **{method: frozenset({"alone", "upstream", "repeat", "number"}) for method, _, _ in BINARY},
+    **{reflected: frozenset({"number"}) for _, _, reflected in BINARY},
+    **{method: frozenset({"alone", "upstream", "positive:alone", "negative:alone", "positive:upstream",
+                          "negative:upstream"}) for method, _, _ in UNARY}}
+_BACKWARD_CALL = re.compile(r"^(?P<indent>\s*)(?P<node>\w+)\.backward\(\)$", re.MULTILINE)
+
+
+def _stepped(code: str) -> str:
+    """The probe with `out.backward()` replaced by the seed and each node's own step, outputs first."""
+    made = [line.split(" = ")[0] for line in code.splitlines() if " = " in line and "Node(" not in line]
+    calls = "".join(f"\n{node}._backward()" for node in reversed(made))
+    return _BACKWARD_CALL.sub(lambda m: f"{m['node']}.grad = 1.0{calls}", code)
+
+
+def _seeded(code: str) -> str:
+    """The probe with `node.grad = 1.0` before each `node.backward()`: the seed given, not left to backward()."""
+    return _BACKWARD_CALL.sub(lambda m: f"{m['indent']}{m['node']}.grad = 1.0\n{m[0]}", code)
 
 
 def start_values(spec: Spec, inputs: Inputs) -> str:
@@ -157,6 +192,16 @@ class Localization:
     inputs: Inputs
     got: tuple[ProbeRun | None, ...]
     expected: tuple[ProbeRun, ...]
+
+    def view(self, kind: str = "") -> Localization:
+        """The probes of one kind under their plain names: as backward() seeds and walks them (""), seeded by the
+        probe (SEEDED), or by each operation's own step (STEP)."""
+        def kind_of(name: str) -> str:
+            return next((k for k in (SEEDED, STEP) if name.startswith(k)), "")
+        kept = [i for i, spec in enumerate(self.specs) if kind_of(spec.name) == kind]
+        return Localization(tuple(dataclasses.replace(self.specs[i], name=self.specs[i].name.removeprefix(kind))
+                                  for i in kept), self.inputs, tuple(self.got[i] for i in kept),
+                            tuple(self.expected[i] for i in kept))
 
 
 def probe_exercise(exercise: Exercise) -> Exercise:
@@ -192,13 +237,16 @@ def from_run(group: GroupRun, seed: int) -> Localization:
 def expected_runs(seed: int) -> tuple[ProbeRun, ...]:
     """The reference engine on every localization probe (our code: it runs here)."""
     inputs = inputs_for(seed)
-    found = []
+    found: dict[str, ProbeRun] = {}
     for spec in specs():
+        if spec.name.startswith(STEP):  # the same gradients as backward() gives: the reference has no steps
+            found[spec.name] = found[spec.name.removeprefix(STEP)]
+            continue
         got = run_probe(compile_probe(spec.name, spec.code, dict(spec.observe)),
                         namespace("scalar", {"Node": Node}, inputs, "cpu"))
-        found.append(ProbeRun(observations=None, error=got) if isinstance(got, ErrorInfo)
-                     else ProbeRun(observations=got, error=None))
-    return tuple(found)
+        found[spec.name] = ProbeRun(observations=None, error=got) if isinstance(got, ErrorInfo) \
+            else ProbeRun(observations=got, error=None)
+    return tuple(found.values())
 
 
 def _probe(spec: Spec, index: int, contract: Contract = DEFAULT) -> Probe:

@@ -30,7 +30,9 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge import tensor_chain, tensor_evidence, tensor_variants
+from grader.judge import tensor_chain, tensor_errors, tensor_evidence, tensor_variants
+from grader.judge.hints import TENSOR_TOO
+from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.report import CheckResult, Diagnosis
 from grader.run.inputs import Inputs, TensorInput
@@ -61,7 +63,8 @@ HINTS = {
 
 
 def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-           failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
+           failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
+           defined: Definitions | None = None) -> list[CheckResult]:
     """The checks, with the failed ones that a known mistake does not explain named where the arrays say so.
 
     Any number a submission sends is safe here (inf, nan, 1e308: numpy's warnings are silenced, and a
@@ -69,15 +72,18 @@ def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, 
     """
     try:
         with np.errstate(all="ignore"):
-            return _refine(exercise, checks, located, failing, expected, inputs)
+            return _refine(exercise, checks, located, failing, expected, inputs, defined)
     except Exception:  # noqa: BLE001 - the grader's own bug: keep what the general diagnosis found
         return list(checks)
 
 
 def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-            failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
+            failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
+            defined: Definitions | None) -> list[CheckResult]:
     checks = tensor_evidence.errors_alone(checks, located, failing)
     variants: tensor_variants.VariantRuns | None = None
+    passing = [exercise.probes[located[i][0]].code for i, c in enumerate(checks)
+               if c.status == "passed" and i in located]
     for index in sorted(failing):
         check = checks[index]
         if check.diagnosis is not None and check.diagnosis.kind == "known-mistake":
@@ -87,6 +93,13 @@ def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int,
         if got is None or isinstance(want.observations, ErrorInfo):
             continue
         tol = exercise.probes[probe_index].tolerance
+        general = check.diagnosis is None or check.diagnosis.kind == "unknown" or check.diagnosis.mistake in TENSOR_TOO
+        if got.observations is None and got.error is not None and general:
+            # what the error states where the syntax tree places it, before a general word on a None
+            found = tensor_errors.stated(exercise, got.error, exercise.probes[probe_index].code, defined, passing)
+            if found is not None:
+                checks[index] = dataclasses.replace(check, diagnosis=found)
+                continue
         if variants is None:
             variants = tensor_variants.variant_runs(exercise, inputs)
         if got.observations is None:
