@@ -153,3 +153,13 @@ def test_a_probe_gives_a_plain_number_only_to_an_operation_its_exercise_teaches(
     assert with_number("__mul__") not in allowed(exercise)  # what validate holds every probe to
     assert all(probe_uses(exercise, probe) <= allowed(exercise) for probe in exercise.probes)
     assert with_number("__mul__") in allowed(COURSE.load("node-mul"))  # where * is what is taught
+
+
+def test_a_name_from_the_syntax_tree_is_quoted_cut_to_a_line(grade: Any) -> None:
+    # an identifier has no length limit: a hint quotes the class's name cut short, not 20,000 characters per check
+    long = "N" + "o" * 20_000 + "de"
+    source = changed(HIDDEN_BACKWARD).replace("class Node:", f"class {long}:").replace("Node(", f"{long}(")
+    result = grade(source + f"\nNode = {long}\n", "node-add")
+    hints = [c.diagnosis.hint for c in result.checks if c.diagnosis is not None and c.diagnosis.kind != "unknown"]
+    assert hints and all(len(hint) < 1_000 for hint in hints)
+    assert names(result) == {"shadowed-method"}

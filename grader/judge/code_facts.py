@@ -71,7 +71,7 @@ def forward_walks(tree: ast.Module) -> frozenset[str]:
             continue
         for method in (m for m in node.body if isinstance(m, _FUNCTIONS)):
             lists = _postorder_lists(method)
-            if lists and any(_walks_forwards(method, name) for name in lists):
+            if lists and lists & _forward_walked(method):
                 found.add(method.name)
     return frozenset(found)
 
@@ -85,16 +85,15 @@ def _postorder_lists(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]
         node = visitor.args.args[0].arg
         params = [a.arg for a in visitor.args.args]
         for body in _bodies(visitor):
-            for i, statement in enumerate(body):
-                if not (isinstance(statement, ast.For) and _over_attribute_of(statement.iter, node)
-                        and _calls(statement.body, visitor.name)):
-                    continue
-                for later in body[i + 1:]:
-                    appended = _appended(later, node)
-                    if appended in params:  # the list is passed in: the method's name for it, at that position
-                        found |= _passed_lists(method, visitor.name, params.index(appended))
-                    elif appended is not None:
-                        found.add(appended)
+            first = next((i for i, statement in enumerate(body) if isinstance(statement, ast.For)
+                          and _over_attribute_of(statement.iter, node) and _calls(statement.body, visitor.name)), None)
+            if first is None:
+                continue
+            for appended in {name for later in body[first + 1:] if (name := _appended(later, node)) is not None}:
+                if appended in params:  # the list is passed in: the method's name for it, at that position
+                    found |= _passed_lists(method, visitor.name, params.index(appended))
+                else:
+                    found.add(appended)
     return found
 
 
@@ -143,40 +142,43 @@ def _passed_lists(method: ast.AST, visitor: str, position: int) -> set[str]:
     return found
 
 
-def _walks_forwards(method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """`for t in topo: t._backward()` in the method, and the list never reversed, reordered or rebound there."""
+def _forward_walked(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The lists the method walks in their own order calling each node's step (`for t in topo: t._backward()`),
+    less those it reverses, reorders or rebinds anywhere (one walk of the method)."""
+    walked: set[str] = set()
+    changed: set[str] = set()
     for node in ast.walk(method):
         func = node.func if isinstance(node, ast.Call) else None
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name \
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                 and func.attr in ("reverse", "insert", "sort"):
-            return False
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("reversed", "sorted") \
-                and any(isinstance(a, ast.Name) and a.id == name for a in node.args):
-            return False
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and isinstance(node.slice, ast.Slice):
-            return False
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            return False
-        if isinstance(node, ast.Assign) and any(_rebinds(t, node.value, name) for t in node.targets):
-            return False
-    return any(isinstance(loop, ast.For) and isinstance(loop.iter, ast.Name) and loop.iter.id == name
-               and isinstance(loop.target, ast.Name) and _steps(loop.body, loop.target.id)
-               for loop in ast.walk(method))
+            changed.add(func.value.id)
+        elif isinstance(node, ast.Call) and isinstance(func, ast.Name) and func.id in ("reversed", "sorted"):
+            changed |= {a.id for a in node.args if isinstance(a, ast.Name)}
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice):
+            changed.add(node.value.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            changed.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                changed |= _rebound(target, node.value)
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and isinstance(node.target, ast.Name) \
+                and _steps(node.body, node.target.id):
+            walked.add(node.iter.id)
+    return walked - changed
 
 
-def _rebinds(target: ast.expr, value: ast.expr | None, name: str) -> bool:
-    """`target = value` binds `name` to anything but a new empty list (`order, seen = [], set()` is a start)."""
+def _rebound(target: ast.expr, value: ast.expr | None) -> set[str]:
+    """The names `target = value` binds to anything but a new empty list (`order, seen = [], set()` is a start)."""
     if isinstance(target, ast.Name):
         empty = (isinstance(value, ast.List) and not value.elts) or (
             isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
             and not value.args)
-        return target.id == name and not empty
+        return set() if empty else {target.id}
     if isinstance(target, (ast.Tuple, ast.List)):
         values: Sequence[ast.expr | None] = value.elts if isinstance(value, (ast.Tuple, ast.List)) \
             and len(value.elts) == len(target.elts) else [None] * len(target.elts)
-        return any(_rebinds(t, v, name) for t, v in zip(target.elts, values, strict=True))
-    return False
+        return set().union(*(_rebound(t, v) for t, v in zip(target.elts, values, strict=True)))
+    return set()
 
 
 def _steps(body: Sequence[ast.stmt], node: str) -> bool:

@@ -52,7 +52,16 @@ def _hidden(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
                   if cls in classes and not (method.startswith("__") and method.endswith("__")))
 
 
+#: the longest name of the submission's a hint quotes whole (an identifier has no length limit)
+_NAME_CHARS = 60
+
+
+def _shown(name: str) -> str:
+    return name if len(name) <= _NAME_CHARS else name[:_NAME_CHARS - 3] + "..."
+
+
 def _shadowed(cls: str, method: str) -> Diagnosis:
+    cls, method = _shown(cls), _shown(method)
     return Diagnosis(kind="pattern", mistake="shadowed-method", hint=(
         f"{cls}.__init__ sets self.{method} to a stand-in that does nothing, and an instance's own attribute hides "
         f"the class's method of the same name: every {cls}'s .{method}() runs that stand-in, never your def "
@@ -80,11 +89,13 @@ def _placeholder(check: CheckResult, code: str, run: GroupRun, probe_index: int,
         functions = [bound[name] for name in _passed_on(code, set(bound))]
     if not functions:
         return None
-    names = list(dict.fromkeys(functions))
+    originals = list(dict.fromkeys(functions))[:4]
+    names = [_shown(name) for name in originals]
     shown = " and ".join(f"`{name}`" for name in names) if len(names) < 3 else \
         ", ".join(f"`{name}`" for name in names[:-1]) + f" and `{names[-1]}`"
     left = ", ".join(f"{'it' if len(names) == 1 else name} still returns "
-                     f"{', '.join(n for n in defined.placeholders[name] if n)} as None" for name in names)
+                     f"{', '.join(_shown(n) for n in defined.placeholders[original][:6] if n)} as None"
+                     for name, original in zip(names, originals, strict=True))
     return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
         f"{shown} {'is' if len(names) == 1 else 'are'} not written yet: {left}, as the starter hands "
         f"{'it' if len(names) == 1 else 'them'} out. Write {'it' if len(names) == 1 else 'them'}, then grade again."),
