@@ -50,13 +50,14 @@ COMMANDS = {
     "worker": "grade submissions from the course server's queue, on this machine",
     "regrade": "grade every stored submission again, after an exercise changed",
     "gradebook": "write an assignment's counted scores as the batch's gradebook, and publish them",
+    "roster": "bring the course server's roster from the LMS (grade roster sync: LTI Names and Roles)",
 }
 
 
 #: the commands grader.cli_batch runs; grader.cli_course runs the others
 _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
 #: the course server's, which grader.cli_service runs
-_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook"})
+_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster"})
 
 
 def command_function(command: str, kind: str) -> Any:

@@ -1,5 +1,5 @@
-"""The course server's commands: serve, worker, tokens, regrade and gradebook (the instructor's), and submit (the
-student's). Each parses its arguments, calls grader.service and prints what came of it."""
+"""The course server's commands: serve, worker, tokens, roster, regrade and gradebook (the instructor's), and submit
+(the student's). Each parses its arguments, calls grader.service and prints what came of it."""
 
 from __future__ import annotations
 
@@ -184,6 +184,37 @@ def gradebook_command(argv: list[str]) -> int:
         published = publish_lti(folder, read_platform(args.publish))
         print(f"published {len(published.sent)} score(s); {published.unchanged} unchanged, "
               f"{len(published.skipped)} skipped (grader errors)")
+    return ExitCode.OK
+
+
+def roster_parser() -> Parser:
+    parser = Parser(prog="grade roster", description="grade roster sync: the course's students from the LMS's Names "
+                                                     "and Roles service (course.toml's [lti] platform): new ones "
+                                                     "added, names and LTI ids brought up to date, and those the LMS "
+                                                     "no longer lists removed (their sign-in ends, their tokens are "
+                                                     "revoked, their submissions stay).")
+    parser.add_argument("action", choices=("sync",), help="sync: fetch the membership and update the roster")
+    _course_option(parser)
+    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    return parser
+
+
+def roster_command(argv: list[str]) -> int:
+    args = roster_parser().parse_args(argv)
+    from grader.service.lti_roster import sync_roster
+
+    course, engine = _open(args)
+    if course.lti is None:
+        raise GraderError(f"{course.folder / 'course.toml'}: no [lti] table, so no LMS to ask; docs/server.md "
+                          f"(Students from the LMS) shows one.")
+    done = sync_roster(engine, course.lti, dry_run=args.dry_run)
+    would = "would be " if args.dry_run else ""
+    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's list")
+    for label, ids in (("added", done.added), ("linked by SIS id", done.linked), ("updated", done.updated),
+                       ("removed (sign-in ended, tokens revoked)", done.removed), ("skipped", done.skipped)):
+        if ids:
+            shown = ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
+            print(f"{would if label != 'skipped' else ''}{label}: {shown}")
     return ExitCode.OK
 
 

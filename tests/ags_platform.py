@@ -1,4 +1,5 @@
-"""A small LTI 1.3 platform for the tests: an OAuth 2 token endpoint and one AGS line item, on 127.0.0.1.
+"""A small LTI 1.3 platform for the tests: an OAuth 2 token endpoint and one AGS line item, on 127.0.0.1; and for
+the launch, its OIDC side (the authorization endpoint, its key set) and a Names and Roles service.
 
 It checks what a real platform must, from the specifications: the token request is the
 client-credentials grant with a JWT client assertion (1EdTech Security Framework 1.0, section 4.1:
@@ -9,23 +10,39 @@ appended and its query kept, as application/vnd.ims.lis.v1.score+json, with a be
 score scope, and holds a userId, activityProgress and gradingProgress from the spec's lists, a timestamp
 with sub-second precision, and a scoreMaximum above 0 with any scoreGiven. A score not newer than the
 last one for its user is ignored, as the spec requires.
+
+The launch, as Canvas and Moodle make it (Security Framework 5.1.1): /launch?user=U&link=L is the student's
+click in the LMS, a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint,
+client_id, lti_deployment_id) to the tool; /authorize checks the authentication request (scope openid,
+response_type id_token, response_mode form_post, prompt none, the registered client_id and redirect_uri, a
+state and a nonce) and answers with a page that posts the id_token, signed RS256 by the platform's own key
+(published at /jwks with its kid), and the state to the redirect_uri. /memberships is NRPS 2.0: a bearer
+token granted the membership scope, pages of `page_size` members linked by `Link: <...>; rel="next"`.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+NRPS_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 ACTIVITY = {"Initialized", "Started", "InProgress", "Submitted", "Completed"}
 GRADING = {"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
@@ -52,10 +69,93 @@ class Platform:
     refuse: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
+    #: token -> the scopes granted with it
+    scopes: dict[str, set[str]] = field(default_factory=dict)
+    # the launch's side
+    issuer: str = "https://lms.example.edu"
+    deployment_id: str = "1:dep-7"
+    context_id: str = "ctx-7"
+    #: the name a browser reaches this platform by (cross-site from the tool), if not 127.0.0.1
+    browser_host: str = ""
+    #: the tool's login initiation URL and registered redirect URIs, once the tool is started
+    login_url: str = ""
+    redirect_uris: set[str] = field(default_factory=set)
+    #: LMS user id (sub) -> name, email, roles, sourcedid, status: who may launch, and NRPS's members
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: resource link id -> its custom parameters
+    custom: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: what the next id_token's claims are changed to (a key set to None is left out)
+    override: dict[str, Any] = field(default_factory=dict)
+    authorizations: list[dict[str, str]] = field(default_factory=list)
+    #: every GET's path
+    gets: list[str] = field(default_factory=list)
+    jwks_fetches: int = 0
+    page_size: int = 2
+    #: a next link to put on the first page instead of the real one (a hostile platform's)
+    next_link: str = ""
+    signing_key: Any = None
+    kid: str = "platform-key-1"
+
+    def __post_init__(self) -> None:
+        if self.signing_key is None:
+            self.signing_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
     @property
     def token_url(self) -> str:
         return f"{self.base}/login/oauth2/token"
+
+    @property
+    def browser_base(self) -> str:
+        return self.base.replace("127.0.0.1", self.browser_host) if self.browser_host else self.base
+
+    @property
+    def auth_url(self) -> str:
+        return f"{self.browser_base}/authorize"
+
+    @property
+    def jwks_url(self) -> str:
+        return f"{self.base}/jwks"
+
+    @property
+    def memberships_url(self) -> str:
+        return f"{self.base}/memberships?course=7"
+
+    def registration(self, key_file: str, **extra: object) -> str:
+        """The TOML of this platform's registration, as the tool keeps it (lms.toml)."""
+        values = {"client_id": self.client_id, "token_url": self.token_url, "key_file": key_file,
+                  "key_id": self.key_id, "lineitem": self.lineitem, "issuer": self.issuer, "auth_url": self.auth_url,
+                  "jwks_url": self.jwks_url, "deployment_ids": [self.deployment_id], "backoff": 0, **extra}
+        return "".join(f"{k} = {json.dumps(v)}\n" for k, v in values.items())
+
+    def id_token(self, user: str, link: str, nonce: str, target: str, /, key: Any = None, kid: str | None = None,
+                 **changes: Any) -> str:
+        """The id_token of `user`'s launch of `link`, as the platform signs it; `changes` (and `override`) alter
+        its claims (None removes one), `key` and `kid` sign it otherwise."""
+        person = self.users.get(user, {})
+        now = int(time.time())
+        claims: dict[str, Any] = {
+            "iss": self.issuer, "aud": self.client_id, "sub": user, "iat": now, "exp": now + 300, "nonce": nonce,
+            "name": person.get("name", ""), "email": person.get("email", ""),
+            CLAIM + "message_type": "LtiResourceLinkRequest", CLAIM + "version": "1.3.0",
+            CLAIM + "deployment_id": self.deployment_id, CLAIM + "target_link_uri": target,
+            CLAIM + "resource_link": {"id": link, "title": f"Link {link}"},
+            CLAIM + "context": {"id": self.context_id, "label": "AG101", "title": "Autograd 101"},
+            CLAIM + "roles": person.get("roles", [LEARNER]), CLAIM + "custom": self.custom.get(link, {}),
+            "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
+                "context_memberships_url": self.memberships_url, "service_versions": ["2.0"]}}
+        for name, value in {**self.override, **changes}.items():
+            if value is None:
+                claims.pop(name, None)
+            else:
+                claims[name] = value
+        return jwt.encode(claims, key or self.signing_key, algorithm="RS256", headers={"kid": kid or self.kid})
+
+    def launch_page(self, user: str, link: str) -> str:
+        """The LMS page a click on `link` opens: it posts the login initiation to the tool."""
+        fields = {"iss": self.issuer, "login_hint": user, "target_link_uri": self.login_url.replace(
+            "/lti/login", "/lti/launch"), "lti_message_hint": link, "client_id": self.client_id,
+                  "lti_deployment_id": self.deployment_id}
+        return _autopost(self.login_url, fields)
 
     @property
     def lineitem(self) -> str:
@@ -76,10 +176,89 @@ def running(platform: Platform) -> Iterator[Platform]:
         thread.join()
 
 
+def _autopost(url: str, fields: dict[str, str]) -> str:
+    inputs = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+                     for k, v in fields.items())
+    return (f'<!DOCTYPE html><html><body><form method="post" action="{html.escape(url)}">{inputs}'
+            '<button>Continue</button></form><script>document.forms[0].submit()</script></body></html>')
+
+
+def form_fields(page: str) -> tuple[str, dict[str, str]]:
+    """The action and hidden fields of an _autopost page (what a browser would post)."""
+    action = html.unescape(re.search(r'action="([^"]*)"', page).group(1))  # type: ignore[union-attr]
+    return action, {html.unescape(k): html.unescape(v)
+                    for k, v in re.findall(r'name="([^"]*)" value="([^"]*)"', page)}
+
+
 def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             pass
+
+        def do_GET(self) -> None:
+            platform.gets.append(self.path)
+            url = urlsplit(self.path)
+            query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            if url.path == "/jwks":
+                platform.jwks_fetches += 1
+                public = jwt.algorithms.RSAAlgorithm.to_jwk(platform.signing_key.public_key(), as_dict=True)
+                self._answer(200, {"keys": [{**public, "kid": platform.kid, "alg": "RS256", "use": "sig"}]})
+            elif url.path == "/launch":
+                self._page(platform.launch_page(query["user"], query["link"]))
+            elif url.path == "/authorize":
+                self._authorize(query)
+            elif url.path == "/memberships":
+                self._memberships(query)
+            else:
+                self._answer(404, {"error": f"no such endpoint {self.path}"})
+
+        def _authorize(self, query: dict[str, str]) -> None:
+            platform.authorizations.append(query)
+            expected = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post",
+                        "prompt": "none", "client_id": platform.client_id}
+            problems = [f"{k} {query.get(k)!r}" for k, v in expected.items() if query.get(k) != v]
+            if query.get("redirect_uri") not in platform.redirect_uris:
+                problems.append(f"redirect_uri {query.get('redirect_uri')!r} is not registered")
+            if not query.get("state") or not query.get("nonce"):
+                problems.append("no state or nonce")
+            if query.get("login_hint") not in platform.users:
+                problems.append(f"login_hint {query.get('login_hint')!r} is nobody")
+            if problems:
+                platform.problems += problems
+                self._answer(400, {"error": "invalid_request", "error_description": "; ".join(problems)})
+                return
+            token = platform.id_token(query["login_hint"], query.get("lti_message_hint", ""), query["nonce"],
+                                      query["redirect_uri"])
+            self._page(_autopost(query["redirect_uri"], {"id_token": token, "state": query["state"]}))
+
+        def _memberships(self, query: dict[str, str]) -> None:
+            authorization = self.headers.get("Authorization", "")
+            if NRPS_SCOPE not in platform.scopes.get(authorization[7:], set()):
+                self._answer(401, {"error": "invalid token"})
+                return
+            if self.headers.get("Accept") != NRPS_TYPE:
+                platform.problems.append(f"Accept {self.headers.get('Accept')!r}")
+            members = [{"user_id": sub, "roles": p.get("roles", [LEARNER]), "status": p.get("status", "Active"),
+                        "name": p.get("name", ""), "email": p.get("email", ""),
+                        **({"lis_person_sourcedid": p["sourcedid"]} if p.get("sourcedid") else {})}
+                       for sub, p in platform.users.items()]
+            page = int(query.get("page", "1"))
+            chunk = members[(page - 1) * platform.page_size: page * platform.page_size]
+            headers = {}
+            if page * platform.page_size < len(members):
+                following = platform.next_link if platform.next_link and page == 1 else \
+                    f"/memberships?{urlencode({'course': '7', 'page': page + 1})}"
+                headers["Link"] = f'<{following}>; rel="next"'
+            self._answer(200, {"id": platform.memberships_url, "context": {"id": platform.context_id},
+                               "members": chunk}, headers, NRPS_TYPE)
+
+        def _page(self, text: str) -> None:
+            data = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -102,7 +281,8 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 problems.append(f"grant_type {form.get('grant_type')!r}")
             if form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
                 problems.append(f"client_assertion_type {form.get('client_assertion_type')!r}")
-            if SCORE_SCOPE not in form.get("scope", "").split():
+            asked = set(form.get("scope", "").split())
+            if not asked or not asked <= {SCORE_SCOPE, NRPS_SCOPE}:
                 problems.append(f"scope {form.get('scope')!r}")
             try:
                 header = jwt.get_unverified_header(form.get("client_assertion", ""))
@@ -124,18 +304,21 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 return
             token = f"token-{len(platform.tokens) + 1}"
             platform.tokens.add(token)
+            platform.scopes[token] = asked
             self._answer(200, {"access_token": token, "token_type": "bearer", "expires_in": 3600,
-                               "scope": SCORE_SCOPE})
+                               "scope": " ".join(sorted(asked))})
 
         def _score(self, body: bytes) -> None:
             authorization = self.headers.get("Authorization", "")
-            if not authorization.startswith("Bearer ") or authorization[7:] not in platform.tokens:
+            if not authorization.startswith("Bearer ") or SCORE_SCOPE not in platform.scopes.get(authorization[7:],
+                                                                                               set()):
                 self._answer(401, {"error": "invalid token"})
                 return
             if platform.fail_next:
                 status = platform.fail_next.pop(0)
                 if status == 401:
                     platform.tokens.discard(authorization[7:])  # as if it expired
+                    platform.scopes.pop(authorization[7:], None)
                 self._answer(status, {"error": "try again"}, {"Retry-After": "0"} if status == 429 else {})
                 return
             if self.headers.get("Content-Type") != SCORE_TYPE:
@@ -156,10 +339,11 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 platform.scores.append(score)
             self._answer(200, {"resultUrl": f"{platform.lineitem}/results/{score['userId']}"})
 
-        def _answer(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        def _answer(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None,
+                    media: str = "application/json") -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", media)
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)

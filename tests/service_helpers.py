@@ -77,11 +77,13 @@ class Server:
     lease: float = 5.0
     process: subprocess.Popen[str] | None = None
     url: str = ""
+    #: 0: any free port
+    port: int = 0
 
     def start(self) -> Server:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve", "--course", str(self.course), "--port", "0", "--workers",
-             str(self.workers), "--lease", str(self.lease)],
+            [sys.executable, "-m", "grader", "serve", "--course", str(self.course), "--port", str(self.port),
+             "--workers", str(self.workers), "--lease", str(self.lease)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
             start_new_session=True)
         assert self.process.stdout is not None

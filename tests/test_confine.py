@@ -1,5 +1,5 @@
 """Confinement that holds in landlock mode as root without capabilities, and limits that hold for a run as a
-whole (README: Threat model), each attack set up for real on this machine's kernel."""
+whole (docs/security.md), each attack set up for real on this machine's kernel."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The threat model's promises, each tried as an attacker who read the grader would (README: Threat model)."""
+"""The threat model's promises, each tried as an attacker who read the grader would (docs/security.md)."""
 
 from __future__ import annotations
 

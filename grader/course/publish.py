@@ -8,6 +8,10 @@ lti-score.json) is POSTed to `{line item}/scores` as application/vnd.ims.lis.v1.
 platforms are retried (429 and 5xx, with Retry-After; a Score with the same timestamp is safe to send
 again), an expired token is fetched again once. What was sent is recorded in
 REPORTS/published/lti.json, so a second publish sends only the scores that changed since.
+
+The same registration file names the platform's OIDC side (issuer, auth_url, jwks_url, deployment_ids) for
+the course server's LTI launch (grader.service.lti), and its token serves Names and Roles too
+(grader.course.nrps): one `ServiceClient`, one scope each.
 """
 
 from __future__ import annotations
@@ -44,25 +48,46 @@ class Platform:
     audience: str
     private_key: str
     key_id: str
-    #: the line item's URL (the AGS endpoint claim's `lineitem`)
-    lineitem: str
+    #: the line item's URL (the AGS endpoint claim's `lineitem`); publishing needs it, the launch does not
+    lineitem: str = ""
+    #: the launch's side (grade serve): the `iss` of the platform's id_tokens, its OIDC authorization endpoint,
+    #: its key set, and the deployments of the tool this course accepts
+    issuer: str = ""
+    auth_url: str = ""
+    jwks_url: str = ""
+    deployment_ids: tuple[str, ...] = ()
+    #: Names and Roles (grade roster sync): the context_memberships_url, if not the one a launch carried
+    memberships_url: str = ""
     timeout: float = 30.0
     retries: int = 5
     #: seconds between retries grow from this (doubling), unless the platform says Retry-After
     backoff: float = 0.5
 
 
-def read_platform(path: Path) -> Platform:
-    """A TOML file: client_id, token_url, key_file (PEM, relative to the file), key_id, lineitem[, audience]."""
+#: what the launch needs of the registration, beside what every use needs
+LAUNCH_KEYS = ("issuer", "auth_url", "jwks_url", "deployment_ids")
+
+
+def read_platform(path: Path, *, need: tuple[str, ...] = ("lineitem",)) -> Platform:
+    """A TOML file: client_id, token_url, key_file (PEM, relative to the file), key_id, and what `need` names
+    (lineitem to publish, LAUNCH_KEYS to launch); audience, issuer, auth_url, jwks_url, deployment_ids (or one
+    deployment_id) and memberships_url where given."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise GraderError(f"{path}: cannot read the platform's configuration ({exc}).") from None
-    missing = [k for k in ("client_id", "token_url", "key_file", "key_id", "lineitem") if not data.get(k)]
+    if "deployment_id" in data and "deployment_ids" not in data:
+        data["deployment_ids"] = [data.pop("deployment_id")]
+    deployments = data.get("deployment_ids", [])
+    if not isinstance(deployments, list) or not all(isinstance(d, str) and d for d in deployments):
+        raise GraderError(f"{path}: deployment_ids must be a list of the deployment ids the LMS shows, not "
+                          f"{deployments!r}.")
+    required = ("client_id", "token_url", "key_file", "key_id", *need)
+    missing = [k for k in required if not data.get(k)]
     if missing:
-        raise GraderError(f"{path}: needs {', '.join(missing)} (client_id, token_url, key_file, key_id and lineitem, "
-                          f"from the tool's registration in the LMS).")
-    for key in ("token_url", "lineitem", "audience"):
+        raise GraderError(f"{path}: needs {', '.join(missing)} ({', '.join(required)}, from the tool's "
+                          f"registration in the LMS).")
+    for key in ("token_url", "lineitem", "audience", "auth_url", "jwks_url", "memberships_url"):
         if key in data and urlsplit(str(data[key])).scheme not in ("https", "http"):
             raise GraderError(f"{path}: {key} must be an http(s) URL, not {data[key]!r}.")
     key_file = (path.parent / str(data["key_file"])).resolve()
@@ -72,7 +97,10 @@ def read_platform(path: Path) -> Platform:
         raise GraderError(f"{path}: key_file {key_file} cannot be read ({exc.strerror}).") from None
     return Platform(client_id=str(data["client_id"]), token_url=str(data["token_url"]),
                     audience=str(data.get("audience") or data["token_url"]), private_key=private_key,
-                    key_id=str(data["key_id"]), lineitem=str(data["lineitem"]),
+                    key_id=str(data["key_id"]), lineitem=str(data.get("lineitem", "")),
+                    issuer=str(data.get("issuer", "")), auth_url=str(data.get("auth_url", "")),
+                    jwks_url=str(data.get("jwks_url", "")), deployment_ids=tuple(deployments),
+                    memberships_url=str(data.get("memberships_url", "")),
                     timeout=float(data.get("timeout", 30.0)), retries=int(data.get("retries", 5)),
                     backoff=float(data.get("backoff", 0.5)))
 
@@ -87,6 +115,8 @@ class Published:
 def publish_lti(reports: Path, platform: Platform, *, dry_run: bool = False,
                 say: Callable[[str], None] = print) -> Published:
     """POST every student's changed score to the line item; record each one the platform took."""
+    if not platform.lineitem:
+        raise GraderError("which line item? The platform's configuration needs lineitem = \"...\" to publish.")
     from grader.course.classfiles import finished_students
     from grader.course.manifest import read_manifest
     from grader.outputs.layout import MANIFEST
@@ -121,7 +151,7 @@ def publish_lti(reports: Path, platform: Platform, *, dry_run: bool = False,
         for user, score, _ in todo:
             say(f"would send {user}: {score.get('scoreGiven', '-')}/{score.get('scoreMaximum', '-')}")
         return Published([u for u, _, _ in todo] if dry_run else [], unchanged, skipped)
-    client = _Client(platform)
+    client = ServiceClient(platform, SCORE_SCOPE)
     sent, refused = [], []
     for user, score, digest in todo:
         status, body = client.post_score(score)
@@ -174,21 +204,41 @@ def _write_record(path: Path, lineitem: str, sent: dict[str, dict[str, Any]]) ->
     atomic(path, json.dumps(data, indent=2) + "\n", durable=True)
 
 
-class _Client:
-    """One token for the run, fetched again once when the platform says it has expired."""
+class ServiceClient:
+    """A platform's service (AGS scores, NRPS memberships) under one scope: one token for the run, fetched again
+    once when the platform says it has expired."""
 
-    def __init__(self, platform: Platform) -> None:
+    def __init__(self, platform: Platform, scope: str) -> None:
         import urllib3
 
         self.platform = platform
+        self.scope = scope
         # POST is retried too: a token request is harmless to repeat, and a Score with the same timestamp
         # is the same Score (AGS: a platform must not apply an update that is not newer).
         retry = urllib3.Retry(total=platform.retries, backoff_factor=platform.backoff,
                               status_forcelist=(429, 500, 502, 503, 504),
-                              allowed_methods=frozenset({"POST"}), respect_retry_after_header=True,
+                              allowed_methods=frozenset({"GET", "POST"}), respect_retry_after_header=True,
                               raise_on_status=False)
         self.http = urllib3.PoolManager(retries=retry, timeout=urllib3.Timeout(total=platform.timeout))
         self.token: str | None = None
+
+    def get(self, url: str, accept: str, cap: int) -> tuple[int, dict[str, str], bytes]:
+        """GET `url` with the bearer token: the status, the headers and at most `cap` bytes of the body (more is
+        an error: a platform's answer is never that big)."""
+        for attempt in range(2):
+            if self.token is None:
+                self.token = self._fetch_token()
+            response = self._request("GET", url, None, {"Accept": accept, "Authorization": f"Bearer {self.token}"},
+                                     stream=True)
+            body = response.read(cap + 1)
+            response.release_conn()
+            if len(body) > cap:
+                raise GraderError(f"{url}: the platform's answer is over {cap // 1_000_000} MB; not read.")
+            if response.status == 401 and attempt == 0:
+                self.token = None
+                continue
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, body
+        raise AssertionError("unreachable")
 
     def post_score(self, score: dict[str, Any]) -> tuple[int, str]:
         for attempt in range(2):
@@ -215,7 +265,7 @@ class _Client:
             raise GraderError(f"the tool's private key cannot sign the assertion ({exc}); key_file must hold an "
                               f"RSA private key in PEM.") from None
         body = urlencode({"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
-                          "client_assertion": assertion, "scope": SCORE_SCOPE}).encode()
+                          "client_assertion": assertion, "scope": self.scope}).encode()
         response = self._request("POST", self.platform.token_url, body,
                                  {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
         text = response.data.decode("utf-8", "replace")
@@ -230,11 +280,12 @@ class _Client:
             raise GraderError(f"{self.platform.token_url}: the access_token is not a text: {token!r}.")
         return token
 
-    def _request(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> Any:
+    def _request(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
+                 stream: bool = False) -> Any:
         import urllib3
 
         try:
-            return self.http.request(method, url, body=body, headers=headers)
+            return self.http.request(method, url, body=body, headers=headers, preload_content=not stream)
         except urllib3.exceptions.HTTPError as exc:
             raise GraderError(f"{url}: cannot reach the platform ({exc}); publish again later: what was sent "
                               f"is recorded.") from None

@@ -106,7 +106,7 @@ class Sandbox:
                 zygote.start()
             except ZygoteFailed as exc:
                 raise GraderError(f"the sandbox could not be set up here: {exc}. Run with --isolation none to "
-                                  f"grade without it (see the README's threat model).") from None
+                                  f"grade without it (see docs/security.md).") from None
             self._zygotes[policy.key] = zygote
         return zygote
 

@@ -267,6 +267,9 @@ async def new_login_link(request: Request) -> Response:
     who = await _who(request)
     if isinstance(who, JSONResponse):
         return who
+    if not request.headers.get("authorization", "").lower().startswith("bearer "):
+        # a session never mints another: one made by an LMS launch would outlive the roster and the platform
+        return error(403, "a login link needs your token (grade submit --login), not a page's session")
     code = await run_in_threadpool(login_link, _state(request).engine, who)
     return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
 
@@ -316,8 +319,9 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
-    from grader.service import pages
+    from grader.service import lti, lti_pages, pages
 
+    lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(course=course, engine=engine, secret=secret)
     with reading(engine) as db:
         state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
@@ -335,7 +339,7 @@ def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *pages.routes()]
+              *pages.routes(), *lti_pages.routes()]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.grader = state
     return app

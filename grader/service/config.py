@@ -24,6 +24,8 @@
 
     [extensions.hw1]
     s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
+
+    [lti]                              # launches from the LMS: grader.service.lti_config
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
 from grader.judge.catalog import Catalog
 from grader.run.isolate import LEVELS, Level
+from grader.service.lti_config import LtiSettings, read_lti
 
 CONFIG = "course.toml"
 #: the server's own files in the course folder: the SQLite store, the workers' scratch, the gradebook's folder
@@ -90,6 +93,8 @@ class Course:
     assignments: dict[str, Rules]
     #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
     fixed_seed: int | None = None
+    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
+    lti: LtiSettings | None = None
 
     @property
     def data(self) -> Path:
@@ -135,7 +140,7 @@ def find_course(explicit: Path | None) -> Path:
     folder = explicit or Path(os.environ.get("AUTOGRADER_COURSE") or ".")
     if not (folder / CONFIG).is_file():
         raise GraderError(f"{folder / CONFIG}: no course configuration here. Run in the course's folder, or pass "
-                          f"--course DIR (or set $AUTOGRADER_COURSE); the README shows a course.toml.")
+                          f"--course DIR (or set $AUTOGRADER_COURSE); docs/server.md shows a course.toml.")
     return folder.resolve()
 
 
@@ -176,7 +181,8 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
                   isolation=_level(isolation),
                   secret_file=folder / where.text(data, "secret_file", "course-secret"),
                   database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
-                  assignments=assignments, fixed_seed=_seed(where, data.get("seed")))
+                  assignments=assignments, fixed_seed=_seed(where, data.get("seed")),
+                  lti=read_lti(path, data.get("lti"), set(assignments)))
 
 
 def _seed(where: _Where, value: Any) -> int | None:

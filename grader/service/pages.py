@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from urllib.parse import quote
 
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
@@ -46,7 +47,8 @@ async def _reader(request: Request, instructor: bool = False) -> Who | Response:
     who = await caller(request, _state(request))
     if who is None:
         return HTMLResponse(page("Sign in", "<h1>Sign in</h1><p>Run <code>grade submit --login</code> and open the "
-                                            "link it prints (it works once, for five minutes).</p>"), 401)
+                                            "link it prints (it works once, for five minutes), or open the "
+                                            "assignment from the LMS, in a window of its own.</p>"), 401)
     if instructor and not who.instructor:
         return HTMLResponse(page("Not yours", "<h1>Instructors only</h1>"), 403)
     return who
@@ -77,19 +79,33 @@ def _submission_rows(rows: list[Row], state: State, link: str) -> str:
 
 
 async def me(request: Request) -> Response:
+    return await _student_page(request, None)
+
+
+async def my_assignment(request: Request) -> Response:
+    """One assignment's part of the student's page: where an LMS link to it leads."""
+    chosen = request.path_params["assignment"]
+    if chosen not in _state(request).course.assignments:
+        return HTMLResponse(page("Not found", "<h1>No such assignment</h1>"), 404)
+    return await _student_page(request, chosen)
+
+
+async def _student_page(request: Request, chosen: str | None) -> Response:
     who = await _reader(request)
     if not isinstance(who, Who):
         return who
     if who.instructor:
-        return RedirectResponse("/instructor", status_code=303)
+        return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
     state = _state(request)
 
     def build() -> str:
         status = status_of(state, who.student)
         with reading(state.engine) as db:
-            rows = rows_of(db, who.student, limit=200)
+            rows = rows_of(db, who.student, chosen, limit=200)
         assignments = []
         for a in status["assignments"]:  # type: ignore[attr-defined]
+            if chosen is not None and a["id"] != chosen:
+                continue
             counted = a["counted"]
             left = "no limit" if a["left_today"] is None else str(a["left_today"])
             assignments.append([e(a["id"]), e(", ".join(a["exercises"])),
@@ -100,13 +116,14 @@ async def me(request: Request) -> Response:
                                 "shown" if a["hidden_released"] else "after the deadline"])
         late = status["late_days_left"]
         body = (f"<h1>{e(state.course.name)}: {e(who.student)}</h1>"
-                f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
+                + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
+                + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
                 + "<h2>Assignments</h2>"
                 + table(["assignment", "exercises", "deadline", "submissions left today", "counts now",
                          "hidden checks"], assignments)
                 + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/"))
-        return page(f"{state.course.name}: your submissions", body, _CSS)
+        return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
 
@@ -259,6 +276,7 @@ async def gradebook_csv(request: Request) -> Response:
 
 def routes() -> list[Route]:
     return [Route("/login/{code}", login, name="login"), Route("/me", me), Route("/me/submissions/{id}", my_report),
+            Route("/me/assignments/{assignment}", my_assignment),
             Route("/instructor", instructor), Route("/instructor/students/{student}", student_history),
             Route("/instructor/submissions/{id}", any_report),
             Route("/instructor/gradebook/{assignment}.csv", gradebook_csv)]

@@ -10,7 +10,10 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
   dies stops renewing it, and another claims the job when it lapses;
 - results: one row per job at most (the job id is its key), so a result is written once however many
   workers graded it;
-- workers: each worker's host, load and last heartbeat, for the instructor page.
+- workers: each worker's host, load and last heartbeat, for the instructor page;
+- lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti): the deployments accepted, the
+  logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
+  LTI user (migration v0003_lti_launch).
 """
 
 from __future__ import annotations
@@ -130,4 +133,34 @@ workers = Table(
     Column("load", Double, nullable=False, default=0.0),
     Column("cores", Integer, nullable=False, default=1),
     Column("stopped_at", Double, nullable=True),
+)
+
+lti_platforms = Table(
+    "lti_platforms", metadata,
+    #: a digest of (issuer, client_id, deployment_id): one row per deployment course.toml's platform accepts
+    Column("id", String(64), primary_key=True),
+    Column("issuer", Text, nullable=False),
+    Column("client_id", Text, nullable=False),
+    Column("deployment_id", Text, nullable=False),
+    #: the last launch's Names and Roles URL and LMS context, for grade roster sync
+    Column("memberships_url", Text, nullable=False, default="", server_default=""),
+    Column("context_id", Text, nullable=False, default="", server_default=""),
+)
+
+lti_states = Table(
+    "lti_states", metadata,
+    #: the SHA-256 of the OIDC state: a login under way, spent once by its launch
+    Column("digest", String(64), primary_key=True),
+    Column("nonce", String(64), nullable=False),
+    #: the login initiation's parameters (JSON), to start it again in a window of its own
+    Column("login", Text, nullable=False),
+    Column("expires_at", Double, nullable=False, index=True),
+)
+
+lti_sessions = Table(
+    "lti_sessions", metadata,
+    #: a session a launch made lives while its platform's row does and the student's lti_user_id is `subject`
+    Column("digest", String(64), ForeignKey("sessions.digest", ondelete="CASCADE"), primary_key=True),
+    Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("subject", Text, nullable=False),
 )

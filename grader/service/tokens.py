@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 
 from grader.outputs.students import Student
 from grader.service import schema
@@ -90,6 +90,8 @@ def _upsert_student(db: Connection, person: Student, role: str) -> None:
     if found is None:
         db.execute(insert(schema.students).values(id=person.id, **values))
     else:
+        if not person.lti_user_id:  # a CSV without the column keeps the LTI id grade roster sync gave
+            del values["lti_user_id"]
         db.execute(update(schema.students).where(schema.students.c.id == person.id).values(**values))
 
 
@@ -135,11 +137,30 @@ def use_link(engine: Engine, code: str) -> str | None:
     return session
 
 
+def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
+    """A session for a launch grader.service.lti has checked. It ends at SESSION_SECONDS at the latest, and at
+    once when its platform's deployment is no longer accepted or the student's lti_user_id is no longer `subject`
+    (removed from the roster, or the roster says another LTI user): who_is checks both on every request."""
+    session, now = secrets.token_urlsafe(32), time.time()
+    with writing(engine) as db:
+        db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < now))
+        db.execute(insert(schema.sessions).values(digest=_digest(session), student_id=student, kind="lti",
+                                                  expires_at=now + SESSION_SECONDS))
+        db.execute(insert(schema.lti_sessions).values(digest=_digest(session), platform=platform, subject=subject))
+    return session
+
+
 def who_is(engine: Engine, session: str) -> Who | None:
-    """The holder of a session cookie, while it lasts and their token is not revoked."""
+    """The holder of a session cookie, while it lasts and their token is not revoked (a launch's: while its
+    platform and the roster's LTI user id still stand)."""
+    s, st, ls, lp = schema.sessions.c, schema.students.c, schema.lti_sessions.c, schema.lti_platforms.c
     with reading(engine) as db:
-        row = db.execute(select(schema.students.c.id, schema.students.c.role)
-                         .join(schema.sessions, schema.sessions.c.student_id == schema.students.c.id)
-                         .where(schema.sessions.c.digest == _digest(session), schema.sessions.c.kind == "session",
-                                schema.sessions.c.expires_at >= time.time())).first()
+        row = db.execute(select(st.id, st.role)
+                         .join(schema.sessions, s.student_id == st.id)
+                         .outerjoin(schema.lti_sessions, ls.digest == s.digest)
+                         .outerjoin(schema.lti_platforms, lp.id == ls.platform)
+                         .where(s.digest == _digest(session), s.expires_at >= time.time(),
+                                or_(s.kind == "session",
+                                    and_(s.kind == "lti", lp.id.is_not(None), st.lti_user_id != "",
+                                         ls.subject == st.lti_user_id)))).first()
     return None if row is None else Who(student=row.id, role=row.role)

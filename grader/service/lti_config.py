@@ -1,0 +1,93 @@
+"""course.toml's [lti] table: the LMS registration a course takes launches from, which LMS course(s) it is, and
+which LMS link opens which assignment.
+
+    [lti]
+    platform = "lms.toml"        # the registration, the file grade publish lti reads (relative to course.toml)
+    context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list); a launch shows its own
+    custom = "assignment"        # the custom parameter that names the assignment (default: assignment)
+    # url = "https://grader.example.edu"   # this server's address as registered in the LMS (default: as asked)
+
+    [lti.links]                  # an LMS link's resource link id -> the assignment it opens
+    "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from grader.core.errors import GraderError
+from grader.course.publish import LAUNCH_KEYS, Platform, read_platform
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LtiSettings:
+    platform: Platform
+    registration: Path
+    #: the LMS contexts (courses) whose launches this course accepts; none: every launch says how to set it
+    context_ids: tuple[str, ...] = ()
+    #: resource link id -> assignment id
+    links: dict[str, str] = field(default_factory=dict)
+    custom: str = "assignment"
+    #: this server's public address (scheme and host), as the LMS knows it; "" takes the request's
+    url: str = ""
+
+    def deployments(self) -> dict[str, str]:
+        """The store's id of each accepted deployment -> its deployment id."""
+        return {platform_id(self.platform.issuer, self.platform.client_id, d): d for d in self.platform.deployment_ids}
+
+
+def platform_id(issuer: str, client_id: str, deployment: str) -> str:
+    return hashlib.sha256(f"{issuer}\n{client_id}\n{deployment}".encode()).hexdigest()
+
+
+def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | None:
+    """The [lti] table of course.toml at `path`, checked; None where the course has none."""
+    if table is None:
+        return None
+    if not isinstance(table, dict) or not isinstance(table.get("platform"), str) or not table["platform"]:
+        raise GraderError(f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
+                          f"jwks_url and deployment_ids: docs/server.md, Students from the LMS).")
+    registration = (path.parent / table["platform"]).resolve()
+    try:
+        platform = read_platform(registration, need=LAUNCH_KEYS)
+    except GraderError as exc:
+        raise GraderError(f"{path}: [lti] platform: {exc}") from None
+    _check_key(path, platform)
+    contexts = table.get("context_id", [])
+    contexts = [contexts] if isinstance(contexts, str) else contexts
+    if not isinstance(contexts, list) or not all(isinstance(c, str) and c for c in contexts):
+        raise GraderError(f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a list.")
+    links = table.get("links", {})
+    if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
+        raise GraderError(f"{path}: [lti.links] maps an LMS link's resource link id to an assignment id.")
+    unknown = sorted(v for v in links.values() if v not in assignments)
+    if unknown:
+        raise GraderError(f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
+                          f"course ({', '.join(sorted(assignments))}).")
+    custom, url = table.get("custom", "assignment"), table.get("url", "")
+    if not isinstance(custom, str) or not custom:
+        raise GraderError(f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\".")
+    if not isinstance(url, str) or (url and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc
+                                             or urlsplit(url).path not in ("", "/"))):
+        raise GraderError(f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
+                          f"path), not {url!r}.")
+    return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
+                       links={str(k): v for k, v in links.items()}, custom=custom, url=url.rstrip("/"))
+
+
+def _check_key(path: Path, platform: Platform) -> None:
+    """The tool's key must be RSA: the launch publishes its public half, and NRPS's token is signed with it."""
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key = load_pem_private_key(platform.private_key.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise GraderError(f"{path}: [lti] platform: key_file is not an unencrypted PEM private key ({exc}).") from None
+    if not isinstance(key, RSAPrivateKey):
+        raise GraderError(f"{path}: [lti] platform: key_file must hold an RSA private key (RS256), not "
+                          f"{type(key).__name__}.")

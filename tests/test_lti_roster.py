@@ -1,0 +1,183 @@
+"""The roster from the LMS's Names and Roles service (`grade roster sync`, the real command against the test platform,
+page by page), and the lifecycle of a launch's session: it ends when the student leaves the roster, when the
+platform's deployment is no longer accepted, and at its absolute expiry."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from ags_platform import INSTRUCTOR, LEARNER, NRPS_SCOPE, Platform, running
+from lti_launch import USERS, api, initiate, lti_course, public_pem, request, serving, sign_in, tool_key
+from service_helpers import SAMPLES, Server, grade
+
+pytestmark = pytest.mark.slow
+DEADLINE = (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture(scope="module")
+def key_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tool_key(tmp_path_factory.mktemp("keys"))
+
+
+@pytest.fixture
+def platform(key_file: Path) -> Iterator[Platform]:
+    lms = Platform(client_id="grader-tool", key_id="tool-key-1", public_key=public_pem(key_file),
+                   users={k: dict(v) for k, v in USERS.items()})
+    with running(lms) as started:
+        yield started
+        assert started.problems == []
+
+
+@pytest.fixture
+def course(platform: Platform, key_file: Path, tmp_path: Path) -> Path:
+    return lti_course(tmp_path / "course", platform, key_file, deadline=DEADLINE)
+
+
+@pytest.fixture
+def tool(platform: Platform, course: Path) -> Iterator[str]:
+    with serving(course, platform) as url:
+        yield url
+
+
+def sync(course: Path, *args: str) -> tuple[int, str]:
+    done = grade("roster", "sync", "--course", str(course), *args)
+    return done.returncode, done.stdout + done.stderr
+
+
+def students(course: Path) -> dict[str, tuple[str, str, str]]:
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        return {i: (name, lti, role) for i, name, lti, role in db.execute(
+            "SELECT id, name, lti_user_id, role FROM students")}
+
+
+def test_the_roster_comes_from_names_and_roles_page_by_page(course: Path, tool: str, platform: Platform) -> None:
+    code, out = sync(course)
+    assert code != 0 and "Launch the tool once" in out  # no URL yet: the launch carries it
+    assert "not on this course" in _refusal(tool, platform, "lti-stranger")
+    sign_in(tool, platform, "lti-prof")  # the instructor's launch brings the context_memberships_url
+    before = students(course)
+    code, out = sync(course, "--dry-run")
+    assert code == 0 and "would be added: lti-stranger" in out and students(course) == before
+    code, out = sync(course)
+    assert code == 0, out
+    assert "5 member(s) on 3 page(s)" in out and "added: lti-stranger" in out and "linked by SIS id: s3" in out
+    assert "updated: s1, s2" in out
+    after = students(course)
+    assert after["s1"] == ("Ann One", "lti-s1", "student") and after["s3"] == ("Cat Three", "lti-s3", "student")
+    assert after["lti-stranger"] == ("Sam Stranger", "lti-stranger", "student")
+    assert after["lti:lti-prof"][1:] == ("lti-prof", "instructor")
+    # the client-credentials grant for NRPS's scope; every page asked for as a membership container
+    assert any(form["scope"] == NRPS_SCOPE for form in platform.token_requests)
+    pages = [path for path in platform.gets if path.startswith("/memberships")]
+    assert pages[-3:] == ["/memberships?course=7", "/memberships?course=7&page=2", "/memberships?course=7&page=3"]
+    assert "/me/assignments/hw1" in sign_in(tool, platform, "lti-stranger")[1]  # now on the roster
+    assert "/me/assignments/hw1" in sign_in(tool, platform, "lti-s3")[1]  # linked by SIS id
+    # a CSV roster loaded again, without the LTI ids, keeps the ones the LMS gave
+    assert grade("tokens", "--course", str(course)).returncode == 0
+    assert students(course)["s3"][1] == "lti-s3"
+
+
+def _refusal(tool: str, platform: Platform, user: str) -> str:
+    from lti_launch import authorize, launch, login
+
+    pending = login(tool, platform, user)
+    return launch(tool, authorize(pending)[1], pending.cookie).body
+
+
+def test_a_student_the_lms_no_longer_lists_loses_every_way_in(course: Path, tool: str, platform: Platform) -> None:
+    sign_in(tool, platform, "lti-prof")
+    session, _ = sign_in(tool, platform, "lti-s2")
+    token = next(line.split(",")[-1] for line in grade("tokens", "--course", str(course), "--again").stdout
+                 .splitlines() if line.startswith("s2,"))
+    assert api(tool, "/api/status", session)[0] == 200
+    platform.users["lti-s2"]["status"] = "Inactive"  # the student dropped the course
+    code, out = sync(course)
+    assert code == 0 and "removed (sign-in ended, tokens revoked): s2" in out, out
+    assert api(tool, "/api/status", session)[0] == 401  # the launch's session ended with the roster entry
+    assert request(f"{tool}/api/status", headers={"Authorization": f"Bearer {token}"}).status == 401
+    assert students(course)["s2"][1] == "" and "not on this course" in _refusal(tool, platform, "lti-s2")
+    assert api(tool, "/api/status", sign_in(tool, platform, "lti-s1")[0])[0] == 200  # the others stay
+
+
+def test_a_classmates_email_or_sis_id_hands_over_no_roster_entry(course: Path, tool: str,
+                                                                platform: Platform) -> None:
+    """A student who sets a classmate's address (and name) in their LMS profile, or whose SIS id names a roster
+    entry already bound to another LMS user, gets a roster entry of their own, never the classmate's."""
+    sign_in(tool, platform, "lti-prof")
+    platform.users["lti-evil"] = {"name": "Student s3", "email": "s3@example.edu", "roles": [LEARNER]}
+    platform.users["lti-evil2"] = {"name": "Ann One", "email": "x@example.edu", "roles": [LEARNER],
+                                   "sourcedid": "s1"}
+    del platform.users["lti-s3"]  # s3, not linked yet, is the one whose address was taken
+    code, out = sync(course)
+    assert code == 0, out
+    found = students(course)
+    assert found["s3"][1] == "" and found["s1"][1] == "lti-s1"
+    assert found["lti-evil"][1] == "lti-evil" and found["lti-evil2"][1] == "lti-evil2"
+
+
+def test_a_membership_that_cannot_be_trusted_changes_nothing(course: Path, tool: str, platform: Platform) -> None:
+    sign_in(tool, platform, "lti-prof")
+    before = students(course)
+    platform.next_link = "http://evil.example:9/memberships?page=2"  # the bearer token would go with it
+    code, out = sync(course)
+    assert code != 0 and "another site" in out and students(course) == before
+    platform.next_link = ""
+    platform.users = {"lti-prof": {"name": "Pat Prof", "roles": [INSTRUCTOR]}}  # an LMS answering an empty course
+    code, out = sync(course)
+    assert code != 0 and "no active student" in out and students(course) == before
+
+
+def test_removing_the_deployment_ends_its_sessions(course: Path, platform: Platform) -> None:
+    server = Server(course, workers=0).start()
+    platform.login_url = f"{server.url}/lti/login"
+    platform.redirect_uris.add(f"{server.url}/lti/launch")
+    try:
+        session, _ = sign_in(server.url, platform, "lti-s1")
+        assert api(server.url, "/api/status", session)[0] == 200
+        with sqlite3.connect(course / "server" / "course.db") as db:
+            (expires,) = db.execute("SELECT expires_at FROM sessions WHERE kind = 'lti'").fetchone()
+        assert time.time() + 8 * 3600 - 60 < expires <= time.time() + 8 * 3600  # absolute: 8 hours from the launch
+    finally:
+        server.stop()
+    lms = course / "lms.toml"
+    lms.write_text(lms.read_text().replace(f'["{platform.deployment_id}"]', '["1:another-deployment"]'))
+    server = Server(course, workers=0).start()
+    try:
+        assert api(server.url, "/api/status", session)[0] == 401
+        assert "Unknown deployment" in initiate(server.url, platform, "lti-s1", "rl-hw1").body
+    finally:
+        server.stop()
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        assert db.execute("SELECT count(*) FROM sessions WHERE kind = 'lti'").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM lti_platforms").fetchone() == (1,)
+
+
+def test_an_expired_launch_session_opens_nothing(course: Path, tool: str, platform: Platform) -> None:
+    session, _ = sign_in(tool, platform, "lti-s1")
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        db.execute("UPDATE sessions SET expires_at = ? WHERE kind = 'lti'", (time.time() - 1,))
+    assert api(tool, "/api/status", session)[0] == 401
+
+
+def test_the_lms_roster_reaches_the_gradebook_and_the_scores_go_back(course: Path, platform: Platform) -> None:
+    """LTI end to end: s3, on the CSV roster without an LTI id, is linked by Names and Roles, launches, submits
+    with their token, and their counted score goes back to the LMS under the LTI id the sync gave (AGS)."""
+    with serving(course, platform, workers=1) as tool:
+        sign_in(tool, platform, "lti-prof")
+        assert sync(course)[0] == 0
+        session, _ = sign_in(tool, platform, "lti-s3")
+        token = next(line.split(",")[-1] for line in grade("tokens", "--course", str(course), "--again").stdout
+                     .splitlines() if line.startswith("s3,"))
+        done = grade("submit", str(SAMPLES / "node-mul" / "correct_lesson_style.py"), "--exercise", "node-mul",
+                     env={"AUTOGRADER_SERVER": tool, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1"}, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert api(tool, "/api/history", session)[1]["submissions"][0]["outcome"] == "graded"
+    done = grade("gradebook", "hw1", "--course", str(course), "--publish", str(course / "lms.toml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    sent = {score["userId"]: score.get("scoreGiven") for score in platform.scores}
+    assert sent["lti-s3"] == 10.0 and "s3" not in sent
