@@ -18,14 +18,13 @@ import dataclasses
 from dataclasses import dataclass
 
 from grader.core.compare import fmt
-from grader.core.values import Number
-from grader.judge.localize import BINARY, EXPONENT, SEEDED, STEP, UNARY, Localization, built_on, start_values
+from grader.judge.localize import BINARY, EXPONENT, SEEDED, STEP, UNARY, Localization, built_on
+from grader.judge.probe_reader import ProbeReader
 from grader.judge.report import How, RuleFault
 from grader.judge.slope_forms import close, how_wrong, neg, output_form, show, slope_at
 
 #: what compositions of + and * need right before they can test the walk (with the ":met:" probes)
 INGREDIENTS = ("__add__:alone", "__mul__:alone", "__add__:repeat", "__mul__:repeat", "__mul__:upstream")
-_MISSING = ("unsupported operand", "has no attribute", "bad operand type")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +67,16 @@ def faults(loc: Localization, overwrites: frozenset[str] | None = None,
     steps, _ = _read(loc.view(STEP), overwrites, stepped=stepped - read)
     return (*found, *(_hidden(f, "out.grad set to 1.0 and each node's own _backward() called, without backward()")
                       for f in steps))
+
+
+def hides_more(loc: Localization) -> bool:
+    """Whether the walk may hide what else is wrong, so that the probes seeded by themselves and the operations'
+    own steps are worth a run: the output is not seeded, no operation reads right through it, or it is wrong."""
+    own = loc.view()
+    if _Reader(own).seeding() is not None:
+        return True
+    found, right = _read(own, None)
+    return not right or any(f.rule.method == "backward" for f in found)
 
 
 def _hidden(fault: Fault, how: str) -> Fault:
@@ -114,64 +123,7 @@ def _read(loc: Localization, overwrites: frozenset[str] | None,
     return tuple(found), right
 
 
-class _Reader:
-    def __init__(self, loc: Localization) -> None:
-        self.loc = loc
-        self.index = {spec.name: i for i, spec in enumerate(loc.specs)}
-    def x_of(self, name: str) -> float | None:
-        """The value x starts from in a probe of one operation."""
-        start = dict(self.loc.specs[self.index[name]].start).get("x")
-        if start is None:
-            return None
-        value = eval(start, {"abs": abs}, dict(self.loc.inputs))  # our own expression of the inputs
-        return float(value) if isinstance(value, (int, float)) else None
-
-    def at(self, name: str) -> str:
-        return start_values(self.loc.specs[self.index[name]], self.loc.inputs)
-
-    def got(self, name: str, label: str) -> float | None:
-        if name not in self.index:  # a probe this view has not (an operation's step of a walk)
-            return None
-        run = self.loc.got[self.index[name]]
-        value = None if run is None or run.observations is None else run.observations.get(label)
-        return value.value if isinstance(value, Number) else None
-
-    def want(self, name: str, label: str) -> float | None:
-        if name not in self.index:
-            return None
-        run = self.loc.expected[self.index[name]]
-        value = None if run.observations is None else run.observations.get(label)
-        return value.value if isinstance(value, Number) else None
-
-    def ran(self, name: str) -> bool | None:
-        """True: it ran; False: it raised something other than a missing operation; None: the operation is missing."""
-        run = self.loc.got[self.index[name]] if name in self.index else None
-        if run is None:
-            return False
-        if run.error is not None:
-            return None if any(text in run.error.message for text in _MISSING) else False
-        return run.observations is not None
-
-    def numbers(self, name: str) -> bool:
-        """Every observation of the probe is a number, where the reference's is."""
-        return all(self.got(name, label) is not None for label, _ in self.loc.specs[self.index[name]].observe
-                   if self.want(name, label) is not None)
-
-    def nothing_passed(self, method: str) -> bool:
-        """The operation's probes ran and every gradient they gave is 0."""
-        runs = [self.loc.got[i] for spec, i in self.index.items() if spec.startswith(f"{method}:")]
-        grads = [v for run in runs if run is not None and run.observations is not None
-                 for label, v in run.observations.items() if label.endswith(".grad") and label != "out.grad"]
-        return bool(grads) and all(isinstance(v, Number) and v.value == 0 for v in grads)
-
-    def right(self, name: str) -> bool | None:
-        """Whether every observation matches; None where the operation is missing."""
-        ran = self.ran(name)
-        if not ran:
-            return ran
-        labels = [label for label, _ in self.loc.specs[self.index[name]].observe]
-        return all(close(self.got(name, label), self.want(name, label)) for label in labels)
-
+class _Reader(ProbeReader):
     def seeding(self) -> Fault | None:
         fresh = self.got("fresh", "x.grad")
         if fresh is not None and fresh != 0:
@@ -337,11 +289,6 @@ class _Reader:
         return _fault("backward", "", "visited", f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: what the "
                       "first backward() kept (a list or a set of visited nodes, a default argument) leaks into the "
                       "next call: keep it local to one call", across_calls=True)
-
-    def shown(self, name: str, label: str) -> str:
-        return f"{label} is {show(self.got(f'traversal:{name}', label))} where " \
-               f"{show(self.want(f'traversal:{name}', label))} was expected"
-
 
 def _fault(method: str, operand: str, how: How, evidence: str, *, across_calls: bool = False,
            forward: bool = False) -> Fault:

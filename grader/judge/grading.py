@@ -13,9 +13,9 @@ from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
-from grader.judge.faults import Fault, faults
+from grader.judge.faults import Fault, faults, hides_more
 from grader.judge.hidden_runs import has_hidden, hidden_integrity, merge, part_of, public_visibility, run_hidden
-from grader.judge.localize import from_run, localize, probe_group
+from grader.judge.localize import SEEDED, STEP, from_run, localize, probe_group
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
 from grader.judge.released_mistakes import released_runs, stored_seed
@@ -211,8 +211,13 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
     the visible diagnosis, and a process that has run the hidden checks could write their inputs into it
     (submissions/hostile/leaks_through_localization.py)."""
     def run() -> tuple[Fault, ...]:
-        located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
-        return faults(located, defined.grad_overwrites, defined.stepped) if located is not None else ()
+        located = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=("",))
+        if located is None:
+            return ()
+        if hides_more(located):  # one more run, only where a missing seed or the walk may hide other faults
+            more = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=(SEEDED, STEP))
+            located = located if more is None else located.merged(more)
+        return faults(located, defined.grad_overwrites, defined.stepped)
     return run
 
 

@@ -68,6 +68,7 @@ class Spec:
     start: tuple[tuple[str, str], ...] = ()
 
 
+@cache
 def specs() -> tuple[Spec, ...]:
     """Every localization probe, operations first (a probe that loops stops only the ones after it)."""
     found: list[Spec] = [Spec("fresh", "backward", "x = Node(a)", (("x.grad", "x.grad"),))]
@@ -196,41 +197,59 @@ class Localization:
     def view(self, kind: str = "") -> Localization:
         """The probes of one kind under their plain names: as backward() seeds and walks them (""), seeded by the
         probe (SEEDED), or by each operation's own step (STEP)."""
-        def kind_of(name: str) -> str:
-            return next((k for k in (SEEDED, STEP) if name.startswith(k)), "")
         kept = [i for i, spec in enumerate(self.specs) if kind_of(spec.name) == kind]
         return Localization(tuple(dataclasses.replace(self.specs[i], name=self.specs[i].name.removeprefix(kind))
                                   for i in kept), self.inputs, tuple(self.got[i] for i in kept),
                             tuple(self.expected[i] for i in kept))
 
+    def merged(self, other: Localization) -> Localization:
+        """These probes and another run's (of other kinds, on the same inputs)."""
+        return Localization(self.specs + other.specs, self.inputs, self.got + other.got, self.expected + other.expected)
 
-def probe_exercise(exercise: Exercise) -> Exercise:
-    """The exercise with the localization probes in place of its own: the same class, rules and limits."""
-    probes = tuple(_probe(spec, index, exercise.contract) for index, spec in enumerate(specs()))
+
+#: the kinds of localization probes, by the start of their names: as backward() seeds and walks them, seeded by
+#: the probe, and each operation's own step
+KINDS = ("", SEEDED, STEP)
+
+
+def kind_of(name: str) -> str:
+    return next((k for k in (SEEDED, STEP) if name.startswith(k)), "")
+
+
+def probe_exercise(exercise: Exercise, kinds: tuple[str, ...] = KINDS) -> Exercise:
+    """The exercise with the localization probes (of `kinds`) in place of its own: the same class, rules and
+    limits."""
+    probes = tuple(_probe(spec, index, exercise.contract) for index, spec in enumerate(specs())
+                   if kind_of(spec.name) in kinds)
     return dataclasses.replace(exercise, id=f"{exercise.id}-localize", probes=probes, mutants=())
 
 
-def probe_group(exercise: Exercise, seed: int) -> Group:
+def probe_group(exercise: Exercise, seed: int, kinds: tuple[str, ...] = KINDS) -> Group:
     """The localization probes as a group to launch, beside an exercise's own or alone."""
-    synthetic = probe_exercise(exercise)
+    synthetic = probe_exercise(exercise, kinds)
     inputs = inputs_for(seed)
     return Group(synthetic, tuple(inputs for _ in synthetic.probes), seed)
 
 
 def localize(sandbox: Sandbox, submission: Submission, exercise: Exercise, seed: int,
-             time_limit: float | None = None) -> Localization | None:
-    """Run the localization probes on the submission's class in the sandbox; None for a non-engine exercise."""
+             time_limit: float | None = None, kinds: tuple[str, ...] = KINDS) -> Localization | None:
+    """Run the localization probes (of `kinds`) on the submission's class in the sandbox; None for a non-engine
+    exercise."""
     if exercise.engine != "scalar":
         return None
-    run = sandbox.launch(submission, [probe_group(exercise, seed)], device="cpu", time_limit=time_limit).result()
+    run = sandbox.launch(submission, [probe_group(exercise, seed, kinds)], device="cpu",
+                         time_limit=time_limit).result()
     if not run.groups or run.groups[0].missing:
         return None
-    return from_run(run.groups[0], seed)
+    return from_run(run.groups[0], seed, kinds)
 
 
-def from_run(group: GroupRun, seed: int) -> Localization:
-    """The student's (or a mutant's) run of the localization probes, beside the reference's."""
-    return Localization(specs(), inputs_for(seed), group.probes, expected_runs(seed))
+def from_run(group: GroupRun, seed: int, kinds: tuple[str, ...] = KINDS) -> Localization:
+    """The student's (or a mutant's) run of the localization probes (of `kinds`), beside the reference's."""
+    every, expected = specs(), expected_runs(seed)
+    kept = [i for i, spec in enumerate(every) if kind_of(spec.name) in kinds]
+    return Localization(tuple(every[i] for i in kept), inputs_for(seed), group.probes,
+                        tuple(expected[i] for i in kept))
 
 
 @cache
