@@ -167,8 +167,8 @@ def hint(rule: RuleFault) -> str:
         "wrong-value": f"{expression} ({method}) computes the wrong value: it must be "
                        f"{FORWARD.get(method, expression)}. Fix what it returns first: a slope written from a wrong "
                        "value is wrong too.",
-        "missing-coefficient": f"The power rule brings the exponent down as a factor: d(x ** n)/dx is "
-                               f"n * x ** (n - 1), not x ** (n - 1){ending}.",
+        "missing-coefficient": "The power rule brings the exponent down as a factor: d(x ** n)/dx is "
+                               "n * x ** (n - 1), not x ** (n - 1).",
         "no-backward": f"`{method}` has no backward yet: its value is right, but it passes no gradient to its "
                        f"operands (its node keeps the placeholder backward, or never gets the one written). Give it a "
                        f"backward that adds its local slope times out.grad to each operand's grad{ending}.",

@@ -81,7 +81,7 @@ def hides_more(loc: Localization) -> bool:
 
 def _hidden(fault: Fault, how: str) -> Fault:
     """A fault the checks' own values do not show: found once the probes gave what hides it."""
-    return dataclasses.replace(fault, masked=True, evidence=f"{fault.evidence} ({how})")
+    return dataclasses.replace(fault, masked=True, evidence=f"{fault.evidence}; {how}")
 
 
 def _read(loc: Localization, overwrites: frozenset[str] | None,

@@ -75,9 +75,9 @@ def stated(exercise: Exercise, error: ErrorInfo, code: str, defined: Definitions
         removed = _removed_axes(small, big)
         if removed is not None:
             return _named("sum-grad-not-expanded", f"the code raised ValueError in {reduction[0]}'s backward "
-                                                   f"({where.describe()}): a gradient of shape {_shape(small)} "
-                                                   f"broadcast to {_shape(big)}, which is {_shape(big)} without "
-                                                   f"{_axes(removed)}", _rule(reduction[0]))
+                                                   f"({where.describe()}): a gradient of shape {shape_text(small)} "
+                                                   f"broadcast to {shape_text(big)}, which is {shape_text(big)} "
+                                                   f"without {axes_text(removed)}", _rule(reduction[0]))
     if _TOO_MANY_AXES in error.message and calls and all(calls) \
             and any(not keep for other in passing for keep in _reductions(other, axis=True)):
         return _named("keepdims-expanded-again", f"the code raised ValueError in {reduction[0]}'s backward "
@@ -152,9 +152,9 @@ def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
     return all(s in (1, b) for s, b in zip(reversed(small), reversed(big), strict=False))
 
 
-def _shape(shape: tuple[int, ...]) -> str:
+def shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _axes(axes: tuple[int, ...]) -> str:
+def axes_text(axes: tuple[int, ...]) -> str:
     return f"axis {axes[0]}" if len(axes) == 1 else "axes " + ", ".join(map(str, axes[:-1])) + f" and {axes[-1]}"
