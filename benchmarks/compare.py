@@ -5,14 +5,16 @@
 A shared machine's speed drifts by tens of percent within minutes, so a figure from another session
 says little: this runs `grade batch` from `git archive REV` and from the working tree one after the
 other, `--pairs` times, and prints each run's wall time and the whole machine's busy CPU time
-(/proc/stat: kernel work on the batch's behalf counts too), then the medians' ratios. The class is
-benchmarks/batch.py's, without its looping submissions unless --loops: they wait out the time limit
-on both sides and only blur the comparison.
+(/proc/stat: kernel work on the batch's behalf counts too), then the medians' ratios, and the median of
+what grading a correct submission took (each correct student's report's `seconds`: its runs, expected values
+and checks, with every protection of that revision on). The class is benchmarks/batch.py's, without its
+looping submissions unless --loops: they wait out the time limit on both sides and only blur the comparison.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -41,7 +43,13 @@ def checkout(revision: str, into: Path) -> Path:
     return into
 
 
-def run(source: Path, folder: Path, out: Path, jobs: int) -> tuple[float, float]:
+def correct_seconds(out: Path) -> list[float]:
+    """Each correct submission's grading time, from its report."""
+    return [float(json.loads(report.read_text())["seconds"]) for report in out.glob("students/*/report.json")
+            if kind_of(report.parent) == "correct"]
+
+
+def run(source: Path, folder: Path, out: Path, jobs: int) -> tuple[float, float, float]:
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "-j", str(jobs),
                "--time-limit", TIME_LIMIT]
@@ -50,7 +58,7 @@ def run(source: Path, folder: Path, out: Path, jobs: int) -> tuple[float, float]
     wall, cpu = time.perf_counter() - started, busy_seconds() - busy
     if done.returncode != 0:
         raise SystemExit(f"grade batch from {source} failed: {done.stderr.decode()[-2000:]}")
-    return wall, cpu
+    return wall, cpu, statistics.median(correct_seconds(out))
 
 
 def main() -> None:
@@ -70,15 +78,16 @@ def main() -> None:
                     path.unlink()
         count = len(list(folder.iterdir()))
         sides = {args.revision: checkout(args.revision, Path(scratch) / "before"), "this checkout": ROOT}
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in sides}
         print(f"grade batch of {count} submissions, -j {args.jobs}, {args.pairs} pairs in alternation")
         for _ in range(args.pairs):
             for name, source in sides.items():
-                wall, cpu = run(source, folder, Path(scratch) / "out", args.jobs)
-                times[name].append((wall, cpu))
-                print(f"  {name:<20} {wall:6.2f} s wall {cpu:7.2f} s busy CPU")
+                wall, cpu, correct = run(source, folder, Path(scratch) / "out", args.jobs)
+                times[name].append((wall, cpu, correct))
+                print(f"  {name:<20} {wall:6.2f} s wall {cpu:7.2f} s busy CPU  a correct one {correct * 1000:5.0f} ms "
+                      f"(load {os.getloadavg()[0]:.1f})")
     before, now = times[args.revision], times["this checkout"]
-    for index, what in ((0, "wall"), (1, "busy CPU")):
+    for index, what in ((0, "wall"), (1, "busy CPU"), (2, "correct submission")):
         old, new = statistics.median(t[index] for t in before), statistics.median(t[index] for t in now)
         print(f"median {what}: {old:.2f} s -> {new:.2f} s, this checkout takes {new / old:.2f}x")
 

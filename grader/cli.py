@@ -51,6 +51,7 @@ COMMANDS = {
     "regrade": "grade every stored submission again, after an exercise changed",
     "gradebook": "write an assignment's counted scores as the batch's gradebook, and publish them",
     "roster": "bring the course server's roster from the LMS (grade roster sync: LTI Names and Roles)",
+    "store": "back up the course server's store while it runs, restore a backup, or copy it to PostgreSQL",
 }
 
 
@@ -63,7 +64,8 @@ _SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade",
 def command_function(command: str, kind: str) -> Any:
     """`grade COMMAND`'s `kind` function (its "command", or the "parser" it parses with), from its module."""
     module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else
-                           "grader.cli_service" if command in _SERVICE_COMMANDS else "grader.cli_course")
+                           "grader.cli_service" if command in _SERVICE_COMMANDS else
+                           "grader.cli_store" if command == "store" else "grader.cli_course")
     return getattr(module, f"{command}_{kind}")
 
 

@@ -48,6 +48,13 @@ def serve_parser() -> Parser:
                         help="grading workers on this machine (default: the cores; 0: only grade worker elsewhere)")
     parser.add_argument("--lease", type=float, default=30.0, metavar="SECONDS",
                         help="how long a worker holds a job without a heartbeat before it is graded elsewhere")
+    tls = parser.add_argument_group("TLS and proxies (docs/deploy.md)")
+    tls.add_argument("--ssl-certfile", type=Path, metavar="PEM", help="serve HTTPS with this certificate (chain)")
+    tls.add_argument("--ssl-keyfile", type=Path, metavar="PEM", help="the certificate's private key")
+    tls.add_argument("--forwarded-allow-ips", default="", metavar="IPS",
+                     help="believe X-Forwarded-For/-Proto only from these proxies (addresses or networks, "
+                          "comma-separated; default: from none)")
+    tls.add_argument("--access-log", action="store_true", help="a line per request on standard output")
     return parser
 
 
@@ -58,9 +65,33 @@ def serve_command(argv: list[str]) -> int:
     course, engine = _open(args)
     secret = course.secret()
     workers = args.workers if args.workers is not None else max(os.cpu_count() or 1, 1)
-    serve(course, engine, secret, ServeOptions(host=args.host, port=args.port, workers=workers,
-                                               lease=args.lease))
+    serve(course, engine, secret, ServeOptions(
+        host=args.host, port=args.port, workers=workers, lease=args.lease, access_log=args.access_log,
+        **tls_options(args.ssl_certfile, args.ssl_keyfile, args.forwarded_allow_ips)))
     return ExitCode.OK
+
+
+def tls_options(certfile: Path | None, keyfile: Path | None, proxies: str) -> dict[str, Any]:
+    """The TLS and proxy options, checked before anything starts: a certificate that does not load is named."""
+    import ipaddress
+    import ssl
+
+    if keyfile is not None and certfile is None:
+        raise GraderError("--ssl-keyfile needs --ssl-certfile (the certificate it is the key of).")
+    if certfile is not None:
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(certfile, keyfile)
+        except (OSError, ssl.SSLError) as exc:
+            raise GraderError(f"--ssl-certfile {certfile}: cannot load the certificate and its key ({exc}). Both "
+                              f"are PEM files; the key may be inside the certificate's file or given with "
+                              f"--ssl-keyfile.") from None
+    for proxy in filter(None, (p.strip() for p in proxies.split(","))):
+        try:
+            ipaddress.ip_network(proxy)
+        except ValueError:
+            raise GraderError(f"--forwarded-allow-ips: {proxy!r} is not an address or a network (10.0.0.5, "
+                              f"10.0.0.0/8); name the proxy itself, and never '*'.") from None
+    return {"certfile": certfile, "keyfile": keyfile, "trusted_proxies": proxies.strip()}
 
 
 def worker_parser() -> Parser:
@@ -123,13 +154,13 @@ def tokens_command(argv: list[str]) -> int:
             raise GraderError("which roster? grade tokens ROSTER.csv, or roster = \"...\" in course.toml.")
         issued = tokens.issue(engine, read_roster(roster).students, again=args.again)
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, lineterminator="\n")  # csv's own default is \r\n
     writer.writerow(["id", "name", "email", "token"])
     for student, token in issued:
         writer.writerow([student.id, student.name, student.email, token])
     if args.out is not None:
         descriptor = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(out.getvalue())
     else:
         sys.stdout.write(out.getvalue())
@@ -170,9 +201,11 @@ def gradebook_parser() -> Parser:
 
 def gradebook_command(argv: list[str]) -> int:
     args = gradebook_parser().parse_args(argv)
+    from grader.service.deadlines import in_force, overrides
     from grader.service.gradebook import export
 
     course, engine = _open(args)
+    course = in_force(course, overrides(engine))  # the deadlines the pages set: it counts what the server counts
     rules = course.assignments.get(args.assignment)
     if rules is None:
         raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
@@ -232,6 +265,9 @@ def submit_parser() -> Parser:
     parser.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
                         help="how long to wait for the report (default 600)")
     parser.add_argument("--json", action="store_true", help="print what the server answered, as JSON")
+    parser.add_argument("--ca-file", type=Path, metavar="PEM",
+                        help="verify an https server against these certificates (default: $AUTOGRADER_CA_FILE, "
+                             "else the system's)")
     return parser
 
 
@@ -241,7 +277,7 @@ def submit_command(argv: list[str]) -> int:
 
     from grader.service import client
 
-    where = client.settings()
+    where = client.settings(ca_file=args.ca_file)
     if args.status or args.history or args.login:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")
@@ -278,14 +314,17 @@ def _listing(found: dict[str, Any], status: bool) -> str:
             counted = a["counted"]
             score = "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
             left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
-            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']})")
+            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']}); "
+                         f"{a.get('late_rule', '')}")
         if found.get("late_days_left") is not None:
             lines.append(f"late days left: {found['late_days_left']}")
     else:
         for s in found["submissions"]:
             score = s["outcome"] or s["state"]
-            if s["outcome"] == "graded":
-                score = f"{s['public_score']:g} on the public checks"
+            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
+                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
+            elif s["outcome"] == "graded":
+                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
             late = f", {s['days_late']:g} d late" if s["days_late"] else ""
             lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'])} {s['filename']}{late}: "
                          f"{score}")

@@ -75,6 +75,8 @@ class Server:
     env: dict[str, str] = field(default_factory=dict)
     workers: int = 1
     lease: float = 5.0
+    #: more of grade serve's options
+    args: tuple[str, ...] = ()
     process: subprocess.Popen[str] | None = None
     url: str = ""
     #: 0: any free port
@@ -83,14 +85,21 @@ class Server:
     def start(self) -> Server:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "grader", "serve", "--course", str(self.course), "--port", str(self.port),
-             "--workers", str(self.workers), "--lease", str(self.lease)],
+             "--workers", str(self.workers), "--lease", str(self.lease), *self.args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **self.env},
             start_new_session=True)
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert "http://" in line, f"grade serve did not start: {line}{self.process.stdout.read()}"
-        self.url = line.split("http://", 1)[1].split("/", 1)[0]
-        self.url = "http://" + self.url
+        said = []  # lines before the address (e.g. "queued again: ..." after a crash), kept for a failure's message
+        for _ in range(50):
+            line = self.process.stdout.readline()
+            said.append(line)
+            if "://" in line or not line:
+                break
+        if "://" not in line:
+            self.stop()  # never read a running server's output to its end: it has none
+            raise AssertionError(f"grade serve did not start: {''.join(said)}")
+        scheme, rest = line.split("://", 1)  # http, or https with --ssl-certfile
+        self.url = f"{scheme.rsplit(None, 1)[-1]}://{rest.split('/', 1)[0]}"
         return self
 
     def submit(self, token: str, *args: str, timeout: float = 180,

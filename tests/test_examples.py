@@ -5,17 +5,22 @@ from __future__ import annotations
 import csv
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
-from grader.cli import main
+from grader.cli import COMMANDS, command_function, main
 from grader.course.export import TORCH_PIN
+from grader.course.roster import read_roster
 from grader.course.secret import write_new_secret
+from grader.service.config import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -121,10 +126,12 @@ def _strings(value: object) -> list[str]:
 
 
 def commands(path: Path) -> str:
-    """An example's text with each command on one line: YAML's strings, scripts' continued lines joined."""
+    """An example's text with each command on one line: YAML's strings (a command's list joined), scripts'
+    continued lines joined."""
     text = path.read_text()
     if path.suffix in (".yml", ".yaml"):
-        return "\n".join(" ".join(s.split()) for s in _strings(yaml.safe_load(text)))
+        return "\n".join(" ".join(s.split()) for s in _strings(list(yaml.safe_load_all(text))) + [
+            " ".join(c["command"]) for c in _containers(path) if isinstance(c.get("command"), list)])
     return text.replace("\\\n", " ")
 
 
@@ -133,10 +140,121 @@ def test_every_example_pins_the_readme_torch_and_uses_options_the_cli_has(capsys
     for path, text in texts.items():
         assert set(re.findall(r"torch==([\d.]+)", text)) <= {TORCH_PIN}, path
         assert not re.search(r"pip install (-\S+ )*torch(?!==)", text), f"{path}: an unpinned torch"
-    used = {(m[1], option) for text in texts.values() for m in re.finditer(r"grade (batch|merge)\b([^\n]*)", text)
-            for option in re.findall(r"(?<![\w-])--[a-z][a-z-]+", m[2])}
-    assert {("batch", "--shard"), ("batch", "--resume"), ("merge", "--out")} <= used
+    named = "|".join(sorted(c for c in COMMANDS if c != "store"))
+    used = {(m[1], option) for text in texts.values() for m in re.finditer(rf"grade ({named})\b([^\n]*)", text)
+            for option in re.findall(r"(?<![\w-])--[a-z][a-z-]+", m[2].split(" grade ")[0])}
+    assert {("batch", "--shard"), ("batch", "--resume"), ("merge", "--out"), ("serve", "--forwarded-allow-ips"),
+            ("worker", "--course")} <= used
     for command, option in used:
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert option in capsys.readouterr().out, f"grade {command} has no {option}"
+
+
+def _containers(path: Path) -> list[dict[str, Any]]:
+    """Every container of every workload in a manifest file."""
+    found = []
+    for manifest in yaml.safe_load_all(path.read_text()):
+        spec = (manifest or {}).get("spec", {})
+        found += spec.get("template", {}).get("spec", {}).get("containers", [])
+    return found
+
+
+def _parsed(argv: list[str]) -> None:
+    """`grade ...` parsed by grade's own parser for that command: an option it lacks, or a bad value, fails."""
+    assert argv[0] == "grade" and argv[1] in COMMANDS, argv
+    command_function(argv[1], "parser")().parse_args(argv[2:])
+
+
+def test_every_manifest_is_valid_against_the_kubernetes_api_and_runs_commands_grade_has(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kubernetes_validate
+
+    manifests = sorted((EXAMPLES / "kubernetes").glob("*.yaml"))
+    assert {"course-server.yaml", "store-secret.yaml"} <= {m.name for m in manifests}
+    kinds = []
+    for path in manifests:
+        for manifest in yaml.safe_load_all(path.read_text()):
+            kubernetes_validate.validate(manifest, "1.30.0", strict=True)  # raises, naming the field, if invalid
+            kinds.append((manifest["kind"], manifest["metadata"]["name"]))
+            if manifest["kind"] == "Secret":  # a placeholder's shape, never a value that would work
+                assert all("REPLACE" in v or "@" in v for v in manifest["stringData"].values()), path
+    assert {("Deployment", "grade-serve"), ("Deployment", "grade-worker"), ("Service", "grade-serve"),
+            ("ConfigMap", "course"), ("Secret", "grade-store")} <= set(kinds)
+    serving = [c for c in _containers(EXAMPLES / "kubernetes" / "course-server.yaml")]
+    for container in serving:
+        _parsed(container["command"])
+        assert "--host" not in container["command"] or "--forwarded-allow-ips" in container["command"]
+    (config,) = [m for m in yaml.safe_load_all((EXAMPLES / "kubernetes" / "course-server.yaml").read_text())
+                 if m["kind"] == "ConfigMap"]
+    folder = tmp_path / "course"  # the ConfigMap as the pods mount it, read by this grader with the image's catalog
+    folder.mkdir()
+    for name, text in config["data"].items():
+        (folder / name).write_text(text)
+    monkeypatch.setenv("AUTOGRADER_EXERCISES", str(ROOT / "exercises"))
+    course = load_course(folder)
+    assert course.exercises == ROOT / "exercises" and course.secret_file == Path("/secret/course-secret")
+    assert read_roster(course.roster).students if course.roster else False
+    mounts = {c["name"]: {m["mountPath"] for m in c["volumeMounts"]} for c in serving}
+    assert "/secret" in mounts["serve"] and "/secret" not in mounts["worker"]  # only the server draws seeds
+
+
+def _unit(path: Path, folder: Path) -> Path:
+    """The unit with grade at this interpreter's, as an installed grader would be (systemd checks the command)."""
+    copy = folder / path.name.replace("@.", "@1.")
+    copy.write_text(path.read_text().replace("/opt/autograd-grader/bin/grade", str(Path(sys.executable).parent
+                                                                                   / "grade")))
+    return copy
+
+
+def test_the_systemd_units_verify_and_start_commands_grade_has(tmp_path: Path) -> None:
+    units = sorted((EXAMPLES / "systemd").glob("*.*"))
+    assert [u.name for u in units] == ["grade-backup.service", "grade-backup.timer", "grade-serve.service",
+                                       "grade-worker@.service"]
+    for unit in units:
+        text = unit.read_text()
+        for start in re.findall(r"^ExecStart=(.*)$", text, re.MULTILINE):
+            argv = shlex.split(start)
+            if argv[:2] == ["/bin/sh", "-c"]:  # a shell for the date in the backup's name: its command's words
+                argv = shlex.split(re.sub(r"\$\([^)]*\)", "DATE", argv[2]).removeprefix("exec "))
+            assert argv[0] == "/opt/autograd-grader/bin/grade"
+            _parsed(["grade", *argv[1:]])
+        if unit.name in ("grade-serve.service", "grade-worker@.service"):  # started again whenever they stop
+            assert re.search(r"^Restart=always$", text, re.MULTILINE)
+            assert re.search(r"^KillMode=mixed$", text, re.MULTILINE)  # SIGTERM to grade alone: jobs finish
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed: the units were parsed, not verified")
+    copies = [_unit(unit, tmp_path) for unit in units]
+    done = subprocess.run([analyze, "verify", *map(str, copies)], capture_output=True, text=True, timeout=120,
+                          check=False)
+    # systemd-analyze exits 0 on an unknown key or a bad value, and says so: nothing may be said
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    broken = tmp_path / "broken.service"
+    broken.write_text(copies[2].read_text().replace("Restart=always", "Restart=alwayz"))
+    said = subprocess.run([analyze, "verify", str(broken)], capture_output=True, text=True, timeout=120, check=False)
+    assert "alwayz" in said.stderr  # the check above can fail
+
+
+def test_the_dockerfile_installs_what_exists_and_serves() -> None:
+    text = (EXAMPLES / "kubernetes" / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    (base,) = [line.split()[1] for line in lines if line.startswith("FROM ")]
+    python = re.fullmatch(r"python:(\d+)\.(\d+)-slim", base)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    floor = re.fullmatch(r">=(\d+)\.(\d+)", project["requires-python"])
+    assert python is not None and floor is not None and (int(python[1]), int(python[2])) >= (int(floor[1]),
+                                                                                          int(floor[2]))
+    assert "COPY . /opt/autograd-grader" in lines
+    installed = [m[1] for m in re.finditer(r'pip install [^\n]*"/opt/autograd-grader\[([\w,]+)\]"', text)]
+    assert installed == ["server"] and set(installed[0].split(",")) <= set(project["optional-dependencies"])
+    env = dict(re.findall(r"(\w+)=(\S+)", next(line for line in lines if line.startswith("ENV "))))
+    assert Path(env["AUTOGRADER_EXERCISES"].replace("/opt/autograd-grader", str(ROOT))).is_dir()
+    packages = [p for m in re.finditer(r"apt-get install ([^&]*)", text) for p in m[1].split() if not p.startswith("-")]
+    assert packages == ["postgresql-client"]  # grade store backup runs pg_dump
+    if shutil.which("apt-cache") is not None:  # this machine is Debian 12, as python:3.11-slim is
+        for package in packages:
+            assert subprocess.run(["apt-cache", "show", package], capture_output=True, check=False).returncode == 0
+    assert "EXPOSE 8000" in lines and all("--port 8000" in " ".join(c["command"])
+                                          for c in _containers(EXAMPLES / "kubernetes" / "course-server.yaml")
+                                          if c["command"][1] == "serve")

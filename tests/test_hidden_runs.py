@@ -1,4 +1,6 @@
-"""Hidden checks run in a child of their own, and only their verdicts reach the report (issue 23, item 4)."""
+"""Hidden checks run apart, and only their verdicts reach the report (issue 23, item 4): after the public ones in the
+same child, once all of the public part has been taken (issue 35), or in a child of their own where a public check
+comes after a hidden one."""
 
 from __future__ import annotations
 
@@ -34,6 +36,18 @@ class CountingSandbox(Sandbox):
     def start(self, *args: Any, **kwargs: Any) -> Any:
         self.asked.append(kwargs.get("visibility"))
         return super().start(*args, **kwargs)
+
+    def launch_then(self, *args: Any, then: Any, **kwargs: Any) -> Any:
+        """The public part is asked for now; the hidden part once the public part's result is in, if at all."""
+        self.asked.append("public")
+
+        def hidden_after(public: Any) -> Any:
+            wanted = then(public)
+            if wanted:
+                self.asked.append("hidden")
+            return wanted
+
+        return super().launch_then(*args, then=hidden_after, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +161,31 @@ def test_the_hidden_run_replays_the_public_checks_before_its_own(catalog: Catalo
                                 ("zero-grad-fix/keeps_weights_between_calls.py", "zero-grad-fix")):
         report = grade(ROOT / "submissions" / sample, [catalog.load(exercise_id)], seed=SEED)
         assert [c.status for e in report.exercises for c in e.checks if c.visibility == "hidden"] == ["failed"], sample
+
+
+def test_what_a_submission_writes_after_its_public_checks_never_reaches_the_report(catalog: Catalog,
+                                                                                  sandbox: Any) -> None:
+    """Its hidden checks follow in the same process: a thread on the raw descriptors, unflushed text and an exit
+    handler write every number it sees, and nothing of the hidden check is in any format."""
+    exercise = catalog.load("node-mul")
+    hidden = [i for i, p in enumerate(exercise.probes) if p.visibility == "hidden"]
+    inputs = draw_inputs(exercise, SEED)
+    secrets = [repr(inputs[i][name]) for i in hidden for name in ("a", "b", "c")]
+    secrets += [repr(inputs[i]["a"] * inputs[i]["b"]) for i in hidden]  # type: ignore[operator]
+    sandbox.asked.clear()
+    report = grade(ROOT / "submissions" / "hostile" / "prints_after_its_public_checks.py", [exercise], seed=SEED,
+                   sandbox=sandbox)
+    assert sandbox.asked == ["public", "hidden"]
+    assert report.score == report.max_score
+    assert not [s for s in secrets if s in _everything(report)]
+    assert repr(inputs[0]["a"]) in report.output  # what it wrote of the public checks is its own to read
+
+
+def test_a_public_check_after_a_hidden_one_keeps_the_hidden_checks_in_a_child_of_their_own(catalog: Catalog,
+                                                                                          sandbox: Any) -> None:
+    """node-backward's hidden check comes before public ones, which must not meet the state it leaves: its hidden
+    checks replay the public ones before them in a second child."""
+    exercise = catalog.load("node-backward")
+    sandbox.asked.clear()
+    report = grade(ROOT / "exercises" / "node-backward" / "solution.py", [exercise], seed=SEED, sandbox=sandbox)
+    assert sandbox.asked == ["public", "hidden"] and report.score == report.max_score

@@ -206,3 +206,36 @@ def test_markdown_in_released_notebooks_shows_dunder_names_as_code(course: Path,
     assert "<strong>mul</strong>" in MarkdownIt("commonmark").render("Implement Node.__mul__ now")  # the bug it fixes
     assert code_dunders("keep `x.__add__` and zero_grad(), a__b__c") == "keep `x.__add__` and zero_grad(), a__b__c"
     assert code_dunders("its _backward and self._prev") == "its `_backward` and `self._prev`"
+
+
+def test_a_release_runs_the_mistakes_public_checks_only_and_writes_the_same_pack(
+        course: Path, pack: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pack keeps what each known mistake gave on the public checks: `grade release` runs those alone (one child a
+    mistake), and the pack is byte for byte the one whose mistakes ran their hidden checks too (where the runs are
+    shared with grading, which needs them: one child too where the hidden checks come last)."""
+    from grader.judge.grading import MutantCache
+    from grader.run.sandbox import Sandbox
+
+    launched: list[str | None] = []
+    original = Sandbox.launch
+
+    def counting(self: Sandbox, submission: Any, groups: Any, **options: Any) -> Any:
+        launched.append(submission.name)
+        return original(self, submission, groups, **options)
+
+    monkeypatch.setattr(Sandbox, "launch", counting)
+    alone = release(Catalog(course), tmp_path / "alone", ["node-mul"], ["pair"])
+    mutants = len(load_exercise(course / "node-mul" / "exercise.yaml").mutants) + \
+        len(load_exercise(course / "first-gradient" / "exercise.yaml").mutants)
+    assert len(launched) == mutants
+    shared: MutantCache = {}
+    launched.clear()
+    full = release(Catalog(course), tmp_path / "full", ["node-mul"], ["pair"], mutant_cache=shared)
+    # both exercises' hidden checks come last: a mistake's public and hidden checks in one child (grading's)
+    assert len(launched) == mutants and shared
+    for path in pack[1]:
+        relative = path.relative_to(pack[0])
+        assert (tmp_path / "alone" / relative).read_bytes() == (tmp_path / "full" / relative).read_bytes() == \
+            path.read_bytes(), relative
+    assert sorted(p.relative_to(tmp_path / "alone") for p in alone) == \
+        sorted(p.relative_to(tmp_path / "full") for p in full)

@@ -46,8 +46,15 @@ def _rules(name: str, deadline: float, late: str = "penalty", **more: object) ->
                  late=late, **more)  # type: ignore[arg-type]
 
 
+#: _course's deadlines
+DEADLINES = {"hw1": 1767225600.0, "hw2": 1769904000.0}
+
+
 def _row(ident: int, assignment: str, score: float, days: float, at: float) -> Row:
-    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=at, days_late=days,
+    """A graded submission `days` late (received `at` seconds into its day late: how late it is comes from its
+    receipt, and from the deadline in force now where that is later)."""
+    received = DEADLINES[assignment] + (days - 1) * DAY + at if days else DEADLINES[assignment] - 1000 + at
+    return Row(id=ident, assignment=assignment, filename="f.py", sha256="", received_at=received, days_late=days,
                seed_token="", outcome="graded", score=score, max_score=10.0, public_score=score, state="done")
 
 
@@ -116,15 +123,20 @@ def test_course_toml_mistakes_name_the_file_and_the_field(tmp_path: Path) -> Non
 def test_what_the_code_printed_is_withheld_from_a_student_whenever_hidden_checks_ran() -> None:
     """A submission that prints its inputs would otherwise show the hidden checks' inputs once they are taken out."""
     from grader.judge.report import CheckResult, ExerciseResult, Report
-    from grader.service.views import student_view
+    from grader.service.views import as_graded, student_view
 
     checks = tuple(CheckResult(name=n, about="", status="passed", score=1.0, max_score=1.0, problem="",
                                visibility=v) for n, v in (("shown", "public"), ("secret", "hidden")))
     report = Report(submission="a.py", sha256="", seed=123456, grader_version="x", output="a = 0.7311\n",
                     exercises=(ExerciseResult(id="node-mul", title="", checks=checks),))
+    token = "s1-" + "0" * 32
     for released in (False, True):
-        view = student_view(report, hidden_released=released)
-        assert view.output == "" and view.seed == 0 and any("withheld" in n for n in view.notes)
+        view = student_view(as_graded(report, token), hidden_released=released)
+        assert view.output == "" and any("withheld" in n for n in view.notes)
+        # the seed drawn from the secret never shows (the hidden inputs follow from it): its token does
+        assert view.seed is None and view.seed_token == token and view.seed_shown == f"seed token {token}"
+    fixed = as_graded(report, "seed-4217")  # a course's one fixed seed is shown, as a batch's --seed
+    assert fixed.seed == 4217 and fixed.seed_token is None
     before = student_view(report, hidden_released=False)
     assert [c.name for c in before.exercises[0].checks] == ["shown"] and before.hidden_points == 1.0
 

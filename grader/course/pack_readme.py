@@ -1,5 +1,6 @@
-"""The README.md of a released pack: how students install the grader, check their work, and what hidden checks
-and time limits mean, with a row per exercise (its files, the points they can check, hidden points, time limit)."""
+"""The README.md of a released pack: how students install the grader, check their work, submit it (with `grade
+submit`, and where their token goes), and what hidden checks and time limits mean, with a row per exercise (its
+files, the points they can check, hidden points, time limit)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ from grader.core.exercise import Assignment, Exercise
 README = "README.md"
 
 
-def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence[Assignment]) -> Path:
+def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence[Assignment],
+                 server: str | None = None) -> Path:
     path = out / README
-    path.write_text(readme(exercises, assignments), encoding="utf-8")
+    path.write_text(readme(exercises, assignments, server), encoding="utf-8", newline="\n")
     return path
 
 
-def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment]) -> str:
+def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None) -> str:
+    """`server`: the course server the pack's grade-course.toml names (None: the pack names none)."""
     from grader import __version__
     from grader.course.export import TORCH_INDEX, TORCH_PIN
 
@@ -45,6 +48,7 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment]) -> 
               "notebook has run so far, in its own process, and shows the same report as a table.", "",
               "The report says which checks passed, what each ran, what was expected and what your code gave, and "
               "the mistake it most likely is. `grade` exits 0 when every check passed, 1 when points were lost.", "",
+              *_submit(first, assignments, server),
               "## The exercises", "",
               "| exercise | files | points you can check here | in hidden checks | time limit |",
               "|---|---|---|---|---|"]
@@ -69,3 +73,31 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment]) -> 
               "of the graph again instead of each node once. A notebook cell left running a long training "
               "loop counts too: tag it `skip-grading`, or keep such cells out of the file you submit.", ""]
     return "\n".join(lines)
+
+
+def _submit(first: str, assignments: Sequence[Assignment], server: str | None) -> list[str]:
+    """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes."""
+    from grader.course.release import COURSE_FILE
+
+    where = (f"This folder's `{COURSE_FILE}` names your course's server ({server}). Add the token your instructor "
+             f"sent you to that file, on a line of its own:" if server else
+             "If your course runs a grading server, your instructor gives you its address and a token. Put both in a "
+             f"file `{COURSE_FILE}` in this folder:")
+    lines = ["## Submit your work", "", where, "", "```toml"]
+    lines += ([] if server else ['server = "https://grader.example.edu"']) + ['token = "agt_..."', "```", "",
+              "or set `$AUTOGRADER_TOKEN` to it" + ("" if server else " (and `$AUTOGRADER_SERVER` to the address)")
+              + ". The token is yours alone: it is how the server knows you, so never share it, and keep the file "
+              "out of anything you publish (a git repository, a forum post). Then, in this folder:", "", "```sh"]
+    commands = [(f"grade submit {first}.py", "a receipt once the server has stored it, then the public checks' "
+                                             "report"),
+                *[(f"grade submit {a.id}.ipynb --assignment {a.id}", "a notebook answering the whole assignment")
+                  for a in assignments[:1]],
+                ("grade submit --status", "deadlines, submissions left today, what counts"),
+                ("grade submit --history", "every submission the server holds of yours"),
+                ("grade submit --login", "a one-time link to your page on the server")]
+    width = max(len(command) for command, _ in commands)
+    lines += [f"{command.ljust(width)}   # {about}" for command, about in commands]
+    lines += ["```", "",
+              "The receipt is the server's word that it holds your submission: keep it (its number and sha256). If the "
+              "server cannot be reached, `grade submit` says so and nothing is stored; submit again later.", ""]
+    return lines

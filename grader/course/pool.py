@@ -1,6 +1,6 @@
 """The worker pool of a batch: warm workers forked from one coordinator, each grading one student at a time.
 
-A worker is a process forked from the warm coordinator (torch imported once, unless no exercise needs it),
+A worker is a process forked from the warm coordinator (torch imported once where several workers share it),
 with its own sandbox and zygote. It grades one student at a time (grader.course.batch.grade_entry), which writes
 that student's files; the coordinator hears only a line of numbers per student.
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from grader.core.exercise import Exercise
 from grader.course.batch import Done, Setup, Tally, Task, declared_by, grade_entry, write_failure
 from grader.course.classlist import Entry
+from grader.course.expected_ahead import compute_ahead, wanted
 from grader.judge.catalog import Catalog
 from grader.judge.grading import ExpectedCache, MutantCache
 
@@ -73,8 +74,11 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     lean = _lean(named or [x for exercises in graded_as.values() for x in exercises])
     seconds = {sid: deadline if deadline is not None else deadline_of(setup, exercises)
                for sid, exercises in graded_as.items()}
-    if not lean:
+    ahead: ExpectedCache = {}
+    if not lean and jobs > 1:
         warm_torch()  # torch once, here: every worker forked below shares it
+    elif not lean:  # one worker: its torch expected values first, from a process that then leaves
+        ahead = compute_ahead(wanted(entries, graded_as, setup))
     tally = Tally()
     queue = list(entries)
     tries: dict[str, int] = {}
@@ -83,7 +87,7 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     coordinator = os.getpid()
 
     def start(slot: int) -> None:
-        sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint, slot, hide, lean, coordinator)
+        sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint, slot, hide, lean, coordinator, ahead)
         worker = _Worker(sock, pid, slot)
         workers.append(worker)
         selector.register(sock, selectors.EVENT_READ, worker)
@@ -173,7 +177,7 @@ def _read_lines(worker: _Worker) -> list[bytes] | None:
 
 
 def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fingerprint: str, slot: int,
-                 hide: Sequence[Path], lean: bool, coordinator: int) -> tuple[socket.socket, int]:
+                 hide: Sequence[Path], lean: bool, coordinator: int, ahead: ExpectedCache) -> tuple[socket.socket, int]:
     ours, theirs = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -187,7 +191,8 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
             ours.close()
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's; it ends us
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint, slot, hide, lean)
+            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint, slot, hide, lean,
+                    ahead)
         except BaseException:  # noqa: BLE001 - say why, then leave without running the parent's cleanup
             traceback.print_exc()
             code = 70
@@ -210,10 +215,10 @@ def _lean(exercises: Sequence[Exercise]) -> bool:
 
 
 def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog: Catalog, out: Path,
-            fingerprint: str, slot: int, hide: Sequence[Path], lean: bool) -> None:
+            fingerprint: str, slot: int, hide: Sequence[Path], lean: bool, ahead: ExpectedCache) -> None:
     from grader.run.sandbox import Sandbox
 
-    cache: ExpectedCache = {}
+    cache: ExpectedCache = dict(ahead)  # grader.course.expected_ahead
     mutant_cache: MutantCache = {}
     # One slot per concurrent worker: as root, each worker's children run as a user of their own.
     with Sandbox(lean=lean, hide=hide, minimum=setup.isolation) as sandbox, sock.makefile("rb") as tasks:

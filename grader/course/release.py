@@ -21,6 +21,7 @@ import ast
 import json
 import re
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
 from grader.run.inputs import draw_inputs
 from grader.run.notebook import METADATA_KEY
-from grader.run.sandbox import Group, Sandbox
+from grader.run.sandbox import Group, Sandbox, policy_of
 
 PACK_SEED = 0
 #: the pack's course file: the server `grade submit` sends to (grader.service.client reads it)
@@ -57,10 +58,17 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         exercises.update({e.id: e for e in members})
     written: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
-    with Sandbox(lean=True, hide=[catalog.root]) as sandbox:
-        for exercise in exercises.values():
+    # Importing torch takes seconds, in a torch exercise's zygote and here for its expected values: the zygote
+    # warms up from the start, and the expected values are computed in a thread of their own while the known
+    # mistakes run in the sandbox (grade release of two exercises took 25 s, each step after the other)
+    torch = next((e for e in exercises.values() if e.uses_torch), None)
+    with ThreadPoolExecutor(max_workers=1) as pool, \
+            Sandbox(lean=True, hide=[catalog.root], first=policy_of(torch) if torch is not None else None) as sandbox:
+        expected = {e.id: pool.submit(_expected_data, e) for e in exercises.values() if e.engine == "torch"}
+        for exercise in sorted(exercises.values(), key=lambda e: e.uses_torch):  # the others' while torch loads
             written += _exercise_files(exercise, out)
-            written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox, mutant_cache)
+            written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox, mutant_cache,
+                                      expected.get(exercise.id))
     for exercise in exercises.values():
         if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
             # the reference engine computes a scalar pack's expected values, with the course's operations
@@ -78,11 +86,11 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
-    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments]))
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server))
     if server is not None:
         written.append(out / COURSE_FILE)
         written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
-                               f"server = {json.dumps(server)}\n", encoding="utf-8")
+                               f"server = {json.dumps(server)}\n", encoding="utf-8", newline="\n")
     return written
 
 
@@ -151,8 +159,10 @@ def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str
     return path
 
 
-def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_cache: MutantCache | None) -> list[Path]:
-    """The exercise as students may grade it: public probes, no solution, no mutants."""
+def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_cache: MutantCache | None,
+                   expected: Future[dict[str, Any]] | None) -> list[Path]:
+    """The exercise as students may grade it: public probes, no solution, no mutants (`expected`: a torch
+    exercise's answers to them, on their way)."""
     folder.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
     data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
@@ -166,18 +176,24 @@ def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_ca
     written = [folder / "starter.py"]
     (folder / "starter.py").write_text(exercise.starter.read_text(encoding="utf-8"), encoding="utf-8")
     public = {p["name"] for p in data["probes"]}
-    if exercise.engine == "torch":
+    if expected is not None:
         data["expected"] = "expected.json"
-        written.append(_write_expected(exercise, folder / "expected.json", public))
+    mistakes: list[Path] = []
     stored = exercise.folder / released_mistakes.FILE_NAME
     if not exercise.mutants and exercise.solution is None and stored.is_file():  # a pack released again
         (folder / released_mistakes.FILE_NAME).write_bytes(stored.read_bytes())
-        written.append(folder / released_mistakes.FILE_NAME)
+        mistakes.append(folder / released_mistakes.FILE_NAME)
     elif exercise.mutants:
         group = Group(exercise, draw_inputs(exercise, PACK_SEED), PACK_SEED)
-        runs = mistake_runs(sandbox, group, None, mutant_cache).mutants
-        written.append(released_mistakes.write(folder / released_mistakes.FILE_NAME,
-                                               released_mistakes.mistakes_to_data(exercise, runs, public, PACK_SEED)))
+        # the pack keeps what each mistake gave on the public checks: their hidden checks run only where the
+        # runs are shared with grading in the same process (`mutant_cache`)
+        runs = mistake_runs(sandbox, group, None, mutant_cache, public_only=mutant_cache is None).mutants
+        mistakes.append(released_mistakes.write(folder / released_mistakes.FILE_NAME,
+                                                released_mistakes.mistakes_to_data(exercise, runs, public, PACK_SEED)))
+    if expected is not None:
+        written.append(folder / "expected.json")
+        written[-1].write_text(json.dumps(expected.result(), indent=1) + "\n", encoding="utf-8")
+    written += mistakes
     spec = folder / SPEC_NAME
     spec.write_text(f"# Released by `grade release` from {exercise.id}: public checks only.\n"
                     + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100),
@@ -193,12 +209,9 @@ _Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
     "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
 
 
-def _write_expected(exercise: Exercise, path: Path, public: set[str]) -> Path:
+def _expected_data(exercise: Exercise) -> dict[str, Any]:
+    """A torch exercise's expected.json: its solution's answers to the public probes at the pack's seed."""
     expected = expected_values(exercise, draw_inputs(exercise, PACK_SEED), seed=PACK_SEED)
-    probes: dict[str, Any] = {}
-    for probe, value in zip(exercise.probes, expected, strict=True):
-        if probe.name not in public:
-            continue
-        probes[probe.name] = expected_to_data(value)
-    path.write_text(json.dumps({"seed": PACK_SEED, "probes": probes}, indent=1) + "\n", encoding="utf-8")
-    return path
+    probes = {probe.name: expected_to_data(value) for probe, value in zip(exercise.probes, expected, strict=True)
+              if probe.visibility == "public"}
+    return {"seed": PACK_SEED, "probes": probes}

@@ -55,7 +55,8 @@ MutantRuns = Sequence[MutantRun]
 def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
                       expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
                       mutants: MutantRuns, rules: frozenset[str] = frozenset(),
-                      slips: Sequence[SlipRun] = (), defined: Definitions | None = None,
+                      slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]] = (),
+                      defined: Definitions | None = None,
                       faults: Sequence[Fault] | Callable[[], Sequence[Fault]] = ()) -> ExerciseResult:
     """The exercise's checks, each failed one with a diagnosis.
 
@@ -66,9 +67,9 @@ def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[
     (grader.judge.weak_evidence). `defined`: the submission's syntax tree's facts, which confirm what an error
     says (grader.judge.named_errors). `slips`: the reference engine with one slope's sign
     flipped (grader.judge.slips), named where no known mistake or pattern is and every value of the check
-    matches one. `faults`: the rules localization found wrong (grader.judge.faults), or how to find them,
-    asked only where a diagnosis could change; a check whose code uses one names that rule, not the
-    symptom (grader.judge.blame).
+    matches one (or how to compute them, asked only then). `faults`: the rules localization found wrong
+    (grader.judge.faults), or how to find them, asked only where a diagnosis could change; a check whose code
+    uses one names that rule, not the symptom (grader.judge.blame).
     """
     try:
         return _diagnose(exercise, result, inputs, expected, runs, mutants, rules, slips, defined, faults)
@@ -86,7 +87,8 @@ def _undiagnosed(result: ExerciseResult, exc: Exception) -> ExerciseResult:
 
 def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
               expected: tuple[Expected, ...], runs: Mapping[str, GroupRun], mutants: MutantRuns,
-              rules: frozenset[str], slips: Sequence[SlipRun], defined: Definitions | None,
+              rules: frozenset[str], slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
+              defined: Definitions | None,
               faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
     located = {i: found for i, check in enumerate(result.checks)
                if check.status != "skipped" and (found := locate(exercise, check, runs)) is not None}
@@ -132,7 +134,8 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
     support = Counter(m.mistake for found in matches.values() for m in found)
     patterns = _consistent_patterns(exercise, result, located, failing, expected, inputs, matches, defined)
     unexplained = failing - {i for i, found in matches.items() if found} - set(patterns)
-    slipped = _slips(exercise, result, located, unexplained, expected, slips)
+    slipped = _slips(exercise, result, located, unexplained, expected,
+                     slips() if callable(slips) and unexplained else () if callable(slips) else slips)
     checks = list(result.checks)
     for index in sorted(failing):
         probe_index, run = located[index]

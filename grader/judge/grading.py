@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
-from grader.core.errors import GraderError
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.faults import Fault, faults, hides_more
-from grader.judge.hidden_runs import has_hidden, hidden_integrity, merge, part_of, public_visibility, run_hidden
-from grader.judge.localize import SEEDED, STEP, from_run, localize, probe_group
+from grader.judge.hidden_runs import (
+    Together,
+    has_hidden,
+    hidden_integrity,
+    hidden_last,
+    merge,
+    part_of,
+    public_visibility,
+    run_hidden,
+    runs_together,
+)
+from grader.judge.known_mistakes import mutant_facts
+from grader.judge.localize import SEEDED, STEP, localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
 from grader.judge.released_mistakes import released_runs, stored_seed
 from grader.judge.report import Graded, Report, build_report
 from grader.judge.rules import check_source, import_notes
 from grader.judge.slips import SlipRun, slip_runs
-from grader.judge.weak_evidence import distinctive
 from grader.run.inputs import draw_inputs
 from grader.run.isolate import LEVELS, Level
 from grader.run.load import Submission, load_submission
@@ -30,6 +41,7 @@ from grader.run.observed import GroupRun, RunResult
 from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
+T = TypeVar("T")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 #: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
 _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
@@ -80,7 +92,8 @@ class MistakeRuns:
     """What each known mistake (in the sandbox) and each slipped engine (here) give on an exercise's probes."""
 
     mutants: MutantRuns
-    slips: tuple[SlipRun, ...]
+    #: the slipped engines, computed once asked for (a diagnosis asks only where no known mistake explains a check)
+    slips: Callable[[], tuple[SlipRun, ...]]
 
 
 #: the mistakes' values by (exercise id, seed): the same for every student too
@@ -105,8 +118,10 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
     # (from a course's checkout both import torch, and one after the other they cost twice).
     expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
-    first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
-                          visibility=public_visibility(groups, launch[0])) if launch else None
+    together = bool(launch) and runs_together(groups, launch[0])
+    first = (Together(sandbox, submission, groups, launch[0], time_limit) if together else
+             sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
+                           visibility=public_visibility(groups, launch[0]))) if launch else None
     if expected is None:
         expected = [_expected(g, seed, cache, store) for g in groups]
     if first is not None:
@@ -118,7 +133,9 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
                                          visibility=public_visibility(groups, device)).results()
         apart: list[GroupRun | None] = [None] * len(groups)
-        if has_hidden(groups, device):
+        if isinstance(first, Together) and device == launch[0]:
+            apart, hidden[device] = first.hidden()
+        elif has_hidden(groups, device):
             apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
         views[device] = [ExerciseRun(run, merge(g.exercise, run.groups[k], h))
                          for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
@@ -160,6 +177,11 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     engines = {g.exercise.engine for g in groups}
     engine = "torch" if "torch" in engines or len(engines) != 1 else next(iter(engines))
     children = {d: distinct_children(found) for d, found in runs.items()}
+    seen = [r for child_runs in children.values() for r in child_runs]
+    apart_runs = [r for found in hidden.values() for r in found]
+    # what the record saw only in the hidden run is the hidden run's: one withheld line, as for its refusals
+    engine_seen = engine_integrity(seen)
+    engine_apart = [text for text in engine_integrity(apart_runs) if text not in engine_seen]
     return Graded(
         exercises=tuple(results),
         problems=tuple(f"On {d.upper()}: {p}" if several else p for d, child_runs in children.items()
@@ -180,10 +202,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
              for text in r.integrity]
             + [f"your code {stop.text}" for child_runs in children.values() for r in child_runs
                for stop in (r.stop, *(g.stop for g in r.groups)) if stop is not None and stop.kind == "forged-reply"]
-            + hidden_integrity([r for child_runs in children.values() for r in child_runs],
-                               [r for found in hidden.values() for r in found])
-            + engine_integrity([*(r for child_runs in children.values() for r in child_runs),
-                                *(r for found in hidden.values() for r in found)]))),
+            + hidden_integrity(seen, apart_runs, also=bool(engine_apart)) + engine_seen)),
     )
 
 
@@ -222,44 +241,42 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None = None) -> MistakeRuns:
+                 cache: MutantCache | None = None, *, public_only: bool = False) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
-    mistake runs as the student's code ran, its hidden checks apart (state a mistake keeps across checks
-    would differ otherwise), on every check (which checks a mistake fails is evidence too). The slipped
-    engines are the reference engine (grader.judge.slips) and run here. A released pack has no mutants:
-    it brings what they gave at its seed (grader.judge.released_mistakes).
+    mistake's checks meet the state its earlier checks left, as the student's do (grader.run.sandbox.probes_to_run),
+    on every check (which checks a mistake fails is evidence too): in one child where every public check comes
+    before the hidden ones (then one run gives each check's record as the student's two runs do), else its public
+    and its hidden checks apart, as the student's ran. The slipped engines are the reference engine
+    (grader.judge.slips) and run here. A released pack has no mutants: it brings what they gave at its seed
+    (grader.judge.released_mistakes).
+
+    `public_only`: their public checks alone (all a pack keeps of them), in half the children; never cached,
+    since grading needs the hidden ones too.
     """
     key = (group.exercise.id, group.seed)
     if cache is not None and key in cache:
         return cache[key]
-    sides = [part_of(group, "public"), part_of(group, "hidden")] if has_hidden([group], "cpu") else [group]
+    if public_only:
+        sides = [part_of(group, "public")] if has_hidden([group], "cpu") else [group]
+    else:
+        sides = [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
+            [part_of(group, "public"), part_of(group, "hidden")]
     runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
     for mutant in group.exercise.mutants:
-        try:
-            submission = load_submission(mutant.path)
-        except GraderError:
+        facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
+        if facts is None:
             runs.append(MutantRun(mutant, None))
             continue
-        # an engine mistake's own localization, in the same child (the last): blame keeps its name only where
-        # it agrees
-        extra = [probe_group(group.exercise, group.seed)] if group.exercise.engine == "scalar" else []
-        pending = [sandbox.launch(submission, [side, *(extra if side is sides[-1] else [])], device="cpu",
-                                  time_limit=time_limit) for side in sides]
-        results = [p.result() for p in pending]
-        rules = frozenset(v.rule for v in check_source(submission.cells, group.exercise.source))
-        located = results[-1]
-        facts = definitions(submission.cells)
-        found = frozenset((f.rule.method, f.rule.how) for f in faults(from_run(located.groups[1], group.seed),
-                                                                       facts.grad_overwrites, facts.stepped)) \
-            if extra and len(located.groups) > 1 else frozenset()
-        both = [r.groups[0] for r in results]
+        both = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result().groups[0]
+                for side in sides]
         runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),
-                              rules, found, distinctive(mutant.path, group.exercise.solution)))
-    mistakes = MistakeRuns(tuple(runs), slip_runs(group.exercise, group.inputs, group.seed))
-    if cache is not None:
-        cache[key] = mistakes
+                              facts.rules, facts.faults, facts.distinctive))
+    mistakes = MistakeRuns(tuple(runs), functools.cache(functools.partial(slip_runs, group.exercise, group.inputs,
+                                                                           group.seed)))
+    if cache is not None and not public_only:
+        keep(cache, key, mistakes)
     return mistakes
 
 
@@ -281,8 +298,20 @@ def _expected(group: Group, seed: int, cache: ExpectedCache | None,
         if stored is not None:
             stored.save(group.exercise, group.inputs, seed, values)
     if cache is not None:
-        cache[key] = values
+        keep(cache, key, values)
     return values
+
+
+#: entries a cache of expected values or mistakes' runs keeps: each exercise at one seed for a whole class, the
+#: latest of a seed per submission (a server's worker grades for a whole term)
+KEPT = 256
+
+
+def keep(cache: dict[tuple[str, int], T], key: tuple[str, int], value: T) -> None:
+    """Keep `value` under `key`; past KEPT entries, the oldest go."""
+    cache[key] = value
+    while len(cache) > KEPT:
+        del cache[next(iter(cache))]
 
 
 def cuda_available() -> bool:

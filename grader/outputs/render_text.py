@@ -61,7 +61,9 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     style = "bold green" if report.exit_code == 0 else "bold red"
     score = f"{fmt_points(report.score)}/{fmt_points(report.max_score)}"
     console.print(_assemble(("Score: ", "bold"), (score, style), hidden_points_note(report),
-                                f" ({passed} of {total} checks passed) in {report.seconds:.2f} s"))
+                                f" ({passed} of {total} checks passed)"
+                                # 0: withheld (a course server's student, before the deadline: grader.service.views)
+                                + (f" in {report.seconds:.2f} s" if report.seconds else "")))
     return buffer.getvalue()
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import functools
 import json
+import json.scanner
 import math
 import os
 import site
@@ -32,7 +33,7 @@ from grader.run.zygote_main import Hello
 
 KEY_BYTES = 32
 MAX_REQUEST = 64 * 1024 * 1024
-_exit, _close = os._exit, os.close
+_exit, _close, _read = os._exit, os.close, os.read
 #: a module's own dict, whatever its class says
 _DICT: Callable[[types.ModuleType], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
 _NAME = type.__dict__["__name__"].__get__
@@ -42,8 +43,8 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     """Read the key and the request, do the work, and end the process; never returns."""
     try:
         key = _read_exact(request_fd, KEY_BYTES)
-        request = json.loads(_read_all(request_fd))
-        _run(key, request, reply_fd, hello, startup)
+        request = json.loads(_read_frame(request_fd))
+        _run(key, request, request_fd, reply_fd, hello, startup)
     except BaseException:  # noqa: BLE001 - before the guard there is no reply to say it in; the status says it
         _exit(71)
     for stream in (sys.stdout, sys.stderr):
@@ -53,7 +54,7 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
             pass
     # Closed before the exit, whose teardown takes milliseconds: the grader has all there is as soon
     # as both pipes end, and goes on while this process is taken down.
-    for fd in (reply_fd, 1, 2):
+    for fd in (reply_fd, 1, 2, request_fd):
         try:
             _close(fd)
         except OSError:
@@ -61,16 +62,22 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     _exit(0)
 
 
-def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, startup: frozenset[str]) -> None:
+def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int, hello: Hello,
+         startup: frozenset[str]) -> None:
     """Run the cells in one module, as Jupyter or an import would, then each group's probes.
 
     A .py file is one cell: if it raises, it did not load, and no probe runs. A notebook goes on past a
     failing cell: later cells may still define what counts. Every name the loop uses is a local bound
     here, first thing, every probe is compiled before the submission runs, and every message leaves
     through `event` and the guard.
+
+    A request marked `then` has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_then), sent
+    once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
     """
     audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
     run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, _missing
+    read_frame_, then_ = _read_frame, request.get("then") is True
+    scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
     event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
                                                    "isolation": hello.isolation})
     policy = request["policy"]
@@ -124,42 +131,52 @@ def _run(key: bytearray, request: dict[str, Any], reply_fd: int, hello: Hello, s
                     return
         event = ("loaded", {})
         audit(guard.EVENT)
-        for g in range_(len_(groups)):
-            engine, defines, watched, probes = groups[g]
-            missing, provided = missing_(module, defines)
-            event = ("group", {"group": g, "missing": missing})
-            audit(guard.EVENT)
-            absent = {item["name"] for item in missing}
-            for p in range_(len_(probes)):
-                compiled, inputs, torch_seed, uses = probes[p]
-                if absent.intersection(uses):
-                    continue  # its check says which name it needs
-                event = ("start", {"group": g, "probe": p})
+        todo: Any = groups
+        while todo:
+            for g in range_(len_(todo)):
+                engine, defines, watched, probes = todo[g]
+                missing, provided = missing_(module, defines)
+                event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
-                evidence: dict[str, Any] = {}
-                try:
-                    scope = scope_(engine, provided, inputs, device, torch_seed, helpers)
-                except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
-                    ran, found = False, error_data_(exc, {})
-                else:
-                    tensors = {name: scope[name] for name in inputs}
-                    if watched and recorder is not None:
-                        watch(tensors)
-                        enter()
+                absent = {item["name"] for item in missing}
+                for p in range_(len_(probes)):
+                    compiled, inputs, torch_seed, uses = probes[p]
+                    if absent.intersection(uses):
+                        continue  # its check says which name it needs
+                    event = ("start", {"group": g, "probe": p})
+                    audit(guard.EVENT)
+                    evidence: dict[str, Any] = {}
                     try:
-                        ran, found = run_probe_(compiled, scope, BaseException, sources)
-                    finally:
+                        scope = scope_(engine, provided, inputs, device, torch_seed, helpers)
+                    except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
+                        ran, found = False, error_data_(exc, {})
+                    else:
+                        tensors = {name: scope[name] for name in inputs}
                         if watched and recorder is not None:
-                            leave()
-                    if watched and recorder is not None:
-                        evidence = {"evidence": report(tensors)}
-                if ran:
-                    event = ("probe", {"group": g, "probe": p, **evidence, "observations": found})
-                else:
-                    event = ("probe", {"group": g, "probe": p, **evidence, "error": found})
-                audit(guard.EVENT)
-        event = ("done", {})
-        audit(guard.EVENT)
+                            watch(tensors)
+                            enter()
+                        try:
+                            ran, found = run_probe_(compiled, scope, BaseException, sources)
+                        finally:
+                            if watched and recorder is not None:
+                                leave()
+                        if watched and recorder is not None:
+                            evidence = {"evidence": report(tensors)}
+                    if ran:
+                        event = ("probe", {"group": g, "probe": p, **evidence, "observations": found})
+                    else:
+                        event = ("probe", {"group": g, "probe": p, **evidence, "error": found})
+                    audit(guard.EVENT)
+            event = ("done", {})  # what it printed is out already: its streams write through (zygote_main)
+            audit(guard.EVENT)
+            more, then_ = scan_(read_frame_(request_fd).decode(), 0)[0]["groups"] if then_ else [], False
+            compiled_: list[Any] = []
+            event = ("compile", {"probes": [(p["name"], p["code"], dict(p["observe"])) for part in more
+                                            for p in part["probes"]], "into": compiled_})
+            audit(guard.EVENT)
+            made_ = iter(compiled_)
+            todo = [(*groups[part["group"]][:3], [(next(made_), p["inputs"], p["torch_seed"], frozenset(p["uses"]))
+                                                  for p in part["probes"]]) for part in more]
     except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
         event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
         audit(guard.EVENT)
@@ -296,23 +313,16 @@ def _writable(mode: str) -> list[str]:
 def _read_exact(fd: int, size: int) -> bytearray:
     data = bytearray()
     while len(data) < size:
-        chunk = os.read(fd, size - len(data))
+        chunk = _read(fd, size - len(data))
         if not chunk:
             raise EOFError("the request ended early")
         data += chunk
     return data
 
 
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_REQUEST:
-            raise ValueError("request too large")
-    os.close(fd)
-    return b"".join(chunks)
+def _read_frame(fd: int) -> bytes:
+    """A part of the request: its size in 8 bytes, then its bytes (grader.run.sandbox.frame), cut at MAX_REQUEST."""
+    return bytes(_read_exact(fd, min(int.from_bytes(_read_exact(fd, 8), "big"), MAX_REQUEST)))
 
 
 def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:

@@ -90,8 +90,7 @@ def install(key: bytearray, reply_fd: int, harness: FrameType, *, trusted: Seque
     # What the hook hands out (the import wrapper, the signal wrapper) is built from this module's own
     # functions, never the private copies, whose globals would lead back to the hook's.
     sys.addaudithook(make(key, reply_fd, harness, tuple(trusted), (tuple(writable), tuple(owned)), permits,
-                          extensions, refusal,
-                          frozenset(own_modules), grader.rstrip("/") + "/",
+                          extensions, refusal, frozenset(own_modules), grader.rstrip("/") + "/",
                           (_guarded_import, _signal, _create_builtin, _create_dynamic, _frameless)))
     sys.dont_write_bytecode = True
 
@@ -111,14 +110,12 @@ def _private_namespace() -> dict[str, Any]:
 
 def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple[str, ...],
                writable: tuple[tuple[str, ...], tuple[str, ...]], permits: Callable[[str], bool] | None,
-               extensions: Callable[[str], bool],
-               refusal: Callable[[str], str], own: frozenset[str], grader: str,
+               extensions: Callable[[str], bool], refusal: Callable[[str], str], own: frozenset[str], grader: str,
                public: tuple[Callable[..., Any], ...]) -> Callable[[str, tuple[Any, ...]], None]:
     # OpenSSL's HMAC, a C object whose methods no submission can rebind (hmac.HMAC's could be).
     copy = _hashlib.hmac_new(bytes(key), digestmod="sha256").copy
-    for i in range(len(key)):
-        key[i] = 0
-    write, getframe, thread = os.write, sys._getframe, _thread.get_ident
+    key[:] = bytes(len(key))  # zeroed where it lies
+    write, getframe, thread, compile_ = os.write, sys._getframe, _thread.get_ident, compile
     stdlib = os.path.dirname(os.__file__) + "/"
     finder = _Finder()
     guarded_import, signal_wrapper, create_wrapper, dynamic_wrapper, frameless = public
@@ -174,6 +171,9 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
             return
         state["last"] = event
         kind, fields = event
+        if kind == "compile":  # a second part's probes (grader.run.child), compiled in the hook; its own notes
+            fields["into"][:], state["notes"] = [(n, compile_(c, f"<probe {n}>", "exec", 0, True), tuple((k, compile_(
+                e, f"<probe {n}>", "eval", 0, True)) for k, e in o.items())) for n, c, o in fields["probes"]], 0
         if kind == "student":
             state["student"] = True
             sys.meta_path.insert(0, finder)

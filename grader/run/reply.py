@@ -35,8 +35,9 @@ class Plan:
     load_budget: float
 
 
-def signed_lines(reply: bytes | bytearray, key: bytes) -> tuple[list[dict[str, Any]], str | None]:
-    """The reply's complete lines as events, verified; and what was wrong with the first bad one, if any."""
+def signed_lines(reply: bytes | bytearray, key: bytes, first: int = 0) -> tuple[list[dict[str, Any]], str | None]:
+    """The reply's complete lines as events, verified; and what was wrong with the first bad one, if any.
+    `first`: the number of the reply's first line (a run's second part goes on from its first)."""
     events: list[dict[str, Any]] = []
     for number, line in enumerate(bytes(reply).split(b"\n")[:-1], start=1):
         mac, _, body = line.partition(b" ")
@@ -49,7 +50,7 @@ def signed_lines(reply: bytes | bytearray, key: bytes) -> tuple[list[dict[str, A
             return events, f"line {number} is not JSON"
         if may_hold_surrogates(body):  # a message such as ValueError("\ud800"): text no format could write
             event = clean_data(event)
-        if type(event) is not dict or event.get("n") != len(events):
+        if type(event) is not dict or event.get("n") != first + len(events):
             return events, f"line {number} is out of sequence"
         events.append(event)
     return events, None
@@ -58,15 +59,18 @@ def signed_lines(reply: bytes | bytearray, key: bytes) -> tuple[list[dict[str, A
 class Budget:
     """The run's deadline: loading gets its budget, then each exercise its own from its first line."""
 
-    def __init__(self, plan: Plan, key: bytes, started: float) -> None:
+    def __init__(self, plan: Plan, key: bytes, started: float, *, offset: int = 0, first: int = 0) -> None:
         self.plan, self.key = plan, key
         self.deadline = started + plan.load_budget
         self._seen = 0
+        #: where this part of the reply starts, in bytes and in lines (a run's second part: after its first)
+        self._offset, self._first = offset, first
 
     def __call__(self, reply: bytes | bytearray, now: float) -> float:
-        count = bytes(reply).count(b'"event":"group"')
+        reply = bytes(reply)[self._offset:]
+        count = reply.count(b'"event":"group"')
         if count > self._seen:  # only signed lines may move it: the submission cannot buy itself time
-            events, _ = signed_lines(reply, self.key)
+            events, _ = signed_lines(reply, self.key, self._first)
             groups = [e["group"] for e in events if e.get("event") == "group" and type(e.get("group")) is int]
             for group in groups[self._seen:]:
                 if 0 <= group < len(self.plan.budgets):
@@ -75,13 +79,24 @@ class Budget:
         return self.deadline
 
 
-def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits) -> RunResult:
-    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan."""
+#: what of a run's first part its second part is read with: how the submission loaded, nothing of its checks
+_LOADING = frozenset({"ready", "cell", "cell_error", "loaded"})
+
+
+def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits, resume: int = 0) -> RunResult:
+    """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan.
+
+    `resume`: the reply's first `resume` lines were a first part, read on their own; this reads its second
+    part, for `plan`, from the same loading (grader.run.sandbox.Sandbox.launch_then)."""
     events, forged = signed_lines(exchange.reply, key)
     state = _State(plan)
     bad: Stop | None = Stop("forged-reply", f"wrote to the grader's reply channel ({forged})",
                             "Do not write to the grader's pipes.") if forged else None
-    for event in events:
+    for number, event in enumerate(events):
+        if number < resume:
+            if event.get("event") in _LOADING:
+                state.take(event)
+            continue
         if state.finished or state.crashed is not None:
             break
         try:

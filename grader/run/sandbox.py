@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hmac
 import json
 import secrets
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -20,7 +22,7 @@ from grader.run.load import Submission
 from grader.run.observed import RunResult
 from grader.run.policy import ImportPolicy, engine_policy, torch_policy
 from grader.run.reply import Budget, Plan, interpret
-from grader.run.running import Limits, Running
+from grader.run.running import Deadline, Exchange, Limits, Running
 from grader.run.zygote import Zygote, ZygoteFailed
 
 #: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
@@ -113,18 +115,59 @@ class Sandbox:
     def launch(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
                time_limit: float | None = None, visibility: Visibility | None = None) -> PendingRun:
         """Start one child that runs `submission` once, then the probes of each group meant for `device`
-        (and of `visibility`, where given: a hidden check runs in a child of its own, grader.judge.grading).
+        (and of `visibility`, where given: a hidden check runs apart, grader.judge.hidden_runs).
 
         Every group must allow the same imports (`run` splits them). It works while the caller computes
         expected values.
         """
+        key = secrets.token_bytes(32)
+        policy, request, plan, limits = self._request(submission, groups, device, time_limit, visibility)
+        running = self._zygote_for(policy).launch(key + frame(request), limits, finished=functools.partial(
+            _finished, key), deadline=_Deadline(plan, key))
+        return PendingRun(running, limits, plan, key)
+
+    def launch_then(self, submission: Submission, groups: Sequence[Group], *, then: Then, device: Device = "cpu",
+                    time_limit: float | None = None) -> PendingPair:
+        """Like `launch` of the groups' public checks; and then, in the same child, once all it said of them has
+        been taken (its output too), the hidden checks of the groups that `then` picks from that run's result.
+
+        The child has the hidden checks' inputs only once nothing it does can reach the public run's result:
+        of what it says from then on only the hidden checks' records are read, and its output is dropped
+        (grader.run.running.Running). The hidden checks meet the state the public ones left, as in one run.
+        """
+        key = secrets.token_bytes(32)
+        policy, request, plan, limits = self._request(submission, groups, device, time_limit, "public", then=True)
+        hidden = [tuple(i for i in probes_to_run(g.exercise, device) if g.exercise.probes[i].visibility == "hidden")
+                  for g in groups]
+        # the hidden part has its own budgets, on top of the public part's
+        limits = dataclasses.replace(limits, wall_seconds=limits.wall_seconds + sum(plan.budgets))
+        pair = PendingPair(limits, plan, key)
+
+        def second(first: Exchange) -> tuple[bytes, Deadline]:
+            public = interpret(first, plan, key, limits)
+            wanted = [i for i in then(public) if hidden[i]]
+            pair.first, pair.wanted, pair.resume = public, wanted, first.reply.count(b"\n")
+            pair.second = Plan(plan.kind, plan.cells, tuple(hidden[i] for i in wanted),
+                               tuple(plan.totals[i] for i in wanted),
+                               tuple(tuple(_uses(groups[i].exercise, j) for j in hidden[i]) for i in wanted),
+                               tuple(plan.budgets[i] for i in wanted), plan.load_budget)
+            body = json.dumps({"groups": [{"group": i, "probes": [_probe_request(groups[i], j) for j in hidden[i]]}
+                                          for i in wanted]}).encode()
+            return frame(body), Budget(pair.second, key, time.monotonic(), offset=len(first.reply),
+                                       first=pair.resume)
+
+        pair.running = self._zygote_for(policy).launch(key + frame(request), limits, finished=functools.partial(
+            _finished, key), deadline=_Deadline(plan, key), barrier=second)
+        return pair
+
+    def _request(self, submission: Submission, groups: Sequence[Group], device: Device, time_limit: float | None,
+                 visibility: Visibility | None, then: bool = False) -> tuple[ImportPolicy, bytes, Plan, Limits]:
         policies = {policy_of(g.exercise) for g in groups}
         if len(policies) != 1:
             raise ValueError("one run serves exercises with the same import policy; use run()")
         (policy,) = policies
         indices = [probes_to_run(g.exercise, device, visibility) for g in groups]
         exercises = [g.exercise for g in groups]
-        key = secrets.token_bytes(32)
         request = json.dumps({
             "filename": submission.name,
             "exercise": exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
@@ -132,6 +175,7 @@ class Sandbox:
             "siblings": [{"name": s.label, "source": s.source} for s in submission.siblings],
             "keep_going": submission.kind == "notebook",
             "device": device,
+            "then": then,
             "policy": {"allowed": sorted(policy.allowed) if policy.allowed is not None else None,
                        "forbidden": sorted(policy.forbidden), "describe": policy.describe()},
             "groups": [
@@ -152,10 +196,7 @@ class Sandbox:
                     tuple(len(e.probes) for e in exercises),
                     tuple(tuple(_uses(g.exercise, i) for i in sent) for g, sent in zip(groups, indices, strict=True)),
                     tuple(b + extra for b in budgets), load + extra)
-        zygote = self._zygote_for(policy)
-        running = zygote.launch(key + request, limits, finished=functools.partial(_finished, key),
-                                deadline=_Deadline(plan, key))
-        return PendingRun(running, limits, plan, key)
+        return policy, request, plan, limits
 
     def start(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
               time_limit: float | None = None, visibility: Visibility | None = None) -> RunSet:
@@ -267,6 +308,37 @@ class PendingRun:
 
     def result(self) -> RunResult:
         return interpret(self._running.wait(), self._plan, self._key, self._limits)
+
+
+#: which groups' hidden checks a run in two parts goes on to, given its public part's result
+Then = Callable[[RunResult], Sequence[int]]
+
+
+class PendingPair:
+    """A run in two parts (Sandbox.launch_then): `results()` gives the public part's result, and the hidden
+    part's with the groups it holds (None where it went on to none)."""
+
+    def __init__(self, limits: Limits, plan: Plan, key: bytes) -> None:
+        self._limits, self._plan, self._key = limits, plan, key
+        self.running: Running | None = None
+        self.first: RunResult | None = None
+        self.second: Plan | None = None
+        self.wanted: list[int] = []
+        self.resume = 0
+
+    def results(self) -> tuple[RunResult, RunResult | None, list[int]]:
+        assert self.running is not None
+        exchange = self.running.wait()
+        if self.first is None:  # it never said all of its public part: the whole run is that part
+            return interpret(exchange, self._plan, self._key, self._limits), None, []
+        if not self.wanted or self.second is None:
+            return self.first, None, []
+        return self.first, interpret(exchange, self.second, self._key, self._limits, self.resume), self.wanted
+
+
+def frame(data: bytes) -> bytes:
+    """One part of a child's request: its size in 8 bytes, then the bytes (grader.run.child reads it)."""
+    return len(data).to_bytes(8, "big") + data
 
 
 def runs_lean(exercises: Sequence[Exercise]) -> bool:

@@ -298,12 +298,13 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
 
 
 def _fresh_stdio() -> None:
-    """Python-level streams on fds 0-2, whatever the zygote had."""
+    """Python-level streams on fds 0-2, whatever the zygote had; what is written to them is out at once, so that
+    a run's output up to its last word is all there when the grader reads it (grader.run.running)."""
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
+                                  line_buffering=True, write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
+                                  line_buffering=True, write_through=True)
 
 
 def _close_fds_except(keep: set[int]) -> None:

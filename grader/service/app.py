@@ -2,19 +2,19 @@
 a student's status and history, login links for the pages, and the instructor's regrade. Pages are in
 grader.service.pages.
 
-Every request names its student by a bearer token (the pages: a session cookie). A student sees their own
-submissions only; another's is "not found", as one that does not exist. Every store call runs in a thread,
-so that a slow disk never stalls the event loop.
+Every request names its student by a bearer token (the pages: a session cookie, which cannot make a login link,
+and whose state-changing requests must come from this server's pages: grader.service.origin). A student sees
+their own submissions only; another's is "not found", as one that does not exist. Every store call runs in a
+thread, so that a slow disk never stalls the event loop. The course's rules are read through `State.course`,
+which follows course.toml's edits (grader.service.live).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
 import urllib.parse
-import uuid
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,19 +24,24 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from grader.core.errors import GraderError
 from grader.service import queue, schema
 from grader.service.config import Course
-from grader.service.intake import Receipt, take, used_today
-from grader.service.standing import report_json, rows_of, standing
+from grader.service.deadlines import StoredRules
+from grader.service.live import LiveCourse
+from grader.service.origin import SameOrigin
+from grader.service.receive import receive, too_big
+from grader.service.seen import labelled, status_of
+from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
-from grader.service.uploads import Refused, check_upload
-from grader.service.views import stored_report, student_view
+from grader.service.uploads import Refused
+from grader.service.views import shown
 
 COOKIE = "grader_session"
 #: API requests other than uploads, per token per minute
@@ -47,7 +52,7 @@ MAX_WAIT = 60.0
 
 @dataclass
 class State:
-    course: Course
+    live: LiveCourse
     engine: Engine
     secret: bytes
     #: per token: times of its recent requests (uploads, others)
@@ -55,6 +60,16 @@ class State:
     #: submissions someone waits on -> the events to set when their result is written
     waiting: dict[int, list[asyncio.Event]] = field(default_factory=dict)
     last_result: int = 0
+    #: deadlines and extensions set from the pages, kept in the store (grader.service.deadlines)
+    stored: StoredRules | None = None
+
+    @property
+    def course(self) -> Course:
+        """The course's rules in force now: course.toml as last read whole and right, with the deadlines and
+        extensions the pages set in the store over it (read again before each request: FreshRules)."""
+        course = self.live.current()
+        return course if self.stored is None else self.stored.apply(course)
+
 
     def throttled(self, who: Who, kind: str, limit: int) -> float | None:
         """Seconds until `who` may make another `kind` request, if over `limit` a minute; else None (and counted)."""
@@ -68,6 +83,20 @@ class State:
             return round(60 - (now - times[0]), 1) + 0.1
         times.append(now)
         return None
+
+
+class FreshRules:
+    """ASGI middleware: before each request, the deadlines and extensions any process of the course set in the
+    store since the last one (in a thread: the event loop never waits on the store)."""
+
+    def __init__(self, app: ASGIApp, stored: StoredRules) -> None:
+        self.app = app
+        self.stored = stored
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await run_in_threadpool(self.stored.refresh)
+        await self.app(scope, receive, send)
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
@@ -108,43 +137,23 @@ async def submit(request: Request) -> Response:
         return who
     state = _state(request)
     name = urllib.parse.unquote(request.headers.get("x-filename", "submission.py"))
-    try:
-        rules = state.course.assignment_for(request.query_params.get("exercise"),
-                                            request.query_params.get("assignment"))
-    except GraderError as exc:
-        return error(422, str(exc))
-    key = request.headers.get("idempotency-key", "") or str(uuid.uuid4())
-    if len(key) > 100:
-        return error(422, "the Idempotency-Key header is longer than 100 characters")
     content = await _body(request, state.course.max_upload_bytes)
-    checked = check_upload(content, name, state.course.max_upload_bytes) if isinstance(content, bytes) else content
-    if isinstance(checked, Refused):
-        return error(checked.status, checked.message)
-    assert isinstance(content, bytes)
-    try:
-        receipt = await run_in_threadpool(take, state.engine, state.course, who, rules, content, name, checked, key,
-                                          state.secret)
-    except SQLAlchemyError as exc:
-        code, why = write_failure(exc)
-        return error(code, f"your submission was NOT stored: {why}. Submit again in a moment; if this goes on, "
-                           "tell your instructor.")
+    receipt = await receive(state, who, request.query_params.get("exercise"), request.query_params.get("assignment"),
+                            content, name, request.headers.get("idempotency-key", ""))
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message)
-    assert isinstance(receipt, Receipt)
     return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
     declared = request.headers.get("content-length", "")
-    too_big = Refused(413, f"the file is over {cap // 1024} KiB, this course's limit: submit only your code "
-                           "(a .py file or the notebook), not data or outputs.")
     if declared.isdigit() and int(declared) > cap:
-        return too_big
+        return too_big(cap)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > cap:
-            return too_big
+            return too_big(cap)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -197,19 +206,25 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
         ahead = db.execute(select(func.count()).where(j.state == "queued", j.priority == 0, j.id < select(
             func.max(j.id)).where(j.submission_id == ident).scalar_subquery())).scalar_one() \
             if row.state == "queued" else 0
-    rules = state.course.assignments.get(row.assignment)
+    course = state.course
+    rules = course.assignments.get(row.assignment)
     deadline = rules.deadline_for(owner) if rules is not None else None
     released = who.instructor or (deadline is not None and time.time() >= deadline)
     data: dict[str, object] = {"submission": row.id, "assignment": row.assignment, "filename": row.filename,
-                               "sha256": row.sha256, "received_at": row.received_at, "days_late": row.days_late,
+                               "sha256": row.sha256, "received_at": row.received_at,
+                               "days_late": late_now(course, rules, owner, row),
                                "seed_token": row.seed_token, "state": row.state, "queue_ahead": ahead,
                                "outcome": row.outcome, "hidden_released": released}
     text = report_json(state.engine, ident) if row.outcome is not None else None
     if text is not None:
         from grader.outputs.render_json import report_to_dict
 
-        view = student_view(stored_report(text), hidden_released=released)
+        with reading(state.engine) as db:  # what it counts for takes the student's other submissions
+            worth = worths(course, owner, rows_of(db, owner)).get(ident) if released else None
+        view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
         data.update(score=view.score, max_score=view.max_score, report=report_to_dict(view))
+        if worth is not None:
+            data.update(late_policy=worth[0].why, counts=worth[1])
     return data
 
 
@@ -218,32 +233,6 @@ async def status(request: Request) -> Response:
     if isinstance(who, JSONResponse):
         return who
     return JSONResponse(await run_in_threadpool(status_of, _state(request), who.student))
-
-
-def status_of(state: State, student: str) -> dict[str, object]:
-    course = state.course
-    counted = standing(state.engine, course, student)
-    assignments = []
-    spent = 0
-    for rules in course.assignments.values():
-        used = used_today(state.engine, student, rules.id, course)
-        choice = counted[rules.id]
-        spent += choice.late_days_used
-        deadline = rules.deadline_for(student)
-        released = deadline is not None and time.time() >= deadline
-        # before the deadline, which submission counts (and its total) would tell how the hidden checks went
-        shown = {"submission": choice.row.id if choice.row else None, "score": choice.score,
-                 "max_score": choice.max_score, "why": choice.why} if released else \
-            {"submission": None, "score": None, "max_score": None,
-             "why": "decided at the deadline, with the hidden checks"}
-        assignments.append({
-            "id": rules.id, "exercises": list(rules.exercise_ids), "opens": rules.opens, "deadline": deadline,
-            "extended": student in rules.extensions, "late": rules.late, "counts": rules.counts,
-            "submitted_today": used, "left_today": max(rules.per_day - used, 0) if rules.per_day else None,
-            "hidden_released": released, "counted": shown})
-    return {"student": student, "course": course.name, "assignments": assignments,
-            "late_days_left": max(course.late_days - spent, 0) if course.late_days else None,
-            "queue": queue.depth(state.engine)}
 
 
 async def history(request: Request) -> Response:
@@ -256,9 +245,11 @@ async def history(request: Request) -> Response:
     def rows() -> list[dict[str, object]]:
         with reading(state.engine) as db:
             found = rows_of(db, student or who.student, request.query_params.get("assignment"), limit=500)
+            every = rows_of(db, student or who.student)
         return [{"submission": r.id, "assignment": r.assignment, "filename": r.filename, "sha256": r.sha256,
-                 "received_at": r.received_at, "days_late": r.days_late, "state": r.state, "outcome": r.outcome,
-                 "public_score": r.public_score, "max_score": r.max_score} for r in found]
+                 "received_at": r.received_at, "state": r.state, "outcome": r.outcome,
+                 "public_score": r.public_score, "max_score": r.max_score, **label.to_json()}
+                for r, label in labelled(state.course, student or who.student, found, every, who.instructor)]
 
     return JSONResponse({"student": student or who.student, "submissions": await run_in_threadpool(rows)})
 
@@ -267,8 +258,8 @@ async def new_login_link(request: Request) -> Response:
     who = await _who(request)
     if isinstance(who, JSONResponse):
         return who
-    if not request.headers.get("authorization", "").lower().startswith("bearer "):
-        # a session never mints another: one made by an LMS launch would outlive the roster and the platform
+    if who.by_session:  # else a stolen cookie would renew itself for ever, and one an LMS launch made would
+        # outlive the roster and the platform
         return error(403, "a login link needs your token (grade submit --login), not a page's session")
     code = await run_in_threadpool(login_link, _state(request).engine, who)
     return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
@@ -318,11 +309,13 @@ async def _watch(state: State) -> None:
                 event.set()
 
 
-def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
-    from grader.service import lti, lti_pages, pages
+def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
+    from grader.service import class_pages, deadline_pages, lti, lti_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
-    state = State(course=course, engine=engine, secret=secret)
+    state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))
+    assert state.stored is not None
+    state.stored.refresh()
     with reading(engine) as db:
         state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
 
@@ -339,11 +332,18 @@ def make_app(course: Course, engine: Engine, secret: bytes) -> Starlette:
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *pages.routes(), *lti_pages.routes()]
-    app = Starlette(routes=routes, lifespan=lifespan)
+              *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(), *pages.routes(),
+              *lti_pages.routes()]
+
+    async def missing(request: Request, _: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return error(404, "no such request of the course server's API: is AUTOGRADER_SERVER this course's?")
+        return pages.not_found(state)  # a page of the course, with its name
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(SameOrigin, cookie=COOKIE, exempt=("/lti/",)),
+                                Middleware(FreshRules, stored=state.stored)],
+                    exception_handlers={404: missing})
     app.state.grader = state
     return app
 
-
-def dumps(data: object) -> str:
-    return json.dumps(data, indent=2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import time
 import tomllib
 import urllib.error
@@ -33,15 +34,29 @@ RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
 class Settings:
     server: str
     token: str
+    #: the certificates an https server's must chain to: None, the system's store (and $SSL_CERT_FILE)
+    ca_file: Path | None = None
+
+    def tls(self) -> ssl.SSLContext | None:
+        """What an https server is verified against: its name and chain, always (never turned off)."""
+        if not self.server.startswith("https://"):
+            return None
+        try:
+            return ssl.create_default_context(cafile=self.ca_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise GraderError(f"--ca-file {self.ca_file}: cannot read certificates from it ({exc}); it is a PEM "
+                              f"file of the certificate authority your course named.") from None
 
 
 class ServerRefused(GraderError):
     """The server answered, and said no (the message is its own)."""
 
 
-def settings(start: Path | None = None) -> Settings:
-    """The server and token: the environment first, then the nearest grade-course.toml."""
+def settings(start: Path | None = None, ca_file: Path | None = None) -> Settings:
+    """The server and token: the environment first, then the nearest grade-course.toml; and what verifies an https
+    server (`ca_file`, else $AUTOGRADER_CA_FILE, else the system's store)."""
     server, token = os.environ.get("AUTOGRADER_SERVER", ""), os.environ.get("AUTOGRADER_TOKEN", "")
+    ca = ca_file or (Path(os.environ["AUTOGRADER_CA_FILE"]) if os.environ.get("AUTOGRADER_CA_FILE") else None)
     folder = (start or Path.cwd()).resolve()
     for candidate in (folder, *folder.parents):
         path = candidate / COURSE_FILE
@@ -61,7 +76,7 @@ def settings(start: Path | None = None) -> Settings:
     if not token:
         raise GraderError(f"no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "
                           f"token = \"...\" to {COURSE_FILE}.")
-    return Settings(server.strip().rstrip("/"), token.strip())
+    return Settings(server.strip().rstrip("/"), token.strip(), ca)
 
 
 def call(where: Settings, method: str, path: str, body: bytes | None = None,
@@ -70,9 +85,10 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
     request = urllib.request.Request(where.server + path, data=body, method=method, headers={
         "Authorization": f"Bearer {where.token}", "Accept": "application/json", **(headers or {})})
     delay = 0.5
+    context = where.tls()
     for attempt in range(retries + 1):
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
                 return response.status, json.loads(response.read() or b"{}")
         except urllib.error.HTTPError as exc:
             data = _json(exc.read())
@@ -83,8 +99,14 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
                     from None
             delay = max(delay, float(exc.headers.get("Retry-After") or 0))
         except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, ssl.SSLCertVerificationError):  # trying again would not make it trusted
+                raise GraderError(f"the course server at {where.server} could not be verified: its "
+                                  f"certificate is not trusted here ({reason.verify_message}). Nothing was sent. "
+                                  f"If your course uses its own certificate authority, pass --ca-file FILE (or set "
+                                  f"$AUTOGRADER_CA_FILE) to the file it gave you; else tell your instructor.") \
+                    from None
             if attempt == retries:
-                reason = getattr(exc, "reason", exc)
                 raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
                                   f"or try again later: nothing was lost.") from None
         time.sleep(delay)
@@ -141,8 +163,9 @@ def receipt_text(receipt: dict[str, Any]) -> str:
     late = f", {receipt['days_late']:g} day(s) late" if receipt.get("late") else ""
     left = "" if receipt.get("left_today") is None else f"; {receipt['left_today']} more today"
     again = " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
+    policy = f"  late: {receipt['late_policy']}\n" if receipt.get("late_policy") else ""
     return (f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
-            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n")
+            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n{policy}")
 
 
 def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
@@ -155,4 +178,7 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
         return (f"Not graded yet ({found.get('state')}{f', {ahead} ahead in the queue' if ahead else ''}). "
                 f"Run grade submit --status later: your submission is stored.\n", 0)
     report = report_from_dict(found["report"])
-    return render_text(report, color=color), int(report.exit_code)
+    counts = "" if "counts" not in found else \
+        f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} " \
+        f"({found.get('late_policy', '')}).\n"
+    return render_text(report, color=color) + counts, int(report.exit_code)

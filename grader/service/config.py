@@ -1,10 +1,13 @@
-"""A course server's configuration: `course.toml` in the course folder, read once, checked whole, frozen.
+"""A course server's configuration: `course.toml` in the course folder, checked whole, frozen (the server reads it
+again when it changes: grader.service.live).
 
     name = "Autograd 101"
-    exercises = "exercises"            # the catalog, relative to this file (default: exercises)
+    exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,
+                                       # else the catalog grade finds: $AUTOGRADER_EXERCISES, or the grader's own)
     roster = "roster.csv"              # what `grade tokens` reads by default
     timezone = "Europe/Paris"          # when a day starts, for daily limits and days late (default UTC)
     late_days = 3                      # each student's budget, for assignments with late = "late-days"
+    late_rounding = "day"              # a minute late is a day late (default); "hour": a minute late is an hour
     max_upload_kib = 256
     uploads_per_minute = 6             # per token; more gets 429 with Retry-After
     isolation = "landlock"             # the weakest confinement a submission may be graded under
@@ -16,7 +19,7 @@
     exercises = ["node-mul"]           # or: assignment = "autograd" (one of the catalog's)
     opens = 2026-11-01T00:00:00Z
     deadline = 2026-12-01T23:59:00Z
-    late = "penalty"                   # penalty (penalty_per_day, max_late_days), late-days, or none
+    late = "penalty"                   # penalty (penalty_per_day, max_late_days), late-days, or none (default)
     penalty_per_day = 0.1
     max_late_days = 3
     per_day = 5                        # submissions per student per day (0: no limit)
@@ -42,16 +45,27 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
-from grader.judge.catalog import Catalog
+from grader.judge.catalog import ENV_VAR, Catalog
 from grader.run.isolate import LEVELS, Level
 from grader.service.lti_config import LtiSettings, read_lti
+from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
 #: the server's own files in the course folder: the SQLite store, the workers' scratch, the gradebook's folder
 DATA = "server"
 Late = Literal["penalty", "late-days", "none"]
 Counts = Literal["best", "last"]
+Rounding = Literal["day", "hour"]
 DAY = 86400.0
+#: what days late are counted in, by course.toml's late_rounding: part of one counts whole
+ROUNDING = {"day": DAY, "hour": 3600.0}
+#: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named with its line
+#: (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
+COURSE_KEYS = frozenset({"name", "exercises", "roster", "timezone", "late_days", "late_rounding", "max_upload_kib",
+                         "uploads_per_minute", "isolation", "secret_file", "seed", "database", "assignments",
+                         "extensions", "lti"})
+ASSIGNMENT_KEYS = frozenset({"exercises", "assignment", "opens", "deadline", "late", "penalty_per_day",
+                             "max_late_days", "per_day", "counts"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,7 +78,8 @@ class Rules:
     catalog_assignment: str | None
     opens: float | None
     deadline: float | None
-    late: Late = "penalty"
+    #: without a late policy, late work is stored and marked, and counts 0: late credit is asked for explicitly
+    late: Late = "none"
     penalty_per_day: float = 0.0
     #: days after the deadline past which a late submission counts 0 (stored and marked all the same)
     max_late_days: float | None = None
@@ -93,6 +108,8 @@ class Course:
     assignments: dict[str, Rules]
     #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
     fixed_seed: int | None = None
+    #: days late are counted in whole days (a minute late is a day late) or whole hours
+    late_rounding: Rounding = "day"
     #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
     lti: LtiSettings | None = None
 
@@ -127,6 +144,10 @@ class Course:
                               f"with --assignment {holding[0].id}.")
         raise GraderError(f"this course grades no exercise {exercise[:80]!r}; its assignments: {listed}.")
 
+    def days_late(self, rules: Rules, student: str, received: float) -> float:
+        """How late a submission received at `received` is, by the student's deadline in force now."""
+        return days_late(received, rules.deadline_for(student), ROUNDING[self.late_rounding])
+
     def secret(self) -> bytes:
         """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it. The same file
         and rules as `grade batch`'s and `grade export`'s (grader.course.secret), so all three draw one seed."""
@@ -148,22 +169,23 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
     """Read and check `folder/course.toml`, and the catalog's exercises each assignment names."""
     path = folder / CONFIG
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise GraderError(f"{path}: cannot read the course configuration ({exc}).") from None
-    where = _Where(path)
-    exercises = folder / where.text(data, "exercises", "exercises")
+    where = Where(path, text)
+    where.known(data, COURSE_KEYS, "")
+    exercises = _exercises_folder(folder, where, data)
     catalog = Catalog(exercises)
-    if not exercises.is_dir():
-        raise GraderError(f"{path}: exercises: {exercises} is not a folder.")
-    isolation = where.text(data, "isolation", "landlock")
-    if isolation not in LEVELS:
-        raise GraderError(f"{path}: isolation must be one of {', '.join(LEVELS)}, not {isolation!r}.")
+    isolation = where.choice(data, "isolation", "landlock", LEVELS)
     zone_name = where.text(data, "timezone", "UTC")
     try:
         zone: tzinfo = UTC if zone_name == "UTC" else ZoneInfo(zone_name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise GraderError(f"{path}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, UTC).") from None
+        raise GraderError(f"{where.at('timezone')}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, "
+                          "UTC).") from None
+    rounding = where.choice(data, "late_rounding", "day", tuple(ROUNDING), " (day: a minute late is a day late; "
+                                                                          "hour: an hour late)")
     extensions = data.get("extensions", {})
     if not isinstance(extensions, dict):
         raise GraderError(f"{path}: [extensions] must be a table of assignments.")
@@ -182,14 +204,15 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
                   secret_file=folder / where.text(data, "secret_file", "course-secret"),
                   database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
                   assignments=assignments, fixed_seed=_seed(where, data.get("seed")),
+                  late_rounding="hour" if rounding == "hour" else "day",
                   lti=read_lti(path, data.get("lti"), set(assignments)))
 
 
-def _seed(where: _Where, value: Any) -> int | None:
+def _seed(where: Where, value: Any) -> int | None:
     if value is None or value == "per-submission":
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise GraderError(f"{where.path}: seed is a whole number, or \"per-submission\" (the default).")
+        raise GraderError(f"{where.at('seed')}: seed is a whole number, or \"per-submission\" (the default).")
     return value
 
 
@@ -201,27 +224,11 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-class _Where:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def text(self, data: dict[str, Any], key: str, default: str) -> str:
-        value = data.get(key, default)
-        if not isinstance(value, str):
-            raise GraderError(f"{self.path}: {key} must be a string, not {value!r}.")
-        return value
-
-    def number(self, data: dict[str, Any], key: str, default: int) -> int:
-        value = data.get(key, default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise GraderError(f"{self.path}: {key} must be a whole number of 0 or more, not {value!r}.")
-        return value
-
-
-def _rules(where: _Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo) -> Rules:
+def _rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo) -> Rules:
     at = f"assignments.{name}"
     if not isinstance(spec, dict):
         raise GraderError(f"{where.path}: [{at}] must be a table.")
+    where.known(spec, ASSIGNMENT_KEYS, at)
     catalog_assignment = spec.get("assignment")
     try:
         if catalog_assignment is not None:
@@ -234,43 +241,68 @@ def _rules(where: _Where, name: str, spec: Any, catalog: Catalog, extensions: An
             _exercises(catalog, ids)
     except GraderError as exc:
         raise GraderError(f"{where.path}: {at}: {exc}") from None
-    late = spec.get("late", "penalty")
+    late = spec.get("late", "none")
     counts = spec.get("counts", "best")
     if late not in get_args(Late):
-        raise GraderError(f"{where.path}: {at}.late must be penalty, late-days or none, not {late!r}.")
+        raise GraderError(f"{where.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}.")
     if counts not in get_args(Counts):
-        raise GraderError(f"{where.path}: {at}.counts must be best or last, not {counts!r}.")
-    penalty = spec.get("penalty_per_day", 0.0)
-    if not isinstance(penalty, (int, float)) or not 0 <= penalty <= 1:
-        raise GraderError(f"{where.path}: {at}.penalty_per_day is a fraction of the points from 0 to 1.")
+        raise GraderError(f"{where.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}.")
+    penalty = spec.get("penalty_per_day")
+    if late == "penalty" and penalty is None:  # 0% a day, for ever, would give late work full marks by default
+        raise GraderError(f"{where.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
+                          "of the points taken off per day late (0 gives late work full marks however late).")
+    if not isinstance(penalty, (int, float, type(None))) or not 0 <= (penalty or 0.0) <= 1:
+        raise GraderError(f"{where.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
+                          "from 0 to 1.")
     max_days = spec.get("max_late_days")
     if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
-        raise GraderError(f"{where.path}: {at}.max_late_days must be a number of days.")
+        raise GraderError(f"{where.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days.")
     deadline = _moment(where, f"{at}.deadline", spec.get("deadline"), zone)
     if not isinstance(extensions, dict):
-        raise GraderError(f"{where.path}: [extensions.{name}] must map student ids to a deadline or days.")
+        raise GraderError(f"{where.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
+                          "deadline or days.")
     granted: dict[str, float] = {}
     for student, value in extensions.items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if deadline is None:
-                raise GraderError(f"{where.path}: extensions.{name}.{student}: days of extension need a deadline.")
+                raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
+                                  "of extension need a deadline.")
             granted[str(student)] = deadline + float(value) * DAY
         else:
             moment = _moment(where, f"extensions.{name}.{student}", value, zone)
             if moment is None:
-                raise GraderError(f"{where.path}: extensions.{name}.{student} needs a date or a number of days.")
+                raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
+                                  "date or a number of days.")
             granted[str(student)] = moment
     return Rules(id=name, exercise_ids=ids, catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
                  opens=_moment(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
-                 late=late, penalty_per_day=float(penalty), max_late_days=float(max_days) if max_days is not None
-                 else None, per_day=where.number(spec, "per_day", 0), counts=counts, extensions=granted)
+                 late=late, penalty_per_day=float(penalty or 0.0), max_late_days=float(max_days) if max_days is not None
+                 else None, per_day=where.number(spec, "per_day", 0, at), counts=counts, extensions=granted)
+
+
+def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
+    """course.toml's `exercises` (relative to it); without one, the course folder's exercises/, else the catalog
+    `grade` itself finds ($AUTOGRADER_EXERCISES, else the one beside the grader): a course may name catalog ids."""
+    if "exercises" in data or (folder / "exercises").is_dir():
+        exercises = folder / where.text(data, "exercises", "exercises")
+        if not exercises.is_dir():
+            raise GraderError(f"{where.path}: exercises: {exercises} is not a folder.")
+        return exercises
+    try:
+        return Catalog.find().root
+    except GraderError:
+        named = os.environ.get(ENV_VAR)
+        elsewhere = f"${ENV_VAR} ({named}) is not a folder" if named else \
+            f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
+        raise GraderError(f"{where.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
+                          f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder.") from None
 
 
 def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
     return [catalog.load(i) for i in ids]
 
 
-def _moment(where: _Where, key: str, value: Any, zone: tzinfo) -> float | None:
+def _moment(where: Where, key: str, value: Any, zone: tzinfo) -> float | None:
     """A TOML date-time (or an ISO 8601 string) as epoch seconds; a time without an offset is the course's zone."""
     if value is None:
         return None
@@ -278,20 +310,21 @@ def _moment(where: _Where, key: str, value: Any, zone: tzinfo) -> float | None:
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            raise GraderError(f"{where.path}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z).") \
+            raise GraderError(f"{where.at(key)}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z).") \
                 from None
     if not isinstance(value, datetime):
-        raise GraderError(f"{where.path}: {key} must be a date and time, like 2026-12-01T23:59:00Z.")
+        raise GraderError(f"{where.at(key)}: {key} must be a date and time, like 2026-12-01T23:59:00Z.")
     if value.tzinfo is None:
         value = value.replace(tzinfo=zone)
     return float(value.timestamp())
 
 
-def days_late(received: float, deadline: float | None) -> float:
-    """Whole days late, rounded up (a minute late is a day late); 0 when on time or with no deadline."""
+def days_late(received: float, deadline: float | None, unit: float = DAY) -> float:
+    """Days late, rounded up to a whole `unit` (by default a day: a minute late is a day late); 0 when on time or
+    with no deadline."""
     if deadline is None or received <= deadline:
         return 0.0
-    return float(math.ceil((received - deadline) / DAY - 1e-9))
+    return math.ceil((received - deadline) / unit - 1e-9) * unit / DAY
 
 
 def day_of(moment: float, zone: tzinfo) -> tuple[float, float]:

@@ -16,6 +16,7 @@ from sqlalchemy import Engine, select
 
 from grader import __version__
 from grader.core.exercise import Exercise
+from grader.core.seeds import secret_id
 from grader.course.batch import atomic, write_student
 from grader.course.classfiles import ClassFiles, write_class_files
 from grader.course.manifest import Manifest
@@ -26,7 +27,7 @@ from grader.service import schema
 from grader.service.config import Course, Rules
 from grader.service.standing import count, report_json, rows_of
 from grader.service.store import reading
-from grader.service.views import counted_copy, stored_report
+from grader.service.views import as_graded, counted_copy, stored_report
 
 
 def roster(engine: Engine) -> list[Student]:
@@ -52,7 +53,7 @@ def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[Stude
                                              Cause("no-submission")), submission="", sha256="", seed=0)
             outcome: Outcome = "missing"
         else:
-            report = counted_copy(stored_report(text), chosen.factor, chosen.why)
+            report = counted_copy(as_graded(stored_report(text), chosen.row.seed_token), chosen.factor, chosen.why)
             outcome = "unreadable" if chosen.row.outcome == "unreadable" else "graded"
             student = dataclasses.replace(student, submission=chosen.row.filename)
         yield StudentReport(student=student, report=report, outcome=outcome)
@@ -72,9 +73,12 @@ def export(engine: Engine, course: Course, rules: Rules, out: Path | None = None
     for stale in (folder / STUDENTS).glob("*"):  # a student no longer on the roster (a token revoked and removed)
         if stale.name not in kept and stale.is_dir():
             shutil.rmtree(stale)
+    # the seeds as the server drew them: each its own from the course secret (named by its id), or the fixed one
+    drawn = {"seed": course.fixed_seed} if course.fixed_seed is not None else \
+        {"seed": 0, "secret": secret_id(course.secret())}
     manifest = Manifest(grader_version=__version__, setup="course-server", exercises=rules.exercise_ids,
-                        assignment=rules.id, seed=0, devices=("cpu", "cuda"), time_limit=None, names="course-server",
+                        assignment=rules.id, devices=("cpu", "cuda"), time_limit=None, names="course-server",
                         columns="total", roster_sha256="", klass="", shard=None, students=tuple(students),
-                        folders=tuple(folders))
+                        folders=tuple(folders), **drawn)
     atomic(folder / MANIFEST, manifest.to_json(), durable=True)
     return folder, write_class_files(folder, course.catalog(), manifest)

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.judge.catalog import Catalog
+from grader.judge.expected_cache import ExpectedStore
 from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.formats import render
@@ -47,6 +48,7 @@ class Grader:
         self._stamp: dict[str, tuple[tuple[str, int, int], ...]] = {}
         self._expected: ExpectedCache = {}
         self._mistakes: MutantCache = {}
+        self._store = ExpectedStore.for_user()
 
     def grade(self, job: Claimed, stored: Stored) -> Result:
         started = time.perf_counter()
@@ -85,10 +87,13 @@ class Grader:
         finally:
             path.unlink(missing_ok=True)
             os.rmdir(folder)
+        # torch expected values on disk too, for this machine's other workers and a regrade after a restart
+        store = self._store if self.sandbox.mode.level != "none" else None  # type: ignore[attr-defined]
         graded = grade_submission(self.sandbox, submission, exercises, seed=stored.seed,  # type: ignore[arg-type]
-                                  cache=self._expected, mutant_cache=self._mistakes)
+                                  cache=self._expected, mutant_cache=self._mistakes, store=store)
         return build_report(graded, submission=stored.filename, sha256=stored.sha256, seed=stored.seed,
-                            seconds=time.perf_counter() - started, notes=submission.notes)
+                            seconds=time.perf_counter() - started, notes=submission.notes,
+                            seed_token=_token(stored))
 
     def _exercises(self, ids: Sequence[str]) -> list[Exercise]:
         """The exercises, from a catalog read again when any of their files changed (then regrades see the change)."""
@@ -114,4 +119,10 @@ def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
 
 def _empty(stored: Stored, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
     return build_report(not_graded(exercises, problem, cause), submission=stored.filename, sha256=stored.sha256,
-                        seed=stored.seed)
+                        seed=stored.seed, seed_token=_token(stored))
+
+
+def _token(stored: Stored) -> str | None:
+    """The token a report shows for a seed drawn from the course secret (the seed itself would give away the hidden
+    inputs); None for the course's one fixed seed, which the report shows as a batch's --seed does."""
+    return stored.seed_token if stored.seed_token.startswith("s1-") else None

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import ipaddress
 from functools import partial
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.outputs.html_page import e, page
+from grader.outputs.html_page import e
 from grader.service import lti
 from grader.service.app import COOKIE, State
+from grader.service.forms import fields
 from grader.service.lti_config import LtiSettings
 from grader.service.lti_token import Keys, Refused
 from grader.service.tokens import SESSION_SECONDS
@@ -64,34 +65,33 @@ async def _params(request: Request) -> dict[str, str] | None:
     """The query (GET) or the urlencoded form (POST), bounded; None if too big."""
     if request.method == "GET":
         return dict(request.query_params)
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_FORM:
-        return None
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_FORM:
-            return None
-    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    return await fields(request, MAX_FORM)
 
 
-def _refused(refused: Refused) -> HTMLResponse:
+def _page(request: Request, title: str, body: str) -> str:
+    """A page of this course (its name at the top), as every page of the server."""
+    from grader.service.pages import course_page
+
+    return course_page(_state(request), title, body)
+
+
+def _refused(request: Request, refused: Refused) -> HTMLResponse:
     body = f"<h1>{e(refused.title)}</h1><p>{e(refused.message)}</p>"
     if refused.relaunch:
         body += (f'<p><a href="{e(refused.relaunch)}" target="_blank" rel="noopener">Open the assignment in a new '
                  f"window</a>, where the sign-in can keep its cookie.</p>")
     if refused.setup:
         body += f'<p class="muted">For the instructor: <code>{e(refused.setup)}</code></p>'
-    return HTMLResponse(page(refused.title, body), refused.status)
+    return HTMLResponse(_page(request, refused.title, body), refused.status)
 
 
-def _no_lti() -> HTMLResponse:
-    return HTMLResponse(page("No LMS launch", "<h1>This course takes no LMS launch</h1><p>Its course.toml has no "
-                                              "[lti] table: sign in with <code>grade submit --login</code>.</p>"), 404)
+def _no_lti(request: Request) -> HTMLResponse:
+    return HTMLResponse(_page(request, "No LMS launch", "<h1>This course takes no LMS launch</h1><p>Its course.toml "
+                              "has no [lti] table: sign in with <code>grade submit --login</code>.</p>"), 404)
 
 
-def _plain_http() -> HTMLResponse:
-    return _refused(Refused(400, "LMS launches need https", "The LMS launches from its own site, and browsers "
+def _plain_http(request: Request) -> HTMLResponse:
+    return _refused(request, Refused(400, "LMS launches need https", "The LMS launches from its own site, and browsers "
                                 "send the cookie that binds a sign-in across sites only over https.",
                                 setup="serve over TLS, and set [lti] url = \"https://...\" in course.toml"))
 
@@ -100,13 +100,13 @@ async def _incoming(request: Request) -> tuple[LtiSettings, str, dict[str, str]]
     """The course's LTI settings, this server's URL and the request's parameters; or the page saying why not."""
     settings = _settings(request)
     if settings is None:
-        return _no_lti()
+        return _no_lti(request)
     tool = _tool_url(request, settings)
     if tool is None:
-        return _plain_http()
+        return _plain_http(request)
     params = await _params(request)
     if params is None:
-        return _refused(Refused(413, "Not a launch", "The request is too big for a login or a launch."))
+        return _refused(request, Refused(413, "Not a launch", "The request is too big for a login or a launch."))
     return settings, tool, params
 
 
@@ -123,7 +123,7 @@ async def login(request: Request) -> Response:
     settings, tool, params = incoming
     found = await run_in_threadpool(lti.begin, _state(request).engine, settings, params, tool)
     if isinstance(found, Refused):
-        return _refused(found)
+        return _refused(request, found)
     response = RedirectResponse(found.redirect, status_code=302)
     response.headers.append("set-cookie", _cookie(lti.state_cookie(found.state), found.state, lti.STATE_SECONDS))
     return response
@@ -140,7 +140,7 @@ async def launch(request: Request) -> Response:
     found = await run_in_threadpool(partial(lti.finish, framed=framed), state.engine, state.course, form,
                                     request.cookies, _keys(request, settings), tool)
     if isinstance(found, Refused):
-        response = _refused(found)
+        response = _refused(request, found)
         response.headers.append("set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0))
     else:
         # the state's cookie stays until /lti/open: it shows that the browser opening the session launched it
@@ -150,7 +150,7 @@ async def launch(request: Request) -> Response:
                 "minutes, in this browser).</p>")
         if found.setup:
             body += f'<p class="muted">For the instructor: {e(found.setup)}</p>'
-        html = page("Signed in", body)
+        html = _page(request, "Signed in", body)
         if not found.setup:
             html = html.replace("</head>", f'<meta http-equiv="refresh" content="0;url={e(opener)}">\n</head>', 1)
         response = HTMLResponse(html)
@@ -162,8 +162,8 @@ async def open_session(request: Request) -> Response:
     found = await run_in_threadpool(lti.open_launch, _state(request).engine, request.path_params["code"],
                                     request.cookies)
     if found is None:
-        return HTMLResponse(page("Link used", "<h1>This link has expired, was used, or is another browser's</h1>"
-                                              "<p>Open the assignment in the LMS again.</p>"), 403)
+        return HTMLResponse(_page(request, "Link used", "<h1>This link has expired, was used, or is another "
+                                  "browser's</h1><p>Open the assignment in the LMS again.</p>"), 403)
     session, destination = found
     response = RedirectResponse(destination, status_code=303)
     response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="strict",

@@ -10,7 +10,7 @@ import time
 from datetime import datetime
 from urllib.parse import quote
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -18,18 +18,45 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
-from grader.service import queue, schema
-from grader.service.app import COOKIE, State, caller, status_of
-from grader.service.standing import Row, report_json, rows_of
+from grader.service import schema
+from grader.service.app import COOKIE, State, caller
+from grader.service.seen import is_released, labelled, status_of
+from grader.service.standing import Row, report_json, rows_of, worths
 from grader.service.store import reading
 from grader.service.tokens import SESSION_SECONDS, Who, use_link
-from grader.service.views import stored_report, student_view
+from grader.service.views import shown
 
 _CSS = """
 nav { margin: .4em 0 1em; } nav a { margin-right: 1em; }
 .late { color: #c62828; } .waiting { color: #8d6e00; }
+p.course { margin: 0; color: #3b6ea8; font-weight: 600; }
+form.upload { display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: end; }
+form.upload label { display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
+input, select, button { font: inherit; max-width: 100%; }
+@media (max-width: 640px) {
+  table.cards thead { display: none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
+  table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
+  table.cards td { border: none; border-bottom: 1px solid #eee; }
+  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
+}
 section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
 """
+
+
+def course_page(state: State, title: str, body: str, css: str = "") -> str:
+    """A page of this course: its name heads every page (and its title), errors and sign-in pages too."""
+    name = state.course.name
+    return page(f"{name}: {title}", f'<p class="course">{e(name)}</p>\n{body}', _CSS + css)
+
+
+def cards(headers: list[str], rows: list[list[str]]) -> str:
+    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
+    escaped): a form in its last column stays in reach without scrolling sideways."""
+    head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
+                   + "</tr>\n" for row in rows)
+    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
 
 
 def _when(moment: float | None, state: State) -> str:
@@ -44,33 +71,58 @@ def _state(request: Request) -> State:
 
 
 async def _reader(request: Request, instructor: bool = False) -> Who | Response:
-    who = await caller(request, _state(request))
+    state = _state(request)
+    who = await caller(request, state)
     if who is None:
-        return HTMLResponse(page("Sign in", "<h1>Sign in</h1><p>Run <code>grade submit --login</code> and open the "
-                                            "link it prints (it works once, for five minutes), or open the "
-                                            "assignment from the LMS, in a window of its own.</p>"), 401)
+        return HTMLResponse(course_page(state, "Sign in", "<h1>Sign in</h1><p>Run <code>grade submit --login</code> "
+                                                          "and open the link it prints (it works once, for five "
+                                                          "minutes), or open the assignment from the LMS, in a window "
+                                                          "of its own.</p>"), 401)
     if instructor and not who.instructor:
-        return HTMLResponse(page("Not yours", "<h1>Instructors only</h1>"), 403)
+        return HTMLResponse(course_page(state, "Not yours", "<h1>Instructors only</h1>"), 403)
     return who
+
+
+def not_found(state: State, what: str = "Not found") -> HTMLResponse:
+    return HTMLResponse(course_page(state, "Not found", f"<h1>{e(what)}</h1>"), 404)
+
+
+async def home(request: Request) -> Response:
+    """What this server is, for whoever opens its address: the course, how to submit and how to sign in."""
+    name = e(_state(request).course.name)
+    body = (f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
+            "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
+            "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
+            "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
+            "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
+            "<h2>Sign in</h2><p>Run <code>grade submit --login</code> and open the link it prints (once, within five "
+            "minutes). Then: <a href=\"/me\">your submissions</a>; instructors: <a href=\"/instructor\">the "
+            "class</a>.</p>")
+    return HTMLResponse(course_page(_state(request), "grading server", body))
 
 
 async def login(request: Request) -> Response:
     state = _state(request)
     session = await run_in_threadpool(use_link, state.engine, request.path_params["code"])
     if session is None:
-        return HTMLResponse(page("Link used", "<h1>This link has expired or was used</h1><p>Run <code>grade submit "
-                                              "--login</code> again for a new one.</p>"), 403)
+        return HTMLResponse(course_page(state, "Link used", "<h1>This link has expired or was used</h1><p>Run "
+                                                            "<code>grade submit --login</code> again for a new "
+                                                            "one.</p>"), 403)
     response = RedirectResponse("/me", status_code=303)
     response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
     return response
 
 
-def _submission_rows(rows: list[Row], state: State, link: str) -> str:
+def _submission_rows(rows: list[Row], state: State, link: str, student: str, instructor: bool = False) -> str:
     cells = []
-    for row in rows:
-        late = f'<span class="late">{num(row.days_late)} d late</span>' if row.days_late > 0 else "on time"
-        score = (f"{num(row.public_score)} public" if row.outcome == "graded" else e(row.outcome)) \
+    with reading(state.engine) as db:  # what one counts depends on all of them (late days spent across them)
+        every = rows_of(db, student)
+    for row, label in labelled(state.course, student, rows, every, instructor):
+        late = f'<span class="late">{num(label.days_late)} d late</span>' if label.days_late > 0 else "on time"
+        counted = f"{num(label.score)}/{num(row.max_score)}{' counts' if label.counts else ''}" \
+            if label.score is not None else f"{num(row.public_score)} public"
+        score = (counted if row.outcome == "graded" else e(row.outcome)) \
             if row.outcome is not None else f'<span class="waiting">{e(row.state)}</span>'
         cells.append([f'<a href="{link}{row.id}">{row.id}</a>', e(row.assignment), e(row.filename),
                        e(_when(row.received_at, state)), late, score, f'<span class="id">{e(row.sha256[:12])}</span>'])
@@ -86,7 +138,7 @@ async def my_assignment(request: Request) -> Response:
     """One assignment's part of the student's page: where an LMS link to it leads."""
     chosen = request.path_params["assignment"]
     if chosen not in _state(request).course.assignments:
-        return HTMLResponse(page("Not found", "<h1>No such assignment</h1>"), 404)
+        return not_found(_state(request), "No such assignment")
     return await _student_page(request, chosen)
 
 
@@ -97,6 +149,8 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
     if who.instructor:
         return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
     state = _state(request)
+
+    from grader.service.upload_pages import upload_form
 
     def build() -> str:
         status = status_of(state, who.student)
@@ -120,9 +174,10 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
                 + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
                 + "<h2>Assignments</h2>"
-                + table(["assignment", "exercises", "deadline", "submissions left today", "counts now",
+                + cards(["assignment", "exercises", "deadline", "submissions left today", "counts now",
                          "hidden checks"], assignments)
-                + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/"))
+                + upload_form(state.course, chosen)
+                + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/", who.student))
         return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
@@ -143,45 +198,43 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
     try:
         ident = int(request.path_params["id"])
     except ValueError:
-        return HTMLResponse(page("Not found", "<h1>Not found</h1>"), 404)
+        return not_found(state)
 
     def build() -> str | None:
         with reading(state.engine) as db:
             owner = db.execute(select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
                                ).scalar_one_or_none()
-        if owner is None or (owner != who.student and not who.instructor):
-            return None
+            if owner is None or (owner != who.student and not who.instructor):
+                return None
+            rows = rows_of(db, owner)
         text = report_json(state.engine, ident)
         if text is None:
-            return page("Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in a moment.</p>"
-                                   f'<p><a href="{back}">back</a></p>')
-        rules = state.course.assignments.get(_assignment_of(state, ident))
-        deadline = rules.deadline_for(owner) if rules else None
-        released = who.instructor or (deadline is not None and time.time() >= deadline)
-        view = student_view(stored_report(text), hidden_released=released)
+            return course_page(state, "Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in "
+                                                 f'a moment.</p><p><a href="{back}">back</a></p>')
+        row = next(r for r in rows if r.id == ident)
+        course = state.course
+        released = who.instructor or is_released(course, owner, row.assignment)
+        view = shown(text, seed_token=row.seed_token, hidden_released=released,
+                     worth=worths(course, owner, rows).get(ident) if released else None)
         html = feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
-        return html.replace("<body>\n", f'<body>\n<nav><a href="{back}">&larr; back</a></nav>\n', 1)
+        return html.replace("<body>\n", f'<body>\n<nav><a href="{back}">&larr; back</a> '
+                                         f'<span class="muted">{e(state.course.name)}</span></nav>\n', 1)
 
     built = await run_in_threadpool(build)
     if built is None:
-        return HTMLResponse(page("Not found", "<h1>Not found</h1>"), 404)
+        return not_found(state)
     return HTMLResponse(built)
 
 
-def _assignment_of(state: State, ident: int) -> str:
-    with reading(state.engine) as db:
-        return str(db.execute(select(schema.submissions.c.assignment).where(schema.submissions.c.id == ident))
-                   .scalar_one())
-
-
 async def instructor(request: Request) -> Response:
+    """One assignment's class summary (grader.outputs.summary_html) over the counted scores."""
     who = await _reader(request, instructor=True)
     if not isinstance(who, Who):
         return who
     state = _state(request)
     chosen = request.query_params.get("assignment") or next(iter(state.course.assignments))
     if chosen not in state.course.assignments:
-        return HTMLResponse(page("Not found", "<h1>No such assignment</h1>"), 404)
+        return not_found(_state(request), "No such assignment")
     return HTMLResponse(await run_in_threadpool(_instructor_page, state, chosen))
 
 
@@ -192,37 +245,13 @@ def _instructor_page(state: State, chosen: str) -> str:
 
     course = state.course
     rules = course.assignments[chosen]
-    depth = queue.depth(state.engine)
-    workers = queue.worker_rows(state.engine, time.time() - 3600)
-    now = time.time()
-    worker_cells = [[e(w["id"]), e(w["host"]), e(f"{w['load']} on {w['cores']} cores"),
-                     e(w["job_id"] if w["job_id"] is not None else "idle"), e(w["graded"]),
-                     e(f"{now - float(w['heartbeat_at']):.0f} s ago"),  # type: ignore[arg-type]
-                     "stopped" if w["stopped_at"] else ("alive" if now - float(w["heartbeat_at"]) < 60  # type: ignore[arg-type]
-                                                        else '<span class="late">silent</span>')]
-                    for w in workers]
-    with reading(state.engine) as db:
-        students = db.execute(select(schema.students.c.id, func.count(schema.submissions.c.id))
-                              .outerjoin(schema.submissions, schema.submissions.c.student_id == schema.students.c.id)
-                              .where(schema.students.c.role == "student")
-                              .group_by(schema.students.c.id).order_by(schema.students.c.id)).all()
     rows = list(counted_rows(state.engine, course, rules))
-    columns = _columns(state, rules.exercise_ids)
-    summary = class_summary(rows, columns)
-    nav = " ".join(f'<a href="/instructor?assignment={e(a)}">{e(a)}</a>' for a in course.assignments)
-    live = (f'<nav>{nav} <a href="/instructor/gradebook/{e(chosen)}.csv">gradebook.csv ({e(chosen)})</a></nav>'
-            f'<section class="live"><h2>Queue</h2><ul class="stats"><li>{depth["queued"]} queued</li>'
-            f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
-            f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul>'
-            f'<h2>Workers</h2>'
-            + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], worker_cells)
-               if worker_cells else "<p>No worker has been seen in the last hour.</p>")
-            + f"<p>Deadline of {e(chosen)}: {e(_when(rules.deadline, state))}.</p></section>"
-            + "<h2>Students</h2>"
-            + table(["student", "submissions"], [[f'<a href="/instructor/students/{e(sid)}">{e(sid)}</a>', str(n)]
-                                                 for sid, n in students], numeric=frozenset({1})))
+    summary = class_summary(rows, _columns(state, rules.exercise_ids))
+    nav = " ".join(f'<a href="/instructor/summary?assignment={e(a)}">{e(a)}</a>' for a in course.assignments)
+    top = (f'<p class="course">{e(course.name)}</p><nav><a href="/instructor">&larr; class</a> {nav} '
+           f'<a href="/instructor/gradebook/{e(chosen)}.csv">gradebook.csv ({e(chosen)})</a></nav>')
     html = summary_html(summary, title=f"{course.name}: {chosen}, the counted scores")
-    return html.replace("<body>\n", f"<body>\n{live}\n", 1).replace("</style>", _CSS + "</style>", 1)
+    return html.replace("<body>\n", f"<body>\n{top}\n", 1).replace("</style>", _CSS + "</style>", 1)
 
 
 def _columns(state: State, ids: tuple[str, ...]) -> list[ExerciseColumn]:
@@ -246,8 +275,9 @@ async def student_history(request: Request) -> Response:
                    for a in status["assignments"]]  # type: ignore[attr-defined]
         body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1><h2>Counted</h2>'
                 + table(["assignment", "counts", "why"], counted)
-                + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/"))
-        return page(f"{state.course.name}: {student}", body, _CSS)
+                + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
+                                                                  instructor=True))
+        return course_page(state, student, body)
 
     return HTMLResponse(await run_in_threadpool(build))
 
@@ -266,7 +296,7 @@ async def gradebook_csv(request: Request) -> Response:
     state = _state(request)
     rules = state.course.assignments.get(request.path_params["assignment"])
     if rules is None:
-        return HTMLResponse(page("Not found", "<h1>No such assignment</h1>"), 404)
+        return not_found(_state(request), "No such assignment")
     from grader.service.gradebook import export
 
     folder, _ = await run_in_threadpool(export, state.engine, state.course, rules)
@@ -275,8 +305,9 @@ async def gradebook_csv(request: Request) -> Response:
 
 
 def routes() -> list[Route]:
-    return [Route("/login/{code}", login, name="login"), Route("/me", me), Route("/me/submissions/{id}", my_report),
+    return [Route("/", home),
+            Route("/login/{code}", login, name="login"), Route("/me", me), Route("/me/submissions/{id}", my_report),
             Route("/me/assignments/{assignment}", my_assignment),
-            Route("/instructor", instructor), Route("/instructor/students/{student}", student_history),
+            Route("/instructor/summary", instructor), Route("/instructor/students/{student}", student_history),
             Route("/instructor/submissions/{id}", any_report),
             Route("/instructor/gradebook/{assignment}.csv", gradebook_csv)]

@@ -41,6 +41,8 @@ class Stored:
     content: bytes
     sha256: str
     seed: int
+    #: how the receipt named the seed: "s1-..." drawn from the course secret, "seed-N" the course's fixed seed
+    seed_token: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +56,11 @@ class Claimed:
 
 def stored(db: Connection, submission: int) -> Stored:
     s = schema.submissions.c
-    row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed)
-                     .where(s.id == submission)).one()
+    row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed,
+                            s.seed_token).where(s.id == submission)).one()
     return Stored(id=row.id, student=row.student_id, assignment=row.assignment, filename=row.filename,
                   suffix=row.suffix if row.suffix in (".py", ".ipynb") else ".py", content=bytes(row.content),
-                  sha256=row.sha256, seed=row.seed)
+                  sha256=row.sha256, seed=row.seed, seed_token=row.seed_token)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,12 +158,17 @@ def reap(engine: Engine) -> list[int]:
     return again + [job for job, _ in dead]
 
 
-def enqueue_all(engine: Engine, assignment: str | None) -> int:
-    """Regrade every stored submission (of one assignment): a job each, behind every new submission."""
+def enqueue_all(engine: Engine, assignment: str | None, student: str | None = None) -> int:
+    """Regrade every stored submission (of one assignment, of one student): a job each, behind every new
+    submission."""
     s = schema.submissions.c
     now = time.time()
     with writing(engine) as db:
-        wanted = select(s.id) if assignment is None else select(s.id).where(s.assignment == assignment)
+        wanted = select(s.id)
+        if assignment is not None:
+            wanted = wanted.where(s.assignment == assignment)
+        if student is not None:
+            wanted = wanted.where(s.student_id == student)
         ids = [r.id for r in db.execute(wanted)]
         if ids:
             db.execute(insert(schema.jobs), [{"submission_id": i, "priority": 1, "state": "queued", "attempts": 0,

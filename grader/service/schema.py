@@ -3,14 +3,16 @@
 Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared and indexed as numbers.
 
 - students, tokens: who may submit (tokens stored as SHA-256 digests, never in clear), sessions and the
-  one-time login links of the pages;
-- submissions: every upload, its bytes, its receipt time and how late it was; unique per student and
-  idempotency key, so a retried upload is stored once;
+  one-time login links of the pages, each belonging to the token that made it (it ends with the token);
+- submissions: every upload, its bytes, its receipt time and how late it was; unique per student, assignment
+  and idempotency key, so a retried upload is stored once (and a key reused for another assignment is not a retry);
 - jobs: the queue. A job is claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL); a worker that
   dies stops renewing it, and another claims the job when it lapses;
 - results: one row per job at most (the job id is its key), so a result is written once however many
   workers graded it;
 - workers: each worker's host, load and last heartbeat, for the instructor page;
+- rule_overrides, audit_log: deadlines and extensions set from the instructor's pages over course.toml's, and every
+  change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
   LTI user (migration v0003_lti_launch).
@@ -63,6 +65,9 @@ sessions = Table(
     #: a login link is a session that is not yet used: it turns into a session cookie once
     Column("kind", String(10), nullable=False),
     Column("expires_at", Double, nullable=False),
+    #: the token a login link and its session were made from: they live only while it does (migration v0004_i31);
+    #: none for a launch's session (kind "lti"), which lives while its platform and LTI user do
+    Column("token_id", String(32), nullable=True),
 )
 
 submissions = Table(
@@ -81,7 +86,7 @@ submissions = Table(
     Column("days_late", Double, nullable=False, default=0.0),
     Column("seed", Integer, nullable=False),
     Column("seed_token", String(40), nullable=False),
-    UniqueConstraint("student_id", "idempotency_key", name="uq_submission_key"),
+    UniqueConstraint("student_id", "assignment", "idempotency_key", name="uq_submission_key"),
     Index("ix_submissions_student", "student_id", "assignment", "received_at"),
 )
 
@@ -163,4 +168,30 @@ lti_sessions = Table(
     Column("digest", String(64), ForeignKey("sessions.digest", ondelete="CASCADE"), primary_key=True),
     Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("subject", Text, nullable=False),
+)
+
+rule_overrides = Table(
+    "rule_overrides", metadata,
+    Column("assignment", String(200), primary_key=True),
+    #: "" for the class's deadline, else the student whose own deadline (extension) this is
+    Column("student", String(200), primary_key=True),
+    #: epoch seconds; NULL: no deadline (no extension)
+    Column("moment", Double, nullable=True),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", Double, nullable=False),
+)
+
+audit_log = Table(
+    "audit_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Double, nullable=False),
+    #: who: the instructor's id (their token's or their launch's)
+    Column("actor", String(200), nullable=False),
+    #: deadline, extension or regrade
+    Column("action", String(40), nullable=False),
+    Column("assignment", String(200), nullable=False, default=""),
+    Column("student", String(200), nullable=False, default=""),
+    #: the value before and after, as the page showed it (ISO 8601 in the course's zone, "none", a count)
+    Column("old", Text, nullable=False, default=""),
+    Column("new", Text, nullable=False, default=""),
 )

@@ -9,6 +9,7 @@ server's workers held on this machine are queued again at once; on other machine
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -35,6 +36,14 @@ class ServeOptions:
     port: int = 8000
     workers: int = 1
     lease: float = 30.0
+    #: TLS on uvicorn itself: the certificate chain and its key (PEM); None: plain HTTP, for a proxy that does TLS
+    certfile: Path | None = None
+    keyfile: Path | None = None
+    #: the proxies whose X-Forwarded-For and -Proto are believed (addresses or networks, comma-separated); "" (the
+    #: default): none, whatever $FORWARDED_ALLOW_IPS says, so that no client can claim another address or https
+    trusted_proxies: str = ""
+    #: a line per request (its client's address, as the proxy rule has it) on standard output
+    access_log: bool = False
 
 
 def requeue_local(engine: Engine) -> int:
@@ -123,13 +132,18 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     host, port = listener.getsockname()[:2]
     workers = Workers(course, course.database, options.workers, options.lease, say) if options.workers else None
     app = make_app(course, engine, secret)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                            backlog=2048)
+    config = uvicorn.Config(app, log_level="warning", access_log=options.access_log, timeout_graceful_shutdown=5,
+                            backlog=2048, ssl_certfile=options.certfile, ssl_keyfile=options.keyfile,
+                            proxy_headers=bool(options.trusted_proxies),
+                            forwarded_allow_ips=options.trusted_proxies or None)
+    if options.access_log:
+        logging.getLogger("uvicorn.access").setLevel(logging.INFO)
     server = _server_class()(config)
     if workers is not None:
         workers.start()
     shown = f"[{host}]" if ":" in host else host
-    say(f"grade serve: {course.name} on http://{shown}:{port}/ ({options.workers} grading worker(s), store "
+    scheme = "https" if options.certfile else "http"
+    say(f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading worker(s), store "
         f"{_shown_store(course.database)})")
     sys.stdout.flush()
     try:

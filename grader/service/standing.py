@@ -1,11 +1,13 @@
 """Where each student stands: their submissions with their latest results, and which one counts under the course's
-rules (last or best, the late policy, late days spent across assignments in deadline order).
+rules (last or best, the late policy, late days spent across assignments in deadline order). A deadline moved
+later in course.toml (or an extension granted) applies to what was already submitted (`late_now`).
 
 Read from the store a student (or an assignment) at a time: nothing here holds the whole class's reports.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -83,35 +85,75 @@ def standing(engine: Engine, course: Course, student: str) -> dict[str, Counted]
 
 
 def count(course: Course, student: str, rows: Sequence[Row]) -> dict[str, Counted]:
+    return {rules.id: choice for rules, choice, _ in _counted(course, student, rows)}
+
+
+def worths(course: Course, student: str, rows: Sequence[Row]) -> dict[int, tuple[Counted, bool]]:
+    """What each of `student`'s graded submissions is worth under its assignment's rules now (with the late days
+    left to that assignment, spent in deadline order), and whether it is the one that counts."""
+    found = {}
+    for rules, choice, budget in _counted(course, student, rows):
+        for row in rows:
+            if row.assignment == rules.id and row.score is not None:
+                found[row.id] = (_worth(course, student, rules, row, budget),
+                                 choice.row is not None and choice.row.id == row.id)
+    return found
+
+
+def _counted(course: Course, student: str, rows: Sequence[Row]) -> list[tuple[Rules, Counted, int]]:
+    """Each assignment's rules, its counted submission, and the late days that were left to it."""
     budget = course.late_days
-    counted: dict[str, Counted] = {}
+    found = []
     ordered = sorted(course.assignments.values(), key=lambda a: (a.deadline_for(student) or float("inf"), a.id))
     for rules in ordered:
         mine = [row for row in rows if row.assignment == rules.id]
-        choice = _choose(rules, mine, budget)
+        choice = _choose(course, student, rules, mine, budget)
+        found.append((rules, choice, budget))
         budget -= choice.late_days_used
-        counted[rules.id] = choice
-    return counted
+    return found
+
+
+def span(days: float) -> str:
+    """A time late in words: whole days, or hours where the course counts them (late_rounding = "hour")."""
+    if days == int(days):
+        return f"{int(days)} day{'s' if days != 1 else ''}"
+    hours = round(days * 24)
+    return f"{hours} hour{'s' if hours != 1 else ''}"
 
 
 def factor_of(rules: Rules, days: float, budget: int) -> tuple[float, int, str]:
     """What a submission `days` late keeps of its score, the late days it spends, and why, in words."""
     if days <= 0:
         return 1.0, 0, "on time"
-    whole = int(days)
     if rules.late == "late-days":
-        if whole <= budget:
-            return 1.0, whole, f"{whole} late day{'s' if whole != 1 else ''} spent"
-        return 0.0, 0, f"{whole} days late, with {budget} late days left: counts 0"
+        spent = math.ceil(days - 1e-9)  # a late day is spent whole, whatever the rounding of days late
+        if spent <= budget:
+            return 1.0, spent, f"{spent} late day{'s' if spent != 1 else ''} spent"
+        return 0.0, 0, f"{span(days)} late, with {budget} late days left: counts 0"
     if rules.late == "none":
-        return 0.0, 0, "late: this assignment takes no late work (counts 0)"
+        return 0.0, 0, f"{span(days)} late: this assignment takes no late work (counts 0)"
     if rules.max_late_days is not None and days > rules.max_late_days:
-        return 0.0, 0, f"{whole} days late, past the {rules.max_late_days:g} days late work is taken: counts 0"
+        return 0.0, 0, f"{span(days)} late, past the {rules.max_late_days:g} days late work is taken: counts 0"
     factor = max(0.0, 1.0 - rules.penalty_per_day * days)
-    return factor, 0, f"{whole} day{'s' if whole != 1 else ''} late: {round((1 - factor) * 100)}% off"
+    return factor, 0, f"{span(days)} late: {round((1 - factor) * 100)}% off"
 
 
-def _choose(rules: Rules, rows: Sequence[Row], budget: int) -> Counted:
+def late_policy(rules: Rules, days: float, late_days: int) -> str:
+    """What the late policy makes of an upload `days` late, for its receipt; empty when it is on time."""
+    if days <= 0:
+        return ""
+    if rules.late == "late-days":
+        spent = math.ceil(days - 1e-9)
+        return (f"{span(days)} late: it counts in full if you have {spent} of your late days left (the course "
+                f"gives {late_days}; grade submit --status), else it counts 0")
+    factor, _, why = factor_of(rules, days, 0)
+    said = why if factor == 0.0 else f"{why}: it counts {round(factor * 100)}% of what it earns"
+    # under "last", a late upload takes the place of an earlier one on time, whatever it is worth
+    return said + ("; your last submission is the one that counts, so this one replaces any earlier"
+                   if rules.counts == "last" else "")
+
+
+def _choose(course: Course, student: str, rules: Rules, rows: Sequence[Row], budget: int) -> Counted:
     # a grader error is never the student's: such a submission neither counts nor stands in the way
     rows = [row for row in rows if row.outcome != "grader-error"]
     graded = [row for row in rows if row.score is not None]
@@ -123,17 +165,26 @@ def _choose(rules: Rules, rows: Sequence[Row], budget: int) -> Counted:
         if last.score is None:
             return Counted(assignment=rules.id, row=last, factor=1.0, score=None, max_score=None, late_days_used=0,
                            why="the last submission is still being graded")
-        return _worth(rules, last, budget)
+        return _worth(course, student, rules, last, budget)
     if not graded:
         return Counted(assignment=rules.id, row=rows[0], factor=1.0, score=None, max_score=None, late_days_used=0,
                        why="not graded yet")
     # best: the highest score after the late policy; on a tie, the one that spends fewer late days, then the earlier
-    return max((_worth(rules, row, budget) for row in graded),
+    return max((_worth(course, student, rules, row, budget) for row in graded),
                key=lambda c: (c.score or 0.0, -c.late_days_used, -(c.row.received_at if c.row else 0.0)))
 
 
-def _worth(rules: Rules, row: Row, budget: int) -> Counted:
-    factor, used, why = factor_of(rules, row.days_late, budget)
+def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> float:
+    """How late `row` counts: as its receipt said, or less where the deadline in force now is later (an extension
+    granted, a deadline moved in course.toml, after the upload). A deadline moved earlier applies from then on:
+    what a receipt said on time stays on time."""
+    if rules is None:
+        return row.days_late
+    return min(row.days_late, course.days_late(rules, student, row.received_at))
+
+
+def _worth(course: Course, student: str, rules: Rules, row: Row, budget: int) -> Counted:
+    factor, used, why = factor_of(rules, late_now(course, rules, student, row), budget)
     score = round((row.score or 0.0) * factor, 6)
     return Counted(assignment=rules.id, row=row, factor=factor, score=score, max_score=row.max_score,
                    late_days_used=used, why=why)

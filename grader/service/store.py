@@ -21,6 +21,8 @@ _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: an arbitrary constant, the key of PostgreSQL's advisory lock held while migrating
 _MIGRATION_LOCK = 0x67726164
 _IMMEDIATE = "grader_sqlite_immediate"
+#: SQLite connections a process keeps open (each a file handle and a small page cache)
+SQLITE_CONNECTIONS = 40
 
 
 class StoreError(GraderError):
@@ -52,7 +54,7 @@ def open_store(url: str, *, migrate_now: bool = True, pool_size: int = 8, durabl
         if migrate_now:
             migrate(engine)
     except SQLAlchemyError as exc:
-        raise StoreError(f"cannot open the store {_shown(url)}: {_reason(exc)}") from None
+        raise StoreError(f"cannot open the store {shown_url(url)}: {_reason(exc)}") from None
     return engine
 
 
@@ -63,8 +65,10 @@ def is_sqlite(engine: Engine) -> bool:
 def _sqlite(url: str, durable: bool) -> Engine:
     path = Path(url.removeprefix("sqlite:///"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": BUSY_SECONDS, "isolation_level": None,
-                                              "check_same_thread": False})
+    # as many connections kept as the server's threads use at once (anyio's 40): a burst of uploads would otherwise
+    # open, set up and close one for each request past the pool's default five
+    engine = create_engine(url, pool_size=SQLITE_CONNECTIONS, max_overflow=SQLITE_CONNECTIONS,
+                           connect_args={"timeout": BUSY_SECONDS, "isolation_level": None, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _pragmas(connection: sqlite3.Connection, _: Any) -> None:
@@ -136,8 +140,10 @@ def _head(config: Any) -> str | None:
     return None if head is None else str(head)
 
 
-def _shown(url: str) -> str:
-    """The URL without its password."""
+def shown_url(url: str) -> str:
+    """The URL without its password; a SQLite store's path."""
+    if url.startswith("sqlite:///"):
+        return url.removeprefix("sqlite:///")
     head, at, tail = url.rpartition("@")
     if not at:
         return url

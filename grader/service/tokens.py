@@ -4,6 +4,11 @@ one-time login links and session cookies, made from a token so that the token it
 A token reads `agt_<id>_<secret>`: the id finds its row, and the secret's SHA-256 is compared with the one
 stored by `hmac.compare_digest`. The secret is 256 random bits, so a plain digest is as good as a slow hash
 (nobody can try 2^256 guesses), and the store never holds a token that works.
+
+A login link and a session belong to the token that made them: each request by cookie checks that the token
+is still live, so revoking or reissuing it (`grade tokens --revoke`, `--again`, `--instructor`) ends them at
+once. Only the token makes a login link (`who.by_session` cannot), and a session lasts SESSION_SECONDS from
+its login, never renewed: a leaked cookie is good for a few hours at most, and never for a new credential.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, delete, insert, or_, select, update
 
 from grader.outputs.students import Student
 from grader.service import schema
@@ -33,6 +38,10 @@ class Who:
 
     student: str
     role: str
+    #: the token behind this request: given, or the one that made its session
+    token_id: str = ""
+    #: it came with a session cookie, not the token itself: it may not make new credentials
+    by_session: bool = False
 
     @property
     def instructor(self) -> bool:
@@ -62,6 +71,8 @@ def issue(engine: Engine, people: Sequence[Student], *, role: str = "student", a
             if live is not None and not again:
                 continue
             _revoke(db, person.id, now)
+            db.execute(delete(schema.sessions).where(schema.sessions.c.student_id == person.id,  # the old token's
+                                                     schema.sessions.c.kind != "lti"))
             token, ident, digest = new_token()
             db.execute(insert(schema.tokens).values(id=ident, student_id=person.id, digest=digest, created_at=now))
             issued.append((person, token))
@@ -95,6 +106,12 @@ def _upsert_student(db: Connection, person: Student, role: str) -> None:
         db.execute(update(schema.students).where(schema.students.c.id == person.id).values(**values))
 
 
+#: a token's holder, the statement made once: every request asks it
+_HOLDER = select(schema.tokens.c.digest, schema.tokens.c.revoked_at, schema.students.c.id, schema.students.c.role) \
+    .join(schema.students, schema.students.c.id == schema.tokens.c.student_id) \
+    .where(schema.tokens.c.id == bindparam("ident"))
+
+
 def who_has(engine: Engine, token: str) -> Who | None:
     """The holder of `token`, if it is well formed, known, matches and is not revoked."""
     match = _TOKEN.fullmatch(token.strip())
@@ -102,39 +119,46 @@ def who_has(engine: Engine, token: str) -> Who | None:
         return None
     ident, secret = match.groups()
     with reading(engine) as db:
-        row = db.execute(select(schema.tokens.c.digest, schema.tokens.c.revoked_at, schema.students.c.id,
-                                schema.students.c.role)
-                         .join(schema.students, schema.students.c.id == schema.tokens.c.student_id)
-                         .where(schema.tokens.c.id == ident)).first()
+        row = db.execute(_HOLDER, {"ident": ident}).first()
     # compared whatever was found, so that an unknown id and a wrong secret take the same time
     expected = row.digest if row is not None else "0" * 64
     if not hmac.compare_digest(expected, _digest(secret)) or row is None or row.revoked_at is not None:
         return None
-    return Who(student=row.id, role=row.role)
+    return Who(student=row.id, role=row.role, token_id=ident)
 
 
 def login_link(engine: Engine, who: Who) -> str:
-    """A one-time code, good for LOGIN_SECONDS, that /login/CODE turns into a session cookie."""
+    """A one-time code, good for LOGIN_SECONDS, that /login/CODE turns into a session cookie of `who`'s token."""
+    if who.by_session or not who.token_id:
+        raise PermissionError("a login link is made with the token itself, never from a session")
     code = secrets.token_urlsafe(32)
     with writing(engine) as db:
         db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < time.time()))
         db.execute(insert(schema.sessions).values(digest=_digest(code), student_id=who.student, kind="link",
-                                                  expires_at=time.time() + LOGIN_SECONDS))
+                                                  token_id=who.token_id, expires_at=time.time() + LOGIN_SECONDS))
     return code
 
 
 def use_link(engine: Engine, code: str) -> str | None:
-    """Spend a login code: a session id for the cookie, or None if it is unknown, used or expired."""
+    """Spend a login code: a session id for the cookie, or None if it is unknown, used, expired or its token revoked."""
     session = secrets.token_urlsafe(32)
     with writing(engine) as db:
         row = db.execute(delete(schema.sessions).where(
             schema.sessions.c.digest == _digest(code), schema.sessions.c.kind == "link",
-            schema.sessions.c.expires_at >= time.time()).returning(schema.sessions.c.student_id)).first()
-        if row is None:
+            schema.sessions.c.expires_at >= time.time()).returning(schema.sessions.c.student_id,
+                                                                   schema.sessions.c.token_id)).first()
+        if row is None or not _live(db, row.token_id, row.student_id):
             return None
         db.execute(insert(schema.sessions).values(digest=_digest(session), student_id=row.student_id,
-                                                  kind="session", expires_at=time.time() + SESSION_SECONDS))
+                                                  kind="session", token_id=row.token_id,
+                                                  expires_at=time.time() + SESSION_SECONDS))
     return session
+
+
+def _live(db: Connection, token: str, student: str) -> bool:
+    t = schema.tokens.c
+    return db.execute(select(t.id).where(t.id == token, t.student_id == student, t.revoked_at.is_(None))
+                      ).first() is not None
 
 
 def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
@@ -151,16 +175,19 @@ def lti_session(engine: Engine, student: str, platform: str, subject: str) -> st
 
 
 def who_is(engine: Engine, session: str) -> Who | None:
-    """The holder of a session cookie, while it lasts and their token is not revoked (a launch's: while its
-    platform and the roster's LTI user id still stand)."""
-    s, st, ls, lp = schema.sessions.c, schema.students.c, schema.lti_sessions.c, schema.lti_platforms.c
+    """The holder of a session cookie, while it lasts and what made it stands, checked on every request: the token
+    behind a login link's session is live; a launch's platform and the roster's LTI user id still stand."""
+    s, st, t, ls, lp = (schema.sessions.c, schema.students.c, schema.tokens.c, schema.lti_sessions.c,
+                        schema.lti_platforms.c)
     with reading(engine) as db:
-        row = db.execute(select(st.id, st.role)
+        row = db.execute(select(st.id, st.role, s.token_id)
                          .join(schema.sessions, s.student_id == st.id)
+                         .outerjoin(schema.tokens, and_(t.id == s.token_id, t.student_id == s.student_id,
+                                                        t.revoked_at.is_(None)))
                          .outerjoin(schema.lti_sessions, ls.digest == s.digest)
                          .outerjoin(schema.lti_platforms, lp.id == ls.platform)
                          .where(s.digest == _digest(session), s.expires_at >= time.time(),
-                                or_(s.kind == "session",
+                                or_(and_(s.kind == "session", t.id.is_not(None)),
                                     and_(s.kind == "lti", lp.id.is_not(None), st.lti_user_id != "",
                                          ls.subject == st.lti_user_id)))).first()
-    return None if row is None else Who(student=row.id, role=row.role)
+    return None if row is None else Who(student=row.id, role=row.role, token_id=row.token_id or "", by_session=True)

@@ -26,11 +26,11 @@ def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
     # "\n", not "\r\n": the text is written by the caller, whose text mode may translate newlines again.
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([*STUDENT_COLUMNS, *(c.id for c in columns)])
-    writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(_number(c.points) for c in columns)])
+    writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(number_text(c.points) for c in columns)])
     for row in sorted(rows, key=lambda r: (_id_key(r.student.id), r.student.submission)):
         student = row.student
-        writer.writerow([_text(student.name), _text(student.id), _text(student.sis_user_id),
-                         _text(student.sis_login_id), _text(student.section), *_cells(row, columns, total)])
+        writer.writerow([cell_text(student.name), cell_text(student.id), cell_text(student.sis_user_id),
+                         cell_text(student.sis_login_id), cell_text(student.section), *_cells(row, columns, total)])
     return buffer.getvalue()
 
 
@@ -46,7 +46,7 @@ def _cells(row: StudentReport, columns: Sequence[ExerciseColumn], total: str | N
         # Nothing could be graded (or nothing was handed in): 0 for the exercises it was to answer, or for all
         # of them when even that is unknown (it named no exercise and the batch named none).
         return ["0" if unknown or c.id in scores else "" for c in columns]
-    return [_number(scores[c.id]) if c.id in scores else "" for c in columns]
+    return [number_text(scores[c.id]) if c.id in scores else "" for c in columns]
 
 
 def _id_key(student_id: str) -> tuple[int, int, str]:
@@ -54,7 +54,7 @@ def _id_key(student_id: str) -> tuple[int, int, str]:
     return (0, int(student_id), student_id) if student_id.isascii() and student_id.isdigit() else (1, 0, student_id)
 
 
-def _text(text: str) -> str:
+def cell_text(text: str) -> str:
     """One line, and never a spreadsheet formula: a name can come from a student's file name."""
     # A line break inside a quoted field is valid CSV, but a name is one line in every gradebook.
     line = " ".join(text.split()) if "\n" in text or "\r" in text else text
@@ -62,6 +62,6 @@ def _text(text: str) -> str:
     return "'" + line if line[:1] in ("=", "+", "-", "@", "\t") else line
 
 
-def _number(x: float) -> str:
+def number_text(x: float) -> str:
     """Points as plain decimals, never in exponent form: 10, 2.5, 0.333333."""
     return f"{x + 0.0:.6f}".rstrip("0").rstrip(".")

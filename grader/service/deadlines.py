@@ -1,0 +1,167 @@
+"""Deadlines and extensions set from the instructor's pages: kept in the store over course.toml's, read again by
+every server before each request it answers and by `grade gradebook` (so every process of the course agrees at
+once), and each change written to the audit log in the same transaction (who, what, when, old and new value).
+
+course.toml stays the starting point: a row here overrides one value (an assignment's deadline, or one
+student's), and removing the row gives course.toml's value back. A row's moment None means "none": no deadline
+for the class, or no extension for the student (one course.toml grants is withdrawn). When the class deadline is
+moved here, course.toml's extensions move with it (they are extra time over the class's); an extension set on
+the page is a date and stays as set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Connection, Engine, delete, func, insert, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from grader.service import schema
+from grader.service.config import Course
+from grader.service.store import reading, writing
+
+#: the audit log's actions
+DEADLINE, EXTENSION, REGRADE, PUBLISH = "deadline", "extension", "regrade", "publish"
+o, a = schema.rule_overrides.c, schema.audit_log.c
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Override:
+    assignment: str
+    #: "" for the class's deadline, else the student's
+    student: str
+    #: epoch seconds; None: no deadline (no extension)
+    moment: float | None
+    set_by: str
+    set_at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    """One line of the audit log."""
+
+    id: int
+    at: float
+    actor: str
+    action: str
+    assignment: str
+    student: str
+    old: str
+    new: str
+
+
+def overrides(engine: Engine) -> list[Override]:
+    with reading(engine) as db:
+        return _overrides(db)
+
+
+def _overrides(db: Connection) -> list[Override]:
+    return [Override(assignment=r.assignment, student=r.student, moment=r.moment, set_by=r.set_by, set_at=r.set_at)
+            for r in db.execute(select(o.assignment, o.student, o.moment, o.set_by, o.set_at)
+                                .order_by(o.assignment, o.student))]
+
+
+def in_force(course: Course, found: list[Override]) -> Course:
+    """`course` (as course.toml says) with the store's overrides applied; an override of an assignment course.toml
+    no longer has is ignored."""
+    if not found:
+        return course
+    assignments = dict(course.assignments)
+    for rules in course.assignments.values():
+        mine = [x for x in found if x.assignment == rules.id]
+        if not mine:
+            continue
+        deadline, extensions = rules.deadline, dict(rules.extensions)
+        for x in mine:
+            if x.student == "":
+                if rules.deadline is not None and x.moment is not None:  # course.toml's extra time moves with it
+                    extensions = {s: m + (x.moment - rules.deadline) for s, m in extensions.items()}
+                deadline = x.moment
+        for x in mine:
+            if x.student != "":
+                if x.moment is None:
+                    extensions.pop(x.student, None)
+                else:
+                    extensions[x.student] = x.moment
+        assignments[rules.id] = dataclasses.replace(rules, deadline=deadline, extensions=extensions)
+    return dataclasses.replace(course, assignments=assignments)
+
+
+class StoredRules:
+    """The store's overrides as one process last read them: `refresh` reads them again when the audit log has grown
+    (one indexed query: the max of its key), the server before each request, in a thread; `apply` lays them over
+    a course.toml's course without touching the store, so the event loop never waits on it."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._revision = -1
+        self._found: list[Override] = []
+        self._base: Course | None = None
+        self._course: Course | None = None
+
+    def refresh(self) -> None:
+        try:
+            with reading(self._engine) as db:
+                revision = int(db.execute(select(func.coalesce(func.max(a.id), 0))).scalar_one())
+                if revision == self._revision:
+                    return
+                found = _overrides(db)
+        except SQLAlchemyError:  # the store is unreachable: the rules last read stand; writes fail loudly anyway
+            return
+        with self._lock:
+            self._revision, self._found, self._course = revision, found, None
+
+    def apply(self, course: Course) -> Course:
+        with self._lock:
+            if self._course is None or course is not self._base:
+                self._base, self._course = course, in_force(course, self._found)
+            return self._course
+
+
+def shown(moment: float | None, course: Course) -> str:
+    """A moment as the audit log keeps it: in the course's zone, to the second, or "none"."""
+    return "none" if moment is None else \
+        datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def record(db: Connection, actor: str, action: str, assignment: str = "", student: str = "", old: str = "",
+           new: str = "") -> Entry:
+    """Write one line of the audit log, in the caller's transaction."""
+    at = time.time()
+    ident = db.execute(insert(schema.audit_log).values(at=at, actor=actor, action=action, assignment=assignment,
+                                                       student=student, old=old, new=new)
+                       .returning(a.id)).scalar_one()
+    return Entry(id=ident, at=at, actor=actor, action=action, assignment=assignment, student=student, old=old,
+                 new=new)
+
+
+def change(engine: Engine, toml: Course, actor: str, assignment: str, student: str, moment: float | None,
+           reset: bool = False) -> Entry:
+    """Set (or, with `reset`, give back to course.toml) the class's deadline (student "") or one student's; the
+    audit log's entry for it. The old value is the one in force, read in the same transaction."""
+    with writing(engine) as db:
+        before = in_force(toml, _overrides(db)).assignments[assignment]
+        old = before.deadline if student == "" else before.extensions.get(student)
+        keyed = (o.assignment == assignment, o.student == student)
+        db.execute(delete(schema.rule_overrides).where(*keyed))
+        if not reset:
+            db.execute(insert(schema.rule_overrides).values(assignment=assignment, student=student, moment=moment,
+                                                            set_by=actor, set_at=time.time()))
+        after = in_force(toml, _overrides(db)).assignments[assignment]
+        new = after.deadline if student == "" else after.extensions.get(student)
+        action = DEADLINE if student == "" else EXTENSION
+        note = " (course.toml's again)" if reset else ""
+        return record(db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note)
+
+
+def audit(engine: Engine, limit: int = 200) -> list[Entry]:
+    """The audit log, newest first."""
+    with reading(engine) as db:
+        return [Entry(id=r.id, at=r.at, actor=r.actor, action=r.action, assignment=r.assignment, student=r.student,
+                      old=r.old, new=r.new)
+                for r in db.execute(select(schema.audit_log).order_by(a.id.desc()).limit(limit))]

@@ -1,0 +1,56 @@
+"""Cookie-authenticated requests that change something must come from the server's own pages: a POST, PUT, PATCH or
+DELETE that carries the session cookie and no bearer token is refused (403) unless its Origin (else its Referer)
+names this server's host.
+
+Why Origin and not a CSRF token: the pages run no script and hold no form whose token could be checked, and
+every browser names the page a cross-site request came from in Origin (older ones, or privacy settings, at
+least in Referer); a request that names neither is refused, so the check fails closed. A bearer token is not
+sent by the browser on its own, so requests that carry one (grade submit, scripts) are not asked. The host is
+compared, not the scheme: behind a proxy that ends TLS the server sees http while the browser says https
+(the proxy must pass the Host header on, as nginx's `proxy_set_header Host $host` does). An LTI launch is a
+POST from the LMS's page by design, authenticated by its signed id_token, state and nonce, never the cookie
+(which an LMS on the same site would send along): /lti/ is not asked.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def foreign(request: Request, cookie: str, exempt: tuple[str, ...] = ()) -> str | None:
+    """Why this request may not change anything with its cookie, or None where it may (or where its path starts
+    with one of `exempt`: routes that never read the cookie)."""
+    if request.method in SAFE_METHODS or cookie not in request.cookies or request.url.path.startswith(exempt):
+        return None
+    if request.headers.get("authorization", "").lower().startswith("bearer "):
+        return None
+    host = request.headers.get("host", "").lower()
+    named = request.headers.get("origin") or request.headers.get("referer") or ""
+    if not named or named == "null":
+        return "a page's request that changes something must say where it comes from (Origin or Referer)"
+    if urllib.parse.urlsplit(named).netloc.lower() != host or not host:
+        return "this request comes from another site's page; only this server's own pages may make it"
+    return None
+
+
+class SameOrigin:
+    """ASGI middleware: refuse, before any route runs, a cookie's state-changing request from another site."""
+
+    def __init__(self, app: ASGIApp, cookie: str, exempt: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.cookie = cookie
+        self.exempt = exempt
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            why = foreign(Request(scope), self.cookie, self.exempt)
+            if why is not None:
+                await JSONResponse({"error": why}, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -1,0 +1,102 @@
+"""What a reader is shown of a student's standing: each assignment's deadline, limits and counted submission
+(`--status` and the pages), and each submission's label in a history, which after the deadline says what it
+counts (its score after the late policy, and whether it is the one that counts), before it the public checks'
+points alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from grader.service import queue
+from grader.service.config import Course, Rules
+from grader.service.intake import used_today
+from grader.service.standing import Row, late_now, standing, worths
+
+if TYPE_CHECKING:
+    from grader.service.app import State
+
+
+def is_released(course: Course, student: str, assignment: str) -> bool:
+    """Whether the hidden checks of `student`'s `assignment` are out: their own deadline (extension included) passed."""
+    rules = course.assignments.get(assignment)
+    deadline = rules.deadline_for(student) if rules is not None else None
+    return deadline is not None and time.time() >= deadline
+
+
+def late_rule(rules: Rules) -> str:
+    """The assignment's late policy, in words."""
+    if rules.deadline is None:
+        return "no deadline"
+    if rules.late == "none":
+        return "late work is stored, and counts 0"
+    if rules.late == "late-days":
+        return "late work spends your late days; past them it counts 0"
+    limit = f", and counts 0 after {rules.max_late_days:g} days" if rules.max_late_days is not None else ""
+    return f"late work loses {round(rules.penalty_per_day * 100)}% of its points a day late{limit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """What a history says of one submission now."""
+
+    #: how late it counts (grader.service.standing.late_now)
+    days_late: float
+    #: its assignment's hidden checks are out (always, for an instructor)
+    hidden_released: bool
+    #: once they are: its score after the late policy, whether it is the one that counts, and why
+    score: float | None = None
+    counts: bool = False
+    late_policy: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        shown: dict[str, object] = {"days_late": self.days_late, "hidden_released": self.hidden_released}
+        if self.score is not None:
+            shown.update(score=self.score, counts=self.counts, late_policy=self.late_policy)
+        return shown
+
+
+def labelled(course: Course, student: str, rows: Sequence[Row], every: Sequence[Row], instructor: bool = False,
+             ) -> Iterator[tuple[Row, Label]]:
+    """Each of `rows`, with what a history shows of it: before its hidden checks are out, the public points alone.
+    `every`: all the student's submissions, which what one counts depends on (late days are spent across them)."""
+    worth = worths(course, student, every)
+    for row in rows:
+        rules = course.assignments.get(row.assignment)
+        late = late_now(course, rules, student, row)
+        out = instructor or is_released(course, student, row.assignment)
+        if out and row.id in worth:
+            counted, counts = worth[row.id]
+            yield row, Label(late, out, counted.score, counts, counted.why)
+        else:
+            yield row, Label(late, out)
+
+
+def status_of(state: State, student: str) -> dict[str, object]:
+    course = state.course
+    counted = standing(state.engine, course, student)
+    assignments = []
+    spent = 0
+    for rules in course.assignments.values():
+        used = used_today(state.engine, student, rules.id, course)
+        choice = counted[rules.id]
+        spent += choice.late_days_used
+        deadline = rules.deadline_for(student)
+        released = deadline is not None and time.time() >= deadline
+        # before the deadline, which submission counts (and its total) would tell how the hidden checks went
+        shown = {"submission": choice.row.id if choice.row else None, "score": choice.score,
+                 "max_score": choice.max_score, "why": choice.why} if released else \
+            {"submission": None, "score": None, "max_score": None,
+             "why": "decided at the deadline, with the hidden checks"}
+        assignments.append({
+            "id": rules.id, "exercises": list(rules.exercise_ids), "opens": rules.opens, "deadline": deadline,
+            "extended": student in rules.extensions, "late": rules.late, "late_rule": late_rule(rules),
+            "counts": rules.counts,
+            "submitted_today": used, "left_today": max(rules.per_day - used, 0) if rules.per_day else None,
+            "hidden_released": released, "counted": shown})
+    return {"student": student, "course": course.name, "assignments": assignments,
+            "late_days_left": max(course.late_days - spent, 0) if course.late_days else None,
+            "queue": queue.depth(state.engine)}

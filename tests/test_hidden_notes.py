@@ -1,0 +1,67 @@
+"""Nothing of the hidden run reaches a student before their deadline (issue 31, item 5): not its verdicts, not the
+integrity line it may add, not its time. A file that does something noted only in a hidden check's code shape
+gets, before the deadline, the very view (every format, byte for byte) of its twin that does not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.judge.catalog import Catalog
+from grader.judge.grading import grade
+from grader.judge.hidden_runs import HIDDEN_INTEGRITY
+from grader.judge.report import Report
+from grader.outputs.formats import render
+from grader.outputs.render_json import report_to_dict
+from grader.outputs.students import Student
+from grader.run.sandbox import Sandbox
+from grader.service.views import student_view
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "submissions" / "hostile"
+SEED = 4217
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Any:
+    with Sandbox(hide=[ROOT / "exercises"]) as box:
+        yield box
+
+
+def twins(tmp_path: Path, sample: str) -> tuple[Path, Path]:
+    """The sample, and the same file with its trigger off (TRIGGER = None: the same length, the same public run)."""
+    source = (HOSTILE / sample).read_text()
+    assert source.count("TRIGGER = True\n") == 1
+    armed, disarmed = tmp_path / "armed" / "work.py", tmp_path / "disarmed" / "work.py"
+    for path, text in ((armed, source), (disarmed, source.replace("TRIGGER = True\n", "TRIGGER = None\n"))):
+        path.parent.mkdir()
+        path.write_text(text)
+    return armed, disarmed
+
+
+def every_format(report: Report) -> str:
+    """What a student could read of `report`, in every format, the file's own digest and path aside."""
+    student = Student(id="s", name="s", submission="work.py")
+    texts = [json.dumps(report_to_dict(report), sort_keys=True)]
+    texts += [render(name, report, student=student).decode() for name in ("text", "gradescope", "junit", "feedback")]
+    return "\n".join(texts).replace(report.sha256, "SHA").replace(report.submission, "work.py")
+
+
+@pytest.mark.parametrize(("sample", "exercise"), [("refuses_only_in_the_hidden_shape.py", "node-mul"),
+                                                  ("swaps_the_engine_only_in_hidden.py", "control-flow")])
+def test_before_the_deadline_the_view_is_the_same_whether_the_hidden_trigger_fires(
+        sample: str, exercise: str, sandbox: Any, tmp_path: Path) -> None:
+    spec = Catalog(ROOT / "exercises").load(exercise)
+    armed, disarmed = (grade(path, [spec], seed=SEED, sandbox=sandbox) for path in twins(tmp_path, sample))
+    # the trigger fires, in the hidden run alone: the full report (the instructor's, and the student's after the
+    # deadline) says so in the one withheld line, and in no other words
+    assert armed.integrity == (HIDDEN_INTEGRITY,) and disarmed.integrity == ()
+    assert "out of the grader's sight" not in every_format(armed)
+    before = [student_view(r, hidden_released=False) for r in (armed, disarmed)]
+    assert every_format(before[0]) == every_format(before[1])
+    assert before[0].integrity == () and before[0].seconds == 0.0  # the hidden run's time is withheld too
+    after = student_view(armed, hidden_released=True)
+    assert after.integrity == (HIDDEN_INTEGRITY,) and after.seconds == armed.seconds

@@ -1,0 +1,87 @@
+"""How known mistakes run for a seed of each submission's own (issue 35): a mutant's checks in one child where every
+public check comes before the hidden ones, giving what its public and hidden runs apart gave; its localization
+found once, since every engine mutant of the course localizes to the same faults at every seed; and the slipped
+engines computed only where a diagnosis asks for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.judge import grading
+from grader.judge.catalog import Catalog
+from grader.judge.faults import faults
+from grader.judge.hidden_runs import hidden_last, merge, part_of
+from grader.judge.localize import localize
+from grader.judge.names import definitions
+from grader.run.inputs import draw_inputs
+from grader.run.load import load_submission
+from grader.run.sandbox import Group, Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = Catalog(ROOT / "exercises")
+SCALAR = [e for e in CATALOG.ids() if CATALOG.load(e).engine == "scalar"]
+SEEDS = (0, 7, 123456789, 2**31 - 5)
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> object:
+    with Sandbox(hide=[CATALOG.root], lean=True) as box:
+        yield box
+
+
+def test_every_engine_mutant_localizes_to_the_same_faults_at_every_seed(sandbox: Sandbox) -> None:
+    """The premise of localizing a mutant once: were a mutant's faults to depend on the seed, this names it."""
+    differ = []
+    for exercise_id in SCALAR:
+        exercise = CATALOG.load(exercise_id)
+        for mutant in exercise.mutants:
+            submission = load_submission(mutant.path)
+            overwrites = definitions(submission.cells).grad_overwrites
+            found = set()
+            for seed in SEEDS:
+                located = localize(sandbox, submission, exercise, seed)
+                found.add(frozenset((f.rule.method, f.rule.how) for f in faults(located, overwrites))
+                          if located is not None else None)
+            if len(found) != 1:
+                differ.append(f"{exercise_id}/{mutant.path.name}: {found}")
+    assert SCALAR and not differ, differ
+
+
+@pytest.mark.parametrize("exercise_id", ["node-mul", "tiny-engine", "node-backward"])
+def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: Sandbox, exercise_id: str) -> None:
+    exercise = CATALOG.load(exercise_id)
+    group = Group(exercise, draw_inputs(exercise, 99), 99)
+    mistakes = grading.mistake_runs(sandbox, group, None)
+    assert len(mistakes.mutants) == len(exercise.mutants)
+    for found in mistakes.mutants:
+        submission = load_submission(found.mutant.path)
+        public, hidden = (sandbox.launch(submission, [part_of(group, side)]).result().groups[0]
+                          for side in ("public", "hidden"))
+        apart = merge(exercise, public, hidden)
+        assert found.run is not None
+        assert found.run.probes == apart.probes, found.mutant.path
+        assert found.run.missing == apart.missing
+
+
+def test_node_backward_keeps_its_hidden_check_apart_for_mutants() -> None:
+    """Its hidden check comes before public ones, which must not meet the state it leaves."""
+    assert not hidden_last(CATALOG.load("node-backward"), "cpu")
+    assert hidden_last(CATALOG.load("node-mul"), "cpu")
+
+
+def test_slipped_engines_are_computed_only_when_asked(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = grading.slip_runs
+
+    def counted(*args: object) -> object:
+        calls.append("slips")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(grading, "slip_runs", counted)
+    exercise = CATALOG.load("node-mul")
+    group = Group(exercise, draw_inputs(exercise, 5), 5)
+    mistakes = grading.mistake_runs(sandbox, group, None)
+    assert calls == []
+    assert mistakes.slips() == mistakes.slips() and calls == ["slips"]
