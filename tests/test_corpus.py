@@ -3,15 +3,20 @@
 corpus/ holds engines (karpathy/micrograd, its history and pull requests, course re-implementations),
 dual-number classes and custom autograd Functions, each with its source and its truth judged by
 reading it (corpus/manifest.yaml). Every file is graded as each exercise listed for it, all through
-one sandbox, and the outcome is printed: precision (names given that are right) and recall (real
+one sandbox, and the outcome is printed by family, the exercise's engine (scalar: engines of Node or
+Value; torch: Functions and dual numbers): precision (names given that are right) and recall (real
 mistakes, including methods a file lacks, that got a right name). No name may be wrong, a file right
 in everything an exercise's probes use must score full marks on it, and a real mistake listed for an
-exercise must cost points there (micrograd's _visited flag never reset fails node-backward).
+exercise must cost points there (micrograd's _visited flag never reset fails node-backward). A mistake
+another one hides from every check (`masked_by`: micrograd's first commit never seeds the output, and
+its recursive walk without a visited set shows only once a probe seeds it) must be named too, from its
+own localization probe; the names a report gives it count for precision like any other.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +52,9 @@ class Mistake:
     names: frozenset[str]
     #: its effect on a check depends on chance (the order a set of nodes iterates in)
     sometimes: bool = False
+    #: the mistake of the same file that hides it from every check (a missing seed zeroes every gradient): it is
+    #: named from its own localization probe, with the other mended there, or not at all
+    masked_by: str = ""
 
 
 def entries() -> list[dict[str, Any]]:
@@ -55,7 +63,7 @@ def entries() -> list[dict[str, Any]]:
 
 def truth(entry: dict[str, Any], exercise_id: str) -> list[Mistake]:
     """The real mistakes an exercise's checks can see: the file's own, and each method its probes call that it lacks."""
-    found = [Mistake(m["rule"], m["what"], frozenset(m["names"]), m.get("seen") == "sometimes")
+    found = [Mistake(m["rule"], m["what"], frozenset(m["names"]), m.get("seen") == "sometimes", m.get("masked_by", ""))
              for m in entry["mistakes"] if m["exercises"] == "all" or exercise_id in m["exercises"]]
     catalog, name = catalog_of(exercise_id)
     uses = exercise_uses(catalog.load(name)) or frozenset(INTERFACE)
@@ -69,7 +77,19 @@ def name_of(diagnosis: Diagnosis) -> str:
 
 
 def names(result: ExerciseResult) -> set[str]:
-    return {name_of(c.diagnosis) for c in result.checks if c.diagnosis is not None and c.diagnosis.kind != "unknown"}
+    """Every name the report gives: on its failed checks, and the mistakes they hide (each from its own probe)."""
+    return {name_of(c.diagnosis) for c in result.checks if c.diagnosis is not None and c.diagnosis.kind != "unknown"} \
+        | masked_names(result)
+
+
+def masked_names(result: ExerciseResult) -> set[str]:
+    return {name_of(d) for d in result.masked}
+
+
+def family(exercise_id: str) -> str:
+    """scalar (an engine of Node or Value), or torch (a Function, dual numbers): the exercise's engine."""
+    catalog, name = catalog_of(exercise_id)
+    return catalog.load(name).engine
 
 
 def pairs() -> Iterator[tuple[dict[str, Any], str]]:
@@ -111,43 +131,61 @@ def test_the_corpus_is_real_files_with_their_sources_and_small_adapters() -> Non
 
 def test_the_corpus_gets_no_wrong_name_and_correct_files_full_marks(
         graded: dict[tuple[str, str], ExerciseResult], capsys: pytest.CaptureFixture[str]) -> None:
-    given = right = mistakes = recalled = 0
+    given: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    mistakes: Counter[str] = Counter()
+    recalled: Counter[str] = Counter()
+    masked = masked_named = 0
     wrong: list[str] = []
     unfair: list[str] = []
     unseen: list[str] = []
+    hidden_unnamed: list[str] = []
     rows = []
     for entry, exercise_id in pairs():
         result = graded[entry["file"], exercise_id]
+        kind = family(exercise_id)
         real = truth(entry, exercise_id)
         allowed = set().union(*(m.names for m in real))
         found = names(result)
-        given += len(found)
-        right += len(found & allowed)
+        given[kind] += len(found)
+        right[kind] += len(found & allowed)
         wrong += [f"{entry['file']} as {exercise_id}: {name}" for name in sorted(found - allowed)]
-        mistakes += len(real)
-        recalled += sum(1 for m in real if m.names & found)
+        mistakes[kind] += len(real)
+        recalled[kind] += sum(1 for m in real if m.names & found)
+        for m in real:
+            if m.masked_by and m.names:  # the second of a masked pair: its own probe isolates it
+                masked += 1
+                masked_named += bool(m.names & found)
+                if not m.names & found:
+                    hidden_unnamed.append(f"{entry['file']} as {exercise_id}: {m.what}")
         if not real and result.score < result.max_score:
             lost = [c.name for c in result.checks if c.status in ("failed", "error")]
             unfair.append(f"{entry['file']} as {exercise_id}: {result.score}/{result.max_score}, lost {lost}")
         if any(not m.sometimes for m in real) and result.score >= result.max_score:
             unseen.append(f"{entry['file']} as {exercise_id}: full marks despite {[m.what for m in real]}")
-        rows.append((entry["file"], exercise_id, result, sorted(found), len(real)))
-    precision = right / given if given else 1.0
-    recall = recalled / mistakes if mistakes else 1.0
+        rows.append((entry["file"], exercise_id, result, sorted(found - masked_names(result)),
+                     sorted(masked_names(result)), len(real)))
     with capsys.disabled():
         print(f"\ncorpus: {len(entries())} files, {len(rows)} gradings")
-        for file, exercise_id, result, found, count in rows:
+        for file, exercise_id, result, found, hidden, count in rows:
             print(f"  {file:32} {exercise_id:14} {result.score:>5g}/{result.max_score:<3g} {count} real, "
-                  f"named {', '.join(found) or '-'}")
+                  f"named {', '.join(found) or '-'}" + (f"; hidden behind them {', '.join(hidden)}" if hidden else ""))
         for line in wrong:
             print(f"  WRONG NAME  {line}")
         for line in unfair:
             print(f"  NOT FULL MARKS  {line}")
         for line in unseen:
             print(f"  MISSED BY THE CHECKS  {line}")
-        print(f"scalar: precision {right}/{given}, recall {recalled}/{mistakes} "
-              f"({precision:.3f} of the names given are right; {recall:.3f} of the real mistakes, methods a file "
-              "lacks or left unwritten included, got a right name)")
+        for line in hidden_unnamed:
+            print(f"  MASKED, NOT NAMED  {line}")
+        for kind in sorted(given | mistakes):
+            print(f"{kind}: precision {right[kind]}/{given[kind]}, recall {recalled[kind]}/{mistakes[kind]} "
+                  f"({right[kind] / max(given[kind], 1):.3f} of the names given are right; "
+                  f"{recalled[kind] / max(mistakes[kind], 1):.3f} of the real mistakes, methods a file lacks or left "
+                  "unwritten included, got a right name)")
+        print(f"masked: {masked_named}/{masked} mistakes hidden behind another in the same file named, each from its "
+              "own localization probe")
     assert wrong == []
     assert unfair == []
     assert unseen == []  # every real mistake listed for an exercise costs points there
+    assert hidden_unnamed == []  # the second mistake of each masked pair is named

@@ -38,11 +38,12 @@ def test_every_engine_mutant_localizes_to_the_same_faults_at_every_seed(sandbox:
         exercise = CATALOG.load(exercise_id)
         for mutant in exercise.mutants:
             submission = load_submission(mutant.path)
-            overwrites = definitions(submission.cells).grad_overwrites
+            defined = definitions(submission.cells)
             found = set()
             for seed in SEEDS:
                 located = localize(sandbox, submission, exercise, seed)
-                found.add(frozenset((f.rule.method, f.rule.how) for f in faults(located, overwrites))
+                found.add(frozenset((f.rule.method, f.rule.how)
+                                    for f in faults(located, defined.grad_overwrites, defined.stepped))
                           if located is not None else None)
             if len(found) != 1:
                 differ.append(f"{exercise_id}/{mutant.path.name}: {found}")

@@ -167,13 +167,16 @@ def test_code_that_runs_out_of_time_is_run_once_not_again_to_localize(grader: An
     # wrong values before the loop would ask for localization, whose probes loop too: a second limit
     sample = ROOT / "submissions" / "node-mul" / "loops_on_bigger_graphs.py"
     launched: list[str] = []
-    original = Sandbox.launch
 
-    def counting(self: Sandbox, submission: Any, groups: Any, **options: Any) -> Any:
-        launched.append(submission.name)
-        return original(self, submission, groups, **options)
+    def counting(method: Any) -> Any:
+        def counted(self: Sandbox, submission: Any, groups: Any, **options: Any) -> Any:
+            launched.append(submission.name)
+            return method(self, submission, groups, **options)
+        return counted
 
-    monkeypatch.setattr(Sandbox, "launch", counting)
+    # the student's public and hidden checks run in one child (launch_then); a localization would be a launch
+    monkeypatch.setattr(Sandbox, "launch", counting(Sandbox.launch))
+    monkeypatch.setattr(Sandbox, "launch_then", counting(Sandbox.launch_then))
     result = grader(sample, COURSE, "node-mul", 1.0)
     assert launched.count(sample.name) == 1
     statuses = {c.name: c.status for c in result.checks}

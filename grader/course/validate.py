@@ -106,12 +106,13 @@ def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
     may = allowed(exercise)
     found = [Finding(False, f"probe '{probe.name}' calls {', '.join(sorted(extra))}, which exercise {exercise.id} "
                             f"does not teach: a correct engine without it would lose the check (use what the "
-                            f"exercise teaches and {', '.join(sorted(BASE))})")
+                            f"exercise teaches and {', '.join(sorted(BASE))} of two nodes; wrap a plain number "
+                            f"the probe passes in the class, {exercise.contract.class_name}(2.0))")
              for probe in exercise.probes if (extra := probe_uses(exercise, probe) - may)]
     added = tuple(op.name for op in load_ops(exercise.course_ops))
     taught = ", ".join(name for name in (*INTERFACE, *added) if name in to_write(exercise.starter))
     return found or [Finding(True, f"every probe calls only what the exercise teaches ({taught}) and the base "
-                                   f"(+ and * with a number on either side, backward())")]
+                                   f"(+ and * of two nodes, backward())")]
 
 
 def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:

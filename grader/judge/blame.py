@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
-from grader.core.exercise import Exercise
+from grader.core.exercise import Exercise, Probe
 from grader.judge.faults import Fault
 from grader.judge.localize import built_on
 from grader.judge.named_errors import STATED
@@ -27,10 +27,17 @@ from grader.judge.uses import BASE, probe_uses
 MISTAKES = {"swapped": "swapped-locals", "negated": "negated-slope", "missing-upstream": "missing-upstream-factor",
             "from-output": "slope-from-output", "wrong-local": "wrong-local-slope", "traversal-order": "walk-order",
             "visited": "visited-nodes", "seeding": "output-seed", "accumulation": "lost-accumulation",
-            "no-backward": "not-written-yet"}
+            "no-backward": "not-written-yet", "wrong-value": "wrong-forward-value",
+            "missing-coefficient": "missing-coefficient"}
 #: the ways wrong that say what the mistake is; "wrong-local" (another slope) or "traversal-order" cover several
-_SPECIFIC = frozenset({"swapped", "negated", "missing-upstream", "from-output", "accumulation", "seeding"})
+_SPECIFIC = frozenset({"swapped", "negated", "missing-upstream", "from-output", "accumulation", "seeding",
+                       "missing-coefficient"})
 _NONE: Mapping[str, frozenset[tuple[str, str]]] = MappingProxyType({})
+#: what each operation computes, for a student whose value is wrong
+FORWARD = {"__add__": "x + y", "__radd__": "k + x", "__sub__": "x - y", "__rsub__": "k - x", "__mul__": "x * y",
+           "__rmul__": "k * x", "__truediv__": "x / y", "__rtruediv__": "k / x", "__neg__": "-x",
+           "__pow__": "x ** n", "relu": "max(x, 0)", "sigmoid": "1 / (1 + exp(-x))",
+           "tanh": "(exp(x) - exp(-x)) / (exp(x) + exp(-x))", "exp": "e ** x", "log": "the natural log of x"}
 #: patterns that state what an error says, not a shape of the numbers: they stay
 _STATED = STATED
 
@@ -50,15 +57,21 @@ def blame(exercise: Exercise, result: ExerciseResult, probe_of: Mapping[int, int
     found = found() if callable(found) else found
     if not found:
         return result
+    shown = [f for f in found if not f.masked]
     checks = list(result.checks)
     for index, probe_index in probe_of.items():
         check = checks[index]
         if check.status != "failed" or check.diagnosis is None:
             continue
-        relevant = _relevant(exercise, probe_index, found)
+        relevant = _relevant(exercise, probe_index, shown)
         if relevant:
             checks[index] = _named(check, relevant, mutant_faults)
-    return dataclasses.replace(result, checks=tuple(checks))
+    # a fault the seed hides counts where a failed check's code uses its rule: the check it will fail next
+    named = {(f.rule.method, f.rule.how) for f in shown}
+    hidden = [f for f in found if f.masked and (f.rule.method, f.rule.how) not in named
+              and any(f in _relevant(exercise, probe_index, [f]) for probe_index in probe_of.values())]
+    return dataclasses.replace(result, checks=tuple(checks), masked=tuple(
+        dict.fromkeys(localized(f, mutant_faults) for f in hidden)))
 
 
 def _open(check: CheckResult) -> bool:
@@ -76,8 +89,17 @@ def _relevant(exercise: Exercise, probe_index: int, found: Sequence[Fault]) -> l
     calls = probe.code.count(".backward(")
     relevant = [f for f in found if (f.rule.method == "backward" and (not f.across_calls or calls > 1))
                 or f.rule.method in reach]
+    if not reads_gradients(exercise, probe):
+        relevant = [f for f in relevant if f.forward]  # a check of values alone: only a wrong value explains it
     # the most specific first: the walk, then what the exercise is about, then + and * under everything
     return sorted(relevant, key=lambda f: (f.rule.method != "backward", f.rule.method in BASE))
+
+
+def reads_gradients(exercise: Exercise, probe: Probe) -> bool:
+    """Whether a check reads a gradient (x.grad), or only values (relu(x).value)."""
+    grad = exercise.contract.grad
+    return bool(probe.gradients) or any(f".{grad}" in expression or expression == grad
+                                        for _, expression in probe.observe)
 
 
 def _named(check: CheckResult, relevant: list[Fault], mutant_faults: Mapping[str, frozenset[tuple[str, str]]]
@@ -142,6 +164,11 @@ def hint(rule: RuleFault) -> str:
         "from-output": f"{method}'s local slope mixes up the input and the output: it uses one where the formula "
                        f"needs the other{ending}.",
         "wrong-local": f"The local slope of {expression} ({method}) is wrong{ending}.",
+        "wrong-value": f"{expression} ({method}) computes the wrong value: it must be "
+                       f"{FORWARD.get(method, expression)}. Fix what it returns first: a slope written from a wrong "
+                       "value is wrong too.",
+        "missing-coefficient": "The power rule brings the exponent down as a factor: d(x ** n)/dx is "
+                               "n * x ** (n - 1), not x ** (n - 1).",
         "no-backward": f"`{method}` has no backward yet: its value is right, but it passes no gradient to its "
                        f"operands (its node keeps the placeholder backward, or never gets the one written). Give it a "
                        f"backward that adds its local slope times out.grad to each operand's grad{ending}.",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from grader.core.exercise import Exercise, Mutant
 from grader.core.values import ErrorInfo
 from grader.judge.blame import blame
+from grader.judge.code_names import name_from_code
 from grader.judge.faults import Fault
 from grader.judge.likeness import behaves_like, locate, passes, passes_on, right, strong, tolerance_of
 from grader.judge.named_errors import RIGHT_ELSEWHERE
@@ -152,14 +153,16 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
     if exercise.engine == "tensor":
         from grader.judge import tensor_patterns  # numpy and the tensor reference, for tensor exercises only
 
-        checks = tensor_patterns.refine(exercise, checks, located, failing, expected, inputs)
+        checks = tensor_patterns.refine(exercise, checks, located, failing, expected, inputs, defined)
     # ---- end of the hook ----
     result = dataclasses.replace(result, checks=tuple(checks))
     # a localized rule explains wrong values only: a check that raised, stopped or never ran keeps what its
     # error states, and asks for no localization
     valued = {i: probe_of[i] for i in failing
               if _has_values(result.checks[i].status, located[i][1].probes[probe_of[i]])}
-    return _withheld(blame(exercise, result, valued, faults, {m.mutant.mistake: m.faults for m in mutants}))
+    # what the syntax tree says of a whole check (a method its instances hide) explains it whatever the values show
+    return _withheld(name_from_code(exercise, blame(exercise, result, valued, faults,
+                                                    {m.mutant.mistake: m.faults for m in mutants}), located, defined))
 
 
 def _has_values(status: str, got: ProbeRun | None) -> bool:

@@ -14,7 +14,7 @@ from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
 from grader.judge.expected_cache import ExpectedStore
-from grader.judge.faults import Fault, faults
+from grader.judge.faults import Fault, faults, hides_more
 from grader.judge.hidden_runs import (
     Together,
     has_hidden,
@@ -27,7 +27,7 @@ from grader.judge.hidden_runs import (
     runs_together,
 )
 from grader.judge.known_mistakes import mutant_facts
-from grader.judge.localize import localize
+from grader.judge.localize import SEEDED, STEP, localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
 from grader.judge.released_mistakes import released_runs, stored_seed
@@ -230,8 +230,13 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
     the visible diagnosis, and a process that has run the hidden checks could write their inputs into it
     (submissions/hostile/leaks_through_localization.py)."""
     def run() -> tuple[Fault, ...]:
-        located = localize(sandbox, submission, group.exercise, group.seed, time_limit)
-        return faults(located, defined.grad_overwrites) if located is not None else ()
+        located = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=("",))
+        if located is None:
+            return ()
+        if hides_more(located):  # one more run, only where a missing seed or the walk may hide other faults
+            more = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=(SEEDED, STEP))
+            located = located if more is None else located.merged(more)
+        return faults(located, defined.grad_overwrites, defined.stepped)
     return run
 
 

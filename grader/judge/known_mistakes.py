@@ -49,8 +49,9 @@ def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
         else:
             # an engine mistake's own localization: blame keeps its name only where it agrees
             located = localize(sandbox, submission, exercise, LOCALIZED_AT, time_limit)
+            defined = definitions(submission.cells)
             found = frozenset((f.rule.method, f.rule.how)
-                              for f in faults(located, definitions(submission.cells).grad_overwrites)) \
+                              for f in faults(located, defined.grad_overwrites, defined.stepped)) \
                 if located is not None else frozenset()
             facts = MutantFacts(submission, frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
                                  distinctive(mutant.path, exercise.solution), found)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -67,6 +68,7 @@ class Spec:
     start: tuple[tuple[str, str], ...] = ()
 
 
+@cache
 def specs() -> tuple[Spec, ...]:
     """Every localization probe, operations first (a probe that loops stops only the ones after it)."""
     found: list[Spec] = [Spec("fresh", "backward", "x = Node(a)", (("x.grad", "x.grad"),))]
@@ -126,7 +128,41 @@ def specs() -> tuple[Spec, ...]:
     found += [Spec(f"traversal:{name}", "backward", code, tuple((label, label) for label in labels),
                    (("a", "a"), ("b", "b"), ("c", "c"), ("k", "k")))
               for name, code, labels in walk]
+    # each again with the output seeded by the probe itself (out.grad = 1.0 before out.backward()): a missing seed
+    # zeroes every gradient and hides what else is wrong; seeded here, the rules behind it show (grader.judge.faults)
+    found += [dataclasses.replace(spec, name=f"{SEEDED}{spec.name}", code=_seeded(spec.code)) for spec in found
+              if spec.name != "fresh"]
+    # and each operation by its own backward step alone (micrograd's out._backward()), the walk left out: a walk
+    # that never runs (a backward() hidden by an instance attribute) or misorders hides the operations' rules
+    found += [dataclasses.replace(spec, name=f"{STEP}{spec.name}", code=_stepped(spec.code)) for spec in found
+              if spec.name.removeprefix(f"{spec.method}:") in _STEPPED_KINDS.get(spec.method, ())]
     return tuple(found)
+
+
+#: the name of a probe run with its output seeded by the probe, in front of the probe's own name
+SEEDED = "seeded:"
+#: and of one that calls the operations' own backward steps, outputs first, instead of backward()
+STEP = "step:"
+#: the probes of each operation that make its node in one step, by what follows the method in their names (not
+#: op(x) + x, whose + is a step of its own; k - x is one where __rsub__ makes its own node, as faults checks)
+_STEPPED_KINDS: dict[str, frozenset[str]] = {
+    **{method: frozenset({"alone", "upstream", "repeat", "number"}) for method, _, _ in BINARY},
+    **{reflected: frozenset({"number"}) for _, _, reflected in BINARY},
+    **{method: frozenset({"alone", "upstream", "positive:alone", "negative:alone", "positive:upstream",
+                          "negative:upstream"}) for method, _, _ in UNARY}}
+_BACKWARD_CALL = re.compile(r"^(?P<indent>\s*)(?P<node>\w+)\.backward\(\)$", re.MULTILINE)
+
+
+def _stepped(code: str) -> str:
+    """The probe with `out.backward()` replaced by the seed and each node's own step, outputs first."""
+    made = [line.split(" = ")[0] for line in code.splitlines() if " = " in line and "Node(" not in line]
+    calls = "".join(f"\n{node}._backward()" for node in reversed(made))
+    return _BACKWARD_CALL.sub(lambda m: f"{m['node']}.grad = 1.0{calls}", code)
+
+
+def _seeded(code: str) -> str:
+    """The probe with `node.grad = 1.0` before each `node.backward()`: the seed given, not left to backward()."""
+    return _BACKWARD_CALL.sub(lambda m: f"{m['indent']}{m['node']}.grad = 1.0\n{m[0]}", code)
 
 
 def start_values(spec: Spec, inputs: Inputs) -> str:
@@ -158,47 +194,78 @@ class Localization:
     got: tuple[ProbeRun | None, ...]
     expected: tuple[ProbeRun, ...]
 
+    def view(self, kind: str = "") -> Localization:
+        """The probes of one kind under their plain names: as backward() seeds and walks them (""), seeded by the
+        probe (SEEDED), or by each operation's own step (STEP)."""
+        kept = [i for i, spec in enumerate(self.specs) if kind_of(spec.name) == kind]
+        return Localization(tuple(dataclasses.replace(self.specs[i], name=self.specs[i].name.removeprefix(kind))
+                                  for i in kept), self.inputs, tuple(self.got[i] for i in kept),
+                            tuple(self.expected[i] for i in kept))
 
-def probe_exercise(exercise: Exercise) -> Exercise:
-    """The exercise with the localization probes in place of its own: the same class, rules and limits."""
-    probes = tuple(_probe(spec, index, exercise.contract) for index, spec in enumerate(specs()))
+    def merged(self, other: Localization) -> Localization:
+        """These probes and another run's (of other kinds, on the same inputs)."""
+        return Localization(self.specs + other.specs, self.inputs, self.got + other.got, self.expected + other.expected)
+
+
+#: the kinds of localization probes, by the start of their names: as backward() seeds and walks them, seeded by
+#: the probe, and each operation's own step
+KINDS = ("", SEEDED, STEP)
+
+
+def kind_of(name: str) -> str:
+    return next((k for k in (SEEDED, STEP) if name.startswith(k)), "")
+
+
+def probe_exercise(exercise: Exercise, kinds: tuple[str, ...] = KINDS) -> Exercise:
+    """The exercise with the localization probes (of `kinds`) in place of its own: the same class, rules and
+    limits."""
+    probes = tuple(_probe(spec, index, exercise.contract) for index, spec in enumerate(specs())
+                   if kind_of(spec.name) in kinds)
     return dataclasses.replace(exercise, id=f"{exercise.id}-localize", probes=probes, mutants=())
 
 
-def probe_group(exercise: Exercise, seed: int) -> Group:
+def probe_group(exercise: Exercise, seed: int, kinds: tuple[str, ...] = KINDS) -> Group:
     """The localization probes as a group to launch, beside an exercise's own or alone."""
-    synthetic = probe_exercise(exercise)
+    synthetic = probe_exercise(exercise, kinds)
     inputs = inputs_for(seed)
     return Group(synthetic, tuple(inputs for _ in synthetic.probes), seed)
 
 
 def localize(sandbox: Sandbox, submission: Submission, exercise: Exercise, seed: int,
-             time_limit: float | None = None) -> Localization | None:
-    """Run the localization probes on the submission's class in the sandbox; None for a non-engine exercise."""
+             time_limit: float | None = None, kinds: tuple[str, ...] = KINDS) -> Localization | None:
+    """Run the localization probes (of `kinds`) on the submission's class in the sandbox; None for a non-engine
+    exercise."""
     if exercise.engine != "scalar":
         return None
-    run = sandbox.launch(submission, [probe_group(exercise, seed)], device="cpu", time_limit=time_limit).result()
+    run = sandbox.launch(submission, [probe_group(exercise, seed, kinds)], device="cpu",
+                         time_limit=time_limit).result()
     if not run.groups or run.groups[0].missing:
         return None
-    return from_run(run.groups[0], seed)
+    return from_run(run.groups[0], seed, kinds)
 
 
-def from_run(group: GroupRun, seed: int) -> Localization:
-    """The student's (or a mutant's) run of the localization probes, beside the reference's."""
-    return Localization(specs(), inputs_for(seed), group.probes, expected_runs(seed))
+def from_run(group: GroupRun, seed: int, kinds: tuple[str, ...] = KINDS) -> Localization:
+    """The student's (or a mutant's) run of the localization probes (of `kinds`), beside the reference's."""
+    every, expected = specs(), expected_runs(seed)
+    kept = [i for i, spec in enumerate(every) if kind_of(spec.name) in kinds]
+    return Localization(tuple(every[i] for i in kept), inputs_for(seed), group.probes,
+                        tuple(expected[i] for i in kept))
 
 
 @cache
 def expected_runs(seed: int) -> tuple[ProbeRun, ...]:
     """The reference engine on every localization probe (our code: it runs here)."""
     inputs = inputs_for(seed)
-    found = []
+    found: dict[str, ProbeRun] = {}
     for spec in specs():
+        if spec.name.startswith(STEP):  # the same gradients as backward() gives: the reference has no steps
+            found[spec.name] = found[spec.name.removeprefix(STEP)]
+            continue
         got = run_probe(compile_probe(spec.name, spec.code, dict(spec.observe)),
                         namespace("scalar", {"Node": Node}, inputs, "cpu"))
-        found.append(ProbeRun(observations=None, error=got) if isinstance(got, ErrorInfo)
-                     else ProbeRun(observations=got, error=None))
-    return tuple(found)
+        found[spec.name] = ProbeRun(observations=None, error=got) if isinstance(got, ErrorInfo) \
+            else ProbeRun(observations=got, error=None)
+    return tuple(found.values())
 
 
 def _probe(spec: Spec, index: int, contract: Contract = DEFAULT) -> Probe:

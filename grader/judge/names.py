@@ -13,6 +13,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from grader.judge.code_facts import forward_walks, placeholder_returns, shadowed
 from grader.run.load import SourceCell
 from grader.run.syntax import syntax_tree
 
@@ -55,6 +56,18 @@ class Definitions:
     enclosing: dict[str, frozenset[str]] = field(default_factory=dict)
     #: where each top-level function and method is: (cell label, first line, last line, name)
     spans: tuple[tuple[str, int, int, str], ...] = ()
+    #: (class, method): a method its class's __init__ hides behind an instance attribute (grader.judge.code_facts)
+    shadowed: frozenset[tuple[str, str]] = frozenset()
+    #: methods that walk a post-order (inputs-first) list of nodes forwards, calling each node's step
+    forward_walks: frozenset[str] = frozenset()
+    #: functions and methods whose results are, at some positions, still the starter's None placeholders: the
+    #: returned name at each such position, "" at the others
+    placeholders: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def stepped(self) -> frozenset[str]:
+        """The methods and functions that define a function inside them: an operation's own _backward step."""
+        return frozenset().union(*self.enclosing.values())
 
     def outer(self, function: str, file: str = "", line: int = 0) -> frozenset[str]:
         """The top-level methods or functions `function` is, or is defined in; at a known place, the one there."""
@@ -105,8 +118,14 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     unwritten, returns_nothing, enclosing = _bodies(trees)
     spans = tuple((label, f.lineno, f.end_lineno or f.lineno, f.name) for label, tree in labelled
                   for f, _ in _top_functions(tree))
+    placeholders = {name: positions for tree in trees for name, positions in placeholder_returns(tree).items()}
+    methods = {m.name for tree in trees for m, is_method in _top_functions(tree) if is_method}
+    # a method whose every result is still a placeholder returns nothing, as one that never returns
+    returns_nothing |= {name for name, positions in placeholders.items() if name in methods and all(positions)}
     return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees),
-                       unwritten, returns_nothing, enclosing, spans)
+                       unwritten, returns_nothing, enclosing, spans,
+                       frozenset().union(*(shadowed(tree) for tree in trees)),
+                       frozenset().union(*(forward_walks(tree) for tree in trees)), placeholders)
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:

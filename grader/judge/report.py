@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.4"
+REPORT_VERSION = "1.5"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,7 +34,7 @@ class ObservationResult:
 
 #: how one rule of an engine is wrong (grader.judge.localize): a local slope, backward()'s walk, or a missing method
 How = Literal["swapped", "negated", "missing-upstream", "from-output", "wrong-local", "traversal-order", "visited",
-              "seeding", "accumulation", "missing", "no-backward"]
+              "seeding", "accumulation", "missing", "no-backward", "wrong-value", "missing-coefficient"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,6 +133,9 @@ class ExerciseResult:
     #: points in hidden checks this report does not include (a released pack leaves them out; they are graded
     #: after the student submits): the score a student sees is out of max_score, not of the exercise's points
     hidden_points: float = 0.0
+    #: mistakes another one hides from every check (a missing seed zeroes every gradient), each found on its own
+    #: localization probe with that one mended there (grader.judge.faults): the student's next failures
+    masked: tuple[Diagnosis, ...] = ()
 
     @property
     def score(self) -> float:

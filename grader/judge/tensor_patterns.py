@@ -30,9 +30,12 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge import tensor_chain, tensor_evidence, tensor_variants
+from grader.judge import tensor_chain, tensor_errors, tensor_evidence, tensor_variants
+from grader.judge.hints import TENSOR_TOO
+from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.report import CheckResult, Diagnosis
+from grader.judge.tensor_errors import axes_text, shape_text
 from grader.run.inputs import Inputs, TensorInput
 from grader.run.observed import GroupRun, ProbeRun
 
@@ -61,7 +64,8 @@ HINTS = {
 
 
 def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-           failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
+           failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
+           defined: Definitions | None = None) -> list[CheckResult]:
     """The checks, with the failed ones that a known mistake does not explain named where the arrays say so.
 
     Any number a submission sends is safe here (inf, nan, 1e308: numpy's warnings are silenced, and a
@@ -69,15 +73,18 @@ def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, 
     """
     try:
         with np.errstate(all="ignore"):
-            return _refine(exercise, checks, located, failing, expected, inputs)
+            return _refine(exercise, checks, located, failing, expected, inputs, defined)
     except Exception:  # noqa: BLE001 - the grader's own bug: keep what the general diagnosis found
         return list(checks)
 
 
 def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-            failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
+            failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
+            defined: Definitions | None) -> list[CheckResult]:
     checks = tensor_evidence.errors_alone(checks, located, failing)
     variants: tensor_variants.VariantRuns | None = None
+    passing = [exercise.probes[located[i][0]].code for i, c in enumerate(checks)
+               if c.status == "passed" and i in located]
     for index in sorted(failing):
         check = checks[index]
         if check.diagnosis is not None and check.diagnosis.kind == "known-mistake":
@@ -87,6 +94,13 @@ def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int,
         if got is None or isinstance(want.observations, ErrorInfo):
             continue
         tol = exercise.probes[probe_index].tolerance
+        general = check.diagnosis is None or check.diagnosis.kind == "unknown" or check.diagnosis.mistake in TENSOR_TOO
+        if got.observations is None and got.error is not None and general:
+            # what the error states where the syntax tree places it, before a general word on a None
+            found = tensor_errors.stated(exercise, got.error, exercise.probes[probe_index].code, defined, passing)
+            if found is not None:
+                checks[index] = dataclasses.replace(check, diagnosis=found)
+                continue
         if variants is None:
             variants = tensor_variants.variant_runs(exercise, inputs)
         if got.observations is None:
@@ -148,7 +162,7 @@ def _observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol:
 
 
 def _reshaped(want: np.ndarray, have: np.ndarray, tol: Tolerance) -> tuple[str, str] | None:
-    shown = f"has shape {_shape(have.shape)} where {_shape(want.shape)} was expected"
+    shown = f"has shape {shape_text(have.shape)} where {shape_text(want.shape)} was expected"
     if have.size == want.size and have.ndim != want.ndim and _close(have.reshape(want.shape), want, tol) \
             and [n for n in want.shape if n != 1] == [n for n in have.shape if n != 1]:
         if have.ndim < want.ndim:
@@ -156,12 +170,12 @@ def _reshaped(want: np.ndarray, have: np.ndarray, tol: Tolerance) -> tuple[str, 
         return "extra-size-1-axes", f"{shown}; without the extra size-1 axes it is right"
     axes = _broadcast_axes(want.shape, have.shape)
     if axes is not None and _close(have.sum(axis=axes).reshape(want.shape), want, tol):
-        return "unreduced-broadcast", f"{shown}; summed over {_axes(axes)} it is right"
+        return "unreduced-broadcast", f"{shown}; summed over {axes_text(axes)} it is right"
     permuted = _permuted(want, have, tol)
     if permuted is not None:
         return permuted
     if have.size == want.size and _close(have.reshape(want.shape), want, tol):
-        return "unreshaped-gradient", f"{shown}; reshaped to {_shape(want.shape)} it is right"
+        return "unreshaped-gradient", f"{shown}; reshaped to {shape_text(want.shape)} it is right"
     return None
 
 
@@ -209,8 +223,8 @@ def summed_wrong_axes(expected: Value, got: Value, inputs: Inputs, tol: Toleranc
         right = sorted({axes for axes, _, total in sums if total.shape == want.shape and _close(total, want, tol)})
         wrong = sorted({axes for axes, _, total in sums if total.shape == have.shape and _close(total, have, tol)})
         if len(right) == 1 and wrong and right[0] not in wrong:
-            return "summed-wrong-axis", f"is {name} summed over {_axes(wrong[0])}, where the right one is {name} " \
-                                        f"summed over {_axes(right[0])}"
+            return "summed-wrong-axis", f"is {name} summed over {axes_text(wrong[0])}, where the right one is {name} " \
+                                        f"summed over {axes_text(right[0])}"
     return None
 
 
@@ -233,7 +247,8 @@ def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
     small, big = (tuple(int(n) for n in match[k].replace(" ", "").split(",") if n) for k in ("small", "big"))
     if _broadcast_axes(small, big) is None:
         return None
-    detail = f"a gradient of shape {_shape(big)} was added to one of shape {_shape(small)}, which it broadcast from"
+    detail = f"a gradient of shape {shape_text(big)} was added to one of shape {shape_text(small)}, which it " \
+        "broadcast from"
     # the shapes go in the evidence only, which a hidden check withholds: the message is the submission's to choose
     return Diagnosis(kind="pattern", mistake="unreduced-broadcast", hint=HINTS["unreduced-broadcast"],
                      evidence=f"the code raised ValueError: {match[0]}; {detail}")
@@ -271,11 +286,3 @@ def _array(value: Value) -> np.ndarray | None:
 
 def _close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
     return bool(np.all(np.abs(a - b) <= tol.atol + tol.rtol * np.abs(b)))
-
-
-def _shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _axes(axes: tuple[int, ...]) -> str:
-    return f"axis {axes[0]}" if len(axes) == 1 else "axes " + ", ".join(map(str, axes[:-1])) + f" and {axes[-1]}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from grader.core.compare import fmt_points
 from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mistakes
 from grader.outputs.html_page import e, page, plural
-from grader.outputs.render_text import hidden_points_note
+from grader.outputs.render_text import MASKED_INTRO, hidden_points_note
 from grader.outputs.students import Outcome, Student
 
 _WORD = {"passed": ("PASS", "pass"), "failed": ("FAIL", "fail"), "error": ("ERROR", "error"),
@@ -80,6 +80,10 @@ def _exercise(exercise: ExerciseResult) -> str:
     if unknown:
         parts.append(f'<p class="note">{plural(unknown, "failed check")} fit no known mistake or pattern: compare '
                      f"expected and got above.</p>")
+    if exercise.masked:
+        parts.append(f"<p><strong>{e(MASKED_INTRO)}</strong></p><ul>" + "".join(
+            f"<li>{e(d.mistake)}: {e(d.hint)} <span class=\"meta\">({e(d.evidence)})</span></li>"
+            for d in exercise.masked) + "</ul>")
     return "\n".join(parts) + "\n</section>"
 
 

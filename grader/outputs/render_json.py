@@ -59,6 +59,7 @@ def _exercise(exercise: ExerciseResult) -> dict[str, Any]:
         "hidden_points": exercise.hidden_points,
         "problems": list(exercise.problems),
         "checks": [_check(c) for c in exercise.checks],
+        "masked": [_diagnosis_to_dict(d) for d in exercise.masked],
     }
 
 
@@ -80,14 +81,16 @@ def _check(check: CheckResult) -> dict[str, Any]:
              "expected_value": o.expected_value, "got_value": o.got_value}
             for o in check.observations
         ],
-        "diagnosis": None if check.diagnosis is None else {
-            "kind": check.diagnosis.kind, "mistake": check.diagnosis.mistake, "hint": check.diagnosis.hint,
-            "evidence": check.diagnosis.evidence,
-            **({} if check.diagnosis.rule is None else {"rule": {
-                "method": check.diagnosis.rule.method, "operand": check.diagnosis.rule.operand,
-                "how": check.diagnosis.rule.how}})},
+        "diagnosis": None if check.diagnosis is None else _diagnosis_to_dict(check.diagnosis),
         "cause": {"kind": check.cause.kind, "detail": check.cause.detail, "line": check.cause.line},
     }
+
+
+def _diagnosis_to_dict(diagnosis: Diagnosis) -> dict[str, Any]:
+    return {"kind": diagnosis.kind, "mistake": diagnosis.mistake, "hint": diagnosis.hint,
+            "evidence": diagnosis.evidence,
+            **({} if diagnosis.rule is None else {"rule": {
+                "method": diagnosis.rule.method, "operand": diagnosis.rule.operand, "how": diagnosis.rule.how}})}
 
 
 def report_from_dict(data: dict[str, Any]) -> Report:
@@ -112,6 +115,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                 title=e["title"],
                 problems=tuple(e["problems"]),
                 hidden_points=e.get("hidden_points", 0.0),
+                masked=tuple(_diagnosis(d) for d in e.get("masked", ())),
                 checks=tuple(
                     CheckResult(
                         name=c["name"], about=c["about"], status=c["status"], score=c["score"],

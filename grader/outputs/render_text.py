@@ -115,7 +115,7 @@ def repeats(checks: tuple[CheckResult, ...]) -> dict[int, int]:
 def _mistakes(console: Console, exercise: ExerciseResult) -> None:
     """What the failed checks add up to: the mistakes named, and how many checks fit none."""
     found, unknown = exercise_mistakes(exercise)
-    if not found and not unknown:
+    if not found and not unknown and not exercise.masked:
         return
     console.print()
     if found:
@@ -125,6 +125,14 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
     if unknown:
         console.print(_text(f"  {unknown} failed check{'s' if unknown > 1 else ''} fit no known mistake or "
                            f"pattern: compare expected and got above.", style="yellow"))
+    if exercise.masked:
+        console.print(_text(f"  {MASKED_INTRO}", style="bold yellow"))
+        for diagnosis in exercise.masked:
+            console.print(_text(f"    {diagnosis.mistake}: {diagnosis.hint} ({diagnosis.evidence})", style="yellow"))
+
+
+#: what the list of masked mistakes is, in every format
+MASKED_INTRO = "Hidden behind these, and found with that mistake mended on small probes of each rule:"
 
 
 def _output(console: Console, report: Report) -> None:
