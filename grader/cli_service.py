@@ -281,7 +281,8 @@ def submit_command(argv: list[str]) -> int:
     if args.status or args.history or args.login:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")
-            print(f"Open within 5 minutes (once): {found['url']}")
+            print("Send this link to no one: it signs in as you whoever opens it. Open it within 5 minutes "
+                  f"(once), and sign in on its page:\n{found['url']}")
             return ExitCode.OK
         _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history")
         print(json.dumps(found, indent=2) if args.json else _listing(found, args.status))

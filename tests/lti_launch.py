@@ -135,7 +135,7 @@ def login(tool: str, platform: Platform, user: str, link: str = "rl-hw1", method
     answer = initiate(tool, platform, user, link, method)
     assert answer.status == 302, answer.body
     query = {k: v[0] for k, v in parse_qs(urlsplit(answer.header("location")).query).items()}
-    cookie = {k: v for k, (v, _) in answer.cookies.items() if k.startswith("grader_lti_")}
+    cookie = {k: v for k, (v, _) in answer.cookies.items() if k.startswith("__Host-grader_lti_")}
     return Pending(answer, query["state"], query["nonce"], cookie)
 
 

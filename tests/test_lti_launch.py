@@ -91,9 +91,10 @@ def test_a_student_launch_opens_their_page_for_the_linked_assignment(tool: str, 
         "lti_message_hint": "rl-hw1"}
     assert len(pending.state) >= 40 and len(pending.nonce) >= 40 and pending.state != pending.nonce
     # the cookie that binds the state to this browser crosses sites: SameSite=None, so Secure; Partitioned for frames
-    ((name, (value, attributes)),) = [(k, v) for k, v in pending.answer.cookies.items() if k.startswith("grader_lti")]
+    ((name, (value, attributes)),) = [(k, v) for k, v in pending.answer.cookies.items()
+                                      if k.startswith("__Host-grader_lti_")]
     assert value == pending.state
-    assert {"Secure", "HttpOnly", "SameSite=None", "Partitioned", "Path=/lti/"} <= set(
+    assert {"Secure", "HttpOnly", "SameSite=None", "Partitioned", "Path=/"} <= set(
         a.strip() for a in attributes.split(";"))
     action, fields = authorize(pending)
     assert action == f"{tool}/lti/launch" and set(fields) == {"id_token", "state"}
@@ -227,7 +228,7 @@ def test_a_launch_without_the_browsers_cookie_is_refused_and_offered_a_window(to
     launch, made to sign the victim in as the attacker) finds no cookie, and opens nothing."""
     pending = login(tool, platform, "lti-s1")
     _, fields = authorize(pending)
-    for cookie in ({}, {next(iter(pending.cookie)): "x" * 43}, {"grader_lti_0000000000000000": pending.state}):
+    for cookie in ({}, {next(iter(pending.cookie)): "x" * 43}, {"__Host-grader_lti_0000000000000000": pending.state}):
         answer = launch(tool, fields, cookie)
         assert answer.status == 403 and "did not send back the cookie" in answer.body
         assert "/lti/open/" not in answer.body

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import tempfile
 import urllib.error
 import urllib.request
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from ags_platform import Platform, running
-from browser import FLAGS, chromium
+from browser import browsing, person
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens
@@ -176,13 +175,16 @@ def _publish_and_check(server: Server, tmp_path: Path) -> None:
 
 
 def _chromium(url: str, shot: Path | None) -> str:
-    """The page at `url` (a login link, whose redirect sets the session) as Chromium renders it: DOM or PNG."""
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        action = [f"--screenshot={shot}", "--window-size=1280,1400"] if shot is not None else ["--dump-dom"]
-        done = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", *action, url], capture_output=True,
-                              text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
+    """The page a login link leads to, signed in on the link's page as its student does, as Chromium renders it:
+    its DOM (and a PNG at `shot`)."""
+    with browsing() as browser:
+        page = person(browser).new_page()
+        page.goto(url)
+        assert "Sign in as" in page.inner_text("h1"), page.content()[-2000:]
+        page.click("form button")
+        if shot is not None:
+            page.screenshot(path=str(shot), full_page=True)
+        return page.content()
 
 
 def _pages(server: Server, tokens: dict[str, str], prof: str) -> None:

@@ -65,9 +65,15 @@ def link_of(server: Server, token: str) -> str:
     return urllib.parse.urlsplit(str(made.json()["url"])).path
 
 
+def cookie_of(answer: Answer) -> str:
+    return answer.headers.get("set-cookie", "").split(";")[0].partition("=")[2]
+
+
 def session_of(server: Server, token: str) -> str:
-    """The session cookie a browser gets from opening the token's login link."""
-    opened = call(server, "GET", link_of(server, token))
+    """The session cookie a browser gets from opening the token's login link and signing in on its page."""
+    path = link_of(server, token)
+    assert call(server, "GET", path).status == 200
+    opened = call(server, "POST", path, body=b"", headers={"Origin": server.url})
     assert opened.status == 303, opened.body
     cookie = opened.headers["set-cookie"]
     assert cookie.startswith("grader_session=") and "HttpOnly" in cookie and "SameSite=strict" in cookie
@@ -119,6 +125,40 @@ def test_sessions_and_links_end_with_their_token(served: Server) -> None:
     other = session_of(served, fresh["s2"])
     assert grade("tokens", "--course", str(served.course), "--revoke", "s2").returncode == 0
     assert call(served, "GET", "/me", cookie=other).status == 401
+
+
+def test_a_login_link_sent_to_a_classmate_asks_before_it_signs_in(served: Server) -> None:
+    """Login CSRF: s1 sends their own link to s2. Opening it used to sign s2's browser in as s1 (whose account
+    then got whatever s2 uploaded from the pages); now the link's page names s1 and signs in nobody, and only its
+    own form, posted from this server's page, spends it."""
+    tokens = reissue(served.course)
+    path = link_of(served, tokens["s1"])
+    for _ in range(2):  # a look at the link (s2, a mail scanner, a chat's preview) spends nothing
+        opened = call(served, "GET", path)
+        assert opened.status == 200, opened.body
+        assert "set-cookie" not in opened.headers
+        assert b"Sign in as Student s1 (s1)?" in opened.body and b"If you are not s1, do not sign in" in opened.body
+        assert b'<form method="post">' in opened.body
+        assert opened.headers["x-frame-options"] == "DENY"  # nor framed by another site, to have s2 click it
+        assert "frame-ancestors 'none'" in opened.headers["content-security-policy"]
+        assert opened.headers["referrer-policy"] == "same-origin" and opened.headers["cache-control"] == "no-store"
+    # another site's page posting the form for s2, or a request that says nowhere: refused, and nothing spent
+    for headers in ({"Origin": EVIL}, {"Referer": f"{EVIL}/x.html"}, {}, {"Origin": "null"},
+                    {"Origin": served.url.replace("127.0.0.1", "localhost")},
+                    {"Referer": f"http://{served.url.removeprefix('http://')}@evil.example/"}):
+        forged = call(served, "POST", path, body=b"", headers=headers)
+        assert forged.status == 403 and "set-cookie" not in forged.headers, (headers, forged.body)
+    assert call(served, "GET", path).status == 200  # still s1's to use
+    signed = call(served, "POST", path, body=b"", headers={"Origin": served.url})
+    assert signed.status == 303 and signed.headers["location"] == "/me"
+    session = cookie_of(signed)
+    assert call(served, "GET", "/api/status", cookie=session).json()["student"] == "s1"
+    assert call(served, "GET", path).status == 403  # spent: once
+    assert call(served, "POST", path, body=b"", headers={"Origin": served.url}).status == 403
+    # a revoked token's link names nobody either
+    late = link_of(served, tokens["s2"])
+    reissue(served.course)
+    assert call(served, "GET", late).status == 403
 
 
 def test_a_session_cannot_make_a_login_link(served: Server) -> None:

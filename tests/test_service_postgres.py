@@ -129,6 +129,9 @@ def _instructor_page(server: Server, token: str) -> str:
     link = server.submit(token, "--login").stdout.split()[-1]
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
     with opener.open(link, timeout=60) as response:
+        assert b"Sign in as" in response.read()
+    signing = urllib.request.Request(link, data=b"", method="POST", headers={"Origin": server.url})
+    with opener.open(signing, timeout=60) as response:  # the link's page's form, as the browser posts it
         return str(response.read().decode())
 
 

@@ -115,6 +115,9 @@ def _login(server: Server, token: str, source: str) -> tuple[str, str]:
     connection.request("POST", "/api/login-link", body=b"", headers={"Authorization": f"Bearer {token}", **forged})
     url = json.loads(connection.getresponse().read())["url"]
     connection.request("GET", "/login/" + url.rsplit("/", 1)[1], headers=forged)
+    connection.getresponse().read()  # the link's page, asking; its form's POST signs in
+    connection.request("POST", "/login/" + url.rsplit("/", 1)[1], body=b"",
+                       headers={**forged, "Origin": f"http://{host}:{port}"})
     response = connection.getresponse()
     response.read()
     connection.close()

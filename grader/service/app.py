@@ -33,17 +33,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from grader.service import queue, schema
 from grader.service.config import Course
 from grader.service.deadlines import StoredRules
+from grader.service.forms import raw
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
+from grader.service.session_cookie import NAMES, cookie_name
 from grader.service.standing import late_now, report_json, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
 from grader.service.uploads import Refused
 from grader.service.views import shown
 
-COOKIE = "grader_session"
 #: API requests other than uploads, per token per minute
 REQUESTS_PER_MINUTE = 240
 #: the longest a request for a report waits for grading to finish
@@ -107,7 +108,7 @@ async def caller(request: Request, state: State) -> Who | None:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return await run_in_threadpool(who_has, state.engine, header[7:])
-    session = request.cookies.get(COOKIE)
+    session = request.cookies.get(cookie_name(request))
     if session:
         return await run_in_threadpool(who_is, state.engine, session)
     return None
@@ -146,16 +147,8 @@ async def submit(request: Request) -> Response:
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        return too_big(cap)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            return too_big(cap)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    body = await raw(request, cap)
+    return too_big(cap) if body is None else body
 
 
 async def submission(request: Request) -> Response:
@@ -310,7 +303,7 @@ async def _watch(state: State) -> None:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
-    from grader.service import class_pages, deadline_pages, lti, lti_pages, pages, upload_pages
+    from grader.service import class_pages, deadline_pages, login_pages, lti, lti_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))
@@ -332,8 +325,8 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(), *pages.routes(),
-              *lti_pages.routes()]
+              *login_pages.routes(), *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(),
+              *pages.routes(), *lti_pages.routes()]
 
     async def missing(request: Request, _: Exception) -> Response:
         if request.url.path.startswith("/api/"):
@@ -341,7 +334,7 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
         return pages.not_found(state)  # a page of the course, with its name
 
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(SameOrigin, cookie=COOKIE, exempt=("/lti/",)),
+                    middleware=[Middleware(SameOrigin, cookies=NAMES, exempt=("/lti/",)),
                                 Middleware(FreshRules, stored=state.stored)],
                     exception_handlers={404: missing})
     app.state.grader = state

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 #: an instructor's form is a few fields of a few hundred bytes
 FIELDS_CAP = 16 * 1024
@@ -35,15 +35,22 @@ async def _capped(request: Request, cap: int) -> AsyncGenerator[bytes, None]:
         yield chunk
 
 
-async def fields(request: Request, cap: int = FIELDS_CAP) -> dict[str, str] | None:
-    """A urlencoded body's fields (the last of a repeated name); None when the body is over `cap`."""
-    body = b""
+async def raw(request: Request, cap: int) -> bytes | None:
+    """The body, bytes as sent; None when it is over `cap`, or did not arrive whole (the client left, or was too
+    slow: grader.service.slow_clients), where nobody reads the answer."""
+    chunks = []
     try:
         async for chunk in _capped(request, cap):
-            body += chunk
-    except TooBig:
+            chunks.append(chunk)
+    except (TooBig, ClientDisconnect):
         return None
-    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    return b"".join(chunks)
+
+
+async def fields(request: Request, cap: int = FIELDS_CAP) -> dict[str, str] | None:
+    """A urlencoded body's fields (the last of a repeated name); None when the body is over `cap`."""
+    body = await raw(request, cap)
+    return None if body is None else dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +72,8 @@ async def upload(request: Request, cap: int, name: str = "file") -> Upload | str
         form = await parser.parse()
     except TooBig:
         return "too big"
+    except ClientDisconnect:  # gone, or too slow (grader.service.slow_clients): nobody reads this answer
+        return "the upload did not arrive whole"
     except MultiPartException as exc:
         return f"the form could not be read ({exc.message})"
     try:

@@ -37,7 +37,8 @@ INSTRUCTOR_ROLES = frozenset({"http://purl.imsglobal.org/vocab/lis/v2/membership
 STATE_SECONDS = 300
 #: from the launch to the page's first request
 OPEN_SECONDS = 120
-#: logins under way at once; more are refused (503) rather than let unauthenticated requests fill the store
+#: logins under way at once: past it, the oldest give way (unauthenticated requests cannot fill the store, nor
+#: lock the others out); refused (503) only where the table holds launches' codes alone
 MAX_PENDING = 10_000
 #: a login initiation's parameters (Security Framework 5.1.1.1), each at most _TEXT characters (Canvas's
 #: lti_message_hint, a JWT, is under 1 KiB): at most ~12 KiB a login under way, ~120 MB for MAX_PENDING
@@ -65,9 +66,15 @@ def _digest(kind: str, value: str) -> str:
     return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
 
 
+#: how a state cookie's name begins: __Host-, so that only this host sets it (Secure, Path=/, no Domain); a plain
+#: cookie could be planted by a sibling site (students.example.edu beside grader.example.edu) in a victim's
+#: browser with the state of the planter's own sign-in, whose launch would then sign the victim in as the planter
+STATE_COOKIE = "__Host-grader_lti_"
+
+
 def state_cookie(state: str) -> str:
     """The cookie that binds `state` to a browser: one per login, so that two launches at once keep theirs."""
-    return "grader_lti_" + _digest("cookie", state)[:16]
+    return STATE_COOKIE + _digest("cookie", state)[:16]
 
 
 def sync_platforms(engine: Engine, settings: LtiSettings | None) -> int:
@@ -118,7 +125,8 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
     s = schema.lti_states.c
     with writing(engine) as db:
         db.execute(delete(schema.lti_states).where(s.expires_at < now))
-        if db.execute(select(func.count()).select_from(schema.lti_states)).scalar_one() >= MAX_PENDING:
+        count = db.execute(select(func.count()).select_from(schema.lti_states)).scalar_one()
+        if count >= MAX_PENDING and not _give_way(db, count - MAX_PENDING + 1):
             return Refused(503, "Busy", "Too many sign-ins are under way; open the assignment again in a minute.")
         db.execute(insert(schema.lti_states).values(digest=_digest("login", state), nonce=nonce, expires_at=now +
                                                     STATE_SECONDS, login=json.dumps(kept)))
@@ -129,6 +137,16 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
         query["lti_message_hint"] = params["lti_message_hint"]
     separator = "&" if urlsplit(platform.auth_url).query else "?"
     return Login(platform.auth_url + separator + urlencode(query), state)
+
+
+def _give_way(db: Connection, count: int) -> bool:
+    """Forget the `count` oldest logins under way (never a launch's code waiting to be opened), if there are so
+    many. A flood of login initiations (anyone may send them) then has to outrun every real sign-in, which needs
+    its state for the second or two from here to the launch: refusing every login once MAX_PENDING is reached let
+    one client lock every student out, 10,000 requests (144 s here) renewed at 35 a second."""
+    s = schema.lti_states.c
+    oldest = select(s.digest).where(s.nonce != "").order_by(s.expires_at).limit(count).scalar_subquery()
+    return bool(db.execute(delete(schema.lti_states).where(s.digest.in_(oldest))).rowcount >= count)
 
 
 def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Mapping[str, str], keys: Keys,
@@ -245,7 +263,7 @@ def open_launch(engine: Engine, code: str, cookies: Mapping[str, str]) -> tuple[
     if login is None:
         return None
     data = json.loads(login)
-    held = [value for name, value in cookies.items() if name.startswith("grader_lti_")]
+    held = [value for name, value in cookies.items() if name.startswith(STATE_COOKIE)]
     if not any(hmac.compare_digest(_digest("login", value), data["browser"]) for value in held):
         return None
     try:

@@ -5,10 +5,11 @@ site) and /lti/jwks (the tool's public key, for the platform's side of the clien
 Cookies. The launch is a cross-site POST from the LMS's page, and a browser sends a cookie with it only if the
 cookie is `SameSite=None`, which browsers accept only with `Secure`: the state cookie is `SameSite=None; Secure;
 Partitioned` (Partitioned keeps it working in an LMS frame where third-party cookies are blocked, as Chrome
-partitions them). Browsers keep `Secure` cookies over https, and over plain http from loopback only
-(127.0.0.1, localhost, which Chromium counts as secure): elsewhere the server refuses to begin an LTI login over
-plain http. The session cookie stays `SameSite=Strict`: the launch answers with a page that opens
-/lti/open/CODE, a navigation this site starts, so the cookie set there is first-party and sent to the pages.
+partitions them), and named `__Host-...` (so `Path=/`): no sibling site can plant one (grader.service.lti).
+Browsers keep `Secure` cookies over https, and over plain http from loopback only (127.0.0.1, localhost, which
+Chromium counts as secure): elsewhere the server refuses to begin an LTI login over plain http. The session
+cookie stays `SameSite=Strict`: the launch answers with a page that opens /lti/open/CODE, a navigation this site
+starts, so the cookie set there is first-party and sent to the pages.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e
 from grader.service import lti
-from grader.service.app import COOKIE, State
+from grader.service.app import State
 from grader.service.forms import fields
 from grader.service.lti_config import LtiSettings
 from grader.service.lti_token import Keys, Refused
-from grader.service.tokens import SESSION_SECONDS
+from grader.service.session_cookie import set_session
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
 MAX_FORM = 64 * 1024
@@ -113,7 +114,7 @@ async def _incoming(request: Request) -> tuple[LtiSettings, str, dict[str, str]]
 def _cookie(name: str, value: str, max_age: int) -> str:
     """The state's cookie, set by hand: Partitioned needs Python 3.14 in http.cookies, and Starlette refuses it
     before."""
-    return f"{name}={value}; Max-Age={max_age}; Path=/lti/; HttpOnly; Secure; SameSite=None; Partitioned"
+    return f"{name}={value}; Max-Age={max_age}; Path=/; HttpOnly; Secure; SameSite=None; Partitioned"
 
 
 async def login(request: Request) -> Response:
@@ -166,10 +167,9 @@ async def open_session(request: Request) -> Response:
                                   "browser's</h1><p>Open the assignment in the LMS again.</p>"), 403)
     session, destination = found
     response = RedirectResponse(destination, status_code=303)
-    response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https")
+    set_session(response, request, session)
     for name in request.cookies:
-        if name.startswith("grader_lti_"):
+        if name.startswith(lti.STATE_COOKIE):
             response.headers.append("set-cookie", _cookie(name, "", 0))
     return response
 

@@ -23,13 +23,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def foreign(request: Request, cookie: str, exempt: tuple[str, ...] = ()) -> str | None:
+def foreign(request: Request, cookies: tuple[str, ...], exempt: tuple[str, ...] = ()) -> str | None:
     """Why this request may not change anything with its cookie, or None where it may (or where its path starts
-    with one of `exempt`: routes that never read the cookie)."""
-    if request.method in SAFE_METHODS or cookie not in request.cookies or request.url.path.startswith(exempt):
+    with one of `exempt`: routes that never read the cookie). `cookies`: the session cookie's names."""
+    if request.method in SAFE_METHODS or not any(c in request.cookies for c in cookies) or \
+            request.url.path.startswith(exempt):
         return None
     if request.headers.get("authorization", "").lower().startswith("bearer "):
         return None
+    return elsewhere(request)
+
+
+def elsewhere(request: Request) -> str | None:
+    """Why this request does not come from a page of this server (its Origin, else its Referer, names another
+    host, or nothing), or None where it does."""
     host = request.headers.get("host", "").lower()
     named = request.headers.get("origin") or request.headers.get("referer") or ""
     if not named or named == "null":
@@ -42,14 +49,14 @@ def foreign(request: Request, cookie: str, exempt: tuple[str, ...] = ()) -> str 
 class SameOrigin:
     """ASGI middleware: refuse, before any route runs, a cookie's state-changing request from another site."""
 
-    def __init__(self, app: ASGIApp, cookie: str, exempt: tuple[str, ...] = ()) -> None:
+    def __init__(self, app: ASGIApp, cookies: tuple[str, ...], exempt: tuple[str, ...] = ()) -> None:
         self.app = app
-        self.cookie = cookie
+        self.cookies = cookies
         self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            why = foreign(Request(scope), self.cookie, self.exempt)
+            why = foreign(Request(scope), self.cookies, self.exempt)
             if why is not None:
                 await JSONResponse({"error": why}, status_code=403)(scope, receive, send)
                 return

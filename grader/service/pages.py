@@ -19,11 +19,11 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
 from grader.service import schema
-from grader.service.app import COOKIE, State, caller
+from grader.service.app import State, caller
 from grader.service.seen import is_released, labelled, status_of
 from grader.service.standing import Row, report_json, rows_of, worths
 from grader.service.store import reading
-from grader.service.tokens import SESSION_SECONDS, Who, use_link
+from grader.service.tokens import Who
 from grader.service.views import shown
 
 _CSS = """
@@ -95,23 +95,10 @@ async def home(request: Request) -> Response:
             "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
             "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
             "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
-            "<h2>Sign in</h2><p>Run <code>grade submit --login</code> and open the link it prints (once, within five "
-            "minutes). Then: <a href=\"/me\">your submissions</a>; instructors: <a href=\"/instructor\">the "
-            "class</a>.</p>")
+            "<h2>Sign in</h2><p>Run <code>grade submit --login</code>, open the link it prints (once, within five "
+            "minutes) and sign in on its page. Then: <a href=\"/me\">your submissions</a>; instructors: "
+            "<a href=\"/instructor\">the class</a>.</p>")
     return HTMLResponse(course_page(_state(request), "grading server", body))
-
-
-async def login(request: Request) -> Response:
-    state = _state(request)
-    session = await run_in_threadpool(use_link, state.engine, request.path_params["code"])
-    if session is None:
-        return HTMLResponse(course_page(state, "Link used", "<h1>This link has expired or was used</h1><p>Run "
-                                                            "<code>grade submit --login</code> again for a new "
-                                                            "one.</p>"), 403)
-    response = RedirectResponse("/me", status_code=303)
-    response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https")
-    return response
 
 
 def _submission_rows(rows: list[Row], state: State, link: str, student: str, instructor: bool = False) -> str:
@@ -306,7 +293,7 @@ async def gradebook_csv(request: Request) -> Response:
 
 def routes() -> list[Route]:
     return [Route("/", home),
-            Route("/login/{code}", login, name="login"), Route("/me", me), Route("/me/submissions/{id}", my_report),
+            Route("/me", me), Route("/me/submissions/{id}", my_report),
             Route("/me/assignments/{assignment}", my_assignment),
             Route("/instructor/summary", instructor), Route("/instructor/students/{student}", student_history),
             Route("/instructor/submissions/{id}", any_report),

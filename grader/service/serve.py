@@ -121,6 +121,7 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     import uvicorn
 
     from grader.service.app import make_app
+    from grader.service.slow_clients import Timely
 
     again = requeue_local(engine)
     if again:
@@ -135,7 +136,7 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     config = uvicorn.Config(app, log_level="warning", access_log=options.access_log, timeout_graceful_shutdown=5,
                             backlog=2048, ssl_certfile=options.certfile, ssl_keyfile=options.keyfile,
                             proxy_headers=bool(options.trusted_proxies),
-                            forwarded_allow_ips=options.trusted_proxies or None)
+                            forwarded_allow_ips=options.trusted_proxies or None, http=Timely)
     if options.access_log:
         logging.getLogger("uvicorn.access").setLevel(logging.INFO)
     server = _server_class()(config)

@@ -139,6 +139,26 @@ def login_link(engine: Engine, who: Who) -> str:
     return code
 
 
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Whom a login link signs in: shown before it is spent, so that a link someone else made is not taken."""
+
+    student: str
+    name: str
+    role: str
+
+
+def link_holder(engine: Engine, code: str) -> Holder | None:
+    """Whom the login code `code` would sign in, without spending it; None where use_link would refuse it."""
+    s, st, t = schema.sessions.c, schema.students.c, schema.tokens.c
+    with reading(engine) as db:
+        row = db.execute(select(st.id, st.name, st.role).join(schema.sessions, s.student_id == st.id)
+                         .join(schema.tokens, and_(t.id == s.token_id, t.student_id == s.student_id,
+                                                   t.revoked_at.is_(None)))
+                         .where(s.digest == _digest(code), s.kind == "link", s.expires_at >= time.time())).first()
+    return None if row is None else Holder(student=row.id, name=row.name, role=row.role)
+
+
 def use_link(engine: Engine, code: str) -> str | None:
     """Spend a login code: a session id for the cookie, or None if it is unknown, used, expired or its token revoked."""
     session = secrets.token_urlsafe(32)
