@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, func, select, text
+from sqlalchemy import Connection, Engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
 from grader.service import schema
-from grader.service.store import BUSY_SECONDS, StoreError, is_sqlite, migrate, open_store, reading, shown_url
+from grader.service.store import BUSY_SECONDS, StoreError, is_sqlite, migrate, open_store, reading, shown_url, writing
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_DUMP_MAGIC = b"PGDMP"
@@ -202,8 +202,20 @@ def restore(engine: Engine, source: Path, *, force: bool = False) -> Snapshot:
         _pg_restore(engine, source)
     engine.dispose()
     migrate(engine)  # a backup made by an older grader: brought to this one's schema
+    _forget_the_old_workers(engine)
     with reading(engine) as db:
         return count(db)
+
+
+def _forget_the_old_workers(engine: Engine) -> None:
+    """The backup's workers graded on the store it was taken from, and none of them runs on this one: each is
+    stopped, and the jobs they held are queued again. Left as they were, a backup taken while the server ran
+    would make the restored store look in use for a minute, and its running jobs wait for leases to lapse."""
+    w, j = schema.workers.c, schema.jobs.c
+    with writing(engine) as db:
+        db.execute(update(schema.workers).where(w.stopped_at.is_(None)).values(stopped_at=time.time(), job_id=None))
+        db.execute(update(schema.jobs).where(j.state == "running")
+                   .values(state="queued", worker=None, lease_until=None))
 
 
 def _kind(source: Path) -> str:
