@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
-from grader.judge.diagnose import MutantRun, MutantRuns, diagnose_exercise
+from grader.judge.diagnose import MutantRun, MutantRuns
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.faults import Fault, faults, hides_more
 from grader.judge.hidden_runs import (
@@ -30,6 +30,7 @@ from grader.judge.known_mistakes import mutant_facts
 from grader.judge.localize import SEEDED, STEP, localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
+from grader.judge.public_diagnosis import diagnose_both
 from grader.judge.released_mistakes import released_runs, stored_seed
 from grader.judge.report import Graded, Report, build_report
 from grader.judge.rules import check_source, import_notes
@@ -166,11 +167,11 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             # wait twice the limit for a name that a check without values cannot get anyway
             timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
                             for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
-            result = diagnose_exercise(group.exercise, result, group.inputs, expected[index],
-                                       {d: found[index].group for d, found in views.items()},
-                                       mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
-                                       defined, () if violations or timed_out else
-                                       _localizer(sandbox, submission, group, time_limit, defined))
+            result = diagnose_both(group.exercise, result, group.inputs, expected[index],
+                                   {d: found[index].group for d, found in views.items()},
+                                   mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
+                                   defined, () if violations or timed_out else
+                                   _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.5"
+REPORT_VERSION = "1.6"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +108,10 @@ class CheckResult:
     diagnosis: Diagnosis | None = None
     #: why it scored what it did, as data (the problem says it in words)
     cause: Cause = Cause("passed")
+    #: a public check's diagnosis on the public checks' evidence alone, where it differs from `diagnosis` (which
+    #: weighs the hidden checks' verdicts too): what its student sees before the deadline
+    #: (grader.judge.public_diagnosis); None where the two are the same
+    public_diagnosis: Diagnosis | None = None
 
     @property
     def message(self) -> str:
@@ -136,6 +140,9 @@ class ExerciseResult:
     #: mistakes another one hides from every check (a missing seed zeroes every gradient), each found on its own
     #: localization probe with that one mended there (grader.judge.faults): the student's next failures
     masked: tuple[Diagnosis, ...] = ()
+    #: `masked` found on the public checks' evidence alone, where it differs: what a student sees before the
+    #: deadline (grader.judge.public_diagnosis); None where the two are the same
+    public_masked: tuple[Diagnosis, ...] | None = None
 
     @property
     def score(self) -> float:

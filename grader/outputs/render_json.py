@@ -60,6 +60,8 @@ def _exercise(exercise: ExerciseResult) -> dict[str, Any]:
         "problems": list(exercise.problems),
         "checks": [_check(c) for c in exercise.checks],
         "masked": [_diagnosis_to_dict(d) for d in exercise.masked],
+        **({} if exercise.public_masked is None else {
+            "public_masked": [_diagnosis_to_dict(d) for d in exercise.public_masked]}),
     }
 
 
@@ -83,6 +85,7 @@ def _check(check: CheckResult) -> dict[str, Any]:
         ],
         "diagnosis": None if check.diagnosis is None else _diagnosis_to_dict(check.diagnosis),
         "cause": {"kind": check.cause.kind, "detail": check.cause.detail, "line": check.cause.line},
+        **({} if check.public_diagnosis is None else {"public_diagnosis": _diagnosis_to_dict(check.public_diagnosis)}),
     }
 
 
@@ -116,6 +119,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                 problems=tuple(e["problems"]),
                 hidden_points=e.get("hidden_points", 0.0),
                 masked=tuple(_diagnosis(d) for d in e.get("masked", ())),
+                public_masked=None if e.get("public_masked") is None
+                else tuple(_diagnosis(d) for d in e["public_masked"]),
                 checks=tuple(
                     CheckResult(
                         name=c["name"], about=c["about"], status=c["status"], score=c["score"],
@@ -126,6 +131,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                         diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
                         cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"]) if "cause" in c
                         else Cause("passed" if c["status"] == "passed" else "wrong-value"),
+                        public_diagnosis=None if c.get("public_diagnosis") is None
+                        else _diagnosis(c["public_diagnosis"]),
                     )
                     for c in e["checks"]
                 ),

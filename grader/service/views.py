@@ -1,6 +1,7 @@
 """What a student may see of their own report: before their deadline, the public checks only (the hidden checks'
 points are named as still to come, as in a released pack), and nothing else of the hidden run: not the integrity
-line it may have added, not the time it took; after it, every check, hidden ones as the report model shows them
+line it may have added, not the time it took, not what its verdicts add to a public check's diagnosis (each public
+check's diagnosis is the one made on the public checks' evidence alone: grader.judge.public_diagnosis); after it, every check, hidden ones as the report model shows them
 (status and points, never inputs or expected values), with the late policy applied to the scores. A report
 names the seed it was really graded with the way the store drew it: the token of a seed drawn from the course
 secret (never the seed, from which the hidden inputs follow), or the course's one fixed seed.
@@ -55,7 +56,8 @@ def student_view(report: Report, *, hidden_released: bool) -> Report:
     deadline, the report's time is withheld too: the hidden run is part of it, and code can take its time for
     what it saw there.
     """
-    exercises = report.exercises if hidden_released else tuple(_public(e) for e in report.exercises)
+    exercises = tuple(_diagnosed(e, hidden_released) for e in
+                      (report.exercises if hidden_released else tuple(_public(e) for e in report.exercises)))
     hidden = any(c.visibility == "hidden" for e in report.exercises for c in e.checks)
     notes = report.notes
     if hidden and report.output.strip():
@@ -74,6 +76,17 @@ def _public(exercise: ExerciseResult) -> ExerciseResult:
     return dataclasses.replace(
         exercise, checks=tuple(c for c in exercise.checks if c.visibility != "hidden"),
         hidden_points=round(exercise.hidden_points + sum(c.max_score for c in hidden if c.status != "skipped"), 6))
+
+
+def _diagnosed(exercise: ExerciseResult, hidden_released: bool) -> ExerciseResult:
+    """The exercise with one diagnosis a check: the full one once the hidden checks are released, else the one made
+    on the public checks' evidence alone, where the report keeps one apart (reports before 1.6 keep none)."""
+    if exercise.public_masked is None and all(c.public_diagnosis is None for c in exercise.checks):
+        return exercise
+    checks = tuple(dataclasses.replace(c, public_diagnosis=None, diagnosis=c.diagnosis if hidden_released
+                                       or c.public_diagnosis is None else c.public_diagnosis) for c in exercise.checks)
+    masked = exercise.masked if hidden_released or exercise.public_masked is None else exercise.public_masked
+    return dataclasses.replace(exercise, checks=checks, masked=masked, public_masked=None)
 
 
 def counted_copy(report: Report, factor: float, why: str) -> Report:
