@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from grader.judge.catalog import Catalog
@@ -15,7 +16,7 @@ from grader.judge.grading import grade
 from grader.judge.hidden_runs import HIDDEN_INTEGRITY
 from grader.judge.report import Report
 from grader.outputs.formats import render
-from grader.outputs.render_json import report_to_dict
+from grader.outputs.render_json import report_from_dict, report_schema, report_to_dict
 from grader.outputs.students import Student
 from grader.run.sandbox import Sandbox
 from grader.service.views import student_view
@@ -78,5 +79,21 @@ def test_before_the_deadline_a_public_checks_diagnosis_does_not_depend_on_a_hidd
     public = [[(c.status, c.score) for c in r.exercises[0].checks if c.visibility != "hidden"]
               for r in (right_in_hidden, wrong_everywhere)]
     assert public[0] == public[1] and ("failed", 0.0) in public[0]  # and run the public checks alike, failing some
-    before = [student_view(r, hidden_released=False) for r in (right_in_hidden, wrong_everywhere)]
+    # as a course server keeps them: the JSON (valid against the schema), read back
+    stored = [report_from_dict(json.loads(json.dumps(report_to_dict(r)))) for r in (right_in_hidden, wrong_everywhere)]
+    for r in (right_in_hidden, wrong_everywhere):
+        jsonschema.validate(report_to_dict(r), report_schema())
+    before = [student_view(r, hidden_released=False) for r in stored]
     assert every_format(before[0]) == every_format(before[1])
+    assert "public_diagnosis" not in every_format(before[0])
+    # the full report weighs the hidden verdict: right in the hidden check, the no-chain-factor mutant (which fails
+    # it) no longer fits the whole file, and localization names the rule; the view before the deadline names the
+    # mistake as the public checks alone show it, and the one after the deadline shows the full diagnosis
+    full = [(c.diagnosis, c.public_diagnosis) for c in stored[0].exercises[0].checks if c.status == "failed"]
+    assert full and all(d is not None and p is not None and (d.kind, p.kind) == ("localized", "known-mistake")
+                        for d, p in full)
+    assert [c.diagnosis for c in before[0].exercises[0].checks] == \
+           [c.diagnosis for c in stored[1].exercises[0].checks if c.visibility == "public"]
+    after = student_view(stored[0], hidden_released=True)
+    assert [c.diagnosis for c in after.exercises[0].checks] == [c.diagnosis for c in stored[0].exercises[0].checks]
+    assert all(c.public_diagnosis is None for c in after.exercises[0].checks)

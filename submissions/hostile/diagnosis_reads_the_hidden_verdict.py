@@ -1,10 +1,11 @@
 # exercise: node-mul
 # Hostile: a known mistake (no chain factor: the local slope without out.grad) in every public check, and right
-# work in the hidden check's code shape only (a product used twice, h * z * h). The diagnosis names the mistake
-# on a public check only where the student fails every check that mistake fails, hidden ones included, so with
-# TRIGGER = True (right in the hidden check) the public checks' diagnosis could differ from that of its twin with
-# TRIGGER = None (the mistake everywhere): one bit of the hidden run before the deadline
-# (tests/test_hidden_notes.py).
+# work in the hidden check's code shape only (a product used twice, h * z * h). The full diagnosis names the
+# mistake on a public check only where the student fails every check that mistake fails, hidden ones included, so
+# with the trigger on (right in the hidden check) it names the localized rule, and with TRIGGER = None (the mistake
+# everywhere) the known mistake: one bit of the hidden run. Before the deadline a student's view shows each public
+# check's diagnosis made on the public checks' evidence alone (grader.judge.public_diagnosis), the same for both
+# twins, byte for byte (tests/test_hidden_notes.py). It scores the product's value and the hidden check: 2 of 10.
 
 TRIGGER = True
 
