@@ -173,3 +173,48 @@ def test_the_defaults_cap_a_students_day_and_share_of_the_queue(tmp_path: Path) 
     course = load_course(folder)
     assert course.assignments["hw1"].per_day == DEFAULT_PER_DAY == 20
     assert course.queued_per_student == DEFAULT_QUEUED == 5
+
+
+def test_a_worker_killed_shows_as_lost_and_its_job_where_it_went(tmp_path: Path) -> None:
+    import os
+    import signal
+    import urllib.request
+
+    from service_helpers import wait_until
+
+    deadline = (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    folder = course_folder(tmp_path / "course", deadline=deadline, students=["h"], per_day=0)
+    tokens = issue_tokens(folder)
+    prof = instructor_token(folder)
+    engine = open_store(load_course(folder).database)
+    server = Server(folder, workers=1, lease=3.0).start()  # a heartbeat a second
+    try:
+        done = server.submit(tokens["h"], str(SAMPLES / "node-mul" / "infinite_loop.py"), "--no-wait")
+        assert done.returncode == 0, done.stderr
+        w = schema.workers.c
+
+        def holder() -> tuple[str, int] | None:
+            with writing(engine) as db:
+                row = db.execute(select(w.id, w.pid).where(w.job_id.is_not(None), w.stopped_at.is_(None))).first()
+            return None if row is None else (row.id, row.pid)
+
+        wait_until(holder, 120, "a worker saying it grades the job")
+        found = holder()
+        assert found is not None
+        os.kill(found[1], signal.SIGKILL)
+
+        def page() -> str:
+            request = urllib.request.Request(server.url + "/instructor", headers={"Authorization": f"Bearer {prof}"})
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return str(answer.read().decode())
+
+        def lost() -> bool:
+            text = page()
+            row = text[text.index(found[0]):].split("</tr>")[0]
+            return "lost" in row and any(where in row for where in ("queued again", "being graded by", "given up",
+                                                                      "graded by"))
+
+        wait_until(lost, 30, "the killed worker shown as lost, with where its job went")  # it said alive for 60 s
+    finally:
+        engine.dispose()
+        server.stop()
