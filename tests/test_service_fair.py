@@ -153,16 +153,23 @@ def test_a_waiting_submit_gets_a_report_whose_result_landed_after_a_later_jobs(
     first, _ = _upload(server, tokens["o"]), _upload(server, tokens["p"])
     slow, fast = queue.claim(engine, "w1", 30), queue.claim(engine, "w2", 30)
     assert slow is not None and fast is not None and slow.submission == first
-    got: list[dict[str, object]] = []
-    waiter = threading.Thread(target=lambda: got.append(client.wait_for(
-        client.Settings(server.url, tokens["o"]), first, 55)))
-    waiter.start()
+    got: dict[str, dict[str, object]] = {}
+
+    def wait(student: str, submission: int) -> threading.Thread:
+        thread = threading.Thread(target=lambda: got.__setitem__(student, client.wait_for(
+            client.Settings(server.url, tokens[student]), submission, 55)))
+        thread.start()
+        return thread
+
+    waiter, other = wait("o", first), wait("p", fast.submission)
     report = _report()
     _finish(engine, fast, report)  # the later job's result lands first, as a faster worker's does
+    other.join(timeout=60)  # its waiter woken: the server has seen that later result
+    assert got["p"]["state"] == "done"
     _finish(engine, slow, report)
     # the waiter asked to wait 55 s: it used to be woken only when that ran out (the watcher had moved past it)
     waiter.join(timeout=25)
-    assert not waiter.is_alive() and got[0]["state"] == "done"
+    assert not waiter.is_alive() and got["o"]["state"] == "done"
 
 
 def test_the_defaults_cap_a_students_day_and_share_of_the_queue(tmp_path: Path) -> None:
