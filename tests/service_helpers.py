@@ -23,8 +23,10 @@ SAMPLES = ROOT / "submissions"
 
 
 def course_folder(folder: Path, *, deadline: str, students: list[str], extra: str = "", late_days: int = 2,
-                  per_day: int = 3, uploads_per_minute: int = 30) -> Path:
-    """A course: the repository's exercises, a roster, and hw1 (node-mul) with the given deadline."""
+                  per_day: int = 3, uploads_per_minute: int = 30, queued_per_student: int = 0) -> Path:
+    """A course: the repository's exercises, a roster, and hw1 (node-mul) with the given deadline. Its students may
+    queue any number of uploads (queued_per_student = 0) unless a test asks for the cap: test_service_fair.py tests
+    the default."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "roster.csv").write_text("id,name,email\n" + "".join(f"{s},Student {s},{s}@example.edu\n"
                                                                     for s in students))
@@ -33,6 +35,7 @@ exercises = "{ROOT / 'exercises'}"
 roster = "roster.csv"
 late_days = {late_days}
 uploads_per_minute = {uploads_per_minute}
+queued_per_student = {queued_per_student}
 max_upload_kib = 64
 isolation = "landlock"
 

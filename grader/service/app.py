@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from grader.service import queue, schema
 from grader.service.config import Course
 from grader.service.deadlines import StoredRules
+from grader.service.delivery import watch
 from grader.service.forms import raw
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
@@ -60,7 +61,6 @@ class State:
     recent: dict[tuple[str, str], deque[float]] = field(default_factory=lambda: defaultdict(deque))
     #: submissions someone waits on -> the events to set when their result is written
     waiting: dict[int, list[asyncio.Event]] = field(default_factory=dict)
-    last_result: int = 0
     #: deadlines and extensions set from the pages, kept in the store (grader.service.deadlines)
     stored: StoredRules | None = None
 
@@ -142,7 +142,8 @@ async def submit(request: Request) -> Response:
     receipt = await receive(state, who, request.query_params.get("exercise"), request.query_params.get("assignment"),
                             content, name, request.headers.get("idempotency-key", ""))
     if isinstance(receipt, Refused):
-        return error(receipt.status, receipt.message)
+        return error(receipt.status, receipt.message,
+                     **({"Retry-After": str(receipt.retry_after)} if receipt.retry_after else {}))
     return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
 
 
@@ -280,28 +281,6 @@ async def health(request: Request) -> Response:
         return error(503, write_failure(exc)[1])
 
 
-async def _watch(state: State) -> None:
-    """Wake the requests waiting on a submission when its result is written (one query per tick for all)."""
-    r = schema.results.c
-
-    def newer(last: int) -> list[tuple[int, int]]:
-        with reading(state.engine) as db:
-            return [(x.job_id, x.submission_id) for x in db.execute(
-                select(r.job_id, r.submission_id).where(r.job_id > last).order_by(r.job_id).limit(1000))]
-
-    while True:
-        await asyncio.sleep(0.05)
-        try:
-            found = await run_in_threadpool(newer, state.last_result)
-        except SQLAlchemyError:
-            await asyncio.sleep(1.0)
-            continue
-        for job, ident in found:
-            state.last_result = max(state.last_result, job)
-            for event in state.waiting.get(ident, []):
-                event.set()
-
-
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
     from grader.service import class_pages, deadline_pages, login_pages, lti, lti_pages, pages, upload_pages
 
@@ -309,12 +288,10 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
     state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))
     assert state.stored is not None
     state.stored.refresh()
-    with reading(engine) as db:
-        state.last_result = int(db.execute(select(func.coalesce(func.max(schema.results.c.job_id), 0))).scalar_one())
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        watcher = asyncio.create_task(_watch(state))
+        watcher = asyncio.create_task(watch(state.engine, state.waiting))
         try:
             yield
         finally:

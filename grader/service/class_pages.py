@@ -101,16 +101,37 @@ def _live(state: State) -> str:
     cells = []
     for w in queue.worker_rows(state.engine, now - 3600):
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
-        alive = "stopped" if w["stopped_at"] else ("alive" if now - beat < 60 else '<span class="late">silent</span>')
-        cells.append([e(w["id"]), e(w["host"]), e(f"{w['load']} on {w['cores']} cores"),
-                      e(w["job_id"] if w["job_id"] is not None else "idle"), e(w["graded"]),
-                      e(f"{now - beat:.0f} s ago"), alive])
+        lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
+        alive = "stopped" if w["stopped_at"] else ('<span class="late">lost</span>' if lost else "alive")
+        cells.append([e(w["id"]), e(w["host"]), e(f"{w['load']} on {w['cores']} cores"), e(_held(w, lost)),
+                      e(w["graded"]), e(f"{now - beat:.0f} s ago"), alive])
     return (f'<section class="live"><h2>Queue</h2><ul class="stats"><li>{depth["queued"]} queued</li>'
             f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
             f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
                if cells else "<p>No worker has been seen in the last hour.</p>")
             + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
+
+
+#: the heartbeat interval of a worker registered before workers said theirs (a 30 s lease's third)
+LEGACY_BEAT = 10.0
+
+
+def _held(worker: dict[str, object], lost: bool) -> str:
+    """The job a worker last said it held, and where that job is now: still this worker's (while it is alive or its
+    lease runs), queued again, graded by another, or given up."""
+    job, state, by = worker["job_id"], worker["job_state"], worker["job_worker"]
+    if job is None:
+        return "idle"
+    if state == "running" and by == worker["id"]:
+        return f"job {job}" + (" (its lease has not lapsed yet)" if lost or worker["stopped_at"] else "")
+    if state == "queued":
+        return f"job {job}: queued again"
+    if state == "running":
+        return f"job {job}: being graded by {by}"
+    if by == "reaper":
+        return f"job {job}: given up ({worker['job_error']})"
+    return "idle" if by == worker["id"] else f"job {job}: graded by {by}"
 
 
 def _filters(view: View, rows: list[ClassRow], state: State) -> str:

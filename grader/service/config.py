@@ -10,6 +10,7 @@ again when it changes: grader.service.live).
     late_rounding = "day"              # a minute late is a day late (default); "hour": a minute late is an hour
     max_upload_kib = 256
     uploads_per_minute = 6             # per token; more gets 429 with Retry-After
+    queued_per_student = 5             # uploads waiting to be graded per student; more gets 429 (0: no limit)
     isolation = "landlock"             # the weakest confinement a submission may be graded under
     secret_file = "course-secret"      # the seed secret (created, mode 600, on first start)
     # seed = 4217                      # one seed for every submission, as grade batch --seed (default: each its own)
@@ -22,7 +23,7 @@ again when it changes: grader.service.live).
     late = "penalty"                   # penalty (penalty_per_day, max_late_days), late-days, or none (default)
     penalty_per_day = 0.1
     max_late_days = 3
-    per_day = 5                        # submissions per student per day (0: no limit)
+    per_day = 5                        # submissions per student per day (default 20; 0: no limit)
     counts = "best"                    # or "last"
 
     [extensions.hw1]
@@ -62,8 +63,13 @@ ROUNDING = {"day": DAY, "hour": 3600.0}
 #: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named with its line
 #: (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
 COURSE_KEYS = frozenset({"name", "exercises", "roster", "timezone", "late_days", "late_rounding", "max_upload_kib",
-                         "uploads_per_minute", "isolation", "secret_file", "seed", "database", "assignments",
-                         "extensions", "lti"})
+                         "uploads_per_minute", "queued_per_student", "isolation", "secret_file", "seed", "database",
+                         "assignments", "extensions", "lti"})
+#: a student's submissions of one assignment per day, unless the assignment's per_day says otherwise: with a worker or
+#: two, one token uploading at the per-minute limit all day would queue more than they grade
+DEFAULT_PER_DAY = 20
+#: a student's uploads waiting to be graded at once, unless course.toml's queued_per_student says otherwise
+DEFAULT_QUEUED = 5
 ASSIGNMENT_KEYS = frozenset({"exercises", "assignment", "opens", "deadline", "late", "penalty_per_day",
                              "max_late_days", "per_day", "counts"})
 
@@ -83,7 +89,8 @@ class Rules:
     penalty_per_day: float = 0.0
     #: days after the deadline past which a late submission counts 0 (stored and marked all the same)
     max_late_days: float | None = None
-    per_day: int = 0
+    #: submissions per student per day (0: no limit)
+    per_day: int = DEFAULT_PER_DAY
     counts: Counts = "best"
     #: student id -> their own deadline (epoch seconds)
     extensions: dict[str, float] = field(default_factory=dict)
@@ -112,6 +119,8 @@ class Course:
     late_rounding: Rounding = "day"
     #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
     lti: LtiSettings | None = None
+    #: a student's uploads waiting to be graded at once; past it an upload is refused (429, Retry-After). 0: no limit
+    queued_per_student: int = DEFAULT_QUEUED
 
     @property
     def data(self) -> Path:
@@ -200,6 +209,7 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
                   late_days=where.number(data, "late_days", 0), max_upload_bytes=where.number(
                       data, "max_upload_kib", 256) * 1024,
                   uploads_per_minute=where.number(data, "uploads_per_minute", 6),
+                  queued_per_student=where.number(data, "queued_per_student", DEFAULT_QUEUED),
                   isolation=_level(isolation),
                   secret_file=folder / where.text(data, "secret_file", "course-secret"),
                   database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
@@ -277,7 +287,8 @@ def _rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any
     return Rules(id=name, exercise_ids=ids, catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
                  opens=_moment(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
                  late=late, penalty_per_day=float(penalty or 0.0), max_late_days=float(max_days) if max_days is not None
-                 else None, per_day=where.number(spec, "per_day", 0, at), counts=counts, extensions=granted)
+                 else None, per_day=where.number(spec, "per_day", DEFAULT_PER_DAY, at), counts=counts,
+                 extensions=granted)
 
 
 def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:

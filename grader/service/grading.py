@@ -25,7 +25,7 @@ from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.formats import render
 from grader.service.config import Course
-from grader.service.queue import Claimed, Result, Stored, stored
+from grader.service.queue import GAVE_UP_FOR_STUDENT, Claimed, Result, Stored, stored
 from grader.service.store import reading
 
 #: expected values and mistakes' runs kept per (exercise, seed): bounded, so a worker's memory stays flat
@@ -105,6 +105,18 @@ class Grader:
                 self._mistakes.clear()
             self._stamp.update(stamp)
         return [self._catalog.load(i) for i in ids]
+
+
+def given_up(course: Course, stored: Stored) -> str:
+    """The report of a submission whose grading stopped its worker MAX_ATTEMPTS times (grader.service.queue.reap):
+    every check 0, the grader's cause, and why in words, as its student reads it."""
+    rules = course.assignments.get(stored.assignment)
+    try:
+        catalog = course.catalog()
+        exercises = [catalog.load(i) for i in rules.exercise_ids] if rules is not None else []
+    except GraderError:  # the catalog changed under the course: the words still reach the student
+        exercises = []
+    return render("json", _empty(stored, exercises, GAVE_UP_FOR_STUDENT, Cause("grader"))).decode("utf-8")
 
 
 def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:

@@ -5,7 +5,10 @@ waiting at that moment at once, grader.service.group_commit; PostgreSQL: synchro
 holds a receipt holds a submission that survives a kill -9 of the server. A retried upload (same student,
 assignment and idempotency key) gets the first receipt back and is stored once. A late upload is stored and marked
 late, never refused, and its receipt says what the late policy makes of it (without one, it counts 0); one before
-the assignment opens or past the day's limit is refused, with the time it can be made.
+the assignment opens or past the day's limit is refused, with the time it can be made; one while the student
+already has `queued_per_student` uploads waiting to be graded is refused with a Retry-After (the client tries
+again then, with the same key): one token cannot queue more than the workers grade. A job's turn is set here
+(grader.service.queue: round-robin by student).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from grader.core.seeds import SubmissionSeed, submission_seed
 from grader.service import schema
 from grader.service.config import Course, Rules, day_of
 from grader.service.group_commit import writer_for
+from grader.service.queue import next_turns
 from grader.service.standing import late_policy
 from grader.service.store import is_sqlite, writing
 from grader.service.tokens import Who
@@ -96,16 +100,25 @@ def _store(db: Connection, *, course: Course, who: Who, rules: Rules, content: b
         return Refused(429, f"you have made {used} submissions of {rules.id} today, this course's daily "
                             f"limit; the next can be made from {_when(tomorrow, course)} (in "
                             f"{_span(tomorrow - now)}). Test with `grade FILE` first: it is not limited.")
+    waiting = _waiting(db, who.student) if course.queued_per_student and not who.instructor else 0
+    if waiting >= course.queued_per_student > 0:
+        return Refused(429, f"you have {waiting} submissions waiting to be graded, the most this course queues for "
+                            f"one student; this one was NOT stored. grade submit tries again by itself; else submit "
+                            f"again once one is graded (grade submit --status shows them).", retry_after=RETRY_QUEUED)
     late = course.days_late(rules, who.student, now)
     row = db.execute(_NEW_SUBMISSION, {
         "student_id": who.student, "assignment": rules.id, "idempotency_key": key, "sha256": digest,
         "filename": shown_name(name), "suffix": suffix, "content": content, "received_at": now, "days_late": late,
         "seed": seed.seed, "seed_token": seed.token}).one()
-    db.execute(_NEW_JOB, {"submission_id": row.id, "priority": 0, "state": "queued", "attempts": 0, "queued_at": now})
+    db.execute(_NEW_JOB, {"submission_id": row.id, "priority": 0, "state": "queued", "attempts": 0, "queued_at": now,
+                          "turn": next_turns(db, {who.student}, 0)[who.student]})
     left = max(rules.per_day - used - 1, 0) if limited else None
     return Receipt(submission=row.id, sha256=digest, received_at=now, assignment=rules.id, days_late=late,
                    left_today=left, seed_token=seed.token, late_policy=late_policy(rules, late, course.late_days))
 
+
+#: how long a student whose uploads fill their share of the queue is asked to wait (about a job's time)
+RETRY_QUEUED = 10
 
 #: the statements of an upload, made once: a burst's uploads run them one after another in one writer
 _NEW_SUBMISSION = insert(schema.submissions).returning(schema.submissions.c.id)
@@ -132,6 +145,13 @@ def _used_today(db: Connection, student: str, assignment: str, now: float, cours
     s = schema.submissions.c
     return int(db.execute(select(func.count()).where(s.student_id == student, s.assignment == assignment,
                                                      s.received_at >= start, s.received_at < end)).scalar_one())
+
+
+def _waiting(db: Connection, student: str) -> int:
+    """The student's uploads queued and not yet being graded (an instructor's regrades of them not counted)."""
+    j = schema.jobs.c
+    mine = select(func.count()).select_from(schema.jobs).join(schema.submissions, _S.id == j.submission_id)
+    return int(db.execute(mine.where(_S.student_id == student, j.state == "queued", j.priority == 0)).scalar_one())
 
 
 def used_today(engine: Engine, student: str, assignment: str, course: Course) -> int:

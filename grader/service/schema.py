@@ -6,8 +6,9 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
   one-time login links of the pages, each belonging to the token that made it (it ends with the token);
 - submissions: every upload, its bytes, its receipt time and how late it was; unique per student, assignment
   and idempotency key, so a retried upload is stored once (and a key reused for another assignment is not a retry);
-- jobs: the queue. A job is claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL); a worker that
-  dies stops renewing it, and another claims the job when it lapses;
+- jobs: the queue. A job is claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL), lowest priority, then
+  turn (round-robin by student), then id first; a worker that dies stops renewing it, and another claims the job
+  when it lapses;
 - results: one row per job at most (the job id is its key), so a result is written once however many
   workers graded it;
 - workers: each worker's host, load and last heartbeat, for the instructor page;
@@ -104,7 +105,11 @@ jobs = Table(
     Column("queued_at", Double, nullable=False),
     Column("started_at", Double, nullable=True),
     Column("finished_at", Double, nullable=True),
-    Index("ix_jobs_claim", "state", "priority", "id"),
+    #: the job's turn among its student's jobs of its priority: one past the student's others queued or running when it
+    #: was queued (0 when none was). A claim takes the lowest turn first, so a student's second queued job waits behind
+    #: every other student's first: round-robin by student (migration v0005_fair)
+    Column("turn", Integer, nullable=False, default=0, server_default="0"),
+    Index("ix_jobs_claim", "state", "priority", "turn", "id"),
 )
 
 results = Table(
@@ -138,6 +143,8 @@ workers = Table(
     Column("load", Double, nullable=False, default=0.0),
     Column("cores", Integer, nullable=False, default=1),
     Column("stopped_at", Double, nullable=True),
+    #: seconds between its heartbeats: two missed and the instructor's page shows it lost (migration v0005_fair)
+    Column("beat", Double, nullable=True),
 )
 
 lti_platforms = Table(

@@ -3,7 +3,8 @@ grading workers, and serve the API and pages on uvicorn, saying where it listens
 
 The server's workers are `grade worker` processes on the same store, started niced (an upload's receipt must
 not wait behind grading) and started again if one dies. They leave when the server is gone. Jobs a killed
-server's workers held on this machine are queued again at once; on other machines, when their lease lapses.
+server's workers held on this machine are queued again at once, and so is the job of one of its workers that died
+(a turn later; given up once it took down MAX_ATTEMPTS workers); on other machines, when their lease lapses.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service import schema
+from grader.service import queue, schema
 from grader.service.config import Course
-from grader.service.store import writing
+from grader.service.store import reading
 
 #: how much lower the server's workers run than the server itself
 WORKER_NICE = 10
@@ -46,18 +48,21 @@ class ServeOptions:
     access_log: bool = False
 
 
-def requeue_local(engine: Engine) -> int:
-    """Jobs held by workers of this machine that are no longer running: back in the queue, now."""
+def requeue_local(engine: Engine, course: Course | None = None) -> int:
+    """Jobs held by workers of this machine that are no longer running: back in the queue now, a turn later, or given
+    up once they took down MAX_ATTEMPTS workers (with the report their student reads)."""
+    from grader.service.grading import given_up
+
     host = socket.gethostname()
     w, j = schema.workers.c, schema.jobs.c
-    with writing(engine) as db:
+    with reading(engine) as db:
         held = db.execute(select(j.id, w.pid).join(schema.workers, w.id == j.worker)
                           .where(j.state == "running", w.host == host)).all()
-        dead = [job for job, pid in held if not _alive(pid)]
-        if dead:
-            db.execute(update(schema.jobs).where(j.id.in_(dead)).values(state="queued", worker=None,
-                                                                      lease_until=None))
-    return len(dead)
+    dead = [job for job, pid in held if not _alive(pid)]
+    if not dead:
+        return 0
+    report = None if course is None else (lambda stored: given_up(course, stored))
+    return len(queue.release(engine, j.id.in_(dead), report))
 
 
 def _alive(pid: int) -> bool:
@@ -73,7 +78,8 @@ def _alive(pid: int) -> bool:
 class Workers:
     """The server's own workers: started, watched, started again when one dies, stopped with the server."""
 
-    def __init__(self, course: Course, database: str, count: int, lease: float, say: Callable[[str], None]) -> None:
+    def __init__(self, course: Course, database: str, count: int, lease: float, say: Callable[[str], None],
+                 died: Callable[[], object] | None = None) -> None:
         self._command = [sys.executable, "-m", "grader", "worker", "--course", str(course.folder),
                          "--lease", str(lease), "--parent", str(os.getpid()),
                          "--nice", str(WORKER_NICE)]
@@ -81,6 +87,8 @@ class Workers:
         self._env = {**os.environ, "AUTOGRADER_DATABASE": database}
         self._count = count
         self._say = say
+        #: called once a worker has died, before another starts: its job goes back in the queue at once
+        self._died = died
         self._procs: list[subprocess.Popen[bytes]] = []
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, daemon=True)
@@ -100,6 +108,11 @@ class Workers:
                         self._say(f"a grading worker left (exit {proc.returncode}); starting another")
                     except OSError:  # the server's output is gone (a closed pipe): the worker matters more
                         pass
+                    if self._died is not None:
+                        try:
+                            self._died()
+                        except SQLAlchemyError:  # the store is down: the job's lease lapses, and a worker reaps it
+                            pass
                     self._procs[index] = self._spawn()
 
     def stop(self) -> None:
@@ -123,7 +136,7 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     from grader.service.app import make_app
     from grader.service.slow_clients import Timely
 
-    again = requeue_local(engine)
+    again = requeue_local(engine, course)
     if again:
         say(f"queued again: {again} submission(s) a stopped server was grading")
     listener = socket.socket(socket.AF_INET6 if ":" in options.host else socket.AF_INET, socket.SOCK_STREAM)
@@ -131,7 +144,8 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     listener.bind((options.host, options.port))
     listener.listen(2048)
     host, port = listener.getsockname()[:2]
-    workers = Workers(course, course.database, options.workers, options.lease, say) if options.workers else None
+    workers = Workers(course, course.database, options.workers, options.lease, say,
+                      died=lambda: requeue_local(engine, course)) if options.workers else None
     app = make_app(course, engine, secret)
     config = uvicorn.Config(app, log_level="warning", access_log=options.access_log, timeout_graceful_shutdown=5,
                             backlog=2048, ssl_certfile=options.certfile, ssl_keyfile=options.keyfile,

@@ -61,7 +61,8 @@ async def submit(request: Request) -> Response:
     assignment = form.fields.get("assignment") or None
     receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""))
     if isinstance(receipt, Refused):
-        return _refused(state, receipt, back=assignment)
+        return _refused(state, receipt, {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
+                        back=assignment)
     return HTMLResponse(_receipt(state, receipt), 200 if receipt.replayed else 201)
 
 

@@ -21,6 +21,8 @@ class Refused:
 
     status: int
     message: str
+    #: seconds after which the same upload may succeed (a 429's Retry-After); None: not a matter of waiting
+    retry_after: int | None = None
 
 
 def shown_name(name: str) -> str:

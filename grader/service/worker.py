@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from grader.service import queue
 from grader.service.config import Course
-from grader.service.grading import Grader, fetch
+from grader.service.grading import Grader, fetch, given_up
 
 #: a job's lease, and the heartbeat renewing it (a third of it, so two can be missed)
 LEASE_SECONDS = 30.0
@@ -74,9 +74,9 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
     hide = [course.folder, course.exercises, scratch_root]
     with Sandbox(lean=lean, hide=hide, minimum=course.isolation) as sandbox:
         # registered once its zygote is on its way: a worker on the instructor page is one that can grade
-        ident = queue.register(engine, options.name)
+        ident = queue.register(engine, options.name, beat=options.lease / 3)
         current: list[int | None] = [None, 0]  # the job being graded, and how many were
-        beat = threading.Thread(target=_heartbeats, args=(engine, ident, current, options, stop), daemon=True)
+        beat = threading.Thread(target=_heartbeats, args=(engine, course, ident, current, options, stop), daemon=True)
         beat.start()
         say(f"worker {ident}: grading {course.name} from the queue "
             f"({'engine exercises only' if lean else 'torch warm'})")
@@ -131,15 +131,16 @@ def _finish(engine: Engine, ident: str, result: queue.Result, say: Callable[[str
             time.sleep(2.0 ** attempt)
 
 
-def _heartbeats(engine: Engine, ident: str, current: list[int | None], options: WorkerOptions,
+def _heartbeats(engine: Engine, course: Course, ident: str, current: list[int | None], options: WorkerOptions,
                 stop: threading.Event) -> None:
-    """Renew the current job's lease and say this worker is alive; now and then, requeue lapsed leases."""
+    """Renew the current job's lease and say this worker is alive; now and then, requeue lapsed leases (or give up
+    on a job that stopped its worker MAX_ATTEMPTS times, with a report its student can read)."""
     beats = 0
     while not stop.wait(options.lease / 3):
         try:
             queue.heartbeat(engine, ident, current[0], options.lease, current[1] or 0)
             beats += 1
             if beats % 2 == 0:
-                queue.reap(engine)
+                queue.reap(engine, lambda stored: given_up(course, stored))
         except SQLAlchemyError:
             continue  # the next beat tries again; the lease allows two to be missed
