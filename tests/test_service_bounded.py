@@ -15,7 +15,6 @@ import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from service_helpers import SAMPLES, Server, course_folder, issue_tokens, serving
