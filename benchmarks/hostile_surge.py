@@ -32,6 +32,8 @@ from pathlib import Path
 from service_surge import ROOT, pct, plan
 
 HUGE = ROOT / "submissions" / "hostile" / "huge_report_values.py"
+#: connections the server closed without an answer (tried again)
+DROPPED: list[str] = []
 SLOW = "import time\ntime.sleep(4.6)\n" + (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text()
 
 
@@ -53,11 +55,16 @@ def call(url: str, token: str, path: str, body: bytes | None = None,
         headers |= {"Idempotency-Key": uuid.uuid4().hex, "X-Filename": name}
     request = urllib.request.Request(url + path, data=body, method="POST" if body is not None else "GET",
                                      headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
+    for _ in range(10):  # a dropped connection is tried again, as grade submit does
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
+        except (urllib.error.URLError, ConnectionError) as exc:
+            DROPPED.append(str(exc))
+            time.sleep(0.5)
+    raise ConnectionError(f"{path}: dropped 10 times: {DROPPED[-1]}")
 
 
 def one_round(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], tmp: Path,
@@ -68,6 +75,17 @@ def one_round(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], 
     tokens = {line.split(",")[0]: line.split(",")[-1].strip() for line in done.stdout.splitlines()[1:]}
     server = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--course", str(folder), "--port", "0",
                                "--workers", str(args.workers)], stdout=subprocess.PIPE, text=True)
+    try:
+        return surge(args, uploads, folder, server, tokens, hostile)
+    finally:
+        server.terminate()
+        server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+def surge(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], folder: Path,
+          server: subprocess.Popen[str], tokens: dict[str, str], hostile: bool) -> tuple[list[float], list[float], str]:
     assert server.stdout is not None
     url = "http://" + server.stdout.readline().split("http://", 1)[1].split("/", 1)[0]
     while True:  # the workers are up, then their zygotes warm a moment
@@ -118,7 +136,7 @@ def one_round(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], 
         ident = int(json.loads(body)["submission"])
         receipt = time.time() - begun
         while True:
-            status, headers, body = call(url, tokens[student], f"/api/submissions/{ident}?wait=60")
+            status, headers, body = call(url, tokens[student], f"/api/submissions/{ident}?wait=55")
             if status == 200 and json.loads(body)["state"] == "done":
                 break
             time.sleep(float(headers.get("retry-after", "0")) if status == 429 else 0.0)
@@ -126,14 +144,13 @@ def one_round(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], 
             receipts.append(receipt)
             reports.append(time.time() - begun)
 
-    with ThreadPoolExecutor(64) as pool:
-        list(pool.map(send, uploads))
-    stop.set()
-    for thread in threads:
-        thread.join()
-    server.terminate()
-    server.wait()
-    server.stdout.close()
+    try:
+        with ThreadPoolExecutor(64) as pool:
+            list(pool.map(send, uploads))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
     return receipts, reports, ", ".join(f"{k}: {v}" for k, v in sorted(seen.items()))
 
 
@@ -165,6 +182,7 @@ def main() -> None:
         a, b = pct(found[False][which], q), pct(found[True][which], q)
         print(f"  other students' {name:12s}{a * scale:10.2f}{unit:>2s}{b * scale:10.2f}{unit:>2s}{b / a:8.2f}")
     print("target: each p99 ratio <= 1.2")
+    print(f"connections dropped without an answer (tried again): {len(DROPPED)} {sorted(set(DROPPED))[:3]}")
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 
