@@ -132,7 +132,7 @@ def surge(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], fold
         assignment = "torch" if "first-gradient" in str(path) else "hw1"
         status, headers, body = call(url, tokens[student], f"/api/submissions?assignment={assignment}",
                                      path.read_bytes(), path.name)
-        assert status == 201, (status, body)
+        assert status in (200, 201), (status, body)  # 200: replayed, where a dropped upload was sent again
         ident = int(json.loads(body)["submission"])
         receipt = time.time() - begun
         while True:
