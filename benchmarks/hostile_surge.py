@@ -8,7 +8,8 @@ does (`?wait=`). Rounds alternate: without the hostile student, then with them. 
 submissions/hostile/huge_report_values.py (1.3 KB, values of 150,000 floats) and, during the surge, asks for its
 report from 24 threads in a loop (honouring Retry-After on a 429, as a client within the limits does), and uploads
 a file that sleeps 4.6 s at import as often as the upload limit lets them. Printed: the other students' upload ->
-receipt and upload -> report p50/p99, for each kind of round, side by side, and their ratio (target <= 1.2).
+receipt and upload -> report p50/p99, for each kind of round, side by side, and their ratio (target <= 1.2);
+"report" is when their client had it (`?wait=`), "stored" when the store had it (results.graded_at).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from pathlib import Path
 from service_surge import ROOT, pct, plan
 
 HUGE = ROOT / "submissions" / "hostile" / "huge_report_values.py"
+#: other students' receipts, reports their client had, reports the store had (seconds each); what the hostile got
+Round = tuple[list[float], list[float], list[float], str]
 #: connections the server closed without an answer (tried again)
 DROPPED: list[str] = []
 SLOW = "import time\ntime.sleep(4.6)\n" + (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text()
@@ -68,7 +71,7 @@ def call(url: str, token: str, path: str, body: bytes | None = None,
 
 
 def one_round(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], tmp: Path,
-              hostile: bool) -> tuple[list[float], list[float], str]:
+              hostile: bool) -> Round:
     folder = course(tmp, args.students)
     done = subprocess.run([sys.executable, "-m", "grader", "tokens", "--course", str(folder)], capture_output=True,
                           text=True, check=True)
@@ -85,7 +88,7 @@ def one_round(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], 
 
 
 def surge(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], folder: Path,
-          server: subprocess.Popen[str], tokens: dict[str, str], hostile: bool) -> tuple[list[float], list[float], str]:
+          server: subprocess.Popen[str], tokens: dict[str, str], hostile: bool) -> Round:
     assert server.stdout is not None
     url = "http://" + server.stdout.readline().split("http://", 1)[1].split("/", 1)[0]
     while True:  # the workers are up, then their zygotes warm a moment
@@ -122,6 +125,7 @@ def surge(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], fold
             thread.start()
     receipts: list[float] = []
     reports: list[float] = []
+    begins: dict[int, float] = {}
     lock = threading.Lock()
     t0 = time.time()
 
@@ -143,6 +147,7 @@ def surge(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], fold
         with lock:
             receipts.append(receipt)
             reports.append(time.time() - begun)
+            begins[ident] = begun
 
     try:
         with ThreadPoolExecutor(64) as pool:
@@ -151,7 +156,10 @@ def surge(args: argparse.Namespace, uploads: list[tuple[float, str, Path]], fold
         stop.set()
         for thread in threads:
             thread.join()
-    return receipts, reports, ", ".join(f"{k}: {v}" for k, v in sorted(seen.items()))
+    with sqlite3.connect(folder / "server" / "course.db", timeout=30) as conn:
+        graded = dict(conn.execute("SELECT submission_id, min(graded_at) FROM results GROUP BY submission_id"))
+    stored = [graded[i] - begun for i, begun in begins.items()]
+    return receipts, reports, stored, ", ".join(f"{k}: {v}" for k, v in sorted(seen.items()))
 
 
 def main() -> None:
@@ -165,19 +173,22 @@ def main() -> None:
     args = parser.parse_args()
     uploads = plan(args.students, args.each, args.window, args.torch_share, random.Random(26))
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores; {len(uploads)} uploads a round")
-    found: dict[bool, tuple[list[float], list[float]]] = {False: ([], []), True: ([], [])}
+    found: dict[bool, tuple[list[float], list[float], list[float]]] = {False: ([], [], []), True: ([], [], [])}
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.rounds):
             for hostile in (False, True):
-                receipts, reports, seen = one_round(args, uploads, Path(tmp) / f"{n}-{hostile}", hostile)
+                receipts, reports, stored, seen = one_round(args, uploads, Path(tmp) / f"{n}-{hostile}", hostile)
                 found[hostile][0].extend(receipts)
                 found[hostile][1].extend(reports)
+                found[hostile][2].extend(stored)
                 print(f"round {n + 1} {'with' if hostile else 'without'} the hostile student: receipt p99 "
-                      f"{pct(receipts, 99) * 1000:.0f} ms, report p99 {pct(reports, 99):.2f} s"
+                      f"{pct(receipts, 99) * 1000:.0f} ms, report p99 {pct(reports, 99):.2f} s "
+                      f"(stored {pct(stored, 99):.2f} s)"
                       + (f" (hostile: {seen})" if hostile else ""))
     print(f"{'':28s}{'without':>12s}{'with':>12s}{'ratio':>8s}")
     for name, which, unit, scale in (("receipt p50", 0, "ms", 1000), ("receipt p99", 0, "ms", 1000),
-                                     ("report p50", 1, "s", 1), ("report p99", 1, "s", 1)):
+                                     ("report p50", 1, "s", 1), ("report p99", 1, "s", 1),
+                                     ("stored p50", 2, "s", 1), ("stored p99", 2, "s", 1)):
         q = 50 if "p50" in name else 99
         a, b = pct(found[False][which], q), pct(found[True][which], q)
         print(f"  other students' {name:12s}{a * scale:10.2f}{unit:>2s}{b * scale:10.2f}{unit:>2s}{b / a:8.2f}")
