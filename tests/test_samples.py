@@ -20,7 +20,7 @@ SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions"
                   *(p for p in (ROOT / "submissions").glob("*/*/") if p.with_suffix(".expect.yaml").is_file())])
 #: outcome and saved_as_latin1 are read by tests/test_hostile.py's batch
 ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains", "mistake",
-           "error_contains", "requires", "truth", "outcome", "saved_as_latin1", "report_lacks"}
+           "error_contains", "requires", "truth", "outcome", "saved_as_latin1", "report_lacks", "max_report_bytes"}
 
 
 def _expectation(sample: Path) -> dict[str, Any]:
@@ -55,6 +55,8 @@ def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.
             assert fragment in err, f"{fragment!r} not in {err!r}"
         assert not report_file.exists()
         return
+    if "max_report_bytes" in expect:  # the JSON a huge value makes is its prefix, shape and size (issue 31)
+        assert report_file.stat().st_size <= expect["max_report_bytes"], report_file.stat().st_size
     report = json.loads(report_file.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
     assert code == expect["exit_code"], report

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import base64
 import http.server
+import json
 import re
 import socket
 import sqlite3
 import threading
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
@@ -257,9 +259,15 @@ def test_a_connection_that_sends_nothing_or_a_byte_at_a_time_is_closed(plain: Se
         waited.update(call(plain, "GET", f"/api/submissions/{queued['submission']}?wait={REQUEST_SECONDS + 5}",
                            token=tokens["s2"]).json())
 
+    def wait_closing() -> None:  # the same as grade submit's client asks it: urllib says "Connection: close"
+        request = urllib.request.Request(f"{plain.url}/api/submissions/{queued['submission']}?wait="
+                                         f"{REQUEST_SECONDS + 5}", headers={"Authorization": f"Bearer {tokens['s2']}"})
+        with urllib.request.urlopen(request, timeout=REQUEST_SECONDS * 3) as response:
+            waited["closing"] = json.loads(response.read())["state"]
+
     before = len(call(plain, "GET", "/api/history", token=tokens["s1"]).json()["submissions"])
     threads = [threading.Thread(target=hold, args=(name, *sent)) for name, sent in slow.items()]
-    threads.append(threading.Thread(target=wait_for_report))
+    threads += [threading.Thread(target=wait_for_report), threading.Thread(target=wait_closing)]
     for thread in threads:
         thread.start()
     assert call(plain, "GET", "/api/status", token=tokens["s1"]).status == 200  # served meanwhile
@@ -274,6 +282,7 @@ def test_a_connection_that_sends_nothing_or_a_byte_at_a_time_is_closed(plain: Se
         thread.join(timeout=REQUEST_SECONDS * 4)
     assert set(ended) == set(slow) and all(t < REQUEST_SECONDS * 2 for t in ended.values()), ended
     assert waited.get("state") == "queued"  # the long poll ran its course (no worker here)
+    assert waited.get("closing") == "queued"  # one whose connection is to close after it too (it was cut at 30 s)
     assert len(call(plain, "GET", "/api/history", token=tokens["s1"]).json()["submissions"]) == before  # not stored
 
 

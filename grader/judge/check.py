@@ -13,7 +13,7 @@ from grader.core.values import ErrorInfo
 from grader.judge.hints import hint_for
 from grader.judge.names import Definitions, probe_reads
 from grader.judge.oracle import Expected
-from grader.judge.plain import plain, plain_input
+from grader.judge.plain import plain, plain_got, plain_input
 from grader.judge.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.judge.rules import Violation
 from grader.judge.run_rules import rule_breaks
@@ -295,7 +295,7 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
         problem = compare(want, got, tolerance)
         observations.append(ObservationResult(label=label, expected=show(want), got=show(got),
                                               ok=problem is None, problem=problem or "",
-                                              expected_value=plain(want), got_value=plain(got)))
+                                              expected_value=plain(want), got_value=plain_got(got, want)))
     wrong = [o for o in observations if not o.ok]
     if not wrong:
         return make("passed", "", 1.0, tuple(observations))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.6"
+REPORT_VERSION = "1.7"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,20 +30,23 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from grader.outputs.render_json import report_to_dict
 from grader.service import queue, schema
 from grader.service.config import Course
 from grader.service.deadlines import StoredRules
 from grader.service.delivery import watch
 from grader.service.forms import raw
+from grader.service.in_flight import PerCredential
 from grader.service.live import LiveCourse
 from grader.service.origin import SameOrigin
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
 from grader.service.session_cookie import NAMES, cookie_name
-from grader.service.standing import late_now, report_json, rows_of, worths
+from grader.service.standing import late_now, rows_of, worths
 from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
 from grader.service.uploads import Refused
+from grader.service.view_cache import Views, view_key
 from grader.service.views import shown
 
 #: API requests other than uploads, per token per minute
@@ -63,6 +66,7 @@ class State:
     waiting: dict[int, list[asyncio.Event]] = field(default_factory=dict)
     #: deadlines and extensions set from the pages, kept in the store (grader.service.deadlines)
     stored: StoredRules | None = None
+    views: Views = field(default_factory=Views)  # students' views of reports, built once per result
 
     @property
     def course(self) -> Course:
@@ -209,16 +213,19 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
                                "days_late": late_now(course, rules, owner, row),
                                "seed_token": row.seed_token, "state": row.state, "queue_ahead": ahead,
                                "outcome": row.outcome, "hidden_released": released}
-    text = report_json(state.engine, ident) if row.outcome is not None else None
-    if text is not None:
-        from grader.outputs.render_json import report_to_dict
-
+    if row.outcome is not None:
         with reading(state.engine) as db:  # what it counts for takes the student's other submissions
             worth = worths(course, owner, rows_of(db, owner)).get(ident) if released else None
-        view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
-        data.update(score=view.score, max_score=view.max_score, report=report_to_dict(view))
-        if worth is not None:
-            data.update(late_policy=worth[0].why, counts=worth[1])
+
+        def build(text: str) -> dict[str, object]:
+            view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
+            return {"score": view.score, "max_score": view.max_score, "report": report_to_dict(view)}
+
+        built = state.views.view(state.engine, ident, ("api", row.seed_token, released, view_key(worth)), build)
+        if built is not None:
+            data.update(built)
+            if worth is not None:
+                data.update(late_policy=worth[0].why, counts=worth[1])
     return data
 
 
@@ -311,7 +318,8 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
         return pages.not_found(state)  # a page of the course, with its name
 
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(SameOrigin, cookies=NAMES, exempt=("/lti/",)),
+                    middleware=[Middleware(PerCredential, cookies=NAMES),
+                                Middleware(SameOrigin, cookies=NAMES, exempt=("/lti/",)),
                                 Middleware(FreshRules, stored=state.stored)],
                     exception_handlers={404: missing})
     app.state.grader = state

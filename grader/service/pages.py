@@ -21,9 +21,10 @@ from grader.outputs.students import ExerciseColumn
 from grader.service import schema
 from grader.service.app import State, caller
 from grader.service.seen import is_released, labelled, status_of
-from grader.service.standing import Row, report_json, rows_of, worths
+from grader.service.standing import Row, rows_of, worths
 from grader.service.store import reading
 from grader.service.tokens import Who
+from grader.service.view_cache import view_key
 from grader.service.views import shown
 
 _CSS = """
@@ -194,16 +195,19 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
             if owner is None or (owner != who.student and not who.instructor):
                 return None
             rows = rows_of(db, owner)
-        text = report_json(state.engine, ident)
-        if text is None:
-            return course_page(state, "Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in "
-                                                 f'a moment.</p><p><a href="{back}">back</a></p>')
         row = next(r for r in rows if r.id == ident)
         course = state.course
         released = who.instructor or is_released(course, owner, row.assignment)
-        view = shown(text, seed_token=row.seed_token, hidden_released=released,
-                     worth=worths(course, owner, rows).get(ident) if released else None)
-        html = feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
+        worth = worths(course, owner, rows).get(ident) if released else None
+
+        def page(text: str) -> str:
+            view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
+            return feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
+
+        html = state.views.view(state.engine, ident, ("page", owner, row.seed_token, released, view_key(worth)), page)
+        if html is None:
+            return course_page(state, "Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in "
+                                                 f'a moment.</p><p><a href="{back}">back</a></p>')
         return html.replace("<body>\n", f'<body>\n<nav><a href="{back}">&larr; back</a> '
                                          f'<span class="muted">{e(state.course.name)}</span></nav>\n', 1)
 
