@@ -9,18 +9,24 @@ from __future__ import annotations
 
 import json
 import shutil
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import nbformat as nbformat_module
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from grader.core.errors import GraderError
+from grader.core.text import clean, toml_string
 from grader.course.release import release, with_advice
 from grader.judge.catalog import Catalog
 from grader.judge.oracle import expected_values
 from grader.judge.spec import load_exercise
 from grader.run.inputs import draw_inputs
 from grader.run.notebook import METADATA_KEY
+from grader.service.client import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 nbformat: Any = nbformat_module  # untyped library
@@ -239,3 +245,28 @@ def test_a_release_runs_the_mistakes_public_checks_only_and_writes_the_same_pack
             path.read_bytes(), relative
     assert sorted(p.relative_to(tmp_path / "alone") for p in alone) == \
         sorted(p.relative_to(tmp_path / "full") for p in full)
+
+
+@given(st.text())
+def test_toml_string_is_read_back_by_tomllib_as_the_same_text(text: str) -> None:
+    assert tomllib.loads(f"key = {toml_string(text)}\n")["key"] == clean(text)
+
+
+def test_the_packs_course_file_names_a_server_that_grade_submit_reads_back_whatever_it_spells(
+        course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # json.dumps once wrote the emoji as two surrogate escapes, which no TOML reader takes: every student's
+    # grade submit then failed on the pack's own file
+    server = 'https://bücher.example/kurs-😀/a"b\\c\x7fd'
+    out = tmp_path / "pack"
+    release(Catalog(course), out, ["node-mul"], [], server=server)
+    monkeypatch.delenv("AUTOGRADER_SERVER", raising=False)
+    monkeypatch.setenv("AUTOGRADER_TOKEN", "t0ken")
+    assert settings(start=out).server == server
+
+
+@pytest.mark.parametrize("server", ["grader.example.edu", "ftp://grader.example.edu", "javascript:alert(1)"])
+def test_a_server_that_is_not_an_http_address_is_refused_before_anything_is_written(
+        course: Path, tmp_path: Path, server: str) -> None:
+    with pytest.raises(GraderError, match="not an http"):
+        release(Catalog(course), tmp_path / "pack", ["node-mul"], [], server=server)
+    assert not (tmp_path / "pack").exists()

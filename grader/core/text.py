@@ -68,3 +68,13 @@ def file_name(name: str) -> str:
     if _CONTROL.search(name):
         name = _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), name)
     return name
+
+
+#: what a TOML basic string may not hold as itself: the quote, the backslash and control characters (TOML 1.0)
+_TOML_ESCAPED = re.compile('["\\\\\x00-\x1f\x7f]')
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string, which tomllib reads back as `text`. json.dumps is not one: it writes each
+    character past U+FFFF as two surrogate escapes, which TOML refuses. Lone surrogates become U+FFFD."""
+    return '"' + _TOML_ESCAPED.sub(lambda found: f"\\u{ord(found.group()):04X}", clean(text)) + '"'

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import urllib.parse
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -27,7 +28,9 @@ from typing import Any
 
 import yaml
 
+from grader.core.errors import GraderError
 from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
+from grader.core.text import toml_string
 from grader.course.markdown import code_dunders
 from grader.course.pack_readme import write_readme
 from grader.judge import released_mistakes
@@ -52,6 +55,9 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
     `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
     """
+    if server is not None and urllib.parse.urlsplit(server).scheme not in ("http", "https"):
+        raise GraderError(f"--server {server!r} is not an http(s) address, so grade submit could not use it. "
+                          f"Give the address students reach the course server at, e.g. https://grader.example.edu.")
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
     for _, members in assignments:
@@ -90,7 +96,7 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     if server is not None:
         written.append(out / COURSE_FILE)
         written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
-                               f"server = {json.dumps(server)}\n", encoding="utf-8", newline="\n")
+                               f"server = {toml_string(server)}\n", encoding="utf-8", newline="\n")
     return written
 
 

@@ -10,6 +10,7 @@ connection or a busy server with the same idempotency key, so it is stored once 
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import ssl
@@ -89,7 +90,8 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
     for attempt in range(retries + 1):
         try:
             with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
-                return response.status, json.loads(response.read() or b"{}")
+                status, raw = response.status, response.read()
+            return status, _answer(where, raw)
         except urllib.error.HTTPError as exc:
             data = _json(exc.read())
             retry = exc.code in (502, 503, 504) or (exc.code == 429 and "Retry-After" in exc.headers
@@ -98,7 +100,9 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
                 raise ServerRefused(str(data.get("error") or f"the server answered {exc.code} {exc.reason}")) \
                     from None
             delay = max(delay, float(exc.headers.get("Retry-After") or 0))
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+        # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
+        # idempotency key, so one that was stored is not stored twice
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, ssl.SSLCertVerificationError):  # trying again would not make it trusted
                 raise GraderError(f"the course server at {where.server} could not be verified: its "
@@ -112,6 +116,16 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
+
+
+def _answer(where: Settings, raw: bytes) -> Any:
+    """A success's body, which must be the API's JSON: a proxy's or a captive portal's page is not an answer."""
+    try:
+        return json.loads(raw or b"{}")
+    except ValueError:
+        raise GraderError(f"the course server at {where.server} answered with something that is not its API "
+                          f"({raw[:60]!r}). Check the address (grade-course.toml or $AUTOGRADER_SERVER) and your "
+                          f"network; grade submit --status shows what the server holds.") from None
 
 
 def _json(data: bytes) -> dict[str, Any]:
