@@ -2,7 +2,7 @@
 
 A wrong `+` makes `-` look wrong too (x - y is x + (-y)), and a `**` without its coefficient makes `/`
 look wrong (x / y is x * y ** -1): the mutant of node-sub whose second operand's sign is flipped, or
-the reference engine with /'s denominator negated, can match such a check exactly. Where grader.judge.faults
+the reference engine with /'s denominator negated, can match such a check exactly. Where grader.judge.diagnose.faults
 has put the fault in a rule the check's code uses (directly, or through what a method may be built
 from), the check names that rule: a known mistake stays only if the mutant's own localization shows
 the same fault, and a pattern of the numbers gives way to the rule behind it. Facts an error states
@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 from grader.core.exercise import Exercise, Probe
-from grader.judge.faults import Fault
-from grader.judge.localize import built_on
-from grader.judge.named_errors import STATED
+from grader.judge.diagnose.faults import Fault
+from grader.judge.diagnose.localize import built_on
+from grader.judge.diagnose.named_errors import STATED
+from grader.judge.diagnose.slips import SLOPES
 from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
-from grader.judge.slips import SLOPES
 from grader.judge.uses import BASE, probe_uses
 
 #: the localized mistake's id, by how the rule is wrong

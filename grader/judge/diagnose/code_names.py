@@ -1,6 +1,6 @@
 """Names the syntax tree gives a whole check: a method its instances hide, results still the starter's placeholders.
 
-These facts (grader.judge.code_facts) explain a failed check whatever its values show, so they come last
+These facts (grader.judge.diagnose.code_facts) explain a failed check whatever its values show, so they come last
 and replace what the values suggested:
 
 - a check that calls `.backward()` on a class whose `__init__` sets `self.backward = lambda: None`

@@ -2,10 +2,11 @@
 
 A known mistake is claimed only when every observation of the check matches what that mutant gave on
 the same inputs, and the mutant is wrong there too (on an exception or a text, only where it isolates
-that mistake: grader.judge.weak_evidence). Otherwise the numbers and errors are read for the patterns of
-grader.judge.patterns, then compared with the reference engine with one slope's sign flipped
-(grader.judge.slips). Last, a fault localized in one rule (grader.judge.faults) replaces the symptoms it explains
-(grader.judge.blame). Otherwise the check says that nothing known matches; a diagnosis never claims more
+that mistake: grader.judge.diagnose.weak_evidence). Otherwise the numbers and errors are read for the patterns of
+grader.judge.diagnose.patterns, then compared with the reference engine with one slope's sign flipped
+(grader.judge.diagnose.slips). Last, a fault localized in one rule (grader.judge.diagnose.faults) replaces the
+symptoms it explains
+(grader.judge.diagnose.blame). Otherwise the check says that nothing known matches; a diagnosis never claims more
 than it found.
 """
 
@@ -18,19 +19,19 @@ from dataclasses import dataclass
 
 from grader.core.exercise import Exercise, Mutant
 from grader.core.values import ErrorInfo
-from grader.judge.blame import blame
-from grader.judge.code_names import name_from_code
-from grader.judge.faults import Fault
-from grader.judge.likeness import behaves_like, locate, passes, passes_on, right, strong, tolerance_of
-from grader.judge.named_errors import RIGHT_ELSEWHERE
+from grader.judge.diagnose.blame import blame
+from grader.judge.diagnose.code_names import name_from_code
+from grader.judge.diagnose.faults import Fault
+from grader.judge.diagnose.likeness import behaves_like, locate, passes, passes_on, right, strong, tolerance_of
+from grader.judge.diagnose.named_errors import RIGHT_ELSEWHERE
+from grader.judge.diagnose.patterns import NOTHING, RATIOS, named_pattern, pattern
+from grader.judge.diagnose.slips import SlipRun, Slope
+from grader.judge.diagnose.weak_evidence import distinctive, isolates, same_error
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
-from grader.judge.patterns import NOTHING, RATIOS, named_pattern, pattern
 from grader.judge.report import Diagnosis, ExerciseResult, RuleFault
 from grader.judge.run_rules import rule_breaks
-from grader.judge.slips import SlipRun, Slope
 from grader.judge.uses import probe_uses
-from grader.judge.weak_evidence import distinctive, isolates, same_error
 from grader.run.inputs import Inputs
 from grader.run.observed import GroupRun, ProbeRun
 
@@ -43,9 +44,9 @@ class MutantRun:
     #: None when it could not be run
     run: GroupRun | None
     rules: frozenset[str] = frozenset()
-    #: what localization finds wrong in it (grader.judge.faults), as (method, how)
+    #: what localization finds wrong in it (grader.judge.diagnose.faults), as (method, how)
     faults: frozenset[tuple[str, str]] = frozenset()
-    #: what its code does that the solution's does not (grader.judge.weak_evidence); None: read from its file
+    #: what its code does that the solution's does not (grader.judge.diagnose.weak_evidence); None: read from its file
     distinctive: frozenset[str] | None = None
 
 
@@ -64,12 +65,12 @@ def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[
     mistake is named on a check only when it fits the whole submission: the student fails every check
     that mistake fails (a student who made it would), and, where the match is only an exception or a
     text, the mistake raises it wherever the student does and nothing else could give it
-    (grader.judge.weak_evidence). `defined`: the submission's syntax tree's facts, which confirm what an error
-    says (grader.judge.named_errors). `slips`: the reference engine with one slope's sign
-    flipped (grader.judge.slips), named where no known mistake or pattern is and every value of the check
+    (grader.judge.diagnose.weak_evidence). `defined`: the submission's syntax tree's facts, which confirm what an error
+    says (grader.judge.diagnose.named_errors). `slips`: the reference engine with one slope's sign
+    flipped (grader.judge.diagnose.slips), named where no known mistake or pattern is and every value of the check
     matches one (or how to compute them, asked only then). `faults`: the rules localization found wrong
-    (grader.judge.faults), or how to find them, asked only where a diagnosis could change; a check whose code
-    uses one names that rule, not the symptom (grader.judge.blame).
+    (grader.judge.diagnose.faults), or how to find them, asked only where a diagnosis could change; a check whose code
+    uses one names that rule, not the symptom (grader.judge.diagnose.blame).
     """
     try:
         return _diagnose(exercise, result, inputs, expected, runs, mutants, rules, slips, defined, faults)
@@ -149,9 +150,10 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         else:
             diagnosis = patterns.get(index, slipped.get(index, NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
-    # ---- hook: tensor exercises' own patterns and backward chains (issue 17; grader/judge/tensor_patterns.py) ----
+    # ---- hook: tensor exercises' own patterns and backward chains (issue 17;
+    # grader/judge/tensor/tensor_patterns.py) ----
     if exercise.engine == "tensor":
-        from grader.judge import tensor_patterns  # numpy and the tensor reference, for tensor exercises only
+        from grader.judge.tensor import tensor_patterns  # numpy and the tensor reference, for tensor exercises only
 
         checks = tensor_patterns.refine(exercise, checks, located, failing, expected, inputs, defined)
     # ---- end of the hook ----

@@ -1,4 +1,4 @@
-"""Read the localization probes (grader.judge.localize): which rule of an engine is wrong, and how.
+"""Read the localization probes (grader.judge.diagnose.localize): which rule of an engine is wrong, and how.
 
 The walk first: a new node's grad must be 0 and an output's 1 after backward(); if not, the seed is
 wrong and nothing below it can be read. Then each operation alone, with upstream 1: its value and
@@ -18,10 +18,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from grader.core.compare import fmt
-from grader.judge.localize import BINARY, EXPONENT, SEEDED, STEP, UNARY, Localization, built_on
-from grader.judge.probe_reader import ProbeReader
+from grader.judge.diagnose.localize import BINARY, EXPONENT, SEEDED, STEP, UNARY, Localization, built_on
+from grader.judge.diagnose.probe_reader import ProbeReader
+from grader.judge.diagnose.slope_forms import close, how_wrong, neg, output_form, show, slope_at
 from grader.judge.report import How, RuleFault
-from grader.judge.slope_forms import close, how_wrong, neg, output_form, show, slope_at
 
 #: what compositions of + and * need right before they can test the walk (with the ":met:" probes)
 INGREDIENTS = ("__add__:alone", "__mul__:alone", "__add__:repeat", "__mul__:repeat", "__mul__:upstream")

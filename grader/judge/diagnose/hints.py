@@ -1,7 +1,7 @@
 """Advice for errors whose message is stable and whose cause is known (research/autograd-mistakes.md 5c-5d).
 
 Errors whose meaning depends on what the submission defines (a missing operator) are read in
-grader.judge.named_errors, against its syntax tree.
+grader.judge.diagnose.named_errors, against its syntax tree.
 """
 
 from __future__ import annotations

@@ -9,19 +9,20 @@ from pathlib import Path
 
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise, Mutant
-from grader.judge.faults import faults
-from grader.judge.localize import localize
+from grader.judge.diagnose.faults import faults
+from grader.judge.diagnose.localize import localize
+from grader.judge.diagnose.weak_evidence import distinctive
 from grader.judge.names import definitions
 from grader.judge.rules import check_source
-from grader.judge.weak_evidence import distinctive
-from grader.run.load import Submission, load_submission
+from grader.run.read.load import Submission, load_submission
 from grader.run.sandbox import Sandbox
 
 
 @dataclass(frozen=True, slots=True)
 class MutantFacts:
     """What a mutant is whatever the seed: its file read, the source rules it breaks, what its code does that the
-    solution's does not, and for an engine mistake what localization finds wrong in it (grader.judge.faults), as
+    solution's does not, and for an engine mistake what localization finds wrong in it
+    (grader.judge.diagnose.faults), as
     (method, how). Found once, not for every student with a seed of their own: every mutant of this course's
     engine exercises localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
 

@@ -9,10 +9,10 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number
+from grader.judge.diagnose.patterns import MISSING
+from grader.judge.diagnose.weak_evidence import same_error
 from grader.judge.oracle import Expected
-from grader.judge.patterns import MISSING
 from grader.judge.report import CheckResult
-from grader.judge.weak_evidence import same_error
 from grader.run.observed import GroupRun, ProbeRun
 
 

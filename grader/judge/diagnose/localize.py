@@ -5,7 +5,7 @@ nothing (launched like the mutants: student code runs only in the sandbox): each
 under an upstream factor, with a plain number on either side, with its operand repeated; then small
 compositions of + and * (a chain, a diamond, a node shared by a short and a long path, backward
 twice on one graph, a rebuilt graph, a new graph over an old intermediate). The same probes run on
-the reference engine here, in the trusted process, for the expected values. grader.judge.faults reads the
+the reference engine here, in the trusted process, for the expected values. grader.judge.diagnose.faults reads the
 two side by side and tells a wrong local rule from a wrong traversal.
 """
 
@@ -21,10 +21,10 @@ from grader.core.contract import DEFAULT, Contract, rename
 from grader.core.exercise import Exercise, Probe
 from grader.core.numeric import DEFAULT_TOLERANCE
 from grader.core.values import ErrorInfo
-from grader.run.execute import compile_probe, namespace, run_probe
+from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, show_input
-from grader.run.load import Submission
 from grader.run.observed import GroupRun, ProbeRun
+from grader.run.read.load import Submission
 from grader.run.sandbox import Group, Sandbox
 from reference.scalar import Node
 
@@ -129,7 +129,8 @@ def specs() -> tuple[Spec, ...]:
                    (("a", "a"), ("b", "b"), ("c", "c"), ("k", "k")))
               for name, code, labels in walk]
     # each again with the output seeded by the probe itself (out.grad = 1.0 before out.backward()): a missing seed
-    # zeroes every gradient and hides what else is wrong; seeded here, the rules behind it show (grader.judge.faults)
+    # zeroes every gradient and hides what else is wrong; seeded here, the rules behind it show
+    # (grader.judge.diagnose.faults)
     found += [dataclasses.replace(spec, name=f"{SEEDED}{spec.name}", code=_seeded(spec.code)) for spec in found
               if spec.name != "fresh"]
     # and each operation by its own backward step alone (micrograd's out._backward()), the walk left out: a walk

@@ -3,7 +3,8 @@
 The numbers are compared with the expected ones for the patterns of research/autograd-mistakes.md
 section 6 (all zero, half, double, negated, exchanged, scaled by an input or by N, the wrong shape,
 non-zero where the gradient is 0). An error names its mistake when the submission's syntax tree
-confirms it (grader.judge.named_errors), or when it is a torch error whose cause is known (grader.judge.hints).
+confirms it (grader.judge.diagnose.named_errors), or when it is a torch error whose cause is known
+(grader.judge.diagnose.hints).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from collections.abc import Mapping
 from grader.core.compare import compare, fmt
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge.hints import known_error
-from grader.judge.named_errors import named_by_error
+from grader.judge.diagnose.hints import known_error
+from grader.judge.diagnose.named_errors import named_by_error
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.report import Diagnosis

@@ -1,14 +1,14 @@
 """Reading one localization by its probes' names: what the student's class gave on each, beside the reference.
 
-grader.judge.faults reads a rule out of these numbers; this only looks them up. A probe a view does not
+grader.judge.diagnose.faults reads a rule out of these numbers; this only looks them up. A probe a view does not
 hold (an operation's own step where only the walk ran) reads as one that did not run.
 """
 
 from __future__ import annotations
 
 from grader.core.values import Number
-from grader.judge.localize import Localization, start_values
-from grader.judge.slope_forms import close, show
+from grader.judge.diagnose.localize import Localization, start_values
+from grader.judge.diagnose.slope_forms import close, show
 
 #: what an error says when the operation itself is missing, not wrong
 MISSING = ("unsupported operand", "has no attribute", "bad operand type")

@@ -2,7 +2,8 @@
 
 A diagnosis weighs the whole submission: a known mistake is named on a check only where the student fails every
 check that mistake fails, a ratio only where every wrong check shows it, a slip by the checks it contradicts
-(grader.judge.diagnose). Over every check, hidden ones included, a public check's diagnosis says something of the
+(grader.judge.diagnose.diagnose). Over every check, hidden ones included, a public check's diagnosis says something
+of the
 hidden verdicts: one bit of the hidden run before the deadline (submissions/hostile/
 diagnosis_reads_the_hidden_verdict.py). So each public check also gets the diagnosis made as though the hidden
 checks did not exist (their results and the student's records of them out of sight), kept in the report where it
@@ -17,13 +18,13 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 
 from grader.core.exercise import Exercise
-from grader.judge.diagnose import MutantRuns, diagnose_exercise
-from grader.judge.faults import Fault
+from grader.judge.diagnose.diagnose import MutantRuns, diagnose_exercise
+from grader.judge.diagnose.faults import Fault
+from grader.judge.diagnose.patterns import NOTHING
+from grader.judge.diagnose.slips import SlipRun
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
-from grader.judge.patterns import NOTHING
 from grader.judge.report import ExerciseResult
-from grader.judge.slips import SlipRun
 from grader.run.inputs import Inputs
 from grader.run.observed import GroupRun
 

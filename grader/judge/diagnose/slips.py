@@ -4,7 +4,7 @@ A sign slip in one operation's rule for one operand (`k - x` giving x a slope of
 denominator losing its minus) rarely shows as a ratio of the right answer: in `(k - x) * (x - m)` the
 gradient is neither negated nor halved. Running the exercise's probes on each slipped engine, here in
 the trusted process (the reference engine is our code, not the student's), gives values a student
-with that slip produces exactly; `grader.judge.diagnose` names a slip only where every value of a failed
+with that slip produces exactly; `grader.judge.diagnose.diagnose` names a slip only where every value of a failed
 check matches one. Engine exercises (`engine: scalar`) only: torch's rules are not the student's.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 from grader.core.exercise import Exercise
 from grader.core.values import ErrorInfo
 from grader.judge import scalar_engine
-from grader.run.execute import compile_probe, namespace, run_probe
+from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, probe_seed
 from grader.run.observed import GroupRun, ProbeRun
 from reference.scalar import Node

@@ -1,6 +1,6 @@
 """How a slope read on a localization probe is wrong, against the reference's: negated, from the output, other.
 
-grader.judge.faults reads each operation's probes; these compare one number with what the reference
+grader.judge.diagnose.faults reads each operation's probes; these compare one number with what the reference
 gives, and with the forms a slope written from the output instead of the input takes.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from grader.core.compare import fmt
-from grader.judge.localize import EXPONENT
+from grader.judge.diagnose.localize import EXPONENT
 from grader.judge.report import How
 from reference.scalar import Node
 

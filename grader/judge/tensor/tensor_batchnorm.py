@@ -1,4 +1,4 @@
-"""Batch norm with one of its rules changed, for grader.judge.tensor_variants: its paths and its eps.
+"""Batch norm with one of its rules changed, for grader.judge.tensor.tensor_variants: its paths and its eps.
 
 Two families of CS231n `batchnorm_forward`/`batchnorm_backward` pairs, each a complete pair of
 functions a probe can call:
@@ -11,7 +11,7 @@ functions a probe can call:
   either the usual closed form with that std, or the true gradient of a forward written that way.
 
 Each variant's `changes` say what it changes, one fact per place, so that a check that shows only
-the forward names only the forward (grader.judge.tensor_variants.matching).
+the forward names only the forward (grader.judge.tensor.tensor_variants.matching).
 """
 
 from __future__ import annotations

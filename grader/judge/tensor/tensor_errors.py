@@ -1,6 +1,6 @@
 """Tensor mistakes an error states once the syntax tree places it: a check that raised is named from what it raised.
 
-A check without values has nothing to compare with a mistake's (grader.judge.diagnose), but some errors
+A check without values has nothing to compare with a mistake's (grader.judge.diagnose.diagnose), but some errors
 say what is wrong by themselves, where the syntax tree confirms where they come from:
 
 - numpy cannot broadcast a gradient of shape (2, 4) to (2, 3, 4) inside a reduction's backward, on a
@@ -10,7 +10,7 @@ say what is wrong by themselves, where the syntax tree confirms where they come 
   that reduces with keepdims=True, while a reduction without keepdims is right: the axes keepdims kept
   were put back again (keepdims-expanded-again);
 - a step raises inside an operation's backward in a file whose backward() calls each node's step over
-  its post-order list without reversing it (grader.judge.code_facts): every step runs before the
+  its post-order list without reversing it (grader.judge.diagnose.code_facts): every step runs before the
   tensors that use its output have added to its gradient (order-not-reversed).
 
 The ids are the exercises' own for these mistakes, one name for student and instructor. The shapes go

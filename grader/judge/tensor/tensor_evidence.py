@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge import tensor_variants
+from grader.judge.diagnose.patterns import RATIOS
 from grader.judge.oracle import Expected
-from grader.judge.patterns import RATIOS
 from grader.judge.report import CheckResult, Diagnosis
+from grader.judge.tensor import tensor_variants
 from grader.run.observed import GroupRun
 
 NOTHING = Diagnosis(kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches")
@@ -93,7 +93,7 @@ def _wrong_only_nan(exercise: Exercise, where: tuple[int, GroupRun], expected: t
 
 
 _MISSING_VALUE: Value = ErrorInfo("missing", "nothing observed")
-#: the ratios of the right answer, which chance can give on one check: general (grader.judge.patterns) and ours
+#: the ratios of the right answer, which chance can give on one check: general (grader.judge.diagnose.patterns) and ours
 _RATIO_NAMES = RATIOS | {"mean-scale"}
 
 

@@ -1,4 +1,4 @@
-"""Tensor mistakes named from the numbers (issue 17): the tensor exercises' hook in grader.judge.diagnose.
+"""Tensor mistakes named from the numbers (issue 17): the tensor exercises' hook in grader.judge.diagnose.diagnose.
 
 A failed check of a tensor exercise that no known mistake explains is named here only on evidence
 that isolates one mistake:
@@ -6,13 +6,13 @@ that isolates one mistake:
 - a fact about its arrays: a gradient that is right once summed over the broadcast axes, given
   back its size-1 axes, reshaped, or its axes put back in order; or one that is exactly N times
   the right one, N the size of an input's axis (a mean's 1/N);
-- the reference with one rule changed (grader.judge.tensor_variants: matmul's transposes, batch norm
+- the reference with one rule changed (grader.judge.tensor.tensor_variants: matmul's transposes, batch norm
   without one of its paths or with eps misplaced, a softmax shifted wrongly or taking the log of
   its probabilities), where every value of the check is what that variant gives on the same
   inputs, and the variant is wrong there, or where it raises the very error the student's code does;
-- in a backward chain (manual backprop), which gradient is the root (grader.judge.tensor_chain).
+- in a backward chain (manual backprop), which gradient is the root (grader.judge.tensor.tensor_chain).
 
-Then the whole submission must back each name (grader.judge.tensor_evidence). Where none holds, the
+Then the whole submission must back each name (grader.judge.tensor.tensor_evidence). Where none holds, the
 check keeps what the general diagnosis found, or nothing.
 """
 
@@ -30,12 +30,12 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge import tensor_chain, tensor_errors, tensor_evidence, tensor_variants
-from grader.judge.hints import TENSOR_TOO
+from grader.judge.diagnose.hints import TENSOR_TOO
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.report import CheckResult, Diagnosis
-from grader.judge.tensor_errors import axes_text, shape_text
+from grader.judge.tensor import tensor_chain, tensor_errors, tensor_evidence, tensor_variants
+from grader.judge.tensor.tensor_errors import axes_text, shape_text
 from grader.run.inputs import Inputs, TensorInput
 from grader.run.observed import GroupRun, ProbeRun
 

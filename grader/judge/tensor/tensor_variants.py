@@ -1,13 +1,13 @@
 """The tensor reference with one rule changed, to name what a tensor exercise's mutants may not cover.
 
-Like grader.judge.slips for the scalar engine: the exercise's probes run here, in the trusted process
+Like grader.judge.diagnose.slips for the scalar engine: the exercise's probes run here, in the trusted process
 (these are our engines), on the reference with known mistakes in its rules. Each variant belongs to a
 family of alternatives for the same rules and says what it changes, one fact per place (`changes`):
 
 - matmul's backward with its transposes on the wrong side, missing, the result transposed, or made
   with numpy's `.T` (which reverses every axis of a batch), for one operand or both;
 - batch norm's backward without one of its paths, and eps misplaced in the forward, dx or dgamma
-  (grader.judge.tensor_batchnorm);
+  (grader.judge.tensor.tensor_batchnorm);
 - a softmax loss shifted by nothing or by the whole batch's maximum instead of each row's, or taking
   the log of softmax probabilities that underflow to 0 (`softmax_loss`).
 
@@ -29,10 +29,10 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge import tensor_batchnorm
 from grader.judge.oracle import Expected
 from grader.judge.report import Diagnosis
-from grader.run.execute import compile_probe, namespace, run_probe
+from grader.judge.tensor import tensor_batchnorm
+from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs
 from grader.run.observed import ProbeRun
 from reference.tensor import Array as Arr

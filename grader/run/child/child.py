@@ -1,9 +1,9 @@
 """Inside the sandboxed child: load the submission, run the probes, reply with plain data.
 
-The reply is written only by the guard (grader.run.guard), from the local `event` of `_run`'s own frame,
+The reply is written only by the guard (grader.run.guard.guard), from the local `event` of `_run`'s own frame,
 signed under a key the guard alone holds; the trusted side parses it as untrusted data. Everything the
 loop calls is bound into its locals before the submission's first line runs, and this module runs as the
-harness's private copy (grader.run.warm), so rebinding what the submission can reach changes nothing here.
+harness's private copy (grader.run.child.warm), so rebinding what the submission can reach changes nothing here.
 The submission's modules get builtins of their own. Nothing here can make a check pass: the child never
 sees expected values.
 """
@@ -25,11 +25,11 @@ from importlib.machinery import SOURCE_SUFFIXES, FileFinder, SourceFileLoader
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
-from grader.run import guard
-from grader.run.execute import compile_probe, error_data, run_probe_data, scope_of
+from grader.run.child.execute import compile_probe, error_data, run_probe_data, scope_of
+from grader.run.child.warm import seal
+from grader.run.child.zygote_main import Hello
+from grader.run.guard import guard
 from grader.run.policy import permits, permits_extension
-from grader.run.warm import seal
-from grader.run.zygote_main import Hello
 
 KEY_BYTES = 32
 MAX_REQUEST = 64 * 1024 * 1024
@@ -189,7 +189,7 @@ def _helpers(request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, obj
     helpers: dict[str, object] = {"__builtins__": pristine, "math": math}
     engines = {group["engine"] for group in request["groups"]}
     if "torch" in engines:
-        from grader.run import probe_tools
+        from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=seal(probe_tools.gradcheck, "gradcheck"))
     if "tensor" in engines:
@@ -207,9 +207,9 @@ def _copy(module: types.ModuleType) -> types.ModuleType:
 
 
 def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
-    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.evidence),
-    and whether the submission computed with complex numbers where one forbids them (grader.run.complex_watch)."""
-    from grader.run.evidence import record_autograd, together
+    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.child.evidence),
+    and whether the submission computed with complex numbers where one forbids them (grader.run.child.complex_watch)."""
+    from grader.run.child.evidence import record_autograd, together
 
     parts: list[Any] = []
     groups = [g for g in request["groups"] if g["engine"] == "torch" and (g["autograd"] or g["forbid_ops"])]
@@ -219,7 +219,7 @@ def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
         parts.append(record_autograd(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
                                      produced=any(g["autograd"] == "required" for g in groups)))
     if any(g["forbid_complex"] for g in request["groups"]):
-        from grader.run.complex_watch import record_complex
+        from grader.run.child.complex_watch import record_complex
 
         parts.append(record_complex(_TRUSTED))
     return together(parts) if parts else None
@@ -297,7 +297,7 @@ def _trusted_folders() -> list[str]:
 
 
 #: the grader package's folder, every layer
-_GRADER = str(Path(__file__).resolve().parents[1])
+_GRADER = str(Path(__file__).resolve().parents[2])
 #: worked out once, as the zygote imports this module
 _TRUSTED = _trusted_folders()
 

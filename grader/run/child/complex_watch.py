@@ -7,7 +7,7 @@ return value of every function the submission defines as it is called and return
 a numpy complex scalar or array, or a complex tensor, in them or in the lists, tuples and dicts they hold.
 It watches from the moment the submission loads, and a sighting is never forgotten: probes share their
 inputs, and a complex step taken in one and kept for the next would otherwise be seen in the first only.
-What it finds is kept in a generator's locals, out of reach like the autograd record (grader.run.evidence):
+What it finds is kept in a generator's locals, out of reach like the autograd record (grader.run.child.evidence):
 the profile function the submission can get with `sys.getprofile()` has no cells or globals to rebind, and
 only adds sightings.
 """
@@ -24,7 +24,7 @@ DEPTH, ITEMS = 3, 64
 
 
 def record_complex(trusted: Sequence[str]) -> tuple[Callable[..., Any], ...]:
-    """A record as grader.run.evidence.record_autograd's (watch, enter, leave, report); the evidence's `complex`.
+    """A record as grader.run.child.evidence.record_autograd's (watch, enter, leave, report); the evidence's `complex`.
 
     `trusted`: the folders of code that is not the submission's (the standard library, packages, the grader);
     all other code is watched: the submission's files and cells, and whatever it compiles and runs itself."""

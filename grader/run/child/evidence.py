@@ -27,7 +27,7 @@ import types
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
-from grader.run.forbidden_ops import ops_record, watch_forbidden
+from grader.run.child.forbidden_ops import ops_record, watch_forbidden
 from grader.run.observed import MAX_PRODUCED
 
 #: how much of a graph is walked to find its leaves
@@ -303,7 +303,8 @@ NO_TORCH: dict[str, Any] = {"runs": 0, "probe_runs": 0, "not_from_engine": [], "
 
 
 def together(parts: Sequence[Record]) -> Record:
-    """The records a run keeps (the autograd record, grader.run.complex_watch's), bracketing each probe together."""
+    """The records a run keeps (the autograd record, grader.run.child.complex_watch's), bracketing each probe
+    together."""
     parts = tuple(parts)
     backwards = parts[::-1]
     base = dict(NO_TORCH)

@@ -15,8 +15,8 @@ from types import CodeType, TracebackType
 from typing import Any
 
 from grader.core.values import ErrorInfo, Value, error_from_data, from_data
+from grader.run.child.reading import data_of, tensor_method
 from grader.run.inputs import InputValue, TensorInput
-from grader.run.reading import data_of, tensor_method
 
 #: a probe compiled: its name, its statements, and each observation's label and expression
 CompiledProbe = tuple[str, CodeType, tuple[tuple[str, CodeType], ...]]
@@ -78,7 +78,7 @@ def trusted_helpers(engine: str) -> dict[str, object]:
     """The helpers as the trusted side binds them (no submission runs here)."""
     helpers: dict[str, object] = {"math": math}
     if engine == "torch":
-        from grader.run import probe_tools
+        from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
     elif engine == "tensor":  # numpy only: a tensor exercise's child never imports torch

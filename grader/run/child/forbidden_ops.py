@@ -1,4 +1,4 @@
-"""In the child: which of the torch operators an exercise forbids ran during a probe (grader.run.evidence).
+"""In the child: which of the torch operators an exercise forbids ran during a probe (grader.run.child.evidence).
 
 The operators are watched by kernels registered over torch's own for the CPU and CUDA keys, which call the
 kernel they replaced: a dispatch mode, `_disable_current_modes()`, `_DisableTorchDispatch` or a dispatch

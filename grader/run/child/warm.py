@@ -13,9 +13,9 @@ what that process holds: every class through `object.__subclasses__()`, each met
 - What the harness hands to submission code (a probe's gradcheck) is `seal`ed: a function with no globals and
   no closure, whose only way on is a keyword default, which the guard refuses to let a submission read.
 - The harness's code that runs between the submission's lines makes no object of its own classes (their
-  attributes are reachable and rebindable): it works in plain tuples and dicts (grader.run.reading, execute).
+  attributes are reachable and rebindable): it works in plain tuples and dicts (grader.run.child.reading, execute).
 
-A harness module (grader.run.evidence too) must therefore: import what it calls at its top (a lazy import runs
+A harness module (grader.run.child.evidence too) must therefore: import what it calls at its top (a lazy import runs
 after the submission has changed sys.modules), keep no state in its classes that the harness relies on once the
 submission runs, and hand submission code only what `seal` returns or a per-use copy.
 """
@@ -32,14 +32,14 @@ from typing import Any
 from grader.run.policy import WARM
 
 #: the child's side of the grader, in import order: what runs between the submission's lines
-HARNESS = ("grader.core.values", "grader.run.policy", "grader.run.reading", "grader.run.inputs",
-           "grader.run.execute", "grader.run.observed", "grader.run.guard_rules", "grader.run.guard_public",
-           "grader.run.guard_code", "grader.run.guard",
-           "grader.run.forbidden_ops", "grader.run.evidence", "grader.run.complex_watch", "grader.run.probe_tools",
-           "grader.run.child")
+HARNESS = ("grader.core.values", "grader.run.policy", "grader.run.child.reading", "grader.run.inputs",
+           "grader.run.child.execute", "grader.run.observed", "grader.run.guard.guard_rules",
+           "grader.run.guard.guard_public", "grader.run.guard.guard_code", "grader.run.guard.guard",
+           "grader.run.child.forbidden_ops", "grader.run.child.evidence", "grader.run.child.complex_watch",
+           "grader.run.child.probe_tools", "grader.run.child.child")
 #: modules the harness uses as they are: their state is live (sys.modules, sys.stdout) or their objects are the
 #: interpreter's own (builtins: the guard wraps its __import__), and the guard's public half, handed out by design
-_LIVE = ("sys", "builtins", "grader.run.guard_public")
+_LIVE = ("sys", "builtins", "grader.run.guard.guard_public")
 
 
 def warm(policy: dict[str, Any]) -> None:
@@ -53,10 +53,10 @@ def warm(policy: dict[str, Any]) -> None:
     import hmac
 
     allowed = policy.get("allowed")
-    names = [n for n in HARNESS if n != "grader.run.probe_tools"]
+    names = [n for n in HARNESS if n != "grader.run.child.probe_tools"]
     if allowed is None:
         warm_torch()
-        names.append("grader.run.probe_tools")
+        names.append("grader.run.child.probe_tools")
     else:
         for name in (*WARM, *sorted(n for n in allowed if n not in sys.stdlib_module_names)):
             if name in allowed:
@@ -66,7 +66,7 @@ def warm(policy: dict[str, Any]) -> None:
                     continue
     _harness(names)
     hmac.new(b"warm", b"up", "sha256").digest()  # OpenSSL finds its digest once here, not in every child
-    from grader.run import reading
+    from grader.run.child import reading
 
     reading.bind()
     private_world([n for n in HARNESS if n in sys.modules and n not in _LIVE])
@@ -74,7 +74,7 @@ def warm(policy: dict[str, Any]) -> None:
 
 def _harness(names: list[str]) -> None:
     """Import the harness with builtins of its own (not the interpreter's, which any library function's
-    __builtins__ leads to), a copy taken now: what its classes' methods look up (grader.run.evidence's, run
+    __builtins__ leads to), a copy taken now: what its classes' methods look up (grader.run.child.evidence's, run
     by torch) changes only if a submission reaches those methods themselves."""
     import importlib.util
 

@@ -1,6 +1,6 @@
 """Inside a zygote: warm up once, then fork one confined child per run and clean up after it.
 
-This process starts as a fresh interpreter already inside its confinement (grader.run.isolate set it up
+This process starts as a fresh interpreter already inside its confinement (grader.run.confine.isolate set it up
 before the exec), and imports nothing that loads ctypes unless it runs in the landlock mode: a child
 forked from it inherits its memory, and ctypes would let a submission rewrite that memory. Where the
 zygote has a PID namespace, it is the namespace's init: after every run it kills everything left in
@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, NoReturn
 
 #: the `python -c` program of a zygote; it notes which modules the interpreter had before the grader's
-ENTRY = ("import sys; _startup = frozenset(sys.modules); from grader.run.zygote_main import main; "
+ENTRY = ("import sys; _startup = frozenset(sys.modules); from grader.run.child.zygote_main import main; "
          "main(sys.argv[1], _startup)")
 #: all a child's environment holds but its own HOME, TMPDIR and MPLCONFIGDIR: nothing of the grader's
 #: (tokens, paths); plotting cells draw into nothing, and plt.show() returns at once
@@ -43,7 +43,7 @@ Target = Callable[[int, int, "Hello", frozenset[str]], NoReturn]
 class Hello:
     """A zygote's first message: how its children are confined."""
 
-    #: full, namespaces, landlock or none (grader.run.isolate)
+    #: full, namespaces, landlock or none (grader.run.confine.isolate)
     level: str
     mode: str
     isolation: str
@@ -56,12 +56,12 @@ class RunHeader:
     run: int
     #: the run's own uid; None where runs keep the zygote's
     uid: int | None
-    #: the run keeps root for file access alone (grader.run.isolate.Mode.files_as_root)
+    #: the run keeps root for file access alone (grader.run.confine.isolate.Mode.files_as_root)
     files_as_root: bool
     cpu: int
     #: RLIMIT_AS in bytes (the zygote's size plus the budget); 0: none
     memory_cap: int
-    #: what the zygote's cgroups may hold during the run, the zygote included (grader.run.cgroups); 0: no
+    #: what the zygote's cgroups may hold during the run, the zygote included (grader.run.confine.cgroups); 0: no
     #: limit; -1: no cgroups
     group_memory: int
     file_bytes: int
@@ -77,10 +77,10 @@ def main(config_text: str, startup: frozenset[str]) -> None:
         _become_init(sock)
     elif config["mode"] == "landlock":
         signal.signal(signal.SIGTERM, _leave)  # the grading process died (parent-death signal)
-        from grader.run import landlock, seccomp, syscalls  # noqa: F401 - each child confines itself with them
+        from grader.run.confine import landlock, seccomp, syscalls  # noqa: F401 - each child confines itself with them
 
         syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)  # no process of the same user reads the zygote's memory
-    from grader.run import warm
+    from grader.run.child import warm
 
     warm.warm(config["policy"])
     target = _resolve(config["target"])
@@ -267,7 +267,7 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
     _fresh_stdio()
     resource.setrlimit(resource.RLIMIT_NPROC, (header.nproc, header.nproc))
     if header.uid is not None and header.files_as_root:
-        from grader.run import syscalls
+        from grader.run.confine import syscalls
 
         syscalls.become_with_root_files(header.uid)
         os.umask(0)  # what it makes stays writable to its uid, as os.access asks (inside its own folder alone)
@@ -276,7 +276,7 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
         os.setgid(header.uid)
         os.setuid(header.uid)
     if mode == "landlock":  # no PID namespace: no processes of its own, no signals to others
-        from grader.run import landlock, seccomp, syscalls
+        from grader.run.confine import landlock, seccomp, syscalls
 
         syscalls.die_with_parent(signal.SIGKILL, os.getppid())  # after the ids: changing them clears it
         if os.geteuid() == 0 and not syscalls.drop_capabilities():  # root where it is the grader's own user

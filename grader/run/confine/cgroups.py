@@ -15,7 +15,7 @@ the zygote its last (-1000, where the grading process may set that), so when the
 together pass the limit the kernel kills one of them, and the grading process, watching the group's
 oom_kill count, stops the whole run and says so.
 
-Where the groups are made, and where none can be: grader.run.cgroup_place.
+Where the groups are made, and where none can be: grader.run.confine.cgroup_place.
 """
 
 from __future__ import annotations
@@ -23,7 +23,16 @@ from __future__ import annotations
 import os
 import secrets
 
-from grader.run.cgroup_place import NAMES, Hierarchy, Place, place, remove_later, sweep_removals, write, write_file
+from grader.run.confine.cgroup_place import (
+    NAMES,
+    Hierarchy,
+    Place,
+    place,
+    remove_later,
+    sweep_removals,
+    write,
+    write_file,
+)
 
 __all__ = ("NAMES", "Place", "ZygoteGroup", "first_to_kill", "make", "place")
 

@@ -1,7 +1,7 @@
 """How zygotes are confined: the strongest mode this machine allows, found once, and set up before exec.
 
 A zygote's confinement is built in the process that becomes it, forked from the grading process, just
-before it executes a fresh interpreter: namespaces and the file tree of `grader.run.tree`, or Landlock
+before it executes a fresh interpreter: namespaces and the file tree of `grader.run.confine.tree`, or Landlock
 where namespaces are refused, or nothing. The exec leaves none of the grading process's memory (and no
 ctypes) behind. Every child of the zygote then only drops to a uid of its own and sets its limits:
 plain os calls. The modes, strongest first:
@@ -29,7 +29,7 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
-from grader.run import landlock, syscalls, tree
+from grader.run.confine import landlock, syscalls, tree
 
 Level = Literal["full", "namespaces", "landlock", "none"]
 LEVELS: tuple[Level, ...] = ("none", "landlock", "namespaces", "full")
@@ -53,7 +53,7 @@ class Mode:
     kind: Kind
     #: what was missing for a stronger mode, in words (empty for the strongest)
     missing: str = ""
-    #: give each run cgroups of its own where they can be had (grader.run.cgroups); off to measure them
+    #: give each run cgroups of its own where they can be had (grader.run.confine.cgroups); off to measure them
     run_cgroups: bool = True
 
     @property
@@ -145,7 +145,7 @@ def _user_namespaces() -> bool:
 
 
 def _seccomp_works() -> bool:
-    from grader.run import seccomp
+    from grader.run.confine import seccomp
 
     return seccomp.install([])
 

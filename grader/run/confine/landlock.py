@@ -15,7 +15,7 @@ import os
 import stat
 from collections.abc import Sequence
 
-from grader.run import syscalls, tree
+from grader.run.confine import syscalls, tree
 
 _CREATE_VERSION = 1
 _RULE_PATH_BENEATH = 1

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.run import syscalls
+from grader.run.confine import syscalls
 
 _LD_ABS_W, _JEQ, _JSET, _RET = 0x20, 0x15, 0x45, 0x06
 ALLOW, KILL = 0x7FFF0000, 0x80000000

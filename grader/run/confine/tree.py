@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.run import syscalls
+from grader.run.confine import syscalls
 from grader.run.policy import ImportPolicy
 
 #: system folders every tree holds, read-only (symlinks, as on merged-/usr systems, are copied as links)

@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable, Sequence
 from types import FrameType
 from typing import Any
 
-from grader.run import guard_public
-from grader.run.guard_code import (
+from grader.run.guard import guard_public
+from grader.run.guard.guard_code import (
     asker,
     frames_allowed,
     inside,
@@ -43,7 +43,7 @@ from grader.run.guard_code import (
     trusted_file,
     where,
 )
-from grader.run.guard_public import (
+from grader.run.guard.guard_public import (
     ASK,
     BUILTIN,
     DYNAMIC,
@@ -55,7 +55,7 @@ from grader.run.guard_public import (
     _guarded_import,
     _signal,
 )
-from grader.run.guard_rules import _FRAME_ATTRIBUTES, _KINDS, _REFUSED, _TRUSTED_NAMES
+from grader.run.guard.guard_rules import _FRAME_ATTRIBUTES, _KINDS, _REFUSED, _TRUSTED_NAMES
 from grader.run.policy import STDLIB_EXTENSIONS as _C_MODULES
 
 EVENT = "autograd-grader.run.reply"
@@ -171,7 +171,7 @@ def _make_hook(key: bytearray, reply_fd: int, harness: FrameType, trusted: tuple
             return
         state["last"] = event
         kind, fields = event
-        if kind == "compile":  # a second part's probes (grader.run.child), compiled in the hook; its own notes
+        if kind == "compile":  # a second part's probes (grader.run.child.child), compiled in the hook; its own notes
             fields["into"][:], state["notes"] = [(n, compile_(c, f"<probe {n}>", "exec", 0, True), tuple((k, compile_(
                 e, f"<probe {n}>", "eval", 0, True)) for k, e in o.items())) for n, c, o in fields["probes"]], 0
         if kind == "student":

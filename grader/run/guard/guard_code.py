@@ -1,4 +1,5 @@
-"""What the child's guard (grader.run.guard) reads of frames, files and code: who asked, and whether bytes or source
+"""What the child's guard (grader.run.guard.guard) reads of frames, files and code: who asked, and whether bytes or
+source
 that claim to be a file of the library's are that file. Nothing here trusts a name: a file name is believed
 only because the guard refuses to compile or load code under a trusted file's name unless it is that file's.
 """
@@ -12,7 +13,7 @@ from opcode import opmap
 from types import FrameType
 from typing import Any
 
-from grader.run.guard_rules import _TEXT_ONLY_FRAME_USERS
+from grader.run.guard.guard_rules import _TEXT_ONLY_FRAME_USERS
 
 _CODE = type(compile("", "", "exec"))
 _lstat, _readlink, _open, _read, _close, _access, _fstat = (os.lstat, os.readlink, os.open, os.read, os.close,
@@ -20,7 +21,7 @@ _lstat, _readlink, _open, _read, _close, _access, _fstat = (os.lstat, os.readlin
 _statvfs, _ST_RDONLY, _getuid = os.statvfs, os.ST_RDONLY, os.getuid
 _S_ISLNK, _S_ISREG, _RDONLY, _W_OK = stat.S_ISLNK, stat.S_ISREG, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW, os.W_OK
 _IMPORT_NAME, _EXTENDED_ARG = opmap["IMPORT_NAME"], opmap["EXTENDED_ARG"]
-#: where the submission may write, and where all it holds is its own (grader.run.guard.install's writable, owned)
+#: where the submission may write, and where all it holds is its own (grader.run.guard.guard.install's writable, owned)
 Places = tuple[tuple[str, ...], tuple[str, ...]]
 #: the most of a file read to compare it with code claiming to be it
 MAX_FILE = 64 * 1024 * 1024

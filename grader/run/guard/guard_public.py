@@ -1,4 +1,4 @@
-"""What the child's guard (grader.run.guard) hands out: the import finder, placeholders, and the wrappers
+"""What the child's guard (grader.run.guard.guard) hands out: the import finder, placeholders, and the wrappers
 of `__import__`, `_signal.signal`, `_imp.create_builtin` and `_imp.create_dynamic`. A submission can reach
 all of it, so none of it holds the hook's key or state: each asks the hook through `sys.audit` and fails
 closed without an answer."""

@@ -1,4 +1,5 @@
-"""What the child's guard (grader.run.guard) refuses and lets through, as data. The guard copies it into its private
+"""What the child's guard (grader.run.guard.guard) refuses and lets through, as data. The guard copies it into its
+private
 namespace when it is installed, before any submission runs: changing it later changes nothing."""
 
 from __future__ import annotations

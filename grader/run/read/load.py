@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from grader.core.errors import GraderError
-from grader.run.notebook import MAX_LINES, read_notebook
+from grader.run.read.notebook import MAX_LINES, read_notebook
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024  # stored outputs (plots) make notebooks big; they are not run

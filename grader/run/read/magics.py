@@ -11,7 +11,7 @@ import ast
 import re
 
 from grader.core.text import clean
-from grader.run.syntax import syntax_tree
+from grader.run.read.syntax import syntax_tree
 
 #: cell magics whose body is Python: it runs once, without the magic
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}

@@ -5,7 +5,7 @@ a notebook off nbformat's schema whose cells can still be read is read, with a n
 be read is refused. Nothing of the notebook runs here: this is the trusted side reading a file. Only
 code cells count (stored outputs are ignored); cells tagged `skip-grading` are left out; IPython syntax (`%magic`,
 `%%cell magic`, `!shell`, `x = !cmd`, `obj?`) is replaced so that no shell ever runs, and each
-replacement is reported (grader.run.magics). Every step is linear and capped.
+replacement is reported (grader.run.read.magics). Every step is linear and capped.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.core.text import clean_data, may_hold_surrogates
 from grader.core.values import clip
-from grader.run.magics import CHECKS_OFF as CHECKS_OFF
-from grader.run.magics import neutralise as neutralise
+from grader.run.read.magics import CHECKS_OFF as CHECKS_OFF
+from grader.run.read.magics import neutralise as neutralise
 
 SKIP_TAG = "skip-grading"
 METADATA_KEY = "autograd_grader"  # notebook metadata: {"exercise": ID} or {"assignment": ID}
-#: caps on what a notebook may hold (its size is capped by grader.run.load): far above any work handed in
+#: caps on what a notebook may hold (its size is capped by grader.run.read.load): far above any work handed in
 MAX_CELLS = 5000
 MAX_LINES = 100_000  # of code, over all its code cells
 MAX_NESTING = 64  # levels of JSON, in its metadata and cells (stored outputs are never read)

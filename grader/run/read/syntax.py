@@ -4,7 +4,7 @@ CPython's parser is linear and guards its own recursion, but a cell of ten thous
 RecursionError while the tree is built, `------1` a MemoryError, a NUL byte a ValueError. Each of these is
 the submission's problem, which the run reports from the child (where the same source fails to compile);
 here it only means that the syntax tree is not known. Sources are already capped in size by
-grader.run.load. Code that walks a tree must do so iteratively (`ast.walk`): a tree can be ~1000 deep.
+grader.run.read.load. Code that walks a tree must do so iteratively (`ast.walk`): a tree can be ~1000 deep.
 """
 
 from __future__ import annotations

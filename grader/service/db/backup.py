@@ -23,8 +23,17 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
-from grader.service import schema
-from grader.service.store import BUSY_SECONDS, StoreError, is_sqlite, migrate, open_store, reading, shown_url, writing
+from grader.service.db import schema
+from grader.service.db.store import (
+    BUSY_SECONDS,
+    StoreError,
+    is_sqlite,
+    migrate,
+    open_store,
+    reading,
+    shown_url,
+    writing,
+)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_DUMP_MAGIC = b"PGDMP"

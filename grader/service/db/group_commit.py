@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 
 from sqlalchemy import Connection, Engine
 
-from grader.service.store import writing
+from grader.service.db.store import writing
 
 T = TypeVar("T")
 #: uploads in one transaction at most: the rest wait for the next (a commit holds SQLite's lock that long)

@@ -14,7 +14,7 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - workers: each worker's host, load and last heartbeat, for the instructor page;
 - rule_overrides, audit_log: deadlines and extensions set from the instructor's pages over course.toml's, and every
   change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
-- lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti): the deployments accepted, the
+- lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
   LTI user (migration v0003_lti_launch).
 """

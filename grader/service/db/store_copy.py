@@ -1,5 +1,5 @@
 """`grade store copy --to URL`: move a course's store to another database (SQLite to PostgreSQL, or back), every row
-of every table of grader.service.schema as it is: students keep their tokens (their digests are copied), each
+of every table of grader.service.db.schema as it is: students keep their tokens (their digests are copied), each
 submission its id, results and the queue their state, and a table added to the schema later comes along.
 
 The target is migrated to the newest schema first (so its Alembic version is stamped by the migrations
@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, Table, func, insert, inspect, select, text
 
-from grader.service import schema
-from grader.service.backup import LIVE_SECONDS, live_workers
-from grader.service.store import StoreError, is_sqlite, reading, shown_url, writing
+from grader.service.db import schema
+from grader.service.db.backup import LIVE_SECONDS, live_workers
+from grader.service.db.store import StoreError, is_sqlite, reading, shown_url, writing
 
 #: rows written per INSERT: a submission holds up to max_upload_kib of code
 BATCH = 200

@@ -3,7 +3,7 @@ tool's authentication request, the id_token posted back) and Core 1.3's checks o
 and nonce are single-use and kept in the store with their expiry, so that any of a course's servers can finish a
 login another began; a cookie named after the state binds it to the browser that began it.
 
-The id_token itself is checked in grader.service.lti_token.
+The id_token itself is checked in grader.service.lti.lti_token.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from urllib.parse import quote, urlencode, urlsplit
 from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from grader.service import schema
 from grader.service.config import Course
-from grader.service.lti_config import LtiSettings, platform_id
-from grader.service.lti_token import CLAIM, Keys, Refused, check_claims, launch_problem, origin, short
-from grader.service.store import reading, writing
+from grader.service.db import schema
+from grader.service.db.store import reading, writing
+from grader.service.lti.lti_config import LtiSettings, platform_id
+from grader.service.lti.lti_token import CLAIM, Keys, Refused, check_claims, launch_problem, origin, short
 from grader.service.tokens import lti_session
 
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"

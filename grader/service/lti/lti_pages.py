@@ -1,11 +1,11 @@
-"""The LTI launch's HTTP side (grader.service.lti checks it): /lti/login (the platform's login initiation, GET or
+"""The LTI launch's HTTP side (grader.service.lti.lti checks it): /lti/login (the platform's login initiation, GET or
 POST), /lti/launch (the id_token's form_post), /lti/open/CODE (the session cookie, set on a navigation within this
 site) and /lti/jwks (the tool's public key, for the platform's side of the client-credentials grant).
 
 Cookies. The launch is a cross-site POST from the LMS's page, and a browser sends a cookie with it only if the
 cookie is `SameSite=None`, which browsers accept only with `Secure`: the state cookie is `SameSite=None; Secure;
 Partitioned` (Partitioned keeps it working in an LMS frame where third-party cookies are blocked, as Chrome
-partitions them), and named `__Host-...` (so `Path=/`): no sibling site can plant one (grader.service.lti).
+partitions them), and named `__Host-...` (so `Path=/`): no sibling site can plant one (grader.service.lti.lti).
 Browsers keep `Secure` cookies over https, and over plain http from loopback only (127.0.0.1, localhost, which
 Chromium counts as secure): elsewhere the server refuses to begin an LTI login over plain http. The session
 cookie stays `SameSite=Strict`: the launch answers with a page that opens /lti/open/CODE, a navigation this site
@@ -24,12 +24,12 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service import lti
 from grader.service.app import State
-from grader.service.forms import fields
-from grader.service.lti_config import LtiSettings
-from grader.service.lti_token import Keys, Refused
-from grader.service.session_cookie import set_session
+from grader.service.lti import lti
+from grader.service.lti.lti_config import LtiSettings
+from grader.service.lti.lti_token import Keys, Refused
+from grader.service.pages.forms import fields
+from grader.service.pages.session_cookie import set_session
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
 MAX_FORM = 64 * 1024
@@ -71,7 +71,7 @@ async def _params(request: Request) -> dict[str, str] | None:
 
 def _page(request: Request, title: str, body: str) -> str:
     """A page of this course (its name at the top), as every page of the server."""
-    from grader.service.pages import course_page
+    from grader.service.pages.pages import course_page
 
     return course_page(_state(request), title, body)
 

@@ -17,10 +17,10 @@ from sqlalchemy import Engine, insert, select, update
 
 from grader.core.errors import GraderError
 from grader.course.nrps import Member, fetch_members
-from grader.service import schema
-from grader.service.lti import INSTRUCTOR_ROLES
-from grader.service.lti_config import LtiSettings
-from grader.service.store import reading, writing
+from grader.service.db import schema
+from grader.service.db.store import reading, writing
+from grader.service.lti.lti import INSTRUCTOR_ROLES
+from grader.service.lti.lti_config import LtiSettings
 from grader.service.tokens import revoke
 
 

@@ -1,6 +1,6 @@
 """The id_token of an LTI 1.3 launch, checked: its signature against the platform's key set, then each claim that
 the 1EdTech Security Framework (5.1.3) and Core 1.3 (5.3) require of a resource link launch, each refusal in
-words for the person in front of the browser. grader.service.lti runs the login around it.
+words for the person in front of the browser. grader.service.lti.lti runs the login around it.
 
 Why PyJWT's PyJWKClient rather than pylti1p3: pylti1p3 brings request, session, cookie and cache adapters for
 Django and Flask, none of which this server (Starlette, with its own store for state) would use, while the part
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from grader.service.lti_config import LtiSettings
+from grader.service.lti.lti_config import LtiSettings
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 #: clock skew allowed between the platform and this server, on exp and iat

@@ -21,13 +21,15 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import deadlines, queue, schema
+from grader.service import deadlines
 from grader.service.app import State
 from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
-from grader.service.forms import fields
-from grader.service.pages import _reader, course_page
-from grader.service.store import reading, writing
+from grader.service.db import schema
+from grader.service.db.store import reading, writing
+from grader.service.pages.forms import fields
+from grader.service.pages.pages import _reader, course_page
 from grader.service.tokens import Who
+from grader.service.work import queue
 
 CSS = """
 form.inline { display: flex; flex-wrap: wrap; gap: .4em .8em; align-items: end; margin: .5em 0; }

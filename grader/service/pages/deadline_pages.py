@@ -1,7 +1,7 @@
 """The instructor's deadlines page (/instructor/deadlines): each assignment's deadline and each student's extension in
 force, where each comes from (course.toml, or set on this page: by whom, when), forms that set, withdraw or give
 back to course.toml each one (grader.service.deadlines keeps them in the store, over course.toml), and the audit
-log. Every form is a POST whose Origin the server checks (grader.service.origin); the page runs no script.
+log. Every form is a POST whose Origin the server checks (grader.service.pages.origin); the page runs no script.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, table
 from grader.service import deadlines
 from grader.service.app import State
-from grader.service.class_pages import CSS, instructor_form, when
 from grader.service.config import DAY, Course
 from grader.service.deadlines import Override
 from grader.service.gradebook import roster
-from grader.service.pages import _reader, cards, course_page
+from grader.service.pages.class_pages import CSS, instructor_form, when
+from grader.service.pages.pages import _reader, cards, course_page
 from grader.service.tokens import Who
 
 #: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)

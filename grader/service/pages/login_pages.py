@@ -4,7 +4,7 @@ and asks; only the POST of that page's own form spends the link and sets the ses
 Why ask: a link signs in whoever opens it as the student whose token made it. Were the GET to sign in, a student
 could send their own link to a classmate, whose browser would then be the sender's, and whatever the classmate
 uploaded from the pages would land in the sender's account (login CSRF). The page names the student, and the POST
-must come from it (its Origin, else its Referer, names this server: grader.service.origin), so another site's
+must come from it (its Origin, else its Referer, names this server: grader.service.pages.origin), so another site's
 page cannot submit it for the classmate, nor frame it to have them click (frame-ancestors 'none'). A GET that
 spends nothing also leaves the link to its student when a mail scanner or a chat's preview fetches it first.
 """
@@ -18,9 +18,9 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e
 from grader.service.app import State
-from grader.service.origin import elsewhere
-from grader.service.pages import course_page
-from grader.service.session_cookie import set_session
+from grader.service.pages.origin import elsewhere
+from grader.service.pages.pages import course_page
+from grader.service.pages.session_cookie import set_session
 from grader.service.tokens import link_holder, use_link
 
 #: the confirmation's headers: not cached, not framed by another site, its URL (the code) sent to no other site

@@ -18,11 +18,11 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
-from grader.service import schema
 from grader.service.app import State, caller
+from grader.service.db import schema
+from grader.service.db.store import reading
 from grader.service.seen import is_released, labelled, status_of
 from grader.service.standing import Row, rows_of, worths
-from grader.service.store import reading
 from grader.service.tokens import Who
 from grader.service.view_cache import view_key
 from grader.service.views import shown
@@ -138,7 +138,7 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
         return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
     state = _state(request)
 
-    from grader.service.upload_pages import upload_form
+    from grader.service.pages.upload_pages import upload_form
 
     def build() -> str:
         status = status_of(state, who.student)

@@ -1,7 +1,7 @@
 """Submitting from the student's page: a form with a file input (multipart), taken by the same intake as
 `POST /api/submissions` (grader.service.app.receive: the same checks, caps, daily limit and receipt), under the
 same rate limit per student, so that a student who comes only from the LMS (a launch's session, no token) can
-submit. The form is a POST whose Origin the server checks (grader.service.origin), and it carries an idempotency
+submit. The form is a POST whose Origin the server checks (grader.service.pages.origin), and it carries an idempotency
 key made when the page was drawn: sending the form twice (a reload, a double click) stores the file once.
 """
 
@@ -17,9 +17,9 @@ from starlette.routing import Route
 from grader.outputs.html_page import e
 from grader.service.app import State
 from grader.service.config import Course
-from grader.service.forms import upload
 from grader.service.intake import Receipt
-from grader.service.pages import _reader, course_page
+from grader.service.pages.forms import upload
+from grader.service.pages.pages import _reader, course_page
 from grader.service.receive import receive, too_big
 from grader.service.tokens import Who
 from grader.service.uploads import SUFFIXES, Refused

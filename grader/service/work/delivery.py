@@ -10,8 +10,8 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from grader.service import schema
-from grader.service.store import reading
+from grader.service.db import schema
+from grader.service.db.store import reading
 
 #: how often the watcher looks (one query for every waiting request)
 TICK = 0.05

@@ -25,8 +25,8 @@ from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.formats import render
 from grader.service.config import Course
-from grader.service.queue import GAVE_UP_FOR_STUDENT, Claimed, Result, Stored, stored
-from grader.service.store import reading
+from grader.service.db.store import reading
+from grader.service.work.queue import GAVE_UP_FOR_STUDENT, Claimed, Result, Stored, stored
 
 #: expected values and mistakes' runs kept per (exercise, seed): bounded, so a worker's memory stays flat
 CACHE_ENTRIES = 64
@@ -73,7 +73,7 @@ class Grader:
                       seconds=round(time.perf_counter() - started, 4))
 
     def _graded(self, stored: Stored, exercises: Sequence[Exercise], started: float) -> Report:
-        from grader.run.load import load_submission
+        from grader.run.read.load import load_submission
 
         if len(self._expected) > CACHE_ENTRIES:
             self._expected.clear()
@@ -108,7 +108,7 @@ class Grader:
 
 
 def given_up(course: Course, stored: Stored) -> str:
-    """The report of a submission whose grading stopped its worker MAX_ATTEMPTS times (grader.service.queue.reap):
+    """The report of a submission whose grading stopped its worker MAX_ATTEMPTS times (grader.service.work.queue.reap):
     every check 0, the grader's cause, and why in words, as its student reads it."""
     rules = course.assignments.get(stored.assignment)
     try:

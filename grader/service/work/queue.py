@@ -26,8 +26,8 @@ from sqlalchemy import ColumnElement, Connection, Engine, and_, func, insert, se
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from grader.service import schema
-from grader.service.store import is_sqlite, reading, writing
+from grader.service.db import schema
+from grader.service.db.store import is_sqlite, reading, writing
 
 #: a job whose worker died this many times while grading it is not tried again
 MAX_ATTEMPTS = 3

@@ -22,9 +22,9 @@ from types import FrameType
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service import queue
 from grader.service.config import Course
-from grader.service.grading import Grader, fetch, given_up
+from grader.service.work import queue
+from grader.service.work.grading import Grader, fetch, given_up
 
 #: a job's lease, and the heartbeat renewing it (a third of it, so two can be missed)
 LEASE_SECONDS = 30.0
@@ -65,7 +65,7 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
     exercises = [course.catalog().load(i) for i in course.exercise_ids()]
     lean = runs_lean(exercises)
     if not lean:
-        from grader.run.warm import warm_torch
+        from grader.run.child.warm import warm_torch
 
         warm_torch()
     graded = 0
