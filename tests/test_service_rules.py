@@ -164,7 +164,7 @@ def _head() -> str:
     from alembic.script import ScriptDirectory
 
     config = Config()
-    config.set_main_option("script_location", str(Path(__file__).parent.parent / "grader/service/migrations"))
+    config.set_main_option("script_location", str(Path(__file__).parent.parent / "grader/service/db/migrations"))
     head = ScriptDirectory.from_config(config).get_current_head()
     assert head is not None
     return head
