@@ -17,7 +17,7 @@ from pathlib import Path
 from grader.judge.catalog import Catalog
 from grader.judge.hidden_runs import Together, run_hidden
 from grader.run.inputs import draw_inputs
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Group, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,7 @@ from grader.judge.catalog import Catalog  # noqa: E402 - after the path is set
 from grader.judge.grading import cuda_available, grade_submission  # noqa: E402
 from grader.judge.oracle import expected_values  # noqa: E402
 from grader.run.inputs import draw_inputs  # noqa: E402
-from grader.run.load import load_submission  # noqa: E402
+from grader.run.read.load import load_submission  # noqa: E402
 from grader.run.sandbox import Sandbox  # noqa: E402
 
 

@@ -36,7 +36,7 @@ from grader.core.seeds import submission_seed
 from grader.judge import grading, hidden_runs
 from grader.judge.catalog import Catalog
 from grader.run.inputs import draw_inputs
-from grader.run.load import Submission, load_submission
+from grader.run.read.load import Submission, load_submission
 from grader.run.sandbox import Group, Sandbox
 
 TORCH = ("first-gradient", "custom-sigmoid", "control-flow", "accumulation", "relu-network", "zero-grad-fix")

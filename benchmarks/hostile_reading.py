@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: read once to import what reading needs (nbformat), then time the reading of the sample
-READ = ("import sys, time; from pathlib import Path; from grader.run.load import load_submission\n"
+READ = ("import sys, time; from pathlib import Path; from grader.run.read.load import load_submission\n"
         "load_submission(Path(sys.argv[2]))\n"
         "t = time.perf_counter()\n"
         "try:\n    load_submission(Path(sys.argv[1]))\n"

@@ -3,7 +3,7 @@
     python benchmarks/isolation.py [--runs 30] [--rounds 3]
 
 Each mode this machine allows (the strongest, Landlock where it works, none) gets a warm sandbox of its
-own, and the strongest one a second sandbox without the zygotes' cgroups (grader.run.cgroups); every
+own, and the strongest one a second sandbox without the zygotes' cgroups (grader.run.confine.cgroups); every
 round grades the sample `--runs` times in each in turn, so a shared machine's drift touches all of them
 alike. Prints each one's median milliseconds per graded run and its cost over `none`, the same zygote
 and guard without any confinement, and what the cgroups cost: the strongest mode with them against
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader.judge.catalog import Catalog
 from grader.judge.grading import grade
-from grader.run import cgroups, isolate
+from grader.run.confine import cgroups, isolate
 from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

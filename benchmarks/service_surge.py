@@ -12,7 +12,7 @@ fixed seed, as the batch's --seed): per-submission seeds cost expected values an
 submission, which a batch with one seed computes once; `--per-submission` measures the service with them too.
 Targets: receipt p99 under 200 ms; the service's wall time within 20% of the batch's; memory flat. With
 `--window 0 --receipts-only`, every upload at once and only their receipts (target p99 under 300 ms): SQLite's
-uploads then wait for each other's commits, which group commit shares (grader.service.group_commit).
+uploads then wait for each other's commits, which group commit shares (grader.service.db.group_commit).
 """
 
 from __future__ import annotations

@@ -97,8 +97,8 @@ def store(engine: object, course: object, family: str, count: int, rng: random.R
 def drain_jobs(engine: object) -> None:
     from sqlalchemy import update
 
-    from grader.service import schema
-    from grader.service.store import writing
+    from grader.service.db import schema
+    from grader.service.db.store import writing
 
     with writing(engine) as db:
         db.execute(update(schema.jobs).where(schema.jobs.c.state != "done").values(state="done"))
@@ -120,7 +120,7 @@ def main() -> None:
     url, pg_ctl, _ = start_postgres(tmp / "pg")
     try:
         from grader.service.config import load_course
-        from grader.service.store import open_store
+        from grader.service.db.store import open_store
 
         course = load_course(make_course(tmp / "course", url))
         engine = open_store(url)
@@ -151,8 +151,8 @@ def _sandbox(course: object, scratch: Path, lean: bool) -> object:
 
 
 def overhead(engine: object, course: object, ids: list[int], rounds: int, tmp: Path) -> None:
-    from grader.service import queue
-    from grader.service.grading import Grader, fetch
+    from grader.service.work import queue
+    from grader.service.work.grading import Grader, fetch
 
     scratch = tmp / "overhead"
     scratch.mkdir()
@@ -192,9 +192,9 @@ def overhead(engine: object, course: object, ids: list[int], rounds: int, tmp: P
 
 
 def families(engine: object, course: object, ids: dict[str, list[int]], tmp: Path) -> None:
-    from grader.run.warm import warm_torch
-    from grader.service import queue
-    from grader.service.grading import Grader, fetch
+    from grader.run.child.warm import warm_torch
+    from grader.service.work import queue
+    from grader.service.work.grading import Grader, fetch
 
     warm_torch()
     for family, rows in ids.items():
@@ -215,8 +215,9 @@ def families(engine: object, course: object, ids: dict[str, list[int]], tmp: Pat
 def workers(engine: object, course: object, ids: list[int], tmp: Path) -> None:
     from sqlalchemy import func, select
 
-    from grader.service import queue, schema
-    from grader.service.store import reading
+    from grader.service.db import schema
+    from grader.service.db.store import reading
+    from grader.service.work import queue
 
     env = {**os.environ, "AUTOGRADER_DATABASE": str(course.database)}
     for count in (1, 2, 3):
@@ -251,8 +252,8 @@ def workers(engine: object, course: object, ids: list[int], tmp: Path) -> None:
 
 
 def _claimer(url: str, ident: str, report: str, out: multiprocessing.Queue, go: object) -> None:  # type: ignore[type-arg]
-    from grader.service import queue
-    from grader.service.store import open_store
+    from grader.service.db.store import open_store
+    from grader.service.work import queue
 
     engine = open_store(url, migrate_now=False, pool_size=2, durable=False)
     queue.depth(engine)  # connected, and everything imported
@@ -270,8 +271,9 @@ def _claimer(url: str, ident: str, report: str, out: multiprocessing.Queue, go: 
 def postgres_alone(url: str, jobs: int) -> None:
     from sqlalchemy import delete
 
-    from grader.service import queue, schema
-    from grader.service.store import open_store, writing
+    from grader.service.db import schema
+    from grader.service.db.store import open_store, writing
+    from grader.service.work import queue
 
     engine = open_store(url)
     report = "x" * 6000

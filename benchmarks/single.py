@@ -48,7 +48,7 @@ def in_process(runs: int) -> tuple[list[float], list[float]]:
     from grader.judge.catalog import Catalog
     from grader.judge.grading import grade_submission
     from grader.run.inputs import draw_inputs
-    from grader.run.load import load_submission
+    from grader.run.read.load import load_submission
     from grader.run.sandbox import Group, Sandbox
 
     exercise = Catalog(ROOT / "exercises").load("node-mul")
@@ -79,7 +79,7 @@ def notebook_vs_python(runs: int) -> tuple[list[float], list[float], list[float]
 
     from grader.judge.catalog import Catalog
     from grader.judge.grading import grade_submission
-    from grader.run.load import load_submission
+    from grader.run.read.load import load_submission
     from grader.run.sandbox import Sandbox
 
     exercise = Catalog(ROOT / "exercises").load("node-mul")

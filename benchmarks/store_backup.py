@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from service_helpers import course_folder, postgres  # noqa: E402
 
-from grader.service import schema  # noqa: E402
-from grader.service.store import open_store, writing  # noqa: E402
+from grader.service.db import schema  # noqa: E402
+from grader.service.db.store import open_store, writing  # noqa: E402
 
 
 def fill(url: str, submissions: int) -> None:

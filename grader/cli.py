@@ -29,7 +29,7 @@ from grader.core.exercise import Exercise
 from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
-    from grader.run.load import Submission
+    from grader.run.read.load import Submission
 
 #: every command besides grading one submission, with the line `grade --help` shows for it
 COMMANDS = {
@@ -179,7 +179,7 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
     """The submission (a file, or the file a folder's files answer with) and the exercises to grade it as:
     named on the command line, else by the file (a header line, or metadata)."""
     from grader.course.selection import Target, files_in, load_selected, select
-    from grader.run.load import load_submission
+    from grader.run.read.load import load_submission
 
     named = _named(args.exercise, args.assignment, catalog)
     if args.submission.is_dir():

@@ -8,7 +8,7 @@ from typing import NoReturn
 
 from grader.core.errors import GraderError
 from grader.core.exercise import Device
-from grader.run.isolate import Level
+from grader.run.confine.isolate import Level
 
 
 class Parser(argparse.ArgumentParser):
@@ -40,7 +40,7 @@ def isolation_choice(choice: str) -> Level | None:
 
 def check_isolation(minimum: Level) -> None:
     """Refuse, in one line, to grade below `minimum`, before any worker or submission starts."""
-    from grader.run import isolate
+    from grader.run.confine import isolate
     from grader.run.sandbox import IsolationRefused, refusal
 
     mode = isolate.best_mode()

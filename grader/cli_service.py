@@ -31,7 +31,7 @@ def _course_option(parser: Parser) -> None:
 
 def _open(args: argparse.Namespace, durable: bool = True) -> tuple[Course, Engine]:
     from grader.service.config import find_course, load_course
-    from grader.service.store import open_store
+    from grader.service.db.store import open_store
 
     folder = find_course(getattr(args, "course", None))
     course = load_course(folder, database=getattr(args, "database", None) or os.environ.get("AUTOGRADER_DATABASE"))
@@ -111,7 +111,7 @@ def worker_parser() -> Parser:
 
 def worker_command(argv: list[str]) -> int:
     args = worker_parser().parse_args(argv)
-    from grader.service.worker import WorkerOptions, run_worker
+    from grader.service.work.worker import WorkerOptions, run_worker
 
     course, engine = _open(args, durable=False)
     run_worker(course, engine, WorkerOptions(
@@ -179,7 +179,7 @@ def regrade_parser() -> Parser:
 
 def regrade_command(argv: list[str]) -> int:
     args = regrade_parser().parse_args(argv)
-    from grader.service.queue import enqueue_all
+    from grader.service.work.queue import enqueue_all
 
     course, engine = _open(args)
     if args.assignment and args.assignment not in course.assignments:
@@ -234,7 +234,7 @@ def roster_parser() -> Parser:
 
 def roster_command(argv: list[str]) -> int:
     args = roster_parser().parse_args(argv)
-    from grader.service.lti_roster import sync_roster
+    from grader.service.lti.lti_roster import sync_roster
 
     course, engine = _open(args)
     if course.lti is None:

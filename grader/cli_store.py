@@ -1,5 +1,5 @@
 """`grade store backup|restore|copy`: keep and move a course's store. Each parses its arguments, calls
-grader.service.backup or grader.service.store_copy and prints what the store holds."""
+grader.service.db.backup or grader.service.db.store_copy and prints what the store holds."""
 
 from __future__ import annotations
 
@@ -45,25 +45,25 @@ def store_parser() -> Parser:
 def store_command(argv: list[str]) -> int:
     args = store_parser().parse_args(argv)
     from grader.service.config import find_course, load_course
-    from grader.service.store import open_store, shown_url
+    from grader.service.db.store import open_store, shown_url
 
     course = load_course(find_course(args.course),
                          database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
     where = shown_url(course.database)
     if args.action == "backup":
-        from grader.service.backup import backup
+        from grader.service.db.backup import backup
 
         # not migrated: a backup reads the store as its running server wrote it
         found = backup(open_store(course.database, migrate_now=False), args.dest)
         print(f"backed up {where} to {args.dest}: {found.line()}")
     elif args.action == "restore":
-        from grader.service.backup import restore
+        from grader.service.db.backup import restore
 
         found = restore(open_store(course.database), args.source, force=args.force)
         print(f"restored {args.source} into {where}: {found.line()}. Start grade serve: what was queued or being "
               f"graded at the backup is graded again.")
     else:
-        from grader.service.store_copy import copy_store
+        from grader.service.db.store_copy import copy_store
 
         source, target = open_store(course.database), open_store(args.to)
         print(f"copying {where} to {shown_url(args.to)}", file=sys.stderr)

@@ -41,7 +41,8 @@ class Tensor:
     def ndim(self) -> int:
         return int(self.data.ndim)
 
-    # New tensors are of the operand's own class, so that a subclass (grader.judge.tensor_patterns) sees every op.
+    # New tensors are of the operand's own class, so that a subclass (grader.judge.tensor.tensor_patterns) sees every
+    # op.
     def _make(self, data: Any, parents: tuple[Tensor, ...], backward: Backward) -> Tensor:
         return type(self)(data, parents, backward)
 

@@ -168,7 +168,7 @@ def sign_in(tool: str, platform: Platform, user: str, link: str = "rl-hw1") -> t
 
 
 def api(tool: str, path: str, session: str, method: str = "GET") -> tuple[int, Any]:
-    # a POST as the server's own page makes it, naming it in Origin (grader.service.origin refuses others)
+    # a POST as the server's own page makes it, naming it in Origin (grader.service.pages.origin refuses others)
     answer = request(tool + path, method, {} if method == "POST" else None, {"grader_session": session},
                      {"Origin": tool} if method == "POST" else None)
     try:

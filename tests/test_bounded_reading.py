@@ -23,9 +23,9 @@ from grader.course.selection import Target, files_in, load_selected, select
 from grader.judge.catalog import Catalog
 from grader.outputs.formats import FORMATS, render
 from grader.outputs.students import Student
-from grader.run import magics, syntax
-from grader.run.load import SubmissionError, load_submission
-from grader.run.notebook import MAX_CELLS, MAX_LINES, NotebookError, neutralise, read_notebook
+from grader.run.read import magics, syntax
+from grader.run.read.load import SubmissionError, load_submission
+from grader.run.read.notebook import MAX_CELLS, MAX_LINES, NotebookError, neutralise, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 HONEST = (ROOT / "submissions" / "node-mul" / "correct_lesson_style.py").read_text()

@@ -21,9 +21,9 @@ import yaml
 from grader.core.exercise import Exercise, Probe, SourceRules
 from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
 from grader.core.values import Number, Seq, Text
-from grader.run import cgroups, isolate, landlock, seccomp
-from grader.run.load import SourceCell, Submission
+from grader.run.confine import cgroups, isolate, landlock, seccomp
 from grader.run.observed import RunResult
+from grader.run.read.load import SourceCell, Submission
 from grader.run.sandbox import Group, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,7 +162,7 @@ def test_in_landlock_mode_as_root_a_batch_keeps_every_classmate_whole(tmp_path: 
     for exercise, solution in solutions.items():
         shutil.copy(solution, folder / f"z_{exercise}.py")
     venv = sys.prefix if sys.prefix.startswith("/tmp/") else str(tmp_path / "venv")
-    docker_like = ("import os, sys; from grader.run import seccomp; "
+    docker_like = ("import os, sys; from grader.run.confine import seccomp; "
                    "assert seccomp.install(seccomp.no_namespaces_rules(landlock=True)); "
                    "os.execvp(sys.argv[1], sys.argv[1:])")
     python = f"{venv}/bin/python"
@@ -229,7 +229,7 @@ def test_without_a_cgroup_every_report_says_which_limits_held_per_process_only()
 def test_a_run_leaves_nothing_in_the_tree_for_the_runs_after_it(kind: str) -> None:
     # Where runs are the grader's own user (user-namespaces), they own the tree's tmpfs: its root and the
     # covers over site-packages were writable, and what one run left there the next ones found.
-    from grader.run import tree
+    from grader.run.confine import tree
     from grader.run.policy import engine_policy
 
     folders = ["/", *tree.layout(engine_policy()).covers]

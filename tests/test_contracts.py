@@ -16,7 +16,7 @@ from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
 from grader.judge.spec import load_exercise
 from grader.run.inputs import draw_inputs
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 from reference.scalar import Node
 

@@ -29,7 +29,7 @@ from grader.judge.catalog import Catalog
 from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
 from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.uses import INTERFACE, exercise_uses
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,5 @@
-"""grader.judge.diagnose on its own: hand-built runs of a student and of known mistakes in, the mistake named out.
+"""grader.judge.diagnose.diagnose on its own: hand-built runs of a student and of known mistakes in, the mistake
+named out.
 
 Precision first: every test that names a mistake has a twin in which the evidence is weaker or
 ambiguous, and there the diagnosis names nothing (or says it is one of several). No sandbox, no oracle:
@@ -14,11 +15,11 @@ from hand_built import exercise, expect, group, mutant, no_inputs, numbers, obse
 from grader.core.exercise import Exercise
 from grader.core.values import ErrorInfo, Text
 from grader.judge.check import ExerciseRun, check_exercise
-from grader.judge.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.slips import SLOPES, SlipRun
 from grader.judge.oracle import Expected
 from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault, exercise_mistakes
 from grader.judge.rules import Violation
-from grader.judge.slips import SLOPES, SlipRun
 from grader.run.observed import Evidence, GroupRun
 
 OVERWRITE, SWAPPED, NO_SEED = mutant("overwrite"), mutant("swapped"), mutant("no-seed")
@@ -106,7 +107,7 @@ def test_a_tie_between_mutants_names_both_as_one_of() -> None:
 
 def test_an_engines_own_exception_names_no_mistake_even_where_only_one_mutant_raises_it() -> None:
     # an engine's check that raised has no values to compare: what a mutant raised there names nothing (its
-    # error may state a cause itself, grader.judge.named_errors); in a torch exercise it is torch's own error
+    # error may state a cause itself, grader.judge.diagnose.named_errors); in a torch exercise it is torch's own error
     ex, expected = two_probes()
     result = diagnosed(ex, expected, runs(TYPE_ERROR, 4.0),
                        [MutantRun(OVERWRITE, runs(TYPE_ERROR, 4.0)), MutantRun(SWAPPED, runs(1.0, 2.0))])

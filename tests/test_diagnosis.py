@@ -20,10 +20,10 @@ import yaml
 
 from grader.cli import main
 from grader.core.values import ErrorInfo, Where
-from grader.judge.named_errors import named_by_error
+from grader.judge.diagnose.named_errors import named_by_error
 from grader.judge.names import Definitions, definitions
 from grader.outputs.render_json import report_schema
-from grader.run.load import SourceCell
+from grader.run.read.load import SourceCell
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = ROOT / "submissions" / "mistakes"

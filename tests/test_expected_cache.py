@@ -17,7 +17,7 @@ from grader.judge.catalog import Catalog
 from grader.judge.expected_cache import ExpectedStore, cache_folder, entry_key
 from grader.judge.oracle import expected_values
 from grader.judge.report import Report
-from grader.run import isolate
+from grader.run.confine import isolate
 from grader.run.inputs import draw_inputs
 from grader.run.sandbox import Sandbox
 

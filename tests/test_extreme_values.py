@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from grader.core.values import Array, Number, Value
 from grader.judge.catalog import Catalog
 from grader.judge.check import ExerciseRun, check_exercise
-from grader.judge.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.slips import slip_runs
 from grader.judge.oracle import expected_values
 from grader.judge.report import Report
-from grader.judge.slips import slip_runs
 from grader.outputs.feedback import feedback_html
 from grader.outputs.formats.gradebook import gradebook_csv
 from grader.outputs.formats.gradescope import gradescope_results

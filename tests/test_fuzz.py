@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from grader.cli import main
 from grader.core.errors import GraderError
 from grader.judge.spec import load_exercise
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "exercises" / "node-mul" / "exercise.yaml").read_text())

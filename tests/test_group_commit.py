@@ -18,9 +18,9 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from test_service_durability import _upload
 
-from grader.service import schema
-from grader.service.group_commit import GroupWriter
-from grader.service.store import open_store
+from grader.service.db import schema
+from grader.service.db.group_commit import GroupWriter
+from grader.service.db.store import open_store
 
 
 def test_uploads_waiting_together_commit_together_and_one_failure_costs_only_itself(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from grader.judge.catalog import Catalog
 from grader.judge.grading import grade_submission
 from grader.judge.report import ExerciseResult
 from grader.judge.uses import allowed, probe_uses, with_number
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

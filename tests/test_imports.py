@@ -11,8 +11,8 @@ import pytest
 
 from grader.judge.catalog import Catalog
 from grader.judge.grading import grade
-from grader.run.load import load_submission
 from grader.run.policy import INTO_MEMORY, REACHES_OUT, engine_policy, torch_policy
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox, policy_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ def test_an_engine_may_import_the_standard_library_but_what_reaches_out() -> Non
                    "concurrent.futures", "_json", "select"):
         assert policy.permits(module), module
     for module in ("socket", "subprocess", "ctypes", "mmap", "_xxsubinterpreters", "http.client", "urllib.request",
-                   "multiprocessing.pool", "numpy", "torch", "grader.run.child", "sqlite3"):
+                   "multiprocessing.pool", "numpy", "torch", "grader.run.child.child", "sqlite3"):
         assert not policy.permits(module), module
     assert policy.permits_extension("_json") and not policy.permits_extension("_socket")
     assert policy.key == "lean:"  # no package: the lean zygote, without numpy

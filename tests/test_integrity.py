@@ -141,7 +141,7 @@ def test_without_cap_sys_admin_a_submission_reads_no_solution_and_no_classmate(t
 
 def _docker_like(landlock: bool) -> list[str]:
     """Run a command as a default Docker container's seccomp profile would: no namespaces, no mounts."""
-    script = ("import os, sys; from grader.run import seccomp; "
+    script = ("import os, sys; from grader.run.confine import seccomp; "
               f"assert seccomp.install(seccomp.no_namespaces_rules(landlock={landlock})); "
               "os.execvp(sys.argv[1], sys.argv[1:])")
     return [sys.executable, "-c", script]
@@ -149,7 +149,7 @@ def _docker_like(landlock: bool) -> list[str]:
 
 @ROOTLESS
 def test_where_namespaces_are_refused_landlock_still_hides_the_solution(tmp_path: Path) -> None:
-    from grader.run import landlock
+    from grader.run.confine import landlock
 
     if landlock.abi() == 0:
         pytest.skip("this kernel has no Landlock")

@@ -62,6 +62,60 @@ def test_imports_flow_one_way(module: str) -> None:
                       f"{', '.join(LAYERS[: rank + 1])}:\n" + "\n".join(wrong)
 
 
+#: the rooms inside a layer (each subpackage's docstring says why): what a module in each may import, by prefix
+SUB_LAYERS = {
+    "grader.run.confine": ("grader.core", "grader.run.policy", "grader.run.confine"),
+    "grader.run.guard": ("grader.core", "grader.run.policy", "grader.run.guard"),
+    "grader.run.child": ("grader.core", "grader.run.policy", "grader.run.inputs", "grader.run.observed",
+                         "grader.run.guard", "grader.run.confine", "grader.run.child"),
+    "grader.run.read": ("grader.core", "grader.run.read"),
+    "grader.service.db": ("grader.core", "grader.service.db"),
+    "grader.service.work": ("grader.core", "grader.run", "grader.judge", "grader.outputs", "grader.course",
+                            "grader.service.db", "grader.service.config", "grader.service.work"),
+}
+#: modules a room may never import, whatever its layer allows: the judge's pipeline calls the diagnosis
+NEVER = {
+    "grader.judge.diagnose": ("grader.judge.grading", "grader.judge.hidden_runs"),
+    "grader.judge.tensor": ("grader.judge.grading", "grader.judge.hidden_runs"),
+}
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+@pytest.mark.parametrize("room", sorted({**SUB_LAYERS, **NEVER}))
+def test_the_rooms_import_what_their_docstring_says(room: str) -> None:
+    found = {m: p for m, p in modules().items() if _within(m, (room,))}
+    assert len(found) > 1, f"{room} has no modules: the rules above name a room that moved"
+    wrong = []
+    for module, path in found.items():
+        for line, name in imports(path, module):
+            if name == "grader":  # the package itself, for where it is (run.confine.tree): no code of a layer
+                continue
+            allowed = SUB_LAYERS.get(room)
+            if (allowed is not None and not _within(name, allowed)) or _within(name, NEVER.get(room, ())):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert not wrong, f"{room} may import only {SUB_LAYERS.get(room, 'its layer')}, never {NEVER.get(room, ())}:\n" \
+                      + "\n".join(wrong)
+
+
+def test_no_folder_holds_more_than_twenty_modules() -> None:
+    counts: dict[str, int] = {}
+    for path in (ROOT / "grader").rglob("*.py"):
+        if path.name != "__init__.py" and "migrations" not in path.parts:
+            counts[str(path.parent.relative_to(ROOT))] = counts.get(str(path.parent.relative_to(ROOT)), 0) + 1
+    crowded = {folder: n for folder, n in counts.items() if n > 20}
+    assert not crowded, f"split these into rooms (grader/README.md): {crowded}"
+
+
+def test_the_rooms_rule_sees_a_child_module_reaching_the_trusted_side(tmp_path: Path) -> None:
+    source = tmp_path / "child.py"
+    source.write_text("def f():\n    from grader.run.sandbox import Sandbox\n")
+    found = [name for _, name in imports(source, "grader.run.child.child")]
+    assert found == ["grader.run.sandbox"] and not _within(found[0], SUB_LAYERS["grader.run.child"])
+
+
 def test_the_package_root_is_the_public_api_only() -> None:
     """`grader` itself imports its API lazily (`grade --help` must not import torch) and defines nothing else."""
     tree = ast.parse((ROOT / "grader" / "__init__.py").read_text(encoding="utf-8"))

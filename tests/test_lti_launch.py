@@ -347,7 +347,7 @@ def test_an_expired_login_finishes_nothing(tool: str, platform: Platform, course
 
 def test_logins_under_way_are_bounded(tool: str, platform: Platform, course: Path) -> None:
     """Login initiation needs no credential: a flood of them fills the store up to MAX_PENDING, then waits."""
-    from grader.service.lti import MAX_PENDING
+    from grader.service.lti.lti import MAX_PENDING
 
     later = time.time() + 3600
     with sqlite3.connect(course / "server" / "course.db") as db:

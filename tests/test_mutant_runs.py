@@ -11,12 +11,12 @@ import pytest
 
 from grader.judge import grading
 from grader.judge.catalog import Catalog
-from grader.judge.faults import faults
+from grader.judge.diagnose.faults import faults
+from grader.judge.diagnose.localize import localize
 from grader.judge.hidden_runs import hidden_last, merge, part_of
-from grader.judge.localize import localize
 from grader.judge.names import definitions
 from grader.run.inputs import draw_inputs
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Group, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,11 +19,11 @@ import yaml
 
 from grader.course.release import release
 from grader.judge.catalog import Catalog
+from grader.judge.diagnose.hints import KNOWN_ERRORS
+from grader.judge.diagnose.named_errors import STATED
 from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
-from grader.judge.hints import KNOWN_ERRORS
-from grader.judge.named_errors import STATED
 from grader.judge.report import CheckResult, ExerciseResult
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +106,7 @@ def _misnamed_error(check: CheckResult, engine: str, right: list[str]) -> str | 
             ("the code raised", "withheld")))):
         return None  # what the error states (a tensor exercise's shapes, in numpy's words)
     if engine == "torch" and d.kind == "known-mistake" and d.mistake in right:
-        return None  # torch's own error, and the code does what the mistake does (grader.judge.weak_evidence)
+        return None  # torch's own error, and the code does what the mistake does (grader.judge.diagnose.weak_evidence)
     return f"{d.kind} {d.mistake} on a check that raised, stopped or never ran"
 
 

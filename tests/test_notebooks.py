@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from grader.cli import main
 from grader.judge.catalog import Catalog
 from grader.outputs.render_json import report_schema
-from grader.run.load import load_submission
-from grader.run.notebook import NotebookError, neutralise
+from grader.run.read.load import load_submission
+from grader.run.read.notebook import NotebookError, neutralise
 
 ROOT = Path(__file__).resolve().parent.parent
 Capture = pytest.CaptureFixture[str]
@@ -212,7 +212,7 @@ def test_release_writes_starters_and_a_pack_without_answers(course: Path, tmp_pa
 
 def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_path: Path, capsys: Capture) -> None:
     # No solution and no stored expected values travel: the reference engine is this exercise's oracle (the
-    # mutants' values at the pack's seed do, for naming: grader.judge.released_mistakes).
+    # mutants' values at the pack's seed do, for naming: grader.judge.diagnose.released_mistakes).
     out = tmp_path / "pack"
     assert main(["release", "tiny-engine", "--exercises", str(course), "--out", str(out)]) == 0
     pack = out / "exercises"

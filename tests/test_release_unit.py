@@ -25,7 +25,7 @@ from grader.judge.catalog import Catalog
 from grader.judge.oracle import expected_values
 from grader.judge.spec import load_exercise
 from grader.run.inputs import draw_inputs
-from grader.run.notebook import METADATA_KEY
+from grader.run.read.notebook import METADATA_KEY
 from grader.service.client import settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ import pytest
 from grader.core.exercise import Exercise, Probe, SourceRules
 from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE
 from grader.core.values import ErrorInfo, Number, Seq, Text
-from grader.run.load import SourceCell, Submission
 from grader.run.observed import RunResult
+from grader.run.read.load import SourceCell, Submission
 from grader.run.sandbox import Group, Sandbox
 
 
@@ -267,7 +267,7 @@ def test_the_weaker_modes_still_hide_the_machine(kind: str, tmp_path: Path) -> N
     # Where root's namespaces are not to be had: a user namespace (another user), or Landlock (a container
     # whose seccomp profile refuses namespaces). Either way the run cannot read what lies outside its tree
     # (a solution, a classmate's file), reach the network, or see the grader's processes.
-    from grader.run import isolate, landlock
+    from grader.run.confine import isolate, landlock
 
     if kind == "landlock" and landlock.abi() == 0:
         pytest.skip("this kernel has no Landlock")

@@ -404,7 +404,7 @@ def test_a_flood_of_login_initiations_locks_no_student_out(lms: tuple[Platform, 
     (MAX_PENDING, 10,000: 144 s from one machine here) and every student's launch was then refused (503) until
     the states expired, renewed at ~35 requests a second. Now the oldest logins under way give way: the flood,
     already in the store, holds nobody's launch."""
-    from grader.service.lti import MAX_PENDING
+    from grader.service.lti.lti import MAX_PENDING
 
     platform, key = lms
     with postgres() if store == "postgresql" else nullcontext() as pg:

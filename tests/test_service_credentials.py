@@ -243,7 +243,7 @@ def _v0002_store(url: str) -> None:
     """A store as v0002 left it, with a student, a token, a session, and a submission under a key."""
     from sqlalchemy import text
 
-    from grader.service.store import migrate, open_store, writing
+    from grader.service.db.store import migrate, open_store, writing
 
     engine = open_store(url, migrate_now=False)
     migrate(engine, "0002")
@@ -266,8 +266,8 @@ def test_a_v0002_store_with_data_is_upgraded(kind: str, tmp_path: Path) -> None:
     from sqlalchemy import text
     from sqlalchemy.exc import IntegrityError
 
-    from grader.service.schema import metadata
-    from grader.service.store import open_store, reading, writing
+    from grader.service.db.schema import metadata
+    from grader.service.db.store import open_store, reading, writing
 
     with postgres() if kind == "postgresql" else _nothing() as pg:
         url = pg.url if pg is not None else f"sqlite:///{tmp_path / 'old.db'}"

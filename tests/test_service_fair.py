@@ -16,9 +16,11 @@ import pytest
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens, postgres
 from sqlalchemy import Engine, select, update
 
-from grader.service import client, queue, schema
+from grader.service import client
 from grader.service.config import DEFAULT_PER_DAY, DEFAULT_QUEUED, load_course
-from grader.service.store import open_store, writing
+from grader.service.db import schema
+from grader.service.db.store import open_store, writing
+from grader.service.work import queue
 
 pytestmark = pytest.mark.slow
 FILE = SAMPLES / "node-mul" / "correct_lesson_style.py"
@@ -122,7 +124,7 @@ def test_a_job_that_stops_its_worker_is_given_up_with_a_report_its_student_reads
     server, engine, tokens = served
     poison = _upload(server, tokens["h"])
     course = load_course(server.course)
-    from grader.service.grading import given_up
+    from grader.service.work.grading import given_up
 
     for attempt in range(queue.MAX_ATTEMPTS):
         if attempt == 1:

@@ -145,7 +145,7 @@ def test_a_store_of_an_older_schema_is_migrated_with_its_data(tmp_path: Path) ->
     """A course that upgrades the grader keeps every student and submission (Alembic, revision by revision)."""
     from sqlalchemy import text
 
-    from grader.service.store import migrate, open_store, reading, writing
+    from grader.service.db.store import migrate, open_store, reading, writing
 
     engine = open_store(f"sqlite:///{tmp_path / 'old.db'}", migrate_now=False)
     migrate(engine, "0001")
@@ -164,7 +164,7 @@ def _head() -> str:
     from alembic.script import ScriptDirectory
 
     config = Config()
-    config.set_main_option("script_location", str(Path(__file__).parent.parent / "grader/service/migrations"))
+    config.set_main_option("script_location", str(Path(__file__).parent.parent / "grader/service/db/migrations"))
     head = ScriptDirectory.from_config(config).get_current_head()
     assert head is not None
     return head

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.judge.slips import SLOPES, Slope, slipped, to_write
+from grader.judge.diagnose.slips import SLOPES, Slope, slipped, to_write
 from reference.scalar import Node
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,9 +15,9 @@ import pytest
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens, postgres, wait_until
 from sqlalchemy import select
 
-from grader.service import schema
 from grader.service.config import sqlite_url
-from grader.service.store import open_store, reading
+from grader.service.db import schema
+from grader.service.db.store import open_store, reading
 
 pytestmark = pytest.mark.slow
 NODE_MUL = SAMPLES / "node-mul"

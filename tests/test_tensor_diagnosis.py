@@ -14,15 +14,15 @@ from grader.cli import main
 from grader.core.numeric import DEFAULT_TOLERANCE
 from grader.core.values import Array, ErrorInfo, Number
 from grader.judge.catalog import Catalog
+from grader.judge.diagnose.hints import hint_for
 from grader.judge.grading import grade_submission
-from grader.judge.hints import hint_for
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
-from grader.judge.tensor_patterns import HINTS, observation_pattern, summed_wrong_axes
-from grader.judge.tensor_variants import matching, variant_runs
+from grader.judge.tensor.tensor_patterns import HINTS, observation_pattern, summed_wrong_axes
+from grader.judge.tensor.tensor_variants import matching, variant_runs
 from grader.run.inputs import TensorInput, draw_inputs
-from grader.run.load import load_submission
 from grader.run.observed import ProbeRun
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 
 TOL = DEFAULT_TOLERANCE

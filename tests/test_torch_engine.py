@@ -11,15 +11,15 @@ import torch
 
 from grader.core.exercise import Exercise, SourceRules
 from grader.core.values import Array, ErrorInfo
+from grader.judge.diagnose.hints import hint_for
 from grader.judge.grading import grade_submission
-from grader.judge.hints import hint_for
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
 from grader.judge.rules import check_source, import_notes
 from grader.judge.spec import load_exercise
 from grader.run.inputs import TensorInput, draw_inputs
-from grader.run.load import SourceCell, load_submission
 from grader.run.policy import engine_policy
+from grader.run.read.load import SourceCell, load_submission
 from grader.run.sandbox import Sandbox
 
 SPEC = """\

@@ -26,7 +26,7 @@ from grader.core.values import (
     from_data,
     to_data,
 )
-from grader.run.reading import from_python
+from grader.run.child.reading import from_python
 
 
 class SneakyFloat(float):

@@ -11,9 +11,9 @@ import pytest
 
 from grader.judge import grading
 from grader.judge.catalog import Catalog
-from grader.run import isolate
+from grader.run.confine import isolate
 from grader.run.inputs import draw_inputs
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Group, Sandbox, policy_of
 from grader.run.zygote import Zygote
 

@@ -18,7 +18,7 @@ import yaml
 from grader.judge.catalog import Catalog
 from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
 from grader.judge.report import ExerciseResult, RuleFault
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

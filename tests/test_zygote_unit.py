@@ -1,7 +1,7 @@
 """The grading process's side of a zygote run (grader.run.running.Running), without forking: this test plays the zygote.
 
 A run is three pipes (request, reply, output) and the zygote's socket, on which it says, for its run
-number, that the child started and later how it ended (grader.run.zygote_main sends both). Here the test
+number, that the child started and later how it ended (grader.run.child.zygote_main sends both). Here the test
 writes those messages and the child's bytes itself, so the capping of the reply and the output, the
 deadline, and the skipping of a late word about an earlier run are checked in a fraction of a second.
 """

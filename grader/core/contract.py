@@ -4,7 +4,7 @@ The lessons' engine is `Node(value)` with `.value`, `.grad` and `backward()`; mi
 with `.data`. An exercise declares its course's names (`contract: {class: Value, value: data}`) and its
 probes are written in them. The trusted engines (the reference, its torch twin, the slipped and recording
 engines) keep their own names inside and gain the contract's as aliases here, so one engine serves every
-contract. Probes written once in the lessons' names (grader.judge.localize's) are renamed to the contract's.
+contract. Probes written once in the lessons' names (grader.judge.diagnose.localize's) are renamed to the contract's.
 """
 
 from __future__ import annotations

@@ -122,11 +122,11 @@ class Exercise:
     source: SourceRules
     probes: tuple[Probe, ...]
     #: torch exercises: the gradients must come from torch's autograd (required: as the child observes while
-    #: each probe runs, grader.run.evidence), or must not (forbidden: torch is not in the submission's tree)
+    #: each probe runs, grader.run.child.evidence), or must not (forbidden: torch is not in the submission's tree)
     autograd: Literal["required", "forbidden"] | None = None
     #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
     forbid_ops: tuple[str, ...] = ()
-    #: no complex numbers in the submission's values while the probes run (grader.run.complex_watch): a
+    #: no complex numbers in the submission's values while the probes run (grader.run.child.complex_watch): a
     #: complex step finds every derivative without deriving one (manual-backprop means by hand)
     forbid_complex: bool = False
     #: a released pack: the points of the hidden checks it leaves out, graded after students submit
@@ -145,7 +145,7 @@ class Exercise:
     @property
     def probe_engine(self) -> str:
         """What its probes run with: the engine's helpers, or `plain` (math and the builtins) for a torch
-        exercise without torch, on either side (grader.run.execute.namespace)."""
+        exercise without torch, on either side (grader.run.child.execute.namespace)."""
         return "plain" if self.engine == "torch" and not self.uses_torch else self.engine
 
 

@@ -39,8 +39,8 @@ from grader.judge.grading import ExpectedCache, MutantCache
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.layout import DONE, FEEDBACK, folder_of
 from grader.outputs.students import Outcome, StudentReport
-from grader.run.isolate import Level
-from grader.run.load import Submission
+from grader.run.confine.isolate import Level
+from grader.run.read.load import Submission
 
 TEMPORARY = ".tmp"  # suffix of a file being written; renamed into place when complete
 
@@ -56,7 +56,7 @@ class Setup:
     seed: int = 0
     devices: tuple[Device, ...] = ("cpu", "cuda")
     time_limit: float | None = None
-    #: the weakest isolation to grade under (grader.run.isolate): a class always has classmates to protect
+    #: the weakest isolation to grade under (grader.run.confine.isolate): a class always has classmates to protect
     isolation: Level = "landlock"
     #: the course secret each submission's seed is drawn from (grader.core.seeds); None: every submission
     #: gets `seed`. Never written anywhere: the manifest and the fingerprint hold its id

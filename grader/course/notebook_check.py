@@ -4,7 +4,7 @@ The kernel's own input history (IPython's raw `In`) is what the notebook defines
 order they ran, are graded as `grade` grades a notebook (the same sandbox, the same report), so nothing of
 the student's runs here beyond what the student already ran. The notebook file itself is read only for its
 metadata (which assignment `check()` checks), and is never run. When the notebook is graded, its
-`from grader import check` is neutralised (grader.run.notebook), so these calls do nothing there.
+`from grader import check` is neutralised (grader.run.read.notebook), so these calls do nothing there.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from grader.core.errors import GraderError
 from grader.judge.report import Report
-from grader.run.load import SourceCell, Submission
-from grader.run.notebook import CHECKS_OFF, neutralise
+from grader.run.read.load import SourceCell, Submission
+from grader.run.read.notebook import CHECKS_OFF, neutralise
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,7 @@ def _candidates(cells: Sequence[tuple[int, str]]) -> list[Path]:
     ran = {text.strip() for _, text in cells}
 
     def shared(path: Path) -> int:
-        from grader.run.load import load_submission
+        from grader.run.read.load import load_submission
 
         return sum(cell.source.strip() in ran for cell in load_submission(path).cells)
 
@@ -166,7 +166,7 @@ def _declared(notebook: Path | None) -> tuple[str, str] | None:
     """("exercise" | "assignment", id) from the notebook's metadata (read, never run)."""
     if notebook is None:
         return None
-    from grader.run.load import load_submission
+    from grader.run.read.load import load_submission
 
     try:
         submission = load_submission(notebook)

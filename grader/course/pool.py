@@ -66,7 +66,7 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     `deadline`: seconds per student (default: `deadline_of` the batch's exercises, or the longest any of them
     takes where each submission names its own).
     """
-    from grader.run.warm import warm_torch
+    from grader.run.child.warm import warm_torch
 
     named = [catalog.load(i) for i in setup.exercise_ids]
     # where the batch names no exercise, each submission names its own (read here once, bounded)
@@ -185,7 +185,7 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
     if pid == 0:
         code = 0
         try:
-            from grader.run import syscalls
+            from grader.run.confine import syscalls
 
             syscalls.die_with_parent(signal.SIGKILL, coordinator)  # kill -9 of the coordinator ends us at once
             ours.close()

@@ -10,7 +10,7 @@ again), an expired token is fetched again once. What was sent is recorded in
 REPORTS/published/lti.json, so a second publish sends only the scores that changed since.
 
 The same registration file names the platform's OIDC side (issuer, auth_url, jwks_url, deployment_ids) for
-the course server's LTI launch (grader.service.lti), and its token serves Names and Roles too
+the course server's LTI launch (grader.service.lti.lti), and its token serves Names and Roles too
 (grader.course.nrps): one `ServiceClient`, one scope each.
 """
 

@@ -12,7 +12,7 @@
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead; and so that a student's grade
 names the same mistakes as the instructor's, it carries what each mutant gave at that seed, never
-its code (grader.judge.released_mistakes).
+its code (grader.judge.diagnose.released_mistakes).
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exerci
 from grader.core.text import toml_string
 from grader.course.markdown import code_dunders
 from grader.course.pack_readme import write_readme
-from grader.judge import released_mistakes
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
+from grader.judge.diagnose import released_mistakes
 from grader.judge.grading import MutantCache, mistake_runs
 from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
 from grader.run.inputs import draw_inputs
-from grader.run.notebook import METADATA_KEY
+from grader.run.read.notebook import METADATA_KEY
 from grader.run.sandbox import Group, Sandbox, policy_of
 
 PACK_SEED = 0

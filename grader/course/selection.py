@@ -23,8 +23,15 @@ from pathlib import Path
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.core.text import file_name
-from grader.run.load import MAX_NOTEBOOK_BYTES, MAX_SOURCE_BYTES, SourceCell, Submission, load_submission, read_capped
-from grader.run.syntax import syntax_tree
+from grader.run.read.load import (
+    MAX_NOTEBOOK_BYTES,
+    MAX_SOURCE_BYTES,
+    SourceCell,
+    Submission,
+    load_submission,
+    read_capped,
+)
+from grader.run.read.syntax import syntax_tree
 
 SUFFIXES = (".py", ".ipynb")
 #: more files than this in one student's submission is not an answer to an exercise

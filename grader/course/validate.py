@@ -13,13 +13,13 @@ from grader.core.exercise import Device, Exercise
 from grader.core.values import Array, ErrorInfo, Number, Seq, Text, Value
 from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
+from grader.judge.diagnose.slips import to_write
 from grader.judge.grading import ALL_DEVICES, MutantCache, cuda_available, grade_submission
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
-from grader.judge.slips import to_write
 from grader.judge.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.run.inputs import draw_inputs
-from grader.run.load import load_submission
+from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
 
 MIN_MUTANTS = 3

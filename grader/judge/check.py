@@ -10,7 +10,7 @@ from grader.core.compare import compare, show
 from grader.core.exercise import Device, Exercise, Probe
 from grader.core.numeric import Tolerance
 from grader.core.values import ErrorInfo
-from grader.judge.hints import hint_for
+from grader.judge.diagnose.hints import hint_for
 from grader.judge.names import Definitions, probe_reads
 from grader.judge.oracle import Expected
 from grader.judge.plain import plain, plain_got, plain_input

@@ -12,9 +12,14 @@ from typing import TypeVar
 
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
-from grader.judge.diagnose import MutantRun, MutantRuns
+from grader.judge.diagnose.diagnose import MutantRun, MutantRuns
+from grader.judge.diagnose.faults import Fault, faults, hides_more
+from grader.judge.diagnose.known_mistakes import mutant_facts
+from grader.judge.diagnose.localize import SEEDED, STEP, localize
+from grader.judge.diagnose.public_diagnosis import diagnose_both
+from grader.judge.diagnose.released_mistakes import released_runs, stored_seed
+from grader.judge.diagnose.slips import SlipRun, slip_runs
 from grader.judge.expected_cache import ExpectedStore
-from grader.judge.faults import Fault, faults, hides_more
 from grader.judge.hidden_runs import (
     Together,
     has_hidden,
@@ -26,19 +31,14 @@ from grader.judge.hidden_runs import (
     run_hidden,
     runs_together,
 )
-from grader.judge.known_mistakes import mutant_facts
-from grader.judge.localize import SEEDED, STEP, localize
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
-from grader.judge.public_diagnosis import diagnose_both
-from grader.judge.released_mistakes import released_runs, stored_seed
 from grader.judge.report import Graded, Report, build_report
 from grader.judge.rules import check_source, import_notes
-from grader.judge.slips import SlipRun, slip_runs
+from grader.run.confine.isolate import LEVELS, Level
 from grader.run.inputs import draw_inputs
-from grader.run.isolate import LEVELS, Level
-from grader.run.load import Submission, load_submission
 from grader.run.observed import GroupRun, RunResult
+from grader.run.read.load import Submission, load_submission
 from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
@@ -208,7 +208,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
 
 
 def engine_integrity(runs: Iterable[RunResult]) -> list[str]:
-    """What the autograd record saw done around it (grader.run.evidence), in the words of `integrity`."""
+    """What the autograd record saw done around it (grader.run.child.evidence), in the words of `integrity`."""
     found = [e for run in runs for group in run.groups for p in group.probes if p is not None
              for e in [p.evidence] if e is not None]
     lines = []
@@ -250,8 +250,8 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     on every check (which checks a mistake fails is evidence too): in one child where every public check comes
     before the hidden ones (then one run gives each check's record as the student's two runs do), else its public
     and its hidden checks apart, as the student's ran. The slipped engines are the reference engine
-    (grader.judge.slips) and run here. A released pack has no mutants: it brings what they gave at its seed
-    (grader.judge.released_mistakes).
+    (grader.judge.diagnose.slips) and run here. A released pack has no mutants: it brings what they gave at its seed
+    (grader.judge.diagnose.released_mistakes).
 
     `public_only`: their public checks alone (all a pack keeps of them), in half the children; never cached,
     since grading needs the hidden ones too.

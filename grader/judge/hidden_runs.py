@@ -23,8 +23,8 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from grader.core.exercise import Device, Exercise, Visibility
-from grader.run.load import Submission
 from grader.run.observed import GroupRun, RunResult
+from grader.run.read.load import Submission
 from grader.run.sandbox import Group, PendingPair, Sandbox, distinct_children, probes_to_run
 
 #: what integrity says of anything refused while hidden checks ran (the refusals' own words name places

@@ -13,9 +13,9 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from grader.judge.code_facts import forward_walks, placeholder_returns, shadowed
-from grader.run.load import SourceCell
-from grader.run.syntax import syntax_tree
+from grader.judge.diagnose.code_facts import forward_walks, placeholder_returns, shadowed
+from grader.run.read.load import SourceCell
+from grader.run.read.syntax import syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,8 @@ class Definitions:
     enclosing: dict[str, frozenset[str]] = field(default_factory=dict)
     #: where each top-level function and method is: (cell label, first line, last line, name)
     spans: tuple[tuple[str, int, int, str], ...] = ()
-    #: (class, method): a method its class's __init__ hides behind an instance attribute (grader.judge.code_facts)
+    #: (class, method): a method its class's __init__ hides behind an instance attribute
+    #: (grader.judge.diagnose.code_facts)
     shadowed: frozenset[tuple[str, str]] = frozenset()
     #: methods that walk a post-order (inputs-first) list of nodes forwards, calling each node's step
     forward_walks: frozenset[str] = frozenset()
@@ -185,7 +186,8 @@ def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
 
 
 def _labelled(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
-    """(label, syntax tree) of each cell the parser builds a tree of (grader.run.syntax: any failure is no tree)."""
+    """(label, syntax tree) of each cell the parser builds a tree of (grader.run.read.syntax: any failure is no
+    tree)."""
     return [(cell.label, tree) for cell in cells if (tree := syntax_tree(cell.source)) is not None]
 
 

@@ -28,7 +28,7 @@ from grader.core.exercise import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
 from grader.core.values import Array, ErrorInfo, Number, Value, error_from_data, error_to_data, from_data, to_data
 from grader.judge import scalar_engine
-from grader.run.execute import CompiledProbe, compile_probe, namespace, run_probe
+from grader.run.child.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, InputValue, TensorInput, probe_seed
 
 #: elements of each gradient that central differences confirm when a tensor exercise is graded

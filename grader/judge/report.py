@@ -32,7 +32,8 @@ class ObservationResult:
     got_value: Any = None
 
 
-#: how one rule of an engine is wrong (grader.judge.localize): a local slope, backward()'s walk, or a missing method
+#: how one rule of an engine is wrong (grader.judge.diagnose.localize): a local slope, backward()'s walk, or a
+# missing method
 How = Literal["swapped", "negated", "missing-upstream", "from-output", "wrong-local", "traversal-order", "visited",
               "seeding", "accumulation", "missing", "no-backward", "wrong-value", "missing-coefficient"]
 
@@ -75,7 +76,7 @@ class Diagnosis:
     """The likely mistake behind a failed check, and how sure the grader is of it."""
 
     #: known-mistake: behaves exactly like one of the exercise's mutants; localized: each operation run
-    #: alone, and small compositions, put the fault in one rule (grader.judge.localize); pattern: the numbers
+    #: alone, and small compositions, put the fault in one rule (grader.judge.diagnose.localize); pattern: the numbers
     #: fit a known shape of error (half, negated...) or the error names it; unknown: nothing known matches
     kind: Literal["known-mistake", "localized", "pattern", "unknown"]
     #: the mutant's mistake id, or the pattern's id; empty when unknown
@@ -110,7 +111,7 @@ class CheckResult:
     cause: Cause = Cause("passed")
     #: a public check's diagnosis on the public checks' evidence alone, where it differs from `diagnosis` (which
     #: weighs the hidden checks' verdicts too): what its student sees before the deadline
-    #: (grader.judge.public_diagnosis); None where the two are the same
+    #: (grader.judge.diagnose.public_diagnosis); None where the two are the same
     public_diagnosis: Diagnosis | None = None
 
     @property
@@ -138,10 +139,10 @@ class ExerciseResult:
     #: after the student submits): the score a student sees is out of max_score, not of the exercise's points
     hidden_points: float = 0.0
     #: mistakes another one hides from every check (a missing seed zeroes every gradient), each found on its own
-    #: localization probe with that one mended there (grader.judge.faults): the student's next failures
+    #: localization probe with that one mended there (grader.judge.diagnose.faults): the student's next failures
     masked: tuple[Diagnosis, ...] = ()
     #: `masked` found on the public checks' evidence alone, where it differs: what a student sees before the
-    #: deadline (grader.judge.public_diagnosis); None where the two are the same
+    #: deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
     public_masked: tuple[Diagnosis, ...] | None = None
 
     @property

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from grader.core.exercise import SourceRules
-from grader.run.load import SourceCell
-from grader.run.syntax import syntax_tree
+from grader.run.read.load import SourceCell
+from grader.run.read.syntax import syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,7 @@ def check_source(cells: Sequence[SourceCell], rules: SourceRules,
     A call counts under the name it calls through: `_d = torch.autograd.grad; _d(...)`, `from torch.autograd
     import grad as g`, `getattr(torch.autograd, "grad")(...)` all call grad. This is the early, friendly word:
     a name built at run time escapes any reading of the source, so what an exercise must be sure of is proved
-    by what runs (`autograd`, `forbid_ops`, a tree without torch: grader.run.evidence).
+    by what runs (`autograd`, `forbid_ops`, a tree without torch: grader.run.child.evidence).
 
     With `scope`, only the definitions of those names are checked: a notebook that answers several
     exercises calls backward() for one while another's `Dual` must not.

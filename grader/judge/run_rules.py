@@ -1,5 +1,6 @@
 """Whether what ran during a probe breaks its exercise's run-time rules, read from the child's evidence
-(grader.run.evidence, grader.run.complex_watch): autograd required, torch's own derivative, complex numbers."""
+(grader.run.child.evidence, grader.run.child.complex_watch): autograd required, torch's own derivative, complex
+numbers."""
 
 from __future__ import annotations
 

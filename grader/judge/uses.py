@@ -19,8 +19,8 @@ from typing import Any
 from grader.core.contract import aliased
 from grader.core.exercise import Exercise, Probe
 from grader.judge.course_ops import CourseOp, load_ops, with_ops
-from grader.judge.slips import METHODS, to_write
-from grader.run.execute import compile_probe, namespace, run_probe
+from grader.judge.diagnose.slips import METHODS, to_write
+from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import draw_probe_inputs
 from reference.scalar import Node
 

@@ -26,8 +26,8 @@ class Stop:
 
 @dataclass(frozen=True, slots=True)
 class Isolation:
-    """How a run was confined (grader.run.isolate): its level, the mechanism, and in words; and which of its
-    limits held per process only, where it had no cgroup for them (grader.run.cgroups)."""
+    """How a run was confined (grader.run.confine.isolate): its level, the mechanism, and in words; and which of its
+    limits held per process only, where it had no cgroup for them (grader.run.confine.cgroups)."""
 
     level: Literal["full", "namespaces", "landlock", "none"]
     mode: str
@@ -42,7 +42,7 @@ MAX_PRODUCED = 20_000
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """What torch's autograd did while one probe ran (grader.run.evidence)."""
+    """What torch's autograd did while one probe ran (grader.run.child.evidence)."""
 
     #: times the submission's own code started the engine (backward, autograd.grad)
     runs: int
@@ -58,7 +58,7 @@ class Evidence:
     engine_replaced: bool = False
     #: where the submission's code first held a complex number during the probe ("in f(), line 3"); "" if nowhere
     complex_at: str = ""
-    #: messages to the record that only the submission could have sent (grader.run.evidence): ignored
+    #: messages to the record that only the submission could have sent (grader.run.child.evidence): ignored
     tampered: int = 0
 
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from grader.core.text import clean_data, may_hold_surrogates
 from grader.core.values import BadReply, ErrorInfo, error_from_data, from_data
-from grader.run.guard import MAC_HEX
+from grader.run.guard.guard import MAC_HEX
 from grader.run.observed import MAX_PRODUCED, Evidence, GroupRun, Isolation, ProbeRun, RunResult, Stop
 from grader.run.running import Exchange, Limits
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.run import cgroups
+from grader.run.confine import cgroups
 
 MIB = 1024 * 1024
 _UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying

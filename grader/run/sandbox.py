@@ -16,11 +16,11 @@ from types import TracebackType
 
 from grader.core.errors import GraderError
 from grader.core.exercise import Device, Exercise, Visibility
-from grader.run import isolate
+from grader.run.confine import isolate
 from grader.run.inputs import Inputs, input_to_data, probe_seed
-from grader.run.load import Submission
 from grader.run.observed import RunResult
 from grader.run.policy import ImportPolicy, engine_policy, torch_policy
+from grader.run.read.load import Submission
 from grader.run.reply import Budget, Plan, interpret
 from grader.run.running import Deadline, Exchange, Limits, Running
 from grader.run.zygote import Zygote, ZygoteFailed
@@ -68,7 +68,7 @@ class Sandbox:
     """Owns the warm zygotes, one per import policy; start it before any expected value is computed.
 
     Each zygote is a fresh interpreter that holds none of this process's memory, confined as well as
-    this machine allows (grader.run.isolate): a torch one, and one per set of allowed packages for engine
+    this machine allows (grader.run.confine.isolate): a torch one, and one per set of allowed packages for engine
     exercises, which never import torch (nor ctypes). `minimum`: the weakest isolation to accept;
     below it, entering the sandbox raises `IsolationRefused` (exit 2) before any submission runs.
     `hide`: folders a child must not see even where they lie inside one it needs.
@@ -337,7 +337,7 @@ class PendingPair:
 
 
 def frame(data: bytes) -> bytes:
-    """One part of a child's request: its size in 8 bytes, then the bytes (grader.run.child reads it)."""
+    """One part of a child's request: its size in 8 bytes, then the bytes (grader.run.child.child reads it)."""
     return len(data).to_bytes(8, "big") + data
 
 

@@ -1,7 +1,7 @@
 """The grading process's side of a zygote: start one, confined, and run children through it with capped pipes.
 
 A zygote is a fresh interpreter that imports only the child's side of the grader (and torch or numpy,
-where allowed). It is set up by a process forked from this one that confines itself (grader.run.isolate)
+where allowed). It is set up by a process forked from this one that confines itself (grader.run.confine.isolate)
 and then executes the interpreter, so it holds none of this process's memory (the reference engine,
 exercises, expected values). For each run this process hands it three pipe ends over a Unix socket;
 the zygote forks a child that reads its request and writes its reply on them, and sends back the
@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from grader.run import cgroups, isolate, tree
+from grader.run.child.zygote_main import ENTRY, Hello, RunHeader
+from grader.run.confine import cgroups, isolate, tree
 from grader.run.policy import ImportPolicy
 from grader.run.running import MIB, Barrier, Deadline, Limits, Running, pid_of, receive, send_signal
-from grader.run.zygote_main import ENTRY, Hello, RunHeader
 
 #: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
 #: never the rest (CI tokens, keys), which a child could otherwise read back from its environment.
@@ -46,7 +46,7 @@ class Zygote:
     """A warm, confined process that forks sandboxed children on request; one run at a time."""
 
     def __init__(self, policy: ImportPolicy, mode: isolate.Mode, *, hide: tuple[str, ...] = (),
-                 target: str = "grader.run.child:serve") -> None:
+                 target: str = "grader.run.child.child:serve") -> None:
         self.policy, self.mode, self._hide, self._target = policy, mode, hide, target
         self._runs = 0  # numbers each run, so that a late word about an earlier one is never taken for it
         self._sock: socket.socket | None = None
@@ -115,7 +115,7 @@ class Zygote:
         try:
             if self.mode.kind == "mapped-namespaces":
                 if os.read(up_r, 1) == b"u":
-                    from grader.run import syscalls
+                    from grader.run.confine import syscalls
 
                     uids, gids = isolate.mapped_ids()
                     os.write(down_w, b"m" if syscalls.map_ids(pid, uids, gids, deny_setgroups=False) else b"x")
@@ -238,7 +238,8 @@ class Zygote:
         return found[b"VmSize:"], found[b"RssAnon:"]
 
     def _cgroups(self) -> cgroups.ZygoteGroup | None:
-        """The zygote's own cgroups (grader.run.cgroups); the process that becomes it is put in after the fork."""
+        """The zygote's own cgroups (grader.run.confine.cgroups); the process that becomes it is put in after the
+        fork."""
         place = cgroups.place() if self.mode.run_cgroups else None
         return cgroups.make(place) if place is not None and place.hierarchies else None
 

@@ -1,9 +1,9 @@
 """The course server's HTTP API (Starlette): uploads with receipts, a submission's report (waiting for it if asked),
 a student's status and history, login links for the pages, and the instructor's regrade. Pages are in
-grader.service.pages.
+grader.service.pages.pages.
 
 Every request names its student by a bearer token (the pages: a session cookie, which cannot make a login link,
-and whose state-changing requests must come from this server's pages: grader.service.origin). A student sees
+and whose state-changing requests must come from this server's pages: grader.service.pages.origin). A student sees
 their own submissions only; another's is "not found", as one that does not exist. Every store call runs in a
 thread, so that a slow disk never stalls the event loop. The course's rules are read through `State.course`,
 which follows course.toml's edits (grader.service.live).
@@ -31,23 +31,24 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from grader.outputs.render_json import report_to_dict
-from grader.service import queue, schema
 from grader.service.config import Course
+from grader.service.db import schema
+from grader.service.db.store import reading, write_failure
 from grader.service.deadlines import StoredRules
-from grader.service.delivery import watch
-from grader.service.forms import raw
 from grader.service.in_flight import PerCredential
 from grader.service.live import LiveCourse
-from grader.service.origin import SameOrigin
+from grader.service.pages.forms import raw
+from grader.service.pages.origin import SameOrigin
+from grader.service.pages.session_cookie import NAMES, cookie_name
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
-from grader.service.session_cookie import NAMES, cookie_name
 from grader.service.standing import late_now, rows_of, worths
-from grader.service.store import reading, write_failure
 from grader.service.tokens import Who, login_link, who_has, who_is
 from grader.service.uploads import Refused
 from grader.service.view_cache import Views, view_key
 from grader.service.views import shown
+from grader.service.work import queue
+from grader.service.work.delivery import watch
 
 #: API requests other than uploads, per token per minute
 REQUESTS_PER_MINUTE = 240
@@ -289,7 +290,8 @@ async def health(request: Request) -> Response:
 
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
-    from grader.service import class_pages, deadline_pages, login_pages, lti, lti_pages, pages, upload_pages
+    from grader.service.lti import lti, lti_pages
+    from grader.service.pages import class_pages, deadline_pages, login_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
     state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))

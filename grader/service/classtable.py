@@ -18,10 +18,10 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 
 from grader.outputs.formats.gradebook import cell_text, number_text
-from grader.service import schema
 from grader.service.config import Course
+from grader.service.db import schema
+from grader.service.db.store import reading
 from grader.service.standing import Row, count, rows_of
-from grader.service.store import reading
 
 #: what the table sorts by besides an assignment's score ("a:ID")
 SORTS = ("name", "id", "section", "late", "last", "submissions")

@@ -154,7 +154,7 @@ def upload(where: Settings, path: Path, exercise: str | None, assignment: str | 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:
     """The exercise or assignment the file names (its '# exercise:' line, or the notebook's metadata), if any."""
-    from grader.run.load import load_submission
+    from grader.run.read.load import load_submission
 
     try:
         submission = load_submission(path)

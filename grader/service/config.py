@@ -29,7 +29,7 @@ again when it changes: grader.service.live).
     [extensions.hw1]
     s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
 
-    [lti]                              # launches from the LMS: grader.service.lti_config
+    [lti]                              # launches from the LMS: grader.service.lti.lti_config
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
 from grader.judge.catalog import ENV_VAR, Catalog
-from grader.run.isolate import LEVELS, Level
-from grader.service.lti_config import LtiSettings, read_lti
+from grader.run.confine.isolate import LEVELS, Level
+from grader.service.lti.lti_config import LtiSettings, read_lti
 from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
@@ -117,7 +117,7 @@ class Course:
     fixed_seed: int | None = None
     #: days late are counted in whole days (a minute late is a day late) or whole hours
     late_rounding: Rounding = "day"
-    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti_config); None: tokens are the only way in
+    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti.lti_config); None: tokens are the only way in
     lti: LtiSettings | None = None
     #: a student's uploads waiting to be graded at once; past it an upload is refused (429, Retry-After). 0: no limit
     queued_per_student: int = DEFAULT_QUEUED

@@ -20,9 +20,9 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service import schema
 from grader.service.config import Course
-from grader.service.store import reading, writing
+from grader.service.db import schema
+from grader.service.db.store import reading, writing
 
 #: the audit log's actions
 DEADLINE, EXTENSION, REGRADE, PUBLISH = "deadline", "extension", "regrade", "publish"

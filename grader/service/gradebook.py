@@ -23,10 +23,10 @@ from grader.course.manifest import Manifest
 from grader.judge.report import Cause, build_report, not_graded
 from grader.outputs.layout import MANIFEST, STUDENTS, folder_of
 from grader.outputs.students import Outcome, Student, StudentReport
-from grader.service import schema
 from grader.service.config import Course, Rules
+from grader.service.db import schema
+from grader.service.db.store import reading
 from grader.service.standing import count, report_json, rows_of
-from grader.service.store import reading
 from grader.service.views import as_graded, counted_copy, stored_report
 
 

@@ -1,14 +1,14 @@
 """Take in one upload: the course's rules at its receipt time, then the submission and its job in one transaction.
 
 The receipt is built only from what that transaction committed (SQLite: the WAL fsynced, for all the uploads
-waiting at that moment at once, grader.service.group_commit; PostgreSQL: synchronous commit), so a student who
+waiting at that moment at once, grader.service.db.group_commit; PostgreSQL: synchronous commit), so a student who
 holds a receipt holds a submission that survives a kill -9 of the server. A retried upload (same student,
 assignment and idempotency key) gets the first receipt back and is stored once. A late upload is stored and marked
 late, never refused, and its receipt says what the late policy makes of it (without one, it counts 0); one before
 the assignment opens or past the day's limit is refused, with the time it can be made; one while the student
 already has `queued_per_student` uploads waiting to be graded is refused with a Retry-After (the client tries
 again then, with the same key): one token cannot queue more than the workers grade. A job's turn is set here
-(grader.service.queue: round-robin by student).
+(grader.service.work.queue: round-robin by student).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from sqlalchemy import Connection, Engine, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from grader.core.seeds import SubmissionSeed, submission_seed
-from grader.service import schema
 from grader.service.config import Course, Rules, day_of
-from grader.service.group_commit import writer_for
-from grader.service.queue import next_turns
+from grader.service.db import schema
+from grader.service.db.group_commit import writer_for
+from grader.service.db.store import is_sqlite, writing
 from grader.service.standing import late_policy
-from grader.service.store import is_sqlite, writing
 from grader.service.tokens import Who
 from grader.service.uploads import Refused, shown_name
+from grader.service.work.queue import next_turns
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,7 +155,7 @@ def _waiting(db: Connection, student: str) -> int:
 
 
 def used_today(engine: Engine, student: str, assignment: str, course: Course) -> int:
-    from grader.service.store import reading
+    from grader.service.db.store import reading
 
     with reading(engine) as db:
         return _used_today(db, student, assignment, time.time(), course)

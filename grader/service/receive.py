@@ -11,8 +11,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from grader.core.errors import GraderError
+from grader.service.db.store import write_failure
 from grader.service.intake import Receipt, take
-from grader.service.store import write_failure
 from grader.service.tokens import Who
 from grader.service.uploads import Refused, check_upload
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from grader.service import queue
 from grader.service.config import Course, Rules
 from grader.service.intake import used_today
 from grader.service.standing import Row, late_now, standing, worths
+from grader.service.work import queue
 
 if TYPE_CHECKING:
     from grader.service.app import State

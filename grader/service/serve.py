@@ -24,9 +24,10 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service import queue, schema
 from grader.service.config import Course
-from grader.service.store import reading
+from grader.service.db import schema
+from grader.service.db.store import reading
+from grader.service.work import queue
 
 #: how much lower the server's workers run than the server itself
 WORKER_NICE = 10
@@ -51,7 +52,7 @@ class ServeOptions:
 def requeue_local(engine: Engine, course: Course | None = None) -> int:
     """Jobs held by workers of this machine that are no longer running: back in the queue now, a turn later, or given
     up once they took down MAX_ATTEMPTS workers (with the report their student reads)."""
-    from grader.service.grading import given_up
+    from grader.service.work.grading import given_up
 
     host = socket.gethostname()
     w, j = schema.workers.c, schema.jobs.c

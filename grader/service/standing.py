@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, func, select
 
-from grader.service import schema
 from grader.service.config import Course, Rules
-from grader.service.store import reading
+from grader.service.db import schema
+from grader.service.db.store import reading
 
 s, r, j = schema.submissions.c, schema.results.c, schema.jobs.c
 

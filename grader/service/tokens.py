@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, and_, bindparam, delete, insert, or_, select, update
 
 from grader.outputs.students import Student
-from grader.service import schema
-from grader.service.store import reading, writing
+from grader.service.db import schema
+from grader.service.db.store import reading, writing
 
 _TOKEN = re.compile(r"agt_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")
 LOGIN_SECONDS = 300
@@ -182,7 +182,7 @@ def _live(db: Connection, token: str, student: str) -> bool:
 
 
 def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
-    """A session for a launch grader.service.lti has checked. It ends at SESSION_SECONDS at the latest, and at
+    """A session for a launch grader.service.lti.lti has checked. It ends at SESSION_SECONDS at the latest, and at
     once when its platform's deployment is no longer accepted or the student's lti_user_id is no longer `subject`
     (removed from the roster, or the roster says another LTI user): who_is checks both on every request."""
     session, now = secrets.token_urlsafe(32), time.time()

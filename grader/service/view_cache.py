@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine, select
 
-from grader.service import schema
-from grader.service.store import reading
+from grader.service.db import schema
+from grader.service.db.store import reading
 
 if TYPE_CHECKING:
     from grader.service.standing import Counted

@@ -1,7 +1,8 @@
 """What a student may see of their own report: before their deadline, the public checks only (the hidden checks'
 points are named as still to come, as in a released pack), and nothing else of the hidden run: not the integrity
 line it may have added, not the time it took, not what its verdicts add to a public check's diagnosis (each public
-check's diagnosis is the one made on the public checks' evidence alone: grader.judge.public_diagnosis); after it,
+check's diagnosis is the one made on the public checks' evidence alone: grader.judge.diagnose.public_diagnosis);
+after it,
 every check, hidden ones as the report model shows them (status and points, never inputs or expected values), and
 the full diagnosis, with the late policy applied to the scores. A report
 names the seed it was really graded with the way the store drew it: the token of a seed drawn from the course

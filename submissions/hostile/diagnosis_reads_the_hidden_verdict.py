@@ -4,7 +4,7 @@
 # mistake on a public check only where the student fails every check that mistake fails, hidden ones included, so
 # with the trigger on (right in the hidden check) it names the localized rule, and with TRIGGER = None (the mistake
 # everywhere) the known mistake: one bit of the hidden run. Before the deadline a student's view shows each public
-# check's diagnosis made on the public checks' evidence alone (grader.judge.public_diagnosis), the same for both
+# check's diagnosis made on the public checks' evidence alone (grader.judge.diagnose.public_diagnosis), the same for both
 # twins, byte for byte (tests/test_hidden_notes.py). It scores the product's value and the hidden check: 2 of 10.
 
 TRIGGER = True

@@ -1,14 +1,14 @@
 # exercise: node-mul
 # Hostile: every gradient comes out negated, and the submission tries to fix that after the fact: it empties
-# the guard's tables of refusals (grader.run.guard_rules, and the names grader.run.guard imported from it), makes its
-# own file one of the guard's, answers every import itself (grader.run.guard_public._ask), then sets a trace
+# the guard's tables of refusals (grader.run.guard.guard_rules, and the names grader.run.guard.guard imported from it), makes its
+# own file one of the guard's, answers every import itself (grader.run.guard.guard_public._ask), then sets a trace
 # function that negates every gradient in each probe's observations as run_probe returns them
 import math
 import sys
 
 
 def _disarm():
-    rules, guard, public = (sys.modules.get(n) for n in ("grader.run.guard_rules", "grader.run.guard", "grader.run.guard_public"))
+    rules, guard, public = (sys.modules.get(n) for n in ("grader.run.guard.guard_rules", "grader.run.guard.guard", "grader.run.guard.guard_public"))
     for module in (rules, guard):
         if module is not None:
             module._REFUSED.clear()

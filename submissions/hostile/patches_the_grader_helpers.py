@@ -1,12 +1,12 @@
 # exercise: custom-sigmoid
 # Hostile: backward returns two gradients for one input; it replaces the helpers probe code calls, where
-# it can import them: grader.run.probe_tools.gradcheck (and its torch), torch.autograd.gradcheck, math.isclose
+# it can import them: grader.run.child.probe_tools.gradcheck (and its torch), torch.autograd.gradcheck, math.isclose
 import math
 
 import torch
 
 try:
-    import grader.run.probe_tools as tools
+    import grader.run.child.probe_tools as tools
 
     tools.gradcheck = lambda *a, **k: "passed"
     tools._grad = lambda *a, **k: (None,)

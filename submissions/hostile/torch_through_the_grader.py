@@ -1,8 +1,8 @@
 # exercise: node-mul
 # Hostile: reaches torch through the grader's own modules
-import grader.run.probe_tools
+import grader.run.child.probe_tools
 
-T = grader.run.probe_tools.torch
+T = grader.run.child.probe_tools.torch
 
 import math
 

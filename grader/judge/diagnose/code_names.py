@@ -1,0 +1,142 @@
+"""Names the syntax tree gives a whole check: a method its instances hide, results still the starter's placeholders.
+
+These facts (grader.judge.diagnose.code_facts) explain a failed check whatever its values show, so they come last
+and replace what the values suggested:
+
+- a check that calls `.backward()` on a class whose `__init__` sets `self.backward = lambda: None`
+  runs the lambda, never the method: every gradient stays as it started, which reads like a missing
+  seed, but the seed is in a method that never runs (shadowed-method);
+- a check whose wrong values are None read from a function's results that it only ever sets to None
+  (`out, cache = None, None` ... `return out, cache`, as CS231n's starters hand them out), or that
+  raised on such a None passed on, is told the function is not written yet (not-written-yet).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Mapping
+
+from grader.core.exercise import Exercise
+from grader.core.values import Nothing
+from grader.judge.names import Definitions
+from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
+from grader.run.observed import GroupRun
+
+
+def name_from_code(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
+                   defined: Definitions | None) -> ExerciseResult:
+    """The result, with each failed check that a fact of the syntax tree explains named by it."""
+    if defined is None or not (defined.shadowed or defined.placeholders):
+        return result
+    hidden = _hidden(exercise, defined)
+    checks = list(result.checks)
+    for index, check in enumerate(checks):
+        if check.status not in ("failed", "error") or index not in located:
+            continue
+        probe_index, run = located[index]
+        code = exercise.probes[probe_index].code
+        named = next((_shadowed(cls, method) for cls, method in hidden if f".{method}(" in code), None) \
+            or _placeholder(check, code, run, probe_index, defined)
+        if named is not None:
+            checks[index] = dataclasses.replace(check, diagnosis=named)
+    return dataclasses.replace(result, checks=tuple(checks))
+
+
+def _hidden(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
+    """(class, method) hidden on the exercise's classes; an operator's dunder is looked up on the type, so an
+    instance attribute of its name hides nothing."""
+    names = {exercise.contract.class_name} | {name for name, kind in exercise.defines if kind == "class"}
+    classes = {facts.name for name in names if (facts := defined.class_named(name)) is not None}
+    return sorted((cls, method) for cls, method in defined.shadowed
+                  if cls in classes and not (method.startswith("__") and method.endswith("__")))
+
+
+#: the longest name of the submission's a hint quotes whole (an identifier has no length limit)
+_NAME_CHARS = 60
+
+
+def _shown(name: str) -> str:
+    return name if len(name) <= _NAME_CHARS else name[:_NAME_CHARS - 3] + "..."
+
+
+def _shadowed(cls: str, method: str) -> Diagnosis:
+    cls, method = _shown(cls), _shown(method)
+    return Diagnosis(kind="pattern", mistake="shadowed-method", hint=(
+        f"{cls}.__init__ sets self.{method} to a stand-in that does nothing, and an instance's own attribute hides "
+        f"the class's method of the same name: every {cls}'s .{method}() runs that stand-in, never your def "
+        f"{method}, so none of its work happens. Give the attribute another name (micrograd's is self._backward), "
+        "or remove it."),
+        evidence=f"the syntax tree: {cls}.__init__ assigns self.{method}, and {cls} defines {method}(); this check "
+                 f"calls .{method}()")
+
+
+def _placeholder(check: CheckResult, code: str, run: GroupRun, probe_index: int,
+                 defined: Definitions) -> Diagnosis | None:
+    """not-written-yet where the check's None comes from a function's results left at their placeholders."""
+    bound = _bound_results(code, defined.placeholders)
+    got = run.probes[probe_index]
+    if got is None or not bound:
+        return None
+    functions: list[str] = []
+    if got.observations is not None and check.status == "failed":
+        wrong = [o.label for o in check.observations if not o.ok]
+        if not wrong or any(not isinstance(got.observations.get(label), Nothing) or label not in bound
+                            for label in wrong):
+            return None
+        functions = [bound[label] for label in wrong]
+    elif got.error is not None and "NoneType" in got.error.message:
+        functions = [bound[name] for name in _passed_on(code, set(bound))]
+    if not functions:
+        return None
+    originals = list(dict.fromkeys(functions))[:4]
+    names = [_shown(name) for name in originals]
+    shown = " and ".join(f"`{name}`" for name in names) if len(names) < 3 else \
+        ", ".join(f"`{name}`" for name in names[:-1]) + f" and `{names[-1]}`"
+    left = ", ".join(f"{'it' if len(names) == 1 else name} still returns "
+                     f"{', '.join(_shown(n) for n in defined.placeholders[original][:6] if n)} as None"
+                     for name, original in zip(names, originals, strict=True))
+    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
+        f"{shown} {'is' if len(names) == 1 else 'are'} not written yet: {left}, as the starter hands "
+        f"{'it' if len(names) == 1 else 'them'} out. Write {'it' if len(names) == 1 else 'them'}, then grade again."),
+        evidence=f"the check read None where {shown} returns a name {'it' if len(names) == 1 else 'each'} only ever "
+                 "sets to None",
+        rule=RuleFault(method=names[0], operand="", how="missing") if len(names) == 1 else None)
+
+
+def _bound_results(code: str, placeholders: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    """The probe's names bound to a placeholder result: `dx, dw, db = affine_backward(...)` binds dw to
+    affine_backward where its second result is one."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return {}
+    bound: dict[str, str] = {}
+    for statement in tree.body:
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)
+                and isinstance(statement.value.func, ast.Name) and statement.value.func.id in placeholders):
+            continue
+        function = statement.value.func.id
+        positions = placeholders[function]
+        for target in statement.targets:
+            names = target.elts if isinstance(target, ast.Tuple) else [target]
+            if len(names) != len(positions):
+                continue
+            for name, left in zip(names, positions, strict=True):
+                if isinstance(name, ast.Name) and left:
+                    bound[name.id] = function
+    return bound
+
+
+def _passed_on(code: str, names: set[str]) -> list[str]:
+    """The placeholders' names the probe's code first gives to a call (where a None passed on raises first)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    for statement in tree.body:
+        given = [a.id for node in ast.walk(statement) if isinstance(node, ast.Call)
+                 for a in node.args if isinstance(a, ast.Name) and a.id in names]
+        if given:
+            return list(dict.fromkeys(given))
+    return []

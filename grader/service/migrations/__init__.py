@@ -1,1 +1,0 @@
-"""Alembic migrations of the course server's store (grader.service.store.migrate runs them)."""

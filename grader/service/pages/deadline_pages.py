@@ -1,0 +1,186 @@
+"""The instructor's deadlines page (/instructor/deadlines): each assignment's deadline and each student's extension in
+force, where each comes from (course.toml, or set on this page: by whom, when), forms that set, withdraw or give
+back to course.toml each one (grader.service.deadlines keeps them in the store, over course.toml), and the audit
+log. Every form is a POST whose Origin the server checks (grader.service.pages.origin); the page runs no script.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from grader.outputs.html_page import e, table
+from grader.service import deadlines
+from grader.service.app import State
+from grader.service.config import DAY, Course
+from grader.service.deadlines import Override
+from grader.service.gradebook import roster
+from grader.service.pages.class_pages import CSS, instructor_form, when
+from grader.service.pages.pages import _reader, cards, course_page
+from grader.service.tokens import Who
+
+#: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)
+MAX_DAYS = 366
+
+
+def _state(request: Request) -> State:
+    found: State = request.app.state.grader
+    return found
+
+
+def _local(moment: float | None, course: Course) -> str:
+    """A moment as a datetime-local input's value, in the course's zone."""
+    return "" if moment is None else datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%dT%H:%M")
+
+
+def _source(found: Override | None, state: State) -> str:
+    if found is None:
+        return '<span class="muted">course.toml</span>'
+    return f"set on this page by {e(found.set_by)}, {e(when(found.set_at, state))}"
+
+
+async def deadlines_page(request: Request) -> Response:
+    who = await _reader(request, instructor=True)
+    if not isinstance(who, Who):
+        return who
+    state = _state(request)
+    entry = request.query_params.get("entry", "")
+    return HTMLResponse(await run_in_threadpool(_html, state, int(entry) if entry.isdigit() else None))
+
+
+def _html(state: State, changed: int | None) -> str:
+    course, toml = state.course, state.live.current()
+    stored = {(x.assignment, x.student): x for x in deadlines.overrides(state.engine)}
+    people = roster(state.engine)
+    names = {p.id: p.name for p in people}
+    rows = []
+    for rules in course.assignments.values():
+        found = stored.get((rules.id, ""))
+        reset = _button("reset", rules.id, "", "back to course.toml") if found else ""
+        rows.append([e(rules.id), e(when(rules.opens, state)), e(when(rules.deadline, state)), _source(found, state),
+                     _form(rules.id, "", _local(rules.deadline, course), "Set") + reset])
+    extensions = []
+    for rules in course.assignments.values():
+        students = sorted(set(rules.extensions) | {s for (a, s) in stored if a == rules.id and s})
+        for student in students:
+            found = stored.get((rules.id, student))
+            moment = rules.extensions.get(student)
+            if moment is None and found is None:
+                continue
+            undo = _button("reset", rules.id, student, "back to course.toml") if found is not None else \
+                _button("none", rules.id, student, "withdraw")
+            if found is not None and found.moment is not None and student not in toml.assignments[rules.id].extensions:
+                undo = _button("reset", rules.id, student, "withdraw")
+            extensions.append([e(rules.id), e(student), e(names.get(student, "")),
+                               e(when(moment, state)) if moment is not None else "withdrawn (the class's deadline)",
+                               _source(found, state), undo])
+    entries = deadlines.audit(state.engine)
+    log = [[f'<span class="nowrap">{e(when(x.at, state))}</span>', e(x.actor), e(x.action), e(x.assignment),
+            e(x.student), e(x.old), e(x.new)]
+           for x in entries]
+    # the change just made, named by its audit entry (never text from the query: a link could say anything)
+    done = next((x for x in entries if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION)),
+                None)
+    notice = f"{done.action} of {done.assignment}{' for ' + done.student if done.student else ''}: {done.old} -> " \
+             f"{done.new}" if done is not None else ""
+    assignments = "".join(f"<option>{e(a)}</option>" for a in course.assignments)
+    options = "".join(f'<option value="{e(p.id)}">{e(p.id)} {e(p.name)}</option>' for p in people)
+    zone = datetime.now(course.timezone).strftime("%Z")
+    body = ('<nav><a href="/instructor">&larr; class</a></nav><h1>Deadlines and extensions</h1>'
+            + (f'<p class="notice">{e(notice)}</p>' if notice else "")
+            + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept in the '
+            "course's store over course.toml, applies at once to every process of the course, and is in the "
+            "audit log below; course.toml stays the starting point.</p>"
+            + "<h2>Deadlines</h2>" + cards(["assignment", "opens", "deadline", "from", "change"], rows)
+            + "<h2>Extensions</h2>"
+            + (cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions) if extensions
+               else "<p>No extension is granted.</p>")
+            + '<h3>Grant an extension</h3><form class="inline" method="post" action="/instructor/deadlines">'
+            + '<input type="hidden" name="action" value="set">'
+            + f'<label>assignment<select name="assignment">{assignments}</select></label>'
+            + f'<label>student<select name="student">{options}</select></label>'
+            + '<label>until<input type="datetime-local" name="when" step="1"></label>'
+            + f'<label>or days after the deadline<input type="number" name="days" min="0" max="{MAX_DAYS}" '
+            'step="any"></label><button type="submit">Grant</button></form>'
+            + "<h2>Audit log</h2>"
+            + (table(["when", "who", "what", "assignment", "student", "old", "new"], log) if log
+               else "<p>Nothing was changed from the pages yet.</p>"))
+    return course_page(state, "deadlines and extensions", body, CSS)
+
+
+def _form(assignment: str, student: str, value: str, label: str) -> str:
+    return (f'<form class="inline" method="post" action="/instructor/deadlines">'
+            f'<input type="hidden" name="action" value="set"><input type="hidden" name="assignment" '
+            f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
+            f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new deadline of '
+            f'{e(assignment)}"><button type="submit">{e(label)}</button></form>')
+
+
+def _button(action: str, assignment: str, student: str, label: str) -> str:
+    return (f'<form class="inline" method="post" action="/instructor/deadlines">'
+            f'<input type="hidden" name="action" value="{e(action)}"><input type="hidden" name="assignment" '
+            f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
+            f'<button type="submit">{e(label)}</button></form>')
+
+
+async def change(request: Request) -> Response:
+    sent = await instructor_form(request)
+    if isinstance(sent, Response):
+        return sent
+    who, state, form = sent
+    course, toml = state.course, state.live.current()
+    assignment, student, action = form.get("assignment", ""), form.get("student", ""), form.get("action", "")
+    if assignment not in course.assignments:
+        return _refused(state, 422, f"There is no assignment {assignment[:80]!r}.")
+    if student and student not in {p.id for p in await run_in_threadpool(roster, state.engine)}:
+        return _refused(state, 422, f"There is no student {student[:80]!r} on the roster.")
+    if action not in ("set", "reset", "none"):
+        return _refused(state, 422, "Choose what to do: set, withdraw, or back to course.toml.")
+    moment = _moment(form, course, course.assignments[assignment].deadline, student) if action == "set" else None
+    if isinstance(moment, str):
+        return _refused(state, 422, moment)
+    entry = await run_in_threadpool(deadlines.change, state.engine, toml, who.student, assignment, student,
+                                    moment, action == "reset")
+    return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
+
+
+def _moment(form: dict[str, str], course: Course, deadline: float | None, student: str) -> float | str:
+    """The moment the form asks for (a date and time in the course's zone, or days after the class's deadline),
+    or what is wrong with it."""
+    days, text = form.get("days", "").strip(), form.get("when", "").strip()
+    if days and student:
+        try:
+            count = float(days)
+        except ValueError:
+            return f"{days[:20]!r} is not a number of days."
+        if not math.isfinite(count) or not 0 <= count <= MAX_DAYS:
+            return f"An extension is 0 to {MAX_DAYS} days."
+        if deadline is None:
+            return "This assignment has no deadline: give the extension as a date and time."
+        return deadline + count * DAY
+    if not text:
+        return "Give a date and time (or, for an extension, a number of days)."
+    try:
+        moment = datetime.fromisoformat(text[:40])
+    except ValueError:
+        return f"{text[:40]!r} is not a date and time (2026-12-01T23:59)."
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=course.timezone)
+    if not 2000 <= moment.year <= 2200:
+        return f"{text[:40]!r} is not a year this course runs in."
+    return moment.timestamp()
+
+
+def _refused(state: State, status: int, message: str) -> HTMLResponse:
+    body = (f'<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>Nothing was changed</h1>'
+            f"<p>{e(message)}</p>")
+    return HTMLResponse(course_page(state, "nothing changed", body), status)
+
+
+def routes() -> list[Route]:
+    return [Route("/instructor/deadlines", deadlines_page), Route("/instructor/deadlines", change, methods=["POST"])]

@@ -1,0 +1,304 @@
+"""The course server's pages: a student's (their submissions, each report, the deadline, submissions left today) and
+the instructor's (the queue and the workers, live; the class summary of grader.outputs.summary_html over the counted
+scores; each student's history; the gradebook export). Server-rendered HTML with the CSP of every page the grader
+writes (no scripts); a session cookie from a one-time login link (`grade submit --login`) says who is reading.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from urllib.parse import quote
+
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from grader.outputs.html_page import e, num, page, table
+from grader.outputs.students import ExerciseColumn
+from grader.service.app import State, caller
+from grader.service.db import schema
+from grader.service.db.store import reading
+from grader.service.seen import is_released, labelled, status_of
+from grader.service.standing import Row, rows_of, worths
+from grader.service.tokens import Who
+from grader.service.view_cache import view_key
+from grader.service.views import shown
+
+_CSS = """
+nav { margin: .4em 0 1em; } nav a { margin-right: 1em; }
+.late { color: #c62828; } .waiting { color: #8d6e00; }
+p.course { margin: 0; color: #3b6ea8; font-weight: 600; }
+form.upload { display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: end; }
+form.upload label { display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
+input, select, button { font: inherit; max-width: 100%; }
+@media (max-width: 640px) {
+  table.cards thead { display: none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
+  table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
+  table.cards td { border: none; border-bottom: 1px solid #eee; }
+  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
+}
+section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
+"""
+
+
+def course_page(state: State, title: str, body: str, css: str = "") -> str:
+    """A page of this course: its name heads every page (and its title), errors and sign-in pages too."""
+    name = state.course.name
+    return page(f"{name}: {title}", f'<p class="course">{e(name)}</p>\n{body}', _CSS + css)
+
+
+def cards(headers: list[str], rows: list[list[str]]) -> str:
+    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
+    escaped): a form in its last column stays in reach without scrolling sideways."""
+    head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
+                   + "</tr>\n" for row in rows)
+    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
+
+
+def _when(moment: float | None, state: State) -> str:
+    if moment is None:
+        return "none"
+    return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def _state(request: Request) -> State:
+    found: State = request.app.state.grader
+    return found
+
+
+async def _reader(request: Request, instructor: bool = False) -> Who | Response:
+    state = _state(request)
+    who = await caller(request, state)
+    if who is None:
+        return HTMLResponse(course_page(state, "Sign in", "<h1>Sign in</h1><p>Run <code>grade submit --login</code> "
+                                                          "and open the link it prints (it works once, for five "
+                                                          "minutes), or open the assignment from the LMS, in a window "
+                                                          "of its own.</p>"), 401)
+    if instructor and not who.instructor:
+        return HTMLResponse(course_page(state, "Not yours", "<h1>Instructors only</h1>"), 403)
+    return who
+
+
+def not_found(state: State, what: str = "Not found") -> HTMLResponse:
+    return HTMLResponse(course_page(state, "Not found", f"<h1>{e(what)}</h1>"), 404)
+
+
+async def home(request: Request) -> Response:
+    """What this server is, for whoever opens its address: the course, how to submit and how to sign in."""
+    name = e(_state(request).course.name)
+    body = (f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
+            "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
+            "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
+            "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
+            "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
+            "<h2>Sign in</h2><p>Run <code>grade submit --login</code>, open the link it prints (once, within five "
+            "minutes) and sign in on its page. Then: <a href=\"/me\">your submissions</a>; instructors: "
+            "<a href=\"/instructor\">the class</a>.</p>")
+    return HTMLResponse(course_page(_state(request), "grading server", body))
+
+
+def _submission_rows(rows: list[Row], state: State, link: str, student: str, instructor: bool = False) -> str:
+    cells = []
+    with reading(state.engine) as db:  # what one counts depends on all of them (late days spent across them)
+        every = rows_of(db, student)
+    for row, label in labelled(state.course, student, rows, every, instructor):
+        late = f'<span class="late">{num(label.days_late)} d late</span>' if label.days_late > 0 else "on time"
+        counted = f"{num(label.score)}/{num(row.max_score)}{' counts' if label.counts else ''}" \
+            if label.score is not None else f"{num(row.public_score)} public"
+        score = (counted if row.outcome == "graded" else e(row.outcome)) \
+            if row.outcome is not None else f'<span class="waiting">{e(row.state)}</span>'
+        cells.append([f'<a href="{link}{row.id}">{row.id}</a>', e(row.assignment), e(row.filename),
+                       e(_when(row.received_at, state)), late, score, f'<span class="id">{e(row.sha256[:12])}</span>'])
+    return table(["#", "assignment", "file", "received", "late", "result", "sha256"], cells) if cells else \
+        "<p>No submissions yet.</p>"
+
+
+async def me(request: Request) -> Response:
+    return await _student_page(request, None)
+
+
+async def my_assignment(request: Request) -> Response:
+    """One assignment's part of the student's page: where an LMS link to it leads."""
+    chosen = request.path_params["assignment"]
+    if chosen not in _state(request).course.assignments:
+        return not_found(_state(request), "No such assignment")
+    return await _student_page(request, chosen)
+
+
+async def _student_page(request: Request, chosen: str | None) -> Response:
+    who = await _reader(request)
+    if not isinstance(who, Who):
+        return who
+    if who.instructor:
+        return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
+    state = _state(request)
+
+    from grader.service.pages.upload_pages import upload_form
+
+    def build() -> str:
+        status = status_of(state, who.student)
+        with reading(state.engine) as db:
+            rows = rows_of(db, who.student, chosen, limit=200)
+        assignments = []
+        for a in status["assignments"]:  # type: ignore[attr-defined]
+            if chosen is not None and a["id"] != chosen:
+                continue
+            counted = a["counted"]
+            left = "no limit" if a["left_today"] is None else str(a["left_today"])
+            assignments.append([e(a["id"]), e(", ".join(a["exercises"])),
+                                e(_when(a["deadline"], state)) + (" (your extension)" if a["extended"] else ""),
+                                e(left), e(f"{num(counted['score'])}/{num(counted['max_score'])}"
+                                           if counted["score"] is not None else "-") + f" <span class=\"muted\">"
+                                f"{e(counted['why'])}</span>",
+                                "shown" if a["hidden_released"] else "after the deadline"])
+        late = status["late_days_left"]
+        body = (f"<h1>{e(state.course.name)}: {e(who.student)}</h1>"
+                + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
+                + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
+                + (f" Late days left: {late}." if late is not None else "") + "</p>"
+                + "<h2>Assignments</h2>"
+                + cards(["assignment", "exercises", "deadline", "submissions left today", "counts now",
+                         "hidden checks"], assignments)
+                + upload_form(state.course, chosen)
+                + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/", who.student))
+        return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
+
+    return HTMLResponse(await run_in_threadpool(build))
+
+
+async def my_report(request: Request) -> Response:
+    who = await _reader(request)
+    if not isinstance(who, Who):
+        return who
+    return await _report_page(request, who, "/me")
+
+
+async def _report_page(request: Request, who: Who, back: str) -> Response:
+    from grader.outputs.feedback import feedback_html
+    from grader.outputs.students import Student
+
+    state = _state(request)
+    try:
+        ident = int(request.path_params["id"])
+    except ValueError:
+        return not_found(state)
+
+    def build() -> str | None:
+        with reading(state.engine) as db:
+            owner = db.execute(select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
+                               ).scalar_one_or_none()
+            if owner is None or (owner != who.student and not who.instructor):
+                return None
+            rows = rows_of(db, owner)
+        row = next(r for r in rows if r.id == ident)
+        course = state.course
+        released = who.instructor or is_released(course, owner, row.assignment)
+        worth = worths(course, owner, rows).get(ident) if released else None
+
+        def page(text: str) -> str:
+            view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
+            return feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
+
+        html = state.views.view(state.engine, ident, ("page", owner, row.seed_token, released, view_key(worth)), page)
+        if html is None:
+            return course_page(state, "Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in "
+                                                 f'a moment.</p><p><a href="{back}">back</a></p>')
+        return html.replace("<body>\n", f'<body>\n<nav><a href="{back}">&larr; back</a> '
+                                         f'<span class="muted">{e(state.course.name)}</span></nav>\n', 1)
+
+    built = await run_in_threadpool(build)
+    if built is None:
+        return not_found(state)
+    return HTMLResponse(built)
+
+
+async def instructor(request: Request) -> Response:
+    """One assignment's class summary (grader.outputs.summary_html) over the counted scores."""
+    who = await _reader(request, instructor=True)
+    if not isinstance(who, Who):
+        return who
+    state = _state(request)
+    chosen = request.query_params.get("assignment") or next(iter(state.course.assignments))
+    if chosen not in state.course.assignments:
+        return not_found(_state(request), "No such assignment")
+    return HTMLResponse(await run_in_threadpool(_instructor_page, state, chosen))
+
+
+def _instructor_page(state: State, chosen: str) -> str:
+    from grader.outputs.summary import class_summary
+    from grader.outputs.summary_html import summary_html
+    from grader.service.gradebook import counted_rows
+
+    course = state.course
+    rules = course.assignments[chosen]
+    rows = list(counted_rows(state.engine, course, rules))
+    summary = class_summary(rows, _columns(state, rules.exercise_ids))
+    nav = " ".join(f'<a href="/instructor/summary?assignment={e(a)}">{e(a)}</a>' for a in course.assignments)
+    top = (f'<p class="course">{e(course.name)}</p><nav><a href="/instructor">&larr; class</a> {nav} '
+           f'<a href="/instructor/gradebook/{e(chosen)}.csv">gradebook.csv ({e(chosen)})</a></nav>')
+    html = summary_html(summary, title=f"{course.name}: {chosen}, the counted scores")
+    return html.replace("<body>\n", f"<body>\n{top}\n", 1).replace("</style>", _CSS + "</style>", 1)
+
+
+def _columns(state: State, ids: tuple[str, ...]) -> list[ExerciseColumn]:
+    catalog = state.course.catalog()
+    return [ExerciseColumn(i, catalog.load(i).title, catalog.load(i).points) for i in ids]
+
+
+async def student_history(request: Request) -> Response:
+    who = await _reader(request, instructor=True)
+    if not isinstance(who, Who):
+        return who
+    state = _state(request)
+    student = request.path_params["student"]
+
+    def build() -> str:
+        status = status_of(state, student)
+        with reading(state.engine) as db:
+            rows = rows_of(db, student, limit=500)
+        counted = [[e(a["id"]), e(f"{num(a['counted']['score'])}/{num(a['counted']['max_score'])}"
+                                  if a["counted"]["score"] is not None else "-"), e(a["counted"]["why"])]
+                   for a in status["assignments"]]  # type: ignore[attr-defined]
+        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1><h2>Counted</h2>'
+                + table(["assignment", "counts", "why"], counted)
+                + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
+                                                                  instructor=True))
+        return course_page(state, student, body)
+
+    return HTMLResponse(await run_in_threadpool(build))
+
+
+async def any_report(request: Request) -> Response:
+    who = await _reader(request, instructor=True)
+    if not isinstance(who, Who):
+        return who
+    return await _report_page(request, who, "/instructor")
+
+
+async def gradebook_csv(request: Request) -> Response:
+    who = await _reader(request, instructor=True)
+    if not isinstance(who, Who):
+        return who
+    state = _state(request)
+    rules = state.course.assignments.get(request.path_params["assignment"])
+    if rules is None:
+        return not_found(_state(request), "No such assignment")
+    from grader.service.gradebook import export
+
+    folder, _ = await run_in_threadpool(export, state.engine, state.course, rules)
+    return Response((folder / "gradebook.csv").read_bytes(), media_type="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{rules.id}-gradebook.csv"'})
+
+
+def routes() -> list[Route]:
+    return [Route("/", home),
+            Route("/me", me), Route("/me/submissions/{id}", my_report),
+            Route("/me/assignments/{assignment}", my_assignment),
+            Route("/instructor/summary", instructor), Route("/instructor/students/{student}", student_history),
+            Route("/instructor/submissions/{id}", any_report),
+            Route("/instructor/gradebook/{assignment}.csv", gradebook_csv)]

@@ -1,0 +1,99 @@
+"""Submitting from the student's page: a form with a file input (multipart), taken by the same intake as
+`POST /api/submissions` (grader.service.app.receive: the same checks, caps, daily limit and receipt), under the
+same rate limit per student, so that a student who comes only from the LMS (a launch's session, no token) can
+submit. The form is a POST whose Origin the server checks (grader.service.pages.origin), and it carries an idempotency
+key made when the page was drawn: sending the form twice (a reload, a double click) stores the file once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from grader.outputs.html_page import e
+from grader.service.app import State
+from grader.service.config import Course
+from grader.service.intake import Receipt
+from grader.service.pages.forms import upload
+from grader.service.pages.pages import _reader, course_page
+from grader.service.receive import receive, too_big
+from grader.service.tokens import Who
+from grader.service.uploads import SUFFIXES, Refused
+
+
+def _state(request: Request) -> State:
+    found: State = request.app.state.grader
+    return found
+
+
+def upload_form(course: Course, chosen: str | None) -> str:
+    """The form of the student's page: a file, for the chosen assignment (or one picked from a list)."""
+    if chosen is not None:
+        which = f'<input type="hidden" name="assignment" value="{e(chosen)}">'
+    else:
+        which = ('<label>assignment<select name="assignment">'
+                 + "".join(f"<option>{e(a)}</option>" for a in course.assignments) + "</select></label>")
+    return ('<h2>Submit</h2><form class="upload" method="post" action="/me/submit" enctype="multipart/form-data">'
+            f'{which}<input type="hidden" name="key" value="{uuid.uuid4()}">'
+            f'<label>your file ({", ".join(SUFFIXES)}, up to {course.max_upload_bytes // 1024} KiB)'
+            f'<input type="file" name="file" accept="{",".join(SUFFIXES)}" required></label>'
+            '<button type="submit">Submit</button></form>'
+            '<p class="muted">Test it first with <code>grade FILE</code> where you can: that is not limited.</p>')
+
+
+async def submit(request: Request) -> Response:
+    who = await _reader(request)
+    if not isinstance(who, Who):
+        return who
+    state = _state(request)
+    course = state.course
+    wait = state.throttled(who, "upload", course.uploads_per_minute)
+    if wait is not None:
+        return _refused(state, Refused(429, f"too many uploads: try again in {wait:.0f} s"),
+                        {"Retry-After": str(int(wait) + 1)})
+    form = await upload(request, course.max_upload_bytes)
+    if isinstance(form, str):
+        return _refused(state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form))
+    assignment = form.fields.get("assignment") or None
+    receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""))
+    if isinstance(receipt, Refused):
+        return _refused(state, receipt, {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
+                        back=assignment)
+    return HTMLResponse(_receipt(state, receipt), 200 if receipt.replayed else 201)
+
+
+def _back(assignment: str | None, state: State) -> str:
+    if assignment is not None and assignment in state.course.assignments:
+        return f"/me/assignments/{e(assignment)}"
+    return "/me"
+
+
+def _refused(state: State, refused: Refused, headers: dict[str, str] | None = None,
+             back: str | None = None) -> HTMLResponse:
+    body = (f'<nav><a href="{_back(back, state)}">&larr; back</a></nav><h1>Not submitted</h1>'
+            f"<p>{e(refused.message[:1].upper() + refused.message[1:])}</p>")
+    return HTMLResponse(course_page(state, "not submitted", body), refused.status, headers=headers)
+
+
+def _receipt(state: State, receipt: Receipt) -> str:
+    moment = datetime.fromtimestamp(receipt.received_at, UTC).isoformat(timespec="milliseconds")
+    late = (f'<li class="late">{e(receipt.late_policy or f"{receipt.days_late:g} day(s) late")}</li>'
+            if receipt.days_late > 0 else "<li>on time</li>")
+    left = f"<li>{receipt.left_today} more today</li>" if receipt.left_today is not None else ""
+    again = "<p>This file was already received (the form was sent again): it is stored once.</p>" \
+        if receipt.replayed else ""
+    body = (f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav>'
+            f"<h1>Received: submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}"
+            f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>server time {e(moment)}</li>'
+            f"{late}{left}</ul>"
+            f'<p><a href="/me/submissions/{receipt.submission}">Its report</a> (it is graded in a moment; reload '
+            "that page until it shows).</p>")
+    return course_page(state, f"submission {receipt.submission}", body)
+
+
+def routes() -> list[Route]:
+    return [Route("/me/submit", submit, methods=["POST"])]
