@@ -48,6 +48,11 @@ COURSE_FILE = "grade-course.toml"
 _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
 
 
+def is_http_address(server: str) -> bool:
+    """Whether `server` is an address grade submit can send to: http or https, nothing else."""
+    return urllib.parse.urlsplit(server).scheme in ("http", "https")
+
+
 def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
             server: str | None = None, *, mutant_cache: MutantCache | None = None) -> list[Path]:
     """Write the pack for these exercises and assignments (and the exercises they include); list the files.
@@ -55,7 +60,7 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
     `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
     """
-    if server is not None and urllib.parse.urlsplit(server).scheme not in ("http", "https"):
+    if server is not None and not is_http_address(server):
         raise GraderError(f"--server {server!r} is not an http(s) address, so grade submit could not use it. "
                           f"Give the address students reach the course server at, e.g. https://grader.example.edu.")
     assignments = [catalog.load_assignment(a) for a in assignment_ids]

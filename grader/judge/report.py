@@ -32,8 +32,8 @@ class ObservationResult:
     got_value: Any = None
 
 
-#: how one rule of an engine is wrong (grader.judge.diagnose.localize): a local slope, backward()'s walk, or a
-# missing method
+#: how one rule of an engine is wrong (grader.judge.diagnose.localize): a local slope, backward()'s walk,
+#: or a missing method
 How = Literal["swapped", "negated", "missing-upstream", "from-output", "wrong-local", "traversal-order", "visited",
               "seeding", "accumulation", "missing", "no-backward", "wrong-value", "missing-coefficient"]
 

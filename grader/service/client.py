@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
-from grader.course.release import COURSE_FILE
+from grader.course.release import COURSE_FILE, is_http_address
 
 #: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
 RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
@@ -72,7 +72,7 @@ def settings(start: Path | None = None, ca_file: Path | None = None) -> Settings
     if not server:
         raise GraderError(f"no course server: set $AUTOGRADER_SERVER, or run inside the pack your course handed out "
                           f"(its {COURSE_FILE} names the server).")
-    if urllib.parse.urlsplit(server).scheme not in ("http", "https"):
+    if not is_http_address(server):
         raise GraderError(f"the course server {server!r} is not an http(s) address.")
     if not token:
         raise GraderError(f"no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "

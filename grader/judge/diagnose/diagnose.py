@@ -5,9 +5,8 @@ the same inputs, and the mutant is wrong there too (on an exception or a text, o
 that mistake: grader.judge.diagnose.weak_evidence). Otherwise the numbers and errors are read for the patterns of
 grader.judge.diagnose.patterns, then compared with the reference engine with one slope's sign flipped
 (grader.judge.diagnose.slips). Last, a fault localized in one rule (grader.judge.diagnose.faults) replaces the
-symptoms it explains
-(grader.judge.diagnose.blame). Otherwise the check says that nothing known matches; a diagnosis never claims more
-than it found.
+symptoms it explains (grader.judge.diagnose.blame). Otherwise the check says that nothing known matches; a
+diagnosis never claims more than it found.
 """
 
 from __future__ import annotations

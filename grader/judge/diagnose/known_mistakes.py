@@ -22,9 +22,9 @@ from grader.run.sandbox import Sandbox
 class MutantFacts:
     """What a mutant is whatever the seed: its file read, the source rules it breaks, what its code does that the
     solution's does not, and for an engine mistake what localization finds wrong in it
-    (grader.judge.diagnose.faults), as
-    (method, how). Found once, not for every student with a seed of their own: every mutant of this course's
-    engine exercises localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
+    (grader.judge.diagnose.faults), as (method, how). Found once, not for every student with a seed of their own:
+    every mutant of this course's engine exercises localizes to the same faults at every seed
+    (tests/test_mutant_runs.py)."""
 
     submission: Submission
     rules: frozenset[str]

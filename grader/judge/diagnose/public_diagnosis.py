@@ -3,8 +3,7 @@
 A diagnosis weighs the whole submission: a known mistake is named on a check only where the student fails every
 check that mistake fails, a ratio only where every wrong check shows it, a slip by the checks it contradicts
 (grader.judge.diagnose.diagnose). Over every check, hidden ones included, a public check's diagnosis says something
-of the
-hidden verdicts: one bit of the hidden run before the deadline (submissions/hostile/
+of the hidden verdicts: one bit of the hidden run before the deadline (submissions/hostile/
 diagnosis_reads_the_hidden_verdict.py). So each public check also gets the diagnosis made as though the hidden
 checks did not exist (their results and the student's records of them out of sight), kept in the report where it
 differs (`public_diagnosis`, `public_masked`): what a student's view shows before the deadline
