@@ -21,7 +21,7 @@ from grader.cli_options import (
     isolation_choice,
 )
 from grader.core.errors import ExitCode, GraderError
-from grader.course.lms import NAMES
+from grader.course.lms.downloads import NAMES
 from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ def _say_seeds(seed: int, secret: CourseSecret | None, catalog: Catalog) -> None
 
 
 def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
-    from grader.course.lms import few
+    from grader.course.lms.downloads import few
 
     return few(items, limit)
 
@@ -266,7 +266,7 @@ def publish_parser() -> Parser:
 def publish_command(argv: list[str]) -> int:
     args = publish_parser().parse_args(argv)
     try:
-        from grader.course.publish import publish_lti, read_platform
+        from grader.course.lms.publish import publish_lti, read_platform
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
         raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
     platform = read_platform(args.platform)

@@ -137,7 +137,7 @@ def release_parser() -> Parser:
 
 def release_command(argv: list[str]) -> int:
     args = release_parser().parse_args(argv)
-    from grader.course.release import release
+    from grader.course.pack.release import release
 
     catalog = Catalog.find(args.exercises)
     everything = not args.ids and not args.assignment
@@ -169,7 +169,7 @@ def export_parser() -> Parser:
 
 def export_command(argv: list[str]) -> int:
     args = export_parser().parse_args(argv)
-    from grader.course.export import SECRET_IN_EXPORT, export_gradescope
+    from grader.course.pack.export import SECRET_IN_EXPORT, export_gradescope
     from grader.course.secret import find_secret
 
     catalog = Catalog.find(args.exercises)

@@ -212,7 +212,7 @@ def gradebook_command(argv: list[str]) -> int:
     folder, files = export(engine, course, rules, args.out)
     print(f"wrote {folder}: {len(files.rows)} students (gradebook.csv, summary.html)")
     if args.publish is not None:
-        from grader.course.publish import publish_lti, read_platform
+        from grader.course.lms.publish import publish_lti, read_platform
 
         published = publish_lti(folder, read_platform(args.publish))
         print(f"published {len(published.sent)} score(s); {published.unchanged} unchanged, "

@@ -9,7 +9,7 @@ import pytest
 
 from grader.core.errors import GraderError
 from grader.core.values import Number
-from grader.course.release import release
+from grader.course.pack.release import release
 from grader.course.validate import validate_exercise
 from grader.judge.catalog import Catalog
 from grader.judge.course_ops import load_ops, prove

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from grader.cli import COMMANDS, command_function, main
-from grader.course.export import TORCH_PIN
+from grader.course.pack.export import TORCH_PIN
 from grader.course.roster import read_roster
 from grader.course.secret import write_new_secret
 from grader.service.config import load_course

@@ -253,7 +253,7 @@ def test_without_isolation_the_cache_is_neither_read_nor_written(course: Catalog
 
 
 def test_a_pack_keeps_nothing_its_values_are_stored_already(tmp_path: Path, store: ExpectedStore) -> None:
-    from grader.course.release import release
+    from grader.course.pack.release import release
 
     release(Catalog(ROOT / "exercises"), tmp_path / "pack", ["first-gradient"], [])
     report = _grade(Catalog(tmp_path / "pack" / "exercises"), store)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.seeds import seed_from_token, submission_seed
-from grader.course.export import SECRET_IN_EXPORT, TORCH_PIN, UV_VERSION, UV_WHEELS, export_gradescope
+from grader.course.pack.export import SECRET_IN_EXPORT, TORCH_PIN, UV_VERSION, UV_WHEELS, export_gradescope
 from grader.judge.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent

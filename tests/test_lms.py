@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.course.lms import detect, read_download
+from grader.course.lms.downloads import detect, read_download
 from grader.course.roster import read_roster
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lms"

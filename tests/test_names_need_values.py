@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from grader.course.release import release
+from grader.course.pack.release import release
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.hints import KNOWN_ERRORS
 from grader.judge.diagnose.named_errors import STATED

@@ -293,7 +293,7 @@ def test_every_released_starter_advice_works_as_written(tmp_path: Path, monkeypa
 
 
 def test_advice_goes_into_the_docstring_or_under_the_header() -> None:
-    from grader.course.release import with_advice
+    from grader.course.pack.release import with_advice
 
     assert with_advice('# exercise: x\n"""Do it.\n"""\nx = 1\n', "x.py") == \
         '# exercise: x\n"""Do it.\n\nCheck your work with:\n\n    grade x.py\n"""\nx = 1\n'

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from grader.cli import main
-from grader.course.publish import scores_url
+from grader.course.lms.publish import scores_url
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "submissions" / "node-mul"

@@ -1,4 +1,5 @@
-"""grader.course.release on its own: what a pack holds, what it leaves behind, and that releasing twice changes nothing.
+"""grader.course.pack.release on its own: what a pack holds, what it leaves behind, and that releasing twice changes
+nothing.
 
 tests/test_notebooks.py grades released packs end to end through the CLI; this file calls `release`
 directly on a small course (node-mul, an engine exercise with a hidden check; first-gradient, a torch
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 from grader.core.errors import GraderError
 from grader.core.text import clean, toml_string
-from grader.course.release import release, with_advice
+from grader.course.pack.release import release, with_advice
 from grader.judge.catalog import Catalog
 from grader.judge.oracle import expected_values
 from grader.judge.spec import load_exercise
@@ -178,7 +179,7 @@ def test_advice_under_a_one_line_docstring_or_a_file_that_does_not_parse_is_a_co
 def test_the_packs_readme_says_how_to_install_check_and_what_hidden_checks_and_time_limits_mean(
         course: Path, pack: tuple[Path, list[Path]], tmp_path: Path) -> None:
     from grader import __version__
-    from grader.course.export import TORCH_PIN
+    from grader.course.pack.export import TORCH_PIN
 
     text = (pack[0] / "README.md").read_text(encoding="utf-8")
     assert f'pip install "autograd-grader=={__version__}"' in text
@@ -203,7 +204,7 @@ def test_markdown_in_released_notebooks_shows_dunder_names_as_code(course: Path,
     """Markdown (CommonMark, as Jupyter renders it) reads Node.__mul__ as Node.<strong>mul</strong>."""
     from markdown_it import MarkdownIt
 
-    from grader.course.markdown import code_dunders
+    from grader.course.pack.markdown import code_dunders
 
     released = nbformat.read(pack[0] / "node-mul.ipynb", as_version=4)
     rendered = MarkdownIt("commonmark").render(released.cells[0].source)

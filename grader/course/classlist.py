@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.course.lms import NAMES, Download, Found, Names, few, read_download
+from grader.course.lms.downloads import NAMES, Download, Found, Names, few, read_download
 from grader.course.roster import Roster, read_roster
 from grader.course.selection import SubmittedFile, digest
 from grader.outputs.layout import DONE, folder_of

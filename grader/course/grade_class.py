@@ -13,7 +13,7 @@ from grader.core.errors import GraderError
 from grader.course.batch import Setup, Tally, atomic
 from grader.course.classfiles import ClassFiles, write_class_files
 from grader.course.classlist import ClassList, Entry, discover, pending, shard
-from grader.course.lms import Names
+from grader.course.lms.downloads import Names
 from grader.course.manifest import Columns, Manifest, read_manifest
 from grader.course.pool import Progress, run
 from grader.judge.catalog import Catalog

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.course.lms import Found
+from grader.course.lms.downloads import Found
 from grader.outputs.students import Student
 
 COLUMNS = ("submission", "id", "lti_user_id", "name", "sis_user_id", "sis_login_id", "section", "email")

@@ -101,7 +101,8 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
 
 
 def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
-    """Expected values stored in a released pack (see `grader.course.release`), for the seed they were made with."""
+    """Expected values stored in a released pack (see `grader.course.pack.release`), for the seed they were made
+    with."""
     assert exercise.expected is not None
     stored = json.loads(exercise.expected.read_text(encoding="utf-8"))
     if stored["seed"] != seed:

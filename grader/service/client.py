@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
-from grader.course.release import COURSE_FILE, is_http_address
+from grader.course.pack.release import COURSE_FILE, is_http_address
 
 #: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
 RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)

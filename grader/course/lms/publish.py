@@ -11,7 +11,7 @@ REPORTS/published/lti.json, so a second publish sends only the scores that chang
 
 The same registration file names the platform's OIDC side (issuer, auth_url, jwks_url, deployment_ids) for
 the course server's LTI launch (grader.service.lti.lti), and its token serves Names and Roles too
-(grader.course.nrps): one `ServiceClient`, one scope each.
+(grader.course.lms.nrps): one `ServiceClient`, one scope each.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence
 def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None) -> str:
     """`server`: the course server the pack's grade-course.toml names (None: the pack names none)."""
     from grader import __version__
-    from grader.course.export import TORCH_INDEX, TORCH_PIN
+    from grader.course.pack.export import TORCH_INDEX, TORCH_PIN
 
     torch = [e.id for e in exercises if e.engine == "torch"]
     first = exercises[0].id if exercises else "EXERCISE"
@@ -77,7 +77,7 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
 
 def _submit(first: str, assignments: Sequence[Assignment], server: str | None) -> list[str]:
     """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes."""
-    from grader.course.release import COURSE_FILE
+    from grader.course.pack.release import COURSE_FILE
 
     where = (f"This folder's `{COURSE_FILE}` names your course's server ({server}). Add the token your instructor "
              f"sent you to that file, on a line of its own:" if server else

@@ -31,8 +31,8 @@ import yaml
 from grader.core.errors import GraderError
 from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
 from grader.core.text import toml_string
-from grader.course.markdown import code_dunders
-from grader.course.pack_readme import write_readme
+from grader.course.pack.markdown import code_dunders
+from grader.course.pack.readme import write_readme
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.diagnose import released_mistakes
 from grader.judge.grading import MutantCache, mistake_runs

@@ -1,4 +1,4 @@
-"""`grade roster sync`: the course's roster from the LMS's Names and Roles service (grader.course.nrps), written to
+"""`grade roster sync`: the course's roster from the LMS's Names and Roles service (grader.course.lms.nrps), written to
 the store beside the students a CSV roster brought.
 
 A member is matched by their LTI user id; failing that, by their SIS id (`lis_person_sourcedid`) to a roster
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine, insert, select, update
 
 from grader.core.errors import GraderError
-from grader.course.nrps import Member, fetch_members
+from grader.course.lms.nrps import Member, fetch_members
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.lti.lti import INSTRUCTOR_ROLES

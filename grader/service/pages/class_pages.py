@@ -279,7 +279,7 @@ async def publish(request: Request) -> Response:
 
 
 def _publish(state: State, actor: str, assignment: str) -> int:
-    from grader.course.publish import publish_lti
+    from grader.course.lms.publish import publish_lti
     from grader.service.gradebook import export
 
     course = state.course
