@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -89,10 +90,22 @@ def test_workers_come_and_go_mid_surge_and_each_submission_is_graded_once(
         threads = [threading.Thread(target=student, args=(i, s)) for i, s in enumerate(sorted(tokens))]
         for thread in threads:
             thread.start()
-        # kill -9 a worker while it holds a job
-        wait_until(lambda: pg.psql("SELECT count(*) FROM jobs WHERE state = 'running' AND worker = 'w2'") == "1",
-                   120, "w2 grading")
-        held = pg.psql("SELECT id FROM jobs WHERE state = 'running' AND worker = 'w2'")
+        # kill -9 a worker while it holds a job: frozen first (SIGSTOP), so that the job it holds when asked is
+        # still the one it holds when killed (it could finish between the two, and CI once saw no job at all)
+        frozen: list[str] = []
+
+        def freeze_w2_holding_a_job() -> bool:
+            os.killpg(workers["w2"].pid, signal.SIGSTOP)
+            time.sleep(0.3)  # a COMMIT already sent before the stop lands before the question
+            held = pg.psql("SELECT id FROM jobs WHERE state = 'running' AND worker = 'w2'")
+            if held:
+                frozen.append(held)
+                return True
+            os.killpg(workers["w2"].pid, signal.SIGCONT)
+            return False
+
+        wait_until(freeze_w2_holding_a_job, 120, "w2 grading")
+        held = frozen[0]
         os.killpg(workers["w2"].pid, signal.SIGKILL)
         workers["w4"] = _worker(course, "w4", tmp_path)  # one added mid-surge
         for thread in threads:
