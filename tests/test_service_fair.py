@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from service_helpers import SAMPLES, Server, course_folder, grade, instructor_token, issue_tokens, postgres
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
 
 from grader.service import client
 from grader.service.config import DEFAULT_PER_DAY, DEFAULT_QUEUED, load_course
@@ -117,6 +117,67 @@ def test_a_students_share_of_the_queue_is_capped_and_nothing_refused_is_stored(
     claimed = queue.claim(engine, "test", 30)
     assert claimed is not None and claimed.submission == kept[0]  # graded, or being graded: room for one more
     _upload(server, tokens["h"])
+
+
+def test_a_student_holds_one_worker_at_a_time_and_the_next_student_takes_the_next(
+        served: tuple[Server, Engine, dict[str, str]]) -> None:
+    server, engine, tokens = served
+    h1, h2 = _upload(server, tokens["h"]), _upload(server, tokens["h"])
+    first = queue.claim(engine, "w1", 30)
+    assert first is not None and first.submission == h1
+    # h's second file waits for h's first, though a worker is free: another worker takes nobody's job of h's
+    assert queue.claim(engine, "w2", 30) is None
+    o = _upload(server, tokens["o"])
+    taken = queue.claim(engine, "w2", 30)
+    assert taken is not None and taken.submission == o  # o's upload, queued after h's second, goes first
+    _finish(engine, taken, _report())
+    assert queue.claim(engine, "w2", 30) is None
+    _finish(engine, first, _report())
+    again = queue.claim(engine, "w2", 30)
+    assert again is not None and again.submission == h2  # h's next, once h's first is done
+
+
+def test_two_slow_files_hold_one_of_two_workers_and_another_students_report_comes_first(tmp_path: Path) -> None:
+    """The attack of issue 31 item 3, through a real server and its own two workers: one student uploads two files
+    that sleep at import (under the time limit); the other student's file, sent after both, is graded while the
+    first of them still sleeps, not after it."""
+    deadline = (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    folder = course_folder(tmp_path / "course", deadline=deadline, students=["h", "o"], per_day=0,
+                           uploads_per_minute=0)
+    tokens = issue_tokens(folder)
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(4)\n" + FILE.read_text())
+    engine = open_store(load_course(folder).database)
+    server = Server(folder, workers=2).start()
+    try:
+        from service_helpers import wait_until
+
+        r = schema.results.c
+        held = [_upload_file(server, tokens["h"], slow) for _ in range(2)]
+        j = schema.jobs.c
+
+        def running() -> int:
+            with writing(engine) as db:
+                return int(db.execute(select(func.count()).where(j.state == "running")).scalar_one())
+
+        wait_until(lambda: running() >= 1, 120, "h's first file being graded")
+        mine = _upload_file(server, tokens["o"], FILE)
+        found = client.wait_for(client.Settings(server.url, tokens["o"]), mine, 120)
+        assert found["state"] == "done" and found["score"] == found["max_score"]
+        with writing(engine) as db:
+            landed = {ident: at for ident, at in db.execute(select(r.submission_id, r.graded_at))}
+        assert mine in landed and held[0] not in landed  # o's came while h's first still slept
+        for ident in held:
+            assert client.wait_for(client.Settings(server.url, tokens["h"]), ident, 120)["state"] == "done"
+    finally:
+        engine.dispose()
+        server.stop()
+
+
+def _upload_file(server: Server, token: str, path: Path) -> int:
+    done = server.submit(token, str(path), "--no-wait", env={"AUTOGRADER_SUBMIT_RETRIES": "0"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    return int(done.stdout.split("submission ")[1].split()[0])
 
 
 def test_a_job_that_stops_its_worker_is_given_up_with_a_report_its_student_reads(

@@ -87,7 +87,7 @@ def class_rows(engine: Engine, course: Course) -> list[ClassRow]:
     st, s = schema.students.c, schema.submissions.c
     with reading(engine) as db:
         people = db.execute(select(st.id, st.name, st.section).where(st.role == "student").order_by(st.id)).all()
-        owners = dict(db.execute(select(s.id, s.student_id)).tuples().all())
+        owners = {ident: student for ident, student in db.execute(select(s.id, s.student_id))}
         every = rows_of(db)
     mine: dict[str, list[Row]] = {}
     for row in every:  # newest first, as rows_of gives them and count expects

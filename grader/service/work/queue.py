@@ -4,14 +4,15 @@ One design for every deployment: the server's own workers on its SQLite file, an
 machines sharing a PostgreSQL. A claim is one UPDATE of the next queued job, picked by a sub-select that
 PostgreSQL runs `FOR UPDATE SKIP LOCKED` (claimers never wait on each other, never take the same row);
 SQLite runs it under its single write lock. The next job is round-robin by student: the best priority (new
-uploads before an instructor's regrade), then the lowest turn, then the oldest. A job's turn is set when it is
-queued, one past its student's other jobs of that priority still queued or running, so one student's tenth
-queued upload waits behind every other student's next one: no student's backlog delays another's report by
-more than the job being graded. The claimer holds a lease it renews with each heartbeat. A worker that dies
-stops renewing; once its lease lapses, `reap` puts the job back in the queue, a turn later (a job that took
-down its worker MAX_ATTEMPTS times is given up, with a report that says so: never a silent drop, and never a
-queue held up by it). A result's key is its job's id, so a second worker that graded the same job (its lease
-lapsed while it was slow) writes nothing: each job counts once.
+uploads before an instructor's regrade), then the lowest turn, then the oldest, among the students with no job
+being graded. A student's jobs are graded one at a time, so one student's slow files hold one worker, never
+all of them. A job's turn is set when it is queued, one past its student's other jobs of that priority still
+queued or running, so one student's tenth queued upload waits behind every other student's next one: no
+student's backlog delays another's report by more than the job being graded. The claimer holds a lease it
+renews with each heartbeat. A worker that dies stops renewing; once its lease lapses, `reap` puts the job back
+in the queue, a turn later (a job that took down its worker MAX_ATTEMPTS times is given up, with a report that
+says so: never a silent drop, and never a queue held up by it). A result's key is its job's id, so a second
+worker that graded the same job (its lease lapsed while it was slow) writes nothing: each job counts once.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Connection, Engine, and_, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -121,9 +122,12 @@ def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
     One transaction: the claim and the submission's bytes together.
     """
     now = time.time()
-    pick = select(j.id).where(j.state == "queued").order_by(j.priority, j.turn, j.id).limit(1)
+    s = schema.submissions.c
+    pick = (select(j.id).join(schema.submissions, s.id == j.submission_id)
+            .where(j.state == "queued", s.student_id.not_in(_grading_students()))
+            .order_by(j.priority, j.turn, j.id).limit(1))
     if not is_sqlite(engine):
-        pick = pick.with_for_update(skip_locked=True)
+        pick = pick.with_for_update(skip_locked=True, of=schema.jobs)
     with writing(engine) as db:
         row = db.execute(update(schema.jobs).where(j.id == pick.scalar_subquery(), j.state == "queued")
                          .values(state="running", worker=worker, lease_until=now + lease, started_at=now,
@@ -131,6 +135,16 @@ def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
                          .returning(j.id, j.submission_id, j.attempts)).first()
         found = stored(db, row.submission_id) if row is not None else None
     return None if row is None else Claimed(row.id, row.submission_id, row.attempts, found)
+
+
+def _grading_students() -> Select[tuple[str]]:
+    """The students with a job being graded now: none of them gets a second worker (a student who uploads work that
+    holds a worker for its whole time limit holds one worker, never every one, so the others' reports keep flowing).
+    On PostgreSQL two claims at the same instant can each miss the other's: a student then holds two workers for one
+    job's time, never more than the claimers racing."""
+    busy, owner = schema.jobs.alias("busy"), schema.submissions.alias("owner")
+    return (select(owner.c.student_id).select_from(busy.join(owner, owner.c.id == busy.c.submission_id))
+            .where(busy.c.state == "running"))
 
 
 def finish(engine: Engine, worker: str, result: Result) -> bool:
@@ -189,7 +203,7 @@ def next_turns(db: Connection, students: set[str], priority: int) -> dict[str, i
     s = schema.submissions.c
     busy = db.execute(select(s.student_id, func.max(j.turn)).join(schema.submissions, s.id == j.submission_id)
                       .where(j.priority == priority, j.state.in_(("queued", "running")),
-                             s.student_id.in_(sorted(students))).group_by(s.student_id)).tuples()
+                             s.student_id.in_(sorted(students))).group_by(s.student_id))
     found = {student: int(turn) + 1 for student, turn in busy}
     return {student: found.get(student, 0) for student in students}
 
@@ -222,7 +236,7 @@ def depth(engine: Engine) -> dict[str, object]:
     """The queue now: jobs per state, and how long the oldest queued one has waited."""
     with reading(engine) as db:
         counts: dict[str, int] = {state: n for state, n in db.execute(select(j.state, func.count())
-                                                                        .group_by(j.state)).tuples()}
+                                                                        .group_by(j.state))}
         oldest = db.execute(select(func.min(j.queued_at)).where(j.state == "queued")).scalar_one()
     return {"queued": int(counts.get("queued", 0)), "running": int(counts.get("running", 0)),
             "done": int(counts.get("done", 0)),
