@@ -1,11 +1,12 @@
 """Names right on the code a student hands in (issue 33): each mistake by its own cause, the ones behind it too.
 
-A method hidden by an instance attribute is its own cause, not a missing seed; a check that reads
-values alone names the wrong value, not a slope; a function left at the starter's None is not written
-yet; an error names a mistake where the syntax tree places it; and where one mistake (a missing seed)
-hides the others from every check, localization seeds the output itself, or calls each operation's own
-step, and names each of them with its own evidence. The engines are shipped samples and corpus files with
-the mistakes each test names put in.
+A method hidden by an instance attribute is its own cause, not a missing seed, and so is a backward()
+left as a placeholder (not written yet); a check that reads values alone names the wrong value, not a
+slope; a function left at the starter's None is not written yet; an error names a mistake where the
+syntax tree places it; and where one mistake (a missing seed) hides the others from every check,
+localization seeds the output itself, or calls each operation's own step, and names each of them with
+its own evidence. The engines are shipped samples and corpus files with the mistakes each test names put
+in.
 """
 
 from __future__ import annotations
@@ -102,6 +103,43 @@ def test_every_mistake_a_missing_seed_hides_is_named_with_its_own_evidence(grade
     rules = {(c.diagnosis.rule.method, c.diagnosis.rule.how) for c in mended.checks
              if c.diagnosis is not None and c.diagnosis.rule is not None}
     assert set(hidden) <= rules and not mended.masked
+
+
+#: backward() left as a starter hands it out: a body of `pass` (corpus/hjoonkwon-7410e9e.py, a student's commit)
+UNWRITTEN_BACKWARD = ("""    def backward(self):
+        topo = []
+        visited = set()
+
+        def build_topo(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build_topo(child)
+                topo.append(v)
+        build_topo(self)
+
+        for v in reversed(topo):
+            v._backward()
+""", """    def backward(self):
+        \"\"\"Fill in the gradient of every node self was made from.\"\"\"
+        pass
+""")
+
+
+def test_a_backward_left_as_a_placeholder_is_not_written_yet_not_a_missing_seed(grade: Any) -> None:
+    result = grade(changed(UNWRITTEN_BACKWARD, seeded=False), "node-backward")
+    failed = [c for c in result.checks if c.status in ("failed", "error")]
+    assert failed and all(c.diagnosis is not None and c.diagnosis.mistake == "not-written-yet" for c in failed)
+    rules = {(c.diagnosis.rule.method, c.diagnosis.rule.how) for c in failed if c.diagnosis and c.diagnosis.rule}
+    assert rules == {("backward", "missing")}
+    assert "`Node.backward()` is not written yet" in failed[0].diagnosis.hint  # type: ignore[union-attr]
+    # the same engine with a written backward() after the class, or a class defined again with one, is not flagged
+    written = changed(UNWRITTEN_BACKWARD, seeded=False) + "\n\ndef _walk(self):\n    self.grad = 1.0\n" \
+        "    order, seen = [], set()\n\n    def visit(v):\n        if v not in seen:\n            seen.add(v)\n" \
+        "            for child in v._prev:\n                visit(child)\n            order.append(v)\n" \
+        "    visit(self)\n    for v in reversed(order):\n        v._backward()\n\n\nNode.backward = _walk\n"
+    again = grade(written, "node-backward")
+    assert again.score == again.max_score
 
 
 def test_the_operations_a_hidden_backward_never_runs_are_read_by_their_own_steps(grade: Any) -> None:

@@ -61,6 +61,9 @@ class Definitions:
     shadowed: frozenset[tuple[str, str]] = frozenset()
     #: methods that walk a post-order (inputs-first) list of nodes forwards, calling each node's step
     forward_walks: frozenset[str] = frozenset()
+    #: (class, method): a method of a class whose body is a placeholder, as the starter hands it out (pass, ...,
+    #: return None, raise NotImplementedError), and that nothing after the class replaces
+    unwritten_methods: frozenset[tuple[str, str]] = frozenset()
     #: functions and methods whose results are, at some positions, still the starter's None placeholders: the
     #: returned name at each such position, "" at the others
     placeholders: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -126,7 +129,8 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees),
                        unwritten, returns_nothing, enclosing, spans,
                        frozenset().union(*(shadowed(tree) for tree in trees)),
-                       frozenset().union(*(forward_walks(tree) for tree in trees)), placeholders)
+                       frozenset().union(*(forward_walks(tree) for tree in trees)),
+                       unwritten_methods=_unwritten_methods(trees), placeholders=placeholders)
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
@@ -160,6 +164,29 @@ def _bodies(trees: Sequence[ast.Module]) -> tuple[frozenset[str], frozenset[str]
             if is_method and not returns and function.name != "__init__":
                 nothing.add(function.name)
     return frozenset(unwritten), frozenset(nothing), {k: frozenset(v) for k, v in enclosing.items()}
+
+
+def _unwritten_methods(trees: Sequence[ast.Module]) -> frozenset[tuple[str, str]]:
+    """(class, method) for each method a class defines as a placeholder; the last definition wins, as a notebook run
+    top to bottom would have it (a class defined again starts afresh, `Value.backward = f` after it replaces one)."""
+    written: dict[tuple[str, str], bool] = {}
+    aliases: dict[str, str] = {}  # Node = Value: Node.backward = f replaces Value's
+    for tree in trees:
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                written = {key: value for key, value in written.items() if key[0] != node.name}
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        written[node.name, item.name] = not placeholder(item.body)
+                    elif isinstance(item, ast.Assign):
+                        written.update({(node.name, t.id): True for t in item.targets if isinstance(t, ast.Name)})
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and isinstance(node.value, ast.Name):
+                        aliases[target.id] = aliases.get(node.value.id, node.value.id)
+                    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        written[aliases.get(target.value.id, target.value.id), target.attr] = True
+    return frozenset(key for key, done in written.items() if not done)
 
 
 def placeholder(body: Sequence[ast.stmt]) -> bool:

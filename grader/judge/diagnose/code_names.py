@@ -6,6 +6,9 @@ and replace what the values suggested:
 - a check that calls `.backward()` on a class whose `__init__` sets `self.backward = lambda: None`
   runs the lambda, never the method: every gradient stays as it started, which reads like a missing
   seed, but the seed is in a method that never runs (shadowed-method);
+- a check whose values are wrong and that calls `.backward()` on a class whose `backward` is still a placeholder
+  (a body of `pass`, `...` or `return None`) ran nothing: every gradient stays as it started, which reads like a
+  missing seed, but the whole method is not written yet (not-written-yet, the rule `backward` missing);
 - a check whose wrong values are None read from a function's results that it only ever sets to None
   (`out, cache = None, None` ... `return out, cache`, as CS231n's starters hand them out), or that
   raised on such a None passed on, is told the function is not written yet (not-written-yet).
@@ -27,9 +30,10 @@ from grader.run.observed import GroupRun
 def name_from_code(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
                    defined: Definitions | None) -> ExerciseResult:
     """The result, with each failed check that a fact of the syntax tree explains named by it."""
-    if defined is None or not (defined.shadowed or defined.placeholders):
+    if defined is None or not (defined.shadowed or defined.placeholders or defined.unwritten_methods):
         return result
     hidden = _hidden(exercise, defined)
+    unwritten = _unwritten_backward(exercise, defined)
     checks = list(result.checks)
     for index, check in enumerate(checks):
         if check.status not in ("failed", "error") or index not in located:
@@ -37,6 +41,8 @@ def name_from_code(exercise: Exercise, result: ExerciseResult, located: Mapping[
         probe_index, run = located[index]
         code = exercise.probes[probe_index].code
         named = next((_shadowed(cls, method) for cls, method in hidden if f".{method}(" in code), None) \
+            or (_not_written(*unwritten) if unwritten is not None and check.status == "failed"
+                and f".{unwritten[1]}(" in code else None) \
             or _placeholder(check, code, run, probe_index, defined)
         if named is not None:
             checks[index] = dataclasses.replace(check, diagnosis=named)
@@ -50,6 +56,13 @@ def _hidden(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
     classes = {facts.name for name in names if (facts := defined.class_named(name)) is not None}
     return sorted((cls, method) for cls, method in defined.shadowed
                   if cls in classes and not (method.startswith("__") and method.endswith("__")))
+
+
+def _unwritten_backward(exercise: Exercise, defined: Definitions) -> tuple[str, str] | None:
+    """(class, method) where the exercise's class defines its backward method as a placeholder."""
+    facts = defined.class_named(exercise.contract.class_name)
+    method = exercise.contract.backward
+    return (facts.name, method) if facts is not None and (facts.name, method) in defined.unwritten_methods else None
 
 
 #: the longest name of the submission's a hint quotes whole (an identifier has no length limit)
@@ -69,6 +82,17 @@ def _shadowed(cls: str, method: str) -> Diagnosis:
         "or remove it."),
         evidence=f"the syntax tree: {cls}.__init__ assigns self.{method}, and {cls} defines {method}(); this check "
                  f"calls .{method}()")
+
+
+def _not_written(cls: str, method: str) -> Diagnosis:
+    cls, method = _shown(cls), _shown(method)
+    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
+        f"`{cls}.{method}()` is not written yet: its body is still a placeholder, so calling it does nothing and "
+        f"every gradient stays as it started. Write it: seed the output's gradient with 1, then visit every node the "
+        "output was made from, outputs first, each once, running each node's own step."),
+        evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder (pass, ... or return None); this check "
+                 f"calls .{method}() and its values are wrong",
+        rule=RuleFault(method=method, operand="", how="missing"))
 
 
 def _placeholder(check: CheckResult, code: str, run: GroupRun, probe_index: int,
