@@ -94,6 +94,7 @@ def test_shards_split_the_class_the_same_way_every_time(tmp_path: Path) -> None:
         classlist.shard(entries, "4/3")
 
 
+@pytest.mark.slow
 def test_a_batch_grades_everyone_and_writes_every_format(tmp_path: Path, capsys: Capture) -> None:
     folder = make_class(tmp_path / "class")
     out = tmp_path / "reports"
@@ -124,6 +125,7 @@ def test_a_batch_grades_everyone_and_writes_every_format(tmp_path: Path, capsys:
     assert "graded 6, unreadable 2, missing 0, grader errors 0" in text
 
 
+@pytest.mark.slow
 def test_a_batch_killed_mid_run_resumes_with_one_report_per_student(tmp_path: Path) -> None:
     folder = tmp_path / "class"
     folder.mkdir()
@@ -277,6 +279,7 @@ def test_a_grader_error_costs_one_student_and_sets_the_exit_code(tmp_path: Path,
     assert lti["gradingProgress"] == "Failed"
 
 
+@pytest.mark.slow
 def test_shards_merge_into_one_gradebook(tmp_path: Path, capsys: Capture) -> None:
     folder = make_class(tmp_path / "class")
     parts = []
@@ -307,6 +310,7 @@ def test_gradescope_export_writes_the_autograder(tmp_path: Path) -> None:
     assert not any("__pycache__" in name for name in names)
 
 
+@pytest.mark.slow
 def test_an_assignment_gradebook_has_one_total_column(tmp_path: Path, catalog: Catalog) -> None:
     """A Canvas import of the gradebook makes one assignment, not one per exercise."""
     folder = tmp_path / "class"

@@ -36,6 +36,7 @@ def reports(out: Path) -> dict[str, dict[str, object]]:
     return {p.parent.name: json.loads(p.read_text()) for p in (out / "students").glob("*/report.json")}
 
 
+@pytest.mark.slow
 def test_each_submission_gets_its_own_seed_which_its_token_gives_back(folder: Path, tmp_path: Path,
                                                                       capsys: Capture) -> None:
     secret = write_new_secret(tmp_path / "secret")

@@ -196,6 +196,7 @@ def test_validate_fails_a_probe_that_calls_what_the_exercise_does_not_teach(tmp_
     assert "probe 'gradients under a factor' calls tanh, which exercise node-mul does not teach" in out
 
 
+@pytest.mark.slow
 def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     ran = subprocess.run([sys.executable, "-m", "grader", str(MUTANT)], capture_output=True, text=True, env=env,
@@ -208,6 +209,7 @@ def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
     assert ran.returncode == 0 and ran.stdout.startswith("autograd-grader ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("sample", "code", "score"), [("correct_float32.py", 0, "10/10"), ("by_hand.py", 1, None)])
 def test_a_grade_that_imported_torch_still_writes_all_of_its_report(sample: str, code: int, score: str | None,
                                                                      tmp_path: Path) -> None:
@@ -227,6 +229,7 @@ def test_a_grade_that_imported_torch_still_writes_all_of_its_report(sample: str,
     jsonschema.validate(json.loads(report.read_text(encoding="utf-8")), report_schema())
 
 
+@pytest.mark.slow
 def test_a_command_that_imported_torch_still_prints_all_it_printed(tmp_path: Path) -> None:
     """validate prints line by line (buffered, in a pipe) and imports torch: nothing is lost on the way out."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
@@ -246,6 +249,7 @@ def test_every_command_explains_itself(command: str, capsys: Capture) -> None:
 FIRST_GRADIENT = ROOT / "exercises" / "first-gradient" / "solution.py"
 
 
+@pytest.mark.slow
 def test_device_choice(capsys: Capture) -> None:
     assert main([str(FIRST_GRADIENT), "--device", "cpu", "--color", "never"]) == 0
     assert "Score: 10/10" in capsys.readouterr().out

@@ -48,6 +48,7 @@ def proxy() -> Iterator[tuple[Settings, type[_Proxy]]]:
         server.server_close()
 
 
+@pytest.mark.slow
 def test_a_reply_cut_short_is_asked_for_again_not_a_traceback(proxy: tuple[Settings, type[_Proxy]]) -> None:
     where, handler = proxy
     handler.plan[:] = ["cut", "cut"]

@@ -146,6 +146,7 @@ def test_the_landlock_filter_refuses_what_reaches_other_processes_and_files_owne
     assert os.waitstatus_to_exitcode(status) == 0
 
 
+@pytest.mark.slow
 @ROOTED
 @LANDLOCK
 def test_in_landlock_mode_as_root_a_batch_keeps_every_classmate_whole(tmp_path: Path) -> None:

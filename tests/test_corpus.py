@@ -129,6 +129,7 @@ def test_the_corpus_is_real_files_with_their_sources_and_small_adapters() -> Non
             assert mistake["what"] and mistake["rule"] and isinstance(mistake["names"], list)
 
 
+@pytest.mark.slow
 def test_the_corpus_gets_no_wrong_name_and_correct_files_full_marks(
         graded: dict[tuple[str, str], ExerciseResult], capsys: pytest.CaptureFixture[str]) -> None:
     given: Counter[str] = Counter()

@@ -60,6 +60,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]
     return {p.parent.name: json.loads(p.read_text(encoding="utf-8")) for p in (out / "students").glob("*/report.json")}
 
 
+@pytest.mark.slow
 def test_the_independent_buggy_set_gets_right_names_and_never_a_wrong_one(
         graded: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]) -> None:
     expectations = {p.name.removesuffix(".expect.yaml"): yaml.safe_load(p.read_text(encoding="utf-8"))
@@ -207,6 +208,7 @@ def test_a_sigmoid_with_its_sign_flipped_is_not_called_unstable(tmp_path: Path) 
     assert {d["rule"]["method"] for d in diagnoses if d.get("rule")} == {"sigmoid"}
 
 
+@pytest.mark.slow
 def test_gradcheck_text_is_no_evidence_for_a_mistake(tmp_path: Path) -> None:
     # a backward wrong in a way no mutant is: every wrong backward fails gradcheck with the same text,
     # which must not name ignores-grad-output or any other mutant
@@ -224,6 +226,7 @@ def test_gradcheck_text_is_no_evidence_for_a_mistake(tmp_path: Path) -> None:
         {"ignores-grad-output", "slope-missing-factor", "slope-from-input"}
 
 
+@pytest.mark.slow
 def test_the_untouched_detach_fix_starter_is_not_named_as_a_mutant_it_does_not_resemble(tmp_path: Path) -> None:
     # the starter's t.numpy() raises what the clone-is-not-detach mutant's t.clone().numpy() raises,
     # but it calls no clone(): the error alone names nothing the code does not do

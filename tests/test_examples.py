@@ -42,6 +42,7 @@ def node_mul_class(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_slurm_array_grades_its_shards_and_the_merge_joins_them(tmp_path: Path, capsys: Capture) -> None:
     node_mul_class(tmp_path / "submissions")
     array = re.search(r"#SBATCH --array=(\d+)-(\d+)", (EXAMPLES / "slurm" / "grade-class.sbatch").read_text())

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CATALOG = Catalog(ROOT / "exercises")
 
 
+@pytest.mark.slow
 def test_values_computed_ahead_are_the_ones_computed_here() -> None:
     pairs = [(CATALOG.load(e), seed) for e in ("first-gradient", "zero-grad-fix", "custom-sigmoid")
              for seed in (0, 4242, 2**31 - 7)]

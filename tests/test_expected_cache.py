@@ -217,6 +217,7 @@ def _without_time(report: Report) -> dict[str, Any]:
     return dict(data)
 
 
+@pytest.mark.slow
 def test_grade_keeps_the_values_and_the_next_grade_reads_them(course: Catalog, store: ExpectedStore,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     first = _grade(course, store)
@@ -231,6 +232,7 @@ def test_grade_keeps_the_values_and_the_next_grade_reads_them(course: Catalog, s
     assert _without_time(second) == _without_time(first)  # the same report, byte for byte but the time
 
 
+@pytest.mark.slow
 def test_grade_does_not_trust_a_forged_entry_in_a_folder_others_may_write(course: Catalog,
                                                                          store: ExpectedStore) -> None:
     exercise = course.load("first-gradient")
@@ -241,6 +243,7 @@ def test_grade_does_not_trust_a_forged_entry_in_a_folder_others_may_write(course
     assert _grade(course, store).score == exercise.points  # here anyone could have forged them: computed again
 
 
+@pytest.mark.slow
 def test_without_isolation_the_cache_is_neither_read_nor_written(course: Catalog, store: ExpectedStore) -> None:
     exercise = course.load("first-gradient")
     _tampered(_saved(store, exercise), _negate)
@@ -252,6 +255,7 @@ def test_without_isolation_the_cache_is_neither_read_nor_written(course: Catalog
     assert not list(store.folder.glob("*.json"))
 
 
+@pytest.mark.slow
 def test_a_pack_keeps_nothing_its_values_are_stored_already(tmp_path: Path, store: ExpectedStore) -> None:
     from grader.course.pack.release import release
 

@@ -133,6 +133,7 @@ def test_a_torch_exercise_runs_where_setup_installed_torch(catalog: Catalog, tmp
     assert results["score"] == catalog.load("first-gradient").points
 
 
+@pytest.mark.slow
 def test_students_see_no_internal_paths_and_hidden_checks_no_hint(catalog: Catalog, tmp_path: Path) -> None:
     """Gradescope's root, as it lays it out: source/ (the zip), submission/, results/results.json."""
     root = autograder_root(tmp_path, catalog, "node-mul", torch=False)

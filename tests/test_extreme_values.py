@@ -110,6 +110,7 @@ def _grade(case: Case, student: GroupRun, mutants: Sequence[MutantRun]) -> Repor
     return Report(submission="s.py", sha256="0" * 64, seed=0, exercises=(result,), grader_version="test")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise_id", sorted(CASES))
 @SETTINGS
 @given(data=st.data())

@@ -72,6 +72,7 @@ def course(tmp_path: Path) -> Path:
     return tmp_path / "node-mul" / "exercise.yaml"
 
 
+@pytest.mark.slow
 @FUZZ
 @given(text=mutated_specs() | raw_yaml)
 def test_any_spec_loads_or_says_what_is_wrong_in_one_line(course: Path, text: str) -> None:
@@ -104,6 +105,7 @@ def mutated_notebooks(draw: st.DrawFn) -> bytes:
     return json.dumps(notebook).encode()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=mutated_notebooks() | st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
 def test_any_notebook_loads_or_says_what_is_wrong_in_one_line(tmp_path: Path, data: bytes) -> None:
@@ -124,6 +126,7 @@ words = st.sampled_from(["list", "validate", "release", "batch", "merge", "expor
                          "--help-me", "missing.py", "missing.ipynb", "MISSING_DIR"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(argv=st.lists(words, max_size=6))
 def test_any_command_line_is_an_answer_or_one_line_of_error(argv: list[str], tmp_path: Path,
@@ -160,6 +163,7 @@ def test_bad_submission_files_are_one_line_and_exit_two(tmp_path: Path, name: st
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("content", "message"),
     [

@@ -148,6 +148,7 @@ def test_an_exercise_without_hidden_checks_runs_once(catalog: Catalog, sandbox: 
     assert sandbox.asked == [None] and report.score == report.max_score
 
 
+@pytest.mark.slow
 def test_the_hidden_run_replays_the_public_checks_before_its_own(catalog: Catalog) -> None:
     """State a submission keeps between calls (weights at module level) meets a hidden check as in one run: the
     hidden checks' child makes every check up to the last hidden one, and only the hidden ones are read."""

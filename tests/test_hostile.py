@@ -67,6 +67,7 @@ def class_folder(folder: Path) -> None:
             os.rename(sample, os.path.join(os.fsencode(folder), odd.encode("latin-1")))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="the batch's isolation guarantees are root's (see the README)")
 def test_a_batch_of_hostile_and_honest_submissions(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,6 +104,7 @@ def test_a_batch_of_hostile_and_honest_submissions(tmp_path: Path, capsys: pytes
     assert sandbox_processes(token) == []  # nothing left running
 
 
+@pytest.mark.slow
 def test_the_same_submission_twenty_times_gives_the_same_report() -> None:
     catalog = Catalog(ROOT / "exercises")
     samples = [(ROOT / "submissions" / "tiny-engine" / "exp_slope_from_input.py", "tiny-engine"),

@@ -51,6 +51,7 @@ def test_a_chain_left_behind_costs_the_next_students_nothing(tmp_path: Path, mon
     assert _marked(token) == []  # nothing of the chain outlived its run
 
 
+@pytest.mark.slow
 @ROOTLESS
 def test_separate_grade_runs_cannot_reach_each_other(tmp_path: Path) -> None:
     token = f"UTC-runs-{os.getpid()}-{time.monotonic_ns()}"

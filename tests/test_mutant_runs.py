@@ -31,6 +31,7 @@ def sandbox() -> object:
         yield box
 
 
+@pytest.mark.slow
 def test_every_engine_mutant_localizes_to_the_same_faults_at_every_seed(sandbox: Sandbox) -> None:
     """The premise of localizing a mutant once: were a mutant's faults to depend on the seed, this names it."""
     differ = []

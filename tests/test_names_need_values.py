@@ -110,6 +110,7 @@ def _misnamed_error(check: CheckResult, engine: str, right: list[str]) -> str | 
     return f"{d.kind} {d.mistake} on a check that raised, stopped or never ran"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["course", "pack"])
 def test_starters_name_only_what_is_not_written_yet_and_fix_starters_only_their_bug(
         grader: Any, pack: Path, where: str) -> None:
@@ -127,6 +128,7 @@ def test_starters_name_only_what_is_not_written_yet_and_fix_starters_only_their_
     assert wrong == []
 
 
+@pytest.mark.slow
 def test_no_check_that_errors_gets_a_name_from_values(grader: Any) -> None:
     wrong = []
     for sample in _erroring_samples():
@@ -142,6 +144,7 @@ def test_no_check_that_errors_gets_a_name_from_values(grader: Any) -> None:
     assert wrong == []
 
 
+@pytest.mark.slow
 def test_a_student_with_the_pack_reads_the_instructors_names_and_hints(grader: Any, pack: Path) -> None:
     released = Catalog(pack / "exercises")
     differ = []

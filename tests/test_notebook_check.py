@@ -38,6 +38,7 @@ def pack(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_check_in_a_notebook_grades_what_ran_and_scores_as_grade_does(pack: Path, capsys: Capture) -> None:
     notebook = nbformat.read(pack / "node-mul.ipynb", as_version=4)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
@@ -76,6 +77,7 @@ def test_check_in_a_notebook_grades_what_ran_and_scores_as_grade_does(pack: Path
                for n in report["notes"])
 
 
+@pytest.mark.slow
 def test_check_with_no_id_checks_the_notebooks_assignment(pack: Path) -> None:
     notebook = nbformat.read(pack / "autograd.ipynb", as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("from grader import check\ncheck()"))
@@ -87,6 +89,7 @@ def test_check_with_no_id_checks_the_notebooks_assignment(pack: Path) -> None:
     assert "Not implemented yet" in text and "the same error in" in text  # the untouched starters, each said once
 
 
+@pytest.mark.slow
 def test_check_says_when_it_cannot_tell_its_notebook_and_how_to_name_it(pack: Path) -> None:
     """Two notebooks in one folder holding the same check cell: neither can be told from what ran."""
     notebook = nbformat.read(pack / "autograd.ipynb", as_version=4)

@@ -148,6 +148,7 @@ def course(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_one_notebook_answers_an_assignment_from_one_run(course: Path, tmp_path: Path, capsys: Capture) -> None:
     first = (course / "first-gradient" / "solution.py").read_text()
     engine = (ROOT / "submissions" / "tiny-engine" / "correct_micrograd.py").read_text()
@@ -160,6 +161,7 @@ def test_one_notebook_answers_an_assignment_from_one_run(course: Path, tmp_path:
     assert report["output"].count("the notebook ran") == 1  # one run of the notebook for both exercises
 
 
+@pytest.mark.slow
 def test_in_an_assignment_a_forbidden_import_counts_only_inside_its_exercise(course: Path, tmp_path: Path,
                                                                              capsys: Capture) -> None:
     first = (course / "first-gradient" / "solution.py").read_text()  # imports torch: allowed for this one
@@ -184,6 +186,7 @@ def test_an_assignment_that_needs_one_name_twice_is_refused(course: Path) -> Non
         Catalog(course).load_assignment("clash")
 
 
+@pytest.mark.slow
 def test_release_writes_starters_and_a_pack_without_answers(course: Path, tmp_path: Path, capsys: Capture) -> None:
     out = tmp_path / "pack"
     assert main(["release", "--exercises", str(course), "--out", str(out)]) == 0
@@ -210,6 +213,7 @@ def test_release_writes_starters_and_a_pack_without_answers(course: Path, tmp_pa
     assert "released with expected values for --seed 0 only" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_path: Path, capsys: Capture) -> None:
     # No solution and no stored expected values travel: the reference engine is this exercise's oracle (the
     # mutants' values at the pack's seed do, for naming: grader.judge.diagnose.released_mistakes).
@@ -247,6 +251,7 @@ def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_p
     assert "d(x / y)/dy is -x / y**2" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_released_assignment_notebook_filled_in_scores_full_marks(course: Path, tmp_path: Path,
                                                                     capsys: Capture) -> None:
     out = tmp_path / "pack"
@@ -267,6 +272,7 @@ def test_no_starter_writes_its_own_advice() -> None:
     assert written == []
 
 
+@pytest.mark.slow
 def test_every_released_starter_advice_works_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: Capture) -> None:
     out = tmp_path / "pack"

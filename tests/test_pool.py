@@ -27,6 +27,7 @@ HONEST = ROOT / "submissions" / "node-mul" / "correct_lesson_style.py"
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="a batch grades under landlock or stronger (root here)")
 
 
+@pytest.mark.slow
 @needs_root
 def test_lost_workers_are_replaced_and_their_students_graded_again_once(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -215,6 +215,7 @@ def test_markdown_in_released_notebooks_shows_dunder_names_as_code(course: Path,
     assert code_dunders("its _backward and self._prev") == "its `_backward` and `self._prev`"
 
 
+@pytest.mark.slow
 def test_a_release_runs_the_mistakes_public_checks_only_and_writes_the_same_pack(
         course: Path, pack: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pack keeps what each known mistake gave on the public checks: `grade release` runs those alone (one child a

@@ -12,10 +12,13 @@ import pytest
 import yaml
 
 from grader.cli import main
+from grader.core.errors import GraderError
+from grader.judge.catalog import Catalog
 from grader.judge.report import Report
 from grader.outputs import formats
 from grader.outputs.formats import Format, render
 from grader.outputs.render_json import report_schema
+from grader.run.read.load import load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 #: a file each, or a folder (one student's files, graded as `grade FOLDER`) with its .expect.yaml beside it
@@ -23,7 +26,9 @@ SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions"
                   *(p for p in (ROOT / "submissions").glob("*/*/") if p.with_suffix(".expect.yaml").is_file())])
 #: outcome and saved_as_latin1 are read by tests/test_hostile.py's batch
 ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains", "mistake",
-           "error_contains", "requires", "truth", "outcome", "saved_as_latin1", "report_lacks", "max_report_bytes"}
+           "error_contains", "requires", "truth", "outcome", "saved_as_latin1", "report_lacks", "max_report_bytes",
+           "slow"}
+CATALOG = Catalog(ROOT / "exercises")
 
 
 def _expectation(sample: Path) -> dict[str, Any]:
@@ -42,7 +47,34 @@ def _arguments(sample: Path, expect: dict[str, Any]) -> list[str]:
     return [str(sample), *which, *map(str, expect.get("args", []))]
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def _slow(sample: Path) -> bool:
+    """A sample whose grading takes seconds: one graded as a torch exercise (a torch zygote starts, and its mistakes
+    run training loops), one that runs out of a time limit of its own, or one its expectation says is slow."""
+    expect = yaml.safe_load(sample.with_suffix(".expect.yaml").read_text(encoding="utf-8")) or {}
+    if expect.get("slow") or "--time-limit" in map(str, expect.get("args", [])):
+        return True
+    ids = [expect["exercise"]] if "exercise" in expect else \
+        CATALOG.load_assignment(expect["assignment"])[1] if "assignment" in expect else _declared(sample)
+    return any((CATALOG.load(e) if isinstance(e, str) else e).engine == "torch" for e in ids)
+
+
+def _declared(sample: Path) -> list[str]:
+    if sample.is_dir():
+        return []
+    try:
+        submission = load_submission(sample)
+    except GraderError:  # a sample the grader refuses to read is refused at once
+        return []
+    if submission.declared_exercise in CATALOG.ids():
+        return [submission.declared_exercise]
+    try:
+        return [e.id for e in CATALOG.load_assignment(submission.declared_assignment or "")[1]]
+    except GraderError:
+        return []
+
+
+@pytest.mark.parametrize("sample", [pytest.param(s, marks=pytest.mark.slow) if _slow(s) else s for s in SAMPLES],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     expect = _expectation(sample)

@@ -26,6 +26,7 @@ def _unmark(folder: Path) -> None:
             path.write_text("".join(line for line in lines if MARK not in line), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_new_scalar_exercise_says_what_is_left_and_validates_once_filled_in(
         tmp_path: Path, sandbox: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
     course = tmp_path / "course"

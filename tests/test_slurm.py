@@ -31,6 +31,7 @@ def small_class(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_slurm_example_in_4_shards_gives_the_one_machine_gradebook(tmp_path: Path) -> None:
     course = tmp_path / "course"
     course.mkdir()

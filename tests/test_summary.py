@@ -82,6 +82,7 @@ def graded_reports(rows: list[StudentReport]) -> list[Report]:
     return [r.report for r in rows if r.outcome == "graded"]
 
 
+@pytest.mark.slow
 def test_counts(summary: Summary) -> None:
     assert summary["counts"] == {"students": 12, "graded": 10, "unreadable": 1, "missing": 0, "grader_errors": 1,
                                  "not_on_roster": 0}
@@ -90,6 +91,7 @@ def test_counts(summary: Summary) -> None:
 
 
 
+@pytest.mark.slow
 def test_mistakes_are_counted_per_student_across_the_class(summary: Summary) -> None:
     found = {(m["exercise"], m["mistake"]): m for m in summary["mistakes"]}
     assert found[("node-mul", "swapped-locals")]["students"] == 1

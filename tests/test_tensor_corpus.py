@@ -61,6 +61,7 @@ def test_every_file_is_recorded_with_its_source() -> None:
             assert all(isinstance(names, list) and names for names in verdict["mistakes"])
 
 
+@pytest.mark.slow
 def test_the_corpus_gets_fair_scores_and_no_wrong_name(graded: dict[tuple[str, str], dict[str, Any]],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     named_right = named_wrong = mistakes = found = 0

@@ -49,6 +49,7 @@ def graded() -> dict[str, ExerciseResult]:
     return results
 
 
+@pytest.mark.slow
 def test_one_wrong_rule_in_a_whole_engine_gets_that_rule_named(
         graded: dict[str, ExerciseResult], capsys: pytest.CaptureFixture[str]) -> None:
     all_cases = cases()
