@@ -92,15 +92,16 @@ class State:
 
 
 class FreshRules:
-    """ASGI middleware: before each request, the deadlines and extensions any process of the course set in the
-    store since the last one (in a thread: the event loop never waits on the store)."""
+    """ASGI middleware: before a request, the deadlines and extensions any process of the course set in the store
+    since this one last asked (at most grader.service.deadlines.REFRESH_EVERY ago; in a thread: the event loop never
+    waits on the store)."""
 
     def __init__(self, app: ASGIApp, stored: StoredRules) -> None:
         self.app = app
         self.stored = stored
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and self.stored.due():
             await run_in_threadpool(self.stored.refresh)
         await self.app(scope, receive, send)
 

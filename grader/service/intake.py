@@ -129,6 +129,15 @@ _EARLIER = select(_S.id, _S.sha256, _S.received_at, _S.assignment, _S.days_late,
     _S.idempotency_key == bindparam("key"))
 
 
+#: counted from the student's own submissions, each with its upload's job (priority 0). `state || ''` keeps SQLite's
+#: planner off the queue's index (state, priority, ...), which it took over the student's index: every upload then
+#: walked the class's whole queue, in the one writer every upload of a burst waits for (SQLite's own idiom for
+#: steering its planner; PostgreSQL reads it as the same comparison)
+_WAITING = select(func.count()).select_from(schema.submissions).join(
+    schema.jobs, schema.jobs.c.submission_id == _S.id).where(
+    _S.student_id == bindparam("student"), (schema.jobs.c.state + "") == "queued", schema.jobs.c.priority == 0)
+
+
 def _earlier(db: Connection, student: str, key: str, rules: Rules, course: Course) -> Receipt | None:
     """The receipt of the upload this one retries, if any: its late policy said again (the first answer may never
     have reached the student)."""
@@ -149,9 +158,7 @@ def _used_today(db: Connection, student: str, assignment: str, now: float, cours
 
 def _waiting(db: Connection, student: str) -> int:
     """The student's uploads queued and not yet being graded (an instructor's regrades of them not counted)."""
-    j = schema.jobs.c
-    mine = select(func.count()).select_from(schema.jobs).join(schema.submissions, _S.id == j.submission_id)
-    return int(db.execute(mine.where(_S.student_id == student, j.state == "queued", j.priority == 0)).scalar_one())
+    return int(db.execute(_WAITING, {"student": student}).scalar_one())
 
 
 def used_today(engine: Engine, student: str, assignment: str, course: Course) -> int:

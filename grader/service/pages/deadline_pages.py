@@ -146,6 +146,8 @@ async def change(request: Request) -> Response:
         return _refused(state, 422, moment)
     entry = await run_in_threadpool(deadlines.change, state.engine, toml, who.student, assignment, student,
                                     moment, action == "reset")
+    if state.stored is not None:
+        state.stored.forget()  # this process's next request, the page that shows it, reads it
     return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
 
 
