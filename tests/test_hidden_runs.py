@@ -16,6 +16,7 @@ import pytest
 from grader.judge.catalog import Catalog
 from grader.judge.check import HIDDEN_ERROR
 from grader.judge.grading import grade
+from grader.judge.hidden_runs import hidden_last
 from grader.outputs.formats import render
 from grader.outputs.render_json import report_to_dict
 from grader.outputs.students import Student
@@ -32,6 +33,8 @@ class CountingSandbox(Sandbox):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.asked: list[str | None] = []
+        #: runs whose hidden part followed the public part in the same child
+        self.together = 0
 
     def start(self, *args: Any, **kwargs: Any) -> Any:
         self.asked.append(kwargs.get("visibility"))
@@ -40,6 +43,7 @@ class CountingSandbox(Sandbox):
     def launch_then(self, *args: Any, then: Any, **kwargs: Any) -> Any:
         """The public part is asked for now; the hidden part once the public part's result is in, if at all."""
         self.asked.append("public")
+        self.together += 1
 
         def hidden_after(public: Any) -> Any:
             wanted = then(public)
@@ -184,9 +188,28 @@ def test_what_a_submission_writes_after_its_public_checks_never_reaches_the_repo
 
 def test_a_public_check_after_a_hidden_one_keeps_the_hidden_checks_in_a_child_of_their_own(catalog: Catalog,
                                                                                           sandbox: Any) -> None:
-    """node-backward's hidden check comes before public ones, which must not meet the state it leaves: its hidden
-    checks replay the public ones before them in a second child."""
-    exercise = catalog.load("node-backward")
+    """An exercise whose hidden check comes before public ones (node-backward's, moved up among them): the public
+    checks after it must not meet the state it leaves, so its hidden checks replay the public ones before them in a
+    second child."""
+    shipped = catalog.load("node-backward")
+    hidden = [p for p in shipped.probes if p.visibility == "hidden"]
+    public = [p for p in shipped.probes if p.visibility != "hidden"]
+    exercise = dataclasses.replace(shipped, probes=(*public[:5], *hidden, *public[5:]))
+    assert not hidden_last(exercise, "cpu")
     sandbox.asked.clear()
+    sandbox.together = 0
     report = grade(ROOT / "exercises" / "node-backward" / "solution.py", [exercise], seed=SEED, sandbox=sandbox)
-    assert sandbox.asked == ["public", "hidden"] and report.score == report.max_score
+    assert sandbox.asked == ["public", "hidden"] and sandbox.together == 0 and report.score == report.max_score
+    sandbox.asked.clear()
+    report = grade(ROOT / "exercises" / "node-backward" / "solution.py", [shipped], seed=SEED, sandbox=sandbox)
+    assert sandbox.asked == ["public", "hidden"] and sandbox.together == 1 and report.score == report.max_score
+
+
+def test_every_shipped_exercise_puts_its_hidden_checks_last(catalog: Catalog) -> None:
+    """Then a submission's hidden checks follow its public ones in the same child, once the public part has been
+    taken, and no second child replays the public checks (a torch exercise's replay cost a second torch run;
+    docs/authoring.md says so)."""
+    courses = [catalog, Catalog(ROOT / "examples" / "courses" / "micrograd")]
+    late = [f"{c.root.name}/{i}" for c in courses for i in c.ids() for device in ("cpu", "cuda")
+            if not hidden_last(c.load(i), device)]
+    assert not late, late
