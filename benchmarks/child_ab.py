@@ -29,7 +29,10 @@ import json, statistics, sys, time
 from pathlib import Path
 from grader.judge.catalog import Catalog
 from grader.run.inputs import draw_inputs
-from grader.run.read.load import load_submission
+try:
+    from grader.run.read.load import load_submission
+except ImportError:  # before the rooms of issue 34
+    from grader.run.load import load_submission
 from grader.run.sandbox import Group, Sandbox, policy_of
 
 root, samples, runs = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])

@@ -5,10 +5,12 @@ engines computed only where a diagnosis asks for them."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from grader.core.exercise import Exercise
 from grader.judge import grading
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.faults import faults
@@ -51,9 +53,18 @@ def test_every_engine_mutant_localizes_to_the_same_faults_at_every_seed(sandbox:
     assert SCALAR and not differ, differ
 
 
-@pytest.mark.parametrize("exercise_id", ["node-mul", "tiny-engine", "node-backward"])
+def _hidden_moved_up(exercise_id: str) -> Exercise:
+    """The exercise with its hidden checks moved among the public ones (after the fifth): no shipped exercise keeps
+    one there any more (tests/test_hidden_runs.py), but a course's may."""
+    shipped = CATALOG.load(exercise_id)
+    hidden = [p for p in shipped.probes if p.visibility == "hidden"]
+    public = [p for p in shipped.probes if p.visibility != "hidden"]
+    return dataclasses.replace(shipped, probes=(*public[:5], *hidden, *public[5:]))
+
+
+@pytest.mark.parametrize("exercise_id", ["node-mul", "tiny-engine", "node-backward", "node-backward moved"])
 def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: Sandbox, exercise_id: str) -> None:
-    exercise = CATALOG.load(exercise_id)
+    exercise = _hidden_moved_up("node-backward") if exercise_id.endswith(" moved") else CATALOG.load(exercise_id)
     group = Group(exercise, draw_inputs(exercise, 99), 99)
     mistakes = grading.mistake_runs(sandbox, group, None)
     assert len(mistakes.mutants) == len(exercise.mutants)
@@ -67,10 +78,10 @@ def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: 
         assert found.run.missing == apart.missing
 
 
-def test_node_backward_keeps_its_hidden_check_apart_for_mutants() -> None:
-    """Its hidden check comes before public ones, which must not meet the state it leaves."""
-    assert not hidden_last(CATALOG.load("node-backward"), "cpu")
-    assert hidden_last(CATALOG.load("node-mul"), "cpu")
+def test_a_hidden_check_among_the_public_ones_is_kept_apart_for_mutants() -> None:
+    """A hidden check before public ones (which must not meet the state it leaves) runs apart for a mistake too."""
+    assert not hidden_last(_hidden_moved_up("node-backward"), "cpu")
+    assert hidden_last(CATALOG.load("node-backward"), "cpu") and hidden_last(CATALOG.load("node-mul"), "cpu")
 
 
 def test_slipped_engines_are_computed_only_when_asked(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,3 +98,24 @@ def test_slipped_engines_are_computed_only_when_asked(sandbox: Sandbox, monkeypa
     mistakes = grading.mistake_runs(sandbox, group, None)
     assert calls == []
     assert mistakes.slips() == mistakes.slips() and calls == ["slips"]
+
+
+def test_a_file_that_only_raised_runs_no_known_mistake(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a seed of its own, a submission whose failed checks hold no values (it did not load) asks the known
+    mistakes for nothing: none of them runs (a child each), and its report says what its error says; one with
+    wrong values still runs them and is named by them."""
+    launched: list[str] = []
+    real = grading.mistake_runs
+
+    def counted(*args: object, **kwargs: object) -> object:
+        launched.append("mistakes")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(grading, "mistake_runs", counted)
+    exercise = CATALOG.load("node-mul")
+    crashed = grading.grade(ROOT / "submissions" / "node-mul" / "syntax_error.py", [exercise], seed=424242)
+    assert crashed.score == 0 and launched == []
+    wrong = grading.grade(ROOT / "submissions" / "node-mul" / "swapped_slopes.py", [exercise], seed=424243)
+    assert launched == ["mistakes"]
+    assert any(c.diagnosis is not None and c.diagnosis.mistake == "swapped-locals"
+               for e in wrong.exercises for c in e.checks)

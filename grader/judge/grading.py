@@ -162,14 +162,14 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations, defined)
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
             defined = defined or definitions(submission.cells)
-            mistakes = mistake_runs(sandbox, group, time_limit, mutant_cache)
+            mutants, slips = mistakes_later(sandbox, group, time_limit, mutant_cache)
             # code that ran out of time would run out again on the localization probes, and the student would
             # wait twice the limit for a name that a check without values cannot get anyway
             timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
                             for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
             result = diagnose_both(group.exercise, result, group.inputs, expected[index],
                                    {d: found[index].group for d, found in views.items()},
-                                   mistakes.mutants, frozenset(v.rule for v in violations), mistakes.slips,
+                                   mutants, frozenset(v.rule for v in violations), slips,
                                    defined, () if violations or timed_out else
                                    _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
@@ -241,8 +241,22 @@ def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limi
     return run
 
 
+def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cache: MutantCache | None
+                   ) -> tuple[Callable[[], MutantRuns], Callable[[], tuple[SlipRun, ...]]]:
+    """How to get the known mistakes' runs and the slipped engines, each made once and only if a diagnosis asks: a
+    submission whose failed checks only raised (one that did not load) asks for neither, and with a seed of its own
+    nothing else would have run them (a child per mistake)."""
+    key = (group.exercise.id, group.seed)
+    if cache is not None and key in cache:
+        found = cache[key]
+        return (lambda: found.mutants), found.slips
+    slips = functools.cache(functools.partial(slip_runs, group.exercise, group.inputs, group.seed))
+    return (lambda: mistake_runs(sandbox, group, time_limit, cache, slips=slips).mutants), slips
+
+
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None = None, *, public_only: bool = False) -> MistakeRuns:
+                 cache: MutantCache | None = None, *, public_only: bool = False,
+                 slips: Callable[[], tuple[SlipRun, ...]] | None = None) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
@@ -274,8 +288,8 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
                 for side in sides]
         runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),
                               facts.rules, facts.faults, facts.distinctive))
-    mistakes = MistakeRuns(tuple(runs), functools.cache(functools.partial(slip_runs, group.exercise, group.inputs,
-                                                                           group.seed)))
+    mistakes = MistakeRuns(tuple(runs), slips or functools.cache(functools.partial(slip_runs, group.exercise,
+                                                                                     group.inputs, group.seed)))
     if cache is not None and not public_only:
         keep(cache, key, mistakes)
     return mistakes

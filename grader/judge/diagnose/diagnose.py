@@ -54,13 +54,14 @@ MutantRuns = Sequence[MutantRun]
 
 def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
                       expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
-                      mutants: MutantRuns, rules: frozenset[str] = frozenset(),
+                      mutants: MutantRuns | Callable[[], MutantRuns], rules: frozenset[str] = frozenset(),
                       slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]] = (),
                       defined: Definitions | None = None,
                       faults: Sequence[Fault] | Callable[[], Sequence[Fault]] = ()) -> ExerciseResult:
     """The exercise's checks, each failed one with a diagnosis.
 
-    `runs`: the student's, by device; `rules`: the source rules the student's file breaks. A known
+    `runs`: the student's, by device; `mutants`: what each known mistake gave, or how to run them (asked only where
+    a failed check has values to compare); `rules`: the source rules the student's file breaks. A known
     mistake is named on a check only when it fits the whole submission: the student fails every check
     that mistake fails (a student who made it would), and, where the match is only an exception or a
     text, the mistake raises it wherever the student does and nothing else could give it
@@ -86,16 +87,21 @@ def _undiagnosed(result: ExerciseResult, exc: Exception) -> ExerciseResult:
 
 
 def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
-              expected: tuple[Expected, ...], runs: Mapping[str, GroupRun], mutants: MutantRuns,
+              expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
+              mutants: MutantRuns | Callable[[], MutantRuns],
               rules: frozenset[str], slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
               defined: Definitions | None,
               faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
     located = {i: found for i, check in enumerate(result.checks)
                if check.status != "skipped" and (found := locate(exercise, check, runs)) is not None}
     failing = {i for i, check in enumerate(result.checks) if check.status in ("failed", "error") and i in located}
-    fails = {id(m): _mutant_fails(m, located, expected, exercise, result) for m in mutants}
-    fits = [m for m in mutants if fails[id(m)] <= failing]
-    others = [(m.mutant.mistake, m.run) for m in mutants]
+    # the known mistakes' runs are read only for a check with values to compare, or right values scored down
+    # for a rule: a submission that only raised (one that did not load) runs none of them
+    known = [] if not _compares(exercise, result, located, failing, expected, rules) else \
+        list(mutants() if callable(mutants) else mutants)
+    fails = {id(m): _mutant_fails(m, located, expected, exercise, result) for m in known}
+    fits = [m for m in known if fails[id(m)] <= failing]
+    others = [(m.mutant.mistake, m.run) for m in known]
     probe_of = {i: probe_index for i, (probe_index, _) in located.items()}
     matches: dict[int, list[Mutant]] = {}
     # (check, mutant, whether the match isolates that mistake): a weak match (an exception, a text) that
@@ -109,7 +115,7 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         if (rules or broken) and right(run, probe_index, expected[probe_index], tol):
             # Right numbers, not scored for a broken rule (on the syntax tree, or by what ran): the mistake is
             # the rule's, as in a mutant that breaks the same rules.
-            matches[index] = [m.mutant for m in mutants if m.rules == rules and m.run is not None
+            matches[index] = [m.mutant for m in known if m.rules == rules and m.run is not None
                               and rule_breaks(exercise, probe, m.run.probes[probe_index]) == broken]
             continue
         matches[index] = []
@@ -163,7 +169,24 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
               if _has_values(result.checks[i].status, located[i][1].probes[probe_of[i]])}
     # what the syntax tree says of a whole check (a method its instances hide) explains it whatever the values show
     return _withheld(name_from_code(exercise, blame(exercise, result, valued, faults,
-                                                    {m.mutant.mistake: m.faults for m in mutants}), located, defined))
+                                                    {m.mutant.mistake: m.faults for m in known}), located, defined))
+
+
+def _compares(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
+              failing: set[int], expected: tuple[Expected, ...], rules: frozenset[str]) -> bool:
+    """Whether a failed check asks for the known mistakes' runs: one whose values are right but scored down for a
+    rule (matched with the mistakes that break the same rules), a torch check, or one with values to compare. A
+    check that raised, stopped or never ran in an engine exercise compares nothing, and blame reads the mistakes'
+    faults only for checks with values."""
+    for index in failing:
+        probe_index, run = located[index]
+        if exercise.engine == "torch" or _has_values(result.checks[index].status, run.probes[probe_index]):
+            return True
+        broken = rule_breaks(exercise, exercise.probes[probe_index], run.probes[probe_index])
+        if (rules or broken) and right(run, probe_index, expected[probe_index],
+                                       tolerance_of(exercise, result.checks[index], probe_index)):
+            return True
+    return False
 
 
 def _has_values(status: str, got: ProbeRun | None) -> bool:

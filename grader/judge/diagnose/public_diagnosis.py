@@ -29,16 +29,19 @@ from grader.run.observed import GroupRun
 
 
 def diagnose_both(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
-                  expected: tuple[Expected, ...], runs: Mapping[str, GroupRun], mutants: MutantRuns,
+                  expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
+                  mutants: MutantRuns | Callable[[], MutantRuns],
                   rules: frozenset[str], slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
                   defined: Definitions | None,
                   faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
     """diagnose_exercise's result (the full diagnosis, every check's evidence), each public check carrying the
     diagnosis on the public checks' evidence alone where that differs, and the exercise its masked mistakes so.
 
-    The localization (`faults`) runs once for both, whichever asks first: it runs on probes of its own, never the
-    hidden checks', so what it finds is the same whoever asked."""
+    The localization (`faults`) and the known mistakes' runs (`mutants`) run once for both, whichever asks first:
+    the localization runs on probes of its own, never the hidden checks', so what it finds is the same whoever
+    asked; a mistake's run is the instructor's code, on every check."""
     faults = functools.cache(faults) if callable(faults) else faults
+    mutants = functools.cache(mutants) if callable(mutants) else mutants
     full = diagnose_exercise(exercise, result, inputs, expected, runs, mutants, rules, slips, defined, faults)
     if not any(c.visibility == "hidden" for c in result.checks):
         return full
