@@ -77,3 +77,32 @@ def test_an_engine_in_numpy_scores_what_its_work_earns(sandbox: Sandbox, tmp_pat
     without = grade(load_submission(_engine(tmp_path, "np.sign(np.float64(self.data)) * out.grad")), [refused],
                     seed=1, sandbox=sandbox)  # where the course does not allow numpy, using it costs the checks
     assert without.score < without.max_score and any("imported numpy" in note for note in without.notes)
+
+
+def test_the_early_word_on_imports_finds_every_import_statement_a_full_walk_finds() -> None:
+    """import_notes visits statements only (an import is one, in any block); on every file of the samples and the
+    corpus, and on each block an import can hide in, it finds what a walk of every node finds."""
+    import ast
+
+    from grader.judge.rules import _statements
+    from grader.run.read.syntax import syntax_tree
+
+    nested = ("import a\ndef f():\n    import b\n    if x:\n        from c import d\n    else:\n        try:\n"
+              "            import e\n        except E:\n            import g\n        finally:\n            import h\n"
+              "class K:\n    def m(self):\n        with w:\n            for i in y:\n                import j\n"
+              "            else:\n                import k\n        while q:\n            import l\n        else:\n"
+              "            import n\n        async def o():\n            async with p:\n                import r\n"
+              "            async for t in u:\n                import s\nmatch z:\n    case 1:\n        import v\n"
+              "try:\n    pass\nexcept* E:\n    import w2\n")
+    sources = [nested] + [p.read_text(encoding="utf-8", errors="replace")
+                          for folder in ("submissions", "corpus") for p in sorted((ROOT / folder).rglob("*.py"))]
+    checked = 0
+    for source in sources:
+        tree = syntax_tree(source)
+        if tree is None:
+            continue
+        every = [ast.dump(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        mine = [ast.dump(n) for n in _statements(tree.body) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        assert sorted(mine) == sorted(every), source[:200]
+        checked += bool(every)
+    assert checked > 100
