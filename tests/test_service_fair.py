@@ -145,8 +145,7 @@ def test_two_slow_files_hold_one_of_two_workers_and_another_students_report_come
     folder = course_folder(tmp_path / "course", deadline=deadline, students=["h", "o"], per_day=0,
                            uploads_per_minute=0)
     tokens = issue_tokens(folder)
-    slow = tmp_path / "slow.py"
-    slow.write_text("import time\ntime.sleep(4)\n" + FILE.read_text())
+    slow = SAMPLES / "hostile" / "sleeps_at_import.py"
     engine = open_store(load_course(folder).database)
     server = Server(folder, workers=2).start()
     try:
