@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch import ROOT, TIME_LIMIT, kind_of, make_calm_class
 
 from grader.core.seeds import submission_seed
-from grader.judge import grading, hidden_runs
+from grader.judge import grading, hidden_runs, mistake_runs
 from grader.judge.catalog import Catalog
 from grader.run.inputs import draw_inputs
 from grader.run.read.load import Submission, load_submission
@@ -98,7 +98,8 @@ def grade_one(sandbox: Sandbox, submission: Submission, groups: list[Group], cac
     """The whole grading of one submission, as a batch worker does it (expected values and known mistakes
     kept per exercise and seed); with `apart` False, as before hidden checks ran apart: every check in one
     run (the grader's own switch, set here only)."""
-    grading.has_hidden = hidden_runs.has_hidden = _HAS_HIDDEN if apart else (lambda groups, device: False)
+    grading.has_hidden = hidden_runs.has_hidden = mistake_runs.has_hidden = \
+        _HAS_HIDDEN if apart else (lambda groups, device: False)
     grading.grade_submission(sandbox, submission, [g.exercise for g in groups], seed=groups[0].seed, devices=("cpu",),
                              time_limit=float(TIME_LIMIT), cache=caches[0], mutant_cache=caches[1])
 

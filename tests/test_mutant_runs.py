@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.exercise import Exercise
-from grader.judge import grading
+from grader.judge import grading, mistake_runs
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.faults import faults
 from grader.judge.diagnose.localize import localize
@@ -66,7 +66,7 @@ def _hidden_moved_up(exercise_id: str) -> Exercise:
 def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: Sandbox, exercise_id: str) -> None:
     exercise = _hidden_moved_up("node-backward") if exercise_id.endswith(" moved") else CATALOG.load(exercise_id)
     group = Group(exercise, draw_inputs(exercise, 99), 99)
-    mistakes = grading.mistake_runs(sandbox, group, None)
+    mistakes = mistake_runs.mistake_runs(sandbox, group, None)
     assert len(mistakes.mutants) == len(exercise.mutants)
     for found in mistakes.mutants:
         submission = load_submission(found.mutant.path)
@@ -86,16 +86,16 @@ def test_a_hidden_check_among_the_public_ones_is_kept_apart_for_mutants() -> Non
 
 def test_slipped_engines_are_computed_only_when_asked(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    real = grading.slip_runs
+    real = mistake_runs.slip_runs
 
     def counted(*args: object) -> object:
         calls.append("slips")
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(grading, "slip_runs", counted)
+    monkeypatch.setattr(mistake_runs, "slip_runs", counted)
     exercise = CATALOG.load("node-mul")
     group = Group(exercise, draw_inputs(exercise, 5), 5)
-    mistakes = grading.mistake_runs(sandbox, group, None)
+    mistakes = mistake_runs.mistake_runs(sandbox, group, None)
     assert calls == []
     assert mistakes.slips() == mistakes.slips() and calls == ["slips"]
 
@@ -105,13 +105,13 @@ def test_a_file_that_only_raised_runs_no_known_mistake(monkeypatch: pytest.Monke
     mistakes for nothing: none of them runs (a child each), and its report says what its error says; one with
     wrong values still runs them and is named by them."""
     launched: list[str] = []
-    real = grading.mistake_runs
+    real = mistake_runs.mistake_runs
 
     def counted(*args: object, **kwargs: object) -> object:
         launched.append("mistakes")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(grading, "mistake_runs", counted)
+    monkeypatch.setattr(mistake_runs, "mistake_runs", counted)
     exercise = CATALOG.load("node-mul")
     crashed = grading.grade(ROOT / "submissions" / "node-mul" / "syntax_error.py", [exercise], seed=424242)
     assert crashed.score == 0 and launched == []

@@ -221,7 +221,7 @@ def test_a_release_runs_the_mistakes_public_checks_only_and_writes_the_same_pack
     """The pack keeps what each known mistake gave on the public checks: `grade release` runs those alone (one child a
     mistake), and the pack is byte for byte the one whose mistakes ran their hidden checks too (where the runs are
     shared with grading, which needs them: one child too where the hidden checks come last)."""
-    from grader.judge.grading import MutantCache
+    from grader.judge.mistake_runs import MutantCache
     from grader.run.sandbox import Sandbox
 
     launched: list[str | None] = []

@@ -145,7 +145,9 @@ def test_two_slow_files_hold_one_of_two_workers_and_another_students_report_come
     folder = course_folder(tmp_path / "course", deadline=deadline, students=["h", "o"], per_day=0,
                            uploads_per_minute=0)
     tokens = issue_tokens(folder)
-    slow = SAMPLES / "hostile" / "sleeps_at_import.py"
+    slow = tmp_path / "sleeps_at_import.py"  # the sample, sleeping 4 s: room for o's upload, claim and grading
+    slow.write_text((SAMPLES / "hostile" / "sleeps_at_import.py").read_text().replace("time.sleep(2)",
+                                                                                     "time.sleep(4)"))
     engine = open_store(load_course(folder).database)
     server = Server(folder, workers=2).start()
     try:

@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from grader.judge.catalog import Catalog
-from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
+from grader.judge.grading import ExpectedCache, grade_submission
+from grader.judge.mistake_runs import MutantCache
 from grader.judge.report import ExerciseResult, RuleFault
 from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox

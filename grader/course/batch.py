@@ -35,7 +35,8 @@ from grader.core.text import clean, file_name
 from grader.course.classlist import NO_SUBMISSION, Entry
 from grader.course.selection import SubmittedFile, Target, digest_content, load_selected, select
 from grader.judge.catalog import Catalog
-from grader.judge.grading import ExpectedCache, MutantCache
+from grader.judge.grading import ExpectedCache
+from grader.judge.mistake_runs import MutantCache
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.layout import DONE, FEEDBACK, folder_of
 from grader.outputs.students import Outcome, StudentReport

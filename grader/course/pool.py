@@ -28,7 +28,8 @@ from grader.course.batch import Done, Setup, Tally, Task, declared_by, grade_ent
 from grader.course.classlist import Entry
 from grader.course.expected_ahead import compute_ahead, wanted
 from grader.judge.catalog import Catalog
-from grader.judge.grading import ExpectedCache, MutantCache
+from grader.judge.grading import ExpectedCache
+from grader.judge.mistake_runs import MutantCache
 
 Progress = Callable[[Done], None]
 #: seconds a student may take beyond what its runs may: expected values, mutants (the first student of a

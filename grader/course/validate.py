@@ -14,7 +14,8 @@ from grader.core.values import Array, ErrorInfo, Number, Seq, Text, Value
 from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
 from grader.judge.diagnose.slips import to_write
-from grader.judge.grading import ALL_DEVICES, MutantCache, cuda_available, grade_submission
+from grader.judge.grading import ALL_DEVICES, cuda_available, grade_submission
+from grader.judge.mistake_runs import MutantCache
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
 from grader.judge.uses import BASE, INTERFACE, allowed, probe_uses

@@ -35,7 +35,7 @@ from grader.course.pack.markdown import code_dunders
 from grader.course.pack.readme import write_readme
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.diagnose import released_mistakes
-from grader.judge.grading import MutantCache, mistake_runs
+from grader.judge.mistake_runs import MutantCache, mistake_runs
 from grader.judge.oracle import expected_to_data, expected_values
 from grader.judge.spec_yaml import Loader
 from grader.run.inputs import draw_inputs

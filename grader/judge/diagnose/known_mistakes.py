@@ -1,5 +1,5 @@
 """What a known mistake's file says whatever the seed, read once per process: the seed of each submission's own
-changes what a mutant gives on its checks (grader.judge.grading.mistake_runs), not these."""
+changes what a mutant gives on its checks (grader.judge.mistake_runs), not these."""
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.judge.catalog import Catalog
 from grader.judge.expected_cache import ExpectedStore
-from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
+from grader.judge.grading import ExpectedCache, grade_submission
+from grader.judge.mistake_runs import MutantCache
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.formats import render
 from grader.service.config import Course
