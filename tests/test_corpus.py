@@ -26,7 +26,8 @@ import pytest
 import yaml
 
 from grader.judge.catalog import Catalog
-from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
+from grader.judge.grading import ExpectedCache, grade_submission
+from grader.judge.mistake_runs import MutantCache
 from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.uses import INTERFACE, exercise_uses
 from grader.run.read.load import load_submission

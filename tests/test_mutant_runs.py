@@ -6,6 +6,7 @@ engines computed only where a diagnosis asks for them."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -105,17 +106,88 @@ def test_a_file_that_only_raised_runs_no_known_mistake(monkeypatch: pytest.Monke
     mistakes for nothing: none of them runs (a child each), and its report says what its error says; one with
     wrong values still runs them and is named by them."""
     launched: list[str] = []
-    real = mistake_runs.mistake_runs
+    real = mistake_runs._run_one
 
-    def counted(*args: object, **kwargs: object) -> object:
-        launched.append("mistakes")
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+    def counted(*args: object) -> object:
+        launched.append("a mistake")
+        return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(mistake_runs, "mistake_runs", counted)
+    monkeypatch.setattr(mistake_runs, "_run_one", counted)
     exercise = CATALOG.load("node-mul")
     crashed = grading.grade(ROOT / "submissions" / "node-mul" / "syntax_error.py", [exercise], seed=424242)
     assert crashed.score == 0 and launched == []
     wrong = grading.grade(ROOT / "submissions" / "node-mul" / "swapped_slopes.py", [exercise], seed=424243)
-    assert launched == ["mistakes"]
+    assert len(launched) == len(exercise.mutants)  # one `grade` keeps no cache: every mistake runs
     assert any(c.diagnosis is not None and c.diagnosis.mistake == "swapped-locals"
                for e in wrong.exercises for c in e.checks)
+
+
+@pytest.mark.slow
+def test_every_engine_and_tensor_mutant_fails_the_same_probes_at_every_seed(sandbox: Sandbox) -> None:
+    """The premise of leaving out the mistakes that cannot fit (grader.judge.mistake_runs.Mistakes.could_fit): what a
+    mistake fails at one seed, it fails at every seed, and nothing else. Were it to fail a probe only at some
+    seeds, this names it (and a student at another seed could miss its name)."""
+    from grader.judge.diagnose.likeness import passes
+    from grader.judge.oracle import expected_values
+    from grader.run.sandbox import probes_to_run
+
+    differ = []
+    for exercise_id in CATALOG.ids():
+        exercise = CATALOG.load(exercise_id)
+        if exercise.engine == "torch":
+            continue
+        on = probes_to_run(exercise, "cpu")
+        failing: dict[str, list[frozenset[int]]] = {}
+        for seed in SEEDS:
+            group = Group(exercise, draw_inputs(exercise, seed), seed)
+            expected = expected_values(exercise, group.inputs, seed=seed, torch_engine=False)
+            for found in mistake_runs.mistake_runs(sandbox, group, None).mutants:
+                failing.setdefault(found.mutant.mistake, []).append(frozenset(
+                    i for i in on if found.run is None or (got := found.run.probes[i]) is None or not passes(
+                        got, expected[i], exercise.probes[i].raises is not None, exercise.probes[i].tolerance)))
+        differ += [f"{exercise_id}/{name}: {sorted(sets[0])} then {[sorted(s) for s in sets[1:]]}"
+                   for name, sets in failing.items() if not all(sets[0] == s for s in sets[1:])]
+    assert not differ, differ
+
+
+@pytest.mark.slow
+def test_leaving_out_the_mistakes_that_cannot_fit_changes_no_name(sandbox: Sandbox,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submission at a seed of its own runs only the known mistakes that can fit it, once the process has seen
+    every mistake of its exercise run; each check's diagnosis is the one every mistake's run gives."""
+    ran: list[str] = []
+    real = mistake_runs._run_one
+
+    def counted(sandbox: Sandbox, mutant: object, group: Group, *rest: object) -> object:
+        ran.append(f"{group.exercise.id}@{group.seed}")
+        return real(sandbox, mutant, group, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mistake_runs, "_run_one", counted)
+    files = [*sorted((ROOT / "exercises" / "tiny-engine" / "mutants").glob("*.py")),
+             *sorted((ROOT / "exercises" / "tensor-reduce" / "mutants").glob("*.py")),
+             *(ROOT / "submissions" / "node-mul" / f"{name}.py" for name in ("swapped_slopes", "overwrite"))]
+    graded: dict[Path, tuple[int, list[object]]] = {}
+
+    Seen = dict[tuple[object, ...], dict[Path, frozenset[int]]]
+
+    def grade_all(seen: Seen) -> Iterator[tuple[Path, int, list[object]]]:
+        monkeypatch.setattr(mistake_runs, "_FAILING", seen)
+        for number, path in enumerate(files):
+            exercise = CATALOG.load(path.parent.parent.name if path.parent.name == "mutants" else path.parent.name)
+            ran.clear()
+            report = grading.grade_submission(sandbox, load_submission(path), [exercise], seed=1000 + number,
+                                              mutant_cache={})
+            yield path, len(ran), [(c.name, c.status, c.diagnosis, c.public_diagnosis)
+                                   for e in report.exercises for c in e.checks]
+
+    class Forgets(Seen):
+        def __setitem__(self, key: tuple[object, ...], value: dict[Path, frozenset[int]]) -> None:
+            return None  # every mistake runs, every time
+
+    for path, count, checks in grade_all(Forgets()):
+        graded[path] = (count, checks)
+    left_out = 0
+    for path, count, checks in grade_all({}):
+        assert checks == graded[path][1], path
+        left_out += graded[path][0] - count
+    assert left_out > len(files)  # most files run fewer mistakes than there are

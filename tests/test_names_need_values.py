@@ -21,7 +21,8 @@ from grader.course.pack.release import release
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.hints import KNOWN_ERRORS
 from grader.judge.diagnose.named_errors import STATED
-from grader.judge.grading import ExpectedCache, MutantCache, grade_submission
+from grader.judge.grading import ExpectedCache, grade_submission
+from grader.judge.mistake_runs import MutantCache
 from grader.judge.report import CheckResult, ExerciseResult
 from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox

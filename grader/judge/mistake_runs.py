@@ -1,19 +1,23 @@
-"""What the known mistakes and the slipped engines give at a seed: run once per exercise and seed, and only when a
+"""What the known mistakes and the slipped engines give at a seed: each run once per exercise and seed, and only when a
 diagnosis asks (grader.judge.grading hands the diagnosis how to make them, not the runs)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
-from grader.judge.diagnose.diagnose import MutantRun, MutantRuns
-from grader.judge.diagnose.known_mistakes import mutant_facts
+from grader.core.exercise import Exercise, Mutant
+from grader.judge.diagnose.diagnose import KnownMistakes, MutantRun, MutantRuns
+from grader.judge.diagnose.known_mistakes import mutant_facts, stamp
+from grader.judge.diagnose.likeness import passes
 from grader.judge.diagnose.released_mistakes import released_runs
 from grader.judge.diagnose.slips import SlipRun, slip_runs
 from grader.judge.hidden_runs import has_hidden, hidden_last, merge, part_of
-from grader.run.sandbox import Group, Sandbox
+from grader.judge.oracle import Expected
+from grader.run.sandbox import Group, Sandbox, probes_to_run
 
 T = TypeVar("T")
 
@@ -27,26 +31,59 @@ class MistakeRuns:
     slips: Callable[[], tuple[SlipRun, ...]]
 
 
-#: the mistakes' values by (exercise id, seed): the same for every student too
-MutantCache = dict[tuple[str, int], MistakeRuns]
+class Mistakes:
+    """One exercise's known mistakes at one seed, each run the first time it is asked for, and its slipped engines."""
+
+    def __init__(self, group: Group, *, public_only: bool = False) -> None:
+        self.group = group
+        self.sides = _sides(group, public_only)
+        self.slips = functools.cache(functools.partial(slip_runs, group.exercise, group.inputs, group.seed))
+        self._runs: dict[Path, MutantRun] = {}
+
+    def run(self, sandbox: Sandbox, mutant: Mutant, time_limit: float | None) -> MutantRun:
+        if mutant.path not in self._runs:
+            self._runs[mutant.path] = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
+        return self._runs[mutant.path]
+
+    def every(self, sandbox: Sandbox, time_limit: float | None) -> MutantRuns:
+        return (*released_runs(self.group.exercise, self.group.seed),
+                *(self.run(sandbox, m, time_limit) for m in self.group.exercise.mutants))
+
+    def could_fit(self, sandbox: Sandbox, time_limit: float | None, passed: frozenset[int],
+                  expected: tuple[Expected, ...]) -> MutantRuns:
+        """At least every mistake that can fit a student who passed the checks of the probes `passed`: those that
+        fail none of them where this process has seen each mistake's failing probes (at any seed: they are the
+        same at every seed, tests/test_mutant_runs.py), else all of them, whose failing probes are kept then."""
+        exercise = self.group.exercise
+        failing = _FAILING.get(_key(exercise)) if exercise.engine != "torch" else None
+        if failing is None:
+            runs = self.every(sandbox, time_limit)
+            if exercise.engine != "torch":  # a torch mistake's failing checks are not held to be the same
+                _keep_failing(exercise, runs, expected)
+            return runs
+        return (*released_runs(exercise, self.group.seed),
+                *(self.run(sandbox, m, time_limit) for m in exercise.mutants
+                  if m.path not in failing or not failing[m.path] & passed))
+
+
+#: the mistakes by (exercise id, seed), each run at most once: the same for every student of that seed
+MutantCache = dict[tuple[str, int], Mistakes]
 
 
 def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cache: MutantCache | None
-                   ) -> tuple[Callable[[], MutantRuns], Callable[[], tuple[SlipRun, ...]]]:
-    """How to get the known mistakes' runs and the slipped engines, each made once and only if a diagnosis asks: a
-    submission whose failed checks only raised (one that did not load) asks for neither, and with a seed of its own
-    nothing else would have run them (a child per mistake)."""
-    key = (group.exercise.id, group.seed)
-    if cache is not None and key in cache:
-        found = cache[key]
-        return (lambda: found.mutants), found.slips
-    slips = functools.cache(functools.partial(slip_runs, group.exercise, group.inputs, group.seed))
-    return (lambda: mistake_runs(sandbox, group, time_limit, cache, slips=slips).mutants), slips
+                   ) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
+    """The known mistakes and the slipped engines, each run once and only when a diagnosis asks: a submission whose
+    failed checks only raised (one that did not load) asks for neither, and with a seed of its own nothing else
+    would have run them (a child per mistake). A diagnosis that compares values runs only the mistakes that can fit
+    the student, once this process has seen every mistake of the exercise run (`Mistakes.could_fit`)."""
+    entry = _entry(cache, group)
+    return KnownMistakes(lambda: entry.every(sandbox, time_limit),
+                         lambda passed, expected: entry.could_fit(sandbox, time_limit, passed, expected),
+                         lambda: _faults(sandbox, group, time_limit)), entry.slips
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None = None, *, public_only: bool = False,
-                 slips: Callable[[], tuple[SlipRun, ...]] | None = None) -> MistakeRuns:
+                 cache: MutantCache | None = None, *, public_only: bool = False) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
@@ -60,29 +97,64 @@ def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
     `public_only`: their public checks alone (all a pack keeps of them), in half the children; never cached,
     since grading needs the hidden ones too.
     """
+    entry = Mistakes(group, public_only=True) if public_only else _entry(cache, group)
+    return MistakeRuns(entry.every(sandbox, time_limit), entry.slips)
+
+
+def _entry(cache: MutantCache | None, group: Group) -> Mistakes:
+    if cache is None:
+        return Mistakes(group)
     key = (group.exercise.id, group.seed)
-    if cache is not None and key in cache:
-        return cache[key]
+    if key not in cache:
+        keep(cache, key, Mistakes(group))
+    return cache[key]
+
+
+def _sides(group: Group, public_only: bool) -> list[Group]:
     if public_only:
-        sides = [part_of(group, "public")] if has_hidden([group], "cpu") else [group]
-    else:
-        sides = [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
-            [part_of(group, "public"), part_of(group, "hidden")]
-    runs: list[MutantRun] = list(released_runs(group.exercise, group.seed))
+        return [part_of(group, "public")] if has_hidden([group], "cpu") else [group]
+    return [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
+        [part_of(group, "public"), part_of(group, "hidden")]
+
+
+def _run_one(sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group],
+             time_limit: float | None) -> MutantRun:
+    facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
+    if facts is None:
+        return MutantRun(mutant, None)
+    both = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result().groups[0]
+            for side in sides]
+    return MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None), facts.rules,
+                     facts.faults, facts.distinctive)
+
+
+def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping[str, frozenset[tuple[str, str]]]:
+    """Each known mistake's localized (method, how), run at this seed or not: what it is whatever the seed."""
+    found = {m.mutant.mistake: m.faults for m in released_runs(group.exercise, group.seed)}
     for mutant in group.exercise.mutants:
         facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
-        if facts is None:
-            runs.append(MutantRun(mutant, None))
-            continue
-        both = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result().groups[0]
-                for side in sides]
-        runs.append(MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None),
-                              facts.rules, facts.faults, facts.distinctive))
-    mistakes = MistakeRuns(tuple(runs), slips or functools.cache(functools.partial(slip_runs, group.exercise,
-                                                                                     group.inputs, group.seed)))
-    if cache is not None and not public_only:
-        keep(cache, key, mistakes)
-    return mistakes
+        found[mutant.mistake] = facts.faults if facts is not None else frozenset()
+    return found
+
+
+#: each engine or tensor exercise's mistakes' failing probes, as this process first saw them run, by the exercise and
+#: its files as they were then
+_FAILING: dict[tuple[object, ...], dict[Path, frozenset[int]]] = {}
+
+
+def _key(exercise: Exercise) -> tuple[object, ...]:
+    return (exercise.id, stamp(exercise.folder / "exercise.yaml"), stamp(exercise.solution),
+            *(stamp(m.path) for m in exercise.mutants))
+
+
+def _keep_failing(exercise: Exercise, runs: MutantRuns, expected: tuple[Expected, ...]) -> None:
+    on = probes_to_run(exercise, "cpu")
+    if len(_FAILING) >= 64:
+        _FAILING.clear()
+    _FAILING[_key(exercise)] = {run.mutant.path: frozenset(
+        i for i in on if run.run is None or (got := run.run.probes[i]) is None or not passes(
+            got, expected[i], exercise.probes[i].raises is not None, exercise.probes[i].tolerance))
+        for run in runs}
 
 
 #: entries a cache of expected values or mistakes' runs keeps: each exercise at one seed for a whole class, the

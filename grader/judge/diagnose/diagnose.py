@@ -12,6 +12,7 @@ diagnosis never claims more than it found.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,9 +53,21 @@ class MutantRun:
 MutantRuns = Sequence[MutantRun]
 
 
+@dataclass(frozen=True, slots=True)
+class KnownMistakes:
+    """An exercise's known mistakes at a seed, each run once a diagnosis asks (grader.judge.mistake_runs). `could_fit`:
+    at least those that can fit a student who passed the checks of probes `passed`; `faults`: each one's (method,
+    how)."""
+
+    every: Callable[[], MutantRuns]
+    could_fit: Callable[[frozenset[int], tuple[Expected, ...]], MutantRuns]
+    faults: Callable[[], Mapping[str, frozenset[tuple[str, str]]]]
+
+
 def diagnose_exercise(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
                       expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
-                      mutants: MutantRuns | Callable[[], MutantRuns], rules: frozenset[str] = frozenset(),
+                      mutants: MutantRuns | Callable[[], MutantRuns] | KnownMistakes,
+                      rules: frozenset[str] = frozenset(),
                       slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]] = (),
                       defined: Definitions | None = None,
                       faults: Sequence[Fault] | Callable[[], Sequence[Fault]] = ()) -> ExerciseResult:
@@ -88,21 +101,23 @@ def _undiagnosed(result: ExerciseResult, exc: Exception) -> ExerciseResult:
 
 def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
               expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
-              mutants: MutantRuns | Callable[[], MutantRuns],
+              mutants: MutantRuns | Callable[[], MutantRuns] | KnownMistakes,
               rules: frozenset[str], slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
               defined: Definitions | None,
               faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
     located = {i: found for i, check in enumerate(result.checks)
                if check.status != "skipped" and (found := locate(exercise, check, runs)) is not None}
     failing = {i for i, check in enumerate(result.checks) if check.status in ("failed", "error") and i in located}
-    # the known mistakes' runs are read only for a check with values to compare, or right values scored down
-    # for a rule: a submission that only raised (one that did not load) runs none of them
-    known = [] if not _compares(exercise, result, located, failing, expected, rules) else \
-        list(mutants() if callable(mutants) else mutants)
+    probe_of = {i: probe_index for i, (probe_index, _) in located.items()}
+    # the mistakes' runs only for values to compare or right values scored down for a rule (none for a file that
+    # did not load); for values alone, not those failing a check the student passed: they cannot fit (could_fit)
+    compares, by_rule = _compares(exercise, result, located, failing, expected, rules)
+    every = functools.cache(lambda: list(mutants.every() if isinstance(mutants, KnownMistakes) else
+                                         mutants() if callable(mutants) else mutants))
+    known = [] if not compares else every() if by_rule or not isinstance(mutants, KnownMistakes) else \
+        list(mutants.could_fit(frozenset(probe_of[i] for i in located if i not in failing), expected))
     fails = {id(m): _mutant_fails(m, located, expected, exercise, result) for m in known}
     fits = [m for m in known if fails[id(m)] <= failing]
-    others = [(m.mutant.mistake, m.run) for m in known]
-    probe_of = {i: probe_index for i, (probe_index, _) in located.items()}
     matches: dict[int, list[Mutant]] = {}
     # (check, mutant, whether the match isolates that mistake): a weak match (an exception, a text) that
     # other mistakes share names a mistake only once a match elsewhere has established it
@@ -127,6 +142,7 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
             if strong(run, probe_index, expected[probe_index], tol):
                 candidates.append((index, m, True))
             elif _raises_wherever(m, run, located, failing):
+                others = [(n.mutant.mistake, n.run) for n in every()]
                 candidates.append((index, m, isolates(
                     m.mutant.mistake, m.run, others, run, probe_index, student_fails=failing, mutant_fails=fails[id(m)],
                     probe_of=probe_of, exercise=exercise, defined=defined, tol=tol,
@@ -169,24 +185,30 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
               if _has_values(result.checks[i].status, located[i][1].probes[probe_of[i]])}
     # what the syntax tree says of a whole check (a method its instances hide) explains it whatever the values show
     return _withheld(name_from_code(exercise, blame(exercise, result, valued, faults,
-                                                    {m.mutant.mistake: m.faults for m in known}), located, defined))
+                                                    _faults(mutants, known, valued)), located, defined))
 
 
 def _compares(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
-              failing: set[int], expected: tuple[Expected, ...], rules: frozenset[str]) -> bool:
-    """Whether a failed check asks for the known mistakes' runs: one whose values are right but scored down for a
-    rule (matched with the mistakes that break the same rules), a torch check, or one with values to compare. A
-    check that raised, stopped or never ran in an engine exercise compares nothing, and blame reads the mistakes'
-    faults only for checks with values."""
+              failing: set[int], expected: tuple[Expected, ...], rules: frozenset[str]) -> tuple[bool, bool]:
+    """Whether a failed check asks for the mistakes' runs (a torch check, values to compare, or right values scored
+    down for a rule), and whether one is of the last kind (matched with every mistake breaking the same rules)."""
+    compares = by_rule = False
     for index in failing:
         probe_index, run = located[index]
         if exercise.engine == "torch" or _has_values(result.checks[index].status, run.probes[probe_index]):
-            return True
+            compares = True
         broken = rule_breaks(exercise, exercise.probes[probe_index], run.probes[probe_index])
         if (rules or broken) and right(run, probe_index, expected[probe_index],
                                        tolerance_of(exercise, result.checks[index], probe_index)):
-            return True
-    return False
+            compares = by_rule = True
+    return compares, by_rule
+
+
+def _faults(mutants: MutantRuns | Callable[[], MutantRuns] | KnownMistakes, known: Sequence[MutantRun],
+            valued: Mapping[int, int]) -> Mapping[str, frozenset[tuple[str, str]]]:
+    """Each mistake's localized (method, how), run or not, where blame reads them (a check with values)."""
+    return mutants.faults() if isinstance(mutants, KnownMistakes) and valued else \
+        {m.mutant.mistake: m.faults for m in known}
 
 
 def _has_values(status: str, got: ProbeRun | None) -> bool:

@@ -41,7 +41,7 @@ LOCALIZED_AT = 0
 def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
                   time_limit: float | None) -> MutantFacts | None:
     """The mutant's facts; None where its file cannot be read."""
-    key = (exercise.id, exercise.source, _stamp(mutant.path), _stamp(exercise.solution))
+    key = (exercise.id, exercise.source, stamp(mutant.path), stamp(exercise.solution))
     if key not in _FACTS:
         try:
             submission = load_submission(mutant.path)
@@ -62,7 +62,7 @@ def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
     return _FACTS[key]
 
 
-def _stamp(path: Path | None) -> tuple[object, ...]:
+def stamp(path: Path | None) -> tuple[object, ...]:
     try:
         info = os.stat(path) if path is not None else None
     except OSError:

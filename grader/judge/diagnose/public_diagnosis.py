@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 
 from grader.core.exercise import Exercise
-from grader.judge.diagnose.diagnose import MutantRuns, diagnose_exercise
+from grader.judge.diagnose.diagnose import KnownMistakes, MutantRuns, diagnose_exercise
 from grader.judge.diagnose.faults import Fault
 from grader.judge.diagnose.patterns import NOTHING
 from grader.judge.diagnose.slips import SlipRun
@@ -30,7 +30,7 @@ from grader.run.observed import GroupRun
 
 def diagnose_both(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
                   expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
-                  mutants: MutantRuns | Callable[[], MutantRuns],
+                  mutants: MutantRuns | Callable[[], MutantRuns] | KnownMistakes,
                   rules: frozenset[str], slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
                   defined: Definitions | None,
                   faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
