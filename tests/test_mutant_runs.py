@@ -20,7 +20,7 @@ from grader.judge.hidden_runs import hidden_last, merge, part_of
 from grader.judge.names import definitions
 from grader.run.inputs import draw_inputs
 from grader.run.read.load import load_submission
-from grader.run.sandbox import Group, Sandbox
+from grader.run.sandbox import Group, Sandbox, probes_to_run
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = Catalog(ROOT / "exercises")
@@ -129,7 +129,6 @@ def test_every_engine_and_tensor_mutant_fails_the_same_probes_at_every_seed(sand
     seeds, this names it (and a student at another seed could miss its name)."""
     from grader.judge.diagnose.likeness import passes
     from grader.judge.oracle import expected_values
-    from grader.run.sandbox import probes_to_run
 
     differ = []
     for exercise_id in CATALOG.ids():
@@ -191,3 +190,27 @@ def test_leaving_out_the_mistakes_that_cannot_fit_changes_no_name(sandbox: Sandb
         assert checks == graded[path][1], path
         left_out += graded[path][0] - count
     assert left_out > len(files)  # most files run fewer mistakes than there are
+
+
+def test_what_a_mistake_failed_when_its_run_stopped_early_is_not_kept(sandbox: Sandbox,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistake whose run ran out of time (a loaded machine, a worker shared with a student's busy file) failed
+    every check for the machine's sake: kept for the process's life, it would leave that mistake out of every
+    later diagnosis of the exercise. Only a round of runs that all finished is kept."""
+    from grader.judge.oracle import expected_values
+
+    monkeypatch.setattr(mistake_runs, "_FAILING", {})
+    exercise = CATALOG.load("node-mul")
+    group = Group(exercise, draw_inputs(exercise, 5), 5)
+    expected = tuple(expected_values(exercise, group.inputs, seed=5, torch_engine=False))
+    starved = mistake_runs.Mistakes(group)
+    runs = starved.could_fit(sandbox, 0.001, frozenset(), expected)
+    assert len(runs) == len(exercise.mutants) and starved.stopped
+    assert mistake_runs._FAILING == {}
+    finished = mistake_runs.Mistakes(group)
+    finished.could_fit(sandbox, None, frozenset(), expected)
+    assert not finished.stopped
+    kept = mistake_runs._FAILING[mistake_runs._key(exercise)]
+    every_probe = frozenset(probes_to_run(exercise, "cpu"))
+    assert set(kept) == {m.path for m in exercise.mutants}
+    assert all(fails and fails < every_probe for fails in kept.values())  # each fails some checks, not all

@@ -39,10 +39,13 @@ class Mistakes:
         self.sides = _sides(group, public_only)
         self.slips = functools.cache(functools.partial(slip_runs, group.exercise, group.inputs, group.seed))
         self._runs: dict[Path, MutantRun] = {}
+        #: a mistake's run stopped early (its time, memory, a signal): what it failed may be the machine's doing
+        self.stopped = False
 
     def run(self, sandbox: Sandbox, mutant: Mutant, time_limit: float | None) -> MutantRun:
         if mutant.path not in self._runs:
-            self._runs[mutant.path] = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
+            self._runs[mutant.path], stopped = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
+            self.stopped = self.stopped or stopped
         return self._runs[mutant.path]
 
     def every(self, sandbox: Sandbox, time_limit: float | None) -> MutantRuns:
@@ -58,7 +61,9 @@ class Mistakes:
         failing = _FAILING.get(_key(exercise)) if exercise.engine != "torch" else None
         if failing is None:
             runs = self.every(sandbox, time_limit)
-            if exercise.engine != "torch":  # a torch mistake's failing checks are not held to be the same
+            # a torch mistake's failing checks are not held to be the same at every seed; and what a run stopped
+            # early failed is not kept for the process's life: a loaded machine would leave that mistake out for good
+            if exercise.engine != "torch" and not self.stopped:
                 _keep_failing(exercise, runs, expected)
             return runs
         return (*released_runs(exercise, self.group.seed),
@@ -118,14 +123,17 @@ def _sides(group: Group, public_only: bool) -> list[Group]:
 
 
 def _run_one(sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group],
-             time_limit: float | None) -> MutantRun:
+             time_limit: float | None) -> tuple[MutantRun, bool]:
+    """The mistake's run, and whether it stopped early on either side."""
     facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
     if facts is None:
-        return MutantRun(mutant, None)
-    both = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result().groups[0]
-            for side in sides]
+        return MutantRun(mutant, None), False
+    results = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result()
+               for side in sides]
+    both = [result.groups[0] for result in results]
+    stopped = any(result.stop is not None or result.groups[0].stop is not None for result in results)
     return MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None), facts.rules,
-                     facts.faults, facts.distinctive)
+                     facts.faults, facts.distinctive), stopped
 
 
 def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping[str, frozenset[tuple[str, str]]]:
