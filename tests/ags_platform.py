@@ -18,6 +18,13 @@ response_type id_token, response_mode form_post, prompt none, the registered cli
 state and a nonce) and answers with a page that posts the id_token, signed RS256 by the platform's own key
 (published at /jwks with its kid), and the state to the redirect_uri. /memberships is NRPS 2.0: a bearer
 token granted the membership scope, pages of `page_size` members linked by `Link: <...>; rel="next"`.
+
+Deep Linking 2.0: a launch whose lti_message_hint is DEEP_LINK is an LtiDeepLinkingRequest (no resource link; its
+deep_linking_settings, changed by `deep_linking`). /deep_link_return takes the tool's LtiDeepLinkingResponse as
+the form field JWT, checks it as a platform must (4.2: signed RS256 by the tool's registered key under its kid,
+iss the client id, aud the issuer, exp, iat, a nonce not seen before, the message type, version and deployment,
+the data echoed, content items of an accepted type, one at most unless accept_multiple), and makes each
+ltiResourceLink a link of its own, dl-1, dl-2..., launched with the item's custom parameters.
 """
 
 from __future__ import annotations
@@ -46,6 +53,9 @@ INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 ACTIVITY = {"Initialized", "Started", "InProgress", "Submitted", "Completed"}
 GRADING = {"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
+DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/"
+#: the lti_message_hint of the LMS's "add content" dialog
+DEEP_LINK = "deep-link"
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+(Z|[+-]\d{2}:\d{2})")
 
 
@@ -95,6 +105,11 @@ class Platform:
     next_link: str = ""
     signing_key: Any = None
     kid: str = "platform-key-1"
+    #: changes to a deep linking launch's settings (None removes one)
+    deep_linking: dict[str, Any] = field(default_factory=dict)
+    #: the content items of each accepted deep linking response, and the links they made
+    deep_links: list[list[dict[str, Any]]] = field(default_factory=list)
+    response_nonces: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.signing_key is None:
@@ -143,6 +158,14 @@ class Platform:
             CLAIM + "roles": person.get("roles", [LEARNER]), CLAIM + "custom": self.custom.get(link, {}),
             "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
                 "context_memberships_url": self.memberships_url, "service_versions": ["2.0"]}}
+        if link == DEEP_LINK:
+            del claims[CLAIM + "resource_link"]
+            claims[CLAIM + "message_type"] = "LtiDeepLinkingRequest"
+            wanted = {"deep_link_return_url": f"{self.browser_base}/deep_link_return",
+                      "accept_types": ["ltiResourceLink", "link"],
+                      "accept_presentation_document_targets": ["iframe", "window"], "accept_multiple": True,
+                      "data": "csrf-data-7", "title": "Add to Autograd 101", **self.deep_linking}
+            claims[DL_CLAIM + "deep_linking_settings"] = {k: v for k, v in wanted.items() if v is not None}
         for name, value in {**self.override, **changes}.items():
             if value is None:
                 claims.pop(name, None)
@@ -252,9 +275,9 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             self._answer(200, {"id": platform.memberships_url, "context": {"id": platform.context_id},
                                "members": chunk}, headers, NRPS_TYPE)
 
-        def _page(self, text: str) -> None:
+        def _page(self, text: str, status: int = 200) -> None:
             data = text.encode()
-            self.send_response(200)
+            self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -266,6 +289,8 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             url = urlsplit(self.path)
             if url.path == "/login/oauth2/token":
                 self._token(body)
+            elif url.path == "/deep_link_return":
+                self._deep_link_return(body)
             elif url.path == platform.lineitem_path + "/scores" and parse_qs(url.query) == {"course": ["7"]}:
                 self._score(body)
             else:
@@ -307,6 +332,25 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             platform.scopes[token] = asked
             self._answer(200, {"access_token": token, "token_type": "bearer", "expires_in": 3600,
                                "scope": " ".join(sorted(asked))})
+
+        def _deep_link_return(self, body: bytes) -> None:
+            form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
+            problems = deep_link_problems(platform, form.get("JWT", ""))
+            if problems:
+                platform.problems += problems
+                self._page("<h1>Refused</h1>" + "".join(f"<p>{html.escape(p)}</p>" for p in problems), 400)
+                return
+            claims = jwt.decode(form["JWT"], options={"verify_signature": False})
+            items = claims[DL_CLAIM + "content_items"]
+            made = sum(len(earlier) for earlier in platform.deep_links)
+            for number, item in enumerate(items, made + 1):
+                if item["type"] == "ltiResourceLink":
+                    item["link"] = f"dl-{number}"
+                    platform.custom[item["link"]] = dict(item.get("custom", {}))
+            platform.deep_links.append(items)
+            self._page("<h1>Added to the course</h1>" + "".join(
+                f"<p class=added>{html.escape(i['title'])}: {i.get('link', '')}</p>" for i in items)
+                + (f"<p class=msg>{html.escape(claims.get(DL_CLAIM + 'msg', ''))}</p>"))
 
         def _score(self, body: bytes) -> None:
             authorization = self.headers.get("Authorization", "")
@@ -351,6 +395,37 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+def deep_link_problems(platform: Platform, token: str) -> list[str]:
+    """What a platform finds wrong with a tool's LtiDeepLinkingResponse (Deep Linking 2.0, 4.2)."""
+    try:
+        header = jwt.get_unverified_header(token)
+        claims = jwt.decode(token, platform.public_key, algorithms=["RS256"], audience=platform.issuer,
+                            issuer=platform.client_id, options={"require": ["iss", "aud", "exp", "iat", "nonce"]})
+    except jwt.PyJWTError as exc:
+        return [f"the deep linking response: {exc}"]
+    problems = [] if header.get("kid") == platform.key_id else [f"kid {header.get('kid')!r}"]
+    if claims["nonce"] in platform.response_nonces:
+        problems.append("a nonce used before")
+    platform.response_nonces.add(claims["nonce"])
+    expected = {CLAIM + "message_type": "LtiDeepLinkingResponse", CLAIM + "version": "1.3.0",
+                CLAIM + "deployment_id": platform.deployment_id}
+    problems += [f"{k.rsplit('/', 1)[-1]} {claims.get(k)!r}" for k, v in expected.items() if claims.get(k) != v]
+    sent = {"data": "csrf-data-7", "accept_multiple": True, **platform.deep_linking}
+    if claims.get(DL_CLAIM + "data") != sent["data"]:
+        problems.append(f"data {claims.get(DL_CLAIM + 'data')!r}, not the request's {sent['data']!r}")
+    items = claims.get(DL_CLAIM + "content_items", [])
+    if not isinstance(items, list) or (len(items) > 1 and not sent["accept_multiple"]):
+        problems.append("content_items: a list, of one item at most without accept_multiple")
+        return problems
+    for item in items:
+        if not isinstance(item, dict) or item.get("type") not in ("ltiResourceLink", "link"):
+            problems.append(f"content item {item!r}")
+        elif not isinstance(item.get("title", ""), str) or not isinstance(item.get("custom", {}), dict) or \
+                not all(isinstance(v, str) for v in item.get("custom", {}).values()):
+            problems.append(f"content item {item!r}: title and custom values are strings")
+    return problems
 
 
 def _score_problems(score: Any) -> list[str]:

@@ -44,9 +44,10 @@ def public_pem(key_file: Path) -> str:
 
 
 def lti_course(folder: Path, platform: Platform, key_file: Path, *, deadline: str, url: str = "",
-               registration: dict[str, object] | None = None, database: str = "") -> Path:
-    """A course (hw1, node-mul) linked to `platform`'s context, its link rl-hw1 opening hw1, its roster loaded."""
-    table = (f'\n[lti]\nplatform = "lms.toml"\ncontext_id = "{platform.context_id}"\n'
+               registration: dict[str, object] | None = None, database: str = "", more: str = "") -> Path:
+    """A course (hw1, node-mul) linked to `platform`'s context, its link rl-hw1 opening hw1, its roster loaded;
+    `more`: course.toml's text before [lti] (another assignment)."""
+    table = (f'{more}\n[lti]\nplatform = "lms.toml"\ncontext_id = "{platform.context_id}"\n'
              + (f'url = "{url}"\n' if url else "") + '\n[lti.links]\n"rl-hw1" = "hw1"\n')
     course = course_folder(folder, deadline=deadline, students=[], extra=table)
     if database:

@@ -24,6 +24,8 @@ from sqlalchemy.exc import IntegrityError
 from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.lti import deep_linking
+from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings, platform_id
 from grader.service.lti.lti_token import CLAIM, Keys, Refused, check_claims, launch_problem, origin, short
 from grader.service.tokens import lti_session
@@ -150,11 +152,12 @@ def _give_way(db: Connection, count: int) -> bool:
 
 
 def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Mapping[str, str], keys: Keys,
-           tool_url: str, *, framed: bool = False) -> Launch | Refused:
+           tool_url: str, *, framed: bool = False) -> Launch | Picker | Refused:
     """The authentication response (5.1.1.3): the id_token, checked (5.1.3, Core 1.3 5.3), mapped to the
     roster, and a one-time code for the session it opens, good only in the browser holding the state's cookie.
     A launch `framed` in the LMS's page opens nothing there: the frame's cookies may be partitioned or blocked,
-    so it is begun again in a window of its own."""
+    so it is begun again in a window of its own. A deep linking launch (an instructor adding an assignment from the
+    LMS, grader.service.lti.deep_linking) opens no session: its picker is this page, framed or not."""
     settings = course.lti
     assert settings is not None
     if form.get("error"):
@@ -182,6 +185,8 @@ def finish(engine: Engine, course: Course, form: Mapping[str, str], cookies: Map
     why = launch_problem(claims, settings, spent.nonce, tool_url)
     if why is not None:
         return why
+    if claims[CLAIM + "message_type"] == deep_linking.REQUEST:
+        return deep_linking.pick(course, settings, claims, _teaches(claims), tool_url)
     if framed:
         return Refused(200, "Open the assignment in a window of its own", "The LMS shows it in a frame of its "
                        "page, where your browser may keep this site's cookies from it.",
@@ -196,8 +201,7 @@ def _relaunch(login: str | None) -> str:
 
 def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[str, Any],
            state: str) -> Launch | Refused:
-    roles = claims.get(CLAIM + "roles", [])
-    instructor = isinstance(roles, list) and any(r in INSTRUCTOR_ROLES for r in roles)
+    instructor = _teaches(claims)
     link = claims[CLAIM + "resource_link"]["id"]
     custom = claims.get(CLAIM + "custom")
     named = custom.get(settings.custom) if isinstance(custom, dict) else None
@@ -224,6 +228,11 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
         f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{short(link)}\" = \"ASSIGNMENT\" "
         f"(one of {', '.join(course.assignments)}), or give the link the custom parameter {settings.custom}=ID.")
     return Launch(code, destination, instructor, setup)
+
+
+def _teaches(claims: Mapping[str, Any]) -> bool:
+    roles = claims.get(CLAIM + "roles", [])
+    return isinstance(roles, list) and any(r in INSTRUCTOR_ROLES for r in roles)
 
 
 def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | Refused:
@@ -270,3 +279,4 @@ def open_launch(engine: Engine, code: str, cookies: Mapping[str, str]) -> tuple[
         return lti_session(engine, data["student"], data["platform"], data["subject"]), str(data["to"])
     except IntegrityError:  # its deployment was removed in between
         return None
+

@@ -1,6 +1,7 @@
 """The LTI launch's HTTP side (grader.service.lti.lti checks it): /lti/login (the platform's login initiation, GET or
 POST), /lti/launch (the id_token's form_post), /lti/open/CODE (the session cookie, set on a navigation within this
-site) and /lti/jwks (the tool's public key, for the platform's side of the client-credentials grant).
+site) and /lti/jwks (the tool's public key, for the platform's side of the client-credentials grant and for a deep
+linking response, whose picker /lti/launch answers with).
 
 Cookies. The launch is a cross-site POST from the LMS's page, and a browser sends a cookie with it only if the
 cookie is `SameSite=None`, which browsers accept only with `Secure`: the state cookie is `SameSite=None; Secure;
@@ -26,6 +27,7 @@ from starlette.routing import Route
 from grader.outputs.html_page import e
 from grader.service.app import State
 from grader.service.lti import lti
+from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings
 from grader.service.lti.lti_token import Keys, Refused
 from grader.service.pages.forms import fields
@@ -143,6 +145,9 @@ async def launch(request: Request) -> Response:
     if isinstance(found, Refused):
         response = _refused(request, found)
         response.headers.append("set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0))
+    elif isinstance(found, Picker):  # its login is spent: no session follows
+        response = HTMLResponse(_page(request, "Add an assignment", _picker(state, found)))
+        response.headers.append("set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0))
     else:
         # the state's cookie stays until /lti/open: it shows that the browser opening the session launched it
         opener = f"/lti/open/{found.code}"
@@ -193,6 +198,23 @@ async def jwks(request: Request) -> Response:
     public = jwt.algorithms.RSAAlgorithm.to_jwk(private.public_key(), as_dict=True)
     return JSONResponse({"keys": [{**public, "kid": settings.platform.key_id, "alg": "RS256", "use": "sig"}]},
                         headers={"Cache-Control": "max-age=300"})
+
+
+def _picker(state: State, picker: Picker) -> str:
+    """The course's assignments to add to the LMS course (a deep linking launch): each button posts its own signed
+    response straight to the LMS (grader.service.lti.deep_linking says why)."""
+    exercises = {name: ", ".join(rules.exercise_ids) for name, rules in state.course.assignments.items()}
+    rows = "".join(_post_back(picker.return_url, choice.jwt, f"Add {choice.label}", exercises.get(choice.label, ""))
+                   for choice in picker.choices)
+    return (f"<h1>{e(picker.title or 'Add an assignment to the LMS course')}</h1>\n{rows}"
+            f"{_post_back(picker.return_url, picker.cancel, 'Cancel', '')}"
+            '<p class="muted">Each becomes a link in the LMS that opens its assignment here. The buttons work for 15 '
+            "minutes.</p>")
+
+
+def _post_back(url: str, jwt: str, label: str, note: str) -> str:
+    return (f'<form method="post" action="{e(url)}"><input type="hidden" name="JWT" value="{e(jwt)}"><p>'
+            f'<button>{e(label)}</button> <span class="muted">{e(note)}</span></p></form>\n')
 
 
 def _keys(request: Request, settings: LtiSettings) -> Keys:

@@ -21,6 +21,9 @@ from grader.service.lti.lti_config import LtiSettings
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 #: clock skew allowed between the platform and this server, on exp and iat
 LEEWAY = 60
+#: a resource link launch opens an assignment; a deep linking one adds assignments to the LMS course
+#: (grader.service.lti.deep_linking), which has no resource link yet
+MESSAGE_TYPES = ("LtiResourceLinkRequest", "LtiDeepLinkingRequest")
 
 
 class Keys(Protocol):
@@ -83,7 +86,8 @@ def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any
 
 
 def launch_problem(claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str) -> Refused | None:
-    """Core 1.3's required claims of a resource link launch, and the nonce this login kept (5.1.3 step 9)."""
+    """Core 1.3's required claims of a resource link or deep linking launch, and the nonce this login kept (5.1.3
+    step 9)."""
     if not isinstance(claims["nonce"], str) or not hmac.compare_digest(claims["nonce"], nonce):
         return bad_token("the id_token's nonce is not this sign-in's (a replayed launch)")
     deployment = claims.get(CLAIM + "deployment_id")
@@ -92,13 +96,14 @@ def launch_problem(claims: dict[str, Any], settings: LtiSettings, nonce: str, to
                        "accept.", setup=f"add to deployment_ids in {settings.registration.name}: "
                                         f"{short(str(deployment))}")
     kind = claims.get(CLAIM + "message_type")
-    if kind != "LtiResourceLinkRequest":
-        return Refused(400, "Not an assignment link", f"This tool opens assignment links (LtiResourceLinkRequest), "
-                       f"not {short(str(kind))}.")
+    if kind not in MESSAGE_TYPES:
+        return Refused(400, "Not an assignment link", f"This tool opens assignment links (LtiResourceLinkRequest) "
+                       f"and adds them (LtiDeepLinkingRequest), not {short(str(kind))}.")
     if claims.get(CLAIM + "version") != "1.3.0":
         return bad_token(f"LTI version {short(str(claims.get(CLAIM + 'version')))}, not 1.3.0")
     link = claims.get(CLAIM + "resource_link")
-    if not isinstance(link, dict) or not isinstance(link.get("id"), str) or not link["id"]:
+    if kind == "LtiResourceLinkRequest" and (
+            not isinstance(link, dict) or not isinstance(link.get("id"), str) or not link["id"]):
         return bad_token("the launch has no resource link id")
     if origin(str(claims.get(CLAIM + "target_link_uri", tool_url))) != origin(tool_url):
         return bad_token("the launch is for another tool (target_link_uri)")
