@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ags_platform import INSTRUCTOR, LEARNER, NRPS_SCOPE, Platform, running
 from lti_launch import USERS, api, initiate, lti_course, public_pem, request, serving, sign_in, tool_key
-from service_helpers import SAMPLES, Server, grade
+from service_helpers import SAMPLES, Server, grade, wait_until
 
 pytestmark = pytest.mark.slow
 DEADLINE = (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -155,6 +155,56 @@ def test_removing_the_deployment_ends_its_sessions(course: Path, platform: Platf
     with sqlite3.connect(course / "server" / "course.db") as db:
         assert db.execute("SELECT count(*) FROM sessions WHERE kind = 'lti'").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM lti_platforms").fetchone() == (1,)
+
+
+def test_a_deployment_removed_while_the_server_runs_ends_its_sessions_at_once(course: Path, tool: str,
+                                                                             platform: Platform) -> None:
+    """lms.toml edited under a running `grade serve`: the removed deployment's session is refused and its launches
+    too, with no restart; put back, it takes launches again, and the old session stays ended."""
+    session, _ = sign_in(tool, platform, "lti-s1")
+    assert api(tool, "/api/status", session)[0] == 200
+    lms = course / "lms.toml"
+    kept = lms.read_text()
+    lms.write_text(kept.replace(f'["{platform.deployment_id}"]', '["1:another-deployment"]'))
+    wait_until(lambda: api(tool, "/api/status", session)[0] == 401, 10, "the session to end")
+    assert "Unknown deployment" in initiate(tool, platform, "lti-s1", "rl-hw1").body
+    lms.write_text("deployment_ids = 7\n" + kept)  # a broken edit: the registration in force stays, and says why
+    time.sleep(1)
+    assert "Unknown deployment" in initiate(tool, platform, "lti-s1", "rl-hw1").body
+    lms.write_text(kept)
+    wait_until(lambda: "Unknown deployment" not in initiate(tool, platform, "lti-s2", "rl-hw1").body, 10,
+               "the deployment to be taken again")
+    assert api(tool, "/api/status", session)[0] == 401
+    assert api(tool, "/api/status", sign_in(tool, platform, "lti-s2")[0])[0] == 200
+
+
+def test_a_registration_edit_the_store_cannot_follow_waits_and_is_tried_again(
+        course: Path, platform: Platform, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were the new registration to apply before the store's deployments follow it, a removed deployment's sessions
+    would live on: while the store refuses (locked, gone), the registration in force stays, and the server says so."""
+    from sqlalchemy.exc import OperationalError
+
+    from grader.service import live
+    from grader.service.config import load_course
+
+    monkeypatch.setattr(live, "LOOK_EVERY", 0.0)
+    followed: list[object] = []
+
+    def follow(settings: object) -> None:
+        followed.append(settings)
+        if len(followed) == 1:
+            raise OperationalError("INSERT", {}, Exception("database is locked"))
+
+    said: list[str] = []
+    watched = live.LiveCourse(load_course(course), said.append, follow)
+    lms = course / "lms.toml"
+    lms.write_text(lms.read_text().replace(f'["{platform.deployment_id}"]', '["1:another-deployment"]'))
+    lti = watched.current().lti
+    assert lti is not None and lti.platform.deployment_ids == (platform.deployment_id,)
+    assert "could not follow it" in str(watched.problem) and said[-1] == watched.problem
+    lti = watched.current().lti
+    assert lti is not None and lti.platform.deployment_ids == ("1:another-deployment",) and watched.problem is None
+    assert len(followed) == 2
 
 
 def test_an_expired_launch_session_opens_nothing(course: Path, tool: str, platform: Platform) -> None:

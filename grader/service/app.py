@@ -19,6 +19,7 @@ from collections import defaultdict, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -295,7 +296,8 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
     from grader.service.pages import class_pages, deadline_pages, login_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
-    state = State(live=live or LiveCourse(course), engine=engine, secret=secret, stored=StoredRules(engine))
+    live = live or LiveCourse(course, on_lti=partial(lti.follow_platforms, engine))
+    state = State(live=live, engine=engine, secret=secret, stored=StoredRules(engine))
     assert state.stored is not None
     state.stored.refresh()
 

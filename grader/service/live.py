@@ -1,9 +1,13 @@
 """course.toml as it is now: the server reads it again when the file changes, checks it whole, and uses it from the
 next request on. A broken edit changes nothing: the config in force stays, and the server says what is wrong
 (file and line) in its log and on the instructor's page. An edit to what the running processes were started
-with (the exercises folder, isolation, the secret file, the database, [lti], the exercises an assignment grades,
+with (the exercises folder, isolation, the secret file, the database, the exercises an assignment grades,
 the assignments themselves: the workers warmed up for them) is not applied, and the server says a restart is
 needed.
+
+The LMS registration that [lti] names (lms.toml) is watched too: an edit to it or to [lti] applies at once, and the
+store's accepted deployments follow it before it does (`on_lti`), so that a removed deployment's launches are
+refused and its sessions end within LOOK_EVERY, not at the next restart.
 
 `LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late policies,
 limits. (Rules set from the pages and kept in the store can join course.toml here.)
@@ -17,14 +21,17 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from grader.core.errors import GraderError
 from grader.service.config import CONFIG, Course, load_course
+from grader.service.lti.lti_config import LtiSettings
 
-#: what a change to needs a restart: the processes were started with it ([lti]: the store's platforms are synced
-#: with it at the start, which is when a removed deployment's sessions end)
-RESTART_KEYS = ("exercises", "isolation", "secret_file", "database", "lti")
+#: what a change to needs a restart: the processes were started with it
+RESTART_KEYS = ("exercises", "isolation", "secret_file", "database")
 #: the least time between two looks at course.toml
 LOOK_EVERY = 0.5
 
@@ -36,15 +43,18 @@ def _stderr(text: str) -> None:
 class LiveCourse:
     """The course in force, read again from course.toml when it changes (thread-safe)."""
 
-    def __init__(self, course: Course, say: Callable[[str], None] = _stderr) -> None:
+    def __init__(self, course: Course, say: Callable[[str], None] = _stderr,
+                 on_lti: Callable[[LtiSettings | None], None] | None = None) -> None:
         self._course = course
         self._say = say
+        #: what to do with a new [lti] or registration before it applies (the store's deployments follow it)
+        self._on_lti = on_lti
         self._path = course.folder / CONFIG
         self._lock = threading.Lock()
         self._stamp = self._stat()
         self._source = self._read()
         #: the file the processes were started with: what RESTART_KEYS are compared with
-        self._started = self._source
+        self._started = self._source[0]
         self._looked = time.monotonic()
         #: what is wrong with course.toml as it is on disk (a broken edit, or one that needs a restart)
         self.problem: str | None = None
@@ -60,7 +70,7 @@ class LiveCourse:
                 source = self._read()
                 if source != self._source:
                     self._source = source
-                    self._reload(source)
+                    self._reload(source[0])
         return self._course
 
     def _reload(self, source: bytes) -> None:
@@ -74,6 +84,14 @@ class LiveCourse:
             self._complain(f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
                            f"of any grade worker); until then none of this edit applies.")
             return
+        if fresh.lti != self._course.lti and self._on_lti is not None:
+            try:
+                self._on_lti(fresh.lti)
+            except SQLAlchemyError as exc:  # the edit waits, and is tried again at the next look
+                self._stamp, self._source = (), ()
+                self._complain(f"{self._path}: the LMS registration changed, and the store could not follow it "
+                               f"({type(exc).__name__}: {exc}); the server keeps the configuration it had.")
+                return
         self._course = fresh
         if self.problem is not None:
             self._say(f"{self._path}: read again; the problem is gone.")
@@ -94,18 +112,31 @@ class LiveCourse:
             self._say(text)
         self.problem = text
 
-    def _stat(self) -> tuple[int, int, int]:
-        try:
-            info = os.stat(self._path)
-        except OSError:
-            return (0, 0, 0)
-        return (info.st_mtime_ns, info.st_size, info.st_ino)
+    def _files(self) -> tuple[Path, ...]:
+        """course.toml, and the LMS registration its [lti] names."""
+        lti = self._course.lti
+        return (self._path,) if lti is None else (self._path, lti.registration)
 
-    def _read(self) -> bytes:
-        try:
-            return self._path.read_bytes()
-        except OSError:
-            return b""
+    def _stat(self) -> tuple[tuple[int, int, int], ...]:
+        return tuple(_stat(path) for path in self._files())
+
+    def _read(self) -> tuple[bytes, ...]:
+        return tuple(_read(path) for path in self._files())
+
+
+def _stat(path: Path) -> tuple[int, int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (0, 0, 0)
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def _table(source: bytes) -> dict[str, Any]:

@@ -100,6 +100,15 @@ def sync_platforms(engine: Engine, settings: LtiSettings | None) -> int:
     return len(gone)
 
 
+def follow_platforms(engine: Engine, settings: LtiSettings | None) -> None:
+    """sync_platforms for a registration edited while the server runs: every process of the course does it at
+    once, so one that finds its insert made by another in between asks again (it then finds the row)."""
+    try:
+        sync_platforms(engine, settings)
+    except IntegrityError:
+        sync_platforms(engine, settings)
+
+
 def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool_url: str) -> Login | Refused:
     """Login initiation (Security Framework 5.1.1.1): check who asks, keep a state and a nonce, and send the
     browser to the platform's authorization endpoint (5.1.1.2)."""
