@@ -94,14 +94,18 @@ class State:
 
 class FreshRules:
     """ASGI middleware: before a request, the deadlines and extensions any process of the course set in the store
-    since this one last asked (at most grader.service.deadlines.REFRESH_EVERY ago; in a thread: the event loop never
-    waits on the store)."""
+    since this one last asked (at most grader.service.deadlines.REFRESH_EVERY ago), and course.toml and the LMS
+    registration as they are now (grader.service.live: before the request's credential is checked, so that a
+    deployment removed there admits no request after the look). In a thread: the event loop never waits on them."""
 
-    def __init__(self, app: ASGIApp, stored: StoredRules) -> None:
+    def __init__(self, app: ASGIApp, stored: StoredRules, live: LiveCourse) -> None:
         self.app = app
         self.stored = stored
+        self.live = live
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.live.due():
+            await run_in_threadpool(self.live.current)
         if scope["type"] == "http" and self.stored.due():
             await run_in_threadpool(self.stored.refresh)
         await self.app(scope, receive, send)
@@ -325,7 +329,7 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(PerCredential, cookies=NAMES),
                                 Middleware(SameOrigin, cookies=NAMES, exempt=("/lti/",)),
-                                Middleware(FreshRules, stored=state.stored)],
+                                Middleware(FreshRules, stored=state.stored, live=state.live)],
                     exception_handlers={404: missing})
     app.state.grader = state
     return app

@@ -59,6 +59,10 @@ class LiveCourse:
         #: what is wrong with course.toml as it is on disk (a broken edit, or one that needs a restart)
         self.problem: str | None = None
 
+    def due(self) -> bool:
+        """Whether `current` would look at the files again."""
+        return time.monotonic() - self._looked >= LOOK_EVERY
+
     def current(self) -> Course:
         if time.monotonic() - self._looked < LOOK_EVERY:
             return self._course
