@@ -10,7 +10,7 @@ unknown, so nothing is claimed from it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from grader.judge.diagnose.code_facts import forward_walks, placeholder_returns, shadowed
@@ -246,10 +246,22 @@ def mentioned(tree: ast.AST) -> set[str]:
             if isinstance(node, (ast.Name, ast.Attribute))}
 
 
+def _body(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """A class body's statements, and those of the if, try, with and for blocks in it (a method defined under a
+    version check is a member all the same)."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _body(getattr(statement, block, []))
+            for handler in getattr(statement, "handlers", []):
+                yield from _body(handler.body)
+
+
 def _class_facts(node: ast.ClassDef) -> ClassFacts:
     members: set[str] = set()
     attributes: dict[str, None] = {}
-    for item in node.body:
+    for item in _body(node.body):
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             members.add(item.name)
             for inner in ast.walk(item):
@@ -260,12 +272,16 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
                             if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) \
                                     and part.value.id == "self" and not part.attr.startswith("__"):
                                 attributes.setdefault(part.attr, None)
-        elif isinstance(item, ast.Assign):
-            members |= {t.id for t in item.targets if isinstance(t, ast.Name)}
+        elif isinstance(item, ast.Assign):  # __radd__ = __add__, and __radd__, __rmul__ = __add__, __mul__
+            members |= {n.id for t in item.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
             members.add(item.target.id)
+        elif isinstance(item, (ast.Import, ast.ImportFrom)):
+            members |= {(alias.asname or alias.name).split(".")[0] for alias in item.names}
     bases = [b for b in node.bases if not (isinstance(b, ast.Name) and b.id == "object")]
-    return ClassFacts(node.name, frozenset(members), tuple(attributes), bool(bases or node.keywords))
+    # a base, a metaclass or a class decorator may supply members the body does not spell out
+    return ClassFacts(node.name, frozenset(members), tuple(attributes),
+                      bool(bases or node.keywords or node.decorator_list))
 
 
 def probe_reads(expressions: Sequence[str]) -> tuple[str, ...]:

@@ -132,7 +132,8 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
 
 
 #: what the list of masked mistakes is, in every format
-MASKED_INTRO = "Hidden behind these, and found with that mistake mended on small probes of each rule:"
+MASKED_INTRO = ("Hidden behind these, and found on small probes of each rule with that mistake mended, or in the "
+                "code itself:")
 
 
 def _output(console: Console, report: Report) -> None:

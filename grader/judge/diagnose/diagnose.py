@@ -26,6 +26,7 @@ from grader.judge.diagnose.likeness import behaves_like, locate, passes, passes_
 from grader.judge.diagnose.named_errors import RIGHT_ELSEWHERE
 from grader.judge.diagnose.patterns import NOTHING, RATIOS, named_pattern, pattern
 from grader.judge.diagnose.slips import SlipRun, Slope
+from grader.judge.diagnose.unreached import unreached_missing
 from grader.judge.diagnose.weak_evidence import distinctive, isolates, same_error
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
@@ -184,8 +185,9 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
     valued = {i: probe_of[i] for i in failing
               if _has_values(result.checks[i].status, located[i][1].probes[probe_of[i]])}
     # what the syntax tree says of a whole check (a method its instances hide) explains it whatever the values show
-    return _withheld(name_from_code(exercise, blame(exercise, result, valued, faults,
-                                                    _faults(mutants, known, valued)), located, defined))
+    named = name_from_code(exercise, blame(exercise, result, valued, faults, _faults(mutants, known, valued)),
+                           located, defined)
+    return _withheld(unreached_missing(exercise, named, located, defined))
 
 
 def _compares(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],

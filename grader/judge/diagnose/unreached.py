@@ -1,0 +1,65 @@
+"""Methods an engine lacks that no check got as far as: named from the syntax tree, beside the ones the errors name.
+
+A check stops at its first error. An engine without `__sub__` and without `__rsub__` fails "a number on either side"
+at `x - 2`, which names `__sub__`; `2 - x`, two lines later, never runs, so the student fixes one method, grades
+again, and only then hears of the other. Where the syntax tree settles it, the report names every method the failed
+checks call that the exercise's class does not define, as a mistake hidden behind the others (the exercise's
+`masked` list), with the checks that call it: public checks only, since what a hidden check's code calls is part of
+what it keeps from the student until its results are released.
+
+It settles it only for a class whose members the file spells out: no base class or metaclass (a base may supply
+the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, and a file that
+never calls `setattr` or `exec` (either may add a method the syntax tree cannot see).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from grader.core.exercise import Exercise
+from grader.judge.diagnose.blame import FORWARD
+from grader.judge.names import Definitions
+from grader.judge.report import Diagnosis, ExerciseResult, RuleFault
+from grader.judge.uses import INTERFACE, probe_uses
+from grader.run.observed import GroupRun
+
+#: what can add a member the syntax tree does not show
+_DYNAMIC = frozenset({"setattr", "exec", "__getattr__", "__getattribute__"})
+
+
+def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
+                      defined: Definitions | None) -> ExerciseResult:
+    """The result, with each method the failed checks call and the class lacks, not yet named, among the masked."""
+    if defined is None or exercise.engine != "scalar" or _DYNAMIC & defined.identifiers:
+        return result
+    owner = defined.class_named(exercise.contract.class_name)
+    if owner is None or _DYNAMIC & owner.members:
+        return result
+    named = {d.rule.method for d in (*(c.diagnosis for c in result.checks), *result.masked)
+             if d is not None and d.rule is not None and d.rule.how == "missing"}
+    callers: dict[str, list[str]] = {}
+    for index, check in enumerate(result.checks):
+        probe = exercise.probes[located[index][0]] if index in located else None
+        # a hidden check's code is not the student's to read before its results are: what it calls is not said
+        if check.status in ("failed", "error") and probe is not None and probe.visibility != "hidden":
+            for method in probe_uses(exercise, probe):
+                callers.setdefault(method, []).append(check.name)
+    found = []
+    for method in INTERFACE:
+        theirs = exercise.contract.backward if method == "backward" else method
+        if method in callers and theirs not in named and owner.defines(theirs) is False \
+                and theirs not in owner.attributes:
+            found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method]))
+    return dataclasses.replace(result, masked=(*result.masked, *found)) if found else result
+
+
+def _diagnosis(cls: str, method: str, computes: str, checks: list[str]) -> Diagnosis:
+    quoted = ", ".join(f"'{name}'" for name in checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
+    what = f" ({computes})" if computes else ""
+    return Diagnosis(kind="pattern", mistake="missing-method", hint=(
+        f"Your class {cls} has no {method}{what}, and {'the check' if len(checks) == 1 else 'the checks'} {quoted} "
+        f"call{'s' if len(checks) == 1 else ''} it: {'it' if len(checks) == 1 else 'they'} stopped at another error "
+        f"first, so this one is still to come. Define {method} too."),
+        evidence=f"the syntax tree: class {cls} defines no {method}, and nothing in the file adds one",
+        rule=RuleFault(method=method, operand="", how="missing"))
