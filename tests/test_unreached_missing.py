@@ -1,6 +1,7 @@
-"""Methods an engine lacks that no check reached (grader.judge.diagnose.unreached): named from the syntax tree where it
-settles that the class has no such method, and never where a base, a decorator, `setattr`, `__getattr__`, an
-instance attribute, a block of the class body or a tuple assignment may supply it; never from a hidden check."""
+"""Methods an engine lacks or has not written that no check reached (grader.judge.diagnose.unreached): named from the
+syntax tree where it settles that the class has no such method, or only its placeholder; never where a base, a
+decorator, `setattr`, `__getattr__`, an instance attribute, a block of the class body or a tuple assignment may
+supply it; never from a hidden check."""
 
 from __future__ import annotations
 
@@ -56,6 +57,18 @@ def test_a_method_no_check_reached_is_named_with_the_checks_that_call_it(grade: 
     assert "'subtraction, both orders'" in rsub.hint and rsub.evidence.startswith("the syntax tree")
     # written, it is no longer named
     assert _claimed(grade(_in_class(BASE, RSUB), tmp_path)) == {"__rtruediv__"}  # type: ignore[operator]
+
+
+def test_a_placeholder_no_check_reached_is_not_written_yet(grade: object, tmp_path: Path) -> None:
+    placeholder = "    def __rsub__(self, other):\n        raise NotImplementedError('TODO: __rsub__')\n"
+    result = grade(_in_class(BASE, placeholder), tmp_path)  # type: ignore[operator]
+    (rsub,) = [d for d in result.masked if d.rule is not None and d.rule.method == "__rsub__"]
+    assert rsub.mistake == "not-written-yet" and "Node.__rsub__ (k - x) is not written yet" in rsub.hint
+    assert _claimed(result) == {"__rtruediv__"}
+    # replaced after the class, it is written
+    replaced = _in_class(BASE, placeholder) + "\nNode.__rsub__ = lambda self, other: Node(other) + self * -1.0\n"
+    result = grade(replaced, tmp_path)  # type: ignore[operator]
+    assert not [d for d in result.masked if d.rule is not None and d.rule.method == "__rsub__"]
 
 
 SUPPLIED = {

@@ -1,9 +1,11 @@
-"""Methods an engine lacks that no check got as far as: named from the syntax tree, beside the ones the errors name.
+"""Methods an engine lacks or has not written that no check got as far as: named from the syntax tree, beside the
+ones the errors name.
 
 A check stops at its first error. An engine without `__sub__` and without `__rsub__` fails "a number on either side"
 at `x - 2`, which names `__sub__`; `2 - x`, two lines later, never runs, so the student fixes one method, grades
 again, and only then hears of the other. Where the syntax tree settles it, the report names every method the failed
-checks call that the exercise's class does not define, as a mistake hidden behind the others (the exercise's
+checks call that the exercise's class does not define, or defines as the starter's placeholder with nothing after
+the class replacing it (not written yet), as a mistake hidden behind the others (the exercise's
 `masked` list), with the checks that call it: public checks only, since what a hidden check's code calls is part of
 what it keeps from the student until its results are released.
 
@@ -48,18 +50,26 @@ def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mappi
     found = []
     for method in INTERFACE:
         theirs = exercise.contract.backward if method == "backward" else method
-        if method in callers and theirs not in named and owner.defines(theirs) is False \
-                and theirs not in owner.attributes:
-            found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method]))
+        if method not in callers or theirs in named or theirs in owner.attributes:
+            continue
+        if owner.defines(theirs) is False:
+            found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method], written=False))
+        elif (owner.name, theirs) in defined.unwritten_methods:
+            found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method], written=True))
     return dataclasses.replace(result, masked=(*result.masked, *found)) if found else result
 
 
-def _diagnosis(cls: str, method: str, computes: str, checks: list[str]) -> Diagnosis:
+def _diagnosis(cls: str, method: str, computes: str, checks: list[str], *, written: bool) -> Diagnosis:
     quoted = ", ".join(f"'{name}'" for name in checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
     what = f" ({computes})" if computes else ""
+    calls = (f"{'the check' if len(checks) == 1 else 'the checks'} {quoted} call{'s' if len(checks) == 1 else ''} it: "
+             f"{'it' if len(checks) == 1 else 'they'} stopped at another error first, so this one is still to come")
+    if written:
+        return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
+            f"{cls}.{method}{what} is not written yet, and {calls}. Write it too."),
+            evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder, and nothing after the class "
+                     "replaces it", rule=RuleFault(method=method, operand="", how="missing"))
     return Diagnosis(kind="pattern", mistake="missing-method", hint=(
-        f"Your class {cls} has no {method}{what}, and {'the check' if len(checks) == 1 else 'the checks'} {quoted} "
-        f"call{'s' if len(checks) == 1 else ''} it: {'it' if len(checks) == 1 else 'they'} stopped at another error "
-        f"first, so this one is still to come. Define {method} too."),
+        f"Your class {cls} has no {method}{what}, and {calls}. Define {method} too."),
         evidence=f"the syntax tree: class {cls} defines no {method}, and nothing in the file adds one",
         rule=RuleFault(method=method, operand="", how="missing"))
