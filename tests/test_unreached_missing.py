@@ -117,3 +117,13 @@ def test_a_hidden_checks_calls_are_not_told(tmp_path: Path) -> None:
                                         ).exercises[0] for exercise in (shipped, hidden))
     assert "__rtruediv__" in _claimed(shown)
     assert _claimed(kept) == {"__rsub__"}
+
+
+def test_a_class_name_of_any_length_is_quoted_short(grade: object, tmp_path: Path) -> None:
+    long = "N" + "o" * 5000 + "de"
+    source = BASE.replace("class Node:", f"class {long}:") + f"\nNode = {long}\n"
+    result = grade(source.replace("Node(", f"{long}("), tmp_path)  # type: ignore[operator]
+    # the errors' own messages cut the name short, so what they name here may be named from the syntax tree instead
+    assert {"__rsub__", "__rtruediv__"} <= _claimed(result) <= {"__sub__", "__rsub__", "__neg__", "__truediv__",
+                                                                "__rtruediv__"}
+    assert all(len(d.hint) < 600 and long not in d.hint for d in result.masked)

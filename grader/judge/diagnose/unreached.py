@@ -28,6 +28,8 @@ from grader.run.observed import GroupRun
 
 #: what can add a member the syntax tree does not show
 _DYNAMIC = frozenset({"setattr", "exec", "__getattr__", "__getattribute__"})
+#: the longest class name a hint quotes whole
+_NAME_CHARS = 60
 
 
 def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
@@ -60,6 +62,7 @@ def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mappi
 
 
 def _diagnosis(cls: str, method: str, computes: str, checks: list[str], *, written: bool) -> Diagnosis:
+    cls = cls if len(cls) <= _NAME_CHARS else cls[:_NAME_CHARS - 3] + "..."  # the student's name: any length
     quoted = ", ".join(f"'{name}'" for name in checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
     what = f" ({computes})" if computes else ""
     calls = (f"{'the check' if len(checks) == 1 else 'the checks'} {quoted} call{'s' if len(checks) == 1 else ''} it: "
