@@ -3,15 +3,16 @@ ones the errors name.
 
 A check stops at its first error. An engine without `__sub__` and without `__rsub__` fails "a number on either side"
 at `x - 2`, which names `__sub__`; `2 - x`, two lines later, never runs, so the student fixes one method, grades
-again, and only then hears of the other. Where the syntax tree settles it, the report names every method the failed
-checks call that the exercise's class does not define, or defines as the starter's placeholder with nothing after
-the class replacing it (not written yet), as a mistake hidden behind the others (the exercise's
-`masked` list), with the checks that call it: public checks only, since what a hidden check's code calls is part of
-what it keeps from the student until its results are released.
+again, and only then hears of the other. Where the syntax tree settles it, the report names each method that a
+public check stopped at another missing or unwritten method calls, and that the exercise's class does not define
+(missing-method) or defines as the starter's placeholder with nothing after the class replacing it
+(not-written-yet), as a mistake hidden behind the others (the exercise's `masked` list), with the checks that call
+it. Public checks only: what a hidden check's code calls is part of what it keeps from the student until its
+results are released.
 
-It settles it only for a class whose members the file spells out: no base class or metaclass (a base may supply
-the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, and a file that
-never calls `setattr` or `exec` (either may add a method the syntax tree cannot see).
+It settles it only for a class whose members the file spells out: no base class, metaclass or class decorator (any
+may supply the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, and a
+file that never calls `setattr` or `exec` (either may add a method the syntax tree cannot see).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ _NAME_CHARS = 60
 
 def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
                       defined: Definitions | None) -> ExerciseResult:
-    """The result, with each method the failed checks call and the class lacks, not yet named, among the masked."""
+    """The result, with each method that the checks stopped at another missing method call and the class lacks,
+    not yet named, among the masked."""
     if defined is None or exercise.engine != "scalar" or _DYNAMIC & defined.identifiers:
         return result
     owner = defined.class_named(exercise.contract.class_name)
@@ -45,9 +47,14 @@ def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mappi
     callers: dict[str, list[str]] = {}
     for index, check in enumerate(result.checks):
         probe = exercise.probes[located[index][0]] if index in located else None
-        # a hidden check's code is not the student's to read before its results are: what it calls is not said
-        if check.status in ("failed", "error") and probe is not None and probe.visibility != "hidden":
-            for method in probe_uses(exercise, probe):
+        stopped_at = check.diagnosis.rule if check.diagnosis is not None else None
+        # only a check that stopped at another method missing or unwritten: it never got as far as the rest; and a
+        # hidden check's code is not the student's to read before its results are, so what it calls is not said
+        if check.status != "error" or stopped_at is None or stopped_at.how != "missing" or probe is None \
+                or probe.visibility == "hidden":
+            continue
+        for method in probe_uses(exercise, probe):
+            if method != stopped_at.method:
                 callers.setdefault(method, []).append(check.name)
     found = []
     for method in INTERFACE:
@@ -65,8 +72,9 @@ def _diagnosis(cls: str, method: str, computes: str, checks: list[str], *, writt
     cls = cls if len(cls) <= _NAME_CHARS else cls[:_NAME_CHARS - 3] + "..."  # the student's name: any length
     quoted = ", ".join(f"'{name}'" for name in checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
     what = f" ({computes})" if computes else ""
-    calls = (f"{'the check' if len(checks) == 1 else 'the checks'} {quoted} call{'s' if len(checks) == 1 else ''} it: "
-             f"{'it' if len(checks) == 1 else 'they'} stopped at another error first, so this one is still to come")
+    one = len(checks) == 1
+    calls = (f"{'the check' if one else 'the checks'} {quoted} call{'s' if one else ''} it: {'it' if one else 'they'} "
+             "stopped at another method missing first, so this one is still to come")
     if written:
         return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
             f"{cls}.{method}{what} is not written yet, and {calls}. Write it too."),
