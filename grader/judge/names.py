@@ -67,6 +67,8 @@ class Definitions:
     #: functions and methods whose results are, at some positions, still the starter's None placeholders: the
     #: returned name at each such position, "" at the others
     placeholders: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: every attribute the code assigns to anywhere (`Node.__rsub__ = f` inside a function too), but on self
+    patched: frozenset[str] = frozenset()
 
     @property
     def stepped(self) -> frozenset[str]:
@@ -130,7 +132,14 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
                        unwritten, returns_nothing, enclosing, spans,
                        frozenset().union(*(shadowed(tree) for tree in trees)),
                        frozenset().union(*(forward_walks(tree) for tree in trees)),
-                       unwritten_methods=_unwritten_methods(trees), placeholders=placeholders)
+                       unwritten_methods=_unwritten_methods(trees), placeholders=placeholders,
+                       patched=frozenset(n.attr for tree in trees for n in ast.walk(tree)
+                                         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                                         and not _on_self(n)))
+
+
+def _on_self(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:

@@ -11,8 +11,9 @@ it. Public checks only: what a hidden check's code calls is part of what it keep
 results are released.
 
 It settles it only for a class whose members the file spells out: no base class, metaclass or class decorator (any
-may supply the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, and a
-file that never calls `setattr` or `exec` (either may add a method the syntax tree cannot see).
+may supply the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, nothing
+anywhere in the file assigned to an attribute of that name (`Node.__rsub__ = f` in a function), and a file that
+never calls `setattr` or `exec` (either may add a method the syntax tree cannot see).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mappi
     found = []
     for method in INTERFACE:
         theirs = exercise.contract.backward if method == "backward" else method
-        if method not in callers or theirs in named or theirs in owner.attributes:
+        if method not in callers or theirs in named or theirs in owner.attributes or theirs in defined.patched:
             continue
         if owner.defines(theirs) is False:
             found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method], written=False))
