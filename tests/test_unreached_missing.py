@@ -81,6 +81,7 @@ SUPPLIED = {
     "setattr after the class": ("end", "for _name in ('__rsub__', '__rtruediv__'):\n"
                                        "    setattr(Node, _name, lambda s, o: Node(o) + s * -1.0)\n"),
     "__getattr__": ("class", "    def __getattr__(self, name):\n        raise AttributeError(name)\n"),
+    "locals() in the class body": ("class", "    locals()['__rsub__'] = lambda s, o: Node(o) + s * -1.0\n"),
     "an assignment in a function": ("end", "def patch(cls):\n    cls.__rsub__ = lambda s, o: cls(o) + s * -1.0\n"
                                            "    cls.__rtruediv__ = lambda s, o: cls(o) * s ** -1\n\n\npatch(Node)\n"),
     "a base class": ("base", "class Reflected:\n" + RSUB + "    def __rtruediv__(self, other):\n"

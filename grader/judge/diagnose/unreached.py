@@ -13,7 +13,7 @@ results are released.
 It settles it only for a class whose members the file spells out: no base class, metaclass or class decorator (any
 may supply the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, nothing
 anywhere in the file assigned to an attribute of that name (`Node.__rsub__ = f` in a function), and a file that
-never calls `setattr` or `exec` (either may add a method the syntax tree cannot see).
+never calls `setattr`, `exec`, `locals` or `vars` (each may add a method the syntax tree cannot see).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from grader.judge.uses import INTERFACE, probe_uses
 from grader.run.observed import GroupRun
 
 #: what can add a member the syntax tree does not show
-_DYNAMIC = frozenset({"setattr", "exec", "__getattr__", "__getattribute__"})
+_DYNAMIC = frozenset({"setattr", "exec", "locals", "vars", "__getattr__", "__getattribute__"})
 #: the longest class name a hint quotes whole
 _NAME_CHARS = 60
 
