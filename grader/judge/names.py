@@ -102,10 +102,13 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     aliases: dict[str, str] = {}
     later: list[tuple[str, str]] = []  # Value.value = property(...), after the class
     identifiers: set[str] = set()
+    patched: set[str] = set()
     labelled = _labelled(cells)
     trees = [tree for _, tree in labelled]
     for tree in trees:
-        identifiers |= mentioned(tree)
+        named, assigned = mentioned(tree)
+        identifiers |= named
+        patched |= assigned
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 classes[node.name] = _class_facts(node)
@@ -133,13 +136,7 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
                        frozenset().union(*(shadowed(tree) for tree in trees)),
                        frozenset().union(*(forward_walks(tree) for tree in trees)),
                        unwritten_methods=_unwritten_methods(trees), placeholders=placeholders,
-                       patched=frozenset(n.attr for tree in trees for n in ast.walk(tree)
-                                         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                                         and not _on_self(n)))
-
-
-def _on_self(node: ast.Attribute) -> bool:
-    return isinstance(node.value, ast.Name) and node.value.id == "self"
+                       patched=frozenset(patched))
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
@@ -249,10 +246,18 @@ def _constant(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
 
 
-def mentioned(tree: ast.AST) -> set[str]:
-    """The names and attribute names a syntax tree uses."""
-    return {node.id if isinstance(node, ast.Name) else node.attr for node in ast.walk(tree)
-            if isinstance(node, (ast.Name, ast.Attribute))}
+def mentioned(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """The names and attribute names a syntax tree uses; and the attributes it assigns to, but on self (one walk)."""
+    names: set[str] = set()
+    assigned: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+            if isinstance(node.ctx, ast.Store) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                assigned.add(node.attr)
+    return names, assigned
 
 
 def _body(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
