@@ -84,8 +84,7 @@ def test_the_early_word_on_imports_finds_every_import_statement_a_full_walk_find
     corpus, and on each block an import can hide in, it finds what a walk of every node finds."""
     import ast
 
-    from grader.judge.rules import _statements
-    from grader.run.read.syntax import syntax_tree
+    from grader.run.read.syntax import statements, syntax_tree
 
     nested = ("import a\ndef f():\n    import b\n    if x:\n        from c import d\n    else:\n        try:\n"
               "            import e\n        except E:\n            import g\n        finally:\n            import h\n"
@@ -102,7 +101,7 @@ def test_the_early_word_on_imports_finds_every_import_statement_a_full_walk_find
         if tree is None:
             continue
         every = [ast.dump(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-        mine = [ast.dump(n) for n in _statements(tree.body) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        mine = [ast.dump(n) for n in statements(tree.body) if isinstance(n, (ast.Import, ast.ImportFrom))]
         assert sorted(mine) == sorted(every), source[:200]
         checked += bool(every)
     assert checked > 100

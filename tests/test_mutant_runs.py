@@ -210,7 +210,7 @@ def test_what_a_mistake_failed_when_its_run_stopped_early_is_not_kept(sandbox: S
     finished = mistake_runs.Mistakes(group)
     finished.could_fit(sandbox, None, frozenset(), expected)
     assert not finished.stopped
-    kept = mistake_runs._FAILING[mistake_runs._key(exercise)]
+    kept = mistake_runs._FAILING[finished.files()]
     every_probe = frozenset(probes_to_run(exercise, "cpu"))
     assert set(kept) == {m.path for m in exercise.mutants}
     assert all(fails and fails < every_probe for fails in kept.values())  # each fails some checks, not all

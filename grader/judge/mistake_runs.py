@@ -41,12 +41,21 @@ class Mistakes:
         self._runs: dict[Path, MutantRun] = {}
         #: a mistake's run stopped early (its time, memory, a signal): what it failed may be the machine's doing
         self.stopped = False
+        self._files: tuple[object, ...] | None = None
 
     def run(self, sandbox: Sandbox, mutant: Mutant, time_limit: float | None) -> MutantRun:
         if mutant.path not in self._runs:
             self._runs[mutant.path], stopped = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
             self.stopped = self.stopped or stopped
         return self._runs[mutant.path]
+
+    def files(self) -> tuple[object, ...]:
+        """The exercise and its files as they were first asked for (once per entry): what _FAILING is kept under."""
+        if self._files is None:
+            exercise = self.group.exercise
+            self._files = (exercise.id, stamp(exercise.folder / "exercise.yaml"), stamp(exercise.solution),
+                           *(stamp(m.path) for m in exercise.mutants))
+        return self._files
 
     def every(self, sandbox: Sandbox, time_limit: float | None) -> MutantRuns:
         return (*released_runs(self.group.exercise, self.group.seed),
@@ -58,13 +67,14 @@ class Mistakes:
         fail none of them where this process has seen each mistake's failing probes (at any seed: they are the
         same at every seed, tests/test_mutant_runs.py), else all of them, whose failing probes are kept then."""
         exercise = self.group.exercise
-        failing = _FAILING.get(_key(exercise)) if exercise.engine != "torch" else None
+        key = self.files()
+        failing = _FAILING.get(key) if exercise.engine != "torch" else None
         if failing is None:
             runs = self.every(sandbox, time_limit)
             # a torch mistake's failing checks are not held to be the same at every seed; and what a run stopped
             # early failed is not kept for the process's life: a loaded machine would leave that mistake out for good
             if exercise.engine != "torch" and not self.stopped:
-                _keep_failing(exercise, runs, expected)
+                _keep_failing(key, exercise, runs, expected)
             return runs
         return (*released_runs(exercise, self.group.seed),
                 *(self.run(sandbox, m, time_limit) for m in exercise.mutants
@@ -150,16 +160,12 @@ def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping
 _FAILING: dict[tuple[object, ...], dict[Path, frozenset[int]]] = {}
 
 
-def _key(exercise: Exercise) -> tuple[object, ...]:
-    return (exercise.id, stamp(exercise.folder / "exercise.yaml"), stamp(exercise.solution),
-            *(stamp(m.path) for m in exercise.mutants))
-
-
-def _keep_failing(exercise: Exercise, runs: MutantRuns, expected: tuple[Expected, ...]) -> None:
+def _keep_failing(key: tuple[object, ...], exercise: Exercise, runs: MutantRuns,
+                  expected: tuple[Expected, ...]) -> None:
     on = probes_to_run(exercise, "cpu")
     if len(_FAILING) >= 64:
         _FAILING.clear()
-    _FAILING[_key(exercise)] = {run.mutant.path: frozenset(
+    _FAILING[key] = {run.mutant.path: frozenset(
         i for i in on if run.run is None or (got := run.run.probes[i]) is None or not passes(
             got, expected[i], exercise.probes[i].raises is not None, exercise.probes[i].tolerance))
         for run in runs}

@@ -10,12 +10,12 @@ unknown, so nothing is claimed from it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.judge.diagnose.code_facts import forward_walks, placeholder_returns, shadowed
 from grader.run.read.load import SourceCell
-from grader.run.read.syntax import syntax_tree
+from grader.run.read.syntax import statements, syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,22 +260,11 @@ def mentioned(tree: ast.AST) -> tuple[set[str], set[str]]:
     return names, assigned
 
 
-def _body(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """A class body's statements, and those of the if, try, with and for blocks in it (a method defined under a
-    version check is a member all the same)."""
-    for statement in statements:
-        yield statement
-        if isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
-            for block in ("body", "orelse", "finalbody"):
-                yield from _body(getattr(statement, block, []))
-            for handler in getattr(statement, "handlers", []):
-                yield from _body(handler.body)
-
-
 def _class_facts(node: ast.ClassDef) -> ClassFacts:
     members: set[str] = set()
     attributes: dict[str, None] = {}
-    for item in _body(node.body):
+    # a def under an if, a try or a loop of the class body is a member all the same
+    for item in statements(node.body, into_definitions=False):
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             members.add(item.name)
             for inner in ast.walk(item):

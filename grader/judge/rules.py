@@ -4,12 +4,12 @@ and, as an early word, the imports its exercise does not allow (the child's guar
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from grader.core.exercise import SourceRules
 from grader.run.read.load import SourceCell
-from grader.run.read.syntax import syntax_tree
+from grader.run.read.syntax import statements, syntax_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,7 @@ def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], ex
     # has, only statements are visited (an import is one), not every expression (a walk of every node was a fifth
     # of grading a correct submission)
     for cell, root in _trees([c for c in cells if "import" in c.source]):
-        for node in _statements(root.body):
+        for node in statements(root.body):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
@@ -114,20 +114,6 @@ def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], ex
                     notes.append(f"{place} imports {name}, which exercise {exercise_id} does not allow: where that "
                                  f"line runs, {name.partition('.')[0]} is a placeholder that fails when used.")
     return tuple(dict.fromkeys(notes))
-
-
-def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of `body` and of the blocks inside it (functions, classes, branches, loops, handlers)."""
-    pending = list(reversed(body))
-    while pending:
-        statement = pending.pop()
-        yield statement
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(statement, field, None)
-            if isinstance(block, list):
-                pending.extend(reversed(block))
-        for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
-            pending.extend(reversed(part.body))
 
 
 def _trees(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:

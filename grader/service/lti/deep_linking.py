@@ -37,6 +37,8 @@ class Choice:
 
     label: str
     jwt: str
+    #: what it grades, beside the button
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,7 @@ def pick(course: Course, settings: LtiSettings, claims: Mapping[str, Any], instr
         return _signed(settings, deployment, items, echo)
 
     names = list(course.assignments)
-    choices = [Choice(name, signed([name])) for name in names]
+    choices = [Choice(name, signed([name]), ", ".join(course.assignments[name].exercise_ids)) for name in names]
     if wanted.get("accept_multiple") is not False and len(names) > 1:
         choices.append(Choice("every assignment", signed(names)))
     title = wanted.get("title")

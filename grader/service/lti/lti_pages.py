@@ -146,7 +146,7 @@ async def launch(request: Request) -> Response:
         response = _refused(request, found)
         response.headers.append("set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0))
     elif isinstance(found, Picker):  # its login is spent: no session follows
-        response = HTMLResponse(_page(request, "Add an assignment", _picker(state, found)))
+        response = HTMLResponse(_page(request, "Add an assignment", _picker(found)))
         response.headers.append("set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0))
     else:
         # the state's cookie stays until /lti/open: it shows that the browser opening the session launched it
@@ -200,11 +200,10 @@ async def jwks(request: Request) -> Response:
                         headers={"Cache-Control": "max-age=300"})
 
 
-def _picker(state: State, picker: Picker) -> str:
+def _picker(picker: Picker) -> str:
     """The course's assignments to add to the LMS course (a deep linking launch): each button posts its own signed
     response straight to the LMS (grader.service.lti.deep_linking says why)."""
-    exercises = {name: ", ".join(rules.exercise_ids) for name, rules in state.course.assignments.items()}
-    rows = "".join(_post_back(picker.return_url, choice.jwt, f"Add {choice.label}", exercises.get(choice.label, ""))
+    rows = "".join(_post_back(picker.return_url, choice.jwt, f"Add {choice.label}", choice.note)
                    for choice in picker.choices)
     return (f"<h1>{e(picker.title or 'Add an assignment to the LMS course')}</h1>\n{rows}"
             f"{_post_back(picker.return_url, picker.cancel, 'Cancel', '')}"
