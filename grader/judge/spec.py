@@ -26,6 +26,7 @@ from grader.core.exercise import (
     Raises,
     SourceRules,
 )
+from grader.core.library import Graph, Library, last_name
 from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
 from grader.judge.spec_yaml import At, Where, check_schema, line_of, parse_yaml, read_spec
 
@@ -70,7 +71,9 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     if abs(total - data["points"]) > 1e-9:
         raise where.error(("points",), f"is {data['points']} but the probes' points add up to {total:g}; "
                                        f"make them agree.")
-    starter = _file(folder, data.get("starter", "starter.py"), ("starter",), where)
+    library = _library(data, folder.parent, where)
+    starter = library.starter if library is not None and library.starter is not None else \
+        _file(folder, data.get("starter", "starter.py"), ("starter",), where)
     expected = _file(folder, data["expected"], ("expected",), where) if "expected" in data else None
     # A released pack holds no solution: a torch exercise brings its expected values instead, and a
     # scalar one needs none, since the reference engine computes them.
@@ -79,7 +82,11 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     if data["engine"] == "tensor":
         _tensor_reference(data["defines"], where)
     _autograd_rule(data, probes, where)
-    solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
+    if library is not None:
+        packed = not library.reference.is_dir()
+        solution = None if packed else library.reference
+    else:
+        solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
     mutants_dir = folder / data.get("mutants", "mutants")
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
@@ -109,6 +116,8 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         hidden_points=float(data.get("hidden_points", 0)),
         contract=contract,
         course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
+        library=library,
+        grades=tuple(data.get("grades", ())),
     )
 
 
@@ -129,6 +138,57 @@ def course_imports(path: Path) -> tuple[str, ...]:
                              path)
     check_schema(data, lines, path, "course")
     return tuple((data or {}).get("source", {}).get("allow_imports", ()))
+
+
+def _library(data: dict[str, Any], course: Path, where: Where) -> Library | None:
+    """A library exercise's package settings, from its course's course.yaml; other engines have none."""
+    if data["engine"] != "library":
+        for field in ("grades",):
+            if field in data:
+                raise where.error((field,), "is for engine: library exercises.")
+        return None
+    library = course_library(course / COURSE_SETTINGS)
+    if library is None:
+        raise where.error(("engine",), f"is library, but {course / COURSE_SETTINGS} has no 'package' section "
+                                       f"saying which files a repository hands in (see docs/authoring.md).")
+    graded = [(("grades", i), dotted) for i, dotted in enumerate(data.get("grades", ()))]
+    for p, probe in enumerate(data["probes"]):
+        graded += [(("probes", p, "grades", i), dotted) for i, dotted in enumerate(probe.get("grades", ()))]
+    for at, dotted in graded:
+        if dotted not in data["defines"]:
+            raise where.error(at, f"{dotted!r} is not in 'defines'; an exercise grades what it asks for.")
+    short: dict[str, str] = {}
+    for dotted in data["defines"]:
+        name = last_name(dotted)
+        if name in short:
+            raise where.error(("defines", dotted), f"is known to the probes as {name}, as {short[name]} is; "
+                                                   f"each name a probe uses must be one object.")
+        short[name] = dotted
+    return library
+
+
+def course_library(path: Path) -> Library | None:
+    """A library course's package settings (course.yaml's `package`), or None for any other course."""
+    if not path.is_file():
+        return None
+    data, lines = parse_yaml(read_spec(path, "A course's settings are a file course.yaml beside its exercises."),
+                             path)
+    check_schema(data, lines, path, "course")
+    package = (data or {}).get("package")
+    if package is None:
+        return None
+    where = Where(path, lines)
+    folders = {}
+    for key in ("reference", "starter"):
+        if key in package:
+            folder = (path.parent / package[key]).resolve()
+            if not folder.is_dir() and key == "starter":
+                raise where.error(("package", key), f"folder {folder} does not exist.")
+            folders[key] = folder
+    graph = package.get("graph")
+    return Library(files=tuple(package["files"]), import_paths=tuple(package.get("import_paths", ["."])),
+                   reference=folders["reference"], starter=folders.get("starter"),
+                   graph=Graph(**graph) if graph is not None else None)
 
 
 def _contract(data: dict[str, Any], where: Where) -> Contract:
@@ -218,6 +278,7 @@ def _probe(data: dict[str, Any], at: At, where: Where, tolerance: Tolerance, cud
             raise where.error(at + ("near_zero", i), f"{label!r} is not one of this probe's observations.")
     return Probe(
         near_zero=tuple(data.get("near_zero", [])),
+        grades=tuple(data.get("grades", ())),
         name=data["name"],
         about=data.get("about", "").strip(),
         points=float(data["points"]),

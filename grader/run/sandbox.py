@@ -173,6 +173,8 @@ class Sandbox:
             "exercise": exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
             "cells": [{"label": cell.label, "source": cell.source} for cell in submission.cells],
             "siblings": [{"name": s.label, "source": s.source} for s in submission.siblings],
+            "package": [{"path": f.label, "source": f.source} for f in submission.package],
+            "import_paths": _import_paths(exercises),
             "keep_going": submission.kind == "notebook",
             "device": device,
             "then": then,
@@ -181,7 +183,7 @@ class Sandbox:
             "groups": [
                 {"engine": g.exercise.probe_engine, "defines": dict(g.exercise.defines),
                  "autograd": g.exercise.autograd, "forbid_ops": list(g.exercise.forbid_ops),
-                 "forbid_complex": g.exercise.forbid_complex,
+                 "forbid_complex": g.exercise.forbid_complex, "graph": _graph(g.exercise),
                  "probes": [_probe_request(g, i) for i in group_indices]}
                 for g, group_indices in zip(groups, indices, strict=True)
             ],
@@ -292,7 +294,27 @@ def _uses_of(code: str, names: tuple[str, ...]) -> tuple[str, ...]:
 def _uses(exercise: Exercise, index: int) -> tuple[str, ...]:
     probe = exercise.probes[index]
     code = probe.code + "\n" + "\n".join(expr for _, expr in probe.observe)
-    return _uses_of(code, tuple(name for name, _ in exercise.defines))
+    used = _uses_of(code, tuple(name for name, _ in exercise.names))
+    # a library's names are asked for by dotted path (needle.ops.EWiseMul) and known to the probe by the last part
+    return tuple(dotted for dotted, _ in exercise.defines if dotted.rpartition(".")[2] in used)
+
+
+def _import_paths(exercises: Sequence[Exercise]) -> list[str]:
+    """The folders of a library's repository put on sys.path (one course's: its exercises share them)."""
+    paths: dict[str, None] = {}
+    for exercise in exercises:
+        if exercise.library is not None:
+            paths.update(dict.fromkeys(exercise.library.import_paths))
+    return list(paths)
+
+
+def _graph(exercise: Exercise) -> dict[str, object] | None:
+    """How the child reads a library exercise's tensors (grader.run.child.graph), or None."""
+    graph = exercise.library.graph if exercise.library is not None else None
+    if graph is None:
+        return None
+    return {"node": graph.node, "op": graph.op, "inputs": graph.inputs, "realize": graph.realize,
+            "lazy": graph.lazy}
 
 
 def _probe_request(group: Group, index: int) -> dict[str, object]:

@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from grader.run.child.execute import compile_probe, error_data, run_probe_data, scope_of
+from grader.run.child.graph import graph_reader
+from grader.run.child.package import lay_out, own_modules, resolve, set_flag
+from grader.run.child.reading import data_of
 from grader.run.child.warm import seal
 from grader.run.child.zygote_main import Hello
 from grader.run.guard import guard
@@ -84,6 +87,8 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
     allowed = frozenset(policy["allowed"]) if policy["allowed"] is not None else None
     forbidden = frozenset(policy["forbidden"])
     siblings = [(s["name"], s["source"]) for s in request["siblings"]]
+    package = [(f["path"], f["source"]) for f in request["package"]]
+    import_paths = request["import_paths"]
     try:
         pristine = dict(builtins.__dict__)
         helpers = _helpers(request, pristine)
@@ -96,14 +101,16 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
         groups = [(g["engine"], list(g["defines"].items()),
                    bool(g["autograd"] or g["forbid_ops"] or g["forbid_complex"]),
                    [(compile_probe(p["name"], p["code"], dict(p["observe"])), p["inputs"], p["torch_seed"],
-                     frozenset(p["uses"])) for p in g["probes"]]) for g in request["groups"]]
+                     frozenset(p["uses"])) for p in g["probes"]], g["graph"]) for g in request["groups"]]
+        library_missing_, reader_, set_flag_ = _library_missing, _reader, set_flag
         device, keep_going = request["device"], request["keep_going"]
         own_files = seal(functools.partial(_student_files, tuple(_writable(hello.mode))), "student_files")
         guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
                       owned=[os.path.realpath(os.getcwd()) + "/"] if hello.mode == "landlock" else [],
                       permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
                       extensions=_extensions(allowed, forbidden), refusal=_refusal(request["exercise"]),
-                      own_modules=[Path(name).stem for name, _ in siblings], grader=_GRADER)
+                      own_modules=[*(Path(name).stem for name, _ in siblings), *own_modules(package, import_paths)],
+                      grader=_GRADER)
         audit(guard.EVENT)
         cells = [(cell["label"], cell["source"]) for cell in request["cells"]]
         sources = {label: tuple(source.splitlines()) for label, source in cells}
@@ -113,6 +120,7 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
             Path(name).write_text(source, encoding="utf-8")
             sources[os.path.abspath(name)] = tuple(source.splitlines())
         sys.path.insert(0, os.getcwd())
+        sources.update(lay_out(package, import_paths))  # a library's package, at its paths in the repository
         _scrub(startup, allowed, forbidden)
         sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
         event = ("student", {})
@@ -134,8 +142,13 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
         todo: Any = groups
         while todo:
             for g in range_(len_(todo)):
-                engine, defines, watched, probes = todo[g]
-                missing, provided = missing_(module, defines)
+                engine, defines, watched, probes, graph = todo[g]
+                if engine == "library":
+                    missing, provided = library_missing_(defines, sources)
+                    read = reader_(graph, sources)
+                else:
+                    missing, provided = missing_(module, defines)
+                    read = None
                 event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
                 absent = {item["name"] for item in missing}
@@ -155,9 +168,15 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                         if watched and recorder is not None:
                             watch(tensors)
                             enter()
+                        lazy = set_flag_(graph and graph["lazy"], True) if read is not None else None
                         try:
-                            ran, found = run_probe_(compiled, scope, BaseException, sources)
+                            if read is None:
+                                ran, found = run_probe_(compiled, scope, BaseException, sources)
+                            else:
+                                ran, found = run_probe_(compiled, scope, BaseException, sources, read)
                         finally:
+                            if lazy is not None:
+                                set_flag_(graph["lazy"], lazy)
                             if watched and recorder is not None:
                                 leave()
                         if watched and recorder is not None:
@@ -176,7 +195,8 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
             audit(guard.EVENT)
             made_ = iter(compiled_)
             todo = [(*groups[part["group"]][:3], [(next(made_), p["inputs"], p["torch_seed"], frozenset(p["uses"]))
-                                                  for p in part["probes"]]) for part in more]
+                                                  for p in part["probes"]], groups[part["group"]][4])
+                    for part in more]
     except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
         event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
         audit(guard.EVENT)
@@ -192,7 +212,7 @@ def _helpers(request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, obj
         from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=seal(probe_tools.gradcheck, "gradcheck"))
-    if "tensor" in engines:
+    if "tensor" in engines or "library" in engines:
         import numpy
 
         helpers["np"] = _copy(numpy)
@@ -234,6 +254,7 @@ def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files:
     mine["__import__"] = builtins.__import__
     _DICT(module)["__builtins__"] = mine
     _StudentLoader.builtins = mine
+    _StudentLoader.top = os.getcwd() + "/"
     sys.path_hooks.insert(0, own_files)  # sealed: the hook leads to nothing of the harness's
     sys.path_importer_cache.pop(os.getcwd(), None)
 
@@ -242,10 +263,16 @@ class _StudentLoader(SourceFileLoader):
     """The loader of the submission's own .py files: they run with the submission's builtins."""
 
     builtins: ClassVar[dict[str, Any]] = {}
+    #: the run's folder: a file under it is compiled under its path in the repository, which errors then name
+    top: ClassVar[str] = "/"
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__dict__["__builtins__"] = type(self).builtins
         super().exec_module(module)
+
+    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> types.CodeType:  # type: ignore[override]
+        shown = path[len(self.top):] if type(path) is str and path.startswith(self.top) else path
+        return compile(data, shown, "exec", dont_inherit=True)
 
 
 def _student_files(writable: tuple[str, ...], path: str) -> FileFinder:
@@ -347,3 +374,32 @@ def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[
             got = "something that could not be read"
         missing.append({"name": name, "kind": kind, "got": got})
     return missing, provided
+
+
+def _library_missing(defines: list[tuple[str, str]], sources: dict[str, tuple[str, ...]]
+                     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """A library exercise's names, each found by its dotted path in the student's package (imported here, once
+    asked for), bound in the probes by its last part."""
+    missing, provided = [], {}
+    for dotted, kind in defines:
+        found, problem = resolve(dotted, functools.partial(error_data, sources=sources))
+        if problem is None:
+            if kind == "class" and not isinstance(found, type):
+                problem = f"a {str.__str__(_NAME(type(found)))}, not a class"
+            elif kind == "function" and not callable(found):
+                problem = f"a {str.__str__(_NAME(type(found)))}, not a function"
+        if problem is None:
+            provided[dotted.rpartition(".")[2]] = found
+        else:
+            missing.append({"name": dotted, "kind": kind, "got": problem})
+    return missing, provided
+
+
+def _reader(graph: dict[str, Any] | None, sources: dict[str, tuple[str, ...]]) -> Any:
+    """How a library exercise's observations are read: its tensors as graphs, where the course says how."""
+    if graph is None:
+        return data_of
+    node, problem = resolve(graph["node"], functools.partial(error_data, sources=sources))
+    if problem is not None or not isinstance(node, type):
+        return data_of
+    return graph_reader(node, graph, data_of, functools.partial(error_data, sources=sources))
