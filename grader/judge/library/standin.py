@@ -70,7 +70,7 @@ def _node(node: TracedNode, inputs: Sequence[Value], ops: Mapping[str, type], gr
 
 
 def _compute(op_class: type, settings: tuple[tuple[str, Value], ...], inputs: list[Any]) -> Value:
-    op = op_class.__new__(op_class)
+    op: Any = object.__new__(op_class)
     for key, value in settings:
         vars(op)[key] = _plain(value)
     result = from_python(op.compute(*inputs))
