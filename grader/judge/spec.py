@@ -151,7 +151,7 @@ def _library(data: dict[str, Any], course: Path, where: Where) -> Library | None
     if library is None:
         raise where.error(("engine",), f"is library, but {course / COURSE_SETTINGS} has no 'package' section "
                                        f"saying which files a repository hands in (see docs/authoring.md).")
-    graded = [(("grades", i), dotted) for i, dotted in enumerate(data.get("grades", ()))]
+    graded: list[tuple[At, str]] = [(("grades", i), dotted) for i, dotted in enumerate(data.get("grades", ()))]
     for p, probe in enumerate(data["probes"]):
         graded += [(("probes", p, "grades", i), dotted) for i, dotted in enumerate(probe.get("grades", ()))]
     for at, dotted in graded:

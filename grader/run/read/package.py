@@ -9,8 +9,12 @@ kept, whatever the headers say. A refusal is a `SubmissionError` that says which
 
 from __future__ import annotations
 
+import bz2
+import contextlib
+import gzip
 import hashlib
 import io
+import lzma
 import os
 import re
 import stat
@@ -250,7 +254,8 @@ def _zip_files(path: Path, library: Library) -> dict[str, bytes]:
                 if rel is None or _skipped(rel):
                     continue
                 mode = info.external_attr >> 16
-                kind = "file" if not mode or stat.S_ISREG(mode) else \
+                # no file type in the mode (zip tools that write permissions alone) is a plain file
+                kind = "file" if not stat.S_IFMT(mode) or stat.S_ISREG(mode) else \
                     "a link" if stat.S_ISLNK(mode) else "folder" if stat.S_ISDIR(mode) else \
                     "not a regular file (a device, a pipe or a socket)"
                 if kind == "folder":
@@ -304,9 +309,9 @@ def _tar_files(path: Path, library: Library) -> dict[str, bytes]:
     kept: dict[PurePosixPath, bytes] = {}
     kept_bytes = 0
     try:
-        with open(path, "rb") as raw:
-            stream = io.BufferedReader(_Capped(raw, MAX_UNPACKED_BYTES, path))
-            with tarfile.open(fileobj=stream, mode="r|*") as archive:
+        with open(path, "rb") as raw, _unpacked(raw) as plain:
+            stream = io.BufferedReader(_Capped(plain, MAX_UNPACKED_BYTES, path))  # bytes after unpacking
+            with tarfile.open(fileobj=stream, mode="r|") as archive:
                 for count, member in enumerate(archive, 1):
                     if count > MAX_ENTRIES:
                         raise SubmissionError(f"{path}: holds more than {MAX_ENTRIES} entries (the cap on "
@@ -324,10 +329,22 @@ def _tar_files(path: Path, library: Library) -> dict[str, bytes]:
                                                   f"course's files (the cap on size).")
                         member_file = archive.extractfile(member)
                         kept[rel] = member_file.read(MAX_SOURCE_BYTES + 1) if member_file is not None else b""
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+    except (tarfile.TarError, EOFError, OSError, ValueError, lzma.LZMAError) as exc:
         raise SubmissionError(f"{path}: is not a tarball that can be read ({exc}).") from None
     chosen = _choose(entries, library, path)
     return {rel: kept[top] for rel, top in chosen.items()}
+
+
+def _unpacked(raw: IO[bytes]) -> IO[bytes]:
+    """The tarball's bytes as they unpack, by its first bytes: gzip, bzip2, xz, or none."""
+    head = raw.peek(6)[:6] if isinstance(raw, io.BufferedReader) else b""
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if head.startswith(b"BZh"):
+        return bz2.BZ2File(raw, "rb")
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile(raw, "rb")
+    return contextlib.nullcontext(raw)  # type: ignore[return-value]
 
 
 def _could_be(library: Library, path: PurePosixPath) -> bool:
