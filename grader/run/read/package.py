@@ -66,7 +66,7 @@ def read_package(path: Path, library: Library) -> Submission:
     if path.is_dir():
         entries = dict(_folder_entries(path))
         found = _choose(entries, library, path)
-        contents = {rel: _folder_file(path / top) for rel, top in found.items()}
+        contents = {rel: read_capped(path / top, MAX_SOURCE_BYTES) for rel, top in found.items()}
     elif name.endswith(".zip"):
         contents = _zip_files(path, library)
     elif name.endswith(ARCHIVES):
@@ -217,10 +217,6 @@ def _folder_kind(entry: os.DirEntry[str]) -> str:
     if entry.is_file(follow_symlinks=False):
         return "file"
     return "not a regular file (a device, a pipe or a socket)"
-
-
-def _folder_file(path: Path) -> bytes:
-    return read_capped(path, MAX_SOURCE_BYTES)
 
 
 # ------------------------------------------------------------------------------------------------
