@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from grader.core.library import Library
 from grader.run.read.load import MAX_SOURCE_BYTES, SourceCell, Submission, SubmissionError, read_capped
@@ -331,16 +331,16 @@ def _tar_files(path: Path, library: Library) -> dict[str, bytes]:
     return {rel: kept[top] for rel, top in chosen.items()}
 
 
-def _unpacked(raw: IO[bytes]) -> IO[bytes]:
+def _unpacked(raw: IO[bytes]) -> Any:
     """The tarball's bytes as they unpack, by its first bytes: gzip, bzip2, xz, or none."""
     head = raw.peek(6)[:6] if isinstance(raw, io.BufferedReader) else b""
     if head.startswith(b"\x1f\x8b"):
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # each a context manager giving the unpacked bytes
     if head.startswith(b"BZh"):
         return bz2.BZ2File(raw, "rb")
     if head.startswith(b"\xfd7zXZ\x00"):
         return lzma.LZMAFile(raw, "rb")
-    return contextlib.nullcontext(raw)  # type: ignore[return-value]
+    return contextlib.nullcontext(raw)
 
 
 def _could_be(library: Library, path: PurePosixPath) -> bool:
