@@ -11,7 +11,8 @@ from pathlib import Path
 from grader.core.errors import GraderError, SpecError
 from grader.core.exercise import COURSE_SETTINGS, Assignment, Exercise
 from grader.core.library import Library
-from grader.judge.spec import course_library, load_assignment, load_exercise
+from grader.judge.spec import load_assignment, load_exercise
+from grader.judge.spec_course import course_library
 
 ENV_VAR = "AUTOGRADER_EXERCISES"
 SPEC_NAME = "exercise.yaml"

@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from grader.run.child.execute import compile_probe, error_data, run_probe_data, scope_of
-from grader.run.child.graph import graph_reader
-from grader.run.child.package import lay_out, own_modules, resolve, set_flag
-from grader.run.child.reading import data_of
+from grader.run.child.names import library_missing, missing_names, reader
+from grader.run.child.package import lay_out, own_modules, set_flag
 from grader.run.child.warm import seal
 from grader.run.child.zygote_main import Hello
 from grader.run.guard import guard
@@ -78,7 +77,7 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
     once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
     """
     audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
-    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, _missing
+    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, missing_names
     read_frame_, then_ = _read_frame, request.get("then") is True
     scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
     event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
@@ -102,7 +101,7 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                    bool(g["autograd"] or g["forbid_ops"] or g["forbid_complex"]),
                    [(compile_probe(p["name"], p["code"], dict(p["observe"])), p["inputs"], p["torch_seed"],
                      frozenset(p["uses"])) for p in g["probes"]], g["graph"]) for g in request["groups"]]
-        library_missing_, reader_, set_flag_ = _library_missing, _reader, set_flag
+        library_missing_, reader_, set_flag_ = library_missing, reader, set_flag
         device, keep_going = request["device"], request["keep_going"]
         own_files = seal(functools.partial(_student_files, tuple(_writable(hello.mode))), "student_files")
         guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
@@ -147,8 +146,7 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                     missing, provided = library_missing_(defines, sources)
                     read = reader_(graph, sources)
                 else:
-                    missing, provided = missing_(module, defines)
-                    read = None
+                    (missing, provided), read = missing_(module, defines), None
                 event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
                 absent = {item["name"] for item in missing}
@@ -350,56 +348,3 @@ def _read_exact(fd: int, size: int) -> bytearray:
 def _read_frame(fd: int) -> bytes:
     """A part of the request: its size in 8 bytes, then its bytes (grader.run.sandbox.frame), cut at MAX_REQUEST."""
     return bytes(_read_exact(fd, min(int.from_bytes(_read_exact(fd, 8), "big"), MAX_REQUEST)))
-
-
-def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """Names the exercise needs that the submission does not define as the right kind of thing, and the ones it
-    does. Read from the module's own dict: whatever the submission's objects do while they are looked up
-    (a key's __eq__, a class's metaclass) is the submission's, and costs the name."""
-    missing, provided = [], {}
-    names = _DICT(module)
-    for name, kind in defines:
-        try:
-            value = names.get(name)
-            if value is None:
-                got = "nothing"
-            elif kind == "class" and not isinstance(value, type):
-                got = f"a {str.__str__(_NAME(type(value)))}, not a class"
-            elif kind == "function" and not callable(value):
-                got = f"a {str.__str__(_NAME(type(value)))}, not a function"
-            else:
-                provided[name] = value
-                continue
-        except BaseException:  # noqa: BLE001 - the submission's own objects raised while the grader read them
-            got = "something that could not be read"
-        missing.append({"name": name, "kind": kind, "got": got})
-    return missing, provided
-
-
-def _library_missing(defines: list[tuple[str, str]], sources: dict[str, tuple[str, ...]]
-                     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """A library exercise's names, each found by its dotted path in the student's package (imported here, once
-    asked for), bound in the probes by its last part."""
-    missing, provided = [], {}
-    for dotted, kind in defines:
-        found, problem = resolve(dotted, functools.partial(error_data, sources=sources))
-        if problem is None:
-            if kind == "class" and not isinstance(found, type):
-                problem = f"a {str.__str__(_NAME(type(found)))}, not a class"
-            elif kind == "function" and not callable(found):
-                problem = f"a {str.__str__(_NAME(type(found)))}, not a function"
-        if problem is None:
-            provided[dotted.rpartition(".")[2]] = found
-        else:
-            missing.append({"name": dotted, "kind": kind, "got": problem})
-    return missing, provided
-
-
-def _reader(graph: dict[str, Any] | None, sources: dict[str, tuple[str, ...]]) -> Any:
-    """How a library exercise's observations are read: its tensors as graphs, where the course says how."""
-    if graph is None:
-        return data_of
-    node, problem = resolve(graph["node"], functools.partial(error_data, sources=sources))
-    if problem is not None or not isinstance(node, type):
-        return data_of
-    return graph_reader(node, graph, data_of, functools.partial(error_data, sources=sources))

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from grader.core.library import Library
 from grader.run.read.load import MAX_SOURCE_BYTES, SourceCell, Submission, SubmissionError, read_capped
@@ -66,7 +66,7 @@ def read_package(path: Path, library: Library) -> Submission:
     if path.is_dir():
         entries = dict(_folder_entries(path))
         found = _choose(entries, library, path)
-        contents = {rel: _folder_file(path / top) for rel, top in found.items()}
+        contents = {rel: read_capped(path / top, MAX_SOURCE_BYTES) for rel, top in found.items()}
     elif name.endswith(".zip"):
         contents = _zip_files(path, library)
     elif name.endswith(ARCHIVES):
@@ -219,10 +219,6 @@ def _folder_kind(entry: os.DirEntry[str]) -> str:
     return "not a regular file (a device, a pipe or a socket)"
 
 
-def _folder_file(path: Path) -> bytes:
-    return read_capped(path, MAX_SOURCE_BYTES)
-
-
 # ------------------------------------------------------------------------------------------------
 # Archives: nothing extracted, every size read and not believed
 
@@ -335,16 +331,16 @@ def _tar_files(path: Path, library: Library) -> dict[str, bytes]:
     return {rel: kept[top] for rel, top in chosen.items()}
 
 
-def _unpacked(raw: IO[bytes]) -> IO[bytes]:
+def _unpacked(raw: IO[bytes]) -> Any:
     """The tarball's bytes as they unpack, by its first bytes: gzip, bzip2, xz, or none."""
     head = raw.peek(6)[:6] if isinstance(raw, io.BufferedReader) else b""
     if head.startswith(b"\x1f\x8b"):
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # each a context manager giving the unpacked bytes
     if head.startswith(b"BZh"):
         return bz2.BZ2File(raw, "rb")
     if head.startswith(b"\xfd7zXZ\x00"):
         return lzma.LZMAFile(raw, "rb")
-    return contextlib.nullcontext(raw)  # type: ignore[return-value]
+    return contextlib.nullcontext(raw)
 
 
 def _could_be(library: Library, path: PurePosixPath) -> bool:
