@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import Protocol
 
 from grader.core.library import Library
 from grader.run.read.load import MAX_SOURCE_BYTES, SourceCell, Submission, SubmissionError, read_capped
@@ -279,7 +279,7 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, rel: str) -> by
 class _Capped(io.RawIOBase):
     """A file read through once, that refuses to give more than `limit` bytes (what a tarball unpacks to)."""
 
-    def __init__(self, raw: IO[bytes], limit: int, where: Path) -> None:
+    def __init__(self, raw: _Reader, limit: int, where: Path) -> None:
         self._raw, self._left, self._where = raw, limit, where
 
     def readable(self) -> bool:
@@ -331,16 +331,27 @@ def _tar_files(path: Path, library: Library) -> dict[str, bytes]:
     return {rel: kept[top] for rel, top in chosen.items()}
 
 
-def _unpacked(raw: IO[bytes]) -> Any:
+class _Reader(Protocol):
+    """What a tarball is read from: its bytes, as they unpack."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+@contextlib.contextmanager
+def _unpacked(raw: io.BufferedReader) -> Iterator[_Reader]:
     """The tarball's bytes as they unpack, by its first bytes: gzip, bzip2, xz, or none."""
-    head = raw.peek(6)[:6] if isinstance(raw, io.BufferedReader) else b""
+    head = raw.peek(6)[:6]
     if head.startswith(b"\x1f\x8b"):
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # each a context manager giving the unpacked bytes
-    if head.startswith(b"BZh"):
-        return bz2.BZ2File(raw, "rb")
-    if head.startswith(b"\xfd7zXZ\x00"):
-        return lzma.LZMAFile(raw, "rb")
-    return contextlib.nullcontext(raw)
+        with gzip.GzipFile(fileobj=raw, mode="rb") as plain:
+            yield plain
+    elif head.startswith(b"BZh"):
+        with bz2.BZ2File(raw, "rb") as plain_bz2:
+            yield plain_bz2
+    elif head.startswith(b"\xfd7zXZ\x00"):
+        with lzma.LZMAFile(raw, "rb") as plain_xz:
+            yield plain_xz
+    else:
+        yield raw
 
 
 def _could_be(library: Library, path: PurePosixPath) -> bool:
