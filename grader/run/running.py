@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.run.confine import cgroups
+from grader.run.wire import Ended, Forked, zygote_word
 
 MIB = 1024 * 1024
 _UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
@@ -260,18 +261,20 @@ class Running:
         """This run's word from the zygote: "pid" (True, with the child's pidfd) or "status" (the number)."""
         while True:
             data, fds = receive(self._sock)
-            message = json.loads(data)
-            if message.get("run") != self._run:  # about an earlier run, which finished without it
+            word = zygote_word(json.loads(data))
+            if word.run != self._run:  # about an earlier run, which finished without it
                 for fd in fds:
                     os.close(fd)
                 continue
             if kind == "pid":
                 self._pidfd = fds[0] if fds else None
-                if message.get("limited") is not True:  # the zygote could not set the run's memory limit
+                if not (isinstance(word, Forked) and word.limited):  # the zygote could not set its memory limit
                     self._group = None
                     self._weaker = tuple(cgroups.NAMES.values())
                 return True
-            return int(message["status"])
+            if not isinstance(word, Ended):
+                raise ValueError("the zygote said a run started twice")
+            return word.status
 
     def _status_now(self) -> int | None:
         try:

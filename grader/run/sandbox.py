@@ -6,7 +6,6 @@ import ast
 import dataclasses
 import functools
 import hmac
-import json
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -21,8 +20,9 @@ from grader.run.inputs import Inputs, input_to_data, probe_seed
 from grader.run.observed import RunResult
 from grader.run.policy import ImportPolicy, engine_policy, torch_policy
 from grader.run.read.load import Submission
-from grader.run.reply import Budget, Plan, interpret
+from grader.run.reply import Budget, GroupPlan, Plan, interpret
 from grader.run.running import Deadline, Exchange, Limits, Running
+from grader.run.wire import GroupRequest, ProbeRequest, Request, SecondPart, SourceFile, encode, frame
 from grader.run.zygote import Zygote, ZygoteFailed
 
 #: seconds a CUDA run gets on top of the time limit, for the child to start CUDA
@@ -122,7 +122,7 @@ class Sandbox:
         """
         key = secrets.token_bytes(32)
         policy, request, plan, limits = self._request(submission, groups, device, time_limit, visibility)
-        running = self._zygote_for(policy).launch(key + frame(request), limits, finished=functools.partial(
+        running = self._zygote_for(policy).launch(key + frame(encode(request)), limits, finished=functools.partial(
             _finished, key), deadline=_Deadline(plan, key))
         return PendingRun(running, limits, plan, key)
 
@@ -140,62 +140,54 @@ class Sandbox:
         hidden = [tuple(i for i in probes_to_run(g.exercise, device) if g.exercise.probes[i].visibility == "hidden")
                   for g in groups]
         # the hidden part has its own budgets, on top of the public part's
-        limits = dataclasses.replace(limits, wall_seconds=limits.wall_seconds + sum(plan.budgets))
+        limits = dataclasses.replace(limits, wall_seconds=limits.wall_seconds + sum(g.budget for g in plan.groups))
         pair = PendingPair(limits, plan, key)
 
         def second(first: Exchange) -> tuple[bytes, Deadline]:
             public = interpret(first, plan, key, limits)
             wanted = [i for i in then(public) if hidden[i]]
             pair.first, pair.wanted, pair.resume = public, wanted, first.reply.count(b"\n")
-            pair.second = Plan(plan.kind, plan.cells, tuple(hidden[i] for i in wanted),
-                               tuple(plan.totals[i] for i in wanted),
-                               tuple(tuple(_uses(groups[i].exercise, j) for j in hidden[i]) for i in wanted),
-                               tuple(plan.budgets[i] for i in wanted), plan.load_budget)
-            body = json.dumps({"groups": [{"group": i, "probes": [_probe_request(groups[i], j) for j in hidden[i]]}
-                                          for i in wanted]}).encode()
+            pair.second = dataclasses.replace(plan, groups=tuple(
+                GroupPlan(hidden[i], plan.groups[i].total, tuple(_uses(groups[i].exercise, j) for j in hidden[i]),
+                          plan.groups[i].budget) for i in wanted))
+            body = encode(SecondPart(tuple((i, tuple(_probe_request(groups[i], j) for j in hidden[i]))
+                                           for i in wanted)))
             return frame(body), Budget(pair.second, key, time.monotonic(), offset=len(first.reply),
                                        first=pair.resume)
 
-        pair.running = self._zygote_for(policy).launch(key + frame(request), limits, finished=functools.partial(
+        pair.running = self._zygote_for(policy).launch(key + frame(encode(request)), limits, finished=functools.partial(
             _finished, key), deadline=_Deadline(plan, key), barrier=second)
         return pair
 
     def _request(self, submission: Submission, groups: Sequence[Group], device: Device, time_limit: float | None,
-                 visibility: Visibility | None, then: bool = False) -> tuple[ImportPolicy, bytes, Plan, Limits]:
+                 visibility: Visibility | None, then: bool = False) -> tuple[ImportPolicy, Request, Plan, Limits]:
         policies = {policy_of(g.exercise) for g in groups}
         if len(policies) != 1:
-            raise ValueError("one run serves exercises with the same import policy; use run()")
+            raise ValueError("one run serves exercises with the same import policy; use start()")
         (policy,) = policies
         indices = [probes_to_run(g.exercise, device, visibility) for g in groups]
         exercises = [g.exercise for g in groups]
-        request = json.dumps({
-            "filename": submission.name,
-            "exercise": exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
-            "cells": [{"label": cell.label, "source": cell.source} for cell in submission.cells],
-            "siblings": [{"name": s.label, "source": s.source} for s in submission.siblings],
-            "keep_going": submission.kind == "notebook",
-            "device": device,
-            "then": then,
-            "policy": {"allowed": sorted(policy.allowed) if policy.allowed is not None else None,
-                       "forbidden": sorted(policy.forbidden), "describe": policy.describe()},
-            "groups": [
-                {"engine": g.exercise.probe_engine, "defines": dict(g.exercise.defines),
-                 "autograd": g.exercise.autograd, "forbid_ops": list(g.exercise.forbid_ops),
-                 "forbid_complex": g.exercise.forbid_complex,
-                 "probes": [_probe_request(g, i) for i in group_indices]}
-                for g, group_indices in zip(groups, indices, strict=True)
-            ],
-        }).encode()
+        request = Request(
+            filename=submission.name,
+            exercise=exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
+            cells=tuple(SourceFile(cell.label, cell.source) for cell in submission.cells),
+            siblings=tuple(SourceFile(s.label, s.source) for s in submission.siblings),
+            keep_going=submission.kind == "notebook",
+            device=device,
+            two_parts=then,
+            allowed=tuple(sorted(policy.allowed)) if policy.allowed is not None else None,
+            forbidden=tuple(sorted(policy.forbidden)),
+            groups=tuple(_group_request(g, sent) for g, sent in zip(groups, indices, strict=True)),
+        )
         budgets = tuple(time_limit or e.time_limit for e in exercises)
         load = time_limit or max(budgets)
         extra = CUDA_STARTUP_SECONDS if device == "cuda" else 0.0
         # CUDA maps far more address space than it uses, so only the wall clock and CPU time bound it.
         limits = Limits(wall_seconds=load + sum(budgets) + extra,
                         memory_mb=0 if device == "cuda" else max(e.memory_mb for e in exercises))
-        plan = Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
-                    tuple(len(e.probes) for e in exercises),
-                    tuple(tuple(_uses(g.exercise, i) for i in sent) for g, sent in zip(groups, indices, strict=True)),
-                    tuple(b + extra for b in budgets), load + extra)
+        plan = Plan(submission.kind, tuple(c.label for c in submission.cells),
+                    tuple(GroupPlan(sent, len(g.exercise.probes), tuple(_uses(g.exercise, i) for i in sent), b + extra)
+                          for g, sent, b in zip(groups, indices, budgets, strict=True)), load + extra)
         return policy, request, plan, limits
 
     def start(self, submission: Submission, groups: Sequence[Group], *, device: Device = "cpu",
@@ -295,11 +287,19 @@ def _uses(exercise: Exercise, index: int) -> tuple[str, ...]:
     return _uses_of(code, tuple(name for name, _ in exercise.defines))
 
 
-def _probe_request(group: Group, index: int) -> dict[str, object]:
+def _group_request(group: Group, sent: Sequence[int]) -> GroupRequest:
+    exercise = group.exercise
+    return GroupRequest(engine=exercise.probe_engine, defines=exercise.defines, autograd=exercise.autograd,
+                        forbid_ops=exercise.forbid_ops, forbid_complex=exercise.forbid_complex,
+                        probes=tuple(_probe_request(group, i) for i in sent))
+
+
+def _probe_request(group: Group, index: int) -> ProbeRequest:
     probe = group.exercise.probes[index]
-    return {"name": probe.name, "code": probe.code, "observe": list(probe.observe),
-            "inputs": {name: input_to_data(value) for name, value in group.inputs[index].items()},
-            "torch_seed": probe_seed(group.seed, group.exercise.id, probe.name), "uses": _uses(group.exercise, index)}
+    return ProbeRequest(name=probe.name, code=probe.code, observe=probe.observe,
+                        inputs={name: input_to_data(value) for name, value in group.inputs[index].items()},
+                        torch_seed=probe_seed(group.seed, group.exercise.id, probe.name),
+                        uses=_uses(group.exercise, index))
 
 
 class PendingRun:
@@ -334,11 +334,6 @@ class PendingPair:
         if not self.wanted or self.second is None:
             return self.first, None, []
         return self.first, interpret(exchange, self.second, self._key, self._limits, self.resume), self.wanted
-
-
-def frame(data: bytes) -> bytes:
-    """One part of a child's request: its size in 8 bytes, then the bytes (grader.run.child.child reads it)."""
-    return len(data).to_bytes(8, "big") + data
 
 
 def runs_lean(exercises: Sequence[Exercise]) -> bool:
