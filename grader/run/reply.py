@@ -94,7 +94,7 @@ def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits, resume
     """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan.
 
     `resume`: the reply's first `resume` lines were a first part, read on their own; this reads its second
-    part, for `plan`, from the same loading (grader.run.sandbox.Sandbox.launch_then)."""
+    part, for `plan`, from the same loading (grader.run.sandbox.TwoPartRun)."""
     events, forged = signed_lines(exchange.reply, key)
     state = _State(plan)
     bad: Stop | None = Stop("forged-reply", f"wrote to the grader's reply channel ({forged})",

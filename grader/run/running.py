@@ -57,9 +57,9 @@ class Exchange:
 
 #: when a run must end, given its reply so far and the time now (monotonic)
 Deadline = Callable[[bytearray, float], float]
-#: what a run's child is sent once it has said all of its first part (grader.run.sandbox): the request's second
-#: part, and the deadline from then on
-Barrier = Callable[[Exchange], tuple[bytes, Deadline]]
+#: a two-part run's turn, once its child has said all of the first part (grader.run.sandbox.TwoPartRun): the
+#: second part's request, and the deadline from then on
+TwoParts = Callable[[Exchange], tuple[bytes, Deadline]]
 
 
 class Running:
@@ -68,7 +68,7 @@ class Running:
     def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
                  output_fd: int, limits: Limits, finished: Callable[[bytes], bool],
                  deadline: Deadline | None = None, *, group: cgroups.ZygoteGroup | None = None,
-                 oom_kills: int = 0, weaker: tuple[str, ...] = (), barrier: Barrier | None = None) -> None:
+                 oom_kills: int = 0, weaker: tuple[str, ...] = (), two_parts: TwoParts | None = None) -> None:
         self._sock, self._run, self._limits, self._finished = sock, run, limits, finished
         #: the zygote's cgroups, which hold this run's processes, and their OOM kills before it started
         self._group, self._oom_kills, self._weaker = group, oom_kills, weaker
@@ -81,10 +81,10 @@ class Running:
         self._output_kept = True
         self._reply_overflow = False
         self._pidfd: int | None = None
-        #: a run in two parts: what to send once the child has said all of the first (grader.run.sandbox)
-        self._barrier = barrier
+        #: a two-part run: what to send once the child has said all of the first part (grader.run.sandbox)
+        self._two_parts = two_parts
         #: the first part, as the child had said it when it finished it: None until then
-        self.first: Exchange | None = None
+        self.first_part: Exchange | None = None
 
     def wait(self) -> Exchange:
         try:
@@ -169,14 +169,14 @@ class Running:
                     elif key.fd == self._request_fd:
                         if not self._send_some():
                             selector.unregister(self._request_fd)
-                            if self._barrier is None or self.first is not None:
+                            if self._two_parts is None or self.first_part is not None:
                                 self._close_request()  # a request in two parts stays open for its second
                     elif self._take(int(key.fd)) is False:
                         selector.unregister(key.fd)
                         open_pipes -= 1
-                    elif key.fd == self._reply_fd and self._barrier is not None and self.first is None \
+                    elif key.fd == self._reply_fd and self._two_parts is not None and self.first_part is None \
                             and self._finished(bytes(self._reply)):
-                        deadline = self._cross(started, selector)
+                        deadline = self._second_part(started, selector)
                     elif key.fd == self._reply_fd and self._deadline is not None:
                         deadline = self._deadline(self._reply, time.monotonic())
         finally:
@@ -199,7 +199,7 @@ class Running:
                         timed_out=timed_out and not memory, status=status, seconds=time.monotonic() - started,
                         memory_exceeded=memory, weaker_limits=self._weaker)
 
-    def _cross(self, started: float, selector: selectors.BaseSelector) -> float:
+    def _second_part(self, started: float, selector: selectors.BaseSelector) -> float:
         """The child has said all of the first part: take it as it stands, output up to now included, and only
         then send the second part. Nothing the child writes from here on reaches the first part, and nothing
         it writes to its output from here on is kept: the second part is the hidden checks (grader.judge.
@@ -208,12 +208,12 @@ class Running:
             pass
         now = time.monotonic()
         cut = bytes(self._reply)
-        self.first = Exchange(reply=cut, output=bytes(self._output), output_truncated=self._output_total >
+        self.first_part = Exchange(reply=cut, output=bytes(self._output), output_truncated=self._output_total >
                               len(self._output), reply_overflow=False, timed_out=False, status=0,
                               seconds=now - started, memory_exceeded=self._exceeded(), weaker_limits=self._weaker)
         self._output_kept, self._output, self._output_total = False, bytearray(), 0
-        assert self._barrier is not None
-        request, self._deadline = self._barrier(self.first)
+        assert self._two_parts is not None
+        request, self._deadline = self._two_parts(self.first_part)
         self._request = memoryview(bytes(self._request) + request)
         if self._request_fd >= 0:
             try:

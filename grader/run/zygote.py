@@ -23,7 +23,7 @@ from pathlib import Path
 
 from grader.run.confine import cgroups, isolate, tree
 from grader.run.policy import ImportPolicy
-from grader.run.running import MIB, Barrier, Deadline, Limits, Running, pid_of, receive, send_signal
+from grader.run.running import MIB, Deadline, Limits, Running, TwoParts, pid_of, receive, send_signal
 from grader.run.wire import Hello, MemoryFiles, RunHeader, ZygoteConfig, encode
 
 #: the `python -c` program of a zygote; it notes which modules the interpreter had before the grader's
@@ -183,10 +183,10 @@ class Zygote:
         return False
 
     def launch(self, request: bytes, limits: Limits, *, finished: Callable[[bytes], bool],
-               deadline: Deadline | None = None, barrier: Barrier | None = None) -> Running:
+               deadline: Deadline | None = None, two_parts: TwoParts | None = None) -> Running:
         """Fork a child for one run and hand it `request`; `finished(reply)` says when it has said all, and
-        `deadline(reply, now)` when it must have (default: the wall-clock limit from its start); with `barrier`,
-        the run is in two parts, and `barrier` gives the second once the child has said all of the first."""
+        `deadline(reply, now)` when it must have (default: the wall-clock limit from its start); with `two_parts`,
+        the run is in two parts, and `two_parts` gives the second once the child has said all of the first."""
         if self._sock is None and not self._begun:
             raise RuntimeError("the zygote is not running")
         if self._sock is None or not self.alive():  # a submission may kill what it can reach: start again
@@ -212,7 +212,7 @@ class Zygote:
         group = self._group if oom_kills is not None else None
         return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline,
                        group=group, oom_kills=oom_kills or 0,
-                       weaker=group.weaker if group is not None else tuple(cgroups.NAMES.values()), barrier=barrier)
+                       weaker=group.weaker if group is not None else tuple(cgroups.NAMES.values()), two_parts=two_parts)
 
     def _greeted(self) -> None:
         """The zygote's first word: how it is confined (trusted: no student code ever ran in it)."""

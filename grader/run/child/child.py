@@ -70,7 +70,7 @@ def _run(key: bytearray, request: Request, request_fd: int, reply_fd: int, hello
     here, first thing, every probe is compiled before the submission runs, and every message leaves
     through `event` and the guard.
 
-    A request marked `then` has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_then), sent
+    A request in two parts has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_two_parts), sent
     once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
     """
     audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
