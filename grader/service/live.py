@@ -63,6 +63,10 @@ class LiveCourse:
         """Whether `current` would look at the files again."""
         return time.monotonic() - self._looked >= LOOK_EVERY
 
+    def in_force(self) -> Course:
+        """The course in force, without looking at the files (safe on the event loop)."""
+        return self._course
+
     def current(self) -> Course:
         if time.monotonic() - self._looked < LOOK_EVERY:
             return self._course
