@@ -85,6 +85,11 @@ def _refused(request: Request, refused: Refused) -> HTMLResponse:
 
 
 def _no_lti(request: Request) -> HTMLResponse:
+    if state_of(request).live.closed is not None:  # the registration cannot be read now: none is trusted
+        return HTMLResponse(_page(request, "LMS launches are closed", "<h1>LMS launches are closed for now</h1><p>"
+                                  "The course's LMS registration cannot be read, so no launch is taken; the "
+                                  "instructor's page says why. Sign in with <code>grade submit --login</code> "
+                                  "meanwhile.</p>"), 503)
     return HTMLResponse(_page(request, "No LMS launch", "<h1>This course takes no LMS launch</h1><p>Its course.toml "
                               "has no [lti] table: sign in with <code>grade submit --login</code>.</p>"), 404)
 
