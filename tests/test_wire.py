@@ -13,6 +13,7 @@ from grader.run.wire import (
     MAX_REQUEST,
     Ended,
     Forked,
+    GraphRequest,
     GroupRequest,
     Hello,
     MemoryFiles,
@@ -33,13 +34,20 @@ from grader.run.wire import (
 TENSOR = {"tensor": {"shape": [2], "data": [1.5, -2], "dtype": "float64", "requires_grad": True}}
 PROBE = ProbeRequest(name="grad", code="y = a * b\ny.backward()", observe=(("a.grad", "a.grad"),),
                      inputs={"a": 2.0, "b": 3, "t": TENSOR}, torch_seed=7, uses=("Node",))
+GRAPH = GraphRequest(node="needle.autograd.Value", op="op", inputs="inputs", realize="realize_cached_data",
+                     lazy=None)
 GROUP = GroupRequest(engine="scalar", defines=(("Node", "class"),), autograd=None, forbid_ops=(),
-                     forbid_complex=False, probes=(PROBE,))
+                     forbid_complex=False, graph=None, probes=(PROBE,))
 REQUEST = Request(filename="mul.py", exercise="node-mul", cells=(SourceFile("mul.py", "x = 1"),),
-                  siblings=(SourceFile("helpers.py", "y = 2"),), keep_going=False, device="cpu",
-                  two_parts=True, allowed=("math",), forbidden=("ctypes",), groups=(GROUP,))
+                  siblings=(SourceFile("helpers.py", "y = 2"),),
+                  package=(SourceFile("python/needle/ops.py", "z = 3"),), import_paths=("python",),
+                  keep_going=False, device="cpu", two_parts=True, allowed=("math",), forbidden=("ctypes",),
+                  groups=(GROUP, GroupRequest(engine="library", defines=(("needle.ops.EWiseMul", "class"),),
+                                              autograd=None, forbid_ops=(), forbid_complex=False, graph=GRAPH,
+                                              probes=())))
 MESSAGES: list[Any] = [
     PROBE,
+    GRAPH,
     GROUP,
     REQUEST,
     SecondPart(((0, (PROBE,)),)),

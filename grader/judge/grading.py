@@ -23,6 +23,7 @@ from grader.judge.hidden_runs import (
     public_part,
     run_hidden_part,
 )
+from grader.judge.library.standin import observed
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -123,7 +124,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         elif has_hidden(groups, device):
             hidden_part, hidden[device] = run_hidden_part(sandbox, submission, groups, device, time_limit,
                                                           runs[device])
-        views[device] = [ExerciseRun(run, join_parts(g.exercise, run.groups[k], h))
+        views[device] = [ExerciseRun(run, observed(g.exercise, join_parts(g.exercise, run.groups[k], h)))
                          for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
 
     results = []

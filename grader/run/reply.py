@@ -35,7 +35,7 @@ class GroupPlan:
 class Plan:
     """What the child was asked to do, to read its reply against."""
 
-    kind: Literal["python", "notebook"]
+    kind: Literal["python", "notebook", "package"]
     cells: tuple[str, ...]
     groups: tuple[GroupPlan, ...]
     #: seconds loading the submission may take

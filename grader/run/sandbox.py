@@ -29,6 +29,7 @@ from grader.run.read.load import Submission
 from grader.run.reply import Budget, GroupPlan, Plan, interpret
 from grader.run.running import Deadline, Exchange, Limits, Running
 from grader.run.wire import (
+    GraphRequest,
     GroupRequest,
     ProbeRequest,
     Request,
@@ -255,6 +256,8 @@ class _Launch:
             exercise="/".join(exercise.id for exercise in exercises),
             cells=tuple(SourceFile(c.label, c.source) for c in submission.cells),
             siblings=tuple(SourceFile(s.label, s.source) for s in submission.siblings),
+            package=tuple(SourceFile(f.label, f.source) for f in submission.package),
+            import_paths=_import_paths(exercises),
             keep_going=submission.kind == "notebook",
             device=device,
             two_parts=two_parts,
@@ -502,10 +505,34 @@ def _uses_of(code: str, names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _uses(exercise: Exercise, index: int) -> tuple[str, ...]:
-    """The names of the exercise that a probe's code and observations use."""
+    """The names of the exercise that a probe's code and observations use. A library's names are
+    asked for by dotted path (needle.ops.EWiseMul), and known to the probe by their last part."""
     probe = exercise.probes[index]
     code = probe.code + "\n" + "\n".join(expr for _, expr in probe.observe)
-    return _uses_of(code, tuple(name for name, _ in exercise.defines))
+    used = _uses_of(code, tuple(name for name, _ in exercise.names))
+    found = []
+    for dotted, _ in exercise.defines:
+        if dotted.rpartition(".")[2] in used:
+            found.append(dotted)
+    return tuple(found)
+
+
+def _import_paths(exercises: Sequence[Exercise]) -> tuple[str, ...]:
+    """The folders of a library's repository put on sys.path (one course's: its exercises share
+    them)."""
+    paths: dict[str, None] = {}
+    for exercise in exercises:
+        if exercise.library is not None:
+            paths.update(dict.fromkeys(exercise.library.import_paths))
+    return tuple(paths)
+
+
+def _graph_request(exercise: Exercise) -> GraphRequest | None:
+    """How the child reads a library exercise's tensors (grader.run.child.graph), or None."""
+    if exercise.library is None or exercise.library.graph is None:
+        return None
+    graph = exercise.library.graph
+    return GraphRequest(graph.node, graph.op, graph.inputs, graph.realize, graph.lazy)
 
 
 def _group_plan(group: Group, probes: tuple[int, ...], budget: float) -> GroupPlan:
@@ -522,6 +549,7 @@ def _group_request(group: Group, probes: Sequence[int]) -> GroupRequest:
         autograd=exercise.autograd,
         forbid_ops=exercise.forbid_ops,
         forbid_complex=exercise.forbid_complex,
+        graph=_graph_request(exercise),
         probes=tuple(_probe_request(group, i) for i in probes),
     )
 

@@ -105,11 +105,51 @@ class ProbeRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class GraphRequest:
+    """How the child reads a library's tensors as graphs (grader.run.child.graph): the attribute
+    names of a node (grader.core.library.Graph)."""
+
+    #: the dotted path of the class whose instances are graph nodes
+    node: str
+    #: the attribute holding the op that made a node
+    op: str
+    #: the attribute holding the nodes it was made from
+    inputs: str
+    #: the method that computes a node's value
+    realize: str
+    #: a module flag that defers computing while it is true, or None
+    lazy: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "node": self.node,
+            "op": self.op,
+            "inputs": self.inputs,
+            "realize": self.realize,
+            "lazy": self.lazy,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> GraphRequest:
+        found = _fields(data, _GRAPH, "a graph")
+        return cls(
+            _text(found, "node"),
+            _text(found, "op"),
+            _text(found, "inputs"),
+            _text(found, "realize"),
+            _maybe_text(found, "lazy"),
+        )
+
+
+_GRAPH = frozenset({"node", "op", "inputs", "realize", "lazy"})
+
+
+@dataclass(frozen=True, slots=True)
 class GroupRequest:
     """One exercise's share of a run: what the submission must define, the rules its probes
     run under, and the probes."""
 
-    #: what the probes run with: scalar, tensor, torch, or plain (Exercise.probe_engine)
+    #: what the probes run with: scalar, tensor, torch, library, or plain (Exercise.probe_engine)
     engine: str
     #: each name the submission must define, and its kind: class, function or value
     defines: tuple[tuple[str, str], ...]
@@ -119,6 +159,8 @@ class GroupRequest:
     forbid_ops: tuple[str, ...]
     #: no complex numbers in the submission's values while the probes run
     forbid_complex: bool
+    #: a library's: how its tensors are read as graphs; None to read them as values
+    graph: GraphRequest | None
     probes: tuple[ProbeRequest, ...]
 
     @property
@@ -133,6 +175,7 @@ class GroupRequest:
             "autograd": self.autograd,
             "forbid_ops": list(self.forbid_ops),
             "forbid_complex": self.forbid_complex,
+            "graph": None if self.graph is None else self.graph.to_json(),
             "probes": [probe.to_json() for probe in self.probes],
         }
 
@@ -140,25 +183,27 @@ class GroupRequest:
     def from_json(cls, data: object) -> GroupRequest:
         found = _fields(data, _GROUP, "a group")
         probes = _list(found, "probes")
+        graph = found["graph"]
         return cls(
             engine=_text(found, "engine"),
             defines=_pairs(found, "defines"),
             autograd=_maybe_text(found, "autograd"),
             forbid_ops=_texts(found, "forbid_ops"),
             forbid_complex=_flag(found, "forbid_complex"),
+            graph=None if graph is None else GraphRequest.from_json(graph),
             probes=tuple(ProbeRequest.from_json(probe) for probe in probes),
         )
 
 
 _GROUP = frozenset(
-    {"engine", "defines", "autograd", "forbid_ops", "forbid_complex", "probes"}
+    {"engine", "defines", "autograd", "forbid_ops", "forbid_complex", "graph", "probes"}
 )
 
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
-    """A cell of the submission (named by its label), or one of its own modules beside it
-    (named by its file name)."""
+    """A cell of the submission (named by its label), one of its own modules beside it (named by
+    its file name), or a file of its package (named by its path in the repository)."""
 
     name: str
     source: str
@@ -187,6 +232,10 @@ class Request:
     cells: tuple[SourceFile, ...]
     #: the submission's own modules, importable beside the graded file
     siblings: tuple[SourceFile, ...]
+    #: a library's package: the course's files of the student's repository
+    package: tuple[SourceFile, ...]
+    #: folders of the repository put on sys.path, first first
+    import_paths: tuple[str, ...]
     #: go on past a cell that raises, as a notebook does
     keep_going: bool
     #: cpu or cuda
@@ -206,6 +255,8 @@ class Request:
             "exercise": self.exercise,
             "cells": [cell.to_json() for cell in self.cells],
             "siblings": [sibling.to_json() for sibling in self.siblings],
+            "package": [file.to_json() for file in self.package],
+            "import_paths": list(self.import_paths),
             "keep_going": self.keep_going,
             "device": self.device,
             "two_parts": self.two_parts,
@@ -219,12 +270,15 @@ class Request:
         found = _fields(data, _REQUEST, "the request")
         cells = _list(found, "cells")
         siblings = _list(found, "siblings")
+        package = _list(found, "package")
         groups = _list(found, "groups")
         return cls(
             filename=_text(found, "filename"),
             exercise=_text(found, "exercise"),
             cells=tuple(SourceFile.from_json(cell) for cell in cells),
             siblings=tuple(SourceFile.from_json(sibling) for sibling in siblings),
+            package=tuple(SourceFile.from_json(file) for file in package),
+            import_paths=_texts(found, "import_paths"),
             keep_going=_flag(found, "keep_going"),
             device=_text(found, "device"),
             two_parts=_flag(found, "two_parts"),
@@ -235,8 +289,8 @@ class Request:
 
 
 _REQUEST = frozenset({
-    "filename", "exercise", "cells", "siblings", "keep_going", "device", "two_parts",
-    "allowed", "forbidden", "groups",
+    "filename", "exercise", "cells", "siblings", "package", "import_paths", "keep_going",
+    "device", "two_parts", "allowed", "forbidden", "groups",
 })
 
 

@@ -48,6 +48,9 @@ HARNESS = (
     "grader.run.child.evidence",
     "grader.run.child.complex_watch",
     "grader.run.child.probe_tools",
+    "grader.run.child.graph",
+    "grader.run.child.package",
+    "grader.run.child.names",
     "grader.run.child.child",
 )
 #: modules the harness uses as they are: their state is live (sys.modules, sys.stdout) or their objects are the
