@@ -135,6 +135,11 @@ class Exercise:
     contract: Contract = DEFAULT_CONTRACT
     #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
     course_ops: Path | None = None
+    #: the least precision a correct answer may compute in: a torch exercise whose starter, text or torch's default
+    #: make float32 tensors accepts float32, and its checks allow what float32 gives (grader.judge.precision)
+    precision: Literal["float64", "float32"] = "float64"
+    #: correct answers written another way (variants/*.py): `grade validate` proves each scores full marks, unnamed
+    variants: tuple[Path, ...] = ()
 
     @property
     def uses_torch(self) -> bool:

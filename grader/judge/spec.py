@@ -84,6 +84,9 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
     mutants = tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
+    if data.get("precision", "float64") != "float64" and data["engine"] != "torch":
+        raise where.error(("precision",), f"is for engine: torch exercises, whose answers may compute in float32; "
+                                          f"this one is engine: {data['engine']}. Remove it.")
     contract = _contract(data, where)
     course_ops = folder.parent / COURSE_OPS
     return Exercise(
@@ -109,6 +112,8 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         hidden_points=float(data.get("hidden_points", 0)),
         contract=contract,
         course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
+        precision=data.get("precision", "float64"),
+        variants=tuple(sorted((folder / "variants").glob("*.py"))),
     )
 
 
