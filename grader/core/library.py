@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+#: what a repository may be handed in as besides its folder, by the archive's name
+ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+
 
 @dataclass(frozen=True, slots=True)
 class Graph:
