@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from grader.cli_options import (
     Parser,
@@ -252,13 +253,19 @@ def feedback_command(argv: list[str]) -> int:
 
 def publish_parser() -> Parser:
     parser = Parser(prog="grade publish",
-                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS Score to the line "
-                                "item of --platform (a TOML file: client_id, token_url, key_file, key_id, lineitem). "
-                                "What was sent is recorded in REPORTS/published/lti.json: publishing again sends "
+                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS Score to the "
+                                "assignment's own line item: --lineitem, else the one the platform's line items "
+                                "service (lineitems in --platform, a TOML file: client_id, token_url, key_file, "
+                                "key_id, lineitems) holds for it, found by resourceId or made. What was sent is "
+                                "recorded per line item in REPORTS/published/lti.json: publishing again sends "
                                 "only the scores that changed.")
     parser.add_argument("service", choices=("lti",))
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     parser.add_argument("--platform", type=Path, required=True, metavar="CONFIG")
+    parser.add_argument("--lineitem", metavar="URL", help="the LMS column (its line item's URL) these scores go to")
+    parser.add_argument("--assignment", metavar="ID", help="the column's resourceId, for a batch of several "
+                                                           "exercises graded without --assignment (default: the "
+                                                           "batch's assignment, or its one exercise)")
     parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
     return parser
 
@@ -266,12 +273,36 @@ def publish_parser() -> Parser:
 def publish_command(argv: list[str]) -> int:
     args = publish_parser().parse_args(argv)
     try:
-        from grader.course.lms.publish import publish_lti, read_platform
+        from grader.course.lms.publish import Target, publish_lti, read_platform
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
         raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
+    if args.lineitem is not None and urlsplit(args.lineitem).scheme not in ("http", "https"):
+        raise GraderError(f"--lineitem {args.lineitem!r} is not an http(s) URL: give the line item's URL.")
     platform = read_platform(args.platform)
-    done = publish_lti(args.reports, platform, dry_run=args.dry_run)
+    target = Target(assignment=_batch_assignment(args.reports, args.assignment), lineitem=args.lineitem or "",
+                    source="--lineitem" if args.lineitem else "")
+    done = publish_lti(args.reports, platform, target, dry_run=args.dry_run)
     verb = "would send" if args.dry_run else "sent"
-    print(f"{verb} {len(done.sent)} scores to {platform.lineitem}; {done.unchanged} unchanged since the last "
-          f"publish" + (f"; not sent (the grader failed on them): {_few(done.skipped)}" if done.skipped else ""))
+    print(f"{verb} {len(done.sent)} scores to {done.lineitem or target.assignment}'s column ({done.how}); "
+          f"{done.unchanged} unchanged since the last publish"
+          + (f"; not sent (the grader failed on them): {_few(done.skipped)}" if done.skipped else ""))
     return ExitCode.OK
+
+
+def _batch_assignment(reports: Path, given: str | None) -> str:
+    """The assignment a batch's scores are: its column's resourceId in the LMS."""
+    from grader.course.manifest import read_manifest
+    from grader.outputs.layout import MANIFEST
+
+    manifest = read_manifest(reports) if (reports / MANIFEST).is_file() else None
+    graded = manifest.assignment if manifest is not None else None
+    if given is not None and graded and given != graded:
+        raise GraderError(f"--assignment {given!r}: {reports} graded assignment {graded!r}; its scores go to "
+                          f"{graded}'s column only.")
+    if given or graded:
+        return str(given or graded)
+    if manifest is not None and len(manifest.exercises) == 1:
+        return manifest.exercises[0]
+    raise GraderError(f"which assignment are the scores of {reports}? It graded "
+                      f"{', '.join(manifest.exercises) if manifest is not None else 'no batch.json'}: name its "
+                      f"column with --assignment ID (the line item's resourceId) or --lineitem URL.")

@@ -214,7 +214,7 @@ def test_one_roster_takes_a_class_from_the_download_to_canvas_and_an_ags_publish
     with running(Platform(client_id="grader-tool", key_id="k1", public_key=public)) as platform:
         settings = tmp_path / "lms.toml"
         settings.write_text(f'client_id = "grader-tool"\ntoken_url = "{platform.token_url}"\nkey_file = "tool.pem"\n'
-                            f'key_id = "k1"\nlineitem = "{platform.lineitem}"\nbackoff = 0\n')
+                            f'key_id = "k1"\nlineitems = "{platform.lineitems}"\nbackoff = 0\n')
         assert main(["publish", "lti", str(out), "--platform", str(settings)]) == 0
     assert platform.problems == []
     assert {s["userId"]: s["scoreGiven"] for s in platform.scores} == {

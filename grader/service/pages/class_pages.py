@@ -24,8 +24,10 @@ from grader.outputs.html_page import e, num, table
 from grader.service import deadlines
 from grader.service.app import State
 from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.lti import columns
 from grader.service.pages.forms import fields
 from grader.service.pages.pages import _reader, course_page
 from grader.service.tokens import Who
@@ -205,11 +207,34 @@ def _publish_form(state: State) -> str:
     if state.course.lti is None:
         return ""
     assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
-    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the LMS\'s gradebook (the line '
-            "item of course.toml's [lti] platform); a score sent before and unchanged is not sent again.</p>"
-            '<form class="inline" method="post" action="/instructor/publish">'
+    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the assignment\'s own column '
+            "in the LMS's gradebook (its line item: course.toml's [lti.lineitems], the one its LMS link launches "
+            "with, or the one the LMS holds for it, found or made); a score sent before and unchanged is not sent "
+            "again. Before a student's deadline, you are asked first: their score tells them what the hidden "
+            'checks gave.</p><form class="inline" method="post" action="/instructor/publish">'
             f'<label>assignment<select name="assignment">{assignments}</select></label>'
             '<button type="submit">Send the scores to the LMS</button></form>')
+
+
+def _confirm_publish(assignment: str, early: columns.Early) -> str:
+    """What publishing before the deadline releases, and the choice: the students past it only, or all."""
+    held = len(early.held)
+    extended = f" ({early.extended} by an extension)" if early.extended else ""
+    ready = early.students - held
+
+    def button(choice: str, label: str) -> str:
+        return (f'<form class="inline" method="post" action="/instructor/publish">'
+                f'<input type="hidden" name="assignment" value="{e(assignment)}">'
+                f'<input type="hidden" name="confirm" value="{choice}"><button type="submit">{e(label)}</button>'
+                "</form>")
+
+    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1>"
+            f"<p>The deadline of {e(assignment)} has not passed for {held} of {early.students} students{extended}. "
+            "Their scores count the hidden checks, which they are not shown before their deadline: a score sent "
+            "now tells each of them what the hidden checks gave.</p>"
+            + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
+            + button("all", f"Send all {early.students}: tell {held} their hidden checks' verdicts now")
+            + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
 
 
 async def class_csv_file(request: Request) -> Response:
@@ -260,8 +285,9 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
 
 
 async def publish(request: Request) -> Response:
-    """The counted scores of one assignment sent to the LMS's gradebook (AGS), as `grade gradebook --publish` does,
-    to the line item of course.toml's [lti] platform; only changed scores are sent again."""
+    """The counted scores of one assignment sent to its own column of the LMS's gradebook (AGS), as `grade
+    gradebook --publish` does (grader.service.lti.columns); only changed scores are sent again. Before a student's
+    deadline, it asks first and says what it releases to how many."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
@@ -271,25 +297,23 @@ async def publish(request: Request) -> Response:
     if rules is None or course.lti is None:
         return HTMLResponse(course_page(state, "Not sent", "<h1>Nothing was sent</h1><p>Name an assignment of a "
                                                            "course with an [lti] platform.</p>"), 422)
+    choice = form.get("confirm", "")
+    early = await run_in_threadpool(columns.before_deadline, state.engine, course, rules)
+    if early.held and choice not in ("passed", "all"):
+        return HTMLResponse(course_page(state, "Send the scores?", _confirm_publish(rules.id, early), CSS))
     try:
-        said = await run_in_threadpool(_publish, state, who.student, rules.id)
+        said = await run_in_threadpool(_publish, state, who.student, rules, choice == "all")
     except GraderError as exc:
         return HTMLResponse(course_page(state, "Not sent", f"<h1>Nothing was sent</h1><p>{e(exc)}</p>"), 502)
     return RedirectResponse(f"/instructor?regrade={said}", status_code=303)
 
 
-def _publish(state: State, actor: str, assignment: str) -> int:
-    from grader.course.lms.publish import publish_lti
-    from grader.service.gradebook import export
-
+def _publish(state: State, actor: str, rules: Rules, release_hidden: bool) -> int:
     course = state.course
     assert course.lti is not None
-    folder, _ = export(state.engine, course, course.assignments[assignment])
-    done = publish_lti(folder, course.lti.platform, say=lambda _: None)
+    done = columns.publish(state.engine, course, rules, course.lti.platform, release_hidden=release_hidden)
     with writing(state.engine) as db:
-        return deadlines.record(db, actor, deadlines.PUBLISH, assignment, "", "",
-                                f"{len(done.sent)} score(s) sent, {done.unchanged} unchanged, "
-                                f"{len(done.skipped)} skipped").id
+        return deadlines.record(db, actor, deadlines.PUBLISH, rules.id, "", "", columns.said(done)).id
 
 
 def _on_roster(state: State, student: str) -> bool:
