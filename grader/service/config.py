@@ -25,6 +25,8 @@ again when it changes: grader.service.live).
     max_late_days = 3
     per_day = 5                        # submissions per student per day (default 20; 0: no limit)
     counts = "best"                    # or "last"
+    # closes = 2026-12-04T23:59:00Z    # uploads refused after it (default: the deadline + the late days the
+                                       # policy lets count: max_late_days, the penalty's, late_days, or none)
 
     [extensions.hw1]
     s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
@@ -46,7 +48,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
-from grader.judge.catalog import ENV_VAR, Catalog
+from grader.judge.catalog import ENV_VAR, Catalog, shared_name
 from grader.run.confine.isolate import LEVELS, Level
 from grader.service.lti.lti_config import LtiSettings, read_lti
 from grader.service.toml_where import Where
@@ -56,6 +58,9 @@ CONFIG = "course.toml"
 DATA = "server"
 Late = Literal["penalty", "late-days", "none"]
 Counts = Literal["best", "last"]
+#: an instructor's correction of what counts (grader.service.corrections): a score set by hand, the submission
+#: chosen to count, or the assignment excused
+Fix = Literal["score", "submission", "excused"]
 Rounding = Literal["day", "hour"]
 DAY = 86400.0
 #: what days late are counted in, by course.toml's late_rounding: part of one counts whole
@@ -71,7 +76,22 @@ DEFAULT_PER_DAY = 20
 #: a student's uploads waiting to be graded at once, unless course.toml's queued_per_student says otherwise
 DEFAULT_QUEUED = 5
 ASSIGNMENT_KEYS = frozenset({"exercises", "assignment", "opens", "deadline", "late", "penalty_per_day",
-                             "max_late_days", "per_day", "counts"})
+                             "max_late_days", "per_day", "counts", "closes"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Correction:
+    """What an instructor set from the pages for one student's assignment, over what the rules would count."""
+
+    kind: Fix
+    #: kind "score": the points that count (out of the assignment's points)
+    score: float | None = None
+    #: kind "submission": the submission that counts (the late policy still applies to it)
+    submission: int | None = None
+    #: the instructor's words, shown to the student
+    reason: str = ""
+    set_by: str = ""
+    set_at: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,9 +114,26 @@ class Rules:
     counts: Counts = "best"
     #: student id -> their own deadline (epoch seconds)
     extensions: dict[str, float] = field(default_factory=dict)
+    #: uploads are refused after it (course.toml's `closes`); None: the deadline plus the days late work can count
+    closes: float | None = None
+    #: the points its exercises hold, hidden checks included (what a score set by hand is out of)
+    points: float = 0.0
+    #: student id -> the instructor's correction of what counts for them (set from the pages, kept in the store)
+    corrections: dict[str, Correction] = field(default_factory=dict)
 
     def deadline_for(self, student: str) -> float | None:
-        return self.extensions.get(student, self.deadline)
+        """The student's own deadline: their extension where it is later than the class's, else the class's. An
+        extension never makes a deadline earlier (the class's moved past it), and without a class deadline there
+        is none for anyone."""
+        own = self.extensions.get(student)
+        if own is None or self.deadline is None:
+            return self.deadline
+        return max(own, self.deadline)
+
+    def extended(self, student: str) -> bool:
+        """Whether the student's own deadline is later than the class's."""
+        own = self.extensions.get(student)
+        return own is not None and self.deadline is not None and own > self.deadline
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,6 +194,33 @@ class Course:
         """How late a submission received at `received` is, by the student's deadline in force now."""
         return days_late(received, rules.deadline_for(student), ROUNDING[self.late_rounding])
 
+    def closes_for(self, rules: Rules, student: str) -> float | None:
+        """When the assignment stops taking the student's uploads: course.toml's `closes` (never before their own
+        deadline), else their deadline plus the time late work can still earn points under the late policy;
+        None: never."""
+        deadline = rules.deadline_for(student)
+        if rules.closes is not None:
+            return rules.closes if deadline is None else max(rules.closes, deadline)
+        if deadline is None:
+            return None
+        grace = self.grace(rules)
+        return None if grace is None else deadline + grace
+
+    def grace(self, rules: Rules) -> float | None:
+        """Seconds after a deadline in which late work can still earn points (None: always): the last whole
+        `late_rounding` unit that counts, since a file a second into the next one counts 0."""
+        unit = ROUNDING[self.late_rounding]
+        if rules.late == "none":
+            return 0.0
+        if rules.late == "late-days":
+            return self.late_days * DAY
+        units = math.inf
+        if rules.max_late_days is not None:
+            units = math.floor(rules.max_late_days * DAY / unit + 1e-9)
+        if rules.penalty_per_day > 0:  # the factor 1 - p * days reaches 0 at 1 / p days
+            units = min(units, math.ceil(DAY / (rules.penalty_per_day * unit) - 1e-9) - 1)
+        return None if units == math.inf else max(units, 0) * unit
+
     def secret(self) -> bytes:
         """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it. The same file
         and rules as `grade batch`'s and `grade export`'s (grader.course.secret), so all three draw one seed."""
@@ -203,6 +267,7 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
         raise GraderError(f"{path}: no [assignments.ID] table: the course grades nothing.")
     assignments = {name: _rules(where, name, spec, catalog, extensions.get(name, {}), zone)
                    for name, spec in table.items()}
+    _one_namespace(where, assignments, catalog)
     roster = where.text(data, "roster", "")
     return Course(folder=folder, name=where.text(data, "name", folder.name), exercises=exercises,
                   roster=folder / roster if roster else None, timezone=zone,
@@ -242,15 +307,16 @@ def _rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any
     catalog_assignment = spec.get("assignment")
     try:
         if catalog_assignment is not None:
-            ids = tuple(e.id for e in catalog.load_assignment(str(catalog_assignment))[1])
+            exercises = catalog.load_assignment(str(catalog_assignment))[1]
         else:
             listed = spec.get("exercises")
             if not isinstance(listed, list) or not listed or not all(isinstance(i, str) for i in listed):
                 raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
-            ids = tuple(listed)
-            _exercises(catalog, ids)
+            exercises = _exercises(catalog, tuple(listed))
     except GraderError as exc:
         raise GraderError(f"{where.path}: {at}: {exc}") from None
+    _answerable(where, at, exercises)
+    ids = tuple(e.id for e in exercises)
     late = spec.get("late", "none")
     counts = spec.get("counts", "best")
     if late not in get_args(Late):
@@ -284,11 +350,59 @@ def _rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any
                 raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
                                   "date or a number of days.")
             granted[str(student)] = moment
+    closes = _moment(where, f"{at}.closes", spec.get("closes"), zone)
+    if closes is not None and deadline is not None and closes < deadline:
+        raise GraderError(f"{where.at(f'{at}.closes')}: {at}.closes is before its deadline: uploads would be "
+                          "refused while they are still on time. Set it after the deadline, or leave it out (the "
+                          "deadline plus the days late work can count).")
     return Rules(id=name, exercise_ids=ids, catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
                  opens=_moment(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
                  late=late, penalty_per_day=float(penalty or 0.0), max_late_days=float(max_days) if max_days is not None
                  else None, per_day=where.number(spec, "per_day", DEFAULT_PER_DAY, at), counts=counts,
-                 extensions=granted)
+                 extensions=granted, closes=closes, points=round(sum(e.points for e in exercises), 6))
+
+
+def _one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog) -> None:
+    """What a student names with `--assignment` (or a notebook's metadata) is course.toml's assignment id, or the
+    catalog's assignment one of them stands for (`assignment = "ID"`): each name must mean one assignment."""
+    owner: dict[str, str] = {}
+    for rules in assignments.values():
+        if rules.catalog_assignment is not None and rules.catalog_assignment != rules.id:
+            taken = owner.get(rules.catalog_assignment) or (
+                rules.catalog_assignment if rules.catalog_assignment in assignments else None)
+            if taken is not None:
+                raise GraderError(
+                    f"{where.at(f'assignments.{rules.id}.assignment')}: assignments.{rules.id} stands for the "
+                    f"catalog's assignment {rules.catalog_assignment}, a name that already means assignments."
+                    f"{taken}: `grade submit --assignment {rules.catalog_assignment}` could mean either. Give each "
+                    f"its own name.")
+            owner[rules.catalog_assignment] = rules.id
+    catalog_ids = set(catalog.assignment_ids())
+    for rules in assignments.values():
+        if rules.catalog_assignment is None and rules.id in catalog_ids:
+            graded = tuple(e.id for e in catalog.load_assignment(rules.id)[1])
+            if graded != rules.exercise_ids:
+                raise GraderError(
+                    f"{where.at(f'assignments.{rules.id}.exercises')}: assignments.{rules.id} grades "
+                    f"{', '.join(rules.exercise_ids)}, but the catalog's assignment {rules.id} "
+                    f"(exercises/assignments/{rules.id}.yaml) is {', '.join(graded)}: a notebook made for the one "
+                    f"would be graded as the other. Rename one, or write assignment = \"{rules.id}\" to take the "
+                    f"catalog's.")
+
+
+def _answerable(where: Where, at: str, exercises: list[Exercise]) -> None:
+    """An assignment is answered by one file: its exercises must not need the same name (two `Node`s), or every
+    upload would be refused."""
+    shared = shared_name(exercises)
+    if shared is None:
+        return
+    name, first, second = shared
+    raise GraderError(
+        f"{where.at(f'{at}.exercises')}: {at}.exercises: {first} and {second} both need `{name}`, and one "
+        f"uploaded file answers all of an assignment's exercises, so no file can answer {at.split('.', 1)[1]}: "
+        f"every upload would be refused (an assignment's exercises must not need the same name). Make each "
+        f"an assignment of its own ([assignments.{first}] exercises = [\"{first}\"], and the same for "
+        f"{second}), or keep exercises that define different names together.")
 
 
 def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
