@@ -129,7 +129,7 @@ def before_deadline(engine: Engine, course: Course, rules: Rules) -> Early:
 
     students = [s.id for s in roster(engine)]
     held = tuple(s for s in students if not is_released(course, s, rules.id))
-    return Early(held, sum(1 for s in held if s in rules.extensions), len(students))
+    return Early(held, sum(1 for s in held if rules.extended(s)), len(students))
 
 
 def publish(engine: Engine, course: Course, rules: Rules, platform: Platform, *, release_hidden: bool = False,

@@ -91,9 +91,8 @@ def _item(course: Course, settings: LtiSettings, assignment: str, tool_url: str)
     """The link of `assignment`, with its own gradebook column: the platform makes the line item (Deep Linking
     2.0, 3.4.2: resourceId the assignment, as the line items service finds it) and names it in the launches of
     the link, where the server takes it from (grader.service.lti.columns)."""
-    exercises = course.assignments[assignment].exercise_ids
-    catalog = course.catalog()
-    points = sum(catalog.load(exercise).points for exercise in exercises)
+    rules = course.assignments[assignment]
+    exercises, points = rules.exercise_ids, rules.points
     return {"type": "ltiResourceLink", "title": assignment, "url": f"{tool_url}/lti/launch",
             "text": f"{course.name}: {assignment} ({', '.join(exercises)})"[:1000],
             "custom": {settings.custom: assignment},
