@@ -8,6 +8,7 @@
     OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
     OUT/exercises/assignments/<id>.yaml
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
+    OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, which students install from here
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead; and so that a student's grade
@@ -33,6 +34,7 @@ from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exerci
 from grader.core.text import toml_string
 from grader.course.pack.markdown import code_dunders
 from grader.course.pack.readme import write_readme
+from grader.course.pack.wheel import WHEELS, grader_wheel
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.diagnose import released_mistakes
 from grader.judge.mistake_runs import MutantCache, mistake_runs
@@ -97,7 +99,10 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
-    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server))
+    wheel = grader_wheel(out / WHEELS)  # the grader itself: no index has it (grader.course.pack.wheel)
+    written.append(wheel)
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server,
+                                wheel=f"{WHEELS}/{wheel.name}"))
     if server is not None:
         written.append(out / COURSE_FILE)
         written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
