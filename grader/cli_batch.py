@@ -273,7 +273,8 @@ def publish_parser() -> Parser:
 def publish_command(argv: list[str]) -> int:
     args = publish_parser().parse_args(argv)
     try:
-        from grader.course.lms.publish import Target, publish_lti, read_platform
+        from grader.course.lms.platform import read_platform
+        from grader.course.lms.publish import Target, publish_lti
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
         raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
     if args.lineitem is not None and urlsplit(args.lineitem).scheme not in ("http", "https"):

@@ -218,7 +218,7 @@ def gradebook_command(argv: list[str]) -> int:
     folder, files = export(engine, course, rules, args.out)
     print(f"wrote {folder}: {len(files.rows)} students (gradebook.csv, summary.html)")
     if args.publish is not None:
-        from grader.course.lms.publish import read_platform
+        from grader.course.lms.platform import read_platform
         from grader.service.lti import columns
 
         platform = read_platform(args.publish)

@@ -22,7 +22,7 @@ from grader.core.errors import GraderError
 from grader.course.lms.links import next_page, origin
 
 if TYPE_CHECKING:
-    from grader.course.lms.publish import ServiceClient
+    from grader.course.lms.platform import ServiceClient
 
 LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 READONLY_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"

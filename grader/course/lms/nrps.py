@@ -1,7 +1,7 @@
 """A course's members from the platform's LTI Names and Role Provisioning Service (NRPS 2.0): every page of the
 context's membership, as plain records.
 
-The token is the client-credentials grant of grader.course.lms.publish, for NRPS's read-only scope. Pages follow
+The token is the client-credentials grant of grader.course.lms.platform, for NRPS's read-only scope. Pages follow
 the `Link: <...>; rel="next"` header, and only within the membership URL's own origin: the bearer token is
 never sent to another host, whatever a page says. Each page is bounded, and so is their number.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from grader.core.errors import GraderError
 from grader.course.lms.links import next_page, origin
-from grader.course.lms.publish import Platform, ServiceClient
+from grader.course.lms.platform import Platform, ServiceClient
 
 MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"

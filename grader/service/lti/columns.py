@@ -33,7 +33,8 @@ from urllib.parse import urlsplit
 from sqlalchemy import Connection, Engine, insert, select, update
 
 from grader.core.errors import GraderError
-from grader.course.lms.publish import Platform, Published, Target, publish_lti
+from grader.course.lms.platform import Platform
+from grader.course.lms.publish import Published, Target, publish_lti
 from grader.service.config import Course, Rules
 from grader.service.db import schema
 from grader.service.db.store import reading

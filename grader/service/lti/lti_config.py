@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from grader.core.errors import GraderError
-from grader.course.lms.publish import LAUNCH_KEYS, Platform, read_platform
+from grader.course.lms.platform import LAUNCH_KEYS, Platform, read_platform
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
