@@ -300,13 +300,16 @@ def submit_command(argv: list[str]) -> int:
             print("Send this link to no one: it signs in as you whoever opens it. Open it within 5 minutes "
                   f"(once), and sign in on its page:\n{found['url']}")
             return ExitCode.OK
-        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history")
+        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history",
+                               headers=client.pack_header(Path.cwd()) if args.status else None)
         print(json.dumps(found, indent=2) if args.json else _listing(found, args.status))
+        if args.status and not args.json:
+            sys.stdout.write(client.stale_text(found))
         return ExitCode.OK
     if args.file is None:
         raise GraderError("grade submit FILE: which file? (or --status, --history, --login)")
     receipt = client.upload(where, args.file, args.exercise, args.assignment)
-    sys.stdout.write(client.receipt_text(receipt))
+    sys.stdout.write(client.receipt_text(receipt) + client.stale_text(receipt))
     sys.stdout.flush()
     if args.no_wait:
         return ExitCode.OK

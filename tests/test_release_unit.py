@@ -61,7 +61,7 @@ def test_the_pack_lists_exactly_the_files_it_wrote(pack: tuple[Path, list[Path]]
                        "exercises/first-gradient/exercise.yaml", "exercises/first-gradient/expected.json",
                        "exercises/first-gradient/mistakes.json", "exercises/first-gradient/starter.py",
                        "exercises/node-mul/exercise.yaml", "exercises/node-mul/mistakes.json",
-                       "exercises/node-mul/starter.py",
+                       "exercises/node-mul/starter.py", "exercises/pack.json",
                        "first-gradient.ipynb", "first-gradient.py", "node-mul.ipynb", "node-mul.py", "pair.ipynb",
                        f"wheels/autograd_grader-{__version__}-py3-none-any.whl"]
 

@@ -148,8 +148,27 @@ def upload(where: Settings, path: Path, exercise: str | None, assignment: str | 
     query = urllib.parse.urlencode({k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v})
     _, receipt = call(where, "POST", "/api/submissions" + (f"?{query}" if query else ""), content, {
         "Content-Type": "application/octet-stream", "Idempotency-Key": key or str(uuid.uuid4()),
-        "X-Filename": urllib.parse.quote(path.name)})
+        "X-Filename": urllib.parse.quote(path.name), **pack_header(path.parent, Path.cwd())})
     return dict(receipt)
+
+
+def pack_header(*folders: Path) -> dict[str, str]:
+    """The header saying which version of each exercise the student's pack holds (the pack in or above one of
+    `folders`), so that the server can say whether it is stale; none without a pack."""
+    from grader.course.pack.fingerprint import HEADER, header_value, pack_near
+
+    held = pack_near(*folders)
+    return {HEADER: header_value(held)} if held else {}
+
+
+def stale_text(answer: dict[str, Any]) -> str:
+    """What the server said of the student's pack: the exercises that changed since it was released."""
+    old = [str(name) for name in answer.get("stale_pack") or []][:20]
+    if not old:
+        return ""
+    return (f"Your pack is out of date for {', '.join(old)}: the course changed {'it' if len(old) == 1 else 'them'} "
+            f"after your pack was released, so your own `grade` checks against old checks (the server grades "
+            f"with the new ones). Get the new pack from your course and copy your work into it.\n")
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:

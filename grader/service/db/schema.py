@@ -19,7 +19,9 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
   LTI user (migration v0003_lti_launch);
 - lti_lineitems: each assignment's LMS column as its links' launches name it (the AGS endpoint claim's
   `lineitem`), with lti_platforms' `lineitems_url`, the line items service of the LMS course (migration
-  v0006_lti_lineitems; grader.service.lti.columns).
+  v0006_lti_lineitems; grader.service.lti.columns);
+- stale_packs: who last showed a pack holding an older version of an exercise than the course's (migration
+  v0007_stale_packs; grader.service.packs).
 """
 
 from __future__ import annotations
@@ -162,6 +164,15 @@ lti_platforms = Table(
     Column("context_id", Text, nullable=False, default="", server_default=""),
     #: the last launch's AGS line items service (its endpoint claim's `lineitems`), for publishing
     Column("lineitems_url", Text, nullable=False, default="", server_default=""),
+)
+
+stale_packs = Table(
+    "stale_packs", metadata,
+    Column("student", String(200), primary_key=True),
+    Column("exercise", String(200), primary_key=True),
+    #: the exercise's fingerprint in the student's pack (grader.course.pack.fingerprint)
+    Column("fingerprint", String(64), nullable=False),
+    Column("seen_at", Double, nullable=False),
 )
 
 lti_lineitems = Table(

@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import deadlines
+from grader.service import deadlines, packs
 from grader.service.app import State
 from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.config import Rules
@@ -88,7 +88,7 @@ def _class_html(state: State, view: View, regraded: int | None) -> str:
             f'<nav><a href="/instructor/deadlines">deadlines and extensions</a> {summaries} '
             f'<a href="{e(csv_link)}">class.csv</a></nav>'
             + (f'<p class="notice">{e(notice)}</p>' if notice else "")
-            + _live(state)
+            + _live(state) + _stale_packs(state)
             + f"<h2>Students ({len(kept)} of {len(rows)})</h2>" + _filters(view, rows, state)
             + _table(kept, view, state)
             + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
@@ -115,6 +115,20 @@ def _live(state: State) -> str:
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
                if cells else "<p>No worker has been seen in the last hour.</p>")
             + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
+
+
+def _stale_packs(state: State) -> str:
+    """Who works from a pack older than the course's exercises (grader.service.packs), and what to do."""
+    found = packs.stale_packs(state.engine, state.course)
+    if not found:
+        return ""
+    rows = [[e(s.exercise), e(", ".join(s.students[:30]) + (" ..." if len(s.students) > 30 else "")),
+             str(len(s.students)), e(when(s.last_seen, state))] for s in found]
+    return ('<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack these students '
+            "work from was released: their own <code>grade</code> checks against the old checks, and the server "
+            "grades with the new. Release the pack again (<code>grade release ... --out pack/</code>) and hand it "
+            "out; each student is listed until they submit from a current pack.</p>"
+            + table(["exercise", "students", "how many", "last seen"], rows) + "</section>")
 
 
 #: the heartbeat interval of a worker registered before workers said theirs (a 30 s lease's third)
