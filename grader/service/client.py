@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import ssl
+import sys
 import time
 import tomllib
 import urllib.error
@@ -99,7 +101,9 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if not retry or attempt == retries:
                 raise ServerRefused(str(data.get("error") or f"the server answered {exc.code} {exc.reason}")) \
                     from None
-            delay = max(delay, float(exc.headers.get("Retry-After") or 0))
+            delay = max(delay, _seconds(exc.headers.get("Retry-After")))
+            why = str(data.get("error") or f"the server is busy ({exc.code})")
+            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({attempt + 1} of {retries})")
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
         # idempotency key, so one that was stored is not stored twice
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
@@ -113,9 +117,26 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if attempt == retries:
                 raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
                                   f"or try again later: nothing was lost.") from None
+            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in {delay:.0f} s "
+                     f"({attempt + 1} of {retries})")
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
+
+
+def _seconds(retry_after: str | None) -> float:
+    """Retry-After's delay in seconds (an HTTP date, or nothing readable, is no delay of its own), at most 300."""
+    try:
+        seconds = float(retry_after or 0)
+    except ValueError:
+        return 0.0
+    return min(max(seconds, 0.0), 300.0) if math.isfinite(seconds) else 0.0
+
+
+def _waiting(line: str) -> None:
+    """Say that the client waits, and how long, before it does: a silent wait looks like a hang."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _answer(where: Settings, raw: bytes) -> Any:
