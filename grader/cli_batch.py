@@ -60,7 +60,11 @@ def batch_parser() -> Parser:
                              "(SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
     parser.add_argument("--gradebook-columns", choices=("total", "exercises", "both"),
                         help="gradebook.csv's columns: the assignment's total, each exercise, or both (default: "
-                             "the total with --assignment, else each exercise)")
+                             "the total with --assignment or --column, else each exercise)")
+    parser.add_argument("--column", metavar="TITLE",
+                        help="the total's column title in gradebook.csv: the LMS's assignment these scores are "
+                             "(Canvas matches a column to its assignment by title, or 'title (id)'); default: "
+                             "--assignment's id")
     parser.add_argument("--seed", type=int,
                         help="one seed for every submission, instead of one drawn per submission from the course "
                              "secret (default, without a secret: 0)")
@@ -76,9 +80,11 @@ def batch_command(argv: list[str]) -> int:
     args = batch_parser().parse_args(argv)
     if args.jobs < 1:
         raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
-    if args.gradebook_columns in ("total", "both") and not args.assignment:
-        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment: the total is the "
-                          f"assignment's.")
+    if args.gradebook_columns in ("total", "both") and not (args.assignment or args.column):
+        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment or --column: the total "
+                          f"is the assignment's.")
+    if args.column is not None and not args.column.strip():
+        raise GraderError("--column needs a title: the LMS assignment's, as its gradebook shows it.")
     from grader.course.batch import Setup
     from grader.course.grade_class import ClassRequest, grade_class, plan_class
 
@@ -93,7 +99,7 @@ def batch_command(argv: list[str]) -> int:
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
                                    names=args.names, shard=args.shard, resume=args.resume, force=args.force,
-                                   jobs=args.jobs, columns=args.gradebook_columns), catalog)
+                                   jobs=args.jobs, columns=args.gradebook_columns, column=args.column), catalog)
     entries, todo = plan.entries, plan.todo
     where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
     print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
@@ -101,6 +107,9 @@ def batch_command(argv: list[str]) -> int:
     _say_seeds(setup.seed, secret, catalog)
     if plan.klass.ignored:
         print(f"skipped, not a submission in {plan.klass.names} names: {_few(plan.klass.ignored)}", file=sys.stderr)
+    if plan.klass.marked_late:
+        print(f"marked late in the download (Canvas's _LATE), graded as any other (a batch applies no late policy; "
+              f"summary.html lists them): {_few(list(plan.klass.marked_late))}", file=sys.stderr)
     if plan.klass.not_on_roster:
         print(f"not on the roster, kept apart and not graded: {_few(plan.klass.not_on_roster)}", file=sys.stderr)
     try:
@@ -296,7 +305,7 @@ def _batch_assignment(reports: Path, given: str | None) -> str:
     from grader.outputs.layout import MANIFEST
 
     manifest = read_manifest(reports) if (reports / MANIFEST).is_file() else None
-    graded = manifest.assignment if manifest is not None else None
+    graded = (manifest.assignment or manifest.column) if manifest is not None else None
     if given is not None and graded and given != graded:
         raise GraderError(f"--assignment {given!r}: {reports} graded assignment {graded!r}; its scores go to "
                           f"{graded}'s column only.")

@@ -268,3 +268,22 @@ def test_a_file_name_cannot_take_another_students_place_or_write_to_the_terminal
     assert fay["score"] == 10 and fay["submission"]["path"] == "fosterfay_1010_55510_engine.py"
     assert "guptaraj_1011_55600_fosterfay_1010_55510_engine.py" not in json.dumps(fay)  # not in Fay's files
     assert "fosterfay_1010_55510_engine.py" in json.dumps(raj)  # it is one of Raj's, under the name he gave it
+
+
+def test_canvas_late_marker_is_reported_and_the_column_is_the_assignments(tmp_path: Path, capsys: Capture) -> None:
+    """Canvas's _LATE (Ito handed in late) is said on the terminal and under "Needs attention", never silently
+    dropped; and the gradebook's one column is the LMS assignment's title (--column), not the exercise's id."""
+    folder = canvas_download(tmp_path / "download")
+    roster = roster_csv(tmp_path / "roster.csv")
+    out = tmp_path / "reports"
+    assert batch(folder, out, "--roster", str(roster), "--column", "Homework 1 (4417)") == 0
+    err = capsys.readouterr().err
+    assert "marked late in the download (Canvas's _LATE), graded as any other" in err and ": 1013" in err, err
+    summary = json.loads((out / "summary.json").read_text())
+    late = next(a for a in summary["attention"] if a["kind"] == "late")
+    assert [f["name"] for f in late["students"]] == ["Ito, Ken"] and "no late policy" in late["advice"]
+    assert "Marked late by the LMS" in (out / "summary.html").read_text()
+    with (out / "gradebook.csv").open(newline="") as handle:
+        header, possible, *rows = list(csv.reader(handle))
+    assert header[5:] == ["Homework 1 (4417)"] and possible[5:] == ["10"]
+    assert {r[1]: r[5] for r in rows}["1010"] == "10"
