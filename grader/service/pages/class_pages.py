@@ -104,6 +104,8 @@ def _live(state: State) -> str:
     now = time.time()
     cells = []
     for w in queue.worker_rows(state.engine, now - 3600):
+        if w["stopped_at"] and now - float(w["stopped_at"]) > STOPPED_SHOWN:  # type: ignore[arg-type]
+            continue  # it stopped as asked: nothing to look at
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
         lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
         alive = "stopped" if w["stopped_at"] else ('<span class="late">lost</span>' if lost else "alive")
@@ -113,7 +115,7 @@ def _live(state: State) -> str:
             f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
             f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
-               if cells else "<p>No worker has been seen in the last hour.</p>")
+               if cells else "<p>No worker is running, and none was lost in the last hour.</p>")
             + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
 
 
@@ -131,6 +133,8 @@ def _stale_packs(state: State) -> str:
             + table(["exercise", "students", "how many", "last seen"], rows) + "</section>")
 
 
+#: how long a worker that stopped as asked stays listed (a lost one stays an hour: someone should look)
+STOPPED_SHOWN = 300.0
 #: the heartbeat interval of a worker registered before workers said theirs (a 30 s lease's third)
 LEGACY_BEAT = 10.0
 
