@@ -17,7 +17,7 @@ from grader.service.standing import Row, late_now, standing, worths
 from grader.service.work import queue
 
 if TYPE_CHECKING:
-    from grader.service.app import State
+    from grader.service.state import State
 
 
 def is_released(course: Course, student: str, assignment: str) -> bool:

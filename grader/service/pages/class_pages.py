@@ -21,15 +21,15 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import deadlines, packs
-from grader.service.app import State
+from grader.service import access, deadlines, packs
 from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.lti import columns
 from grader.service.pages.forms import fields
-from grader.service.pages.pages import _reader, course_page
+from grader.service.pages.layout import course_page
+from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.work import queue
 
@@ -49,10 +49,6 @@ table.class th:first-child { background: #f3f3f3; }
 """
 
 
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
-
 
 def when(moment: float | None, state: State) -> str:
     if moment is None:
@@ -60,11 +56,9 @@ def when(moment: float | None, state: State) -> str:
     return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
 
 
-async def class_page(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.instructor
+async def class_page(request: Request, who: Who) -> Response:
+    state = state_of(request)
     view = view_of(request.query_params, state.course)
     entry = request.query_params.get("regrade", "")
     return HTMLResponse(await run_in_threadpool(_class_html, state, view, int(entry) if entry.isdigit() else None))
@@ -255,11 +249,9 @@ def _confirm_publish(assignment: str, early: columns.Early) -> str:
             + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
 
 
-async def class_csv_file(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.instructor
+async def class_csv_file(request: Request, who: Who) -> Response:
+    state = state_of(request)
     view = view_of(request.query_params, state.course)
 
     def build() -> str:
@@ -269,23 +261,21 @@ async def class_csv_file(request: Request) -> Response:
                     headers={"Content-Disposition": 'attachment; filename="class.csv"', "Cache-Control": "no-store"})
 
 
-async def instructor_form(request: Request) -> tuple[Who, State, dict[str, str]] | Response:
-    """An instructor's POST: who sent it, the server's state and the form's fields; or the page saying why not."""
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+async def instructor_form(request: Request) -> tuple[State, dict[str, str]] | Response:
+    """An instructor's POST: the server's state and the form's fields; or the page saying why not."""
+    state = state_of(request)
     form = await fields(request)
     if form is None:
         return HTMLResponse(course_page(state, "Nothing changed", "<h1>The form is too big</h1>"), 413)
-    return who, state, form
+    return state, form
 
 
-async def regrade(request: Request) -> Response:
+@access.instructor
+async def regrade(request: Request, who: Who) -> Response:
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     assignment, student = form.get("assignment") or None, form.get("student") or None
     if assignment is not None and assignment not in state.course.assignments:
         return HTMLResponse(course_page(state, "Not a regrade", f"<h1>No assignment {e(assignment[:80])}</h1>"), 422)
@@ -302,14 +292,15 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
                                 f"{count} submission(s) queued").id
 
 
-async def publish(request: Request) -> Response:
+@access.instructor
+async def publish(request: Request, who: Who) -> Response:
     """The counted scores of one assignment sent to its own column of the LMS's gradebook (AGS), as `grade
     gradebook --publish` does (grader.service.lti.columns); only changed scores are sent again. Before a student's
     deadline, it asks first and says what it releases to how many."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     course = state.course
     rules = course.assignments.get(form.get("assignment", ""))
     if rules is None or course.lti is None:
