@@ -24,6 +24,7 @@ from grader.judge.hidden_runs import (
     run_hidden_part,
 )
 from grader.judge.library.standin import observed
+from grader.judge.library.trace import traced
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -114,6 +115,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         runs[launch[0]] = first.results()
     hidden: dict[Device, list[RunResult]] = {}
     views: dict[Device, list[ExerciseRun]] = {}
+    sent: list[GroupRun | None] = [None] * len(groups)  # the first device's, as the child sent it (traced)
     for device in launch:
         if device not in runs:
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
@@ -124,8 +126,12 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         elif has_hidden(groups, device):
             hidden_part, hidden[device] = run_hidden_part(sandbox, submission, groups, device, time_limit,
                                                           runs[device])
-        views[device] = [ExerciseRun(run, observed(g.exercise, join_parts(g.exercise, run.groups[k], h)))
-                         for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
+        joined = [join_parts(g.exercise, run.groups[k], h)
+                  for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
+        if device == launch[0]:
+            sent = list(joined)
+        views[device] = [ExerciseRun(run, observed(g.exercise, group))
+                         for g, (run, _), group in zip(groups, runs[device], joined, strict=True)]
 
     results = []
     static_notes: tuple[str, ...] = ()
@@ -159,6 +165,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                                    defined, () if violations or timed_out else
                                    _localizer(sandbox, submission, group, time_limit, defined))
         results.append(result)
+    results = traced([g.exercise for g in groups], sent, results)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
     engines = {g.exercise.engine for g in groups}
