@@ -88,7 +88,7 @@ class Setup:
         folders = [catalog.root / exercise_id for exercise_id in sorted(self.exercise_ids)]
         library = catalog.library()
         if library is not None:  # a library course's reference and given files grade too
-            folders += [library.reference, *([library.starter] if library.starter else [])]
+            folders += [folder for folder in (library.reference, library.starter) if folder is not None]
             digest.update((catalog.root / COURSE_SETTINGS).read_bytes())
         for folder in folders:
             for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):

@@ -42,6 +42,8 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
     """`group` with every traced result of a library exercise evaluated (the identity for other exercises)."""
     if exercise.library is None or exercise.library.graph is None:
         return group
+    if exercise.solution is None:  # a released pack: no reference to stand in, the student's values throughout
+        return _own_values(exercise, group)
     from grader.judge.library.reference import reference_standins
 
     standins = reference_standins(exercise)
@@ -56,6 +58,13 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
         else:
             found = {label: own_value(value) for label, value in probe.observations.items()}
         probes.append(dataclasses.replace(probe, observations=found))
+    return dataclasses.replace(group, probes=tuple(probes))
+
+
+def _own_values(exercise: Exercise, group: GroupRun) -> GroupRun:
+    probes = [probe if probe is None or probe.observations is None else dataclasses.replace(
+        probe, observations={label: own_value(value) for label, value in probe.observations.items()})
+        for probe in group.probes]
     return dataclasses.replace(group, probes=tuple(probes))
 
 

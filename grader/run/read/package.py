@@ -128,15 +128,16 @@ def matches(library: Library, rel: str) -> bool:
 def _choose(entries: dict[PurePosixPath, Entry], library: Library, where: Path) -> dict[str, PurePosixPath]:
     """The course's files among `entries`, by their path in the repository -> their path under the top.
 
-    The repository's root is the folder (the top, or one up to MAX_ROOT_DEPTH down) under which most of
-    the course's files lie: a zip of a clone holds `repo-main/...`."""
+    The repository's root is the shallowest folder (the top, or one up to MAX_ROOT_DEPTH down) under which
+    some of the course's files lie, and of those the one with the most: a zip of a clone holds
+    `repo-main/...`, and a copy deeper down (a released pack's exercises/starter/) never wins over the top."""
     under: dict[PurePosixPath, dict[str, PurePosixPath]] = {}
     for path in entries:
         for skip in range(min(MAX_ROOT_DEPTH, len(path.parts) - 1) + 1):
             rel = PurePosixPath(*path.parts[skip:]).as_posix()
             if matches(library, rel):
                 under.setdefault(PurePosixPath(*path.parts[:skip]), {})[rel] = path
-    roots = sorted(under, key=lambda root: (-len(under[root]), len(root.parts), str(root)))
+    roots = sorted(under, key=lambda root: (len(root.parts), -len(under[root]), str(root)))
     best = under[roots[0]] if roots else {}
     if not best:
         raise SubmissionError(f"{where}: holds none of the files this course takes ({', '.join(library.files)}). "
