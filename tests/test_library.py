@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.values import Array, BadReply, ErrorInfo, Traced, TracedNode, from_data
+from grader.core.values import Array, BadReply, ErrorInfo, Number, Traced, TracedNode, from_data
 from grader.judge.catalog import Catalog
 from grader.judge.grading import grade
 from grader.judge.library.standin import evaluate
@@ -263,3 +263,27 @@ def test_a_broken_gradient_is_traced_to_its_ops_own_failed_check(tmp_path: Path)
     data = json.loads(render_json(report))
     jsonschema.validate(data, report_schema())
     assert report_from_dict(data).exercises[1].checks == report.exercises[1].checks
+
+
+def test_a_setting_named_like_the_ops_method_never_replaces_the_references_compute() -> None:
+    """A Summation node whose op carries `compute` and a private setting: the reference's own compute sums."""
+    from grader.judge.library.reference import reference_standins
+
+    standins = reference_standins(COURSE.load("shapes"))
+    leaf = Array((2, 3), tuple(float(i) for i in range(6)))
+    settings = (("axes", Number(1.0)), ("compute", Number(0.0)), ("_hidden", Number(1.0)))
+    graph = Traced((TracedNode(None, (), (), leaf), TracedNode("Summation", settings, (0,), Array((2,), (9.0, 9.0)))))
+    assert evaluate(graph, standins, frozenset()) == Array((2,), (3.0, 12.0))
+
+
+def test_a_shape_setting_of_billions_is_never_computed_here() -> None:
+    """BroadcastTo to (4, 10**9) claimed by a traced node keeps the student's value; the reference never runs it."""
+    from grader.core.values import Seq
+    from grader.judge.library.reference import reference_standins
+
+    standins = reference_standins(COURSE.load("shapes"))
+    leaf = Array((4, 1), (1.0, 2.0, 3.0, 4.0))
+    shape = Seq((Number(4.0), Number(1e9)), "tuple")
+    claimed = Array((1,), (5.0,))
+    graph = Traced((TracedNode(None, (), (), leaf), TracedNode("BroadcastTo", (("shape", shape),), (0,), claimed)))
+    assert evaluate(graph, standins, frozenset()) == claimed

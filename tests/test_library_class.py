@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import os
 import shutil
 import tarfile
 import zipfile
@@ -143,3 +145,35 @@ def test_a_library_pack_carries_the_starter_and_expected_values_and_no_reference
     full = grade(str(COURSE / "reference"), "--exercises", str(pack / "exercises"))
     assert full.returncode == 0 and "Score: 56/56" in full.stdout, full.stdout + full.stderr
     assert "This pack holds none of the course's reference code" in full.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="the batch's isolation guarantees are root's (see the README)")
+def test_a_class_of_hostile_repositories_scores_no_more_than_each_may(tmp_path: Path) -> None:
+    """submissions/hostile-library's minitorch repositories batched as a class with an honest one: each scores
+    what its expectation says at most, the links one is unreadable, no marker file of theirs exists after, the
+    course's reference is unchanged, and the honest student keeps full marks."""
+    hostile = ROOT / "submissions" / "hostile-library"
+    klass = tmp_path / "class"
+    expected = {}
+    for path in sorted(hostile.glob("*.expect.yaml")):
+        expect = yaml.safe_load(path.read_text())
+        if expect["exercises"] == "examples/courses/minitorch-module1":
+            name = path.name.removesuffix(".expect.yaml")
+            shutil.copytree(hostile / name, klass / name, symlinks=True)
+            expected[name] = expect
+    _clone(klass / "honest")
+    markers = [Path("/tmp/hostile-library-conftest-ran"), Path("/tmp/hostile-library-setup-ran")]
+    for marker in markers:
+        marker.unlink(missing_ok=True)
+    before = {p: p.read_bytes() for p in (COURSE / "reference").rglob("*.py")}
+    out = tmp_path / "reports"
+    assert main(["batch", str(klass), "--out", str(out), "--exercises", str(COURSE), "-j", "2"]) == 0
+    for name, expect in [*expected.items(), ("honest", {"score": 56})]:
+        report = json.loads((out / "students" / name / "report.json").read_text())
+        done = json.loads((out / "students" / name / "done.json").read_text())
+        assert report["score"] <= expect["score"], (name, report["score"])
+        assert done["outcome"] == expect.get("outcome", "graded"), (name, done["outcome"])
+    assert json.loads((out / "students" / "honest" / "report.json").read_text())["score"] == 56
+    assert not [marker for marker in markers if marker.exists()]
+    assert {p: p.read_bytes() for p in (COURSE / "reference").rglob("*.py")} == before
