@@ -287,3 +287,31 @@ def test_a_shape_setting_of_billions_is_never_computed_here() -> None:
     claimed = Array((1,), (5.0,))
     graph = Traced((TracedNode(None, (), (), leaf), TracedNode("BroadcastTo", (("shape", shape),), (0,), claimed)))
     assert evaluate(graph, standins, frozenset()) == claimed
+
+
+def test_a_repository_importing_its_package_from_the_root_as_pytest_does_is_graded_as_it_runs(tmp_path: Path) -> None:
+    """`from python.needle.ops import ...` in apps/simple_ml.py works under `python -m pytest` run from the root (the
+    root is on sys.path): the package is imported twice, and a loss built with both copies' ops is still read as
+    one graph. (Its backward mixes the copies' Tensors, which fails outside the grader too.)"""
+    simple_ml = "apps/simple_ml.py"
+    repo = _repository(tmp_path, {
+        simple_ml: ("import needle as ndl\n", "import needle as ndl\nfrom python.needle.ops import summation\n")})
+    text = (repo / simple_ml).read_text().replace("return ndl.summation(log_total - picked) / batch",
+                                                  "return summation(log_total - picked) / batch")
+    (repo / simple_ml).write_text(text)
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("simple-ml")], seed=0, isolation="none")
+    assert _scores(report)["softmax loss"] == "passed", report.exercises[0].checks[0].problem
+
+
+def test_a_gradient_that_writes_its_mask_into_the_nodes_own_array_is_graded_on_what_it_returns(tmp_path: Path) -> None:
+    """ReLU.gradient reusing node.realize_cached_data() as its mask, in place: the gradient is right, and the op's
+    value was read before it ran."""
+    old = ("        gate = Tensor(node.inputs[0].realize_cached_data() > 0, dtype=out_grad.dtype, "
+           "requires_grad=False)\n        return out_grad * gate")
+    new = ("        out = node.realize_cached_data()\n        out[out > 0] = 1\n"
+           "        return out_grad * Tensor(out, requires_grad=False)")
+    repo = _repository(tmp_path, {OPS: (old, new)})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("elementwise")], seed=0, isolation="none")
+    assert _scores(report)["relu gradient"] == "passed"
