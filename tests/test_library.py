@@ -315,3 +315,16 @@ def test_a_gradient_that_writes_its_mask_into_the_nodes_own_array_is_graded_on_w
     assert LIBRARY is not None
     report = grade(read_package(repo, LIBRARY), [COURSE.load("elementwise")], seed=0, isolation="none")
     assert _scores(report)["relu gradient"] == "passed"
+
+
+def test_a_stray_from_import_of_a_refused_module_costs_nothing_until_used(tmp_path: Path) -> None:
+    """An editor's `from turtle import pd` atop the ops module (turtle is refused: it reaches for a display): the
+    name is taken as a placeholder that fails when used, so the package imports and its ops keep their points;
+    the report says what was refused."""
+    repo = _repository(tmp_path)
+    ops = repo / OPS
+    ops.write_text("from turtle import pd\n" + ops.read_text())
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul")], seed=0, isolation="none")
+    assert report.exercises[0].score == report.exercises[0].max_score, _scores(report)
+    assert any("imported turtle" in note for note in report.notes)
