@@ -328,3 +328,39 @@ def test_a_stray_from_import_of_a_refused_module_costs_nothing_until_used(tmp_pa
     report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul")], seed=0, isolation="none")
     assert report.exercises[0].score == report.exercises[0].max_score, _scores(report)
     assert any("imported turtle" in note for note in report.notes)
+
+
+def test_ops_are_computed_as_they_are_made_as_the_courses_tests_do(tmp_path: Path) -> None:
+    """A MatMul.gradient that reads an input's cached_data directly (computed once it is made, in needle's default
+    eager mode) is graded as the course's own tests run it."""
+    reads = "        assert node.cached_data.ndim >= 2 and left.cached_data is not None\n"
+    repo = _repository(tmp_path, {OPS: ("        left, right = node.inputs\n",
+                                        "        left, right = node.inputs\n" + reads)})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul")], seed=0, isolation="none")
+    assert report.exercises[0].score == report.exercises[0].max_score, _scores(report)
+
+
+def test_an_op_not_written_yet_does_not_cost_the_ops_built_on_it(tmp_path: Path) -> None:
+    """Summation.compute still raising NotImplementedError: MatMul's batch gradient sums with it; the check runs
+    again with each op computed only when read, and the course's Summation stands in."""
+    repo = _repository(tmp_path, {OPS: ("        return array_api.sum(a, axis=self.axes)",
+                                        "        raise NotImplementedError()")})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul"), COURSE.load("shapes")], seed=0,
+                   isolation="none")
+    matmul = report.exercises[0]
+    assert matmul.score == matmul.max_score, _scores(report)
+    assert _scores(report)["summation compute"] == "error"
+
+
+def test_an_epoch_a_few_parts_in_a_hundred_thousand_off_keeps_its_points(tmp_path: Path) -> None:
+    """An epoch whose weights are off by a few parts in 10**5 (what float32 data or an epsilon in a division gives
+    over two steps; measured on a student's repository whose own tests compare the weights' norms): the epoch's
+    check allows 1e-4."""
+    repo = _repository(tmp_path, {"apps/simple_ml.py": (
+        "        W1 = ndl.Tensor(W1.realize_cached_data() - lr * W1.grad.realize_cached_data())",
+        "        W1 = ndl.Tensor(W1.realize_cached_data() - lr * (1 + 3e-5) * W1.grad.realize_cached_data())")})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("simple-ml")], seed=0, isolation="none")
+    assert _scores(report)["an epoch of SGD"] == "passed", report.exercises[0].checks[2].problem
