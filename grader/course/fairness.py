@@ -107,6 +107,7 @@ def float32_calibrated(exercise: Exercise, seeds: Sequence[int]) -> list[Found]:
     if found:
         return found
     shown = ", ".join(f"'{name}' {fmt(rtol, 2)}" for name, (rtol, _, _) in widest.items())
-    return [(True, f"float32 answers are accepted: each check also allows what the solution in "
-                   f"float32 gives at its inputs, times {fmt(MARGIN, 2)} (the widest rtol per probe "
-                   f"over {len(seeds)} seeds: {shown or 'none'})")]
+    over = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}"
+    return [(True, f"float32 answers are accepted: each check also allows {MARGIN:g} times what the "
+                   f"solution in float32 gives at its inputs (the widest rtol per probe over {over}: "
+                   f"{shown or 'none'})")]
