@@ -1,5 +1,6 @@
-"""The course server's commands: serve, worker, tokens, roster, regrade and gradebook (the instructor's), and submit
-(the student's). Each parses its arguments, calls grader.service and prints what came of it."""
+"""The course server's commands: serve, worker, tokens, roster, regrade, gradebook and course check (the
+instructor's), and submit (the student's). Each parses its arguments, calls grader.service and prints what came
+of it."""
 
 from __future__ import annotations
 
@@ -201,11 +202,11 @@ def gradebook_parser() -> Parser:
 
 def gradebook_command(argv: list[str]) -> int:
     args = gradebook_parser().parse_args(argv)
-    from grader.service.deadlines import in_force, overrides
+    from grader.service.deadlines import stored_course
     from grader.service.gradebook import export
 
     course, engine = _open(args)
-    course = in_force(course, overrides(engine))  # the deadlines the pages set: it counts what the server counts
+    course = stored_course(engine, course)  # the deadlines and corrections the pages set: what the server counts
     rules = course.assignments.get(args.assignment)
     if rules is None:
         raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
@@ -217,6 +218,25 @@ def gradebook_command(argv: list[str]) -> int:
         published = publish_lti(folder, read_platform(args.publish))
         print(f"published {len(published.sent)} score(s); {published.unchanged} unchanged, "
               f"{len(published.skipped)} skipped (grader errors)")
+    return ExitCode.OK
+
+
+def course_parser() -> Parser:
+    parser = Parser(prog="grade course", description="grade course check: read course.toml as grade serve does and "
+                                                     "say what each assignment is (what it grades, how students "
+                                                     "submit, its deadline and close, its late policy), or what is "
+                                                     "wrong with it: the file, the line and the fix.")
+    parser.add_argument("action", choices=("check",), help="check: read and check course.toml, change nothing")
+    parser.add_argument("--course", type=Path, metavar="DIR", help=_COURSE_HELP)
+    return parser
+
+
+def course_command(argv: list[str]) -> int:
+    args = course_parser().parse_args(argv)
+    from grader.service.config import find_course, load_course
+    from grader.service.course_check import report
+
+    print("\n".join(report(load_course(find_course(args.course)))))
     return ExitCode.OK
 
 
@@ -306,17 +326,22 @@ def submit_command(argv: list[str]) -> int:
 def _listing(found: dict[str, Any], status: bool) -> str:
     from datetime import UTC, datetime
 
-    def when(moment: float | None) -> str:
+    def when(moment: float | None, shown: str | None) -> str:
+        """The server's words for a moment, in the course's zone; a server before them sent epoch seconds."""
+        if shown:
+            return shown
         return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     lines = []
     if status:
         for a in found["assignments"]:
             counted = a["counted"]
-            score = "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
+            score = "excused" if counted.get("excused") else \
+                "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
             left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
-            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']}); "
-                         f"{a.get('late_rule', '')}")
+            closes = f", closes {when(a['closes'], a.get('closes_shown'))}" if a.get("closes") is not None else ""
+            lines.append(f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
+                         f"counts {score} ({counted['why']}); {a.get('late_rule', '')}")
         if found.get("late_days_left") is not None:
             lines.append(f"late days left: {found['late_days_left']}")
     else:
@@ -327,7 +352,7 @@ def _listing(found: dict[str, Any], status: bool) -> str:
             elif s["outcome"] == "graded":
                 score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
             late = f", {s['days_late']:g} d late" if s["days_late"] else ""
-            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'])} {s['filename']}{late}: "
-                         f"{score}")
+            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
+                         f"{s['filename']}{late}: {score}")
         lines = lines or ["no submissions yet"]
     return "\n".join(lines)

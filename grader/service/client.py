@@ -178,8 +178,11 @@ def receipt_text(receipt: dict[str, Any]) -> str:
     left = "" if receipt.get("left_today") is None else f"; {receipt['left_today']} more today"
     again = " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
     policy = f"  late: {receipt['late_policy']}\n" if receipt.get("late_policy") else ""
+    effect = f"  counts: {receipt['effect']}\n" if receipt.get("effect") else ""
+    # the server's one clock, in the course's zone ("received"); a server before it sent the ISO time alone
+    when = f"received {receipt['received']}" if receipt.get("received") else f"server time {receipt['server_time']}"
     return (f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
-            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n{policy}")
+            f"  sha256 {receipt['sha256']}\n  {when}{left}\n{policy}{effect}")
 
 
 def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:

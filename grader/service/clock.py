@@ -39,3 +39,8 @@ def shown_exactly(moment: float, course: Course) -> str:
 def iso(moment: float, course: Course) -> str:
     """A moment as ISO 8601 with the course's offset, to the millisecond (the receipt's `server_time`)."""
     return datetime.fromtimestamp(moment, course.timezone).isoformat(timespec="milliseconds")
+
+
+def shown_zone(course: Course) -> str:
+    """The course's zone as its abbreviation now ("CET"), which every shown moment carries."""
+    return datetime.now(course.timezone).strftime("%Z")

@@ -9,6 +9,12 @@ The LMS registration that [lti] names (lms.toml) is watched too: an edit to it o
 store's accepted deployments follow it before it does (`on_lti`), so that a removed deployment's launches are
 refused and its sessions end within LOOK_EVERY, not at the next restart.
 
+An edit that would release hidden results at once (a deadline moved into the past: a typo of 12-04 for 12-14)
+is held, not applied (`hold`): the server keeps the rules it had, says what the edit would release to how many
+students in its log and on the instructor's pages, and applies it once an instructor confirms it there
+(grader.service.confirm), on every server of the course. A restart applies course.toml as it is: `grade course
+check` says beforehand which deadlines have passed.
+
 `LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late policies,
 limits. (Rules set from the pages and kept in the store can join course.toml here.)
 """
@@ -44,11 +50,16 @@ class LiveCourse:
     """The course in force, read again from course.toml when it changes (thread-safe)."""
 
     def __init__(self, course: Course, say: Callable[[str], None] = _stderr,
-                 on_lti: Callable[[LtiSettings | None], None] | None = None) -> None:
+                 on_lti: Callable[[LtiSettings | None], None] | None = None,
+                 hold: Callable[[Course, Course, bytes], str | None] | None = None) -> None:
         self._course = course
         self._say = say
         #: what to do with a new [lti] or registration before it applies (the store's deployments follow it)
         self._on_lti = on_lti
+        #: why an edit (the course in force, the fresh one, course.toml's bytes) must wait, or None: it applies
+        self._hold = hold
+        #: an edit held until an instructor confirms it: the fresh course and course.toml's bytes
+        self.held: tuple[Course, bytes] | None = None
         self._path = course.folder / CONFIG
         self._lock = threading.Lock()
         self._stamp = self._stat()
@@ -74,7 +85,10 @@ class LiveCourse:
                 source = self._read()
                 if source != self._source:
                     self._source = source
+                    self.held = None
                     self._reload(source[0])
+            elif self.held is not None:  # confirmed on a page, of this server or another: it applies now
+                self._apply(*self.held)
         return self._course
 
     def _reload(self, source: bytes) -> None:
@@ -88,6 +102,16 @@ class LiveCourse:
             self._complain(f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
                            f"of any grade worker); until then none of this edit applies.")
             return
+        self._apply(fresh, source)
+
+    def _apply(self, fresh: Course, source: bytes) -> None:
+        """Apply a checked edit, unless it must wait for an instructor's word (`hold`)."""
+        waiting = self._hold(self._course, fresh, source) if self._hold is not None else None
+        if waiting is not None:
+            self.held = (fresh, source)
+            self._complain(waiting)
+            return
+        self.held = None
         if fresh.lti != self._course.lti and self._on_lti is not None:
             try:
                 self._on_lti(fresh.lti)

@@ -14,6 +14,8 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - workers: each worker's host, load and last heartbeat, for the instructor page;
 - rule_overrides, audit_log: deadlines and extensions set from the instructor's pages over course.toml's, and every
   change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
+- corrections: an instructor's corrections of what counts for one student's assignment, set from the pages: a
+  score set by hand, the submission chosen, the assignment excused (grader.service.corrections; v0006_corrections);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
   LTI user (migration v0003_lti_launch).
@@ -194,11 +196,25 @@ audit_log = Table(
     Column("at", Double, nullable=False),
     #: who: the instructor's id (their token's or their launch's)
     Column("actor", String(200), nullable=False),
-    #: deadline, extension or regrade
+    #: deadline, extension, regrade, publish, score, choose, excuse, clear or confirm
     Column("action", String(40), nullable=False),
     Column("assignment", String(200), nullable=False, default=""),
     Column("student", String(200), nullable=False, default=""),
     #: the value before and after, as the page showed it (ISO 8601 in the course's zone, "none", a count)
     Column("old", Text, nullable=False, default=""),
     Column("new", Text, nullable=False, default=""),
+)
+
+corrections = Table(
+    "corrections", metadata,
+    Column("assignment", String(200), primary_key=True),
+    Column("student", String(200), primary_key=True),
+    #: score (set by hand), submission (chosen to count) or excused
+    Column("kind", String(20), nullable=False),
+    Column("score", Double, nullable=True),
+    Column("submission", Integer, nullable=True),
+    #: the instructor's words, which the student reads
+    Column("reason", Text, nullable=False, default=""),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", Double, nullable=False),
 )
