@@ -79,9 +79,9 @@ def make_course(folder: Path, database: str) -> Path:
 
 
 def store(engine: object, course: object, family: str, count: int, rng: random.Random) -> list[int]:
-    from grader.outputs.students import Student
     import time
 
+    from grader.outputs.students import Student
     from grader.service.intake import Upload, take
     from grader.service.tokens import Who, issue
 
