@@ -234,7 +234,7 @@ def course_parser() -> Parser:
 def course_command(argv: list[str]) -> int:
     args = course_parser().parse_args(argv)
     from grader.service.config import find_course, load_course
-    from grader.service.course_check import report
+    from grader.service.policy.course_check import report
 
     print("\n".join(report(load_course(find_course(args.course)))))
     return ExitCode.OK
@@ -305,7 +305,7 @@ def submit_command(argv: list[str]) -> int:
                   f"(once), and sign in on its page:\n{found['url']}")
             return ExitCode.OK
         _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history")
-        print(json.dumps(found, indent=2) if args.json else _listing(found, args.status))
+        print(json.dumps(found, indent=2) if args.json else client.listing(found, args.status))
         return ExitCode.OK
     if args.file is None:
         raise GraderError("grade submit FILE: which file? (or --status, --history, --login)")
@@ -321,38 +321,3 @@ def submit_command(argv: list[str]) -> int:
     text, code = client.report_text(found, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     sys.stdout.write(text)
     return code
-
-
-def _listing(found: dict[str, Any], status: bool) -> str:
-    from datetime import UTC, datetime
-
-    def when(moment: float | None, shown: str | None) -> str:
-        """The server's words for a moment, in the course's zone; a server before them sent epoch seconds."""
-        if shown:
-            return shown
-        return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-    lines = []
-    if status:
-        for a in found["assignments"]:
-            counted = a["counted"]
-            score = "excused" if counted.get("excused") else \
-                "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
-            left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
-            closes = f", closes {when(a['closes'], a.get('closes_shown'))}" if a.get("closes") is not None else ""
-            lines.append(f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
-                         f"counts {score} ({counted['why']}); {a.get('late_rule', '')}")
-        if found.get("late_days_left") is not None:
-            lines.append(f"late days left: {found['late_days_left']}")
-    else:
-        for s in found["submissions"]:
-            score = s["outcome"] or s["state"]
-            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
-                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
-            elif s["outcome"] == "graded":
-                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
-            late = f", {s['days_late']:g} d late" if s["days_late"] else ""
-            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
-                         f"{s['filename']}{late}: {score}")
-        lines = lines or ["no submissions yet"]
-    return "\n".join(lines)

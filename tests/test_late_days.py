@@ -1,4 +1,4 @@
-"""Where late days go (grader.service.late_days, through grader.service.standing.count): the plan with the best
+"""Where late days go (grader.service.policy.late_days, through grader.service.standing.count): the plan with the best
 course total the budget allows, never below greedy's (deadline order, the rule before), checked against every plan
 on random courses; and the case a term showed, where greedy counted 10 of the 18 the rules allowed."""
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.service.config import DAY, load_course
-from grader.service.late_days import Choice, best
+from grader.service.policy.late_days import Choice, best
 from grader.service.standing import Row, count
 
 ROOT = Path(__file__).resolve().parent.parent

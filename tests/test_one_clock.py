@@ -1,6 +1,6 @@
-"""One clock (grader.service.clock): an upload's time is when the server had it whole, not when the store wrote it;
-and every moment a student reads, the receipt and `grade submit --status` and `--history` included, is in the
-course's zone. A real `grade serve` on loopback, its store held by the test (SQLite's write lock, PostgreSQL's row
+"""One clock (grader.service.policy.clock): an upload's time is when the server had it whole, not when the store
+wrote it; and every moment a student reads, the receipt and `grade submit --status` and `--history` included, is in
+the course's zone. A real `grade serve` on loopback, its store held by the test (SQLite's write lock, PostgreSQL's row
 lock on the student) while an upload waits for it and a deadline passes; then the real client."""
 
 from __future__ import annotations

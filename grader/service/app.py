@@ -32,9 +32,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from grader.outputs.render_json import report_to_dict
-from grader.service import clock
 from grader.service.config import Course
-from grader.service.confirm import hold
 from grader.service.db import schema
 from grader.service.db.store import reading, write_failure
 from grader.service.deadlines import StoredRules
@@ -43,6 +41,8 @@ from grader.service.live import LiveCourse
 from grader.service.pages.forms import raw
 from grader.service.pages.origin import SameOrigin
 from grader.service.pages.session_cookie import NAMES, cookie_name
+from grader.service.policy import clock
+from grader.service.policy.confirm import hold
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
 from grader.service.standing import late_now, rows_of, worths

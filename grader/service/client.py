@@ -21,6 +21,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,38 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
         f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} " \
         f"({found.get('late_policy', '')}).\n"
     return render_text(report, color=color) + counts, int(report.exit_code)
+
+
+def listing(found: dict[str, Any], status: bool) -> str:
+    """`--status` (`status`) or `--history` as the terminal shows them, every moment in the course's zone."""
+
+    def when(moment: float | None, shown: str | None) -> str:
+        """The server's words for a moment, in the course's zone; a server before them sent epoch seconds."""
+        if shown:
+            return shown
+        return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    lines = []
+    if status:
+        for a in found["assignments"]:
+            counted = a["counted"]
+            score = "excused" if counted.get("excused") else \
+                "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
+            left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
+            closes = f", closes {when(a['closes'], a.get('closes_shown'))}" if a.get("closes") is not None else ""
+            lines.append(f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
+                         f"counts {score} ({counted['why']}); {a.get('late_rule', '')}")
+        if found.get("late_days_left") is not None:
+            lines.append(f"late days left: {found['late_days_left']}")
+    else:
+        for s in found["submissions"]:
+            score = s["outcome"] or s["state"]
+            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
+                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
+            elif s["outcome"] == "graded":
+                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
+            late = f", {s['days_late']:g} d late" if s["days_late"] else ""
+            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
+                         f"{s['filename']}{late}: {score}")
+        lines = lines or ["no submissions yet"]
+    return "\n".join(lines)

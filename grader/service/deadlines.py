@@ -21,11 +21,11 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service.audit import DEADLINE, EXTENSION, PUBLISH, REGRADE, Entry, audit, record
 from grader.service.config import Correction, Course
-from grader.service.corrections import read as read_corrections
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.policy.audit import DEADLINE, EXTENSION, PUBLISH, REGRADE, Entry, audit, record
+from grader.service.policy.corrections import read as read_corrections
 
 __all__ = ["DEADLINE", "EXTENSION", "PUBLISH", "REGRADE", "Entry", "audit", "record"]  # their home before
 

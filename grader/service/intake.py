@@ -1,6 +1,6 @@
 """Take in one upload: the course's rules at its time of arrival, then the submission and its job in one transaction.
 
-An upload's time is when the server had it whole (grader.service.clock), taken before it waits for the store:
+An upload's time is when the server had it whole (grader.service.policy.clock), taken before it waits for the store:
 the opening, the close, the day's limit and how late it is all read that one time, however long the writer
 takes. The receipt is built only from what that transaction committed (SQLite: the WAL fsynced, for all the
 uploads waiting at that moment at once, grader.service.db.group_commit; PostgreSQL: synchronous commit), so a
@@ -28,12 +28,12 @@ from sqlalchemy import Connection, Engine, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from grader.core.seeds import SubmissionSeed, submission_seed
-from grader.service import clock
 from grader.service.config import Course, Rules, day_of
 from grader.service.db import schema
 from grader.service.db.group_commit import writer_for
 from grader.service.db.store import is_sqlite, reading, writing
-from grader.service.effects import closed, effect
+from grader.service.policy import clock
+from grader.service.policy.effects import closed, effect
 from grader.service.standing import late_policy, rows_of
 from grader.service.tokens import Who
 from grader.service.uploads import Refused, shown_name
@@ -55,7 +55,7 @@ class Receipt:
     replayed: bool = False
     #: for a late upload: what the assignment's late policy makes of it, in words
     late_policy: str = ""
-    #: what it does to what counts, in words (grader.service.effects)
+    #: what it does to what counts, in words (grader.service.policy.effects)
     effect: str = ""
     #: the course's zone, which the receipt's times are shown in
     zone: tzinfo = UTC
@@ -81,7 +81,7 @@ class Upload:
     name: str
     suffix: str
     key: str
-    #: grader.service.clock.arrived, taken once its body was whole: its time, whenever the store writes it
+    #: grader.service.policy.clock.arrived, taken once its body was whole: its time, whenever the store writes it
     arrived: float
 
 

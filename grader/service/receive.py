@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 async def receive(state: State, who: Who, exercise: str | None, assignment: str | None, content: bytes | Refused,
                   name: str, key: str, arrived: float) -> Receipt | Refused:
     """Store `content` for the assignment named (or the one `exercise` belongs to), or say why not. `arrived`: when
-    its body was whole (grader.service.clock.arrived), the upload's time."""
+    its body was whole (grader.service.policy.clock.arrived), the upload's time."""
     try:
         rules = state.course.assignment_for(exercise, assignment)
     except GraderError as exc:

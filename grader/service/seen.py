@@ -10,10 +10,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from grader.service import clock
 from grader.service.config import Course, Rules
 from grader.service.intake import used_today
-from grader.service.release import is_released
+from grader.service.policy import clock
+from grader.service.policy.release import is_released
 from grader.service.standing import Counted, Row, late_now, standing, worths
 from grader.service.work import queue
 

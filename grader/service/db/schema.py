@@ -15,7 +15,8 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - rule_overrides, audit_log: deadlines and extensions set from the instructor's pages over course.toml's, and every
   change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
 - corrections: an instructor's corrections of what counts for one student's assignment, set from the pages: a
-  score set by hand, the submission chosen, the assignment excused (grader.service.corrections; v0006_corrections);
+  score set by hand, the submission chosen, the assignment excused (grader.service.policy.corrections; migration
+  v0006_corrections);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
   LTI user (migration v0003_lti_launch).

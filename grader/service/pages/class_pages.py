@@ -20,13 +20,14 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import clock, deadlines
+from grader.service import deadlines
 from grader.service.app import State
 from grader.service.classtable import Cell, ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.pages.forms import fields
 from grader.service.pages.pages import _reader, course_page
+from grader.service.policy import clock
 from grader.service.tokens import Who
 from grader.service.work import queue
 

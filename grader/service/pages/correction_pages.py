@@ -2,7 +2,7 @@
 assignment, set the score by hand (with the reason the student reads), choose the submission that counts, excuse
 the assignment, or give it back to the rules; and the audit log's lines for that student. Each form is a POST
 whose Origin the server checks (grader.service.pages.origin); the store keeps the correction and its audit line in
-one transaction (grader.service.corrections), and every process of the course follows it at once.
+one transaction (grader.service.policy.corrections), and every process of the course follows it at once.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from starlette.routing import Route
 from grader.core.compare import fmt_points
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, table
-from grader.service import audit, corrections
 from grader.service.app import State
 from grader.service.config import Correction
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import instructor_form, when
 from grader.service.pages.pages import course_page
+from grader.service.policy import audit, corrections
 from grader.service.standing import Counted, Row
 
 #: the choices of a correction's form, and their words

@@ -17,14 +17,14 @@ from starlette.routing import Route
 from grader.outputs.html_page import e, table
 from grader.service import deadlines
 from grader.service.app import State
-from grader.service.audit import CONFIRM
 from grader.service.config import DAY, Course
-from grader.service.confirm import confirm, digest
 from grader.service.deadlines import Override
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import CSS, instructor_form, when
 from grader.service.pages.pages import _reader, cards, course_page
-from grader.service.release import in_words, newly_released
+from grader.service.policy.audit import CONFIRM
+from grader.service.policy.confirm import confirm, digest
+from grader.service.policy.release import in_words, newly_released
 from grader.service.tokens import Who
 
 #: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)
@@ -190,7 +190,7 @@ def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -
 
 
 async def confirm_edit(request: Request) -> Response:
-    """An instructor's word that course.toml's held edit applies (grader.service.confirm)."""
+    """An instructor's word that course.toml's held edit applies (grader.service.policy.confirm)."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent

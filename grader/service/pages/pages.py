@@ -17,11 +17,11 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
-from grader.service import clock
 from grader.service.app import State, caller
 from grader.service.db import schema
 from grader.service.db.store import reading
-from grader.service.release import is_released
+from grader.service.policy import clock
+from grader.service.policy.release import is_released
 from grader.service.seen import labelled, status_of
 from grader.service.standing import Row, count, rows_of, worths
 from grader.service.tokens import Who
@@ -258,9 +258,9 @@ async def student_history(request: Request) -> Response:
     student = request.path_params["student"]
     entry = request.query_params.get("entry", "")
 
-    from grader.service.audit import audit
     from grader.service.pages.class_pages import CSS
     from grader.service.pages.correction_pages import ACTIONS, section
+    from grader.service.policy.audit import audit
 
     def build() -> str:
         with reading(state.engine) as db:

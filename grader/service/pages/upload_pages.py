@@ -14,12 +14,12 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service import clock
 from grader.service.app import State
 from grader.service.config import Course
 from grader.service.intake import Receipt
 from grader.service.pages.forms import upload
 from grader.service.pages.pages import _reader, course_page
+from grader.service.policy import clock
 from grader.service.receive import receive, too_big
 from grader.service.tokens import Who
 from grader.service.uploads import SUFFIXES, Refused

@@ -18,10 +18,10 @@ from sqlalchemy import Connection, Engine, delete, insert, select
 
 from grader.core.compare import fmt_points
 from grader.core.errors import GraderError
-from grader.service.audit import Entry, record
 from grader.service.config import Correction, Course, Fix, Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.policy.audit import Entry, record
 
 #: the audit log's action for each kind of correction, and for giving what counts back to the rules
 ACTIONS = {"score": "score", "submission": "choose", "excused": "excuse"}

@@ -12,8 +12,8 @@ import math
 from collections.abc import Sequence
 
 from grader.core.compare import fmt_points
-from grader.service import clock
 from grader.service.config import Course, Rules
+from grader.service.policy import clock
 from grader.service.standing import Counted, Row, factor_of, plan, span
 
 

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service.audit import CONFIRM, Entry, a, record
 from grader.service.config import CONFIG, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.release import in_words, newly_released
+from grader.service.policy.audit import CONFIRM, Entry, a, record
+from grader.service.policy.release import in_words, newly_released
 
 
 def digest(source: bytes) -> str:

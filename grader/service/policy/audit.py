@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, insert, select
 from grader.service.db import schema
 from grader.service.db.store import reading
 
-#: the audit log's actions (grader.service.corrections adds its own: score, choose, excuse, clear)
+#: the audit log's actions (grader.service.policy.corrections adds its own: score, choose, excuse, clear)
 DEADLINE, EXTENSION, REGRADE, PUBLISH, CONFIRM = "deadline", "extension", "regrade", "publish", "confirm"
 a = schema.audit_log.c
 

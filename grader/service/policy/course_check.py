@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from grader.service import clock
 from grader.service.config import Course, Rules
+from grader.service.policy import clock
 from grader.service.seen import late_rule
 
 
