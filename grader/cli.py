@@ -183,6 +183,12 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
     from grader.run.read.load import load_submission
 
     named = _named(args.exercise, args.assignment, catalog)
+    library = catalog.library()
+    if library is not None:
+        from grader.run.read.package import read_package
+
+        # a library course grades a whole repository: every exercise of the course unless some are named
+        return read_package(args.submission, library), named if named is not None else catalog.load_all()
     if args.submission.is_dir():
         files = files_in(args.submission)
         selection = select(files, Target.of(named or [], args.assignment))

@@ -233,8 +233,14 @@ def test_ctrl_c_says_how_to_go_on(tmp_path: Path) -> None:
     for i in range(6):
         shutil.copy(SAMPLES / ("infinite_loop.py" if i else "correct_lesson_style.py"), folder / f"s{i}.py")
     out = tmp_path / "reports"
-    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--exercise",
-                                "node-mul", "-j", "1", "--time-limit", "5"], stdout=subprocess.PIPE,
+    # Ctrl-C reaches a command in the terminal's foreground. A suite started as a background job hands its
+    # children SIGINT ignored (as a shell does, and as the batch rightly keeps), so the batch starts with
+    # SIGINT's default restored, as in a terminal.
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--exercise",
+               "node-mul", "-j", "1", "--time-limit", "5"]
+    in_foreground = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                     "os.execv(sys.executable, sys.argv[1:])")
+    process = subprocess.Popen([sys.executable, "-c", in_foreground, *command], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not (out / "students" / "s0" / "done.json").exists() and time.monotonic() < deadline:

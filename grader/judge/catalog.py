@@ -9,8 +9,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from grader.core.errors import GraderError, SpecError
-from grader.core.exercise import Assignment, Exercise
+from grader.core.exercise import COURSE_SETTINGS, Assignment, Exercise
+from grader.core.library import Library
 from grader.judge.spec import load_assignment, load_exercise
+from grader.judge.spec_course import course_library
 
 ENV_VAR = "AUTOGRADER_EXERCISES"
 SPEC_NAME = "exercise.yaml"
@@ -41,6 +43,10 @@ class Catalog:
         tried = "; ".join(f"{path} ({origin})" for origin, path in candidates)
         raise GraderError(f"no exercises folder found (tried {tried}). Run grade inside the pack your course "
                           f"handed out (it holds an exercises folder), or pass --exercises DIR or set ${ENV_VAR}.")
+
+    def library(self) -> Library | None:
+        """A library course's package settings (its course.yaml's `package`): it grades whole repositories."""
+        return course_library(self.root / COURSE_SETTINGS)
 
     def ids(self) -> list[str]:
         return sorted(self._specs())

@@ -23,6 +23,7 @@ from grader.judge.hidden_runs import (
     run_hidden,
     runs_together,
 )
+from grader.judge.library.standin import observed
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -117,7 +118,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             apart, hidden[device] = first.hidden()
         elif has_hidden(groups, device):
             apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
-        views[device] = [ExerciseRun(run, merge(g.exercise, run.groups[k], h))
+        views[device] = [ExerciseRun(run, observed(g.exercise, merge(g.exercise, run.groups[k], h)))
                          for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
 
     results = []

@@ -21,7 +21,7 @@ from grader.run.running import Exchange, Limits
 class Plan:
     """What the child was asked to do, to read its reply against."""
 
-    kind: Literal["python", "notebook"]
+    kind: Literal["python", "notebook", "package"]
     cells: tuple[str, ...]
     #: per group, the exercise's probe index of each probe sent
     indices: tuple[tuple[int, ...], ...]

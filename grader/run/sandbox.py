@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import hmac
@@ -17,9 +16,10 @@ from types import TracebackType
 from grader.core.errors import GraderError
 from grader.core.exercise import Device, Exercise, Visibility
 from grader.run.confine import isolate
-from grader.run.inputs import Inputs, input_to_data, probe_seed
+from grader.run.inputs import Inputs
 from grader.run.observed import RunResult
 from grader.run.policy import ImportPolicy, engine_policy, torch_policy
+from grader.run.probe_request import graph_request, import_paths, probe_request, uses
 from grader.run.read.load import Submission
 from grader.run.reply import Budget, Plan, interpret
 from grader.run.running import Deadline, Exchange, Limits, Running
@@ -149,9 +149,9 @@ class Sandbox:
             pair.first, pair.wanted, pair.resume = public, wanted, first.reply.count(b"\n")
             pair.second = Plan(plan.kind, plan.cells, tuple(hidden[i] for i in wanted),
                                tuple(plan.totals[i] for i in wanted),
-                               tuple(tuple(_uses(groups[i].exercise, j) for j in hidden[i]) for i in wanted),
+                               tuple(tuple(uses(groups[i].exercise, j) for j in hidden[i]) for i in wanted),
                                tuple(plan.budgets[i] for i in wanted), plan.load_budget)
-            body = json.dumps({"groups": [{"group": i, "probes": [_probe_request(groups[i], j) for j in hidden[i]]}
+            body = json.dumps({"groups": [{"group": i, "probes": [probe_request(groups[i], j) for j in hidden[i]]}
                                           for i in wanted]}).encode()
             return frame(body), Budget(pair.second, key, time.monotonic(), offset=len(first.reply),
                                        first=pair.resume)
@@ -173,6 +173,8 @@ class Sandbox:
             "exercise": exercises[0].id if len(exercises) == 1 else "/".join(e.id for e in exercises),
             "cells": [{"label": cell.label, "source": cell.source} for cell in submission.cells],
             "siblings": [{"name": s.label, "source": s.source} for s in submission.siblings],
+            "package": [{"path": f.label, "source": f.source} for f in submission.package],
+            "import_paths": import_paths(exercises),
             "keep_going": submission.kind == "notebook",
             "device": device,
             "then": then,
@@ -181,8 +183,8 @@ class Sandbox:
             "groups": [
                 {"engine": g.exercise.probe_engine, "defines": dict(g.exercise.defines),
                  "autograd": g.exercise.autograd, "forbid_ops": list(g.exercise.forbid_ops),
-                 "forbid_complex": g.exercise.forbid_complex,
-                 "probes": [_probe_request(g, i) for i in group_indices]}
+                 "forbid_complex": g.exercise.forbid_complex, "graph": graph_request(g.exercise),
+                 "probes": [probe_request(g, i) for i in group_indices]}
                 for g, group_indices in zip(groups, indices, strict=True)
             ],
         }).encode()
@@ -194,7 +196,7 @@ class Sandbox:
                         memory_mb=0 if device == "cuda" else max(e.memory_mb for e in exercises))
         plan = Plan(submission.kind, tuple(c.label for c in submission.cells), tuple(indices),
                     tuple(len(e.probes) for e in exercises),
-                    tuple(tuple(_uses(g.exercise, i) for i in sent) for g, sent in zip(groups, indices, strict=True)),
+                    tuple(tuple(uses(g.exercise, i) for i in sent) for g, sent in zip(groups, indices, strict=True)),
                     tuple(b + extra for b in budgets), load + extra)
         return policy, request, plan, limits
 
@@ -281,25 +283,6 @@ def _by_policy(groups: Sequence[Group]) -> list[list[int]]:
     for index, group in enumerate(groups):
         found.setdefault(policy_of(group.exercise), []).append(index)
     return list(found.values())
-
-
-@functools.cache
-def _uses_of(code: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    used = {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)}
-    return tuple(n for n in names if n in used)
-
-
-def _uses(exercise: Exercise, index: int) -> tuple[str, ...]:
-    probe = exercise.probes[index]
-    code = probe.code + "\n" + "\n".join(expr for _, expr in probe.observe)
-    return _uses_of(code, tuple(name for name, _ in exercise.defines))
-
-
-def _probe_request(group: Group, index: int) -> dict[str, object]:
-    probe = group.exercise.probes[index]
-    return {"name": probe.name, "code": probe.code, "observe": list(probe.observe),
-            "inputs": {name: input_to_data(value) for name, value in group.inputs[index].items()},
-            "torch_seed": probe_seed(group.seed, group.exercise.id, probe.name), "uses": _uses(group.exercise, index)}
 
 
 class PendingRun:

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from grader.run.child.execute import compile_probe, error_data, run_probe_data, scope_of
+from grader.run.child.names import library_missing, missing_names, reader
+from grader.run.child.package import lay_out, own_modules, set_flag
 from grader.run.child.warm import seal
 from grader.run.child.zygote_main import Hello
 from grader.run.guard import guard
@@ -75,7 +77,7 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
     once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
     """
     audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
-    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, _missing
+    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, missing_names
     read_frame_, then_ = _read_frame, request.get("then") is True
     scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
     event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
@@ -84,6 +86,8 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
     allowed = frozenset(policy["allowed"]) if policy["allowed"] is not None else None
     forbidden = frozenset(policy["forbidden"])
     siblings = [(s["name"], s["source"]) for s in request["siblings"]]
+    package = [(f["path"], f["source"]) for f in request["package"]]
+    import_paths = request["import_paths"]
     try:
         pristine = dict(builtins.__dict__)
         helpers = _helpers(request, pristine)
@@ -96,14 +100,16 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
         groups = [(g["engine"], list(g["defines"].items()),
                    bool(g["autograd"] or g["forbid_ops"] or g["forbid_complex"]),
                    [(compile_probe(p["name"], p["code"], dict(p["observe"])), p["inputs"], p["torch_seed"],
-                     frozenset(p["uses"])) for p in g["probes"]]) for g in request["groups"]]
+                     frozenset(p["uses"])) for p in g["probes"]], g["graph"]) for g in request["groups"]]
+        library_missing_, reader_, set_flag_ = library_missing, reader, set_flag
         device, keep_going = request["device"], request["keep_going"]
         own_files = seal(functools.partial(_student_files, tuple(_writable(hello.mode))), "student_files")
         guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
                       owned=[os.path.realpath(os.getcwd()) + "/"] if hello.mode == "landlock" else [],
                       permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
                       extensions=_extensions(allowed, forbidden), refusal=_refusal(request["exercise"]),
-                      own_modules=[Path(name).stem for name, _ in siblings], grader=_GRADER)
+                      own_modules=[*(Path(name).stem for name, _ in siblings), *own_modules(package, import_paths)],
+                      grader=_GRADER)
         audit(guard.EVENT)
         cells = [(cell["label"], cell["source"]) for cell in request["cells"]]
         sources = {label: tuple(source.splitlines()) for label, source in cells}
@@ -113,6 +119,7 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
             Path(name).write_text(source, encoding="utf-8")
             sources[os.path.abspath(name)] = tuple(source.splitlines())
         sys.path.insert(0, os.getcwd())
+        sources.update(lay_out(package, import_paths))  # a library's package, at its paths in the repository
         _scrub(startup, allowed, forbidden)
         sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
         event = ("student", {})
@@ -134,8 +141,12 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
         todo: Any = groups
         while todo:
             for g in range_(len_(todo)):
-                engine, defines, watched, probes = todo[g]
-                missing, provided = missing_(module, defines)
+                engine, defines, watched, probes, graph = todo[g]
+                if engine == "library":
+                    missing, provided = library_missing_(defines, sources)
+                    read = reader_(graph, sources)
+                else:
+                    (missing, provided), read = missing_(module, defines), None
                 event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
                 absent = {item["name"] for item in missing}
@@ -155,9 +166,15 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                         if watched and recorder is not None:
                             watch(tensors)
                             enter()
+                        lazy = set_flag_(graph and graph["lazy"], True) if read is not None else None
                         try:
-                            ran, found = run_probe_(compiled, scope, BaseException, sources)
+                            if read is None:
+                                ran, found = run_probe_(compiled, scope, BaseException, sources)
+                            else:
+                                ran, found = run_probe_(compiled, scope, BaseException, sources, read)
                         finally:
+                            if lazy is not None:
+                                set_flag_(graph["lazy"], lazy)
                             if watched and recorder is not None:
                                 leave()
                         if watched and recorder is not None:
@@ -176,7 +193,8 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
             audit(guard.EVENT)
             made_ = iter(compiled_)
             todo = [(*groups[part["group"]][:3], [(next(made_), p["inputs"], p["torch_seed"], frozenset(p["uses"]))
-                                                  for p in part["probes"]]) for part in more]
+                                                  for p in part["probes"]], groups[part["group"]][4])
+                    for part in more]
     except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
         event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
         audit(guard.EVENT)
@@ -192,7 +210,7 @@ def _helpers(request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, obj
         from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=seal(probe_tools.gradcheck, "gradcheck"))
-    if "tensor" in engines:
+    if "tensor" in engines or "library" in engines:
         import numpy
 
         helpers["np"] = _copy(numpy)
@@ -234,6 +252,7 @@ def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files:
     mine["__import__"] = builtins.__import__
     _DICT(module)["__builtins__"] = mine
     _StudentLoader.builtins = mine
+    _StudentLoader.top = os.getcwd() + "/"
     sys.path_hooks.insert(0, own_files)  # sealed: the hook leads to nothing of the harness's
     sys.path_importer_cache.pop(os.getcwd(), None)
 
@@ -242,10 +261,16 @@ class _StudentLoader(SourceFileLoader):
     """The loader of the submission's own .py files: they run with the submission's builtins."""
 
     builtins: ClassVar[dict[str, Any]] = {}
+    #: the run's folder: a file under it is compiled under its path in the repository, which errors then name
+    top: ClassVar[str] = "/"
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__dict__["__builtins__"] = type(self).builtins
         super().exec_module(module)
+
+    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> types.CodeType:  # type: ignore[override]
+        shown = path[len(self.top):] if type(path) is str and path.startswith(self.top) else path
+        return compile(data, shown, "exec", dont_inherit=True)
 
 
 def _student_files(writable: tuple[str, ...], path: str) -> FileFinder:
@@ -323,27 +348,3 @@ def _read_exact(fd: int, size: int) -> bytearray:
 def _read_frame(fd: int) -> bytes:
     """A part of the request: its size in 8 bytes, then its bytes (grader.run.sandbox.frame), cut at MAX_REQUEST."""
     return bytes(_read_exact(fd, min(int.from_bytes(_read_exact(fd, 8), "big"), MAX_REQUEST)))
-
-
-def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """Names the exercise needs that the submission does not define as the right kind of thing, and the ones it
-    does. Read from the module's own dict: whatever the submission's objects do while they are looked up
-    (a key's __eq__, a class's metaclass) is the submission's, and costs the name."""
-    missing, provided = [], {}
-    names = _DICT(module)
-    for name, kind in defines:
-        try:
-            value = names.get(name)
-            if value is None:
-                got = "nothing"
-            elif kind == "class" and not isinstance(value, type):
-                got = f"a {str.__str__(_NAME(type(value)))}, not a class"
-            elif kind == "function" and not callable(value):
-                got = f"a {str.__str__(_NAME(type(value)))}, not a function"
-            else:
-                provided[name] = value
-                continue
-        except BaseException:  # noqa: BLE001 - the submission's own objects raised while the grader read them
-            got = "something that could not be read"
-        missing.append({"name": name, "kind": kind, "got": got})
-    return missing, provided

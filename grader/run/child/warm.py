@@ -36,7 +36,8 @@ HARNESS = ("grader.core.values", "grader.run.policy", "grader.run.child.reading"
            "grader.run.child.execute", "grader.run.observed", "grader.run.guard.guard_rules",
            "grader.run.guard.guard_public", "grader.run.guard.guard_code", "grader.run.guard.guard",
            "grader.run.child.forbidden_ops", "grader.run.child.evidence", "grader.run.child.complex_watch",
-           "grader.run.child.probe_tools", "grader.run.child.child")
+           "grader.run.child.probe_tools", "grader.run.child.graph", "grader.run.child.package",
+           "grader.run.child.names", "grader.run.child.child")
 #: modules the harness uses as they are: their state is live (sys.modules, sys.stdout) or their objects are the
 #: interpreter's own (builtins: the guard wraps its __import__), and the guard's public half, handed out by design
 _LIVE = ("sys", "builtins", "grader.run.guard.guard_public")
