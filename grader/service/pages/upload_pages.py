@@ -56,7 +56,7 @@ async def submit(request: Request) -> Response:
         return _refused(state, Refused(429, f"too many uploads: try again in {wait:.0f} s"),
                         {"Retry-After": str(int(wait) + 1)})
     form = await upload(request, course.max_upload_bytes)
-    arrived = clock.arrived()  # its time: the form is whole, and nothing has waited on the store yet
+    arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
     if isinstance(form, str):
         return _refused(state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form))
     assignment = form.fields.get("assignment") or None

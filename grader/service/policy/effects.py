@@ -44,11 +44,11 @@ def effect(course: Course, student: str, rules: Rules, earlier: Sequence[Row], d
         return "Your best submission counts (decided at the deadline, with the hidden checks)."
     before = plan(course, student, earlier)
     counted = before.counted[rules.id]
-    if counted.correction is not None and counted.correction.kind != "submission":
+    if counted.correction is not None:
         return f"Your instructor set what counts for {rules.id} ({counted.why}): this upload does not change it."
     now = _what_it_counts(rules, days_late, before.left[rules.id] + counted.late_days_used)
     held = counted.score is not None and counted.row is not None
-    if rules.counts == "last" and counted.correction is None:
+    if rules.counts == "last":
         if held:
             return f"This replaces your counted {_score(counted)} ({counted.why}) with a {now}."
         return f"This is now your submission that counts: a {now}."
