@@ -12,7 +12,7 @@ with sub-second precision, and a scoreMaximum above 0 with any scoreGiven. A sco
 last one for its user is ignored, as the spec requires.
 
 The launch, as Canvas and Moodle make it (Security Framework 5.1.1): /launch?user=U&link=L is the student's
-click in the LMS, a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint,
+click in the LMS (/course?user=U&link=L shows it in a frame of the LMS's course page, as an LMS embeds a tool), a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint,
 client_id, lti_deployment_id) to the tool; /authorize checks the authentication request (scope openid,
 response_type id_token, response_mode form_post, prompt none, the registered client_id and redirect_uri, a
 state and a nonce) and answers with a page that posts the id_token, signed RS256 by the platform's own key
@@ -228,6 +228,10 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 self._answer(200, {"keys": [{**public, "kid": platform.kid, "alg": "RS256", "use": "sig"}]})
             elif url.path == "/launch":
                 self._page(platform.launch_page(query["user"], query["link"]))
+            elif url.path == "/course":  # the LMS's course page, which shows the tool's launch in a frame
+                launch = f"/launch?{urlencode({'user': query['user'], 'link': query['link']})}"
+                self._page(f'<!DOCTYPE html><html><body><h1>Autograd 101</h1><iframe name="tool" '
+                           f'src="{html.escape(launch)}" width="900" height="600"></iframe></body></html>')
             elif url.path == "/authorize":
                 self._authorize(query)
             elif url.path == "/memberships":

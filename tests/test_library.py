@@ -128,7 +128,7 @@ def test_a_zip_bomb_stops_at_the_cap_whatever_its_header_says(tmp_path: Path) ->
 
 def test_a_tarball_that_unpacks_to_too_much_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert LIBRARY is not None
-    monkeypatch.setattr("grader.run.read.package.MAX_UNPACKED_BYTES", 1 << 20)
+    monkeypatch.setattr("grader.run.read.archive.MAX_UNPACKED_BYTES", 1 << 20)
     out = tmp_path / "big.tar.gz"
     with tarfile.open(out, "w:gz") as archive:
         data = b"\0" * (4 << 20)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ags_platform import INSTRUCTOR, LEARNER, NRPS_SCOPE, Platform, running
 from lti_launch import USERS, api, initiate, lti_course, public_pem, request, serving, sign_in, tool_key
-from service_helpers import SAMPLES, Server, grade, wait_until
+from service_helpers import SAMPLES, Server, grade, instructor_token, wait_until
 
 pytestmark = pytest.mark.slow
 DEADLINE = (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -169,14 +169,52 @@ def test_a_deployment_removed_while_the_server_runs_ends_its_sessions_at_once(co
     time.sleep(0.6)  # past grader.service.live.LOOK_EVERY: the next request looks at the files before anything
     assert api(tool, "/api/status", session)[0] == 401
     assert "Unknown deployment" in initiate(tool, platform, "lti-s1", "rl-hw1").body
-    lms.write_text("deployment_ids = 7\n" + kept)  # a broken edit: the registration in force stays, and says why
+    lms.write_text("deployment_ids = 7\n" + kept)  # a broken edit: no registration is trusted, launches close
     time.sleep(1)
-    assert "Unknown deployment" in initiate(tool, platform, "lti-s1", "rl-hw1").body
+    assert "LMS launches are closed" in initiate(tool, platform, "lti-s1", "rl-hw1").body
     lms.write_text(kept)
-    wait_until(lambda: "Unknown deployment" not in initiate(tool, platform, "lti-s2", "rl-hw1").body, 10,
+    wait_until(lambda: initiate(tool, platform, "lti-s2", "rl-hw1").status == 302, 10,
                "the deployment to be taken again")
     assert api(tool, "/api/status", session)[0] == 401
     assert api(tool, "/api/status", sign_in(tool, platform, "lti-s2")[0])[0] == 200
+
+
+@pytest.mark.parametrize("case", ["no deployment", "registration moved away", "edited while a restart waits",
+                                  "course.toml unreadable"])
+def test_a_registration_that_cannot_be_trusted_admits_no_launch_and_ends_its_sessions(
+        course: Path, tool: str, platform: Platform, case: str) -> None:
+    """Under a running server: lms.toml listing no deployment, moved away, or edited to drop the deployment while an
+    edit of course.toml waits for a restart; or course.toml that cannot be read. A launch's session ends within a
+    look, new launches are refused, and the instructor's page says why. Each kept the old registration in force
+    (the reload kept the whole configuration on any error; an empty list read as missing; an edit waiting for a
+    restart held the registration's back), and the session went on."""
+    session, _ = sign_in(tool, platform, "lti-s1")
+    prof = instructor_token(course)
+    assert api(tool, "/api/status", session)[0] == 200
+    lms, toml = course / "lms.toml", course / "course.toml"
+    kept = lms.read_text()
+    if case == "no deployment":
+        lms.write_text(kept.replace(f'["{platform.deployment_id}"]', "[]"))
+    elif case == "registration moved away":
+        lms.rename(course / "lms.toml.old")
+    elif case == "edited while a restart waits":
+        toml.write_text(toml.read_text().replace('isolation = "landlock"', 'isolation = "none"'))
+        wait_until(lambda: "needs a restart" in _instructor_page(tool, prof), 10, "the restart to be asked for")
+        lms.write_text(kept.replace(f'["{platform.deployment_id}"]', '["1:another-deployment"]'))
+    else:
+        toml.write_text(toml.read_text() + "\n[assignments.hw1\n")
+    wait_until(lambda: api(tool, "/api/status", session)[0] == 401, 10, "the launch's session to end")
+    refused = initiate(tool, platform, "lti-s2", "rl-hw1")
+    assert refused.status in (400, 503) and ("closed" in refused.body or "Unknown deployment" in refused.body)
+    page = _instructor_page(tool, prof)
+    assert ("needs a restart" in page) if case == "edited while a restart waits" else \
+        ("LMS launches are closed" in page), page[-2000:]
+    with sqlite3.connect(course / "server" / "course.db") as db:
+        assert db.execute("SELECT count(*) FROM sessions WHERE kind = 'lti'").fetchone() == (0,)
+
+
+def _instructor_page(tool: str, token: str) -> str:
+    return request(f"{tool}/instructor", headers={"Authorization": f"Bearer {token}"}).body
 
 
 def test_a_registration_edit_the_store_cannot_follow_waits_and_is_tried_again(

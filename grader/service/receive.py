@@ -17,7 +17,7 @@ from grader.service.tokens import Who
 from grader.service.uploads import Refused, check_upload
 
 if TYPE_CHECKING:
-    from grader.service.app import State
+    from grader.service.state import State
 
 
 async def receive(state: State, who: Who, exercise: str | None, assignment: str | None, content: bytes | Refused,

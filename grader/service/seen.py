@@ -18,7 +18,7 @@ from grader.service.standing import Counted, Row, late_now, standing, worths
 from grader.service.work import queue
 
 if TYPE_CHECKING:
-    from grader.service.app import State
+    from grader.service.state import State
 
 
 def late_rule(rules: Rules) -> str:

@@ -6,6 +6,8 @@ which LMS link opens which assignment.
     context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list); a launch shows its own
     custom = "assignment"        # the custom parameter that names the assignment (default: assignment)
     # url = "https://grader.example.edu"   # this server's address as registered in the LMS (default: as asked)
+    # frame_ancestors = ["https://school.instructure.com"]   # the LMS's own pages, which frame a launch (default:
+    #                              # the registration's issuer and auth_url; Canvas's issuer is not the school's site)
 
     [lti.links]                  # an LMS link's resource link id -> the assignment it opens
     "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
@@ -14,6 +16,7 @@ which LMS link opens which assignment.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,10 +37,36 @@ class LtiSettings:
     custom: str = "assignment"
     #: this server's public address (scheme and host), as the LMS knows it; "" takes the request's
     url: str = ""
+    #: the origins whose pages may frame a launch's answers ([lti] frame_ancestors); none: the registration's
+    frame_ancestors: tuple[str, ...] = ()
 
     def deployments(self) -> dict[str, str]:
         """The store's id of each accepted deployment -> its deployment id."""
         return {platform_id(self.platform.issuer, self.platform.client_id, d): d for d in self.platform.deployment_ids}
+
+
+def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
+    """The origins whose pages may frame the LMS's routes: [lti] frame_ancestors, else the registration's issuer and
+    authorization endpoint (where Moodle's pages are; Canvas's school site is named in frame_ancestors)."""
+    named = settings.frame_ancestors or (settings.platform.issuer, settings.platform.auth_url)
+    found = []
+    for url in named:
+        shown = origin_of(url)
+        if shown and shown not in found:
+            found.append(shown)
+    return tuple(found)
+
+
+def origin_of(url: str) -> str:
+    """An http(s) URL's origin as a CSP source (scheme://host[:port]); "" for anything else, so that nothing but
+    an origin reaches a header."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not _ORIGIN.fullmatch(parts.netloc):
+        return ""
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
+_ORIGIN = re.compile(r"[A-Za-z0-9.-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
 def platform_id(issuer: str, client_id: str, deployment: str) -> str:
@@ -75,8 +104,13 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
                                              or urlsplit(url).path not in ("", "/"))):
         raise GraderError(f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
                           f"path), not {url!r}.")
+    framing = table.get("frame_ancestors", [])
+    if not isinstance(framing, list) or not all(isinstance(f, str) and origin_of(f) for f in framing):
+        raise GraderError(f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
+                          f"like [\"https://school.instructure.com\"].")
     return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, custom=custom, url=url.rstrip("/"))
+                       links={str(k): v for k, v in links.items()}, custom=custom, url=url.rstrip("/"),
+                       frame_ancestors=tuple(framing))
 
 
 def _check_key(path: Path, platform: Platform) -> None:

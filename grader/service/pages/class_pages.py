@@ -20,14 +20,14 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import deadlines
-from grader.service.app import State
+from grader.service import access, deadlines
 from grader.service.classtable import Cell, ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.pages.forms import fields
-from grader.service.pages.pages import _reader, course_page
+from grader.service.pages.layout import course_page
 from grader.service.policy import clock
+from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.work import queue
 
@@ -47,20 +47,14 @@ table.class th:first-child { background: #f3f3f3; }
 """
 
 
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
-
 
 def when(moment: float | None, state: State) -> str:
     return clock.shown(moment, state.course)
 
 
-async def class_page(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.instructor
+async def class_page(request: Request, who: Who) -> Response:
+    state = state_of(request)
     view = view_of(request.query_params, state.course)
     entry = request.query_params.get("regrade", "")
     return HTMLResponse(await run_in_threadpool(_class_html, state, view, int(entry) if entry.isdigit() else None))
@@ -218,11 +212,9 @@ def _publish_form(state: State) -> str:
             '<button type="submit">Send the scores to the LMS</button></form>')
 
 
-async def class_csv_file(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.instructor
+async def class_csv_file(request: Request, who: Who) -> Response:
+    state = state_of(request)
     view = view_of(request.query_params, state.course)
 
     def build() -> str:
@@ -232,23 +224,21 @@ async def class_csv_file(request: Request) -> Response:
                     headers={"Content-Disposition": 'attachment; filename="class.csv"', "Cache-Control": "no-store"})
 
 
-async def instructor_form(request: Request) -> tuple[Who, State, dict[str, str]] | Response:
-    """An instructor's POST: who sent it, the server's state and the form's fields; or the page saying why not."""
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+async def instructor_form(request: Request) -> tuple[State, dict[str, str]] | Response:
+    """An instructor's POST: the server's state and the form's fields; or the page saying why not."""
+    state = state_of(request)
     form = await fields(request)
     if form is None:
         return HTMLResponse(course_page(state, "Nothing changed", "<h1>The form is too big</h1>"), 413)
-    return who, state, form
+    return state, form
 
 
-async def regrade(request: Request) -> Response:
+@access.instructor
+async def regrade(request: Request, who: Who) -> Response:
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     assignment, student = form.get("assignment") or None, form.get("student") or None
     if assignment is not None and assignment not in state.course.assignments:
         return HTMLResponse(course_page(state, "Not a regrade", f"<h1>No assignment {e(assignment[:80])}</h1>"), 422)
@@ -265,13 +255,14 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
                                 f"{count} submission(s) queued").id
 
 
-async def publish(request: Request) -> Response:
+@access.instructor
+async def publish(request: Request, who: Who) -> Response:
     """The counted scores of one assignment sent to the LMS's gradebook (AGS), as `grade gradebook --publish` does,
     to the line item of course.toml's [lti] platform; only changed scores are sent again."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     course = state.course
     rules = course.assignments.get(form.get("assignment", ""))
     if rules is None or course.lti is None:

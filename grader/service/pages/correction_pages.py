@@ -17,13 +17,15 @@ from starlette.routing import Route
 from grader.core.compare import fmt_points
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, table
-from grader.service.app import State
+from grader.service import access
 from grader.service.config import Correction
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import instructor_form, when
-from grader.service.pages.pages import course_page
+from grader.service.pages.layout import course_page
 from grader.service.policy import audit, corrections
 from grader.service.standing import Counted, Row
+from grader.service.state import State
+from grader.service.tokens import Who
 
 #: the choices of a correction's form, and their words
 KINDS = (("score", "set the score"), ("submission", "use this submission"), ("excused", "excuse"),
@@ -62,11 +64,12 @@ def section(state: State, student: str, rows: list[Row], counted: dict[str, Coun
             + (table(["when", "who", "what", "assignment", "old", "new"], log) if log else ""))
 
 
-async def correct(request: Request) -> Response:
+@access.instructor
+async def correct(request: Request, who: Who) -> Response:
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     course = state.course
     student, assignment, kind = form.get("student", ""), form.get("assignment", ""), form.get("kind", "")
     rules = course.assignments.get(assignment)

@@ -15,25 +15,21 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e, table
-from grader.service import deadlines
-from grader.service.app import State
+from grader.service import access, deadlines
 from grader.service.config import DAY, Course
 from grader.service.deadlines import Override
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import CSS, instructor_form, when
-from grader.service.pages.pages import _reader, cards, course_page
+from grader.service.pages.layout import cards, course_page
 from grader.service.policy.audit import CONFIRM
 from grader.service.policy.confirm import confirm, digest
 from grader.service.policy.release import in_words, newly_released
+from grader.service.state import State, state_of
 from grader.service.tokens import Who
 
 #: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)
 MAX_DAYS = 366
 
-
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
 
 
 def _local(moment: float | None, course: Course) -> str:
@@ -47,11 +43,9 @@ def _source(found: Override | None, state: State) -> str:
     return f"set on this page by {e(found.set_by)}, {e(when(found.set_at, state))}"
 
 
-async def deadlines_page(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.instructor
+async def deadlines_page(request: Request, who: Who) -> Response:
+    state = state_of(request)
     entry = request.query_params.get("entry", "")
     return HTMLResponse(await run_in_threadpool(_html, state, int(entry) if entry.isdigit() else None))
 
@@ -139,11 +133,12 @@ def _button(action: str, assignment: str, student: str, label: str) -> str:
             f'<button type="submit">{e(label)}</button></form>')
 
 
-async def change(request: Request) -> Response:
+@access.instructor
+async def change(request: Request, who: Who) -> Response:
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     course, toml = state.course, state.live.current()
     assignment, student, action = form.get("assignment", ""), form.get("student", ""), form.get("action", "")
     if assignment not in course.assignments:
@@ -189,12 +184,13 @@ def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -
     return course_page(state, "confirm the deadline", body, CSS)
 
 
-async def confirm_edit(request: Request) -> Response:
+@access.instructor
+async def confirm_edit(request: Request, who: Who) -> Response:
     """An instructor's word that course.toml's held edit applies (grader.service.policy.confirm)."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
-    who, state, form = sent
+    state, form = sent
     held = state.live.held
     if held is None or digest(held[1]) != form.get("edit", ""):
         return _refused(state, 409, "course.toml has changed since that page was drawn, or holds nothing to "

@@ -14,20 +14,16 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service.app import State
+from grader.service import access
 from grader.service.config import Course
 from grader.service.intake import Receipt
 from grader.service.pages.forms import upload
-from grader.service.pages.pages import _reader, course_page
+from grader.service.pages.layout import course_page
 from grader.service.policy import clock
 from grader.service.receive import receive, too_big
+from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.uploads import SUFFIXES, Refused
-
-
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
 
 
 def upload_form(course: Course, chosen: str | None) -> str:
@@ -45,16 +41,10 @@ def upload_form(course: Course, chosen: str | None) -> str:
             '<p class="muted">Test it first with <code>grade FILE</code> where you can: that is not limited.</p>')
 
 
-async def submit(request: Request) -> Response:
-    who = await _reader(request)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.allow(access.Caller.STUDENT, uploads=True)
+async def submit(request: Request, who: Who) -> Response:
+    state = state_of(request)
     course = state.course
-    wait = state.throttled(who, "upload", course.uploads_per_minute)
-    if wait is not None:
-        return _refused(state, Refused(429, f"too many uploads: try again in {wait:.0f} s"),
-                        {"Retry-After": str(int(wait) + 1)})
     form = await upload(request, course.max_upload_bytes)
     arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
     if isinstance(form, str):
