@@ -50,14 +50,14 @@ from grader.course.secret import read_secret, write_new_secret
 from grader.judge.catalog import ENV_VAR, Catalog
 from grader.run.confine.isolate import LEVELS, Level
 from grader.service.lti.lti_config import LtiSettings, read_lti
-from grader.service.rules import DAY as DAY
-from grader.service.rules import DEFAULT_PER_DAY as DEFAULT_PER_DAY
-from grader.service.rules import Correction as Correction
-from grader.service.rules import Counts as Counts
-from grader.service.rules import Fix as Fix
-from grader.service.rules import Late as Late
-from grader.service.rules import Rules as Rules
-from grader.service.rules import one_namespace, read_rules
+from grader.service.policy.rules import DAY as DAY
+from grader.service.policy.rules import DEFAULT_PER_DAY as DEFAULT_PER_DAY
+from grader.service.policy.rules import Correction as Correction
+from grader.service.policy.rules import Counts as Counts
+from grader.service.policy.rules import Fix as Fix
+from grader.service.policy.rules import Late as Late
+from grader.service.policy.rules import Rules as Rules
+from grader.service.policy.rules import one_namespace, read_rules
 from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
