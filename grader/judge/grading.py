@@ -10,20 +10,21 @@ from pathlib import Path
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose.faults import Fault, faults, hides_more
-from grader.judge.diagnose.localize import SEEDED, STEP, localize
+from grader.judge.diagnose.localize import OUT_OF_TIME, SEEDED, STEP, localize
 from grader.judge.diagnose.public_diagnosis import diagnose_both
 from grader.judge.diagnose.released_mistakes import stored_seed
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.hidden_runs import (
-    Together,
     has_hidden,
     hidden_integrity,
-    merge,
-    public_visibility,
-    run_hidden,
-    runs_together,
+    in_two_parts,
+    join_parts,
+    loaded_groups,
+    public_part,
+    run_hidden_part,
 )
 from grader.judge.library.standin import observed
+from grader.judge.library.trace import traced
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -33,14 +34,12 @@ from grader.run.confine.isolate import LEVELS, Level
 from grader.run.inputs import draw_inputs
 from grader.run.observed import GroupRun, RunResult
 from grader.run.read.load import Submission, load_submission
-from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
+from grader.run.sandbox import Group, RunSet, Sandbox, TwoPartRun, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 #: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
 _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
-#: the stops that spent a run's time: the wall clock, or the CPU time
-_OUT_OF_TIME = frozenset({"timeout", "cpu"})
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
@@ -99,30 +98,42 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
     # (from a course's checkout both import torch, and one after the other they cost twice).
     expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
-    together = bool(launch) and runs_together(groups, launch[0])
-    first = (Together(sandbox, submission, groups, launch[0], time_limit) if together else
-             sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
-                           visibility=public_visibility(groups, launch[0]))) if launch else None
+    first: TwoPartRun | RunSet | None = None
+    if launch and in_two_parts(groups, launch[0]):
+        first = sandbox.launch_two_parts(submission, groups, hidden_groups=loaded_groups, device=launch[0],
+                                         time_limit=time_limit)
+    elif launch:
+        first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
+                              visibility=public_part(groups, launch[0]))
     if expected is None:
         expected = [_expected(g, seed, cache, store) for g in groups]
-    if first is not None:
+    if isinstance(first, TwoPartRun):
+        runs[launch[0]] = first.public()
+    elif first is not None:
         runs[launch[0]] = first.results()
     hidden: dict[Device, list[RunResult]] = {}
     views: dict[Device, list[ExerciseRun]] = {}
+    sent: list[GroupRun | None] = [None] * len(groups)  # the first device's, as the child sent it (traced)
     for device in launch:
         if device not in runs:
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
-                                         visibility=public_visibility(groups, device)).results()
-        apart: list[GroupRun | None] = [None] * len(groups)
-        if isinstance(first, Together) and device == launch[0]:
-            apart, hidden[device] = first.hidden()
+                                         visibility=public_part(groups, device)).results()
+        hidden_part: list[GroupRun | None] = [None] * len(groups)
+        if isinstance(first, TwoPartRun) and device == launch[0]:
+            hidden_part, hidden[device] = first.hidden()
         elif has_hidden(groups, device):
-            apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
-        views[device] = [ExerciseRun(run, observed(g.exercise, merge(g.exercise, run.groups[k], h)))
-                         for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
+            hidden_part, hidden[device] = run_hidden_part(sandbox, submission, groups, device, time_limit,
+                                                          runs[device])
+        joined = [join_parts(g.exercise, run.groups[k], h)
+                  for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
+        if device == launch[0]:
+            sent = list(joined)
+        views[device] = [ExerciseRun(run, observed(g.exercise, group))
+                         for g, (run, _), group in zip(groups, runs[device], joined, strict=True)]
 
     results = []
     static_notes: tuple[str, ...] = ()
+    unfinished: list[str] = []  # the exercises whose localization ran out of time twice (_localizer)
     # the syntax tree's facts, for what errors and missing names mean: read once, and only if needed
     needed = any(view.run.load_error or view.group.missing or any(p is not None and p.error is not None
                                                                     for p in view.group.probes)
@@ -145,14 +156,17 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             mutants, slips = mistakes_later(sandbox, group, time_limit, mutant_cache)
             # code that ran out of time would run out again on the localization probes, and the student would
             # wait twice the limit for a name that a check without values cannot get anyway
-            timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
+            timed_out = any(stop is not None and stop.kind in OUT_OF_TIME for found in runs.values()
                             for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
             result = diagnose_both(group.exercise, result, group.inputs, expected[index],
                                    {d: found[index].group for d, found in views.items()},
                                    mutants, frozenset(v.rule for v in violations), slips,
                                    defined, () if violations or timed_out else
-                                   _localizer(sandbox, submission, group, time_limit, defined))
+                                   _localizer(sandbox, submission, group, time_limit, defined, unfinished))
         results.append(result)
+    results = traced([g.exercise for g in groups], sent, results)
+    static_notes += tuple(f"Exercise {exercise_id}: your code ran out of time on the grader's own small probes of "
+                          f"each operation, twice; no rule is named from them." for exercise_id in unfinished)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
     engines = {g.exercise.engine for g in groups}
@@ -204,19 +218,24 @@ def engine_integrity(runs: Iterable[RunResult]) -> list[str]:
 
 
 def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limit: float | None,
-               defined: Definitions) -> Callable[[], tuple[Fault, ...]]:
+               defined: Definitions, unfinished: list[str]) -> Callable[[], tuple[Fault, ...]]:
     """How to localize the submission's faults: one more run in the sandbox, made only if a diagnosis asks.
 
     Never beside the hidden checks, though that would save a child: what a localization reads is quoted in
     the visible diagnosis, and a process that has run the hidden checks could write their inputs into it
-    (submissions/hostile/leaks_through_localization.py)."""
+    (submissions/hostile/leaks_through_localization.py). A localization that ran out of time twice is no
+    evidence (how far it got hangs on the machine's load): none of it is read, and the exercise goes in
+    `unfinished`, for a note."""
     def run() -> tuple[Fault, ...]:
         located = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=("",))
         if located is None:
             return ()
-        if hides_more(located):  # one more run, only where a missing seed or the walk may hide other faults
+        if not located.unfinished and hides_more(located):  # only where the seed or the walk may hide more
             more = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=(SEEDED, STEP))
             located = located if more is None else located.merged(more)
+        if located.unfinished:
+            unfinished.append(group.exercise.id)
+            return ()
         return faults(located, defined.grad_overwrites, defined.stepped)
     return run
 

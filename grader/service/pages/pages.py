@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from urllib.parse import quote
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -95,6 +95,7 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
         status = status_of(state, who.student)
         with reading(state.engine) as db:
             rows = rows_of(db, who.student, chosen, limit=200)
+            name = _name(db, who.student)
         assignments = []
         for a in status["assignments"]:  # type: ignore[attr-defined]
             if chosen is not None and a["id"] != chosen:
@@ -109,7 +110,7 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
                                 e(left), e(score) + f' <span class="muted">{e(counted["why"])}</span>',
                                 "shown" if a["hidden_released"] else "after the deadline"])
         late = status["late_days_left"]
-        body = (f"<h1>{e(state.course.name)}: {e(who.student)}</h1>"
+        body = (f"<h1>{e(state.course.name)}: {e(name)}</h1>"
                 + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
                 + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
@@ -198,6 +199,13 @@ def _columns(state: State, ids: tuple[str, ...]) -> list[ExerciseColumn]:
     return [ExerciseColumn(i, catalog.load(i).title, catalog.load(i).points) for i in ids]
 
 
+def _name(db: Connection, student: str) -> str:
+    """The roster's name of `student` (a page names a person by it), else their id."""
+    st = schema.students.c
+    found = db.execute(select(st.name).where(st.id == student)).scalar_one_or_none()
+    return str(found) if found else student
+
+
 @access.instructor
 async def student_history(request: Request, who: Who) -> Response:
     state = state_of(request)
@@ -212,13 +220,15 @@ async def student_history(request: Request, who: Who) -> Response:
         with reading(state.engine) as db:
             rows = rows_of(db, student, limit=500)
             every = rows_of(db, student)
+            name = _name(db, student)
         chosen = count(state.course, student, every)  # what counts, as the instructor sees it (released or not)
         counted = [[e(c.assignment), e("excused" if c.excused else f"{num(c.score)}/{num(c.max_score)}"
                                       if c.score is not None else "-"), e(c.why)] for c in chosen.values()]
         # the correction just made, named by its audit entry (never text from the query)
         done = next((x for x in audit(state.engine, 50) if str(x.id) == entry and x.action in ACTIONS), None)
         notice = f"{done.action} of {done.assignment} for {done.student}: {done.old} -> {done.new}" if done else ""
-        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1>'
+        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
+                f"{e(student)}</span></h1>"
                 + (f'<p class="notice">{e(notice)}</p>' if notice else "") + "<h2>Counted</h2>"
                 + table(["assignment", "counts", "why"], counted) + section(state, student, every, chosen)
                 + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
