@@ -222,13 +222,15 @@ def gradebook_command(argv: list[str]) -> int:
 
 def roster_parser() -> Parser:
     parser = Parser(prog="grade roster", description="grade roster sync: the course's students from the LMS's Names "
-                                                     "and Roles service (course.toml's [lti] platform): new ones "
-                                                     "added, names and LTI ids brought up to date, and those the LMS "
-                                                     "no longer lists removed (their sign-in ends, their tokens are "
-                                                     "revoked, their submissions stay).")
+                                                     "and Roles service, every linked context's (course.toml's [lti] "
+                                                     "context_id): new ones added, names and LTI ids brought up to "
+                                                     "date, those linked by the id kind [lti] link_by names, and "
+                                                     "those no linked context lists any more removed (their sign-in "
+                                                     "ends, their tokens are revoked, their submissions stay).")
     parser.add_argument("action", choices=("sync",), help="sync: fetch the membership and update the roster")
     _course_option(parser)
-    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    parser.add_argument("--dry-run", action="store_true", help="say what would change, removals first, and change "
+                                                                "nothing")
     return parser
 
 
@@ -242,13 +244,22 @@ def roster_command(argv: list[str]) -> int:
                           f"(Students from the LMS) shows one.")
     done = sync_roster(engine, course.lti, dry_run=args.dry_run)
     would = "would be " if args.dry_run else ""
-    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's list")
-    for label, ids in (("added", done.added), ("linked by SIS id", done.linked), ("updated", done.updated),
-                       ("removed (sign-in ended, tokens revoked)", done.removed), ("skipped", done.skipped)):
+    contexts = f" of {len(done.contexts)} linked LMS context(s) ({', '.join(done.contexts)})" if done.contexts else ""
+    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's lists{contexts}")
+    # removals first: what a sync takes away is what to read before running it for real
+    for label, ids in (("removed (sign-in ended, tokens revoked)", done.removed), ("added", done.added),
+                       ("linked", done.linked), ("updated", done.updated)):
         if ids:
-            shown = ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
-            print(f"{would if label != 'skipped' else ''}{label}: {shown}")
+            print(f"{would}{label}: {_listed(ids)}")
+    if done.refused:
+        print(f"refused, a collision for you to sort out: {_listed(done.refused)}")
+    if done.skipped:
+        print(f"skipped: {_listed(done.skipped)}")
     return ExitCode.OK
+
+
+def _listed(ids: list[str]) -> str:
+    return ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
 
 
 def submit_parser() -> Parser:

@@ -16,7 +16,8 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
   change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
-  LTI user (migration v0003_lti_launch).
+  LTI user (migration v0003_lti_launch); lti_contexts: each LMS context launched from, with its Names and Roles
+  URL (migration v0006_lti_contexts).
 """
 
 from __future__ import annotations
@@ -154,9 +155,19 @@ lti_platforms = Table(
     Column("issuer", Text, nullable=False),
     Column("client_id", Text, nullable=False),
     Column("deployment_id", Text, nullable=False),
-    #: the last launch's Names and Roles URL and LMS context, for grade roster sync
+    #: no longer written: each context's Names and Roles URL is in lti_contexts (migration v0006_lti_contexts)
     Column("memberships_url", Text, nullable=False, default="", server_default=""),
     Column("context_id", Text, nullable=False, default="", server_default=""),
+)
+
+lti_contexts = Table(
+    "lti_contexts", metadata,
+    #: a deployment's LMS context (a course, a section) a launch came from, with its own Names and Roles URL: grade
+    #: roster sync reads every one, and removes only a member none of them lists
+    Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True),
+    Column("context_id", Text, primary_key=True),
+    Column("memberships_url", Text, nullable=False, default="", server_default=""),
+    Column("seen_at", Double, nullable=False, default=0.0, server_default="0"),
 )
 
 lti_states = Table(
