@@ -15,13 +15,13 @@ from grader.judge.diagnose.public_diagnosis import diagnose_both
 from grader.judge.diagnose.released_mistakes import stored_seed
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.hidden_runs import (
-    Together,
     has_hidden,
     hidden_integrity,
-    merge,
-    public_visibility,
-    run_hidden,
-    runs_together,
+    in_two_parts,
+    join_parts,
+    loaded_groups,
+    public_part,
+    run_hidden_part,
 )
 from grader.judge.library.standin import observed
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
@@ -33,7 +33,7 @@ from grader.run.confine.isolate import LEVELS, Level
 from grader.run.inputs import draw_inputs
 from grader.run.observed import GroupRun, RunResult
 from grader.run.read.load import Submission, load_submission
-from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
+from grader.run.sandbox import Group, RunSet, Sandbox, TwoPartRun, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
@@ -99,27 +99,33 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
     # (from a course's checkout both import torch, and one after the other they cost twice).
     expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
-    together = bool(launch) and runs_together(groups, launch[0])
-    first = (Together(sandbox, submission, groups, launch[0], time_limit) if together else
-             sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
-                           visibility=public_visibility(groups, launch[0]))) if launch else None
+    first: TwoPartRun | RunSet | None = None
+    if launch and in_two_parts(groups, launch[0]):
+        first = sandbox.launch_two_parts(submission, groups, hidden_groups=loaded_groups, device=launch[0],
+                                         time_limit=time_limit)
+    elif launch:
+        first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
+                              visibility=public_part(groups, launch[0]))
     if expected is None:
         expected = [_expected(g, seed, cache, store) for g in groups]
-    if first is not None:
+    if isinstance(first, TwoPartRun):
+        runs[launch[0]] = first.public()
+    elif first is not None:
         runs[launch[0]] = first.results()
     hidden: dict[Device, list[RunResult]] = {}
     views: dict[Device, list[ExerciseRun]] = {}
     for device in launch:
         if device not in runs:
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
-                                         visibility=public_visibility(groups, device)).results()
-        apart: list[GroupRun | None] = [None] * len(groups)
-        if isinstance(first, Together) and device == launch[0]:
-            apart, hidden[device] = first.hidden()
+                                         visibility=public_part(groups, device)).results()
+        hidden_part: list[GroupRun | None] = [None] * len(groups)
+        if isinstance(first, TwoPartRun) and device == launch[0]:
+            hidden_part, hidden[device] = first.hidden()
         elif has_hidden(groups, device):
-            apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
-        views[device] = [ExerciseRun(run, observed(g.exercise, merge(g.exercise, run.groups[k], h)))
-                         for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
+            hidden_part, hidden[device] = run_hidden_part(sandbox, submission, groups, device, time_limit,
+                                                          runs[device])
+        views[device] = [ExerciseRun(run, observed(g.exercise, join_parts(g.exercise, run.groups[k], h)))
+                         for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
 
     results = []
     static_notes: tuple[str, ...] = ()

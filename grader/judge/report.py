@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.7"
+REPORT_VERSION = "1.8"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,16 +49,18 @@ class RuleFault:
     how: How
 
 
-CauseKind = Literal["passed", "wrong-value", "exception", "not-attempted", "timeout", "cpu-time", "memory", "signal",
-                    "exit", "output-limit", "reply", "rule", "missing-name", "unreadable", "no-submission",
-                    "skipped", "grader"]
+CauseKind = Literal["passed", "wrong-value", "precision", "exception", "not-attempted", "timeout", "cpu-time",
+                    "memory", "signal", "exit", "output-limit", "reply", "rule", "missing-name", "unreadable",
+                    "no-submission", "skipped", "grader"]
 
 
 @dataclass(frozen=True, slots=True)
 class Cause:
     """Why a check scored what it did, for programs to read: formats, the class summary, an LMS.
 
-    `kind`: passed or wrong-value (it ran to the end); exception (the student's code raised `detail`, at
+    `kind`: passed or wrong-value (it ran to the end); precision (it ran to the end, and every wrong value is
+    within what float32 arithmetic gives there, grader.judge.precision: `detail` is "D A", the largest relative
+    difference and the relative tolerance the check allowed); exception (the student's code raised `detail`, at
     `line` of the submission where known); not-attempted (a starter's stub raised NotImplementedError);
     timeout, cpu-time, memory, signal, exit, output-limit and reply (the run was stopped, or its reply
     broke the protocol); rule (a source or autograd rule is broken); missing-name (`detail` names what

@@ -11,6 +11,7 @@ from __future__ import annotations
 from grader.core.compare import fmt_points
 from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mistakes
 from grader.outputs.html_page import e, page, plural
+from grader.outputs.precision_note import precision_note, with_precision_note
 from grader.outputs.render_text import MASKED_INTRO, hidden_points_note
 from grader.outputs.students import Outcome, Student
 
@@ -102,7 +103,7 @@ def check_detail(check: CheckResult) -> str:
     """What a check that did not pass is about, what ran, expected and got, and the likely mistake, as HTML."""
     if check.visibility == "hidden":  # what it is about and how it went; no inputs, code, values or diagnosis
         about = f'<p class="about">{e(check.about)}</p>' if check.about else ""
-        return f'{about}<p class="note">{e(check.problem)}</p>'
+        return f'{about}<p class="note">{e(with_precision_note(check.problem, check))}</p>'
     detail = []
     if check.about:
         detail.append(f'<p class="about">{e(check.about)}</p>')
@@ -124,6 +125,8 @@ def check_detail(check: CheckResult) -> str:
                       f"{why}</tr></thead><tbody>{rows}</tbody></table></div>")
     elif check.problem:
         detail.append(f'<p class="{"skip" if check.status == "skipped" else "fail"}">{e(check.problem)}</p>')
+    if precision_note(check):
+        detail.append(f'<p class="note">{e(precision_note(check))}</p>')
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
         sure = {"known-mistake": "a known mistake", "localized": "found by running each operation alone"}.get(

@@ -17,6 +17,7 @@ from grader.judge.report import (
     Report,
     RuleFault,
 )
+from grader.outputs.precision_note import with_precision_note
 from grader.run.observed import Isolation
 
 
@@ -72,7 +73,7 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "status": check.status,
         "score": check.score,
         "max_score": check.max_score,
-        "message": check.message,
+        "message": with_precision_note(check.message, check),
         "problem": check.problem,
         "visibility": check.visibility,
         "inputs": dict(check.inputs),
