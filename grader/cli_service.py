@@ -279,6 +279,12 @@ def submit_parser() -> Parser:
     parser.add_argument("--ca-file", type=Path, metavar="PEM",
                         help="verify an https server against these certificates (default: $AUTOGRADER_CA_FILE, "
                              "else the system's)")
+    parser.add_argument("--server", metavar="URL", help="the course server (default: $AUTOGRADER_SERVER, else the "
+                                                        "grade-course.toml of the pack you were given, in a folder "
+                                                        "of yours)")
+    parser.add_argument("--new-server", action="store_true",
+                        help="send your token to a server other than the one it was first sent to (your course "
+                             "moved); refused without it")
     return parser
 
 
@@ -288,7 +294,9 @@ def submit_command(argv: list[str]) -> int:
 
     from grader.service import client
 
-    where = client.settings(ca_file=args.ca_file)
+    where = client.settings(ca_file=args.ca_file, server=args.server)
+    said = client.bind(where, new_server=args.new_server)  # refused: another server than the token's first
+    print(f"Sending to {where.server} (from {where.source})" + (f" {said}" if said else ""), file=sys.stderr)
     if args.status or args.history or args.login:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")
