@@ -195,7 +195,13 @@ def gradebook_parser() -> Parser:
     _course_option(parser)
     parser.add_argument("assignment", help="the assignment (course.toml's id)")
     parser.add_argument("--out", "-o", type=Path, metavar="DIR", help="default: server/gradebook/ASSIGNMENT")
-    parser.add_argument("--publish", type=Path, metavar="LMS.TOML", help="then send the scores to this line item")
+    parser.add_argument("--publish", type=Path, metavar="LMS.TOML",
+                        help="then send the scores to the assignment's own column in this LMS (its line item: "
+                             "course.toml's [lti.lineitems], its link's launches, or found or made in the "
+                             "registration's lineitems)")
+    parser.add_argument("--release-hidden", action="store_true",
+                        help="with --publish: send the scores of students whose deadline has not passed too, "
+                             "telling them what the hidden checks gave (default: held back until their deadline)")
     return parser
 
 
@@ -212,11 +218,21 @@ def gradebook_command(argv: list[str]) -> int:
     folder, files = export(engine, course, rules, args.out)
     print(f"wrote {folder}: {len(files.rows)} students (gradebook.csv, summary.html)")
     if args.publish is not None:
-        from grader.course.lms.publish import publish_lti, read_platform
+        from grader.course.lms.platform import read_platform
+        from grader.service.lti import columns
 
-        published = publish_lti(folder, read_platform(args.publish))
-        print(f"published {len(published.sent)} score(s); {published.unchanged} unchanged, "
-              f"{len(published.skipped)} skipped (grader errors)")
+        platform = read_platform(args.publish)
+        early = columns.before_deadline(engine, course, rules)
+        if early.held and args.release_hidden:
+            print(f"releasing the hidden checks' results of {len(early.held)} of {early.students} students whose "
+                  f"deadline has not passed (--release-hidden)")
+        published = columns.publish(engine, course, rules, platform, release_hidden=args.release_hidden,
+                                    folder=folder)
+        print(f"published: {columns.said(published)}")
+        if published.held:
+            print(f"held back: {', '.join(published.held[:8])}{' ...' if len(published.held) > 8 else ''}: their "
+                  f"scores would tell them what the hidden checks gave. Publish again after their deadline, or "
+                  f"now with --release-hidden.")
     return ExitCode.OK
 
 
@@ -303,13 +319,16 @@ def submit_command(argv: list[str]) -> int:
             print("Send this link to no one: it signs in as you whoever opens it. Open it within 5 minutes "
                   f"(once), and sign in on its page:\n{found['url']}")
             return ExitCode.OK
-        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history")
+        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history",
+                               headers=client.pack_header(Path.cwd()) if args.status else None)
         print(json.dumps(found, indent=2) if args.json else _listing(found, args.status))
+        if args.status and not args.json:
+            sys.stdout.write(client.stale_text(found))
         return ExitCode.OK
     if args.file is None:
         raise GraderError("grade submit FILE: which file? (or --status, --history, --login)")
     receipt = client.upload(where, args.file, args.exercise, args.assignment)
-    sys.stdout.write(client.receipt_text(receipt))
+    sys.stdout.write(client.receipt_text(receipt) + client.stale_text(receipt))
     sys.stdout.flush()
     if args.no_wait:
         return ExitCode.OK

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grader.cli_options import Parser
 from grader.cli_service import _course_option as course_option
-from grader.core.errors import ExitCode
+from grader.core.errors import ExitCode, GraderError
 
 _ABOUT = {
     "backup": "write a consistent copy of the store to DEST while the server runs (SQLite: a SQLite file; "
@@ -47,8 +47,15 @@ def store_command(argv: list[str]) -> int:
     from grader.service.config import find_course, load_course
     from grader.service.db.store import open_store, shown_url
 
-    course = load_course(find_course(args.course),
-                         database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
+    folder = find_course(args.course)
+    if args.action == "restore":  # a course restored on a new machine: all it lacks, said at once
+        from grader.service.db.course_files import missing
+
+        gaps = missing(folder)
+        if gaps:
+            raise GraderError(f"{folder} lacks what the course needs beside its store; copy these from where the "
+                              f"course ran (docs/deploy.md, Backups), then restore:\n  " + "\n  ".join(gaps))
+    course = load_course(folder, database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
     where = shown_url(course.database)
     if args.action == "backup":
         from grader.service.db.backup import backup

@@ -355,7 +355,13 @@ def test_the_lms_roster_reaches_the_gradebook_and_the_scores_go_back(course: Pat
                      env={"AUTOGRADER_SERVER": tool, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1"}, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         assert api(tool, "/api/history", session)[1]["submissions"][0]["outcome"] == "graded"
+    # hw1's deadline is a week away: its scores are held back, unless the instructor releases the hidden verdicts
     done = grade("gradebook", "hw1", "--course", str(course), "--publish", str(course / "lms.toml"))
+    assert done.returncode == 0 and "held back: lti-stranger, s1, s2, s3:" in done.stdout, done.stdout + done.stderr
+    assert platform.scores == []
+    done = grade("gradebook", "hw1", "--course", str(course), "--publish", str(course / "lms.toml"),
+                 "--release-hidden")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "releasing the hidden checks' results of 4 of 4 students" in done.stdout
     sent = {score["userId"]: score.get("scoreGiven") for score in platform.scores}
     assert sent["lti-s3"] == 10.0 and "s3" not in sent

@@ -163,7 +163,7 @@ def _publish_and_check(server: Server, tmp_path: Path) -> None:
     with running(Platform(client_id="grader-tool", key_id="k1", public_key=public)) as platform:
         settings = tmp_path / "lms.toml"
         settings.write_text(f'client_id = "grader-tool"\ntoken_url = "{platform.token_url}"\nkey_file = "{pem}"\n'
-                            f'key_id = "k1"\nlineitem = "{platform.lineitem}"\nbackoff = 0\n')
+                            f'key_id = "k1"\nlineitems = "{platform.lineitems}"\nbackoff = 0\n')
         done = grade("gradebook", "--course", str(server.course), "hw1", "--publish", str(settings))
         assert done.returncode == 0, done.stdout + done.stderr
         assert platform.problems == []

@@ -29,8 +29,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from grader.course.pack.fingerprint import HEADER as PACK
 from grader.outputs.render_json import report_to_dict
-from grader.service import access
+from grader.service import access, packs
 from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading, write_failure
@@ -87,7 +88,8 @@ async def submit(request: Request, who: Who) -> Response:
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message,
                      **({"Retry-After": str(receipt.retry_after)} if receipt.retry_after else {}))
-    return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
+    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student, request.headers.get(PACK))
+    return JSONResponse({**receipt.to_json(), "stale_pack": stale}, status_code=200 if receipt.replayed else 201)
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
@@ -172,7 +174,9 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
 
 @access.student
 async def status(request: Request, who: Who) -> Response:
-    return JSONResponse(await run_in_threadpool(status_of, state_of(request), who.student))
+    state = state_of(request)
+    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student, request.headers.get(PACK))
+    return JSONResponse({**await run_in_threadpool(status_of, state, who.student), "stale_pack": stale})
 
 
 @access.student

@@ -9,12 +9,14 @@ from grader.service.client.calls import (
     RETRIES,
     ServerRefused,
     call,
+    pack_header,
     receipt_text,
     report_text,
+    stale_text,
     upload,
     wait_for,
 )
 from grader.service.client.where import Settings, bind, settings
 
-__all__ = ["RETRIES", "ServerRefused", "Settings", "bind", "call", "receipt_text", "report_text", "settings", "upload",
-           "wait_for"]
+__all__ = ["RETRIES", "ServerRefused", "Settings", "bind", "call", "pack_header", "receipt_text", "report_text",
+           "settings", "stale_text", "upload", "wait_for"]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import ssl
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -50,7 +52,9 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if not retry or attempt == retries:
                 raise ServerRefused(str(data.get("error") or f"the server answered {exc.code} {exc.reason}")) \
                     from None
-            delay = max(delay, float(exc.headers.get("Retry-After") or 0))
+            delay = max(delay, _seconds(exc.headers.get("Retry-After")))
+            why = str(data.get("error") or f"the server is busy ({exc.code})")
+            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({attempt + 1} of {retries})")
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
         # idempotency key, so one that was stored is not stored twice
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
@@ -64,9 +68,26 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if attempt == retries:
                 raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
                                   f"or try again later: nothing was lost.") from None
+            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in {delay:.0f} s "
+                     f"({attempt + 1} of {retries})")
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
+
+
+def _seconds(retry_after: str | None) -> float:
+    """Retry-After's delay in seconds (an HTTP date, or nothing readable, is no delay of its own), at most 300."""
+    try:
+        seconds = float(retry_after or 0)
+    except ValueError:
+        return 0.0
+    return min(max(seconds, 0.0), 300.0) if math.isfinite(seconds) else 0.0
+
+
+def _waiting(line: str) -> None:
+    """Say that the client waits, and how long, before it does: a silent wait looks like a hang."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _answer(where: Settings, raw: bytes) -> Any:
@@ -99,8 +120,27 @@ def upload(where: Settings, path: Path, exercise: str | None, assignment: str | 
     query = urllib.parse.urlencode({k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v})
     _, receipt = call(where, "POST", "/api/submissions" + (f"?{query}" if query else ""), content, {
         "Content-Type": "application/octet-stream", "Idempotency-Key": key or str(uuid.uuid4()),
-        "X-Filename": urllib.parse.quote(path.name)})
+        "X-Filename": urllib.parse.quote(path.name), **pack_header(path.parent, Path.cwd())})
     return dict(receipt)
+
+
+def pack_header(*folders: Path) -> dict[str, str]:
+    """The header saying which version of each exercise the student's pack holds (the pack in or above one of
+    `folders`), so that the server can say whether it is stale; none without a pack."""
+    from grader.course.pack.fingerprint import HEADER, header_value, pack_near
+
+    held = pack_near(*folders)
+    return {HEADER: header_value(held)} if held else {}
+
+
+def stale_text(answer: dict[str, Any]) -> str:
+    """What the server said of the student's pack: the exercises that changed since it was released."""
+    old = [str(name) for name in answer.get("stale_pack") or []][:20]
+    if not old:
+        return ""
+    return (f"Your pack is out of date for {', '.join(old)}: the course changed {'it' if len(old) == 1 else 'them'} "
+            f"after your pack was released, so your own `grade` checks against old checks (the server grades "
+            f"with the new ones). Get the new pack from your course and copy your work into it.\n")
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:

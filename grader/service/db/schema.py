@@ -17,7 +17,12 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
   LTI user (migration v0003_lti_launch); lti_contexts: each LMS context launched from, with its Names and Roles
-  URL (migration v0006_lti_contexts).
+  URL (migration v0008_lti_contexts);
+- lti_lineitems: each assignment's LMS column as its links' launches name it (the AGS endpoint claim's
+  `lineitem`), with lti_platforms' `lineitems_url`, the line items service of the LMS course (migration
+  v0006_lti_lineitems; grader.service.lti.columns);
+- stale_packs: who last showed a pack holding an older version of an exercise than the course's (migration
+  v0007_stale_packs; grader.service.packs).
 """
 
 from __future__ import annotations
@@ -155,9 +160,31 @@ lti_platforms = Table(
     Column("issuer", Text, nullable=False),
     Column("client_id", Text, nullable=False),
     Column("deployment_id", Text, nullable=False),
-    #: no longer written: each context's Names and Roles URL is in lti_contexts (migration v0006_lti_contexts)
+    #: no longer written: each context's Names and Roles URL is in lti_contexts (migration v0008_lti_contexts)
     Column("memberships_url", Text, nullable=False, default="", server_default=""),
     Column("context_id", Text, nullable=False, default="", server_default=""),
+    #: the last launch's AGS line items service (its endpoint claim's `lineitems`), for publishing
+    Column("lineitems_url", Text, nullable=False, default="", server_default=""),
+)
+
+stale_packs = Table(
+    "stale_packs", metadata,
+    Column("student", String(200), primary_key=True),
+    Column("exercise", String(200), primary_key=True),
+    #: the exercise's fingerprint in the student's pack (grader.course.pack.fingerprint)
+    Column("fingerprint", String(64), nullable=False),
+    Column("seen_at", Double, nullable=False),
+)
+
+lti_lineitems = Table(
+    "lti_lineitems", metadata,
+    #: a digest of (assignment, line item): one row per column a launch of the assignment's link named
+    Column("id", String(64), primary_key=True),
+    Column("assignment", String(200), nullable=False, index=True),
+    Column("lineitem", Text, nullable=False),
+    #: the resource link whose launch named it
+    Column("resource_link", Text, nullable=False),
+    Column("seen_at", Double, nullable=False),
 )
 
 lti_contexts = Table(

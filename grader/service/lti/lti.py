@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.lti import deep_linking
+from grader.service.lti import columns, deep_linking
 from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings, platform_id
 from grader.service.lti.lti_token import CLAIM, Keys, Refused, check_claims, launch_problem, origin, short
@@ -227,6 +227,7 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
             return person
         if isinstance(memberships, str) and urlsplit(memberships).scheme in ("http", "https"):
             _remember(db, ident, claims[CLAIM + "context"]["id"], memberships)
+        columns.remember(db, ident, assignment, link, claims)  # the LMS column of the link, for publishing
         destination = ((f"/instructor?assignment={quote(assignment)}" if assignment else "/instructor") if instructor
                        else (f"/me/assignments/{quote(assignment, safe='')}" if assignment else "/me"))
         db.execute(insert(schema.lti_states).values(

@@ -15,6 +15,9 @@ which LMS link opens which assignment.
 
     [lti.links]                  # an LMS link's resource link id -> the assignment it opens
     "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
+
+    [lti.lineitems]              # an assignment -> its LMS column (line item), where one is named by hand
+    hw1 = "https://canvas.example.edu/api/lti/courses/7/line_items/42"
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from grader.core.errors import GraderError
-from grader.course.lms.publish import LAUNCH_KEYS, Platform, read_platform
+from grader.course.lms.platform import LAUNCH_KEYS, Platform, read_platform
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,6 +41,8 @@ class LtiSettings:
     context_ids: tuple[str, ...] = ()
     #: resource link id -> assignment id
     links: dict[str, str] = field(default_factory=dict)
+    #: assignment id -> the line item (LMS column) named for it by hand; one each, never shared
+    lineitems: dict[str, str] = field(default_factory=dict)
     custom: str = "assignment"
     #: this server's public address (scheme and host), as the LMS knows it; "" takes the request's
     url: str = ""
@@ -108,6 +113,7 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     if unknown:
         raise GraderError(f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
                           f"course ({', '.join(sorted(assignments))}).")
+    lineitems = _lineitems(path, table.get("lineitems", {}), assignments)
     custom, url = table.get("custom", "assignment"), table.get("url", "")
     if not isinstance(custom, str) or not custom:
         raise GraderError(f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\".")
@@ -124,8 +130,30 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
         raise GraderError(f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
                           f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}.")
     return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, custom=custom, url=url.rstrip("/"),
-                       frame_ancestors=tuple(framing), link_by=link_by)
+                       links={str(k): v for k, v in links.items()}, lineitems=lineitems, custom=custom,
+                       url=url.rstrip("/"), frame_ancestors=tuple(framing), link_by=link_by)
+
+
+def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
+    """[lti.lineitems]: each assignment's LMS column, named by hand; an assignment of the course each, a line
+    item's URL each, and never one line item for two (the scores of one would overwrite the other's)."""
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
+    unknown = sorted(k for k in table if k not in assignments)
+    if unknown:
+        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an assignment of "
+                          f"this course ({', '.join(sorted(assignments))}).")
+    for assignment, url in table.items():
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line item's URL.")
+    holders: dict[str, list[str]] = {}
+    for assignment, url in table.items():
+        holders.setdefault(url, []).append(assignment)
+    shared = [f"{' and '.join(sorted(names))} ({url})" for url, names in holders.items() if len(names) > 1]
+    if shared:
+        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and one assignment's "
+                          f"scores would overwrite the other's: give each assignment its own line item.")
+    return {str(k): v for k, v in table.items()}
 
 
 def _check_key(path: Path, platform: Platform) -> None:

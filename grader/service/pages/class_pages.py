@@ -21,10 +21,12 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import access, deadlines
+from grader.service import access, deadlines, packs
 from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.lti import columns
 from grader.service.pages.forms import fields
 from grader.service.pages.layout import course_page
 from grader.service.state import State, state_of
@@ -80,7 +82,7 @@ def _class_html(state: State, view: View, regraded: int | None) -> str:
             f'<nav><a href="/instructor/deadlines">deadlines and extensions</a> {summaries} '
             f'<a href="{e(csv_link)}">class.csv</a></nav>'
             + (f'<p class="notice">{e(notice)}</p>' if notice else "")
-            + _live(state)
+            + _live(state) + _stale_packs(state)
             + f"<h2>Students ({len(kept)} of {len(rows)})</h2>" + _filters(view, rows, state)
             + _table(kept, view, state)
             + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
@@ -96,6 +98,8 @@ def _live(state: State) -> str:
     now = time.time()
     cells = []
     for w in queue.worker_rows(state.engine, now - 3600):
+        if w["stopped_at"] and now - float(w["stopped_at"]) > STOPPED_SHOWN:  # type: ignore[arg-type]
+            continue  # it stopped as asked: nothing to look at
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
         lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
         alive = "stopped" if w["stopped_at"] else ('<span class="late">lost</span>' if lost else "alive")
@@ -105,10 +109,26 @@ def _live(state: State) -> str:
             f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
             f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
-               if cells else "<p>No worker has been seen in the last hour.</p>")
+               if cells else "<p>No worker is running, and none was lost in the last hour.</p>")
             + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
 
 
+def _stale_packs(state: State) -> str:
+    """Who works from a pack older than the course's exercises (grader.service.packs), and what to do."""
+    found = packs.stale_packs(state.engine, state.course)
+    if not found:
+        return ""
+    rows = [[e(s.exercise), e(", ".join(s.students[:30]) + (" ..." if len(s.students) > 30 else "")),
+             str(len(s.students)), e(when(s.last_seen, state))] for s in found]
+    return ('<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack these students '
+            "work from was released: their own <code>grade</code> checks against the old checks, and the server "
+            "grades with the new. Release the pack again (<code>grade release ... --out pack/</code>) and hand it "
+            "out; each student is listed until they submit from a current pack.</p>"
+            + table(["exercise", "students", "how many", "last seen"], rows) + "</section>")
+
+
+#: how long a worker that stopped as asked stays listed (a lost one stays an hour: someone should look)
+STOPPED_SHOWN = 300.0
 #: the heartbeat interval of a worker registered before workers said theirs (a 30 s lease's third)
 LEGACY_BEAT = 10.0
 
@@ -199,11 +219,34 @@ def _publish_form(state: State) -> str:
     if state.course.lti is None:
         return ""
     assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
-    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the LMS\'s gradebook (the line '
-            "item of course.toml's [lti] platform); a score sent before and unchanged is not sent again.</p>"
-            '<form class="inline" method="post" action="/instructor/publish">'
+    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the assignment\'s own column '
+            "in the LMS's gradebook (its line item: course.toml's [lti.lineitems], the one its LMS link launches "
+            "with, or the one the LMS holds for it, found or made); a score sent before and unchanged is not sent "
+            "again. Before a student's deadline, you are asked first: their score tells them what the hidden "
+            'checks gave.</p><form class="inline" method="post" action="/instructor/publish">'
             f'<label>assignment<select name="assignment">{assignments}</select></label>'
             '<button type="submit">Send the scores to the LMS</button></form>')
+
+
+def _confirm_publish(assignment: str, early: columns.Early) -> str:
+    """What publishing before the deadline releases, and the choice: the students past it only, or all."""
+    held = len(early.held)
+    extended = f" ({early.extended} by an extension)" if early.extended else ""
+    ready = early.students - held
+
+    def button(choice: str, label: str) -> str:
+        return (f'<form class="inline" method="post" action="/instructor/publish">'
+                f'<input type="hidden" name="assignment" value="{e(assignment)}">'
+                f'<input type="hidden" name="confirm" value="{choice}"><button type="submit">{e(label)}</button>'
+                "</form>")
+
+    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1>"
+            f"<p>The deadline of {e(assignment)} has not passed for {held} of {early.students} students{extended}. "
+            "Their scores count the hidden checks, which they are not shown before their deadline: a score sent "
+            "now tells each of them what the hidden checks gave.</p>"
+            + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
+            + button("all", f"Send all {early.students}: tell {held} their hidden checks' verdicts now")
+            + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
 
 
 @access.instructor
@@ -251,8 +294,9 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
 
 @access.instructor
 async def publish(request: Request, who: Who) -> Response:
-    """The counted scores of one assignment sent to the LMS's gradebook (AGS), as `grade gradebook --publish` does,
-    to the line item of course.toml's [lti] platform; only changed scores are sent again."""
+    """The counted scores of one assignment sent to its own column of the LMS's gradebook (AGS), as `grade
+    gradebook --publish` does (grader.service.lti.columns); only changed scores are sent again. Before a student's
+    deadline, it asks first and says what it releases to how many."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
@@ -262,25 +306,23 @@ async def publish(request: Request, who: Who) -> Response:
     if rules is None or course.lti is None:
         return HTMLResponse(course_page(state, "Not sent", "<h1>Nothing was sent</h1><p>Name an assignment of a "
                                                            "course with an [lti] platform.</p>"), 422)
+    choice = form.get("confirm", "")
+    early = await run_in_threadpool(columns.before_deadline, state.engine, course, rules)
+    if early.held and choice not in ("passed", "all"):
+        return HTMLResponse(course_page(state, "Send the scores?", _confirm_publish(rules.id, early), CSS))
     try:
-        said = await run_in_threadpool(_publish, state, who.student, rules.id)
+        said = await run_in_threadpool(_publish, state, who.student, rules, choice == "all")
     except GraderError as exc:
         return HTMLResponse(course_page(state, "Not sent", f"<h1>Nothing was sent</h1><p>{e(exc)}</p>"), 502)
     return RedirectResponse(f"/instructor?regrade={said}", status_code=303)
 
 
-def _publish(state: State, actor: str, assignment: str) -> int:
-    from grader.course.lms.publish import publish_lti
-    from grader.service.gradebook import export
-
+def _publish(state: State, actor: str, rules: Rules, release_hidden: bool) -> int:
     course = state.course
     assert course.lti is not None
-    folder, _ = export(state.engine, course, course.assignments[assignment])
-    done = publish_lti(folder, course.lti.platform, say=lambda _: None)
+    done = columns.publish(state.engine, course, rules, course.lti.platform, release_hidden=release_hidden)
     with writing(state.engine) as db:
-        return deadlines.record(db, actor, deadlines.PUBLISH, assignment, "", "",
-                                f"{len(done.sent)} score(s) sent, {done.unchanged} unchanged, "
-                                f"{len(done.skipped)} skipped").id
+        return deadlines.record(db, actor, deadlines.PUBLISH, rules.id, "", "", columns.said(done)).id
 
 
 def _on_roster(state: State, student: str) -> bool:

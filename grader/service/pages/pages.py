@@ -10,7 +10,7 @@ import time
 from datetime import datetime
 from urllib.parse import quote
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -96,6 +96,7 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
         status = status_of(state, who.student)
         with reading(state.engine) as db:
             rows = rows_of(db, who.student, chosen, limit=200)
+            name = _name(db, who.student)
         assignments = []
         for a in status["assignments"]:  # type: ignore[attr-defined]
             if chosen is not None and a["id"] != chosen:
@@ -109,7 +110,7 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
                                 f"{e(counted['why'])}</span>",
                                 "shown" if a["hidden_released"] else "after the deadline"])
         late = status["late_days_left"]
-        body = (f"<h1>{e(state.course.name)}: {e(who.student)}</h1>"
+        body = (f"<h1>{e(state.course.name)}: {e(name)}</h1>"
                 + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
                 + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
@@ -198,6 +199,13 @@ def _columns(state: State, ids: tuple[str, ...]) -> list[ExerciseColumn]:
     return [ExerciseColumn(i, catalog.load(i).title, catalog.load(i).points) for i in ids]
 
 
+def _name(db: Connection, student: str) -> str:
+    """The roster's name of `student` (a page names a person by it), else their id."""
+    st = schema.students.c
+    found = db.execute(select(st.name).where(st.id == student)).scalar_one_or_none()
+    return str(found) if found else student
+
+
 @access.instructor
 async def student_history(request: Request, who: Who) -> Response:
     state = state_of(request)
@@ -207,10 +215,12 @@ async def student_history(request: Request, who: Who) -> Response:
         status = status_of(state, student)
         with reading(state.engine) as db:
             rows = rows_of(db, student, limit=500)
+            name = _name(db, student)
         counted = [[e(a["id"]), e(f"{num(a['counted']['score'])}/{num(a['counted']['max_score'])}"
                                   if a["counted"]["score"] is not None else "-"), e(a["counted"]["why"])]
                    for a in status["assignments"]]  # type: ignore[attr-defined]
-        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1><h2>Counted</h2>'
+        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
+                f"{e(student)}</span></h1><h2>Counted</h2>"
                 + table(["assignment", "counts", "why"], counted)
                 + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
                                                                   instructor=True))

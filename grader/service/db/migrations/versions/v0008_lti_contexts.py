@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "v0006_lti_contexts"
-down_revision = "v0005_fair"
+revision = "v0008_lti_contexts"
+down_revision = "v0007_stale_packs"
 branch_labels = None
 depends_on = None
 
