@@ -258,13 +258,15 @@ def course_command(argv: list[str]) -> int:
 
 def roster_parser() -> Parser:
     parser = Parser(prog="grade roster", description="grade roster sync: the course's students from the LMS's Names "
-                                                     "and Roles service (course.toml's [lti] platform): new ones "
-                                                     "added, names and LTI ids brought up to date, and those the LMS "
-                                                     "no longer lists removed (their sign-in ends, their tokens are "
-                                                     "revoked, their submissions stay).")
+                                                     "and Roles service, every linked context's (course.toml's [lti] "
+                                                     "context_id): new ones added, names and LTI ids brought up to "
+                                                     "date, those linked by the id kind [lti] link_by names, and "
+                                                     "those no linked context lists any more removed (their sign-in "
+                                                     "ends, their tokens are revoked, their submissions stay).")
     parser.add_argument("action", choices=("sync",), help="sync: fetch the membership and update the roster")
     _course_option(parser)
-    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    parser.add_argument("--dry-run", action="store_true", help="say what would change, removals first, and change "
+                                                                "nothing")
     return parser
 
 
@@ -278,13 +280,22 @@ def roster_command(argv: list[str]) -> int:
                           f"(Students from the LMS) shows one.")
     done = sync_roster(engine, course.lti, dry_run=args.dry_run)
     would = "would be " if args.dry_run else ""
-    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's list")
-    for label, ids in (("added", done.added), ("linked by SIS id", done.linked), ("updated", done.updated),
-                       ("removed (sign-in ended, tokens revoked)", done.removed), ("skipped", done.skipped)):
+    contexts = f" of {len(done.contexts)} linked LMS context(s) ({', '.join(done.contexts)})" if done.contexts else ""
+    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's lists{contexts}")
+    # removals first: what a sync takes away is what to read before running it for real
+    for label, ids in (("removed (sign-in ended, tokens revoked)", done.removed), ("added", done.added),
+                       ("linked", done.linked), ("updated", done.updated)):
         if ids:
-            shown = ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
-            print(f"{would if label != 'skipped' else ''}{label}: {shown}")
+            print(f"{would}{label}: {_listed(ids)}")
+    if done.refused:
+        print(f"refused, a collision for you to sort out: {_listed(done.refused)}")
+    if done.skipped:
+        print(f"skipped: {_listed(done.skipped)}")
     return ExitCode.OK
+
+
+def _listed(ids: list[str]) -> str:
+    return ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
 
 
 def submit_parser() -> Parser:
@@ -304,6 +315,12 @@ def submit_parser() -> Parser:
     parser.add_argument("--ca-file", type=Path, metavar="PEM",
                         help="verify an https server against these certificates (default: $AUTOGRADER_CA_FILE, "
                              "else the system's)")
+    parser.add_argument("--server", metavar="URL", help="the course server (default: $AUTOGRADER_SERVER, else the "
+                                                        "grade-course.toml of the pack you were given, in a folder "
+                                                        "of yours)")
+    parser.add_argument("--new-server", action="store_true",
+                        help="send your token to a server other than the one it was first sent to (your course "
+                             "moved); refused without it")
     return parser
 
 
@@ -313,7 +330,9 @@ def submit_command(argv: list[str]) -> int:
 
     from grader.service import client
 
-    where = client.settings(ca_file=args.ca_file)
+    where = client.settings(ca_file=args.ca_file, server=args.server)
+    said = client.bind(where, new_server=args.new_server)  # refused: another server than the token's first
+    print(f"Sending to {where.server} (from {where.source})" + (f" {said}" if said else ""), file=sys.stderr)
     if args.status or args.history or args.login:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")

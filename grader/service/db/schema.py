@@ -19,7 +19,8 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
   v0008_corrections);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
-  LTI user (migration v0003_lti_launch);
+  LTI user (migration v0003_lti_launch); lti_contexts: each LMS context launched from, with its Names and Roles
+  URL (migration v0009_lti_contexts);
 - lti_lineitems: each assignment's LMS column as its links' launches name it (the AGS endpoint claim's
   `lineitem`), with lti_platforms' `lineitems_url`, the line items service of the LMS course (migration
   v0006_lti_lineitems; grader.service.lti.columns);
@@ -162,7 +163,7 @@ lti_platforms = Table(
     Column("issuer", Text, nullable=False),
     Column("client_id", Text, nullable=False),
     Column("deployment_id", Text, nullable=False),
-    #: the last launch's Names and Roles URL and LMS context, for grade roster sync
+    #: no longer written: each context's Names and Roles URL is in lti_contexts (migration v0009_lti_contexts)
     Column("memberships_url", Text, nullable=False, default="", server_default=""),
     Column("context_id", Text, nullable=False, default="", server_default=""),
     #: the last launch's AGS line items service (its endpoint claim's `lineitems`), for publishing
@@ -187,6 +188,16 @@ lti_lineitems = Table(
     #: the resource link whose launch named it
     Column("resource_link", Text, nullable=False),
     Column("seen_at", Double, nullable=False),
+)
+
+lti_contexts = Table(
+    "lti_contexts", metadata,
+    #: a deployment's LMS context (a course, a section) a launch came from, with its own Names and Roles URL: grade
+    #: roster sync reads every one, and removes only a member none of them lists
+    Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True),
+    Column("context_id", Text, primary_key=True),
+    Column("memberships_url", Text, nullable=False, default="", server_default=""),
+    Column("seen_at", Double, nullable=False, default=0.0, server_default="0"),
 )
 
 lti_states = Table(

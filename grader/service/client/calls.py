@@ -1,11 +1,9 @@
-"""`grade submit`: what a student runs. Upload a file, print the receipt once the server has stored it, then wait for
-and print the report of the public checks; `--status`, `--history` and `--login` ask the server what it holds.
+"""`grade submit`'s requests: upload a file and print its receipt once the server has stored it, wait for and print
+the report of the public checks; ask the server what it holds (`--status`, `--history`, `--login`).
 
-Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. The
-server's address and the student's token come from $AUTOGRADER_SERVER and $AUTOGRADER_TOKEN, else from
-grade-course.toml (`server = "..."`, and `token = "..."` if the student keeps it there) in the current folder
-or one above it: `grade release --server URL` puts the file in the pack. An upload is retried on a dropped
-connection or a busy server with the same idempotency key, so it is stored once however often it is sent.
+Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. Where the
+requests go, and with which token, is grader.service.client.where's. An upload is retried on a dropped connection
+or a busy server with the same idempotency key, so it is stored once however often it is sent.
 """
 
 from __future__ import annotations
@@ -17,70 +15,23 @@ import os
 import ssl
 import sys
 import time
-import tomllib
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
-from grader.course.pack.release import COURSE_FILE, is_http_address
+from grader.service.client.where import Settings
 
 #: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
 RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    server: str
-    token: str
-    #: the certificates an https server's must chain to: None, the system's store (and $SSL_CERT_FILE)
-    ca_file: Path | None = None
-
-    def tls(self) -> ssl.SSLContext | None:
-        """What an https server is verified against: its name and chain, always (never turned off)."""
-        if not self.server.startswith("https://"):
-            return None
-        try:
-            return ssl.create_default_context(cafile=self.ca_file)
-        except (OSError, ssl.SSLError) as exc:
-            raise GraderError(f"--ca-file {self.ca_file}: cannot read certificates from it ({exc}); it is a PEM "
-                              f"file of the certificate authority your course named.") from None
-
-
 class ServerRefused(GraderError):
     """The server answered, and said no (the message is its own)."""
-
-
-def settings(start: Path | None = None, ca_file: Path | None = None) -> Settings:
-    """The server and token: the environment first, then the nearest grade-course.toml; and what verifies an https
-    server (`ca_file`, else $AUTOGRADER_CA_FILE, else the system's store)."""
-    server, token = os.environ.get("AUTOGRADER_SERVER", ""), os.environ.get("AUTOGRADER_TOKEN", "")
-    ca = ca_file or (Path(os.environ["AUTOGRADER_CA_FILE"]) if os.environ.get("AUTOGRADER_CA_FILE") else None)
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
-        path = candidate / COURSE_FILE
-        if path.is_file():
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise GraderError(f"{path}: cannot be read ({exc}).") from None
-            server = server or str(data.get("server", ""))
-            token = token or str(data.get("token", ""))
-            break
-    if not server:
-        raise GraderError(f"no course server: set $AUTOGRADER_SERVER, or run inside the pack your course handed out "
-                          f"(its {COURSE_FILE} names the server).")
-    if not is_http_address(server):
-        raise GraderError(f"the course server {server!r} is not an http(s) address.")
-    if not token:
-        raise GraderError(f"no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "
-                          f"token = \"...\" to {COURSE_FILE}.")
-    return Settings(server.strip().rstrip("/"), token.strip(), ca)
 
 
 def call(where: Settings, method: str, path: str, body: bytes | None = None,
