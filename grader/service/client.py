@@ -14,6 +14,7 @@ import http.client
 import json
 import math
 import os
+import re
 import ssl
 import sys
 import time
@@ -29,6 +30,8 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.course.pack.release import COURSE_FILE, is_http_address
 
+#: an exercise id, as the server may name one back (anything else it says of a pack is not printed)
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 #: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
 RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
 
@@ -184,7 +187,7 @@ def pack_header(*folders: Path) -> dict[str, str]:
 
 def stale_text(answer: dict[str, Any]) -> str:
     """What the server said of the student's pack: the exercises that changed since it was released."""
-    old = [str(name) for name in answer.get("stale_pack") or []][:20]
+    old = [name for name in answer.get("stale_pack") or [] if isinstance(name, str) and _ID.fullmatch(name)][:20]
     if not old:
         return ""
     return (f"Your pack is out of date for {', '.join(old)}: the course changed {'it' if len(old) == 1 else 'them'} "
