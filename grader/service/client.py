@@ -106,7 +106,8 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
                     from None
             delay = max(delay, _seconds(exc.headers.get("Retry-After")))
             why = str(data.get("error") or f"the server is busy ({exc.code})")
-            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({attempt + 1} of {retries})")
+            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({attempt + 1} of "
+                     f"{retries})")
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
         # idempotency key, so one that was stored is not stored twice
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
@@ -120,8 +121,8 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if attempt == retries:
                 raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
                                   f"or try again later: nothing was lost.") from None
-            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in {delay:.0f} s "
-                     f"({attempt + 1} of {retries})")
+            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in "
+                     f"{delay:.0f} s ({attempt + 1} of {retries})")
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
@@ -190,9 +191,10 @@ def stale_text(answer: dict[str, Any]) -> str:
     old = [name for name in answer.get("stale_pack") or [] if isinstance(name, str) and _ID.fullmatch(name)][:20]
     if not old:
         return ""
-    return (f"Your pack is out of date for {', '.join(old)}: the course changed {'it' if len(old) == 1 else 'them'} "
-            f"after your pack was released, so your own `grade` checks against old checks (the server grades "
-            f"with the new ones). Get the new pack from your course and copy your work into it.\n")
+    return (f"Your pack is out of date for {', '.join(old)}: the course changed "
+            f"{'it' if len(old) == 1 else 'them'} after your pack was released, so your own "
+            "`grade` checks against old checks (the server grades with the new ones). Get the new "
+            "pack from your course and copy your work into it.\n")
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:

@@ -76,8 +76,9 @@ def fetch_members(platform: Platform, url: str) -> Membership:
         members += [_member(page, m) for m in listed]
         page = next_page(headers.get("link", ""), page)
         if page is not None and origin(page) != start:
-            raise GraderError(f"{url}: a page's next link goes to another site ({origin(page)}); not followed "
-                              f"(the platform's token would go with it), and nothing was changed.")
+            raise GraderError(f"{url}: a page's next link goes to another site ({origin(page)}); "
+                              "not followed (the platform's token would go with it), and nothing "
+                              "was changed.")
     return Membership(context, tuple(members), len(seen))
 
 

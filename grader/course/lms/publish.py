@@ -91,7 +91,8 @@ def publish_lti(
     if dry_run or not todo:
         for score, _ in todo:
             say(
-                f"would send {score['userId']}: {score.get('scoreGiven', '-')}/{score.get('scoreMaximum', '-')}"
+                f"would send {score['userId']}: "
+                f"{score.get('scoreGiven', '-')}/{score.get('scoreMaximum', '-')}"
             )
         return Published(
             [s["userId"] for s, _ in todo] if dry_run else [],
@@ -162,8 +163,9 @@ def _scores(
             scores.append((score, _digest(score)))
     if no_lti:
         say(
-            f"not sent: {len(no_lti)} students have no lti_user_id in the roster ({', '.join(no_lti[:5])}"
-            f"{' ...' if len(no_lti) > 5 else ''}); add them and grade again with --resume"
+            f"not sent: {len(no_lti)} students have no lti_user_id in the roster "
+            f"({', '.join(no_lti[:5])}{' ...' if len(no_lti) > 5 else ''}); add them and grade "
+            "again with --resume"
         )
     return scores, skipped, kept
 
@@ -209,9 +211,9 @@ def _read_record(path: Path, lineitem: str, assignment: str) -> dict[str, dict[s
     holds = data.get("assignments", {}).get(lineitem)
     if holds is not None and holds != assignment:
         raise GraderError(
-            f"{lineitem} holds {holds}'s scores (sent from here, {path}), and one LMS column holds one "
-            f"assignment: {assignment}'s scores were not sent. Give {assignment} a column of its own "
-            f"(docs/class.md, Sending the scores to the LMS)."
+            f"{lineitem} holds {holds}'s scores (sent from here, {path}), and one LMS column holds "
+            f"one assignment: {assignment}'s scores were not sent. Give {assignment} a column of "
+            "its own (docs/class.md, Sending the scores to the LMS)."
         )
     lineitems: dict[str, dict[str, dict[str, Any]]] = data.get("lineitems", {})
     return dict(lineitems.get(lineitem, {}))

@@ -126,18 +126,21 @@ def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
         raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
     unknown = sorted(k for k in table if k not in assignments)
     if unknown:
-        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an assignment of "
-                          f"this course ({', '.join(sorted(assignments))}).")
+        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
+                          f"assignment of this course ({', '.join(sorted(assignments))}).")
     for assignment, url in table.items():
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line item's URL.")
+            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line "
+                              "item's URL.")
     holders: dict[str, list[str]] = {}
     for assignment, url in table.items():
         holders.setdefault(url, []).append(assignment)
-    shared = [f"{' and '.join(sorted(names))} ({url})" for url, names in holders.items() if len(names) > 1]
+    shared = [f"{' and '.join(sorted(names))} "
+              f"({url})" for url, names in holders.items() if len(names) > 1]
     if shared:
-        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and one assignment's "
-                          f"scores would overwrite the other's: give each assignment its own line item.")
+        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
+                          "one assignment's scores would overwrite the other's: give each "
+                          "assignment its own line item.")
     return {str(k): v for k, v in table.items()}
 
 

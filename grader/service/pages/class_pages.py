@@ -240,10 +240,10 @@ def _confirm_publish(assignment: str, early: columns.Early) -> str:
                 f'<input type="hidden" name="confirm" value="{choice}"><button type="submit">{e(label)}</button>'
                 "</form>")
 
-    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1>"
-            f"<p>The deadline of {e(assignment)} has not passed for {held} of {early.students} students{extended}. "
-            "Their scores count the hidden checks, which they are not shown before their deadline: a score sent "
-            "now tells each of them what the hidden checks gave.</p>"
+    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1><p>The deadline of "
+            f"{e(assignment)} has not passed for {held} of {early.students} students{extended}. "
+            "Their scores count the hidden checks, which they are not shown before their "
+            "deadline: a score sent now tells each of them what the hidden checks gave.</p>"
             + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
             + button("all", f"Send all {early.students}: tell {held} their hidden checks' verdicts now")
             + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
@@ -309,7 +309,8 @@ async def publish(request: Request, who: Who) -> Response:
     choice = form.get("confirm", "")
     early = await run_in_threadpool(columns.before_deadline, state.engine, course, rules)
     if early.held and choice not in ("passed", "all"):
-        return HTMLResponse(course_page(state, "Send the scores?", _confirm_publish(rules.id, early), CSS))
+        return HTMLResponse(course_page(state, "Send the "
+                                               "scores?", _confirm_publish(rules.id, early), CSS))
     try:
         said = await run_in_threadpool(_publish, state, who.student, rules, choice == "all")
     except GraderError as exc:
