@@ -84,8 +84,8 @@ def batch_command(argv: list[str]) -> int:
         raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment or "
                           "--column: the total is the assignment's.")
     if args.column is not None and not args.column.strip():
-        raise GraderError("--column needs a title: the LMS assignment's, as its gradebook shows "
-                          "it.")
+        raise GraderError("--column needs a title: the LMS assignment's, as its gradebook "
+                          "shows it.")
     from grader.course.batch import Setup
     from grader.course.grade_class import ClassRequest, grade_class, plan_class
 
@@ -100,7 +100,8 @@ def batch_command(argv: list[str]) -> int:
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
                                    names=args.names, shard=args.shard, resume=args.resume, force=args.force,
-                                   jobs=args.jobs, columns=args.gradebook_columns, column=args.column), catalog)
+                                   jobs=args.jobs, columns=args.gradebook_columns,
+                                   column=args.column), catalog)
     entries, todo = plan.entries, plan.todo
     where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
     print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
@@ -274,10 +275,12 @@ def publish_parser() -> Parser:
     parser.add_argument("service", choices=("lti",))
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     parser.add_argument("--platform", type=Path, required=True, metavar="CONFIG")
-    parser.add_argument("--lineitem", metavar="URL", help="the LMS column (its line item's URL) these scores go to")
-    parser.add_argument("--assignment", metavar="ID", help="the column's resourceId, for a batch of several "
-                                                           "exercises graded without --assignment (default: the "
-                                                           "batch's assignment, or its one exercise)")
+    parser.add_argument("--lineitem", metavar="URL",
+                        help="the LMS column (its line item's URL) these scores go to")
+    parser.add_argument("--assignment", metavar="ID",
+                        help="the column's resourceId, for a batch of several exercises graded "
+                             "without --assignment (default: the batch's assignment, or its one "
+                             "exercise)")
     parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
     return parser
 
@@ -293,13 +296,14 @@ def publish_command(argv: list[str]) -> int:
         raise GraderError(f"--lineitem {args.lineitem!r} is not an http(s) URL: give the line "
                           "item's URL.")
     platform = read_platform(args.platform)
-    target = Target(assignment=_batch_assignment(args.reports, args.assignment), lineitem=args.lineitem or "",
-                    source="--lineitem" if args.lineitem else "")
+    target = Target(assignment=_batch_assignment(args.reports, args.assignment),
+                    lineitem=args.lineitem or "", source="--lineitem" if args.lineitem else "")
     done = publish_lti(args.reports, platform, target, dry_run=args.dry_run)
     verb = "would send" if args.dry_run else "sent"
     print(f"{verb} {len(done.sent)} scores to {done.lineitem or target.assignment}'s column "
           f"({done.how}); {done.unchanged} unchanged since the last publish"
-          + (f"; not sent (the grader failed on them): {_few(done.skipped)}" if done.skipped else ""))
+          + (f"; not sent (the grader failed on them): {_few(done.skipped)}"
+             if done.skipped else ""))
     return ExitCode.OK
 
 
@@ -317,7 +321,7 @@ def _batch_assignment(reports: Path, given: str | None) -> str:
         return str(given or graded)
     if manifest is not None and len(manifest.exercises) == 1:
         return manifest.exercises[0]
-    raise GraderError(f"which assignment are the scores of {reports}? It graded "
-                      f"{', '.join(manifest.exercises) if manifest is not None else 'no batch.json'}: "
+    graded_what = ", ".join(manifest.exercises) if manifest is not None else "no batch.json"
+    raise GraderError(f"which assignment are the scores of {reports}? It graded {graded_what}: "
                       "name its column with --assignment ID (the line item's resourceId) or "
                       "--lineitem URL.")

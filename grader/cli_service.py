@@ -227,7 +227,8 @@ def gradebook_command(argv: list[str]) -> int:
         if early.held and args.release_hidden:
             print(f"releasing the hidden checks' results of {len(early.held)} of {early.students} "
                   "students whose deadline has not passed (--release-hidden)")
-        published = columns.publish(engine, course, rules, platform, release_hidden=args.release_hidden,
+        published = columns.publish(engine, course, rules, platform,
+                                    release_hidden=args.release_hidden,
                                     folder=folder)
         print(f"published: {columns.said(published)}")
         if published.held:

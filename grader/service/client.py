@@ -106,8 +106,8 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
                     from None
             delay = max(delay, _seconds(exc.headers.get("Retry-After")))
             why = str(data.get("error") or f"the server is busy ({exc.code})")
-            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({attempt + 1} of "
-                     f"{retries})")
+            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again "
+                     f"({attempt + 1} of {retries})")
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
         # idempotency key, so one that was stored is not stored twice
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
@@ -129,7 +129,8 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
 
 
 def _seconds(retry_after: str | None) -> float:
-    """Retry-After's delay in seconds (an HTTP date, or nothing readable, is no delay of its own), at most 300."""
+    """Retry-After's delay in seconds, at most 300 (an HTTP date, or nothing readable, is no delay
+    of its own)."""
     try:
         seconds = float(retry_after or 0)
     except ValueError:
@@ -178,7 +179,8 @@ def upload(where: Settings, path: Path, exercise: str | None, assignment: str | 
 
 
 def pack_header(*folders: Path) -> dict[str, str]:
-    """The header saying which version of each exercise the student's pack holds (the pack in or above one of
+    """The header saying which version of each exercise the student's pack holds (the pack in or
+    above one of
     `folders`), so that the server can say whether it is stale; none without a pack."""
     from grader.course.pack.fingerprint import HEADER, header_value, pack_near
 
@@ -187,8 +189,9 @@ def pack_header(*folders: Path) -> dict[str, str]:
 
 
 def stale_text(answer: dict[str, Any]) -> str:
-    """What the server said of the student's pack: the exercises that changed since it was released."""
-    old = [name for name in answer.get("stale_pack") or [] if isinstance(name, str) and _ID.fullmatch(name)][:20]
+    """What the server said of the student's pack: the exercises that changed since its release."""
+    named = answer.get("stale_pack") or []
+    old = [name for name in named if isinstance(name, str) and _ID.fullmatch(name)][:20]
     if not old:
         return ""
     return (f"Your pack is out of date for {', '.join(old)}: the course changed "

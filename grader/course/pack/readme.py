@@ -16,14 +16,16 @@ README = "README.md"
 def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence[Assignment],
                  server: str | None = None, *, wheel: str | None = None) -> Path:
     path = out / README
-    path.write_text(readme(exercises, assignments, server, wheel=wheel), encoding="utf-8", newline="\n")
+    text = readme(exercises, assignments, server, wheel=wheel)
+    path.write_text(text, encoding="utf-8", newline="\n")
     return path
 
 
-def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None, *,
-           wheel: str | None = None) -> str:
-    """`server`: the course server the pack's grade-course.toml names (None: the pack names none); `wheel`: the
-    grader's wheel in the pack, relative to it (None: the pack has none, and the grader comes from an index)."""
+def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment],
+           server: str | None = None, *, wheel: str | None = None) -> str:
+    """`server`: the course server the pack's grade-course.toml names (None: the pack names none);
+    `wheel`: the grader's wheel in the pack, relative to it (None: the pack has none, and the grader
+    comes from an index)."""
     from grader import __version__
     from grader.course.pack.export import TORCH_INDEX, TORCH_PIN
 
@@ -41,9 +43,10 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
         lines += [f'pip install "autograd-grader=={__version__}"', "```", ""]
     else:
         lines += [f"pip install ./{wheel}   # the grader, from this folder", "```", "",
-                  "The grader comes with this folder: the second line installs it from here, and takes only what "
-                  "it needs (numpy, PyYAML and a few more) from your usual package index. A newer folder from your "
-                  f"course brings a newer grader: `pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
+                  "The grader comes with this folder: the second line installs it from here, "
+                  "and takes only what it needs (numpy, PyYAML and a few more) from your usual "
+                  "package index. A newer folder from your course brings a newer grader: "
+                  f"`pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
     lines += [f"torch is needed by {', '.join(torch)} only; the other exercises "
               "never import it." if torch else
               "The grader installs with torch (the first line keeps it small); no exercise of this folder runs "

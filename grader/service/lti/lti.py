@@ -227,7 +227,7 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
         if isinstance(memberships, str) and urlsplit(memberships).scheme in ("http", "https"):
             db.execute(update(schema.lti_platforms).where(p.id == ident).values(
                 memberships_url=memberships, context_id=claims[CLAIM + "context"]["id"]))
-        columns.remember(db, ident, assignment, link, claims)  # the LMS column of the link, for publishing
+        columns.remember(db, ident, assignment, link, claims)  # its LMS column, for publishing
         destination = ((f"/instructor?assignment={quote(assignment)}" if assignment else "/instructor") if instructor
                        else (f"/me/assignments/{quote(assignment, safe='')}" if assignment else "/me"))
         db.execute(insert(schema.lti_states).values(

@@ -12,7 +12,7 @@ which LMS link opens which assignment.
     [lti.links]                  # an LMS link's resource link id -> the assignment it opens
     "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
 
-    [lti.lineitems]              # an assignment -> its LMS column (line item), where one is named by hand
+    [lti.lineitems]              # an assignment -> its LMS column (line item), named by hand
     hw1 = "https://canvas.example.edu/api/lti/courses/7/line_items/42"
 """
 
@@ -115,13 +115,15 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
         raise GraderError(f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
                           f"like [\"https://school.instructure.com\"].")
     return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, lineitems=lineitems, custom=custom,
+                       links={str(k): v for k, v in links.items()}, lineitems=lineitems,
+                       custom=custom,
                        url=url.rstrip("/"), frame_ancestors=tuple(framing))
 
 
 def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
-    """[lti.lineitems]: each assignment's LMS column, named by hand; an assignment of the course each, a line
-    item's URL each, and never one line item for two (the scores of one would overwrite the other's)."""
+    """[lti.lineitems]: each assignment's LMS column, named by hand; an assignment of the course
+    each, a line item's URL each, and never one line item for two (the scores of one would overwrite
+    the other's)."""
     if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
         raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
     unknown = sorted(k for k in table if k not in assignments)
@@ -135,8 +137,8 @@ def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
     holders: dict[str, list[str]] = {}
     for assignment, url in table.items():
         holders.setdefault(url, []).append(assignment)
-    shared = [f"{' and '.join(sorted(names))} "
-              f"({url})" for url, names in holders.items() if len(names) > 1]
+    shared = [f"{' and '.join(sorted(names))} ({url})"
+              for url, names in holders.items() if len(names) > 1]
     if shared:
         raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
                           "one assignment's scores would overwrite the other's: give each "

@@ -219,8 +219,8 @@ async def student_history(request: Request, who: Who) -> Response:
         counted = [[e(a["id"]), e(f"{num(a['counted']['score'])}/{num(a['counted']['max_score'])}"
                                   if a["counted"]["score"] is not None else "-"), e(a["counted"]["why"])]
                    for a in status["assignments"]]  # type: ignore[attr-defined]
-        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
-                f"{e(student)}</span></h1><h2>Counted</h2>"
+        body = (f'<nav><a href="/instructor">&larr; class</a></nav>'
+                f'<h1>{e(name)} <span class="muted">{e(student)}</span></h1><h2>Counted</h2>'
                 + table(["assignment", "counts", "why"], counted)
                 + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
                                                                   instructor=True))
