@@ -1,5 +1,5 @@
-"""Send a batch's scores to its assignment's own LMS column over LTI 1.3 Assignment and Grade Services
-(AGS).
+"""Send a batch's scores to its assignment's own LMS column over LTI 1.3 Assignment and Grade
+Services (AGS).
 
 The token is the platform's client-credentials grant (grader.course.lms.platform), for AGS's score
 scope (and its line item scope, where the column is looked up). Each student's score (their
@@ -132,7 +132,8 @@ def publish_lti(
 def _scores(
     reports: Path, held: Collection[str], say: Callable[[str], None]
 ) -> tuple[list[tuple[dict[str, Any], str]], list[str], list[str]]:
-    """Each sendable student's Score and its digest; the students skipped (grader errors) and held."""
+    """Each sendable student's Score and its digest; the students skipped (grader errors), and
+    those held."""
     from grader.course.classfiles import finished_students
     from grader.course.manifest import read_manifest
     from grader.outputs.layout import MANIFEST
@@ -180,8 +181,8 @@ def _lineitem(
         return target.lineitem, target.source
     if not platform.lineitems:
         raise GraderError(
-            f"which LMS column is {target.assignment}'s? Nothing names one, and the grader does not "
-            f'guess: give the platform\'s line items service (lineitems = "..." in the '
+            f"which LMS column is {target.assignment}'s? Nothing names one, and the grader does "
+            f'not guess: give the platform\'s line items service (lineitems = "..." in the '
             f"registration file), or name the column (course.toml's [lti.lineitems], or grade "
             f"publish lti --lineitem). Nothing was sent."
         )
@@ -206,7 +207,8 @@ def _digest(score: dict[str, Any]) -> str:
 
 
 def _read_record(path: Path, lineitem: str, assignment: str) -> dict[str, dict[str, Any]]:
-    """What was sent to `lineitem`; refused if the record says it holds another assignment's scores."""
+    """What was sent to `lineitem`; refused if the record says it holds another assignment's
+    scores."""
     data = _record(path)
     holds = data.get("assignments", {}).get(lineitem)
     if holds is not None and holds != assignment:

@@ -47,10 +47,9 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment],
                   "and takes only what it needs (numpy, PyYAML and a few more) from your usual "
                   "package index. A newer folder from your course brings a newer grader: "
                   f"`pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
-    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises "
-              "never import it." if torch else
-              "The grader installs with torch (the first line keeps it small); no exercise of this folder runs "
-              "it.", ""]
+    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it."
+              if torch else "The grader installs with torch (the first line keeps it small); no "
+              "exercise of this folder runs it.", ""]
     lines += ["## Check your work", "", "In this folder:", "", "```sh", f"grade {first}.py", f"grade {first}.ipynb"]
     lines += [f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
               for a in assignments[:1]]

@@ -5,8 +5,8 @@ launch, grader.service.lti.lti); the tool's answer is a page of the course's ass
 posts an LtiDeepLinkingResponse to the platform's deep_link_return_url: a JWT signed with the tool's key (the one
 whose public half /lti/jwks publishes). Each assignment becomes an LTI resource link whose custom parameter
 ([lti] custom, "assignment" by default) names it, so that its launches open it with no [lti.links]
-entry to write, and with a line item of its own (its `lineItem`): the assignment's column in the LMS's
-gradebook.
+entry to write, and with a line item of its own (its `lineItem`): the assignment's column in the
+LMS's gradebook.
 
 Why each response is signed before the instructor picks: the pages run no script (their CSP), so a pick posted to
 this server could not be sent on to the LMS without a second click; signed at once, one click posts it straight to
