@@ -68,9 +68,12 @@ def store_command(argv: list[str]) -> int:
     elif args.action == "restore":
         from grader.service.db.backup import restore
 
-        found = restore(open_store(course.database), args.source, force=args.force)
-        print(f"restored {args.source} into {where}: {found.line()}. Start grade serve: what was queued or being "
-              f"graded at the backup is graded again.")
+        done = restore(open_store(course.database), args.source, force=args.force)
+        print(f"restored {args.source} into {where}: {done.snapshot.line()}. Start grade serve: what was queued or "
+              f"being graded at the backup is graded again.")
+        # a restore never revives a credential: what the store held of them is applied again, and said
+        print("credentials: " + ("; ".join(done.credentials) if done.credentials else
+                                 "none changed (the store replaced held none the backup lacked)"))
     else:
         from grader.service.db.store_copy import copy_store
 

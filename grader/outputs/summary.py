@@ -113,7 +113,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def score_of(row: StudentReport, total: float) -> tuple[float, float] | None:
     """(points, out of) as the gradebook has them: 0 of the total for unreadable and missing; None for a
-    grader error, whose cell stays blank. The one definition every statistic of the class uses."""
+    grader error, whose cell stays blank, and for a student excused. The one definition every statistic of the
+    class uses."""
     if row.outcome == "graded":
         return row.report.score, row.report.max_score
     if row.outcome in ("unreadable", "missing"):

@@ -35,7 +35,7 @@ from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exerci
 from grader.core.text import toml_string
 from grader.course.pack.fingerprint import write_fingerprints
 from grader.course.pack.markdown import code_dunders
-from grader.course.pack.readme import write_readme
+from grader.course.pack.readme import Submitted, write_readme
 from grader.course.pack.wheel import WHEELS, grader_wheel
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.diagnose import released_mistakes
@@ -58,10 +58,12 @@ def is_http_address(server: str) -> bool:
 
 
 def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
-            server: str | None = None, *, mutant_cache: MutantCache | None = None) -> list[Path]:
+            server: str | None = None, *, mutant_cache: MutantCache | None = None,
+            submitted: Sequence[Submitted] = ()) -> list[Path]:
     """Write the pack for these exercises and assignments (and the exercises they include); list the files.
 
     `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
+    `submitted`: its course's assignments (course.toml's), which the README's `grade submit` lines name.
     `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
     """
     if server is not None and not is_http_address(server):
@@ -106,7 +108,7 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     written.append(write_fingerprints(out / "exercises", folders))
     wheel = grader_wheel(out / WHEELS)  # the grader itself: no index has it (pack.wheel)
     written.append(wheel)
-    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server,
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server, submitted,
                                 wheel=f"{WHEELS}/{wheel.name}"))
     if server is not None:
         written.append(out / COURSE_FILE)

@@ -42,8 +42,10 @@ def _patched(library: Library, mutant: Path, text: str) -> Submission:
     files = {cell.label: cell.source for cell in reference.package}
     tree = ast.parse(text, str(mutant))
     lines = text.splitlines(keepends=True)
-    imports = "".join("".join(lines[node.lineno - 1:node.end_lineno]) for node in tree.body
-                      if isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and node.module != "__future__"))
+    imports = ""
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom) and getattr(node, "module", None) != "__future__":
+            imports += "".join(lines[node.lineno - 1:node.end_lineno])
     changed: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

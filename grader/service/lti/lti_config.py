@@ -3,7 +3,11 @@ which LMS link opens which assignment.
 
     [lti]
     platform = "lms.toml"        # the registration, the file grade publish lti reads (relative to course.toml)
-    context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list); a launch shows its own
+    context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list: courses, sections); a
+                                 # launch shows its own
+    link_by = "lti_user_id"      # how grade roster sync links an LMS member to a roster row: by their LMS user id
+                                 # (the roster's lti_user_id), or "sis_user_id" (their SIS id, against the roster's
+                                 # sis_user_id column); never one kind against another
     custom = "assignment"        # the custom parameter that names the assignment (default: assignment)
     # url = "https://grader.example.edu"   # this server's address as registered in the LMS (default: as asked)
     # frame_ancestors = ["https://school.instructure.com"]   # the LMS's own pages, which frame a launch (default:
@@ -44,10 +48,17 @@ class LtiSettings:
     url: str = ""
     #: the origins whose pages may frame a launch's answers ([lti] frame_ancestors); none: the registration's
     frame_ancestors: tuple[str, ...] = ()
+    #: the one id kind grade roster sync links an LMS member to a roster row by (LINK_KINDS)
+    link_by: str = "lti_user_id"
 
     def deployments(self) -> dict[str, str]:
         """The store's id of each accepted deployment -> its deployment id."""
         return {platform_id(self.platform.issuer, self.platform.client_id, d): d for d in self.platform.deployment_ids}
+
+
+#: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id, or the SIS id the
+#: LMS gives (lis_person_sourcedid) against the roster's sis_user_id
+LINK_KINDS = ("lti_user_id", "sis_user_id")
 
 
 def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
@@ -114,10 +125,13 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     if not isinstance(framing, list) or not all(isinstance(f, str) and origin_of(f) for f in framing):
         raise GraderError(f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
                           f"like [\"https://school.instructure.com\"].")
+    link_by = table.get("link_by", "lti_user_id")
+    if link_by not in LINK_KINDS:
+        raise GraderError(f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
+                          f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}.")
     return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, lineitems=lineitems,
-                       custom=custom,
-                       url=url.rstrip("/"), frame_ancestors=tuple(framing))
+                       links={str(k): v for k, v in links.items()}, lineitems=lineitems, custom=custom,
+                       url=url.rstrip("/"), frame_ancestors=tuple(framing), link_by=link_by)
 
 
 def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:

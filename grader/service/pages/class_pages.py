@@ -10,7 +10,6 @@ request made with the session cookie.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from urllib.parse import urlencode
 
 from sqlalchemy import select
@@ -22,13 +21,14 @@ from starlette.routing import Route
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
 from grader.service import access, deadlines, packs
-from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service.classtable import Cell, ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.lti import columns
 from grader.service.pages.forms import fields
 from grader.service.pages.layout import course_page
+from grader.service.policy import clock
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.work import queue
@@ -51,9 +51,7 @@ table.class th:first-child { background: #f3f3f3; }
 
 
 def when(moment: float | None, state: State) -> str:
-    if moment is None:
-        return "none"
-    return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
+    return clock.shown(moment, state.course)
 
 
 @access.instructor
@@ -183,13 +181,7 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         person = f'<a href="/instructor/students/{e(row.student)}">{e(row.name or row.student)}</a>'
         cells = [person, f'<span class="id">{e(row.student)}</span>', e(row.section)]
         for assignment, cell in row.cells.items():
-            if cell.submission is None:
-                cells.append('<td class="num none" title="no submission">-</td>')
-                continue
-            shown_score = f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
-            mark = ' <span class="late">late</span>' if cell.late else ""
-            cells.append(f'<td class="num"><a href="/instructor/submissions/{cell.submission}" '
-                         f'title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>')
+            cells.append(_cell(assignment, cell, row.student))
         last = f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">' \
             f"{e(when(row.last_at, state))}</a></td>" if row.last_submission is not None else "none"
         cells += [str(row.late_days_used), last, str(row.submissions)]
@@ -198,6 +190,20 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         body.append(f'<tr><td colspan="{len(columns)}">No student matches.</td></tr>')
     return (f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(body)}'
             "</tbody>\n</table></div>")
+
+
+def _cell(assignment: str, cell: Cell, student: str) -> str:
+    """One counted score: a link to the submission it counts (or to the student's corrections, where it is the
+    instructor's), marked late or set by hand."""
+    if cell.submission is None and cell.score is None and not cell.excused:
+        return '<td class="num none" title="no submission">-</td>'
+    shown_score = "excused" if cell.excused else \
+        f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
+    mark = (' <span class="late">late</span>' if cell.late else "") + \
+        (' <span class="muted">by hand</span>' if cell.corrected else "")
+    link = f"/instructor/submissions/{cell.submission}" if cell.submission is not None and not cell.corrected \
+        else f"/instructor/students/{e(student)}#corrections"
+    return f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>'
 
 
 def _header(key: str, label: str, view: View) -> str:
