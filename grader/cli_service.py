@@ -197,12 +197,13 @@ def gradebook_parser() -> Parser:
     parser.add_argument("assignment", help="the assignment (course.toml's id)")
     parser.add_argument("--out", "-o", type=Path, metavar="DIR", help="default: server/gradebook/ASSIGNMENT")
     parser.add_argument("--publish", type=Path, metavar="LMS.TOML",
-                        help="then send the scores to the assignment's own column in this LMS (its line item: "
-                             "course.toml's [lti.lineitems], its link's launches, or found or made in the "
-                             "registration's lineitems)")
+                        help="then send the scores to the assignment's own column in this LMS (its "
+                             "line item: course.toml's [lti.lineitems], its link's launches, or "
+                             "found or made in the registration's lineitems)")
     parser.add_argument("--release-hidden", action="store_true",
-                        help="with --publish: send the scores of students whose deadline has not passed too, "
-                             "telling them what the hidden checks gave (default: held back until their deadline)")
+                        help="with --publish: send the scores of students whose deadline has not "
+                             "passed too, telling them what the hidden checks gave (default: held "
+                             "back until their deadline)")
     return parser
 
 
@@ -225,15 +226,17 @@ def gradebook_command(argv: list[str]) -> int:
         platform = read_platform(args.publish)
         early = columns.before_deadline(engine, course, rules)
         if early.held and args.release_hidden:
-            print(f"releasing the hidden checks' results of {len(early.held)} of {early.students} students whose "
-                  f"deadline has not passed (--release-hidden)")
-        published = columns.publish(engine, course, rules, platform, release_hidden=args.release_hidden,
+            print(f"releasing the hidden checks' results of {len(early.held)} of {early.students} "
+                  "students whose deadline has not passed (--release-hidden)")
+        published = columns.publish(engine, course, rules, platform,
+                                    release_hidden=args.release_hidden,
                                     folder=folder)
         print(f"published: {columns.said(published)}")
         if published.held:
-            print(f"held back: {', '.join(published.held[:8])}{' ...' if len(published.held) > 8 else ''}: their "
-                  f"scores would tell them what the hidden checks gave. Publish again after their deadline, or "
-                  f"now with --release-hidden.")
+            print("held back: "
+                  f"{', '.join(published.held[:8])}{' ...' if len(published.held) > 8 else ''}: "
+                  "their scores would tell them what the hidden checks gave. Publish again after "
+                  "their deadline, or now with --release-hidden.")
     return ExitCode.OK
 
 

@@ -53,8 +53,10 @@ def store_command(argv: list[str]) -> int:
 
         gaps = missing(folder)
         if gaps:
-            raise GraderError(f"{folder} lacks what the course needs beside its store; copy these from where the "
-                              f"course ran (docs/deploy.md, Backups), then restore:\n  " + "\n  ".join(gaps))
+            listed = "\n  ".join(gaps)
+            raise GraderError(f"{folder} lacks what the course needs beside its store; copy these "
+                              f"from where the course ran (docs/deploy.md, Backups), then restore:"
+                              f"\n  {listed}")
     course = load_course(folder, database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
     where = shown_url(course.database)
     if args.action == "backup":

@@ -91,8 +91,10 @@ async def submit(request: Request, who: Who) -> Response:
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message,
                      **({"Retry-After": str(receipt.retry_after)} if receipt.retry_after else {}))
-    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student, request.headers.get(PACK))
-    return JSONResponse({**receipt.to_json(), "stale_pack": stale}, status_code=200 if receipt.replayed else 201)
+    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student,
+                                    request.headers.get(PACK))
+    return JSONResponse({**receipt.to_json(), "stale_pack": stale},
+                        status_code=200 if receipt.replayed else 201)
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
@@ -179,8 +181,10 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
 @access.student
 async def status(request: Request, who: Who) -> Response:
     state = state_of(request)
-    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student, request.headers.get(PACK))
-    return JSONResponse({**await run_in_threadpool(status_of, state, who.student), "stale_pack": stale})
+    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student,
+                                    request.headers.get(PACK))
+    found = await run_in_threadpool(status_of, state, who.student)
+    return JSONResponse({**found, "stale_pack": stale})
 
 
 @access.student

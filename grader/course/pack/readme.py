@@ -41,18 +41,19 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
              "`exercises/`, the public checks, so that you can check your work yourself before you submit it.", "",
              "## Install", "",
              "With Python 3.11 or newer (in a virtual environment if you like):", "", "```sh"]
-    lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a plain "
-              "`pip install torch` downloads gigabytes of CUDA"]
+    lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a "
+              "plain `pip install torch` downloads gigabytes of CUDA"]
     if wheel is None:
         lines += [f'pip install "autograd-grader=={__version__}"', "```", ""]
     else:
         lines += [f"pip install ./{wheel}   # the grader, from this folder", "```", "",
-                  "The grader comes with this folder: the second line installs it from here, and takes only what "
-                  "it needs (numpy, PyYAML and a few more) from your usual package index. A newer folder from your "
-                  f"course brings a newer grader: `pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
-    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it." if torch else
-              "The grader installs with torch (the first line keeps it small); no exercise of this folder runs "
-              "it.", ""]
+                  "The grader comes with this folder: the second line installs it from here, "
+                  "and takes only what it needs (numpy, PyYAML and a few more) from your usual "
+                  "package index. A newer folder from your course brings a newer grader: "
+                  f"`pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
+    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it."
+              if torch else "The grader installs with torch (the first line keeps it small); no "
+              "exercise of this folder runs it.", ""]
     lines += ["## Check your work", "", "In this folder:", "", "```sh", f"grade {first}.py", f"grade {first}.ipynb"]
     lines += [f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
               for a in assignments[:1]]

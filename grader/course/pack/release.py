@@ -7,9 +7,9 @@
     OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
     OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
     OUT/exercises/assignments/<id>.yaml
-    OUT/exercises/pack.json              which version of each exercise it holds (grader.course.pack.fingerprint)
+    OUT/exercises/pack.json              which version of each exercise it holds (pack.fingerprint)
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
-    OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, which students install from here
+    OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead; and so that a student's grade
@@ -104,8 +104,9 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
     # which version of each exercise the pack holds, so that the server can say when it is stale
-    written.append(write_fingerprints(out / "exercises", {e.id: e.folder for e in exercises.values()}))
-    wheel = grader_wheel(out / WHEELS)  # the grader itself: no index has it (grader.course.pack.wheel)
+    folders = {e.id: e.folder for e in exercises.values()}
+    written.append(write_fingerprints(out / "exercises", folders))
+    wheel = grader_wheel(out / WHEELS)  # the grader itself: no index has it (pack.wheel)
     written.append(wheel)
     written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server, submitted,
                                 wheel=f"{WHEELS}/{wheel.name}"))

@@ -12,6 +12,7 @@ import http.client
 import json
 import math
 import os
+import re
 import ssl
 import sys
 import time
@@ -26,6 +27,8 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.service.client.where import Settings
 
+#: an exercise id, as the server may name one back (anything else it says of a pack is not printed)
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 #: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
 RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
 
@@ -55,7 +58,8 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
                     from None
             delay = max(delay, _seconds(exc.headers.get("Retry-After")))
             why = str(data.get("error") or f"the server is busy ({exc.code})")
-            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({attempt + 1} of {retries})")
+            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again "
+                     f"({attempt + 1} of {retries})")
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
         # idempotency key, so one that was stored is not stored twice
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
@@ -69,15 +73,16 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if attempt == retries:
                 raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
                                   f"or try again later: nothing was lost.") from None
-            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in {delay:.0f} s "
-                     f"({attempt + 1} of {retries})")
+            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in "
+                     f"{delay:.0f} s ({attempt + 1} of {retries})")
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
 
 
 def _seconds(retry_after: str | None) -> float:
-    """Retry-After's delay in seconds (an HTTP date, or nothing readable, is no delay of its own), at most 300."""
+    """Retry-After's delay in seconds, at most 300 (an HTTP date, or nothing readable, is no delay
+    of its own)."""
     try:
         seconds = float(retry_after or 0)
     except ValueError:
@@ -126,7 +131,8 @@ def upload(where: Settings, path: Path, exercise: str | None, assignment: str | 
 
 
 def pack_header(*folders: Path) -> dict[str, str]:
-    """The header saying which version of each exercise the student's pack holds (the pack in or above one of
+    """The header saying which version of each exercise the student's pack holds (the pack in or
+    above one of
     `folders`), so that the server can say whether it is stale; none without a pack."""
     from grader.course.pack.fingerprint import HEADER, header_value, pack_near
 
@@ -135,13 +141,15 @@ def pack_header(*folders: Path) -> dict[str, str]:
 
 
 def stale_text(answer: dict[str, Any]) -> str:
-    """What the server said of the student's pack: the exercises that changed since it was released."""
-    old = [str(name) for name in answer.get("stale_pack") or []][:20]
+    """What the server said of the student's pack: the exercises that changed since its release."""
+    named = answer.get("stale_pack") or []
+    old = [name for name in named if isinstance(name, str) and _ID.fullmatch(name)][:20]
     if not old:
         return ""
-    return (f"Your pack is out of date for {', '.join(old)}: the course changed {'it' if len(old) == 1 else 'them'} "
-            f"after your pack was released, so your own `grade` checks against old checks (the server grades "
-            f"with the new ones). Get the new pack from your course and copy your work into it.\n")
+    return (f"Your pack is out of date for {', '.join(old)}: the course changed "
+            f"{'it' if len(old) == 1 else 'them'} after your pack was released, so your own "
+            "`grade` checks against old checks (the server grades with the new ones). Get the new "
+            "pack from your course and copy your work into it.\n")
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:

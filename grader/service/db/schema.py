@@ -24,7 +24,8 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - lti_lineitems: each assignment's LMS column as its links' launches name it (the AGS endpoint claim's
   `lineitem`), with lti_platforms' `lineitems_url`, the line items service of the LMS course (migration
   v0006_lti_lineitems; grader.service.lti.columns);
-- stale_packs: who last showed a pack holding an older version of an exercise than the course's (migration
+- stale_packs: who last showed a pack holding an older version of an exercise than the course's
+  (migration
   v0007_stale_packs; grader.service.packs).
 """
 
@@ -181,7 +182,7 @@ stale_packs = Table(
 
 lti_lineitems = Table(
     "lti_lineitems", metadata,
-    #: a digest of (assignment, line item): one row per column a launch of the assignment's link named
+    #: a digest of (assignment, line item): a row per column a launch of the assignment's link named
     Column("id", String(64), primary_key=True),
     Column("assignment", String(200), nullable=False, index=True),
     Column("lineitem", Text, nullable=False),

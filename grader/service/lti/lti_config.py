@@ -16,7 +16,7 @@ which LMS link opens which assignment.
     [lti.links]                  # an LMS link's resource link id -> the assignment it opens
     "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
 
-    [lti.lineitems]              # an assignment -> its LMS column (line item), where one is named by hand
+    [lti.lineitems]              # an assignment -> its LMS column (line item), named by hand
     hw1 = "https://canvas.example.edu/api/lti/courses/7/line_items/42"
 """
 
@@ -135,24 +135,28 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
 
 
 def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
-    """[lti.lineitems]: each assignment's LMS column, named by hand; an assignment of the course each, a line
-    item's URL each, and never one line item for two (the scores of one would overwrite the other's)."""
+    """[lti.lineitems]: each assignment's LMS column, named by hand; an assignment of the course
+    each, a line item's URL each, and never one line item for two (the scores of one would overwrite
+    the other's)."""
     if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
         raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
     unknown = sorted(k for k in table if k not in assignments)
     if unknown:
-        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an assignment of "
-                          f"this course ({', '.join(sorted(assignments))}).")
+        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
+                          f"assignment of this course ({', '.join(sorted(assignments))}).")
     for assignment, url in table.items():
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line item's URL.")
+            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line "
+                              "item's URL.")
     holders: dict[str, list[str]] = {}
     for assignment, url in table.items():
         holders.setdefault(url, []).append(assignment)
-    shared = [f"{' and '.join(sorted(names))} ({url})" for url, names in holders.items() if len(names) > 1]
+    shared = [f"{' and '.join(sorted(names))} ({url})"
+              for url, names in holders.items() if len(names) > 1]
     if shared:
-        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and one assignment's "
-                          f"scores would overwrite the other's: give each assignment its own line item.")
+        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
+                          "one assignment's scores would overwrite the other's: give each "
+                          "assignment its own line item.")
     return {str(k): v for k, v in table.items()}
 
 
