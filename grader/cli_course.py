@@ -88,11 +88,17 @@ def schema_command(argv: list[str]) -> int:
 
 
 def validate_parser() -> Parser:
+    from grader.course.fairness import VARIANT_SEEDS
+
     parser = Parser(prog="grade validate",
                      description="Prove exercises sound: oracles agree, the solution scores full marks, "
-                                 "every mutant loses points.")
+                                 "every mutant loses points; and fair: every correct answer of variants/ "
+                                 "scores full marks, unnamed, at every seed.")
     parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate (default: all)")
     parser.add_argument("--seeds", type=int, default=3, help="how many seeds to try (default 3)")
+    parser.add_argument("--variant-seeds", type=int, default=VARIANT_SEEDS, metavar="N",
+                        help=f"how many seeds each correct answer of variants/ is graded at (default "
+                             f"{VARIANT_SEEDS})")
     add_device_option(parser)
     add_exercises_option(parser)
     return parser
@@ -100,8 +106,9 @@ def validate_parser() -> Parser:
 
 def validate_command(argv: list[str]) -> int:
     args = validate_parser().parse_args(argv)
-    if args.seeds < 1:
-        raise GraderError(f"--seeds must be at least 1, got {args.seeds}.")
+    if args.seeds < 1 or args.variant_seeds < 1:
+        raise GraderError(f"--seeds and --variant-seeds must be at least 1, got {args.seeds} and "
+                          f"{args.variant_seeds}.")
     from grader.course.validate import validate_exercise
     from grader.run.sandbox import Sandbox
 
@@ -111,7 +118,8 @@ def validate_command(argv: list[str]) -> int:
     failed = 0
     with Sandbox(hide=[catalog.root]) as sandbox:
         for exercise in exercises:
-            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), devices(args.device))
+            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), devices(args.device),
+                                           range(args.variant_seeds))
             failed += not validation.ok
             print(f"{'ok  ' if validation.ok else 'FAIL'} {exercise.id}")
             for finding in validation.findings:
