@@ -1,6 +1,6 @@
-"""What the hidden checks' hand-over costs a correct submission: one child of every check, the public part and then
-the hidden part in one child (grader.judge.hidden_runs.Together), and a public child then a hidden one replaying
-the public checks (where a public check follows a hidden one), interleaved in one process.
+"""What the hidden checks' hand-over costs a correct submission: one child of every check; the public part and
+then the hidden part in one child (a two-part run, grader.run.sandbox.TwoPartRun); and a public child, then a
+hidden one replaying the public checks (where a public check follows a hidden one); interleaved in one process.
 
     python benchmarks/child_parts.py [--rounds 15]
 
@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from grader.judge.catalog import Catalog
-from grader.judge.hidden_runs import Together, run_hidden
+from grader.judge.hidden_runs import loaded_groups, run_hidden_part
 from grader.run.inputs import draw_inputs
 from grader.run.read.load import load_submission
 from grader.run.sandbox import Group, Sandbox
@@ -40,12 +40,12 @@ def main() -> None:
                     if way == "one child":
                         sandbox.start(solution, groups).results()
                     elif way == "public then hidden":
-                        together = Together(sandbox, solution, groups, "cpu", None)
-                        together.results()
-                        together.hidden()
+                        two_parts = sandbox.launch_two_parts(solution, groups, hidden_groups=loaded_groups)
+                        two_parts.public()
+                        two_parts.hidden()
                     else:
                         public = sandbox.start(solution, groups, visibility="public").results()
-                        run_hidden(sandbox, solution, groups, "cpu", None, public)
+                        run_hidden_part(sandbox, solution, groups, "cpu", None, public)
                     if round_:
                         seconds[way].append(time.perf_counter() - started)
     for way, found in seconds.items():

@@ -52,13 +52,14 @@ COMMANDS = {
     "gradebook": "write an assignment's counted scores as the batch's gradebook, and publish them",
     "roster": "bring the course server's roster from the LMS (grade roster sync: LTI Names and Roles)",
     "store": "back up the course server's store while it runs, restore a backup, or copy it to PostgreSQL",
+    "course": "check a course server's course.toml as grade serve reads it (grade course check)",
 }
 
 
 #: the commands grader.cli_batch runs; grader.cli_course runs the others
 _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
 #: the course server's, which grader.cli_service runs
-_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster"})
+_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster", "course"})
 
 
 def command_function(command: str, kind: str) -> Any:
@@ -182,6 +183,12 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
     from grader.run.read.load import load_submission
 
     named = _named(args.exercise, args.assignment, catalog)
+    library = catalog.library()
+    if library is not None:
+        from grader.run.read.package import read_package
+
+        # a library course grades a whole repository: every exercise of the course unless some are named
+        return read_package(args.submission, library), named if named is not None else catalog.load_all()
     if args.submission.is_dir():
         files = files_in(args.submission)
         selection = select(files, Target.of(named or [], args.assignment))

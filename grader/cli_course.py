@@ -3,6 +3,7 @@ calls the library and prints what came of it."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -139,6 +140,9 @@ def release_parser() -> Parser:
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
     parser.add_argument("--server", metavar="URL",
                         help="the course server's address, for grade submit (written to the pack's grade-course.toml)")
+    parser.add_argument("--course", type=Path, metavar="DIR",
+                        help="the course server's folder (course.toml): the README's grade submit lines name its "
+                             "assignments (default: $AUTOGRADER_COURSE, if set)")
     add_exercises_option(parser)
     return parser
 
@@ -151,9 +155,20 @@ def release_command(argv: list[str]) -> int:
     everything = not args.ids and not args.assignment
     ids = catalog.ids() if everything else args.ids
     assignments = catalog.assignment_ids() if everything else args.assignment
-    written = release(catalog, args.out, ids, assignments, server=args.server)
+    written = release(catalog, args.out, ids, assignments, server=args.server, submitted=_submitted(args.course))
     print(f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} assignments")
     return ExitCode.OK
+
+
+def _submitted(course: Path | None) -> list[tuple[str, tuple[str, ...], str | None]]:
+    """The course server's assignments, as the pack's README names them: from --course, else $AUTOGRADER_COURSE."""
+    folder = course or (Path(os.environ["AUTOGRADER_COURSE"]) if os.environ.get("AUTOGRADER_COURSE") else None)
+    if folder is None:
+        return []
+    from grader.service.config import find_course, load_course
+
+    rules = load_course(find_course(folder)).assignments.values()
+    return [(r.id, r.exercise_ids, r.catalog_assignment) for r in rules]
 
 
 def export_parser() -> Parser:

@@ -40,18 +40,18 @@ class CountingSandbox(Sandbox):
         self.asked.append(kwargs.get("visibility"))
         return super().start(*args, **kwargs)
 
-    def launch_then(self, *args: Any, then: Any, **kwargs: Any) -> Any:
+    def launch_two_parts(self, *args: Any, hidden_groups: Any, **kwargs: Any) -> Any:
         """The public part is asked for now; the hidden part once the public part's result is in, if at all."""
         self.asked.append("public")
         self.together += 1
 
         def hidden_after(public: Any) -> Any:
-            wanted = then(public)
+            wanted = hidden_groups(public)
             if wanted:
                 self.asked.append("hidden")
             return wanted
 
-        return super().launch_then(*args, then=hidden_after, **kwargs)
+        return super().launch_two_parts(*args, hidden_groups=hidden_after, **kwargs)
 
 
 @pytest.fixture(scope="module")

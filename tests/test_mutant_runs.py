@@ -16,7 +16,7 @@ from grader.judge import grading, mistake_runs
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.faults import faults
 from grader.judge.diagnose.localize import localize
-from grader.judge.hidden_runs import hidden_last, merge, part_of
+from grader.judge.hidden_runs import hidden_last, join_parts, part_of
 from grader.judge.names import definitions
 from grader.run.inputs import draw_inputs
 from grader.run.read.load import load_submission
@@ -73,7 +73,7 @@ def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: 
         submission = load_submission(found.mutant.path)
         public, hidden = (sandbox.launch(submission, [part_of(group, side)]).result().groups[0]
                           for side in ("public", "hidden"))
-        apart = merge(exercise, public, hidden)
+        apart = join_parts(exercise, public, hidden)
         assert found.run is not None
         assert found.run.probes == apart.probes, found.mutant.path
         assert found.run.missing == apart.missing

@@ -178,9 +178,9 @@ def test_code_that_runs_out_of_time_is_run_once_not_again_to_localize(grader: An
             return method(self, submission, groups, **options)
         return counted
 
-    # the student's public and hidden checks run in one child (launch_then); a localization would be a launch
+    # the student's public and hidden checks run in one child (launch_two_parts); a localization would be a launch
     monkeypatch.setattr(Sandbox, "launch", counting(Sandbox.launch))
-    monkeypatch.setattr(Sandbox, "launch_then", counting(Sandbox.launch_then))
+    monkeypatch.setattr(Sandbox, "launch_two_parts", counting(Sandbox.launch_two_parts))
     result = grader(sample, COURSE, "node-mul", 1.0)
     assert launched.count(sample.name) == 1
     statuses = {c.name: c.status for c in result.checks}

@@ -171,10 +171,11 @@ def test_a_pages_request_from_elsewhere_is_refused_however_it_names_itself(plain
                     {"Origin": "null", "Referer": plain.url + "/instructor"},
                     {"Origin": f"http://localhost:{port}"}):
         assert regrade(headers) == 403, headers
-    # a bearer header makes the middleware not ask (a browser sends none cross-site without CORS, which this
-    # server never grants), and then the bearer is the credential: none that works, the cookie is not read
+    # a bearer header is the credential (a browser sends none cross-site without CORS, which this server never
+    # grants): one that names no one, an empty one too ("Bearer ", which HTTP trims), leaves the request anonymous,
+    # and the cookie beside it is not read
     assert regrade({"Origin": EVIL, "Authorization": "Bearer not-a-token"}) == 401
-    assert regrade({"Origin": EVIL, "Authorization": "Bearer "}) == 403  # "Bearer" (HTTP trims it): no bearer at all
+    assert regrade({"Origin": EVIL, "Authorization": "Bearer "}) == 401
     assert call(plain, "OPTIONS", "/api/regrade", cookie=cookie, headers={"Origin": EVIL}).status == 405
     assert call(plain, "GET", "/healthz").json()["queue"] == queued  # none of them queued anything
     assert regrade({"Origin": plain.url.upper()}) == 200 and regrade({"Referer": plain.url + "/x?y"}) == 200

@@ -66,13 +66,16 @@ def test_days_late_round_up_and_the_penalty_stops_at_its_limit() -> None:
     assert factor_of(_rules("a", 0.0, late="none"), 1, 5)[0] == 0.0
 
 
-def test_late_days_are_spent_in_deadline_order_and_best_or_last_counts(tmp_path: Path) -> None:
+def test_late_days_go_where_they_count_most_and_best_or_last_counts(tmp_path: Path) -> None:
     course = _course(tmp_path)
     rows = [_row(3, "hw2", 10.0, 2, 30.0), _row(2, "hw1", 9.0, 1, 20.0), _row(1, "hw1", 6.0, 0, 10.0)]
     counted = count(course, "s1", rows)
-    # hw1 (earlier deadline): 9 one day late (1 late day of 2) beats 6 on time; hw2 then has 1 day for 2 days late
-    assert counted["hw1"].score == 9.0 and counted["hw1"].late_days_used == 1
-    assert counted["hw2"].score == 0.0 and "late days left" in counted["hw2"].why
+    # both late days on hw2's 10 (two days late) and hw1's 6 on time: 16, where hw1's late 9 first would make 9
+    assert counted["hw1"].score == 6.0 and counted["hw1"].late_days_used == 0
+    assert counted["hw2"].score == 10.0 and counted["hw2"].late_days_used == 2
+    fewer = [_row(3, "hw2", 10.0, 3, 30.0), *rows[1:]]  # hw2 three days late: more than the budget
+    counted = count(course, "s1", fewer)
+    assert counted["hw1"].score == 9.0 and counted["hw2"].score == 0.0 and "with 1 late day left" in counted["hw2"].why
     last = count(_course(tmp_path / "last", counts="last"), "s1", rows)
     assert last["hw1"].row is not None and last["hw1"].row.id == 2  # the newest, whatever it scored
 

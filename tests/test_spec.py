@@ -91,7 +91,7 @@ def test_a_good_spec_loads_into_a_frozen_exercise(tmp_path: Path) -> None:
         (("points: 3", "points: three"), 3, "points: must be a number, got 'three'"),
         (("    points: 2\n", "    pionts: 2\n"), 8, "probes[0]: unknown field 'pionts'"),
         (("title: A demo\n", ""), 1, "missing the required field 'title'"),
-        (("engine: scalar", "engine: numpy"), 4, "engine: must be one of scalar, torch, tensor; got 'numpy'"),
+        (("engine: scalar", "engine: numpy"), 4, "engine: must be one of scalar, torch, tensor, library; got 'numpy'"),
         (("engine: scalar", "engine: tensor"), 5, "defines: the tensor reference has no Node; it knows Tensor"),
         (("{a: scalar, b: 1.5", "{a: sclar, b: 1.5"), 10, "probes[0].inputs.a: 'sclar' is not a valid value here"),
         (("points: 3", "points: 4"), 3, "probes' points add up to 3"),

@@ -26,13 +26,13 @@ def test_while_the_zygote_warms_up_expected_values_come_first(monkeypatch: pytes
     """Starting a child waits for the zygote: computing first overlaps the two; with a warm one, the child
     starts first and the values are computed while it works."""
     order: list[str] = []
-    real_start, real_then, real_expected = Sandbox.start, Sandbox.launch_then, grading._expected
+    real_start, real_two_parts, real_expected = Sandbox.start, Sandbox.launch_two_parts, grading._expected
     monkeypatch.setattr(Sandbox, "start", lambda self, *a, **k: order.append("child") or real_start(self, *a, **k))
-    monkeypatch.setattr(Sandbox, "launch_then",
-                        lambda self, *a, **k: order.append("child") or real_then(self, *a, **k))
+    monkeypatch.setattr(Sandbox, "launch_two_parts",
+                        lambda self, *a, **k: order.append("child") or real_two_parts(self, *a, **k))
     monkeypatch.setattr(grading, "_expected", lambda *a, **k: order.append("expected") or real_expected(*a, **k))
     exercise = catalog.load("first-gradient")
-    # its hidden check comes last: it follows the public ones in the same child (grader.judge.hidden_runs)
+    # its hidden check comes last: a two-part run, hidden part after public part (grader.judge.hidden_runs)
     for warming, want in ((True, ["expected", "child"]), (False, ["child", "expected"])):
         order.clear()
         monkeypatch.setattr(Sandbox, "warming", lambda self, w=warming: w)

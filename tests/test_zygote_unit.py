@@ -8,7 +8,6 @@ deadline, and the skipping of a late word about an earlier run are checked in a 
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 import pytest
 
 from grader.run.running import Limits, Running
+from grader.run.wire import Ended, Forked, encode
 
 EXITED_0, EXITED_3 = 0, 3 << 8  # raw wait statuses, as os.waitpid gives them
 
@@ -35,9 +35,10 @@ class Pipes:
     output_r: int
     output_w: int
 
-    def say(self, run: int, **message: object) -> None:
-        """What grader.zygote_main sends: {"run": n, "pid": ...} once forked, {"run": n, "status": s} at the end."""
-        self.zygote.send(json.dumps({"run": run, **message}).encode())
+    def say(self, run: int, *, pid: int | None = None, status: int | None = None) -> None:
+        """What grader.run.child.zygote_main sends: `Forked` once forked, `Ended` at the end."""
+        word = Forked(run, pid, False) if pid is not None else Ended(run, status or 0)
+        self.zygote.send(encode(word))
 
     def child_writes(self, reply: bytes = b"", output: bytes = b"", *, close: bool = True) -> None:
         if reply:
@@ -103,7 +104,7 @@ def test_a_reply_past_its_cap_stops_the_run_and_keeps_only_the_cap(pipes: Pipes)
 def test_a_late_word_about_an_earlier_run_is_not_taken_for_this_one(pipes: Pipes) -> None:
     stale_r, stale_w = os.pipe()
     # run 1 ended after its reply was read; its status, and a stray fd, arrive while run 2 starts
-    socket.send_fds(pipes.zygote, [json.dumps({"run": 1, "status": EXITED_3}).encode()], [stale_r])
+    socket.send_fds(pipes.zygote, [encode(Ended(1, EXITED_3))], [stale_r])
     os.close(stale_r)
     pipes.say(2, pid=7)
     pipes.child_writes(b"END\n")

@@ -8,9 +8,10 @@ from typing import Literal
 
 from grader.core.contract import DEFAULT as DEFAULT_CONTRACT
 from grader.core.contract import Contract
+from grader.core.library import Library
 from grader.core.numeric import Tolerance
 
-Engine = Literal["scalar", "torch", "tensor"]
+Engine = Literal["scalar", "torch", "tensor", "library"]
 Visibility = Literal["public", "hidden"]
 Device = Literal["cpu", "cuda"]
 InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"]
@@ -91,6 +92,9 @@ class Probe:
     line: int
     #: observations zero by design up to rounding, which validate's check of rounding noise lets through
     near_zero: tuple[str, ...] = ()
+    #: engine: library: the ops this probe grades, where they are not the exercise's (its own op, in an
+    #: exercise of several)
+    grades: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +139,10 @@ class Exercise:
     contract: Contract = DEFAULT_CONTRACT
     #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
     course_ops: Path | None = None
+    #: engine: library exercises: the course's package settings (course.yaml), and the ops this exercise grades
+    #: by dotted path; every other op a probe's result was built with is the course's reference
+    library: Library | None = None
+    grades: tuple[str, ...] = ()
     #: the least precision a correct answer may compute in: a torch exercise whose starter, text or torch's default
     #: make float32 tensors accepts float32, and its checks allow what float32 gives (grader.judge.precision)
     precision: Literal["float64", "float32"] = "float64"
@@ -152,6 +160,12 @@ class Exercise:
         """What its probes run with: the engine's helpers, or `plain` (math and the builtins) for a torch
         exercise without torch, on either side (grader.run.child.execute.namespace)."""
         return "plain" if self.engine == "torch" and not self.uses_torch else self.engine
+
+    @property
+    def names(self) -> tuple[tuple[str, str], ...]:
+        """(the name a probe knows, what it must be) for each name in `defines`: a library's dotted paths are
+        known by their last part (needle.ops.EWiseMul as EWiseMul)."""
+        return tuple((name.rpartition(".")[2], kind) for name, kind in self.defines)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -67,7 +67,9 @@ class Where:
     file: str = ""
 
     def describe(self) -> str:
-        place = f"{self.file}, line {self.line}" if self.file.startswith("cell ") else f"line {self.line}"
+        # a notebook's cell, or a package's file (its path in the repository); a lone .py file goes without
+        named = self.file.startswith("cell ") or "/" in self.file
+        place = f"{self.file}, line {self.line}" if named else f"line {self.line}"
         if self.function not in ("<module>", ""):
             place += f", in {self.function}()"
         return f"{place}: {self.text.strip()}" if self.text.strip() else place
@@ -86,7 +88,29 @@ class ErrorInfo:
         return text + (f" ({self.where.describe()})" if self.where is not None else "")
 
 
-Value = Number | Flag | Text | Nothing | Seq | Array | Opaque | ErrorInfo
+@dataclass(frozen=True, slots=True)
+class TracedNode:
+    """One node of a traced result: the op that made it (by its class's name; None on a leaf), the op's plain
+    settings (axes, a scalar), the nodes it was made from, and what the submission's own ops computed."""
+
+    op: str | None
+    settings: tuple[tuple[str, Value], ...]
+    inputs: tuple[int, ...]
+    value: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Traced:
+    """A library's tensor and the graph of ops that made it, as the child read it: each node after the nodes it
+    was made from, the result last. The trusted side evaluates it again with the course's reference ops
+    (grader.judge.library.standin) before anything compares it."""
+
+    nodes: tuple[TracedNode, ...]
+
+
+Value = Number | Flag | Text | Nothing | Seq | Array | Opaque | ErrorInfo | Traced
+#: nodes a traced result may hold
+MAX_NODES = 2_000
 
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
@@ -120,6 +144,10 @@ def to_data(value: Value) -> dict[str, Any]:
             return {"t": "object", "type": type_name, "repr": text}
         case ErrorInfo():
             return error_to_data(value)
+        case Traced(nodes):
+            return {"t": "graph", "nodes": [
+                {"op": n.op, "settings": {k: to_data(v) for k, v in n.settings}, "inputs": list(n.inputs),
+                 "value": to_data(n.value)} for n in nodes]}
     raise TypeError(f"not a Value: {value!r}")
 
 
@@ -134,8 +162,9 @@ def error_to_data(error: ErrorInfo) -> dict[str, Any]:
     }
 
 
-def from_data(data: object, depth: int = 0) -> Value:
-    """Parse one value of an untrusted reply: exact keys, exact types, bounded size."""
+def from_data(data: object, depth: int = 0, *, traced: bool = True) -> Value:
+    """Parse one value of an untrusted reply: exact keys, exact types, bounded size; `traced`: whether a traced
+    result may be in it (never inside another)."""
     if depth > MAX_DEPTH + 1:
         raise BadReply("value nested too deep")
     obj = _exact_dict(data)
@@ -159,7 +188,8 @@ def from_data(data: object, depth: int = 0) -> Value:
         items = obj["v"]
         if type(items) is not list or len(items) > MAX_ITEMS:
             raise BadReply("sequence items are not a list")
-        return Seq(tuple(from_data(item, depth + 1) for item in items), "list" if tag == "list" else "tuple")
+        parsed = tuple(from_data(item, depth + 1, traced=traced) for item in items)
+        return Seq(parsed, "list" if tag == "list" else "tuple")
     if tag == "array":
         _keys(obj, {"t", "shape", "v", "dtype", "device"})
         shape, flat = obj["shape"], obj["v"]
@@ -174,7 +204,31 @@ def from_data(data: object, depth: int = 0) -> Value:
         return Opaque(clip(_string(obj["type"]), 100), clip(_string(obj["repr"]), 400))
     if tag == "error":
         return error_from_data(obj)
+    if tag == "graph" and traced:
+        _keys(obj, {"t", "nodes"})
+        return _traced(obj["nodes"])
     raise BadReply(f"unknown value tag {tag!r}")
+
+
+def _traced(nodes: object) -> Traced:
+    """A traced result's nodes: each one's inputs come before it, and nothing in it is traced again."""
+    if type(nodes) is not list or not 0 < len(nodes) <= MAX_NODES:
+        raise BadReply("a traced result's nodes are not a list of at most MAX_NODES")
+    parsed = []
+    for index, item in enumerate(nodes):
+        node = _exact_dict(item)
+        _keys(node, {"op", "settings", "inputs", "value"})
+        op, settings, inputs = node["op"], _exact_dict(node["settings"]), node["inputs"]
+        if op is not None:
+            op = clip(_string(op), 100)
+        if type(inputs) is not list or not all(type(i) is int and 0 <= i < index for i in inputs):
+            raise BadReply("a traced node's inputs are not earlier nodes")
+        if len(settings) > 16:
+            raise BadReply("a traced node has too many settings")
+        plain = tuple((clip(_string(key), 100), from_data(value, MAX_DEPTH - 2, traced=False))
+                      for key, value in settings.items())
+        parsed.append(TracedNode(op, plain, tuple(inputs), from_data(node["value"], 1, traced=False)))
+    return Traced(tuple(parsed))
 
 
 def error_from_data(data: object) -> ErrorInfo:

@@ -17,12 +17,13 @@ from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
 from grader.judge.diagnose.slips import to_write
 from grader.judge.grading import ALL_DEVICES, ExpectedCache, cuda_available, grade_submission
+from grader.judge.library.repositories import submission_of
 from grader.judge.mistake_runs import MutantCache
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
 from grader.judge.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.run.inputs import draw_inputs
-from grader.run.read.load import Submission, load_submission
+from grader.run.read.load import Submission
 from grader.run.sandbox import Sandbox
 
 MIN_MUTANTS = 3
@@ -32,6 +33,7 @@ ORACLES = {
     "scalar": "the reference engine and torch's float64 engine",
     "torch": "the solution on the CPU in float64",
     "tensor": "the numpy reference tensor engine and its torch float64 twin",
+    "library": "the course's reference package",
 }
 
 
@@ -218,7 +220,7 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
 
     A size-1 dimension is a broadcast axis; a square matrix on purpose says `equal_dims: true`.
     """
-    if exercise.engine != "tensor":
+    if exercise.engine not in ("tensor", "library"):
         return []
     problems = []
     for probe in exercise.probes:
@@ -244,7 +246,7 @@ _EXPECTED: ExpectedCache = {}
 def _grade(exercise: Exercise, sandbox: Sandbox, path: Path | Submission, seed: int,
            devices: Sequence[Device]) -> tuple[ExerciseResult, tuple[str, ...]]:
     """The exercise's result, and the problems of the file as a whole (it did not load...)."""
-    submission = path if isinstance(path, Submission) else load_submission(path)
+    submission = path if isinstance(path, Submission) else submission_of(exercise, path)
     graded = grade_submission(sandbox, submission, [exercise], seed=seed, devices=devices, cache=_EXPECTED,
                               mutant_cache=_MUTANTS)
     return graded.exercises[0], graded.problems + graded.exercises[0].problems

@@ -5,12 +5,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from grader.core.errors import GraderError, SpecError
-from grader.core.exercise import Assignment, Exercise
+from grader.core.exercise import COURSE_SETTINGS, Assignment, Exercise
+from grader.core.library import Library
 from grader.judge.spec import load_assignment, load_exercise
+from grader.judge.spec_course import course_library
 
 ENV_VAR = "AUTOGRADER_EXERCISES"
 SPEC_NAME = "exercise.yaml"
@@ -41,6 +43,10 @@ class Catalog:
         tried = "; ".join(f"{path} ({origin})" for origin, path in candidates)
         raise GraderError(f"no exercises folder found (tried {tried}). Run grade inside the pack your course "
                           f"handed out (it holds an exercises folder), or pass --exercises DIR or set ${ENV_VAR}.")
+
+    def library(self) -> Library | None:
+        """A library course's package settings (its course.yaml's `package`): it grades whole repositories."""
+        return course_library(self.root / COURSE_SETTINGS)
 
     def ids(self) -> list[str]:
         return sorted(self._specs())
@@ -107,19 +113,28 @@ class Catalog:
                                   f"of that name.{hint}")
         assignment = load_assignment(path)
         exercises = []
-        owners: dict[str, str] = {}
         specs = self._specs()
         for exercise_id in assignment.exercise_ids:
             if exercise_id not in specs:
                 raise SpecError(f"{path}: exercises: {exercise_id!r} is not an exercise in {self.root}.")
-            exercise = self.load(exercise_id)
-            for name, _ in exercise.defines:
-                if name in owners:
-                    raise SpecError(f"{path}: exercises: {owners[name]} and {exercise_id} both need `{name}`; "
-                                    f"one notebook cannot answer both.")
-                owners[name] = exercise_id
-            exercises.append(exercise)
+            exercises.append(self.load(exercise_id))
+        shared = shared_name(exercises)
+        if shared is not None:
+            raise SpecError(f"{path}: exercises: {shared[1]} and {shared[2]} both need `{shared[0]}`; "
+                            f"one notebook cannot answer both.")
         return assignment, exercises
+
+
+def shared_name(exercises: Sequence[Exercise]) -> tuple[str, str, str] | None:
+    """The first name two of `exercises` both need defined, with the two (name, first, second): one file, or one
+    notebook, cannot answer both."""
+    owners: dict[str, str] = {}
+    for exercise in exercises:
+        for name, _ in exercise.defines:
+            if name in owners:
+                return name, owners[name], exercise.id
+            owners[name] = exercise.id
+    return None
 
 
 class UnknownExercise(GraderError):

@@ -15,14 +15,16 @@ from grader.judge.diagnose.public_diagnosis import diagnose_both
 from grader.judge.diagnose.released_mistakes import stored_seed
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.hidden_runs import (
-    Together,
     has_hidden,
     hidden_integrity,
-    merge,
-    public_visibility,
-    run_hidden,
-    runs_together,
+    in_two_parts,
+    join_parts,
+    loaded_groups,
+    public_part,
+    run_hidden_part,
 )
+from grader.judge.library.standin import observed
+from grader.judge.library.trace import traced
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -32,7 +34,7 @@ from grader.run.confine.isolate import LEVELS, Level
 from grader.run.inputs import draw_inputs
 from grader.run.observed import GroupRun, RunResult
 from grader.run.read.load import Submission, load_submission
-from grader.run.sandbox import Group, Sandbox, distinct_children, policy_of
+from grader.run.sandbox import Group, RunSet, Sandbox, TwoPartRun, distinct_children, policy_of
 
 ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
@@ -96,27 +98,38 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     # the zygote still warms up (a single `grade`), the zygote, since a child can start only once it is warm
     # (from a course's checkout both import torch, and one after the other they cost twice).
     expected = [_expected(g, seed, cache, store) for g in groups] if sandbox.warming() else None
-    together = bool(launch) and runs_together(groups, launch[0])
-    first = (Together(sandbox, submission, groups, launch[0], time_limit) if together else
-             sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
-                           visibility=public_visibility(groups, launch[0]))) if launch else None
+    first: TwoPartRun | RunSet | None = None
+    if launch and in_two_parts(groups, launch[0]):
+        first = sandbox.launch_two_parts(submission, groups, hidden_groups=loaded_groups, device=launch[0],
+                                         time_limit=time_limit)
+    elif launch:
+        first = sandbox.start(submission, groups, device=launch[0], time_limit=time_limit,
+                              visibility=public_part(groups, launch[0]))
     if expected is None:
         expected = [_expected(g, seed, cache, store) for g in groups]
-    if first is not None:
+    if isinstance(first, TwoPartRun):
+        runs[launch[0]] = first.public()
+    elif first is not None:
         runs[launch[0]] = first.results()
     hidden: dict[Device, list[RunResult]] = {}
     views: dict[Device, list[ExerciseRun]] = {}
+    sent: list[GroupRun | None] = [None] * len(groups)  # the first device's, as the child sent it (traced)
     for device in launch:
         if device not in runs:
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
-                                         visibility=public_visibility(groups, device)).results()
-        apart: list[GroupRun | None] = [None] * len(groups)
-        if isinstance(first, Together) and device == launch[0]:
-            apart, hidden[device] = first.hidden()
+                                         visibility=public_part(groups, device)).results()
+        hidden_part: list[GroupRun | None] = [None] * len(groups)
+        if isinstance(first, TwoPartRun) and device == launch[0]:
+            hidden_part, hidden[device] = first.hidden()
         elif has_hidden(groups, device):
-            apart, hidden[device] = run_hidden(sandbox, submission, groups, device, time_limit, runs[device])
-        views[device] = [ExerciseRun(run, merge(g.exercise, run.groups[k], h))
-                         for g, (run, k), h in zip(groups, runs[device], apart, strict=True)]
+            hidden_part, hidden[device] = run_hidden_part(sandbox, submission, groups, device, time_limit,
+                                                          runs[device])
+        joined = [join_parts(g.exercise, run.groups[k], h)
+                  for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
+        if device == launch[0]:
+            sent = list(joined)
+        views[device] = [ExerciseRun(run, observed(g.exercise, group))
+                         for g, (run, _), group in zip(groups, runs[device], joined, strict=True)]
 
     results = []
     static_notes: tuple[str, ...] = ()
@@ -151,6 +164,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                                    defined, () if violations or timed_out else
                                    _localizer(sandbox, submission, group, time_limit, defined, unfinished))
         results.append(result)
+    results = traced([g.exercise for g in groups], sent, results)
     static_notes += tuple(f"Exercise {exercise_id}: your code ran out of time on the grader's own small probes of "
                           f"each operation, twice; no rule is named from them." for exercise_id in unfinished)
     several = len(runs) > 1

@@ -1,16 +1,17 @@
-"""Hidden checks run apart: after the public ones, out of reach of their result, and only their verdicts come back.
+"""Hidden checks run as a part of their own: after the public part, out of reach of its result, and only their
+verdicts come back.
 
 A hidden check's code runs in the student's process, which can print what it is given, quote it in an
 exception, or spy on `exec`, `eval` and frames. Run with the public checks, what it saw could reach the
-report through the public run's output, a visible check's text or diagnosis. So the hidden checks are
-given to the submission only once everything the public run's result is read from has been taken:
+report through the public part's output, a visible check's text or diagnosis. So the hidden checks are
+given to the submission only once everything the public part's result is read from has been taken:
 
-- where every public check comes before the hidden ones (most exercises), in the same child, once it has
-  said all of its public checks and its output so far has been read (grader.run.sandbox.Sandbox.launch_then):
-  nothing it does from then on reaches the public result, and its output from then on is dropped. The
-  hidden checks meet the state the public ones left, as in one run.
-- otherwise in a second child, after the public checks replayed there (what a submission keeps between
-  calls meets the hidden checks as it would in one run; those records are not read).
+- where every public check comes before the hidden ones (most exercises), in a two-part run: the same child
+  goes on to the hidden part once it has said all of its public part and its output so far has been read
+  (grader.run.sandbox.Sandbox.launch_two_parts). Nothing it does from then on reaches the public result, and
+  its output from then on is dropped. The hidden checks meet the state the public ones left, as in one run.
+- otherwise the hidden part runs in a child of its own, after the public checks replayed there (what a
+  submission keeps between calls meets the hidden checks as it would in one run; those records are not read).
 
 Of the hidden part the report keeps only each hidden check's status and points (its problem is a fixed
 sentence, grader.judge.check): no output, no load error, no note or refused import, no exception text, and
@@ -25,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from grader.core.exercise import Device, Exercise, Visibility
 from grader.run.observed import GroupRun, RunResult
 from grader.run.read.load import Submission
-from grader.run.sandbox import Group, PendingPair, Sandbox, distinct_children, probes_to_run
+from grader.run.sandbox import Group, Sandbox, distinct_children, probes_to_run
 
 #: what integrity says of anything refused while hidden checks ran (the refusals' own words name places
 #: and modules the submission chose)
@@ -37,16 +38,17 @@ def has_hidden(groups: Sequence[Group], device: Device) -> bool:
     return any(p.visibility == "hidden" and device in p.devices for g in groups for p in g.exercise.probes)
 
 
-def public_visibility(groups: Sequence[Group], device: Device) -> Visibility | None:
-    """What the first run of a device asks for: the public checks alone where there are hidden ones."""
+def public_part(groups: Sequence[Group], device: Device) -> Visibility | None:
+    """What a device's first run asks for: its public part where there are hidden checks (a hidden part
+    follows), else every check."""
     return "public" if has_hidden(groups, device) else None
 
 
-def run_hidden(sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
+def run_hidden_part(sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
                time_limit: float | None, public: Sequence[tuple[RunResult, int]],
                ) -> tuple[list[GroupRun | None], list[RunResult]]:
-    """The hidden checks of each group, from a run of their own; None for a group with none, or where the
-    public run never loaded the submission or stopped in the group's checks (a hidden run would only fail
+    """The hidden part in a child of its own: each group's records, None for a group with none, or where the
+    public part never loaded the submission or stopped in the group's checks (a hidden part would only fail
     the same way). Nothing of the grader's own runs beside them: whatever it read could carry what the
     submission saw there into the visible report."""
     wanted = [i for i, g in enumerate(groups) if has_hidden([g], device) and _loaded(*public[i])]
@@ -61,56 +63,29 @@ def run_hidden(sandbox: Sandbox, submission: Submission, groups: Sequence[Group]
 
 
 def hidden_last(exercise: Exercise, device: Device) -> bool:
-    """Whether every public check on `device` comes before the first hidden one: a run of the public checks and
-    then the hidden ones gives each the state it meets in one run of all."""
+    """Whether every public check on `device` comes before the first hidden one: a public part and then a hidden
+    part give each check the state it meets in one run of all."""
     on = probes_to_run(exercise, device)
     hidden = [i for i in on if exercise.probes[i].visibility == "hidden"]
     return all(i < min(hidden, default=len(exercise.probes)) for i in on if exercise.probes[i].visibility == "public")
 
 
-def runs_together(groups: Sequence[Group], device: Device) -> bool:
-    """Whether a submission's hidden checks follow its public ones in the same child (one exercise, hidden checks
-    last); else they run in a child of their own (run_hidden)."""
+def in_two_parts(groups: Sequence[Group], device: Device) -> bool:
+    """Whether a submission's hidden part follows its public part in the same child, a two-part run (one
+    exercise, hidden checks last); else it runs in a child of its own (run_hidden_part)."""
     return len(groups) == 1 and has_hidden(groups, device) and hidden_last(groups[0].exercise, device)
 
 
-class Together:
-    """The public checks of one group, and then its hidden checks in the same child (Sandbox.launch_then), where
-    the public run loaded the submission and went through them."""
-
-    def __init__(self, sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
-                 time_limit: float | None) -> None:
-        self._size = len(groups)
-        self._pair: PendingPair = sandbox.launch_then(
-            submission, groups, device=device, time_limit=time_limit,
-            then=lambda public: [i for i in range(len(groups)) if _loaded(public, i)])
-        self._found: tuple[RunResult, RunResult | None, list[int]] | None = None
-
-    def _results(self) -> tuple[RunResult, RunResult | None, list[int]]:
-        if self._found is None:
-            self._found = self._pair.results()
-        return self._found
-
-    def results(self) -> list[tuple[RunResult, int]]:
-        """The public run, for each group, as RunSet.results() gives it."""
-        public, _, _ = self._results()
-        return [(public, i) for i in range(self._size)]
-
-    def hidden(self) -> tuple[list[GroupRun | None], list[RunResult]]:
-        """As run_hidden gives it: each group's hidden records (None where none ran), and the hidden part."""
-        _, hidden, wanted = self._results()
-        found: list[GroupRun | None] = [None] * self._size
-        if hidden is None:
-            return found, []
-        for k, i in enumerate(wanted):
-            found[i] = hidden.groups[k]
-        return found, [hidden]
+def loaded_groups(public: RunResult) -> list[int]:
+    """The groups a two-part run's hidden part holds (Sandbox.launch_two_parts' `hidden_groups`): those whose
+    public part loaded the submission and went through their checks."""
+    return [i for i in range(len(public.groups)) if _loaded(public, i)]
 
 
 def part_of(group: Group, visibility: Visibility) -> Group:
-    """The group with only the checks a `visibility` run makes on the CPU (grader.run.sandbox.probes_to_run):
-    the others stay in their places, for no device (a known mistake's run mirrors the student's this way,
-    its localization beside it)."""
+    """The group's public or hidden part: only the checks a `visibility` run makes on the CPU
+    (grader.run.sandbox.probes_to_run); the others stay in their places, for no device (a known mistake's run
+    mirrors the student's this way, its localization beside it)."""
     runs = probes_to_run(group.exercise, "cpu", visibility)
     probes = tuple(p if i in runs else dataclasses.replace(p, devices=())
                    for i, p in enumerate(group.exercise.probes))
@@ -118,16 +93,16 @@ def part_of(group: Group, visibility: Visibility) -> Group:
 
 
 def _loaded(run: RunResult, index: int) -> bool:
-    """Whether the public run loaded the submission and went through the group's checks: where it stopped (a
-    crash, an exit, a time limit), a hidden run would replay the same checks into the same stop, and in one
+    """Whether the public part loaded the submission and went through the group's checks: where it stopped (a
+    crash, an exit, a time limit), a hidden part would replay the same checks into the same stop, and in one
     run the checks after it would not have run either."""
     return run.load_error is None and (run.loaded or run.kind == "notebook") and run.stop is None \
         and run.groups[index].stop is None
 
 
-def merge(exercise: Exercise, public: GroupRun, hidden: GroupRun | None) -> GroupRun:
-    """One exercise's part of both runs: each hidden probe's record from the hidden run, the rest (what the
-    submission lacks, where the run stopped) from the public one."""
+def join_parts(exercise: Exercise, public: GroupRun, hidden: GroupRun | None) -> GroupRun:
+    """One exercise's records of both parts: each hidden probe's record from the hidden part, the rest (what
+    the submission lacks, where the run stopped) from the public one."""
     if hidden is None:
         return public
     chosen = [h if probe.visibility == "hidden" else p

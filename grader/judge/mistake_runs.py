@@ -16,7 +16,8 @@ from grader.judge.diagnose.likeness import passes
 from grader.judge.diagnose.localize import out_of_time
 from grader.judge.diagnose.released_mistakes import released_runs
 from grader.judge.diagnose.slips import SlipRun, slip_runs
-from grader.judge.hidden_runs import has_hidden, hidden_last, merge, part_of
+from grader.judge.hidden_runs import has_hidden, hidden_last, join_parts, part_of
+from grader.judge.library.standin import observed
 from grader.judge.oracle import Expected
 from grader.run.observed import RunResult
 from grader.run.read.load import Submission
@@ -149,7 +150,8 @@ def _run_one(sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group],
         return MutantRun(mutant, None), True
     both = [result.groups[0] for result in results]
     stopped = any(result.stop is not None or result.groups[0].stop is not None for result in results)
-    return MutantRun(mutant, merge(group.exercise, both[0], both[1] if len(both) > 1 else None), facts.rules,
+    joined = observed(group.exercise, join_parts(group.exercise, both[0], both[1] if len(both) > 1 else None))
+    return MutantRun(mutant, joined, facts.rules,
                      facts.faults, facts.distinctive), stopped
 
 

@@ -29,6 +29,8 @@ from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS, Toleranc
 from grader.core.values import Array, ErrorInfo, Number, Value, error_from_data, error_to_data, from_data, to_data
 from grader.judge import precision, scalar_engine
 from grader.run.child.execute import CompiledProbe, compile_probe, namespace, run_probe
+from grader.run.child.graph import value_reader
+from grader.run.child.reading import data_of
 from grader.run.inputs import Inputs, InputValue, TensorInput, probe_seed
 
 #: elements of each gradient that central differences confirm when a tensor exercise is graded
@@ -62,6 +64,8 @@ class _Oracle:
     name: str
     names: Mapping[str, object]
     device: str
+    #: how an observed object becomes data (a library's tensors: their values)
+    read: Callable[[object], dict[str, Any]] = data_of
 
 
 def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
@@ -139,6 +143,15 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
 
             twin = reference_names(torch_tensor_class(device), exercise.defines)
             return [reference, _Oracle(f"torch tensor engine ({device}, float64)", twin, device)]
+        case "library":
+            from grader.judge.library.reference import reference_names as package_names
+            from grader.judge.library.reference import reference_node
+
+            node = reference_node(exercise)
+            assert exercise.library is not None
+            read = data_of if node is None or exercise.library.graph is None else \
+                value_reader(node, exercise.library.graph.realize, data_of)
+            return [_Oracle("course's reference package", package_names(exercise), "cpu", read)]
     raise ValueError(f"unknown engine {exercise.engine!r}")
 
 
@@ -211,7 +224,8 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
               fd_elements: int = MAX_FD_ELEMENTS) -> Expected:
     compiled = _compiled(probe)
     first, *others = oracles
-    reference = run_probe(compiled, namespace(exercise.probe_engine, first.names, inputs, first.device, seed))
+    reference = run_probe(compiled, namespace(exercise.probe_engine, first.names, inputs, first.device, seed),
+                          read=first.read)
     if isinstance(reference, ErrorInfo):
         if probe.raises is not None:
             return Expected(reference, _check_raised(probe, reference, first.name))
@@ -248,7 +262,8 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
     output = _compiled_output(probe.name, probe.code, probe.output)
 
     def f(changed: Inputs) -> float:
-        result = run_probe(output, namespace(exercise.probe_engine, oracle.names, changed, oracle.device, seed))
+        result = run_probe(output, namespace(exercise.probe_engine, oracle.names, changed, oracle.device, seed),
+                           read=oracle.read)
         value = result.get("output") if isinstance(result, dict) else None
         if isinstance(value, Array) and value.shape == ():
             return value.data[0]

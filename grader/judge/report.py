@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.8"
+REPORT_VERSION = "1.9"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,6 +91,18 @@ class Diagnosis:
     rule: RuleFault | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Where a failed integration check of a library course went wrong (grader.judge.library.trace)."""
+
+    #: the op it is traced to; with how == "own-check", every op it used whose own checks failed
+    ops: tuple[str, ...]
+    #: "value": the first wrong value came from the op; "own-check": the ops' own checks failed
+    how: Literal["value", "own-check"]
+    #: the ops' own failed checks, as "exercise: check"
+    checks: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CheckResult:
     name: str
@@ -115,6 +127,8 @@ class CheckResult:
     #: weighs the hidden checks' verdicts too): what its student sees before the deadline
     #: (grader.judge.diagnose.public_diagnosis); None where the two are the same
     public_diagnosis: Diagnosis | None = None
+    #: a failed integration check of a library course: the op it is traced to, where one is found
+    traced: Trace | None = None
 
     @property
     def message(self) -> str:

@@ -27,6 +27,7 @@ from grader.core.exercise import (
     SourceRules,
 )
 from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
+from grader.judge.spec_course import course_imports, library_settings
 from grader.judge.spec_yaml import At, Where, check_schema, line_of, parse_yaml, read_spec
 
 
@@ -70,7 +71,9 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     if abs(total - data["points"]) > 1e-9:
         raise where.error(("points",), f"is {data['points']} but the probes' points add up to {total:g}; "
                                        f"make them agree.")
-    starter = _file(folder, data.get("starter", "starter.py"), ("starter",), where)
+    library = library_settings(data, folder.parent, where)
+    starter = library.starter if library is not None and library.starter is not None else \
+        _file(folder, data.get("starter", "starter.py"), ("starter",), where)
     expected = _file(folder, data["expected"], ("expected",), where) if "expected" in data else None
     # A released pack holds no solution: a torch exercise brings its expected values instead, and a
     # scalar one needs none, since the reference engine computes them.
@@ -79,7 +82,11 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     if data["engine"] == "tensor":
         _tensor_reference(data["defines"], where)
     _autograd_rule(data, probes, where)
-    solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
+    if library is not None:
+        packed = not library.reference.is_dir()
+        solution = None if packed else library.reference
+    else:
+        solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
     mutants_dir = folder / data.get("mutants", "mutants")
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
@@ -112,6 +119,8 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         hidden_points=float(data.get("hidden_points", 0)),
         contract=contract,
         course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
+        library=library,
+        grades=tuple(data.get("grades", ())),
         precision=data.get("precision", "float64"),
         variants=tuple(sorted((folder / "variants").glob("*.py"))),
     )
@@ -124,16 +133,6 @@ def _source_rules(data: dict[str, Any], course: Path) -> SourceRules:
         added = course_imports(course / COURSE_SETTINGS)
         rules["allow_imports"] = tuple(dict.fromkeys([*rules.get("allow_imports", ()), *added]))
     return SourceRules(**rules)
-
-
-def course_imports(path: Path) -> tuple[str, ...]:
-    """What a course's course.yaml lets every engine exercise import (numpy, where its lectures use it)."""
-    if not path.is_file():
-        return ()
-    data, lines = parse_yaml(read_spec(path, "A course's settings are a file course.yaml beside its exercises."),
-                             path)
-    check_schema(data, lines, path, "course")
-    return tuple((data or {}).get("source", {}).get("allow_imports", ()))
 
 
 def _contract(data: dict[str, Any], where: Where) -> Contract:
@@ -223,6 +222,7 @@ def _probe(data: dict[str, Any], at: At, where: Where, tolerance: Tolerance, cud
             raise where.error(at + ("near_zero", i), f"{label!r} is not one of this probe's observations.")
     return Probe(
         near_zero=tuple(data.get("near_zero", [])),
+        grades=tuple(data.get("grades", ())),
         name=data["name"],
         about=data.get("about", "").strip(),
         points=float(data["points"]),

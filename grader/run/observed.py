@@ -91,7 +91,7 @@ class GroupRun:
 class RunResult:
     """What one child did with the submission: its cells, then each exercise's probes."""
 
-    kind: Literal["python", "notebook"]
+    kind: Literal["python", "notebook", "package"]
     #: every cell ran (a .py file), or every cell was tried (a notebook goes on past failing cells)
     loaded: bool
     #: exceptions raised by the cells; each error's `where.file` names the cell

@@ -18,19 +18,26 @@ from grader.run.running import Exchange, Limits
 
 
 @dataclass(frozen=True, slots=True)
+class GroupPlan:
+    """One group as the child was asked to run it."""
+
+    #: the exercise's probe index of each probe sent
+    indices: tuple[int, ...]
+    #: how many probes the exercise has
+    total: int
+    #: for each probe sent, the names of the exercise it uses
+    uses: tuple[tuple[str, ...], ...]
+    #: seconds the group's probes may take, from the group's start
+    budget: float
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """What the child was asked to do, to read its reply against."""
 
-    kind: Literal["python", "notebook"]
+    kind: Literal["python", "notebook", "package"]
     cells: tuple[str, ...]
-    #: per group, the exercise's probe index of each probe sent
-    indices: tuple[tuple[int, ...], ...]
-    #: per group, how many probes the exercise has
-    totals: tuple[int, ...]
-    #: per group, per probe sent, the names of the exercise it uses
-    uses: tuple[tuple[tuple[str, ...], ...], ...]
-    #: seconds each group's probes may take, from the group's start
-    budgets: tuple[float, ...]
+    groups: tuple[GroupPlan, ...]
     #: seconds loading the submission may take
     load_budget: float
 
@@ -73,8 +80,8 @@ class Budget:
             events, _ = signed_lines(reply, self.key, self._first)
             groups = [e["group"] for e in events if e.get("event") == "group" and type(e.get("group")) is int]
             for group in groups[self._seen:]:
-                if 0 <= group < len(self.plan.budgets):
-                    self.deadline = now + self.plan.budgets[group]
+                if 0 <= group < len(self.plan.groups):
+                    self.deadline = now + self.plan.groups[group].budget
             self._seen = len(groups)
         return self.deadline
 
@@ -87,7 +94,7 @@ def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits, resume
     """Turn the raw reply into a `RunResult`, trusting nothing: every line is checked against the plan.
 
     `resume`: the reply's first `resume` lines were a first part, read on their own; this reads its second
-    part, for `plan`, from the same loading (grader.run.sandbox.Sandbox.launch_then)."""
+    part, for `plan`, from the same loading (grader.run.sandbox.TwoPartRun)."""
     events, forged = signed_lines(exchange.reply, key)
     state = _State(plan)
     bad: Stop | None = Stop("forged-reply", f"wrote to the grader's reply channel ({forged})",
@@ -114,12 +121,13 @@ def interpret(exchange: Exchange, plan: Plan, key: bytes, limits: Limits, resume
     clean = (state.finished or done_loading) and bad is None and not exchange.memory_exceeded
     stop = None if clean else (bad or _why_stopped(exchange, limits, state, plan))
     groups = []
-    for g, sent in enumerate(plan.indices):
-        by_index: list[ProbeRun | None] = [None] * plan.totals[g]
-        needs: list[tuple[str, ...]] = [()] * plan.totals[g]
+    for g, planned in enumerate(plan.groups):
+        sent = planned.indices
+        by_index: list[ProbeRun | None] = [None] * planned.total
+        needs: list[tuple[str, ...]] = [()] * planned.total
         for local, probe_run in enumerate(state.probes[g]):
             by_index[sent[local]] = probe_run
-            needs[sent[local]] = tuple(n for n in plan.uses[g][local] if n in state.absent[g])
+            needs[sent[local]] = tuple(n for n in planned.uses[local] if n in state.absent[g])
         here = stop is not None and state.running is not None and state.running[0] == g
         groups.append(GroupRun(missing=state.missing[g], probes=tuple(by_index),
                                stopped_at=sent[state.running[1]] if here and state.running is not None else None,
@@ -146,9 +154,9 @@ class _State:
         self.loaded = self.finished = self.student = False
         self.cell: int | None = None
         self.group: int | None = None
-        self.missing: list[tuple[str, ...]] = [() for _ in plan.indices]
-        self.absent: list[set[str]] = [set() for _ in plan.indices]
-        self.probes: list[list[ProbeRun | None]] = [[None] * len(sent) for sent in plan.indices]
+        self.missing: list[tuple[str, ...]] = [() for _ in plan.groups]
+        self.absent: list[set[str]] = [set() for _ in plan.groups]
+        self.probes: list[list[ProbeRun | None]] = [[None] * len(g.indices) for g in plan.groups]
         self.running: tuple[int, int] | None = None
         self.isolation: Isolation | None = None
         self.refused: list[str] = []
@@ -170,7 +178,7 @@ class _State:
             self.cell_errors.append(error_from_data(event["error"]))
         elif kind == "loaded" and not self.loaded:
             self.loaded, self.cell = True, None
-        elif kind == "group" and self.loaded and _index(event["group"], len(plan.indices)) \
+        elif kind == "group" and self.loaded and _index(event["group"], len(plan.groups)) \
                 and (self.group is None or event["group"] > self.group):
             self.group, self.running = event["group"], None
             names = event["missing"]
@@ -179,7 +187,7 @@ class _State:
             self.missing[self.group] = tuple(_missing_text(item) for item in names)
             self.absent[self.group] = {str(item["name"]) for item in names}
         elif kind == "start" and self.group is not None and event["group"] == self.group \
-                and _index(event["probe"], len(plan.indices[self.group])):
+                and _index(event["probe"], len(plan.groups[self.group].indices)):
             self.running = (self.group, event["probe"])
         elif kind == "probe" and self.running == (event["group"], event["probe"]) \
                 and self.probes[event["group"]][event["probe"]] is None:
@@ -235,7 +243,7 @@ def _why_stopped(exchange: Exchange, limits: Limits, state: _State, plan: Plan) 
         return Stop("grader", "could not be run: the grader's process ended before your code started",
                     "This is not your fault: tell your instructor.")
     if exchange.timed_out:
-        budget = plan.budgets[state.group] if state.group is not None else plan.load_budget
+        budget = plan.groups[state.group].budget if state.group is not None else plan.load_budget
         return Stop("timeout", f"did not finish within {budget:g} s (the time limit)",
                     "Look for an infinite loop or very slow code.")
     if exchange.status is None:
@@ -305,4 +313,4 @@ def _text(value: object) -> str:
     return value
 
 
-__all__: Sequence[str] = ("Budget", "Plan", "interpret", "signed_lines")
+__all__: Sequence[str] = ("Budget", "GroupPlan", "Plan", "interpret", "signed_lines")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.run.confine import cgroups
+from grader.run.wire import Ended, Forked, zygote_word
 
 MIB = 1024 * 1024
 _UNKNOWN = -1  # a status no wait() returns: the zygote went away before saying
@@ -56,9 +57,9 @@ class Exchange:
 
 #: when a run must end, given its reply so far and the time now (monotonic)
 Deadline = Callable[[bytearray, float], float]
-#: what a run's child is sent once it has said all of its first part (grader.run.sandbox): the request's second
-#: part, and the deadline from then on
-Barrier = Callable[[Exchange], tuple[bytes, Deadline]]
+#: a two-part run's turn, once its child has said all of the first part (grader.run.sandbox.TwoPartRun): the
+#: second part's request, and the deadline from then on
+TwoParts = Callable[[Exchange], tuple[bytes, Deadline]]
 
 
 class Running:
@@ -67,7 +68,7 @@ class Running:
     def __init__(self, sock: socket.socket, run: int, request_fd: int, request: bytes, reply_fd: int,
                  output_fd: int, limits: Limits, finished: Callable[[bytes], bool],
                  deadline: Deadline | None = None, *, group: cgroups.ZygoteGroup | None = None,
-                 oom_kills: int = 0, weaker: tuple[str, ...] = (), barrier: Barrier | None = None) -> None:
+                 oom_kills: int = 0, weaker: tuple[str, ...] = (), two_parts: TwoParts | None = None) -> None:
         self._sock, self._run, self._limits, self._finished = sock, run, limits, finished
         #: the zygote's cgroups, which hold this run's processes, and their OOM kills before it started
         self._group, self._oom_kills, self._weaker = group, oom_kills, weaker
@@ -80,10 +81,10 @@ class Running:
         self._output_kept = True
         self._reply_overflow = False
         self._pidfd: int | None = None
-        #: a run in two parts: what to send once the child has said all of the first (grader.run.sandbox)
-        self._barrier = barrier
+        #: a two-part run: what to send once the child has said all of the first part (grader.run.sandbox)
+        self._two_parts = two_parts
         #: the first part, as the child had said it when it finished it: None until then
-        self.first: Exchange | None = None
+        self.first_part: Exchange | None = None
 
     def wait(self) -> Exchange:
         try:
@@ -168,14 +169,14 @@ class Running:
                     elif key.fd == self._request_fd:
                         if not self._send_some():
                             selector.unregister(self._request_fd)
-                            if self._barrier is None or self.first is not None:
+                            if self._two_parts is None or self.first_part is not None:
                                 self._close_request()  # a request in two parts stays open for its second
                     elif self._take(int(key.fd)) is False:
                         selector.unregister(key.fd)
                         open_pipes -= 1
-                    elif key.fd == self._reply_fd and self._barrier is not None and self.first is None \
+                    elif key.fd == self._reply_fd and self._two_parts is not None and self.first_part is None \
                             and self._finished(bytes(self._reply)):
-                        deadline = self._cross(started, selector)
+                        deadline = self._second_part(started, selector)
                     elif key.fd == self._reply_fd and self._deadline is not None:
                         deadline = self._deadline(self._reply, time.monotonic())
         finally:
@@ -198,7 +199,7 @@ class Running:
                         timed_out=timed_out and not memory, status=status, seconds=time.monotonic() - started,
                         memory_exceeded=memory, weaker_limits=self._weaker)
 
-    def _cross(self, started: float, selector: selectors.BaseSelector) -> float:
+    def _second_part(self, started: float, selector: selectors.BaseSelector) -> float:
         """The child has said all of the first part: take it as it stands, output up to now included, and only
         then send the second part. Nothing the child writes from here on reaches the first part, and nothing
         it writes to its output from here on is kept: the second part is the hidden checks (grader.judge.
@@ -207,12 +208,12 @@ class Running:
             pass
         now = time.monotonic()
         cut = bytes(self._reply)
-        self.first = Exchange(reply=cut, output=bytes(self._output), output_truncated=self._output_total >
+        self.first_part = Exchange(reply=cut, output=bytes(self._output), output_truncated=self._output_total >
                               len(self._output), reply_overflow=False, timed_out=False, status=0,
                               seconds=now - started, memory_exceeded=self._exceeded(), weaker_limits=self._weaker)
         self._output_kept, self._output, self._output_total = False, bytearray(), 0
-        assert self._barrier is not None
-        request, self._deadline = self._barrier(self.first)
+        assert self._two_parts is not None
+        request, self._deadline = self._two_parts(self.first_part)
         self._request = memoryview(bytes(self._request) + request)
         if self._request_fd >= 0:
             try:
@@ -260,18 +261,20 @@ class Running:
         """This run's word from the zygote: "pid" (True, with the child's pidfd) or "status" (the number)."""
         while True:
             data, fds = receive(self._sock)
-            message = json.loads(data)
-            if message.get("run") != self._run:  # about an earlier run, which finished without it
+            word = zygote_word(json.loads(data))
+            if word.run != self._run:  # about an earlier run, which finished without it
                 for fd in fds:
                     os.close(fd)
                 continue
             if kind == "pid":
                 self._pidfd = fds[0] if fds else None
-                if message.get("limited") is not True:  # the zygote could not set the run's memory limit
+                if not (isinstance(word, Forked) and word.limited):  # the zygote could not set its memory limit
                     self._group = None
                     self._weaker = tuple(cgroups.NAMES.values())
                 return True
-            return int(message["status"])
+            if not isinstance(word, Ended):
+                raise ValueError("the zygote said a run started twice")
+            return word.status
 
     def _status_now(self) -> int | None:
         try:

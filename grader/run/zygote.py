@@ -19,13 +19,16 @@ import socket
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 
-from grader.run.child.zygote_main import ENTRY, Hello, RunHeader
 from grader.run.confine import cgroups, isolate, tree
 from grader.run.policy import ImportPolicy
-from grader.run.running import MIB, Barrier, Deadline, Limits, Running, pid_of, receive, send_signal
+from grader.run.running import MIB, Deadline, Limits, Running, TwoParts, pid_of, receive, send_signal
+from grader.run.wire import Hello, MemoryFiles, RunHeader, ZygoteConfig, encode
+
+#: the `python -c` program of a zygote; it notes which modules the interpreter had before the grader's
+ENTRY = ("import sys; _startup = frozenset(sys.modules); from grader.run.child.zygote_main import main; "
+         "main(sys.argv[1], _startup)")
 
 #: what of the grader's environment a zygote starts with: what Python, torch and CUDA need to load,
 #: never the rest (CI tokens, keys), which a child could otherwise read back from its environment.
@@ -73,13 +76,15 @@ class Zygote:
         if self._scratch != "/tmp":
             os.chmod(self._scratch, 0o711)
         self._group = self._cgroups()
-        memory = self._group.memory_files() if self._group is not None else None
-        kept = [fd for key, fd in (memory or {}).items() if key != "version" and fd >= 0]
-        config = {"sock": theirs.fileno(), "memory": memory, "target": self._target, "policy": asdict(self.policy) | {
-            "allowed": sorted(self.policy.allowed) if self.policy.allowed is not None else None,
-            "forbidden": sorted(self.policy.forbidden)}, "mode": self.mode.kind, "level": self.mode.level,
-            "isolation": self.mode.describe(), "scratch": self._scratch,
-            "keep": list(tree.kept_in_scratch(plan))}
+        files = self._group.memory_files() if self._group is not None else None
+        memory = MemoryFiles(files["version"], files["memory"], files["swap"]) if files is not None else None
+        kept = [fd for fd in (memory.memory, memory.swap) if fd >= 0] if memory is not None else []
+        allowed = self.policy.allowed
+        config = ZygoteConfig(sock=theirs.fileno(), memory=memory, target=self._target,
+                              allowed=tuple(sorted(allowed)) if allowed is not None else None,
+                              forbidden=tuple(sorted(self.policy.forbidden)), mode=self.mode.kind,
+                              level=self.mode.level, isolation=self.mode.describe(), scratch=self._scratch,
+                              keep=tuple(tree.kept_in_scratch(plan)))
         env = {name: value for name, value in os.environ.items()
                if name in _ZYGOTE_NAMES or name.startswith(_ZYGOTE_PREFIXES)}
         # The grader's child side; for torch exercises, packages the grading process was given by PYTHONPATH too.
@@ -89,7 +94,7 @@ class Zygote:
         # The same file and seed give the same report from any zygote: a submission's values can hang on the order
         # of a set, which follows its objects' hashes (str's are salted per process; an object's is its address)
         env["PYTHONHASHSEED"] = "0"
-        argv = [sys.executable, "-B", "-c", ENTRY, json.dumps(config)]
+        argv = [sys.executable, "-B", "-c", ENTRY, encode(config).decode()]
         failed_r, failed_w = os.pipe2(os.O_CLOEXEC)
         up_r, up_w = os.pipe()
         down_r, down_w = os.pipe()
@@ -189,10 +194,10 @@ class Zygote:
         return False
 
     def launch(self, request: bytes, limits: Limits, *, finished: Callable[[bytes], bool],
-               deadline: Deadline | None = None, barrier: Barrier | None = None) -> Running:
+               deadline: Deadline | None = None, two_parts: TwoParts | None = None) -> Running:
         """Fork a child for one run and hand it `request`; `finished(reply)` says when it has said all, and
-        `deadline(reply, now)` when it must have (default: the wall-clock limit from its start); with `barrier`,
-        the run is in two parts, and `barrier` gives the second once the child has said all of the first."""
+        `deadline(reply, now)` when it must have (default: the wall-clock limit from its start); with `two_parts`,
+        the run is in two parts, and `two_parts` gives the second once the child has said all of the first."""
         if self._sock is None and not self._begun:
             raise RuntimeError("the zygote is not running")
         if self._sock is None or not self.alive():  # a submission may kill what it can reach: start again
@@ -213,14 +218,14 @@ class Zygote:
                            memory_cap=size + limits.memory_mb * MIB if size and limits.memory_mb > 0 else 0,
                            group_memory=group_memory, file_bytes=limits.file_bytes, nproc=self._nproc())
         try:
-            socket.send_fds(self._sock, [json.dumps(asdict(header)).encode()], [req_r, rep_w, out_w])
+            socket.send_fds(self._sock, [encode(header)], [req_r, rep_w, out_w])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
         group = self._group if oom_kills is not None else None
         return Running(self._sock, self._runs, req_w, request, rep_r, out_r, limits, finished, deadline,
                        group=group, oom_kills=oom_kills or 0,
-                       weaker=group.weaker if group is not None else tuple(cgroups.NAMES.values()), barrier=barrier)
+                       weaker=group.weaker if group is not None else tuple(cgroups.NAMES.values()), two_parts=two_parts)
 
     def _rehearse(self) -> None:
         """One run of nothing (its child finds no request and exits) before a zygote's first real one: what the
@@ -236,7 +241,7 @@ class Zygote:
             return
         assert self._sock is not None
         data, fds = receive(self._sock)
-        self.hello = Hello(**json.loads(data)["hello"])
+        self.hello = Hello.from_json(json.loads(data))
         self._pidfd = fds[0] if fds else None
 
     def _zygote_size(self) -> tuple[int, int]:

@@ -1,12 +1,12 @@
 """The course server's HTTP API (Starlette): uploads with receipts, a submission's report (waiting for it if asked),
-a student's status and history, login links for the pages, and the instructor's regrade. Pages are in
-grader.service.pages.pages.
+a student's status and history, login links for the pages, and the instructor's regrade; and `make_app`, which
+puts the API, the pages (grader.service.pages) and the LTI launch (grader.service.lti.lti_pages) together.
 
-Every request names its student by a bearer token (the pages: a session cookie, which cannot make a login link,
-and whose state-changing requests must come from this server's pages: grader.service.pages.origin). A student sees
-their own submissions only; another's is "not found", as one that does not exist. Every store call runs in a
-thread, so that a slow disk never stalls the event loop. The course's rules are read through `State.course`,
-which follows course.toml's edits (grader.service.live).
+Who may call each route is declared on it and enforced by one access layer (grader.service.access): a bearer
+token, or the pages' session cookie, resolved to one identity before any route runs. A student sees their own
+submissions only; another's is "not found", as one that does not exist. Every store call runs in a thread, so
+that a slow disk never stalls the event loop. The course's rules are read through `State.course`, which follows
+course.toml's edits (grader.service.live).
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ import asyncio
 import math
 import time
 import urllib.parse
-from collections import defaultdict, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from functools import partial
 
 from sqlalchemy import Engine, func, select
@@ -31,65 +29,32 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from grader.course.pack.fingerprint import HEADER as PACK
 from grader.outputs.render_json import report_to_dict
+from grader.service import access, packs
 from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading, write_failure
 from grader.service.deadlines import StoredRules
-from grader.service.in_flight import PerCredential
 from grader.service.live import LiveCourse
 from grader.service.pages.forms import raw
-from grader.service.pages.origin import SameOrigin
-from grader.service.pages.session_cookie import NAMES, cookie_name
+from grader.service.policy import clock
+from grader.service.policy.confirm import hold
 from grader.service.receive import receive, too_big
 from grader.service.seen import labelled, status_of
 from grader.service.standing import late_now, rows_of, worths
-from grader.service.tokens import Who, login_link, who_has, who_is
+from grader.service.state import State, state_of
+from grader.service.tokens import Who, login_link
 from grader.service.uploads import Refused
-from grader.service.view_cache import Views, view_key
+from grader.service.view_cache import view_key
 from grader.service.views import shown
 from grader.service.work import queue
 from grader.service.work.delivery import watch
 
-#: API requests other than uploads, per token per minute
-REQUESTS_PER_MINUTE = 240
 #: the longest a request for a report waits for grading to finish
 MAX_WAIT = 60.0
-
-
-@dataclass
-class State:
-    live: LiveCourse
-    engine: Engine
-    secret: bytes
-    #: per token: times of its recent requests (uploads, others)
-    recent: dict[tuple[str, str], deque[float]] = field(default_factory=lambda: defaultdict(deque))
-    #: submissions someone waits on -> the events to set when their result is written
-    waiting: dict[int, list[asyncio.Event]] = field(default_factory=dict)
-    #: deadlines and extensions set from the pages, kept in the store (grader.service.deadlines)
-    stored: StoredRules | None = None
-    views: Views = field(default_factory=Views)  # students' views of reports, built once per result
-
-    @property
-    def course(self) -> Course:
-        """The course's rules in force now: course.toml as last read whole and right, with the deadlines and
-        extensions the pages set in the store over it (read again before each request: FreshRules)."""
-        course = self.live.current()
-        return course if self.stored is None else self.stored.apply(course)
-
-
-    def throttled(self, who: Who, kind: str, limit: int) -> float | None:
-        """Seconds until `who` may make another `kind` request, if over `limit` a minute; else None (and counted)."""
-        if limit <= 0:
-            return None
-        times = self.recent[(who.student, kind)]
-        now = time.monotonic()
-        while times and now - times[0] > 60:
-            times.popleft()
-        if len(times) >= limit:
-            return round(60 - (now - times[0]), 1) + 0.1
-        times.append(now)
-        return None
+#: how often a long poll asks whether its credential still holds (it ends with it)
+RECHECK_EVERY = 1.0
 
 
 class FreshRules:
@@ -115,47 +80,21 @@ def error(status: int, message: str, **headers: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers or None)
 
 
-async def caller(request: Request, state: State) -> Who | None:
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return await run_in_threadpool(who_has, state.engine, header[7:])
-    session = request.cookies.get(cookie_name(request))
-    if session:
-        return await run_in_threadpool(who_is, state.engine, session)
-    return None
-
-
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
-
-
-async def _who(request: Request, kind: str = "api") -> Who | JSONResponse:
-    state = _state(request)
-    who = await caller(request, state)
-    if who is None:
-        return error(401, "no valid token: set AUTOGRADER_TOKEN, or token = \"...\" in grade-course.toml, to the token "
-                          "your instructor gave you (it may have been revoked: ask them for a new one)")
-    wait = state.throttled(who, kind, state.course.uploads_per_minute if kind == "upload" else REQUESTS_PER_MINUTE)
-    if wait is not None:
-        return error(429, f"too many {'uploads' if kind == 'upload' else 'requests'}: try again in {wait:.0f} s",
-                     **{"Retry-After": str(int(wait) + 1)})
-    return who
-
-
-async def submit(request: Request) -> Response:
-    who = await _who(request, "upload")
-    if isinstance(who, JSONResponse):
-        return who
-    state = _state(request)
+@access.allow(access.Caller.STUDENT, uploads=True)
+async def submit(request: Request, who: Who) -> Response:
+    state = state_of(request)
     name = urllib.parse.unquote(request.headers.get("x-filename", "submission.py"))
     content = await _body(request, state.course.max_upload_bytes)
+    arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
     receipt = await receive(state, who, request.query_params.get("exercise"), request.query_params.get("assignment"),
-                            content, name, request.headers.get("idempotency-key", ""))
+                            content, name, request.headers.get("idempotency-key", ""), arrived)
     if isinstance(receipt, Refused):
         return error(receipt.status, receipt.message,
                      **({"Retry-After": str(receipt.retry_after)} if receipt.retry_after else {}))
-    return JSONResponse(receipt.to_json(), status_code=200 if receipt.replayed else 201)
+    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student,
+                                    request.headers.get(PACK))
+    return JSONResponse({**receipt.to_json(), "stale_pack": stale},
+                        status_code=200 if receipt.replayed else 201)
 
 
 async def _body(request: Request, cap: int) -> bytes | Refused:
@@ -163,11 +102,9 @@ async def _body(request: Request, cap: int) -> bytes | Refused:
     return too_big(cap) if body is None else body
 
 
-async def submission(request: Request) -> Response:
-    who = await _who(request)
-    if isinstance(who, JSONResponse):
-        return who
-    state = _state(request)
+@access.student
+async def submission(request: Request, who: Who) -> Response:
+    state = state_of(request)
     try:
         ident = int(request.path_params["id"])
         wait = float(request.query_params.get("wait", "0"))
@@ -187,10 +124,14 @@ async def submission(request: Request) -> Response:
             if found["state"] == "done" or time.monotonic() >= deadline:
                 return JSONResponse(found)
             try:
-                await asyncio.wait_for(event.wait(), timeout=max(deadline - time.monotonic(), 0.01))
+                await asyncio.wait_for(event.wait(), timeout=min(max(deadline - time.monotonic(), 0.01),
+                                                                 RECHECK_EVERY))
             except TimeoutError:
                 pass
             event.clear()
+            if not await access.still_holds(request, who):  # revoked, or its session ended, while it waited
+                return access.refusal(request, 401, "Sign in", "your token was revoked, or your session ended, "
+                                      "while this request waited")
     finally:
         events = state.waiting.get(ident, [])
         if event in events:
@@ -217,6 +158,7 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
     released = who.instructor or (deadline is not None and time.time() >= deadline)
     data: dict[str, object] = {"submission": row.id, "assignment": row.assignment, "filename": row.filename,
                                "sha256": row.sha256, "received_at": row.received_at,
+                               "received_shown": clock.shown_exactly(row.received_at, course),
                                "days_late": late_now(course, rules, owner, row),
                                "seed_token": row.seed_token, "state": row.state, "queue_ahead": ahead,
                                "outcome": row.outcome, "hidden_released": released}
@@ -236,18 +178,18 @@ def describe(state: State, who: Who, ident: int) -> dict[str, object] | None:
     return data
 
 
-async def status(request: Request) -> Response:
-    who = await _who(request)
-    if isinstance(who, JSONResponse):
-        return who
-    return JSONResponse(await run_in_threadpool(status_of, _state(request), who.student))
+@access.student
+async def status(request: Request, who: Who) -> Response:
+    state = state_of(request)
+    stale = await run_in_threadpool(packs.seen, state.engine, state.course, who.student,
+                                    request.headers.get(PACK))
+    found = await run_in_threadpool(status_of, state, who.student)
+    return JSONResponse({**found, "stale_pack": stale})
 
 
-async def history(request: Request) -> Response:
-    who = await _who(request)
-    if isinstance(who, JSONResponse):
-        return who
-    state = _state(request)
+@access.student
+async def history(request: Request, who: Who) -> Response:
+    state = state_of(request)
     student = request.query_params.get("student") if who.instructor else None
 
     def rows() -> list[dict[str, object]]:
@@ -255,31 +197,25 @@ async def history(request: Request) -> Response:
             found = rows_of(db, student or who.student, request.query_params.get("assignment"), limit=500)
             every = rows_of(db, student or who.student)
         return [{"submission": r.id, "assignment": r.assignment, "filename": r.filename, "sha256": r.sha256,
-                 "received_at": r.received_at, "state": r.state, "outcome": r.outcome,
+                 "received_at": r.received_at, "received_shown": clock.shown(r.received_at, state.course),
+                 "state": r.state, "outcome": r.outcome,
                  "public_score": r.public_score, "max_score": r.max_score, **label.to_json()}
                 for r, label in labelled(state.course, student or who.student, found, every, who.instructor)]
 
     return JSONResponse({"student": student or who.student, "submissions": await run_in_threadpool(rows)})
 
 
-async def new_login_link(request: Request) -> Response:
-    who = await _who(request)
-    if isinstance(who, JSONResponse):
-        return who
-    if who.by_session:  # else a stolen cookie would renew itself for ever, and one an LMS launch made would
-        # outlive the roster and the platform
-        return error(403, "a login link needs your token (grade submit --login), not a page's session")
-    code = await run_in_threadpool(login_link, _state(request).engine, who)
+# a session may not: else a stolen cookie would renew itself for ever, and one an LMS launch made would outlive
+# the roster and the platform
+@access.allow(access.Caller.STUDENT, token_only=True)
+async def new_login_link(request: Request, who: Who) -> Response:
+    code = await run_in_threadpool(login_link, state_of(request).engine, who)
     return JSONResponse({"url": str(request.url_for("login", code=code)), "expires_in": 300})
 
 
-async def regrade(request: Request) -> Response:
-    who = await _who(request)
-    if isinstance(who, JSONResponse):
-        return who
-    if not who.instructor:
-        return error(403, "only an instructor's token may regrade")
-    state = _state(request)
+@access.instructor
+async def regrade(request: Request, who: Who) -> Response:
+    state = state_of(request)
     assignment = request.query_params.get("assignment")
     if assignment is not None and assignment not in state.course.assignments:
         return error(422, f"no assignment {assignment[:80]!r}")
@@ -287,8 +223,9 @@ async def regrade(request: Request) -> Response:
     return JSONResponse({"queued": count})
 
 
+@access.anyone
 async def health(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     try:
         return JSONResponse({"ok": True, "queue": await run_in_threadpool(queue.depth, state.engine)})
     except SQLAlchemyError as exc:
@@ -297,13 +234,15 @@ async def health(request: Request) -> Response:
 
 def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | None = None) -> Starlette:
     from grader.service.lti import lti, lti_pages
-    from grader.service.pages import class_pages, deadline_pages, login_pages, pages, upload_pages
+    from grader.service.pages import class_pages, correction_pages, deadline_pages, login_pages, pages, upload_pages
 
     lti.sync_platforms(engine, course.lti)  # a deployment course.toml no longer names: its sessions end now
-    live = live or LiveCourse(course, on_lti=partial(lti.follow_platforms, engine))
-    state = State(live=live, engine=engine, secret=secret, stored=StoredRules(engine))
-    assert state.stored is not None
-    state.stored.refresh()
+    stored = StoredRules(engine)
+    stored.refresh()
+    # an edit of course.toml that would release hidden results waits for an instructor's word (grader.service.
+    # confirm): compared under the store's deadlines, as the rules in force are
+    live = live or LiveCourse(course, on_lti=partial(lti.follow_platforms, engine), hold=hold(engine, stored.apply))
+    state = State(live=live, engine=engine, secret=secret, stored=stored)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -318,7 +257,8 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
               Route("/api/status", status), Route("/api/history", history),
               Route("/api/login-link", new_login_link, methods=["POST"]),
               Route("/api/regrade", regrade, methods=["POST"]), Route("/healthz", health),
-              *login_pages.routes(), *class_pages.routes(), *deadline_pages.routes(), *upload_pages.routes(),
+              *login_pages.routes(), *class_pages.routes(), *deadline_pages.routes(), *correction_pages.routes(),
+              *upload_pages.routes(),
               *pages.routes(), *lti_pages.routes()]
 
     async def missing(request: Request, _: Exception) -> Response:
@@ -326,10 +266,13 @@ def make_app(course: Course, engine: Engine, secret: bytes, live: LiveCourse | N
             return error(404, "no such request of the course server's API: is AUTOGRADER_SERVER this course's?")
         return pages.not_found(state)  # a page of the course, with its name
 
+    access.check(routes)  # a route that declares no access is never served
+    # outermost first: every answer's frames; the rules as they are now, before any credential is checked; who
+    # the credential names; their limits
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(PerCredential, cookies=NAMES),
-                                Middleware(SameOrigin, cookies=NAMES, exempt=("/lti/",)),
-                                Middleware(FreshRules, stored=state.stored, live=state.live)],
+                    middleware=[Middleware(access.Framed, state=state),
+                                Middleware(FreshRules, stored=stored, live=state.live),
+                                *access.middleware()],
                     exception_handlers={404: missing})
     app.state.grader = state
     return app

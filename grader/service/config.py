@@ -25,6 +25,8 @@ again when it changes: grader.service.live).
     max_late_days = 3
     per_day = 5                        # submissions per student per day (default 20; 0: no limit)
     counts = "best"                    # or "last"
+    # closes = 2026-12-04T23:59:00Z    # uploads refused after it (default: the deadline + the late days the
+                                       # policy lets count: max_late_days, the penalty's, late_days, or none)
 
     [extensions.hw1]
     s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
@@ -37,27 +39,31 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from grader.core.errors import GraderError
-from grader.core.exercise import Exercise
 from grader.course.secret import read_secret, write_new_secret
 from grader.judge.catalog import ENV_VAR, Catalog
 from grader.run.confine.isolate import LEVELS, Level
 from grader.service.lti.lti_config import LtiSettings, read_lti
+from grader.service.policy.rules import DAY as DAY
+from grader.service.policy.rules import DEFAULT_PER_DAY as DEFAULT_PER_DAY
+from grader.service.policy.rules import Correction as Correction
+from grader.service.policy.rules import Counts as Counts
+from grader.service.policy.rules import Fix as Fix
+from grader.service.policy.rules import Late as Late
+from grader.service.policy.rules import Rules as Rules
+from grader.service.policy.rules import one_namespace, read_rules
 from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
 #: the server's own files in the course folder: the SQLite store, the workers' scratch, the gradebook's folder
 DATA = "server"
-Late = Literal["penalty", "late-days", "none"]
-Counts = Literal["best", "last"]
 Rounding = Literal["day", "hour"]
-DAY = 86400.0
 #: what days late are counted in, by course.toml's late_rounding: part of one counts whole
 ROUNDING = {"day": DAY, "hour": 3600.0}
 #: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named with its line
@@ -65,38 +71,8 @@ ROUNDING = {"day": DAY, "hour": 3600.0}
 COURSE_KEYS = frozenset({"name", "exercises", "roster", "timezone", "late_days", "late_rounding", "max_upload_kib",
                          "uploads_per_minute", "queued_per_student", "isolation", "secret_file", "seed", "database",
                          "assignments", "extensions", "lti"})
-#: a student's submissions of one assignment per day, unless the assignment's per_day says otherwise: with a worker or
-#: two, one token uploading at the per-minute limit all day would queue more than they grade
-DEFAULT_PER_DAY = 20
 #: a student's uploads waiting to be graded at once, unless course.toml's queued_per_student says otherwise
 DEFAULT_QUEUED = 5
-ASSIGNMENT_KEYS = frozenset({"exercises", "assignment", "opens", "deadline", "late", "penalty_per_day",
-                             "max_late_days", "per_day", "counts"})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rules:
-    """One assignment's rules: what it grades, when, and what counts."""
-
-    id: str
-    exercise_ids: tuple[str, ...]
-    #: the catalog's assignment it stands for, if it names one (the notebook's metadata may name it)
-    catalog_assignment: str | None
-    opens: float | None
-    deadline: float | None
-    #: without a late policy, late work is stored and marked, and counts 0: late credit is asked for explicitly
-    late: Late = "none"
-    penalty_per_day: float = 0.0
-    #: days after the deadline past which a late submission counts 0 (stored and marked all the same)
-    max_late_days: float | None = None
-    #: submissions per student per day (0: no limit)
-    per_day: int = DEFAULT_PER_DAY
-    counts: Counts = "best"
-    #: student id -> their own deadline (epoch seconds)
-    extensions: dict[str, float] = field(default_factory=dict)
-
-    def deadline_for(self, student: str) -> float | None:
-        return self.extensions.get(student, self.deadline)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,6 +133,33 @@ class Course:
         """How late a submission received at `received` is, by the student's deadline in force now."""
         return days_late(received, rules.deadline_for(student), ROUNDING[self.late_rounding])
 
+    def closes_for(self, rules: Rules, student: str) -> float | None:
+        """When the assignment stops taking the student's uploads: course.toml's `closes` (never before their own
+        deadline), else their deadline plus the time late work can still earn points under the late policy;
+        None: never."""
+        deadline = rules.deadline_for(student)
+        if rules.closes is not None:
+            return rules.closes if deadline is None else max(rules.closes, deadline)
+        if deadline is None:
+            return None
+        grace = self.grace(rules)
+        return None if grace is None else deadline + grace
+
+    def grace(self, rules: Rules) -> float | None:
+        """Seconds after a deadline in which late work can still earn points (None: always): the last whole
+        `late_rounding` unit that counts, since a file a second into the next one counts 0."""
+        unit = ROUNDING[self.late_rounding]
+        if rules.late == "none":
+            return 0.0
+        if rules.late == "late-days":
+            return self.late_days * DAY
+        units = math.inf
+        if rules.max_late_days is not None:
+            units = math.floor(rules.max_late_days * DAY / unit + 1e-9)
+        if rules.penalty_per_day > 0:  # the factor 1 - p * days reaches 0 at 1 / p days
+            units = min(units, math.ceil(DAY / (rules.penalty_per_day * unit) - 1e-9) - 1)
+        return None if units == math.inf else max(units, 0) * unit
+
     def secret(self) -> bytes:
         """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it. The same file
         and rules as `grade batch`'s and `grade export`'s (grader.course.secret), so all three draw one seed."""
@@ -201,8 +204,9 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
     table = data.get("assignments", {})
     if not isinstance(table, dict) or not table:
         raise GraderError(f"{path}: no [assignments.ID] table: the course grades nothing.")
-    assignments = {name: _rules(where, name, spec, catalog, extensions.get(name, {}), zone)
+    assignments = {name: read_rules(where, name, spec, catalog, extensions.get(name, {}), zone)
                    for name, spec in table.items()}
+    one_namespace(where, assignments, catalog)
     roster = where.text(data, "roster", "")
     return Course(folder=folder, name=where.text(data, "name", folder.name), exercises=exercises,
                   roster=folder / roster if roster else None, timezone=zone,
@@ -234,63 +238,6 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def _rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo) -> Rules:
-    at = f"assignments.{name}"
-    if not isinstance(spec, dict):
-        raise GraderError(f"{where.path}: [{at}] must be a table.")
-    where.known(spec, ASSIGNMENT_KEYS, at)
-    catalog_assignment = spec.get("assignment")
-    try:
-        if catalog_assignment is not None:
-            ids = tuple(e.id for e in catalog.load_assignment(str(catalog_assignment))[1])
-        else:
-            listed = spec.get("exercises")
-            if not isinstance(listed, list) or not listed or not all(isinstance(i, str) for i in listed):
-                raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
-            ids = tuple(listed)
-            _exercises(catalog, ids)
-    except GraderError as exc:
-        raise GraderError(f"{where.path}: {at}: {exc}") from None
-    late = spec.get("late", "none")
-    counts = spec.get("counts", "best")
-    if late not in get_args(Late):
-        raise GraderError(f"{where.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}.")
-    if counts not in get_args(Counts):
-        raise GraderError(f"{where.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}.")
-    penalty = spec.get("penalty_per_day")
-    if late == "penalty" and penalty is None:  # 0% a day, for ever, would give late work full marks by default
-        raise GraderError(f"{where.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
-                          "of the points taken off per day late (0 gives late work full marks however late).")
-    if not isinstance(penalty, (int, float, type(None))) or not 0 <= (penalty or 0.0) <= 1:
-        raise GraderError(f"{where.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
-                          "from 0 to 1.")
-    max_days = spec.get("max_late_days")
-    if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
-        raise GraderError(f"{where.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days.")
-    deadline = _moment(where, f"{at}.deadline", spec.get("deadline"), zone)
-    if not isinstance(extensions, dict):
-        raise GraderError(f"{where.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
-                          "deadline or days.")
-    granted: dict[str, float] = {}
-    for student, value in extensions.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if deadline is None:
-                raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
-                                  "of extension need a deadline.")
-            granted[str(student)] = deadline + float(value) * DAY
-        else:
-            moment = _moment(where, f"extensions.{name}.{student}", value, zone)
-            if moment is None:
-                raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
-                                  "date or a number of days.")
-            granted[str(student)] = moment
-    return Rules(id=name, exercise_ids=ids, catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
-                 opens=_moment(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
-                 late=late, penalty_per_day=float(penalty or 0.0), max_late_days=float(max_days) if max_days is not None
-                 else None, per_day=where.number(spec, "per_day", DEFAULT_PER_DAY, at), counts=counts,
-                 extensions=granted)
-
-
 def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
     """course.toml's `exercises` (relative to it); without one, the course folder's exercises/, else the catalog
     `grade` itself finds ($AUTOGRADER_EXERCISES, else the one beside the grader): a course may name catalog ids."""
@@ -307,27 +254,6 @@ def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
             f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
         raise GraderError(f"{where.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
                           f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder.") from None
-
-
-def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
-    return [catalog.load(i) for i in ids]
-
-
-def _moment(where: Where, key: str, value: Any, zone: tzinfo) -> float | None:
-    """A TOML date-time (or an ISO 8601 string) as epoch seconds; a time without an offset is the course's zone."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value)
-        except ValueError:
-            raise GraderError(f"{where.at(key)}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z).") \
-                from None
-    if not isinstance(value, datetime):
-        raise GraderError(f"{where.at(key)}: {key} must be a date and time, like 2026-12-01T23:59:00Z.")
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=zone)
-    return float(value.timestamp())
 
 
 def days_late(received: float, deadline: float | None, unit: float = DAY) -> float:

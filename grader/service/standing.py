@@ -1,21 +1,32 @@
-"""Where each student stands: their submissions with their latest results, and which one counts under the course's
-rules (last or best, the late policy, late days spent across assignments in deadline order). A deadline moved
-later in course.toml (or an extension granted) applies to what was already submitted (`late_now`).
+"""Where each student stands: their submissions with their latest results, and what counts for each assignment.
+
+What counts is one function of the rules in force and a student's submissions (`plan`, and `count` and `worths`
+over it), and every reader takes it from here: the student's pages and `grade submit`, the class table, the
+gradebook and its export, the LMS. For each assignment, the rules offer choices: under counts = "best" any
+graded submission, under "last" the newest, each worth its score after the late policy (a penalty, late days
+spent, or 0). An instructor's correction (a score set by hand, the submission chosen to count, or the assignment
+excused: grader.service.policy.corrections) takes the place of the rules' choice for that student's assignment. Late
+days go where they count most: the choice for each assignment is the one of the plan with the best course
+total the budget allows (grader.service.policy.late_days), not the first assignment's in deadline order. A deadline
+moved later (an extension granted, a deadline moved in course.toml) applies to what was already submitted
+(`late_now`).
 
 Read from the store a student (or an assignment) at a time: nothing here holds the whole class's reports.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, func, select
 
-from grader.service.config import Course, Rules
+from grader.service.config import Correction, Course, Rules
 from grader.service.db import schema
 from grader.service.db.store import reading
+from grader.service.policy.late_days import Choice, best
 
 s, r, j = schema.submissions.c, schema.results.c, schema.jobs.c
 
@@ -50,6 +61,10 @@ class Counted:
     max_score: float | None
     late_days_used: int
     why: str
+    #: the instructor excused the student from the assignment: it counts neither points nor out of any
+    excused: bool = False
+    #: the instructor's correction it follows, if any
+    correction: Correction | None = None
 
 
 def rows_of(db: Connection, student: str | None = None, assignment: str | None = None,
@@ -78,39 +93,140 @@ def rows_of(db: Connection, student: str | None = None, assignment: str | None =
 
 
 def standing(engine: Engine, course: Course, student: str) -> dict[str, Counted]:
-    """Each assignment's counted submission for `student`, late days spent in deadline order."""
+    """Each assignment's counted submission for `student`."""
     with reading(engine) as db:
         rows = rows_of(db, student)
     return count(course, student, rows)
 
 
 def count(course: Course, student: str, rows: Sequence[Row]) -> dict[str, Counted]:
-    return {rules.id: choice for rules, choice, _ in _counted(course, student, rows)}
+    """What counts for each of the course's assignments: the one function every page, export and the LMS read."""
+    return plan(course, student, rows).counted
 
 
 def worths(course: Course, student: str, rows: Sequence[Row]) -> dict[int, tuple[Counted, bool]]:
     """What each of `student`'s graded submissions is worth under its assignment's rules now (with the late days
-    left to that assignment, spent in deadline order), and whether it is the one that counts."""
-    found = {}
-    for rules, choice, budget in _counted(course, student, rows):
+    the plan leaves to that assignment), and whether it is the one that counts."""
+    found = plan(course, student, rows)
+    worth = {}
+    for rules in course.assignments.values():
+        chosen = found.counted[rules.id]
         for row in rows:
-            if row.assignment == rules.id and row.score is not None:
-                found[row.id] = (_worth(course, student, rules, row, budget),
-                                 choice.row is not None and choice.row.id == row.id)
-    return found
+            if row.assignment != rules.id or row.score is None:
+                continue
+            if chosen.row is not None and chosen.row.id == row.id and not chosen.excused:
+                worth[row.id] = (chosen, True)
+            else:
+                worth[row.id] = (_worth(course, student, rules, row, found.left[rules.id]), False)
+    return worth
 
 
-def _counted(course: Course, student: str, rows: Sequence[Row]) -> list[tuple[Rules, Counted, int]]:
-    """Each assignment's rules, its counted submission, and the late days that were left to it."""
-    budget = course.late_days
-    found = []
-    ordered = sorted(course.assignments.values(), key=lambda a: (a.deadline_for(student) or float("inf"), a.id))
-    for rules in ordered:
-        mine = [row for row in rows if row.assignment == rules.id]
-        choice = _choose(course, student, rules, mine, budget)
-        found.append((rules, choice, budget))
-        budget -= choice.late_days_used
-    return found
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """What counts for each assignment, and the late days the plan leaves to each (the budget less what the
+    others spend)."""
+
+    counted: dict[str, Counted]
+    left: dict[str, int]
+
+
+def plan(course: Course, student: str, rows: Sequence[Row]) -> Plan:
+    """What counts for each assignment: of the choices the rules (or a correction) allow, the ones whose points add
+    up to the most the late-day budget allows."""
+    groups = []
+    for rules in course.assignments.values():
+        groups.append(_options(course, student, rules, [row for row in rows if row.assignment == rules.id]))
+    taken = best([[Choice(c.score or 0.0, c.late_days_used) for c in options] for options in groups],
+                 course.late_days)
+    picked = [options[index] for options, index in zip(groups, taken, strict=True)]
+    spent = sum(choice.late_days_used for choice in picked)
+    counted, left = {}, {}
+    for rules, choice in zip(course.assignments.values(), picked, strict=True):
+        left[rules.id] = course.late_days - spent + choice.late_days_used
+        counted[rules.id] = _unspent(course, student, rules, choice, left[rules.id])
+    return Plan(counted=counted, left=left)
+
+
+def _options(course: Course, student: str, rules: Rules, rows: Sequence[Row]) -> list[Counted]:
+    """What the rules let count for one assignment, the preferred first; one choice at least spends no late day."""
+    # a grader error is never the student's: such a submission neither counts nor stands in the way
+    rows = [row for row in rows if row.outcome != "grader-error"]
+    correction = rules.corrections.get(student)
+    if correction is not None:
+        return _corrected(course, student, rules, rows, correction)
+    if not rows:
+        return [_nothing(rules, None, "no submission")]
+    if rules.counts == "last":
+        last = rows[0]  # newest first
+        if last.score is None:
+            return [_nothing(rules, last, "the last submission is still being graded")]
+        return _priced(course, student, rules, last)
+    graded = [row for row in rows if row.score is not None]
+    if not graded:
+        return [_nothing(rules, rows[0], "not graded yet")]
+    options = [option for row in graded for option in _priced(course, student, rules, row)]
+    # best: the highest score after the late policy; on a tie, fewer late days, then the earlier submission
+    return sorted(options, key=lambda c: (-(c.score or 0.0), c.late_days_used,
+                                          c.row.received_at if c.row else 0.0, c.row.id if c.row else 0))
+
+
+def _corrected(course: Course, student: str, rules: Rules, rows: Sequence[Row],
+               correction: Correction) -> list[Counted]:
+    """The choice an instructor's correction leaves: the assignment excused, a score set by hand, or one
+    submission (its late policy still applies)."""
+    because = f": {correction.reason}" if correction.reason else ""
+    graded = sorted((row for row in rows if row.score is not None), key=lambda row: -(row.score or 0.0))
+    shown = graded[0] if graded else (rows[0] if rows else None)
+    if correction.kind == "excused":
+        return [Counted(assignment=rules.id, row=shown, factor=0.0, score=None, max_score=None, late_days_used=0,
+                        why=f"excused by your instructor{because}", excused=True, correction=correction)]
+    if correction.kind == "score":
+        most = rules.points or (shown.max_score if shown is not None else None)
+        return [Counted(assignment=rules.id, row=shown, factor=1.0, score=correction.score, max_score=most,
+                        late_days_used=0, why=f"set by your instructor{because}", correction=correction)]
+    chosen = [row for row in rows if row.id == correction.submission]
+    if not chosen:
+        return [_nothing(rules, None, f"your instructor chose submission {correction.submission}, which is not "
+                                      f"one of yours for {rules.id}", correction)]
+    if chosen[0].score is None:
+        return [_nothing(rules, chosen[0], "the submission your instructor chose is still being graded",
+                         correction)]
+    return [dataclasses.replace(option, why=f"chosen by your instructor{because}; {option.why}",
+                                correction=correction)
+            for option in _priced(course, student, rules, chosen[0])]
+
+
+def _nothing(rules: Rules, row: Row | None, why: str, correction: Correction | None = None) -> Counted:
+    return Counted(assignment=rules.id, row=row, factor=0.0 if row is None else 1.0, score=None, max_score=None,
+                   late_days_used=0, why=why, correction=correction)
+
+
+def _priced(course: Course, student: str, rules: Rules, row: Row) -> list[Counted]:
+    """What one graded submission can count: on time, after a penalty, or with the late days it needs (or, where
+    they go elsewhere, 0)."""
+    days = late_now(course, rules, student, row)
+    if days > 0 and rules.late == "late-days":
+        spent = math.ceil(days - 1e-9)  # a late day is spent whole, whatever the rounding of days late
+        return [Counted(assignment=rules.id, row=row, factor=1.0, score=row.score, max_score=row.max_score,
+                        late_days_used=spent, why=_days(spent) + " spent"),
+                Counted(assignment=rules.id, row=row, factor=0.0, score=0.0, max_score=row.max_score,
+                        late_days_used=0, why=f"{span(days)} late, with no late day left for it: counts 0")]
+    return [_worth(course, student, rules, row, 0)]
+
+
+def _unspent(course: Course, student: str, rules: Rules, choice: Counted, left: int) -> Counted:
+    """The counted choice, saying why a late file that needed late days counts 0: the days the plan left it."""
+    if choice.row is None or choice.late_days_used or rules.late != "late-days" or choice.factor != 0.0:
+        return choice
+    days = late_now(course, rules, student, choice.row)
+    if days <= 0:
+        return choice
+    return dataclasses.replace(choice, why=f"{span(days)} late, with {_days(left)} left: counts 0 (your late "
+                                           f"days count more on other assignments, or are spent)")
+
+
+def _days(count: int) -> str:
+    return f"{count} late day{'s' if count != 1 else ''}"
 
 
 def span(days: float) -> str:
@@ -151,27 +267,6 @@ def late_policy(rules: Rules, days: float, late_days: int) -> str:
     # under "last", a late upload takes the place of an earlier one on time, whatever it is worth
     return said + ("; your last submission is the one that counts, so this one replaces any earlier"
                    if rules.counts == "last" else "")
-
-
-def _choose(course: Course, student: str, rules: Rules, rows: Sequence[Row], budget: int) -> Counted:
-    # a grader error is never the student's: such a submission neither counts nor stands in the way
-    rows = [row for row in rows if row.outcome != "grader-error"]
-    graded = [row for row in rows if row.score is not None]
-    if not rows:
-        return Counted(assignment=rules.id, row=None, factor=0.0, score=None, max_score=None, late_days_used=0,
-                       why="no submission")
-    if rules.counts == "last":
-        last = rows[0]  # newest first
-        if last.score is None:
-            return Counted(assignment=rules.id, row=last, factor=1.0, score=None, max_score=None, late_days_used=0,
-                           why="the last submission is still being graded")
-        return _worth(course, student, rules, last, budget)
-    if not graded:
-        return Counted(assignment=rules.id, row=rows[0], factor=1.0, score=None, max_score=None, late_days_used=0,
-                       why="not graded yet")
-    # best: the highest score after the late policy; on a tie, the one that spends fewer late days, then the earlier
-    return max((_worth(course, student, rules, row, budget) for row in graded),
-               key=lambda c: (c.score or 0.0, -c.late_days_used, -(c.row.received_at if c.row else 0.0)))
 
 
 def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> float:

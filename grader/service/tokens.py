@@ -42,6 +42,8 @@ class Who:
     token_id: str = ""
     #: it came with a session cookie, not the token itself: it may not make new credentials
     by_session: bool = False
+    #: the deployment (grader.service.lti.lti_config.platform_id) whose launch made its session, if one did
+    platform: str = ""
 
     @property
     def instructor(self) -> bool:
@@ -200,7 +202,7 @@ def who_is(engine: Engine, session: str) -> Who | None:
     s, st, t, ls, lp = (schema.sessions.c, schema.students.c, schema.tokens.c, schema.lti_sessions.c,
                         schema.lti_platforms.c)
     with reading(engine) as db:
-        row = db.execute(select(st.id, st.role, s.token_id)
+        row = db.execute(select(st.id, st.role, s.token_id, ls.platform)
                          .join(schema.sessions, s.student_id == st.id)
                          .outerjoin(schema.tokens, and_(t.id == s.token_id, t.student_id == s.student_id,
                                                         t.revoked_at.is_(None)))
@@ -210,4 +212,7 @@ def who_is(engine: Engine, session: str) -> Who | None:
                                 or_(and_(s.kind == "session", t.id.is_not(None)),
                                     and_(s.kind == "lti", lp.id.is_not(None), st.lti_user_id != "",
                                          ls.subject == st.lti_user_id)))).first()
-    return None if row is None else Who(student=row.id, role=row.role, token_id=row.token_id or "", by_session=True)
+    if row is None:
+        return None
+    return Who(student=row.id, role=row.role, token_id=row.token_id or "", by_session=True,
+               platform=row.platform or "")

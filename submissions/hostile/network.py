@@ -1,22 +1,37 @@
 # exercise: node-mul
 # Hostile: tries to reach the network, then behaves
 import sys
+import types
 
 # The allowlist refuses these modules; one who read the grader takes its finder off sys.meta_path and calls
 # importlib's own machinery, which audits no import of a module built into the interpreter. The guard refuses
 # the C extension all the same, so it looks for a socket module the grader itself imported: the zygote's, which
-# its classes lead to (object.__subclasses__(), a method's __globals__).
+# the classes in the process lead to (every subclass of object, theirs too, and a method's __globals__).
 sys.meta_path[:] = [f for f in sys.meta_path if "grader" not in type(f).__module__]
 _load = sys.modules["_frozen_importlib"]._gcd_import
 try:
     _socket = _load("_socket")
 except ImportError:
     _socket = None
-    for _cls in object.__subclasses__():
+    _classes, _seen = [object], set()
+    while _classes and _socket is None:
+        _cls = _classes.pop()
+        if id(_cls) in _seen:
+            continue
+        _seen.add(id(_cls))
+        try:
+            _classes.extend(type.__subclasses__(_cls))
+        except TypeError:
+            pass
         for _value in list(vars(_cls).values()):
-            _module = getattr(getattr(_value, "__globals__", None), "get", lambda _: None)("socket")
-            if _module is not None and hasattr(_module, "socket"):
+            _globals = getattr(_value, "__globals__", None)
+            if type(_globals) is not dict:
+                continue
+            _module = _globals.get("socket")
+            if _module is not None and hasattr(_module, "socket"):  # a module that imported socket
                 _socket = _module
+            elif "AF_INET" in _globals and "create_connection" in _globals:  # socket's own
+                _socket = types.SimpleNamespace(**_globals)
     print("network: the zygote's socket module", "found" if _socket is not None else "not found")
 
 for _host, _port in [("1.1.1.1", 53), ("8.8.8.8", 443), ("127.0.0.1", 22)] if _socket is not None else []:

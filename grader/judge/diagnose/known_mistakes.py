@@ -12,9 +12,10 @@ from grader.core.exercise import Exercise, Mutant
 from grader.judge.diagnose.faults import faults
 from grader.judge.diagnose.localize import localize
 from grader.judge.diagnose.weak_evidence import distinctive
+from grader.judge.library.repositories import submission_of
 from grader.judge.names import definitions
 from grader.judge.rules import check_source
-from grader.run.read.load import Submission, load_submission
+from grader.run.read.load import Submission
 from grader.run.sandbox import Sandbox
 
 
@@ -47,7 +48,7 @@ def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
     key = (exercise.id, exercise.source, stamp(mutant.path), stamp(exercise.solution))
     if key not in _FACTS:
         try:
-            submission = load_submission(mutant.path)
+            submission = submission_of(exercise, mutant.path)
         except GraderError:
             facts = None
         else:

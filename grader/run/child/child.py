@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from grader.run.child.execute import compile_probe, error_data, run_probe_data, scope_of
+from grader.run.child.names import library_missing, missing_names, reader
+from grader.run.child.package import lay_out, own_modules, set_flag
 from grader.run.child.warm import seal
-from grader.run.child.zygote_main import Hello
 from grader.run.guard import guard
 from grader.run.policy import permits, permits_extension
+from grader.run.wire import FRAME_HEADER, Hello, Request, frame_size, second_part_fields
 
 KEY_BYTES = 32
-MAX_REQUEST = 64 * 1024 * 1024
 _exit, _close, _read = os._exit, os.close, os.read
 #: a module's own dict, whatever its class says
 _DICT: Callable[[types.ModuleType], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
@@ -43,7 +44,7 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     """Read the key and the request, do the work, and end the process; never returns."""
     try:
         key = _read_exact(request_fd, KEY_BYTES)
-        request = json.loads(_read_frame(request_fd))
+        request = Request.from_json(json.loads(_read_frame(request_fd)))
         _run(key, request, request_fd, reply_fd, hello, startup)
     except BaseException:  # noqa: BLE001 - before the guard there is no reply to say it in; the status says it
         _exit(71)
@@ -62,7 +63,7 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     _exit(0)
 
 
-def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int, hello: Hello,
+def _run(key: bytearray, request: Request, request_fd: int, reply_fd: int, hello: Hello,
          startup: frozenset[str]) -> None:
     """Run the cells in one module, as Jupyter or an import would, then each group's probes.
 
@@ -71,19 +72,20 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
     here, first thing, every probe is compiled before the submission runs, and every message leaves
     through `event` and the guard.
 
-    A request marked `then` has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_then), sent
+    A request in two parts has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_two_parts), sent
     once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
     """
     audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
-    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, _missing
-    read_frame_, then_ = _read_frame, request.get("then") is True
+    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, missing_names
+    read_frame_, then_, second_part_ = _read_frame, request.two_parts, second_part_fields
     scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
     event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
                                                    "isolation": hello.isolation})
-    policy = request["policy"]
-    allowed = frozenset(policy["allowed"]) if policy["allowed"] is not None else None
-    forbidden = frozenset(policy["forbidden"])
-    siblings = [(s["name"], s["source"]) for s in request["siblings"]]
+    allowed = frozenset(request.allowed) if request.allowed is not None else None
+    forbidden = frozenset(request.forbidden)
+    siblings = [(s.name, s.source) for s in request.siblings]
+    package = [(f.name, f.source) for f in request.package]
+    import_paths = list(request.import_paths)
     try:
         pristine = dict(builtins.__dict__)
         helpers = _helpers(request, pristine)
@@ -93,26 +95,29 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
         leave: Any
         report: Any
         watch, enter, leave, report = recorder if recorder is not None else (None,) * 4
-        groups = [(g["engine"], list(g["defines"].items()),
-                   bool(g["autograd"] or g["forbid_ops"] or g["forbid_complex"]),
-                   [(compile_probe(p["name"], p["code"], dict(p["observe"])), p["inputs"], p["torch_seed"],
-                     frozenset(p["uses"])) for p in g["probes"]]) for g in request["groups"]]
-        device, keep_going = request["device"], request["keep_going"]
+        groups = [(g.engine, list(g.defines), g.watched,
+                   [(compile_probe(p.name, p.code, dict(p.observe)), p.inputs, p.torch_seed,
+                     frozenset(p.uses)) for p in g.probes], g.graph.to_json() if g.graph is not None else None)
+                  for g in request.groups]
+        library_missing_, reader_, set_flag_ = library_missing, reader, set_flag
+        device, keep_going = request.device, request.keep_going
         own_files = seal(functools.partial(_student_files, tuple(_writable(hello.mode))), "student_files")
         guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
                       owned=[os.path.realpath(os.getcwd()) + "/"] if hello.mode == "landlock" else [],
                       permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
-                      extensions=_extensions(allowed, forbidden), refusal=_refusal(request["exercise"]),
-                      own_modules=[Path(name).stem for name, _ in siblings], grader=_GRADER)
+                      extensions=_extensions(allowed, forbidden), refusal=_refusal(request.exercise),
+                      own_modules=[*(Path(name).stem for name, _ in siblings), *own_modules(package, import_paths)],
+                      grader=_GRADER)
         audit(guard.EVENT)
-        cells = [(cell["label"], cell["source"]) for cell in request["cells"]]
+        cells = [(cell.name, cell.source) for cell in request.cells]
         sources = {label: tuple(source.splitlines()) for label, source in cells}
         module = types.ModuleType("submission")
-        module.__file__ = request["filename"]
+        module.__file__ = request.filename
         for name, source in siblings:  # the student's own modules, importable beside the graded file
             Path(name).write_text(source, encoding="utf-8")
             sources[os.path.abspath(name)] = tuple(source.splitlines())
         sys.path.insert(0, os.getcwd())
+        sources.update(lay_out(package, import_paths))  # a library's package, at its paths in the repository
         _scrub(startup, allowed, forbidden)
         sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
         event = ("student", {})
@@ -134,8 +139,12 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
         todo: Any = groups
         while todo:
             for g in range_(len_(todo)):
-                engine, defines, watched, probes = todo[g]
-                missing, provided = missing_(module, defines)
+                engine, defines, watched, probes, graph = todo[g]
+                if engine == "library":
+                    missing, provided = library_missing_(defines, sources)
+                    read = reader_(graph, sources)
+                else:
+                    (missing, provided), read = missing_(module, defines), None
                 event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
                 absent = {item["name"] for item in missing}
@@ -155,9 +164,15 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                         if watched and recorder is not None:
                             watch(tensors)
                             enter()
+                        lazy = set_flag_(graph and graph["lazy"], True) if read is not None else None
                         try:
-                            ran, found = run_probe_(compiled, scope, BaseException, sources)
+                            if read is None:
+                                ran, found = run_probe_(compiled, scope, BaseException, sources)
+                            else:
+                                ran, found = run_probe_(compiled, scope, BaseException, sources, read)
                         finally:
+                            if lazy is not None:
+                                set_flag_(graph["lazy"], lazy)
                             if watched and recorder is not None:
                                 leave()
                         if watched and recorder is not None:
@@ -169,30 +184,30 @@ def _run(key: bytearray, request: dict[str, Any], request_fd: int, reply_fd: int
                     audit(guard.EVENT)
             event = ("done", {})  # what it printed is out already: its streams write through (zygote_main)
             audit(guard.EVENT)
-            more, then_ = scan_(read_frame_(request_fd).decode(), 0)[0]["groups"] if then_ else [], False
+            more, then_ = second_part_(scan_(read_frame_(request_fd).decode(), 0)[0]) if then_ else [], False
             compiled_: list[Any] = []
-            event = ("compile", {"probes": [(p["name"], p["code"], dict(p["observe"])) for part in more
-                                            for p in part["probes"]], "into": compiled_})
+            event = ("compile", {"probes": [(p[0], p[1], dict(p[2])) for _, probes in more for p in probes],
+                                 "into": compiled_})
             audit(guard.EVENT)
             made_ = iter(compiled_)
-            todo = [(*groups[part["group"]][:3], [(next(made_), p["inputs"], p["torch_seed"], frozenset(p["uses"]))
-                                                  for p in part["probes"]]) for part in more]
+            todo = [(*groups[place][:3], [(next(made_), p[3], p[4], frozenset(p[5])) for p in probes],
+                     groups[place][4]) for place, probes in more]
     except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
         event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
         audit(guard.EVENT)
 
 
-def _helpers(request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, object]:
+def _helpers(request: Request, pristine: dict[str, Any]) -> dict[str, object]:
     """What probe code may use besides the engine's names, taken now, before any submission code runs: the
     builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors. Each probe gets
     its own copy of each (execute.scope_of)."""
     helpers: dict[str, object] = {"__builtins__": pristine, "math": math}
-    engines = {group["engine"] for group in request["groups"]}
+    engines = {group.engine for group in request.groups}
     if "torch" in engines:
         from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=seal(probe_tools.gradcheck, "gradcheck"))
-    if "tensor" in engines:
+    if "tensor" in engines or "library" in engines:
         import numpy
 
         helpers["np"] = _copy(numpy)
@@ -206,19 +221,19 @@ def _copy(module: types.ModuleType) -> types.ModuleType:
     return copy
 
 
-def _recorder(request: dict[str, Any], helpers: Mapping[str, object]) -> Any:
+def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
     """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.child.evidence),
     and whether the submission computed with complex numbers where one forbids them (grader.run.child.complex_watch)."""
     from grader.run.child.evidence import record_autograd, together
 
     parts: list[Any] = []
-    groups = [g for g in request["groups"] if g["engine"] == "torch" and (g["autograd"] or g["forbid_ops"])]
+    groups = [g for g in request.groups if g.engine == "torch" and (g.autograd or g.forbid_ops)]
     if groups:
-        ops = sorted({op for g in groups for op in g["forbid_ops"]})
+        ops = sorted({op for g in groups for op in g.forbid_ops})
         torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]  # the recorder is reachable through torch
         parts.append(record_autograd(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
-                                     produced=any(g["autograd"] == "required" for g in groups)))
-    if any(g["forbid_complex"] for g in request["groups"]):
+                                     produced=any(g.autograd == "required" for g in groups)))
+    if any(g.forbid_complex for g in request.groups):
         from grader.run.child.complex_watch import record_complex
 
         parts.append(record_complex(_TRUSTED))
@@ -234,6 +249,7 @@ def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files:
     mine["__import__"] = builtins.__import__
     _DICT(module)["__builtins__"] = mine
     _StudentLoader.builtins = mine
+    _StudentLoader.top = os.getcwd() + "/"
     sys.path_hooks.insert(0, own_files)  # sealed: the hook leads to nothing of the harness's
     sys.path_importer_cache.pop(os.getcwd(), None)
 
@@ -242,10 +258,16 @@ class _StudentLoader(SourceFileLoader):
     """The loader of the submission's own .py files: they run with the submission's builtins."""
 
     builtins: ClassVar[dict[str, Any]] = {}
+    #: the run's folder: a file under it is compiled under its path in the repository, which errors then name
+    top: ClassVar[str] = "/"
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__dict__["__builtins__"] = type(self).builtins
         super().exec_module(module)
+
+    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> types.CodeType:  # type: ignore[override]
+        shown = path[len(self.top):] if type(path) is str and path.startswith(self.top) else path
+        return compile(data, shown, "exec", dont_inherit=True)
 
 
 def _student_files(writable: tuple[str, ...], path: str) -> FileFinder:
@@ -321,29 +343,5 @@ def _read_exact(fd: int, size: int) -> bytearray:
 
 
 def _read_frame(fd: int) -> bytes:
-    """A part of the request: its size in 8 bytes, then its bytes (grader.run.sandbox.frame), cut at MAX_REQUEST."""
-    return bytes(_read_exact(fd, min(int.from_bytes(_read_exact(fd, 8), "big"), MAX_REQUEST)))
-
-
-def _missing(module: types.ModuleType, defines: list[tuple[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """Names the exercise needs that the submission does not define as the right kind of thing, and the ones it
-    does. Read from the module's own dict: whatever the submission's objects do while they are looked up
-    (a key's __eq__, a class's metaclass) is the submission's, and costs the name."""
-    missing, provided = [], {}
-    names = _DICT(module)
-    for name, kind in defines:
-        try:
-            value = names.get(name)
-            if value is None:
-                got = "nothing"
-            elif kind == "class" and not isinstance(value, type):
-                got = f"a {str.__str__(_NAME(type(value)))}, not a class"
-            elif kind == "function" and not callable(value):
-                got = f"a {str.__str__(_NAME(type(value)))}, not a function"
-            else:
-                provided[name] = value
-                continue
-        except BaseException:  # noqa: BLE001 - the submission's own objects raised while the grader read them
-            got = "something that could not be read"
-        missing.append({"name": name, "kind": kind, "got": got})
-    return missing, provided
+    """A part of the request: its size, then its bytes (grader.run.wire.frame), cut at its most."""
+    return bytes(_read_exact(fd, frame_size(bytes(_read_exact(fd, FRAME_HEADER)))))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from traceback import walk_tb
 from types import CodeType, TracebackType
 from typing import Any
@@ -81,7 +81,7 @@ def trusted_helpers(engine: str) -> dict[str, object]:
         from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
-    elif engine == "tensor":  # numpy only: a tensor exercise's child never imports torch
+    elif engine in ("tensor", "library"):  # numpy only: a tensor exercise's child never imports torch
         import numpy
 
         helpers["np"] = numpy
@@ -102,7 +102,7 @@ def materialize(value: InputValue, device: str, engine: str = "torch",
 
 def _tensor(shape: Any, data: Any, dtype: str, requires_grad: bool, device: str, engine: str,
             tools: Mapping[str, object]) -> object:
-    if engine == "tensor":
+    if engine in ("tensor", "library"):
         numpy: Any = tools["np"]
         return numpy.array(data, dtype=dtype).reshape(shape)
     torch: Any = tools["torch"]
@@ -112,19 +112,22 @@ def _tensor(shape: Any, data: Any, dtype: str, requires_grad: bool, device: str,
 
 
 def run_probe(probe: CompiledProbe, scope: dict[str, object], *, catch: type[BaseException] = Exception,
-              sources: Mapping[str, tuple[str, ...]] | None = None) -> ErrorInfo | dict[str, Value]:
+              sources: Mapping[str, tuple[str, ...]] | None = None,
+              read: Callable[[object], dict[str, Any]] = data_of) -> ErrorInfo | dict[str, Value]:
     """Run the probe in `scope`; return its observations, or the error that stopped it (the trusted side, whose
     default `catch` lets Ctrl-C still stop the grader)."""
-    ran, found = run_probe_data(probe, scope, catch, sources or {})
+    ran, found = run_probe_data(probe, scope, catch, sources or {}, read)
     if not ran:
         return error_from_data(found)
     return {label: from_data(value) for label, value in found.items()}
 
 
 def run_probe_data(probe: CompiledProbe, scope: dict[str, object], catch: type[BaseException],
-                   sources: Mapping[str, tuple[str, ...]]) -> tuple[bool, dict[str, Any]]:
+                   sources: Mapping[str, tuple[str, ...]],
+                   read: Callable[[object], dict[str, Any]] = data_of) -> tuple[bool, dict[str, Any]]:
     """(True, each observation's plain data) or (False, the error that stopped the probe, as data). The child
-    passes `catch=BaseException`: student code may raise SystemExit and worse."""
+    passes `catch=BaseException`: student code may raise SystemExit and worse. `read`: how an observed object
+    becomes data (a library's tensors as graphs, grader.run.child.graph)."""
     _, code, observe = probe
     try:
         exec(code, scope)
@@ -133,7 +136,7 @@ def run_probe_data(probe: CompiledProbe, scope: dict[str, object], catch: type[B
     observations: dict[str, Any] = {}
     for label, expr in observe:
         try:
-            observations[label] = data_of(eval(expr, scope))
+            observations[label] = read(eval(expr, scope))
         except catch as exc:
             observations[label] = error_data(exc, sources, catch)
     return True, observations

@@ -26,23 +26,39 @@ import builtins
 import importlib
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from grader.run.policy import WARM
 
 #: the child's side of the grader, in import order: what runs between the submission's lines
-HARNESS = ("grader.core.values", "grader.run.policy", "grader.run.child.reading", "grader.run.inputs",
-           "grader.run.child.execute", "grader.run.observed", "grader.run.guard.guard_rules",
-           "grader.run.guard.guard_public", "grader.run.guard.guard_code", "grader.run.guard.guard",
-           "grader.run.child.forbidden_ops", "grader.run.child.evidence", "grader.run.child.complex_watch",
-           "grader.run.child.probe_tools", "grader.run.child.child")
+HARNESS = (
+    "grader.core.values",
+    "grader.run.policy",
+    "grader.run.wire",
+    "grader.run.child.reading",
+    "grader.run.inputs",
+    "grader.run.child.execute",
+    "grader.run.observed",
+    "grader.run.guard.guard_rules",
+    "grader.run.guard.guard_public",
+    "grader.run.guard.guard_code",
+    "grader.run.guard.guard",
+    "grader.run.child.forbidden_ops",
+    "grader.run.child.evidence",
+    "grader.run.child.complex_watch",
+    "grader.run.child.probe_tools",
+    "grader.run.child.graph",
+    "grader.run.child.package",
+    "grader.run.child.names",
+    "grader.run.child.child",
+)
 #: modules the harness uses as they are: their state is live (sys.modules, sys.stdout) or their objects are the
 #: interpreter's own (builtins: the guard wraps its __import__), and the guard's public half, handed out by design
 _LIVE = ("sys", "builtins", "grader.run.guard.guard_public")
 
 
-def warm(policy: dict[str, Any]) -> None:
+def warm(allowed: Sequence[str] | None) -> None:
     """The child's side of the grader, and the modules a submission most likely imports, loaded once here.
 
     For an engine exercise: what engines commonly use (math, random, ..., numpy where allowed), so that a
@@ -52,7 +68,6 @@ def warm(policy: dict[str, Any]) -> None:
     """
     import hmac
 
-    allowed = policy.get("allowed")
     names = [n for n in HARNESS if n != "grader.run.child.probe_tools"]
     if allowed is None:
         warm_torch()

@@ -23,12 +23,10 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
-#: the `python -c` program of a zygote; it notes which modules the interpreter had before the grader's
-ENTRY = ("import sys; _startup = frozenset(sys.modules); from grader.run.child.zygote_main import main; "
-         "main(sys.argv[1], _startup)")
+from grader.run.wire import Ended, Forked, Hello, MemoryFiles, RunHeader, ZygoteConfig, encode
+
 #: all a child's environment holds but its own HOME, TMPDIR and MPLCONFIGDIR: nothing of the grader's
 #: (tokens, paths); plotting cells draw into nothing, and plt.show() returns at once
 CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -36,55 +34,26 @@ CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREAD
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 #: what the zygote's cgroups may hold beyond a run's limit while it cleans up after the run
 CLEANUP_MEMORY = 256 * 1024 * 1024
-Target = Callable[[int, int, "Hello", frozenset[str]], NoReturn]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Hello:
-    """A zygote's first message: how its children are confined."""
-
-    #: full, namespaces, landlock or none (grader.run.confine.isolate)
-    level: str
-    mode: str
-    isolation: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunHeader:
-    """What the zygote needs to fork one run: its number, its user, its limits."""
-
-    run: int
-    #: the run's own uid; None where runs keep the zygote's
-    uid: int | None
-    #: the run keeps root for file access alone (grader.run.confine.isolate.Mode.files_as_root)
-    files_as_root: bool
-    cpu: int
-    #: RLIMIT_AS in bytes (the zygote's size plus the budget); 0: none
-    memory_cap: int
-    #: what the zygote's cgroups may hold during the run, the zygote included (grader.run.confine.cgroups); 0: no
-    #: limit; -1: no cgroups
-    group_memory: int
-    file_bytes: int
-    nproc: int
+Target = Callable[[int, int, Hello, frozenset[str]], NoReturn]
 
 
 def main(config_text: str, startup: frozenset[str]) -> None:
-    config = json.loads(config_text)
+    config = ZygoteConfig.from_json(json.loads(config_text))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grading process's to handle
-    sock = socket.socket(fileno=config["sock"])
-    pid_namespace = config["mode"].endswith("namespaces")
+    sock = socket.socket(fileno=config.sock)
+    pid_namespace = config.mode.endswith("namespaces")
     if pid_namespace:
         _become_init(sock)
-    elif config["mode"] == "landlock":
+    elif config.mode == "landlock":
         signal.signal(signal.SIGTERM, _leave)  # the grading process died (parent-death signal)
         from grader.run.confine import landlock, seccomp, syscalls  # noqa: F401 - each child confines itself with them
 
         syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)  # no process of the same user reads the zygote's memory
     from grader.run.child import warm
 
-    warm.warm(config["policy"])
-    target = _resolve(config["target"])
-    hello = Hello(level=config["level"], mode=config["mode"], isolation=config["isolation"])
+    warm.warm(config.allowed)
+    target = _resolve(config.target)
+    hello = Hello(level=config.level, mode=config.mode, isolation=config.isolation)
     os.environ.clear()
     os.environ.update(CHILD_ENVIRONMENT)
     # What the warm-up made never changes: out of the collector's reach, a child's collections do not
@@ -92,7 +61,7 @@ def main(config_text: str, startup: frozenset[str]) -> None:
     gc.freeze()
     me = os.pidfd_open(os.getpid())
     try:
-        socket.send_fds(sock, [json.dumps({"hello": asdict(hello)}).encode()], [me])
+        socket.send_fds(sock, [encode(hello)], [me])
     except (BrokenPipeError, ConnectionResetError):
         return  # the grading process closed its sandbox while this zygote warmed up: nobody to serve
     os.close(me)
@@ -113,7 +82,7 @@ def _leave(*_: object) -> None:
     os._exit(1)
 
 
-def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: Hello, startup: frozenset[str],
+def _serve(sock: socket.socket, config: ZygoteConfig, target: Target, hello: Hello, startup: frozenset[str],
            pid_namespace: bool) -> None:
     while True:
         try:
@@ -122,16 +91,16 @@ def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: H
             return
         if not data:
             return  # the grading process has gone
-        header = RunHeader(**json.loads(data))
+        header = RunHeader.from_json(json.loads(data))
         req_r, rep_w, out_w = fds
-        workdir = _workdir(config["scratch"], header, pid_namespace)
+        workdir = _workdir(config.scratch, header, pid_namespace)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        limited = _limit_memory(config["memory"], header.group_memory)
+        limited = _limit_memory(config.memory, header.group_memory)
         pid = os.fork()
         if pid == 0:
             try:
-                _child(header, req_r, rep_w, out_w, workdir, config["mode"], target, hello, startup)
+                _child(header, req_r, rep_w, out_w, workdir, config.mode, target, hello, startup)
             except BaseException:  # noqa: BLE001 - the grader's own failure: say it where the output goes
                 import traceback
 
@@ -142,34 +111,34 @@ def _serve(sock: socket.socket, config: dict[str, Any], target: Target, hello: H
             os.close(fd)
         pidfd = os.pidfd_open(pid)
         try:
-            socket.send_fds(sock, [json.dumps({"run": header.run, "pid": pid, "limited": limited}).encode()], [pidfd])
+            socket.send_fds(sock, [encode(Forked(header.run, pid, limited))], [pidfd])
         except OSError:
             pass  # the grading process went away: the wait below sees it and cleans up
         status = _wait(sock, pid, pidfd, header, pid_namespace)
         os.close(pidfd)
         if header.group_memory > 0:  # what the run left in memory (its files) must not hold the cleanup up
-            _limit_memory(config["memory"], header.group_memory + CLEANUP_MEMORY)
+            _limit_memory(config.memory, header.group_memory + CLEANUP_MEMORY)
         _sweep(header, pid_namespace)
-        _wipe(workdir, pid_namespace, config["keep"])
+        _wipe(workdir, pid_namespace, config.keep)
         try:
-            sock.send(json.dumps({"run": header.run, "status": status}).encode())
+            sock.send(encode(Ended(header.run, status)))
         except OSError:
             return  # the grading process has what it needed and has gone
 
 
-def _limit_memory(files: dict[str, int] | None, limit: int) -> bool:
+def _limit_memory(files: MemoryFiles | None, limit: int) -> bool:
     """Set the memory limit of the zygote's cgroups (0: none) through the descriptors it was given; False
     where the kernel refuses (the grading process then says the limit held per process). Without them
     (no memory cgroup) or without cgroups (-1), there is nothing to set."""
     if files is None or limit < 0:
         return True
-    value = (str(limit) if limit > 0 else "max" if files["version"] == 2 else "-1").encode()
+    value = (str(limit) if limit > 0 else "max" if files.version == 2 else "-1").encode()
     try:
-        if files["swap"] >= 0:  # v1's memory and swap together is never below memory alone: lift it first
-            os.write(files["swap"], b"-1")
-        os.write(files["memory"], value)
-        if files["swap"] >= 0:
-            os.write(files["swap"], value)
+        if files.swap >= 0:  # v1's memory and swap together is never below memory alone: lift it first
+            os.write(files.swap, b"-1")
+        os.write(files.memory, value)
+        if files.swap >= 0:
+            os.write(files.swap, value)
     except OSError:
         return False
     return True
@@ -232,7 +201,7 @@ def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
     return path
 
 
-def _wipe(workdir: str, pid_namespace: bool, keep: list[str]) -> None:
+def _wipe(workdir: str, pid_namespace: bool, keep: tuple[str, ...]) -> None:
     """What a run wrote is gone before the next starts: its scratch folders are the zygote's (but for the
     tree's own folders that lie in them, `keep`: a checkout under /tmp)."""
     for folder in SCRATCH if pid_namespace else (workdir,):

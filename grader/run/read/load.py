@@ -38,7 +38,7 @@ class Submission:
     path: Path
     #: the file name the student knows
     name: str
-    kind: Literal["python", "notebook"]
+    kind: Literal["python", "notebook", "package"]
     cells: tuple[SourceCell, ...]
     sha256: str
     #: the exercise or assignment the file names (`# exercise: ID`, or the notebook's metadata)
@@ -48,6 +48,8 @@ class Submission:
     notes: tuple[str, ...] = ()
     #: the other .py files handed in beside it, importable from it: label = the file's name, source = its text
     siblings: tuple[SourceCell, ...] = ()
+    #: a package's files (kind "package"): label = the path in the repository, source = its text
+    package: tuple[SourceCell, ...] = ()
 
     @property
     def source(self) -> str:

@@ -25,25 +25,23 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service.app import State
+from grader.service import access
 from grader.service.lti import lti
 from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings
 from grader.service.lti.lti_token import Keys, Refused
 from grader.service.pages.forms import fields
+from grader.service.pages.layout import course_page
 from grader.service.pages.session_cookie import set_session
+from grader.service.state import state_of
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
 MAX_FORM = 64 * 1024
 
 
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
-
 
 def _settings(request: Request) -> LtiSettings | None:
-    return _state(request).course.lti
+    return state_of(request).course.lti
 
 
 def _tool_url(request: Request, settings: LtiSettings) -> str | None:
@@ -73,9 +71,7 @@ async def _params(request: Request) -> dict[str, str] | None:
 
 def _page(request: Request, title: str, body: str) -> str:
     """A page of this course (its name at the top), as every page of the server."""
-    from grader.service.pages.pages import course_page
-
-    return course_page(_state(request), title, body)
+    return course_page(state_of(request), title, body)
 
 
 def _refused(request: Request, refused: Refused) -> HTMLResponse:
@@ -89,6 +85,11 @@ def _refused(request: Request, refused: Refused) -> HTMLResponse:
 
 
 def _no_lti(request: Request) -> HTMLResponse:
+    if state_of(request).live.closed is not None:  # the registration cannot be read now: none is trusted
+        return HTMLResponse(_page(request, "LMS launches are closed", "<h1>LMS launches are closed for now</h1><p>"
+                                  "The course's LMS registration cannot be read, so no launch is taken; the "
+                                  "instructor's page says why. Sign in with <code>grade submit --login</code> "
+                                  "meanwhile.</p>"), 503)
     return HTMLResponse(_page(request, "No LMS launch", "<h1>This course takes no LMS launch</h1><p>Its course.toml "
                               "has no [lti] table: sign in with <code>grade submit --login</code>.</p>"), 404)
 
@@ -119,12 +120,13 @@ def _cookie(name: str, value: str, max_age: int) -> str:
     return f"{name}={value}; Max-Age={max_age}; Path=/; HttpOnly; Secure; SameSite=None; Partitioned"
 
 
+@access.lms
 async def login(request: Request) -> Response:
     incoming = await _incoming(request)
     if isinstance(incoming, Response):
         return incoming
     settings, tool, params = incoming
-    found = await run_in_threadpool(lti.begin, _state(request).engine, settings, params, tool)
+    found = await run_in_threadpool(lti.begin, state_of(request).engine, settings, params, tool)
     if isinstance(found, Refused):
         return _refused(request, found)
     response = RedirectResponse(found.redirect, status_code=302)
@@ -132,12 +134,13 @@ async def login(request: Request) -> Response:
     return response
 
 
+@access.lms
 async def launch(request: Request) -> Response:
     incoming = await _incoming(request)
     if isinstance(incoming, Response):
         return incoming
     settings, tool, form = incoming
-    state = _state(request)
+    state = state_of(request)
     # in a frame of the LMS's page, cookies set here may be partitioned away or dropped: begin again in a window
     framed = request.headers.get("sec-fetch-dest") == "iframe"
     found = await run_in_threadpool(partial(lti.finish, framed=framed), state.engine, state.course, form,
@@ -164,8 +167,9 @@ async def launch(request: Request) -> Response:
     return response
 
 
+@access.lms
 async def open_session(request: Request) -> Response:
-    found = await run_in_threadpool(lti.open_launch, _state(request).engine, request.path_params["code"],
+    found = await run_in_threadpool(lti.open_launch, state_of(request).engine, request.path_params["code"],
                                     request.cookies)
     if found is None:
         return HTMLResponse(_page(request, "Link used", "<h1>This link has expired, was used, or is another "
@@ -179,6 +183,7 @@ async def open_session(request: Request) -> Response:
     return response
 
 
+@access.anyone  # the LMS's server fetches it
 async def jwks(request: Request) -> Response:
     """The tool's public key set: what the LMS checks the tool's client assertions with (the registration's JWK
     URL in Canvas, the public keyset URL in Moodle)."""

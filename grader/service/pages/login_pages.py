@@ -17,21 +17,17 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service.app import State
+from grader.service import access
+from grader.service.pages.layout import course_page
 from grader.service.pages.origin import elsewhere
-from grader.service.pages.pages import course_page
 from grader.service.pages.session_cookie import set_session
+from grader.service.state import State, state_of
 from grader.service.tokens import link_holder, use_link
 
-#: the confirmation's headers: not cached, not framed by another site, its URL (the code) sent to no other site
-#: ("no-referrer" would make the browser send its form with Origin: null, which is refused)
-_GUARDED = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY",
-            "Content-Security-Policy": "frame-ancestors 'none'"}
+#: the confirmation's headers: not cached, its URL (the code) sent to no other site ("no-referrer" would make the
+#: browser send its form with Origin: null, which is refused); no frame, as every page (grader.service.access)
+_GUARDED = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin"}
 
-
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
 
 
 def _spent(state: State) -> HTMLResponse:
@@ -40,8 +36,9 @@ def _spent(state: State) -> HTMLResponse:
                         403, headers=_GUARDED)
 
 
+@access.anyone  # the link's code is the credential
 async def ask(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     holder = await run_in_threadpool(link_holder, state.engine, request.path_params["code"])
     if holder is None:
         return _spent(state)
@@ -57,8 +54,9 @@ async def ask(request: Request) -> Response:
     return HTMLResponse(course_page(state, f"sign in as {holder.student}?", body), headers=_GUARDED)
 
 
+@access.anyone
 async def sign_in(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     why = elsewhere(request)
     if why is not None:
         return HTMLResponse(course_page(state, "not signed in", f"<h1>Not signed in</h1><p>{e(why)}: open the "

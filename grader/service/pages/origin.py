@@ -1,6 +1,6 @@
 """Cookie-authenticated requests that change something must come from the server's own pages: a POST, PUT, PATCH or
-DELETE that carries the session cookie and no bearer token is refused (403) unless its Origin (else its Referer)
-names this server's host.
+DELETE whose identity came from the session cookie is refused (403) unless its Origin (else its Referer) names
+this server's host. The access layer asks (grader.service.access), for every route a signed-in caller may use.
 
 Why Origin and not a CSRF token: the pages run no script and hold no form whose token could be checked, and
 every browser names the page a cross-site request came from in Origin (older ones, or privacy settings, at
@@ -9,32 +9,19 @@ sent by the browser on its own, so requests that carry one (grade submit, script
 compared, not the scheme: behind a proxy that ends TLS the server sees http while the browser says https
 (the proxy must pass the Host header on, as nginx's `proxy_set_header Host $host` does). An LTI launch is a
 POST from the LMS's page by design, authenticated by its signed id_token, state and nonce, never the cookie
-(which an LMS on the same site would send along): /lti/ is not asked.
+(which an LMS on the same site would send along): an LMS route is not asked.
 """
 
 from __future__ import annotations
 
 import urllib.parse
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.requests import HTTPConnection
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def foreign(request: Request, cookies: tuple[str, ...], exempt: tuple[str, ...] = ()) -> str | None:
-    """Why this request may not change anything with its cookie, or None where it may (or where its path starts
-    with one of `exempt`: routes that never read the cookie). `cookies`: the session cookie's names."""
-    if request.method in SAFE_METHODS or not any(c in request.cookies for c in cookies) or \
-            request.url.path.startswith(exempt):
-        return None
-    if request.headers.get("authorization", "").lower().startswith("bearer "):
-        return None
-    return elsewhere(request)
-
-
-def elsewhere(request: Request) -> str | None:
+def elsewhere(request: HTTPConnection) -> str | None:
     """Why this request does not come from a page of this server (its Origin, else its Referer, names another
     host, or nothing), or None where it does."""
     host = request.headers.get("host", "").lower()
@@ -44,20 +31,3 @@ def elsewhere(request: Request) -> str | None:
     if urllib.parse.urlsplit(named).netloc.lower() != host or not host:
         return "this request comes from another site's page; only this server's own pages may make it"
     return None
-
-
-class SameOrigin:
-    """ASGI middleware: refuse, before any route runs, a cookie's state-changing request from another site."""
-
-    def __init__(self, app: ASGIApp, cookies: tuple[str, ...], exempt: tuple[str, ...] = ()) -> None:
-        self.app = app
-        self.cookies = cookies
-        self.exempt = exempt
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            why = foreign(Request(scope), self.cookies, self.exempt)
-            if why is not None:
-                await JSONResponse({"error": why}, status_code=403)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)

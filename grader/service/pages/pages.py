@@ -7,10 +7,9 @@ writes (no scripts); a session cookie from a one-time login link (`grade submit 
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from urllib.parse import quote
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -18,79 +17,32 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
-from grader.service.app import State, caller
+from grader.service import access
 from grader.service.db import schema
 from grader.service.db.store import reading
-from grader.service.seen import is_released, labelled, status_of
-from grader.service.standing import Row, rows_of, worths
+from grader.service.pages.layout import CSS as _CSS
+from grader.service.pages.layout import cards, course_page, not_found
+from grader.service.policy import clock
+from grader.service.policy.release import is_released
+from grader.service.seen import labelled, status_of
+from grader.service.standing import Row, count, rows_of, worths
+from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.view_cache import view_key
 from grader.service.views import shown
 
-_CSS = """
-nav { margin: .4em 0 1em; } nav a { margin-right: 1em; }
-.late { color: #c62828; } .waiting { color: #8d6e00; }
-p.course { margin: 0; color: #3b6ea8; font-weight: 600; }
-form.upload { display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: end; }
-form.upload label { display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
-input, select, button { font: inherit; max-width: 100%; }
-@media (max-width: 640px) {
-  table.cards thead { display: none; }
-  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
-  table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
-  table.cards td { border: none; border-bottom: 1px solid #eee; }
-  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
-}
-section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
-"""
-
-
-def course_page(state: State, title: str, body: str, css: str = "") -> str:
-    """A page of this course: its name heads every page (and its title), errors and sign-in pages too."""
-    name = state.course.name
-    return page(f"{name}: {title}", f'<p class="course">{e(name)}</p>\n{body}', _CSS + css)
-
-
-def cards(headers: list[str], rows: list[list[str]]) -> str:
-    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
-    escaped): a form in its last column stays in reach without scrolling sideways."""
-    head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
-                   + "</tr>\n" for row in rows)
-    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
-
 
 def _when(moment: float | None, state: State) -> str:
-    if moment is None:
-        return "none"
-    return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
+    return clock.shown(moment, state.course)
 
 
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
+__all__ = ["cards", "course_page", "not_found", "routes"]
 
 
-async def _reader(request: Request, instructor: bool = False) -> Who | Response:
-    state = _state(request)
-    who = await caller(request, state)
-    if who is None:
-        return HTMLResponse(course_page(state, "Sign in", "<h1>Sign in</h1><p>Run <code>grade submit --login</code> "
-                                                          "and open the link it prints (it works once, for five "
-                                                          "minutes), or open the assignment from the LMS, in a window "
-                                                          "of its own.</p>"), 401)
-    if instructor and not who.instructor:
-        return HTMLResponse(course_page(state, "Not yours", "<h1>Instructors only</h1>"), 403)
-    return who
-
-
-def not_found(state: State, what: str = "Not found") -> HTMLResponse:
-    return HTMLResponse(course_page(state, "Not found", f"<h1>{e(what)}</h1>"), 404)
-
-
+@access.anyone
 async def home(request: Request) -> Response:
     """What this server is, for whoever opens its address: the course, how to submit and how to sign in."""
-    name = e(_state(request).course.name)
+    name = e(state_of(request).course.name)
     body = (f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
             "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
             "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
@@ -99,7 +51,7 @@ async def home(request: Request) -> Response:
             "<h2>Sign in</h2><p>Run <code>grade submit --login</code>, open the link it prints (once, within five "
             "minutes) and sign in on its page. Then: <a href=\"/me\">your submissions</a>; instructors: "
             "<a href=\"/instructor\">the class</a>.</p>")
-    return HTMLResponse(course_page(_state(request), "grading server", body))
+    return HTMLResponse(course_page(state_of(request), "grading server", body))
 
 
 def _submission_rows(rows: list[Row], state: State, link: str, student: str, instructor: bool = False) -> str:
@@ -118,25 +70,24 @@ def _submission_rows(rows: list[Row], state: State, link: str, student: str, ins
         "<p>No submissions yet.</p>"
 
 
-async def me(request: Request) -> Response:
-    return await _student_page(request, None)
+@access.student
+async def me(request: Request, who: Who) -> Response:
+    return await _student_page(request, who, None)
 
 
-async def my_assignment(request: Request) -> Response:
+@access.student
+async def my_assignment(request: Request, who: Who) -> Response:
     """One assignment's part of the student's page: where an LMS link to it leads."""
     chosen = request.path_params["assignment"]
-    if chosen not in _state(request).course.assignments:
-        return not_found(_state(request), "No such assignment")
-    return await _student_page(request, chosen)
+    if chosen not in state_of(request).course.assignments:
+        return not_found(state_of(request), "No such assignment")
+    return await _student_page(request, who, chosen)
 
 
-async def _student_page(request: Request, chosen: str | None) -> Response:
-    who = await _reader(request)
-    if not isinstance(who, Who):
-        return who
+async def _student_page(request: Request, who: Who, chosen: str | None) -> Response:
     if who.instructor:
         return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
-    state = _state(request)
+    state = state_of(request)
 
     from grader.service.pages.upload_pages import upload_form
 
@@ -144,20 +95,22 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
         status = status_of(state, who.student)
         with reading(state.engine) as db:
             rows = rows_of(db, who.student, chosen, limit=200)
+            name = _name(db, who.student)
         assignments = []
         for a in status["assignments"]:  # type: ignore[attr-defined]
             if chosen is not None and a["id"] != chosen:
                 continue
             counted = a["counted"]
             left = "no limit" if a["left_today"] is None else str(a["left_today"])
+            closes = f"; closes {a['closes_shown']}" if a["closes"] is not None else ""
+            score = "excused" if counted["excused"] else f"{num(counted['score'])}/{num(counted['max_score'])}" \
+                if counted["score"] is not None else "-"
             assignments.append([e(a["id"]), e(", ".join(a["exercises"])),
-                                e(_when(a["deadline"], state)) + (" (your extension)" if a["extended"] else ""),
-                                e(left), e(f"{num(counted['score'])}/{num(counted['max_score'])}"
-                                           if counted["score"] is not None else "-") + f" <span class=\"muted\">"
-                                f"{e(counted['why'])}</span>",
+                                e(a["deadline_shown"] + (" (your extension)" if a["extended"] else "") + closes),
+                                e(left), e(score) + f' <span class="muted">{e(counted["why"])}</span>',
                                 "shown" if a["hidden_released"] else "after the deadline"])
         late = status["late_days_left"]
-        body = (f"<h1>{e(state.course.name)}: {e(who.student)}</h1>"
+        body = (f"<h1>{e(state.course.name)}: {e(name)}</h1>"
                 + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
                 + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
@@ -171,10 +124,8 @@ async def _student_page(request: Request, chosen: str | None) -> Response:
     return HTMLResponse(await run_in_threadpool(build))
 
 
-async def my_report(request: Request) -> Response:
-    who = await _reader(request)
-    if not isinstance(who, Who):
-        return who
+@access.student
+async def my_report(request: Request, who: Who) -> Response:
     return await _report_page(request, who, "/me")
 
 
@@ -182,7 +133,7 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
     from grader.outputs.feedback import feedback_html
     from grader.outputs.students import Student
 
-    state = _state(request)
+    state = state_of(request)
     try:
         ident = int(request.path_params["id"])
     except ValueError:
@@ -217,15 +168,13 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
     return HTMLResponse(built)
 
 
-async def instructor(request: Request) -> Response:
+@access.instructor
+async def instructor(request: Request, who: Who) -> Response:
     """One assignment's class summary (grader.outputs.summary_html) over the counted scores."""
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+    state = state_of(request)
     chosen = request.query_params.get("assignment") or next(iter(state.course.assignments))
     if chosen not in state.course.assignments:
-        return not_found(_state(request), "No such assignment")
+        return not_found(state_of(request), "No such assignment")
     return HTMLResponse(await run_in_threadpool(_instructor_page, state, chosen))
 
 
@@ -250,44 +199,56 @@ def _columns(state: State, ids: tuple[str, ...]) -> list[ExerciseColumn]:
     return [ExerciseColumn(i, catalog.load(i).title, catalog.load(i).points) for i in ids]
 
 
-async def student_history(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+def _name(db: Connection, student: str) -> str:
+    """The roster's name of `student` (a page names a person by it), else their id."""
+    st = schema.students.c
+    found = db.execute(select(st.name).where(st.id == student)).scalar_one_or_none()
+    return str(found) if found else student
+
+
+@access.instructor
+async def student_history(request: Request, who: Who) -> Response:
+    state = state_of(request)
     student = request.path_params["student"]
+    entry = request.query_params.get("entry", "")
+
+    from grader.service.pages.class_pages import CSS
+    from grader.service.pages.correction_pages import ACTIONS, section
+    from grader.service.policy.audit import audit
 
     def build() -> str:
-        status = status_of(state, student)
         with reading(state.engine) as db:
             rows = rows_of(db, student, limit=500)
-        counted = [[e(a["id"]), e(f"{num(a['counted']['score'])}/{num(a['counted']['max_score'])}"
-                                  if a["counted"]["score"] is not None else "-"), e(a["counted"]["why"])]
-                   for a in status["assignments"]]  # type: ignore[attr-defined]
-        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1><h2>Counted</h2>'
-                + table(["assignment", "counts", "why"], counted)
+            every = rows_of(db, student)
+            name = _name(db, student)
+        chosen = count(state.course, student, every)  # what counts, as the instructor sees it (released or not)
+        counted = [[e(c.assignment), e("excused" if c.excused else f"{num(c.score)}/{num(c.max_score)}"
+                                      if c.score is not None else "-"), e(c.why)] for c in chosen.values()]
+        # the correction just made, named by its audit entry (never text from the query)
+        done = next((x for x in audit(state.engine, 50) if str(x.id) == entry and x.action in ACTIONS), None)
+        notice = f"{done.action} of {done.assignment} for {done.student}: {done.old} -> {done.new}" if done else ""
+        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
+                f"{e(student)}</span></h1>"
+                + (f'<p class="notice">{e(notice)}</p>' if notice else "") + "<h2>Counted</h2>"
+                + table(["assignment", "counts", "why"], counted) + section(state, student, every, chosen)
                 + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
                                                                   instructor=True))
-        return course_page(state, student, body)
+        return course_page(state, student, body, CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
 
 
-async def any_report(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
+@access.instructor
+async def any_report(request: Request, who: Who) -> Response:
     return await _report_page(request, who, "/instructor")
 
 
-async def gradebook_csv(request: Request) -> Response:
-    who = await _reader(request, instructor=True)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.instructor
+async def gradebook_csv(request: Request, who: Who) -> Response:
+    state = state_of(request)
     rules = state.course.assignments.get(request.path_params["assignment"])
     if rules is None:
-        return not_found(_state(request), "No such assignment")
+        return not_found(state_of(request), "No such assignment")
     from grader.service.gradebook import export
 
     folder, _ = await run_in_threadpool(export, state.engine, state.course, rules)

@@ -8,7 +8,7 @@ a plain one is not read. Over plain http (loopback, a test) Secure would make th
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from grader.service.tokens import SESSION_SECONDS
@@ -19,7 +19,7 @@ HOST_COOKIE = "__Host-" + COOKIE
 NAMES = (COOKIE, HOST_COOKIE)
 
 
-def cookie_name(request: Request) -> str:
+def cookie_name(request: HTTPConnection) -> str:
     """The session cookie's name for this request: over https, only the __Host- one is read or set."""
     return HOST_COOKIE if request.url.scheme == "https" else COOKIE
 

@@ -8,26 +8,22 @@ key made when the page was drawn: sending the form twice (a reload, a double cli
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service.app import State
+from grader.service import access
 from grader.service.config import Course
 from grader.service.intake import Receipt
 from grader.service.pages.forms import upload
-from grader.service.pages.pages import _reader, course_page
+from grader.service.pages.layout import course_page
+from grader.service.policy import clock
 from grader.service.receive import receive, too_big
+from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.uploads import SUFFIXES, Refused
-
-
-def _state(request: Request) -> State:
-    found: State = request.app.state.grader
-    return found
 
 
 def upload_form(course: Course, chosen: str | None) -> str:
@@ -45,21 +41,17 @@ def upload_form(course: Course, chosen: str | None) -> str:
             '<p class="muted">Test it first with <code>grade FILE</code> where you can: that is not limited.</p>')
 
 
-async def submit(request: Request) -> Response:
-    who = await _reader(request)
-    if not isinstance(who, Who):
-        return who
-    state = _state(request)
+@access.allow(access.Caller.STUDENT, uploads=True)
+async def submit(request: Request, who: Who) -> Response:
+    state = state_of(request)
     course = state.course
-    wait = state.throttled(who, "upload", course.uploads_per_minute)
-    if wait is not None:
-        return _refused(state, Refused(429, f"too many uploads: try again in {wait:.0f} s"),
-                        {"Retry-After": str(int(wait) + 1)})
     form = await upload(request, course.max_upload_bytes)
+    arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
     if isinstance(form, str):
         return _refused(state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form))
     assignment = form.fields.get("assignment") or None
-    receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""))
+    receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""),
+                            arrived)
     if isinstance(receipt, Refused):
         return _refused(state, receipt, {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
                         back=assignment)
@@ -80,16 +72,17 @@ def _refused(state: State, refused: Refused, headers: dict[str, str] | None = No
 
 
 def _receipt(state: State, receipt: Receipt) -> str:
-    moment = datetime.fromtimestamp(receipt.received_at, UTC).isoformat(timespec="milliseconds")
+    moment = clock.shown_exactly(receipt.received_at, state.course)
     late = (f'<li class="late">{e(receipt.late_policy or f"{receipt.days_late:g} day(s) late")}</li>'
             if receipt.days_late > 0 else "<li>on time</li>")
+    effect = f'<li class="effect">{e(receipt.effect)}</li>' if receipt.effect else ""
     left = f"<li>{receipt.left_today} more today</li>" if receipt.left_today is not None else ""
     again = "<p>This file was already received (the form was sent again): it is stored once.</p>" \
         if receipt.replayed else ""
     body = (f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav>'
             f"<h1>Received: submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}"
-            f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>server time {e(moment)}</li>'
-            f"{late}{left}</ul>"
+            f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>received {e(moment)}</li>'
+            f"{late}{effect}{left}</ul>"
             f'<p><a href="/me/submissions/{receipt.submission}">Its report</a> (it is graded in a moment; reload '
             "that page until it shows).</p>")
     return course_page(state, f"submission {receipt.submission}", body)
