@@ -62,9 +62,9 @@ def batch_parser() -> Parser:
                         help="gradebook.csv's columns: the assignment's total, each exercise, or both (default: "
                              "the total with --assignment or --column, else each exercise)")
     parser.add_argument("--column", metavar="TITLE",
-                        help="the total's column title in gradebook.csv: the LMS's assignment these scores are "
-                             "(Canvas matches a column to its assignment by title, or 'title (id)'); default: "
-                             "--assignment's id")
+                        help="the total's column title in gradebook.csv: the LMS's assignment "
+                             "these scores are (Canvas matches a column to its assignment by "
+                             "title, or 'title (id)'); default: --assignment's id")
     parser.add_argument("--seed", type=int,
                         help="one seed for every submission, instead of one drawn per submission from the course "
                              "secret (default, without a secret: 0)")
@@ -81,10 +81,11 @@ def batch_command(argv: list[str]) -> int:
     if args.jobs < 1:
         raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
     if args.gradebook_columns in ("total", "both") and not (args.assignment or args.column):
-        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment or --column: the total "
-                          f"is the assignment's.")
+        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment or "
+                          "--column: the total is the assignment's.")
     if args.column is not None and not args.column.strip():
-        raise GraderError("--column needs a title: the LMS assignment's, as its gradebook shows it.")
+        raise GraderError("--column needs a title: the LMS assignment's, as its gradebook "
+                          "shows it.")
     from grader.course.batch import Setup
     from grader.course.grade_class import ClassRequest, grade_class, plan_class
 
@@ -101,7 +102,8 @@ def batch_command(argv: list[str]) -> int:
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
                                    names=args.names, shard=args.shard, resume=args.resume, force=args.force,
-                                   jobs=args.jobs, columns=args.gradebook_columns, column=args.column), catalog)
+                                   jobs=args.jobs, columns=args.gradebook_columns,
+                                   column=args.column), catalog)
     entries, todo = plan.entries, plan.todo
     where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
     print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
@@ -110,8 +112,9 @@ def batch_command(argv: list[str]) -> int:
     if plan.klass.ignored:
         print(f"skipped, not a submission in {plan.klass.names} names: {_few(plan.klass.ignored)}", file=sys.stderr)
     if plan.klass.marked_late:
-        print(f"marked late in the download (Canvas's _LATE), graded as any other (a batch applies no late policy; "
-              f"summary.html lists them): {_few(list(plan.klass.marked_late))}", file=sys.stderr)
+        print("marked late in the download (Canvas's _LATE), graded as any other (a batch applies "
+              "no late policy; summary.html lists them): "
+              f"{_few(list(plan.klass.marked_late))}", file=sys.stderr)
     if plan.klass.not_on_roster:
         print(f"not on the roster, kept apart and not graded: {_few(plan.klass.not_on_roster)}", file=sys.stderr)
     try:
@@ -264,19 +267,22 @@ def feedback_command(argv: list[str]) -> int:
 
 def publish_parser() -> Parser:
     parser = Parser(prog="grade publish",
-                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS Score to the "
-                                "assignment's own line item: --lineitem, else the one the platform's line items "
-                                "service (lineitems in --platform, a TOML file: client_id, token_url, key_file, "
-                                "key_id, lineitems) holds for it, found by resourceId or made. What was sent is "
-                                "recorded per line item in REPORTS/published/lti.json: publishing again sends "
-                                "only the scores that changed.")
+                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS "
+                                "Score to the assignment's own line item: --lineitem, else the one "
+                                "the platform's line items service (lineitems in --platform, a "
+                                "TOML file: client_id, token_url, key_file, key_id, lineitems) "
+                                "holds for it, found by resourceId or made. What was sent is "
+                                "recorded per line item in REPORTS/published/lti.json: publishing "
+                                "again sends only the scores that changed.")
     parser.add_argument("service", choices=("lti",))
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     parser.add_argument("--platform", type=Path, required=True, metavar="CONFIG")
-    parser.add_argument("--lineitem", metavar="URL", help="the LMS column (its line item's URL) these scores go to")
-    parser.add_argument("--assignment", metavar="ID", help="the column's resourceId, for a batch of several "
-                                                           "exercises graded without --assignment (default: the "
-                                                           "batch's assignment, or its one exercise)")
+    parser.add_argument("--lineitem", metavar="URL",
+                        help="the LMS column (its line item's URL) these scores go to")
+    parser.add_argument("--assignment", metavar="ID",
+                        help="the column's resourceId, for a batch of several exercises graded "
+                             "without --assignment (default: the batch's assignment, or its one "
+                             "exercise)")
     parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
     return parser
 
@@ -289,15 +295,17 @@ def publish_command(argv: list[str]) -> int:
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
         raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
     if args.lineitem is not None and urlsplit(args.lineitem).scheme not in ("http", "https"):
-        raise GraderError(f"--lineitem {args.lineitem!r} is not an http(s) URL: give the line item's URL.")
+        raise GraderError(f"--lineitem {args.lineitem!r} is not an http(s) URL: give the line "
+                          "item's URL.")
     platform = read_platform(args.platform)
-    target = Target(assignment=_batch_assignment(args.reports, args.assignment), lineitem=args.lineitem or "",
-                    source="--lineitem" if args.lineitem else "")
+    target = Target(assignment=_batch_assignment(args.reports, args.assignment),
+                    lineitem=args.lineitem or "", source="--lineitem" if args.lineitem else "")
     done = publish_lti(args.reports, platform, target, dry_run=args.dry_run)
     verb = "would send" if args.dry_run else "sent"
-    print(f"{verb} {len(done.sent)} scores to {done.lineitem or target.assignment}'s column ({done.how}); "
-          f"{done.unchanged} unchanged since the last publish"
-          + (f"; not sent (the grader failed on them): {_few(done.skipped)}" if done.skipped else ""))
+    print(f"{verb} {len(done.sent)} scores to {done.lineitem or target.assignment}'s column "
+          f"({done.how}); {done.unchanged} unchanged since the last publish"
+          + (f"; not sent (the grader failed on them): {_few(done.skipped)}"
+             if done.skipped else ""))
     return ExitCode.OK
 
 
@@ -309,12 +317,13 @@ def _batch_assignment(reports: Path, given: str | None) -> str:
     manifest = read_manifest(reports) if (reports / MANIFEST).is_file() else None
     graded = (manifest.assignment or manifest.column) if manifest is not None else None
     if given is not None and graded and given != graded:
-        raise GraderError(f"--assignment {given!r}: {reports} graded assignment {graded!r}; its scores go to "
-                          f"{graded}'s column only.")
+        raise GraderError(f"--assignment {given!r}: {reports} graded assignment {graded!r}; its "
+                          f"scores go to {graded}'s column only.")
     if given or graded:
         return str(given or graded)
     if manifest is not None and len(manifest.exercises) == 1:
         return manifest.exercises[0]
-    raise GraderError(f"which assignment are the scores of {reports}? It graded "
-                      f"{', '.join(manifest.exercises) if manifest is not None else 'no batch.json'}: name its "
-                      f"column with --assignment ID (the line item's resourceId) or --lineitem URL.")
+    graded_what = ", ".join(manifest.exercises) if manifest is not None else "no batch.json"
+    raise GraderError(f"which assignment are the scores of {reports}? It graded {graded_what}: "
+                      "name its column with --assignment ID (the line item's resourceId) or "
+                      "--lineitem URL.")

@@ -53,8 +53,10 @@ def store_command(argv: list[str]) -> int:
 
         gaps = missing(folder)
         if gaps:
-            raise GraderError(f"{folder} lacks what the course needs beside its store; copy these from where the "
-                              f"course ran (docs/deploy.md, Backups), then restore:\n  " + "\n  ".join(gaps))
+            listed = "\n  ".join(gaps)
+            raise GraderError(f"{folder} lacks what the course needs beside its store; copy these "
+                              f"from where the course ran (docs/deploy.md, Backups), then restore:"
+                              f"\n  {listed}")
     course = load_course(folder, database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
     where = shown_url(course.database)
     if args.action == "backup":
@@ -66,9 +68,12 @@ def store_command(argv: list[str]) -> int:
     elif args.action == "restore":
         from grader.service.db.backup import restore
 
-        found = restore(open_store(course.database), args.source, force=args.force)
-        print(f"restored {args.source} into {where}: {found.line()}. Start grade serve: what was queued or being "
-              f"graded at the backup is graded again.")
+        done = restore(open_store(course.database), args.source, force=args.force)
+        print(f"restored {args.source} into {where}: {done.snapshot.line()}. Start grade serve: what was queued or "
+              f"being graded at the backup is graded again.")
+        # a restore never revives a credential: what the store held of them is applied again, and said
+        print("credentials: " + ("; ".join(done.credentials) if done.credentials else
+                                 "none changed (the store replaced held none the backup lacked)"))
     else:
         from grader.service.db.store_copy import copy_store
 

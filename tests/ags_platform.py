@@ -24,13 +24,15 @@ every URL), its items .../lineitems/N/lineitem?type_id=3, everything on one page
 instructor made by hand for the tool (no resourceId).
 
 The launch, as Canvas and Moodle make it (Security Framework 5.1.1): /launch?user=U&link=L is the student's
-click in the LMS (/course?user=U&link=L shows it in a frame of the LMS's course page, as an LMS embeds a
-tool), a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint, client_id,
-lti_deployment_id) to the tool; /authorize checks the authentication request (scope openid,
-response_type id_token, response_mode form_post, prompt none, the registered client_id and redirect_uri, a
-state and a nonce) and answers with a page that posts the id_token, signed RS256 by the platform's own key
-(published at /jwks with its kid), and the state to the redirect_uri. /memberships is NRPS 2.0: a bearer
-token granted the membership scope, pages of `page_size` members linked by `Link: <...>; rel="next"`.
+click in the LMS (/course?user=U&link=L shows it in a frame of the LMS's course page, as an LMS embeds a tool),
+a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint, client_id,
+lti_deployment_id) to the tool; /authorize checks the authentication request (scope openid, response_type
+id_token, response_mode form_post, prompt none, the registered client_id and redirect_uri, a state and a nonce)
+and answers with a page that posts the id_token, signed RS256 by the platform's own key (published at /jwks with
+its kid), and the state to the redirect_uri. /memberships is NRPS 2.0: a bearer token granted the membership
+scope, pages of `page_size` members linked by `Link: <...>; rel="next"`. A link sits in an LMS context (a course,
+a section: `link_contexts`, else context_id), whose launches carry that context and its own memberships URL, which
+lists the users in it (a user's "contexts").
 
 Deep Linking 2.0: a launch whose lti_message_hint is DEEP_LINK is an LtiDeepLinkingRequest (no resource link; its
 deep_linking_settings, changed by `deep_linking`). /deep_link_return takes the tool's LtiDeepLinkingResponse as
@@ -124,6 +126,9 @@ class Platform:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: resource link id -> its custom parameters
     custom: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: resource link id -> the LMS context (a course, a section) it is in, where not context_id; a user's "contexts"
+    #: (default: [context_id]) are the ones NRPS lists them in
+    link_contexts: dict[str, str] = field(default_factory=dict)
     #: what the next id_token's claims are changed to (a key set to None is left out)
     override: dict[str, Any] = field(default_factory=dict)
     authorizations: list[dict[str, str]] = field(default_factory=list)
@@ -165,6 +170,11 @@ class Platform:
     def memberships_url(self) -> str:
         return f"{self.base}/memberships?course=7"
 
+    def context_url(self, context: str) -> str:
+        """A context's Names and Roles URL (context_id's is memberships_url)."""
+        return self.memberships_url if context == self.context_id else \
+            f"{self.base}/memberships?{urlencode({'context': context})}"
+
     def registration(self, key_file: str, **extra: object) -> str:
         """The TOML of this platform's registration, as the tool keeps it (lms.toml)."""
         values = {"client_id": self.client_id, "token_url": self.token_url, "key_file": key_file,
@@ -177,6 +187,7 @@ class Platform:
         """The id_token of `user`'s launch of `link`, as the platform signs it; `changes` (and `override`) alter
         its claims (None removes one), `key` and `kid` sign it otherwise."""
         person = self.users.get(user, {})
+        context = self.link_contexts.get(link, self.context_id)
         now = int(time.time())
         claims: dict[str, Any] = {
             "iss": self.issuer, "aud": self.client_id, "sub": user, "iat": now, "exp": now + 300, "nonce": nonce,
@@ -184,10 +195,10 @@ class Platform:
             CLAIM + "message_type": "LtiResourceLinkRequest", CLAIM + "version": "1.3.0",
             CLAIM + "deployment_id": self.deployment_id, CLAIM + "target_link_uri": target,
             CLAIM + "resource_link": {"id": link, "title": f"Link {link}"},
-            CLAIM + "context": {"id": self.context_id, "label": "AG101", "title": "Autograd 101"},
+            CLAIM + "context": {"id": context, "label": "AG101", "title": "Autograd 101"},
             CLAIM + "roles": person.get("roles", [LEARNER]), CLAIM + "custom": self.custom.get(link, {}),
             "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
-                "context_memberships_url": self.memberships_url, "service_versions": ["2.0"]},
+                "context_memberships_url": self.context_url(context), "service_versions": ["2.0"]},
             AGS_CLAIM: self.endpoint(link)}
         if link == DEEP_LINK:
             del claims[CLAIM + "resource_link"]
@@ -344,18 +355,20 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 return
             if self.headers.get("Accept") != NRPS_TYPE:
                 platform.problems.append(f"Accept {self.headers.get('Accept')!r}")
+            context = query.get("context", platform.context_id)
             members = [{"user_id": sub, "roles": p.get("roles", [LEARNER]), "status": p.get("status", "Active"),
                         "name": p.get("name", ""), "email": p.get("email", ""),
                         **({"lis_person_sourcedid": p["sourcedid"]} if p.get("sourcedid") else {})}
-                       for sub, p in platform.users.items()]
+                       for sub, p in platform.users.items() if context in p.get("contexts", [platform.context_id])]
             page = int(query.get("page", "1"))
             chunk = members[(page - 1) * platform.page_size: page * platform.page_size]
             headers = {}
             if page * platform.page_size < len(members):
+                where = {"course": "7"} if context == platform.context_id else {"context": context}
                 following = platform.next_link if platform.next_link and page == 1 else \
-                    f"/memberships?{urlencode({'course': '7', 'page': page + 1})}"
+                    f"/memberships?{urlencode({**where, 'page': page + 1})}"
                 headers["Link"] = f'<{following}>; rel="next"'
-            self._answer(200, {"id": platform.memberships_url, "context": {"id": platform.context_id},
+            self._answer(200, {"id": platform.context_url(context), "context": {"id": context},
                                "members": chunk}, headers, NRPS_TYPE)
 
         def _page(self, text: str, status: int = 200) -> None:

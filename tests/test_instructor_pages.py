@@ -202,6 +202,10 @@ def test_the_class_table_deadlines_and_regrade_in_chromium(served: tuple[Server,
         past = datetime.now(UTC) - timedelta(hours=1)
         row.locator("input[name=when]").fill(past.strftime("%Y-%m-%dT%H:%M:%S"))
         row.locator("button:text-is('Set')").click()
+        # a deadline in the past releases the hidden results: the page asks first, and says to whom
+        assert "This releases hidden results" in prof_page.inner_text("h1")
+        assert "hw1 to 3 students" in prof_page.inner_text("body")  # s3's extension keeps theirs back
+        prof_page.click("button:text-is('Confirm: release them')")
         late = server.submit(tokens["s4"], str(NODE_MUL / "correct_lesson_style.py"), "--no-wait")
         assert late.returncode == 0 and "late" in late.stdout, late.stdout
         prof_page.locator("tr:has(td:text-is('hw1'))").first.locator("button:text-is('back to course.toml')").click()

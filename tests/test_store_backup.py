@@ -22,7 +22,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from service_helpers import SAMPLES, Postgres, Server, course_folder, grade, issue_tokens, postgres, wait_until
+from service_helpers import (
+    SAMPLES,
+    Postgres,
+    Server,
+    course_folder,
+    grade,
+    issue_tokens,
+    postgres,
+    serving,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 NODE_MUL = SAMPLES / "node-mul"
@@ -215,6 +225,38 @@ def test_a_postgresql_backup_taken_during_a_surge_restores_every_acknowledged_su
 def _pg_submissions(pg: Postgres, database: str) -> dict[int, str]:
     rows = pg.psql("SELECT id || ',' || sha256 FROM submissions", database=database).splitlines()
     return {int(line.split(",")[0]): line.split(",")[1] for line in rows}
+
+
+def test_a_restore_revives_no_revoked_credential(tmp_path: Path) -> None:
+    """A backup taken, then every token issued again (`grade tokens --again`: the old ones revoked, their sessions
+    ended), then the backup restored in place: the old token and its session stay refused, the new token works,
+    and `grade store restore` says which credentials it changed. The restore brought the revoked token and its
+    session back (200) and stopped the new one (401), and said nothing."""
+    from test_service_credentials import call, reissue, session_of
+
+    course = _course(tmp_path / "course")
+    old = issue_tokens(course)
+    dest = tmp_path / "backups" / "course.db"
+    server = Server(course, workers=0).start()
+    try:
+        session = session_of(server, old["b0"])
+        assert call(server, "GET", "/api/status", cookie=session).status == 200
+        done = grade("store", "backup", "--course", str(course), str(dest))
+        assert done.returncode == 0, done.stderr
+        new = reissue(course)
+        assert call(server, "GET", "/api/status", token=old["b0"]).status == 401
+    finally:
+        server.stop()
+    done = grade("store", "restore", "--course", str(course), "--force", str(dest))
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = done.stdout
+    assert f"revoked again: {len(STUDENTS)} token(s) revoked since the backup (b0, b1" in said, said
+    assert f"kept: {len(STUDENTS)} token(s) issued since the backup" in said, said
+    assert "ended every session and login link the backup held" in said, said
+    with serving(course, workers=0) as restored:
+        assert call(restored, "GET", "/api/status", token=old["b0"]).status == 401
+        assert call(restored, "GET", "/api/status", cookie=session).status == 401
+        assert call(restored, "GET", "/api/status", token=new["b0"]).status == 200
 
 
 def test_the_live_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:

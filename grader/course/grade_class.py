@@ -89,8 +89,8 @@ def plan_class(request: ClassRequest, catalog: Catalog) -> ClassPlan:
         roster_sha256=klass.roster_sha256, klass=klass.fingerprint(), shard=which,
         students=tuple(e.student.id for e in entries),
         folders=tuple(folder_of(Path(), e.student).name for e in entries),
-        not_on_roster=klass.not_on_roster, ignored=klass.ignored, secret=setup.secret_id, column=request.column,
-        marked_late=klass.marked_late)
+        not_on_roster=klass.not_on_roster, ignored=klass.ignored, secret=setup.secret_id,
+        column=request.column, marked_late=klass.marked_late)
     _one_class(request, manifest, klass)
     request.out.mkdir(parents=True, exist_ok=True)
     atomic(request.out / MANIFEST, manifest.to_json(), durable=True)

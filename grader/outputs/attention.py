@@ -33,8 +33,10 @@ class Attention(TypedDict):
 
 
 def needs_attention(rows: Sequence[StudentReport], not_on_roster: Sequence[str] = (),
-                    skipped: Sequence[str] = (), marked_late: Collection[str] = ()) -> list[Attention]:
-    """Each kind of trouble the class has, with the students it concerns; kinds without any are left out.
+                    skipped: Sequence[str] = (),
+                    marked_late: Collection[str] = ()) -> list[Attention]:
+    """Each kind of trouble the class has, with the students it concerns; kinds without any are left
+    out.
     `marked_late`: the ids of students whose submission the LMS's download marked late."""
     groups: dict[str, list[Flagged]] = {kind: [] for kind, _, _ in _KINDS}
     for row in rows:  # by student id: the caller sorts them
@@ -62,10 +64,10 @@ _KINDS = (
     ("isolation", "Graded with weaker isolation", "Their code was not fully confined, or its memory and process limits "
                                                   "held per process only: grade final submissions as root, in a "
                                                   "container, with a writable cgroup."),
-    ("late", "Marked late by the LMS", "The download marks these submissions late (Canvas's _LATE). A batch "
-                                       "applies no late policy: they are graded and scored as any other. Apply "
-                                       "yours in the LMS, or take uploads on the course server, whose late "
-                                       "policies count them."),
+    ("late", "Marked late by the LMS",
+     "The download marks these submissions late (Canvas's _LATE). A batch applies no late policy: "
+     "they are graded and scored as any other. Apply yours in the LMS, or take uploads on the "
+     "course server, whose late policies count them."),
     ("not-on-roster", "Not on the roster", "Kept apart, not graded: add them to the roster and run again with "
                                            "--resume."),
     ("skipped", "Skipped entries", "In the submissions folder but not a submission in its layout, so not graded: "

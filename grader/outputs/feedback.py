@@ -18,7 +18,8 @@ from grader.outputs.students import Outcome, Student
 _WORD = {"passed": ("PASS", "pass"), "failed": ("FAIL", "fail"), "error": ("ERROR", "error"),
          "skipped": ("SKIP", "skip")}
 _STATE = {"unreadable": "Your submission could not be graded.", "missing": "No submission was received from you.",
-          "grader-error": "The grader failed on your submission; this is not your fault, and your instructor knows."}
+          "grader-error": "The grader failed on your submission; this is not your fault, and your instructor knows.",
+          "excused": "Your instructor excused you from this assignment."}
 
 _CSS = """
 body { max-width: 56em; }
@@ -61,7 +62,7 @@ def _header(report: Report, student: Student | None, outcome: Outcome) -> str:
              f"</span></p>"]
     if outcome != "graded":
         lines.append(f'<p class="problem">{e(_STATE[outcome])}</p>')
-    if outcome != "grader-error":
+    if outcome not in ("grader-error", "excused"):
         lines.append(f'<p class="score">Score: {fmt_points(report.score)}/{fmt_points(report.max_score)}'
                      f'{e(hidden_points_note(report))} '
                      f'<span class="meta">({passed} of {plural(len(counted), "check")} passed)</span></p>')

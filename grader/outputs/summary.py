@@ -55,7 +55,8 @@ def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
                       missing=sum(r.outcome == "missing" for r in ordered),
                       grader_errors=sum(r.outcome == "grader-error" for r in ordered),
                       not_on_roster=len(not_on_roster)),
-        attention=needs_attention(ordered, sorted(not_on_roster), sorted(skipped), frozenset(marked_late)),
+        attention=needs_attention(ordered, sorted(not_on_roster), sorted(skipped),
+                                  frozenset(marked_late)),
         scores=_scores(ordered, round(sum(c.points for c in exercises), 6)),
         exercises=[_exercise_stats(c, [e for r in graded for e in r.report.exercises if e.id == c.id],
                                    sum(_zero_in(c, r) for r in zeros)) for c in exercises],
@@ -112,7 +113,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def score_of(row: StudentReport, total: float) -> tuple[float, float] | None:
     """(points, out of) as the gradebook has them: 0 of the total for unreadable and missing; None for a
-    grader error, whose cell stays blank. The one definition every statistic of the class uses."""
+    grader error, whose cell stays blank, and for a student excused. The one definition every statistic of the
+    class uses."""
     if row.outcome == "graded":
         return row.report.score, row.report.max_score
     if row.outcome in ("unreadable", "missing"):

@@ -1,9 +1,11 @@
-"""Stale packs: `grade submit` says which version of each exercise its student's pack holds (the header of
-grader.course.pack.fingerprint); the server compares them with the course's exercises as they are now, tells the
-student which of theirs changed since their pack was released, and keeps who works from a stale pack (the store's
-stale_packs) for the instructor's page, until the student shows a pack that is current again.
+"""Stale packs: `grade submit` says which version of each exercise its student's pack holds (the
+header of grader.course.pack.fingerprint); the server compares them with the course's exercises as
+they are now, tells the student which of theirs changed since their pack was released, and keeps who
+works from a stale pack (the store's stale_packs) for the instructor's page, until the student shows
+a pack that is current again.
 
-The course's fingerprints are computed from its exercises folder, again only when an exercise's files change.
+The course's fingerprints are computed from its exercises folder, again only when an exercise's
+files change.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ def current(course: Course, ids: set[str]) -> dict[str, str]:
 
 
 def seen(engine: Engine, course: Course, student: str, header: str | None) -> list[str]:
-    """The exercises whose version in `student`'s pack (as the request's header says) is not the course's now; what
-    the store keeps of their stale packs follows (written only when it changes)."""
+    """The exercises whose version in `student`'s pack (as the request's header says) is not the
+    course's now; what the store keeps of their stale packs follows (written only when it
+    changes)."""
     held = parse_header(header)
     if not held:
         return []
@@ -55,21 +58,33 @@ def seen(engine: Engine, course: Course, student: str, header: str | None) -> li
     old = sorted(stale(held, now))
     s = schema.stale_packs.c
     with reading(engine) as db:
-        kept = {(r.exercise, r.fingerprint) for r in db.execute(
-            select(s.exercise, s.fingerprint).where(s.student == student, s.exercise.in_(list(now))))}
+        kept = {
+            (r.exercise, r.fingerprint)
+            for r in db.execute(
+                select(s.exercise, s.fingerprint).where(
+                    s.student == student, s.exercise.in_(list(now))
+                )
+            )
+        }
     wanted = {(exercise, held[exercise]) for exercise in old}
     if kept != wanted:
         with writing(engine) as db:
-            db.execute(delete(schema.stale_packs).where(s.student == student, s.exercise.in_(list(now))))
+            db.execute(
+                delete(schema.stale_packs).where(s.student == student, s.exercise.in_(list(now)))
+            )
             for exercise, value in sorted(wanted):
-                db.execute(insert(schema.stale_packs).values(student=student, exercise=exercise, fingerprint=value,
-                                                             seen_at=time.time()))
+                db.execute(
+                    insert(schema.stale_packs).values(
+                        student=student, exercise=exercise, fingerprint=value, seen_at=time.time()
+                    )
+                )
     return old
 
 
 @dataclass(frozen=True, slots=True)
 class Stale:
-    """An exercise that changed after some of its students' packs were released, and those students."""
+    """An exercise that changed after some of its students' packs were released, and those
+    students."""
 
     exercise: str
     students: tuple[str, ...]
@@ -78,14 +93,19 @@ class Stale:
 
 
 def stale_packs(engine: Engine, course: Course) -> list[Stale]:
-    """Who last submitted (or asked their status) from a pack older than the course's exercises, by exercise."""
+    """Who last submitted (or asked their status) from a pack older than the course's exercises, by
+    exercise."""
     s = schema.stale_packs.c
     with reading(engine) as db:
         rows = db.execute(select(s.student, s.exercise, s.fingerprint, s.seen_at)).all()
     now = current(course, {r.exercise for r in rows})
     by_exercise: dict[str, list[tuple[str, float]]] = {}
     for row in rows:
-        if row.exercise in now and now[row.exercise] != row.fingerprint:  # an exercise changed back is not stale
+        if (
+            row.exercise in now and now[row.exercise] != row.fingerprint
+        ):  # an exercise changed back is not stale
             by_exercise.setdefault(row.exercise, []).append((row.student, row.seen_at))
-    return [Stale(exercise, tuple(sorted(s for s, _ in seen_by)), max(t for _, t in seen_by))
-            for exercise, seen_by in sorted(by_exercise.items())]
+    return [
+        Stale(exercise, tuple(sorted(s for s, _ in seen_by)), max(t for _, t in seen_by))
+        for exercise, seen_by in sorted(by_exercise.items())
+    ]

@@ -1,8 +1,9 @@
-"""The pages of a platform's list (NRPS memberships, AGS line items): the `Link: <...>; rel="next"` header (RFC
-8288), and the origin a page may be fetched from.
+"""The pages of a platform's list (NRPS memberships, AGS line items): the `Link: <...>; rel="next"`
+header (RFC 8288), and the origin a page may be fetched from.
 
-A bearer token goes with every page, so a next link is followed only within the origin the list began at. Moodle
-writes its rel values in typographic quotes (rel=“next”), so those are read as quotes too.
+A bearer token goes with every page, so a next link is followed only within the origin the list
+began at. Moodle writes its rel values in typographic quotes (rel=“next”), so those are read as
+quotes too.
 """
 
 from __future__ import annotations

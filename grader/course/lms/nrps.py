@@ -1,7 +1,8 @@
 """A course's members from the platform's LTI Names and Role Provisioning Service (NRPS 2.0): every page of the
 context's membership, as plain records.
 
-The token is the client-credentials grant of grader.course.lms.platform, for NRPS's read-only scope. Pages follow
+The token is the client-credentials grant of grader.course.lms.platform, for NRPS's read-only scope.
+Pages follow
 the `Link: <...>; rel="next"` header, and only within the membership URL's own origin: the bearer token is
 never sent to another host, whatever a page says. Each page is bounded, and so is their number.
 """
@@ -76,8 +77,9 @@ def fetch_members(platform: Platform, url: str) -> Membership:
         members += [_member(page, m) for m in listed]
         page = next_page(headers.get("link", ""), page)
         if page is not None and origin(page) != start:
-            raise GraderError(f"{url}: a page's next link goes to another site ({origin(page)}); not followed "
-                              f"(the platform's token would go with it), and nothing was changed.")
+            raise GraderError(f"{url}: a page's next link goes to another site ({origin(page)}); "
+                              "not followed (the platform's token would go with it), and nothing "
+                              "was changed.")
     return Membership(context, tuple(members), len(seen))
 
 

@@ -1,14 +1,15 @@
-"""Which version of each exercise a pack holds: a fingerprint per exercise, written by `grade release` to the pack's
-exercises/pack.json, sent by `grade submit` with what it asks the server, and compared there with the course's
-exercises as they are now (grader.service.packs). A pack whose exercise changed since it was released is stale:
-its public checks, its expected values or its starter may not be the course's any more, and the student's own
-`grade` then disagrees with the server's.
+"""Which version of each exercise a pack holds: a fingerprint per exercise, written by `grade
+release` to the pack's exercises/pack.json, sent by `grade submit` with what it asks the server, and
+compared there with the course's exercises as they are now (grader.service.packs). A pack whose
+exercise changed since it was released is stale: its public checks, its expected values or its
+starter may not be the course's any more, and the student's own `grade` then disagrees with the
+server's.
 
-A fingerprint is what a pack is made from, hidden checks left out: the exercise's spec without its hidden probes,
-and every other file of its folder (starter, solution, mutants: the pack's expected values and mistakes come from
-them), and the course's settings and operations where the catalog has them. Changing a hidden check alone leaves
-the packs as they are. A pack released again from a pack carries the first pack's fingerprints (its folders hold
-no solution to make them from).
+A fingerprint is what a pack is made from, hidden checks left out: the exercise's spec without its
+hidden probes, and every other file of its folder (starter, solution, mutants: the pack's expected
+values and mistakes come from them), and the course's settings and operations where the catalog has
+them. Changing a hidden check alone leaves the packs as they are. A pack released again from a pack
+carries the first pack's fingerprints (its folders hold no solution to make them from).
 """
 
 from __future__ import annotations
@@ -47,14 +48,34 @@ def fingerprint(folder: Path) -> str:
     digest = hashlib.sha256()
     spec = yaml.load((folder / SPEC_NAME).read_text(encoding="utf-8"), Loader=Loader)
     if isinstance(spec, dict) and isinstance(spec.get("probes"), list):
-        spec = {**spec, "probes": [p for p in spec["probes"]
-                                   if not (isinstance(p, dict) and p.get("visibility") == "hidden")]}
+        spec = {
+            **spec,
+            "probes": [
+                p
+                for p in spec["probes"]
+                if not (isinstance(p, dict) and p.get("visibility") == "hidden")
+            ],
+        }
     digest.update(json.dumps(spec, sort_keys=True, default=str).encode())
-    files = [p for p in folder.rglob("*") if p.is_file() and p.name != SPEC_NAME and "__pycache__" not in p.parts
-             and p.suffix != ".pyc"]
-    files += [folder.parent / name for name in (COURSE_OPS, COURSE_SETTINGS) if (folder.parent / name).is_file()]
+    files = [
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.name != SPEC_NAME
+        and "__pycache__" not in p.parts
+        and p.suffix != ".pyc"
+    ]
+    files += [
+        folder.parent / name
+        for name in (COURSE_OPS, COURSE_SETTINGS)
+        if (folder.parent / name).is_file()
+    ]
     for path in sorted(files, key=lambda p: (p.parent != folder.parent, p.as_posix())):
-        name = path.relative_to(folder).as_posix() if path.is_relative_to(folder) else f"../{path.name}"
+        name = (
+            path.relative_to(folder).as_posix()
+            if path.is_relative_to(folder)
+            else f"../{path.name}"
+        )
         digest.update(f"\0{name}\0".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:LENGTH]
@@ -73,7 +94,10 @@ def write_fingerprints(exercises_folder: Path, folders: Mapping[str, Path]) -> P
     from grader import __version__
 
     path = exercises_folder / PACK_FILE
-    data = {"grader": __version__, "exercises": {i: fingerprint(folders[i]) for i in sorted(folders)}}
+    data = {
+        "grader": __version__,
+        "exercises": {i: fingerprint(folders[i]) for i in sorted(folders)},
+    }
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
 
@@ -82,15 +106,17 @@ def read_fingerprints(path: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise GraderError(f"{path}: the pack's record of its exercises cannot be read ({exc}); get the pack "
-                          f"again from your course.") from None
+        raise GraderError(
+            f"{path}: the pack's record of its exercises cannot be read ({exc}); get the pack "
+            f"again from your course."
+        ) from None
     found = data.get("exercises") if isinstance(data, dict) else None
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def pack_near(*starts: Path) -> dict[str, str]:
-    """The fingerprints of the pack a student works in: exercises/pack.json in one of the folders `starts` are in,
-    or above them; none found, none."""
+    """The fingerprints of the pack a student works in: exercises/pack.json in one of the folders
+    `starts` are in, or above them; none found, none."""
     for start in starts:
         folder = start.resolve()
         for candidate in (folder, *folder.parents):
@@ -101,11 +127,14 @@ def pack_near(*starts: Path) -> dict[str, str]:
 
 
 def header_value(fingerprints: Mapping[str, str]) -> str:
-    return ",".join(f"{k}={v}" for k, v in sorted(fingerprints.items()) if _ENTRY.fullmatch(f"{k}={v}"))
+    return ",".join(
+        f"{k}={v}" for k, v in sorted(fingerprints.items()) if _ENTRY.fullmatch(f"{k}={v}")
+    )
 
 
 def parse_header(value: str | None) -> dict[str, str]:
-    """What a request's header says its pack holds: well-formed entries only, bounded (it is a student's text)."""
+    """What a request's header says its pack holds: well-formed entries only, bounded (it is a
+    student's text)."""
     if not value or len(value) > MAX_HEADER:
         return {}
     found: dict[str, str] = {}

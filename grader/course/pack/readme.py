@@ -14,16 +14,22 @@ from grader.core.library import Library
 README = "README.md"
 
 
+#: a course server's assignment as a pack's README names it: its id (what `grade submit --assignment` takes), the
+#: exercises one uploaded file answers for it, and the catalog's assignment it stands for (its notebook), if any
+Submitted = tuple[str, tuple[str, ...], str | None]
+
+
 def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence[Assignment],
-                 server: str | None = None, *, wheel: str | None = None) -> Path:
+                 server: str | None = None, submitted: Sequence[Submitted] = (), *, wheel: str | None = None) -> Path:
     path = out / README
-    path.write_text(readme(exercises, assignments, server, wheel=wheel), encoding="utf-8", newline="\n")
+    path.write_text(readme(exercises, assignments, server, submitted, wheel=wheel), encoding="utf-8", newline="\n")
     return path
 
 
-def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None, *,
-           wheel: str | None = None) -> str:
-    """`server`: the course server the pack's grade-course.toml names (None: the pack names none); `wheel`: the
+def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None,
+           submitted: Sequence[Submitted] = (), *, wheel: str | None = None) -> str:
+    """`server`: the course server the pack's grade-course.toml names (None: the pack names none); `submitted`:
+    its course's assignments (course.toml's, from `grade release --course`), for the submit lines; `wheel`: the
     grader's wheel in the pack, relative to it (None: the pack has none, and the grader comes from an index)."""
     from grader import __version__
     from grader.course.pack.export import TORCH_INDEX, TORCH_PIN
@@ -40,18 +46,19 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
     lines = ["# Exercises and their checks", "", what, "",
              "## Install", "",
              "With Python 3.11 or newer (in a virtual environment if you like):", "", "```sh"]
-    lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a plain "
-              "`pip install torch` downloads gigabytes of CUDA"]
+    lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a "
+              "plain `pip install torch` downloads gigabytes of CUDA"]
     if wheel is None:
         lines += [f'pip install "autograd-grader=={__version__}"', "```", ""]
     else:
         lines += [f"pip install ./{wheel}   # the grader, from this folder", "```", "",
-                  "The grader comes with this folder: the second line installs it from here, and takes only what "
-                  "it needs (numpy, PyYAML and a few more) from your usual package index. A newer folder from your "
-                  f"course brings a newer grader: `pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
-    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it." if torch else
-              "The grader installs with torch (the first line keeps it small); no exercise of this folder runs "
-              "it.", ""]
+                  "The grader comes with this folder: the second line installs it from here, "
+                  "and takes only what it needs (numpy, PyYAML and a few more) from your usual "
+                  "package index. A newer folder from your course brings a newer grader: "
+                  f"`pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
+    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it."
+              if torch else "The grader installs with torch (the first line keeps it small); no "
+              "exercise of this folder runs it.", ""]
     if library is not None:
         lines += _check_library(first)
     else:
@@ -63,10 +70,9 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
                   "Elsewhere, name this folder's checks: `grade my_work.py --exercises PATH/TO/THIS/FOLDER/exercises`. "
                   "In a notebook, run `from grader import check` and then `check()` in a cell: it checks what the "
                   "notebook has run so far, in its own process, and shows the same report as a table.", ""]
-    lines += [
-              "The report says which checks passed, what each ran, what was expected and what your code gave, and "
+    lines += ["The report says which checks passed, what each ran, what was expected and what your code gave, and "
               "the mistake it most likely is. `grade` exits 0 when every check passed, 1 when points were lost.", "",
-              *_submit(first, assignments, server, library is not None),
+              *_submit(assignments, server, submitted, library is not None),
               "## The exercises", "",
               "| exercise | files | points you can check here | in hidden checks | time limit |",
               "|---|---|---|---|---|"]
@@ -108,9 +114,11 @@ def _check_library(first: str) -> list[str]:
             "and data are not.", ""]
 
 
-def _submit(first: str, assignments: Sequence[Assignment], server: str | None,
+def _submit(assignments: Sequence[Assignment], server: str | None, submitted: Sequence[Submitted],
             library: bool = False) -> list[str]:
-    """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes."""
+    """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes. A line
+    names an assignment of the course's server (course.toml's ids, which are not always the exercises' or the
+    catalog's); without the course, the form that is always right, and `--status` to list them."""
     from grader.course.pack.release import COURSE_FILE
 
     where = (f"This folder's `{COURSE_FILE}` names your course's server ({server}). Add the token your instructor "
@@ -122,14 +130,19 @@ def _submit(first: str, assignments: Sequence[Assignment], server: str | None,
               "or set `$AUTOGRADER_TOKEN` to it" + ("" if server else " (and `$AUTOGRADER_SERVER` to the address)")
               + ". The token is yours alone: it is how the server knows you, so never share it, and keep the file "
               "out of anything you publish (a git repository, a forum post). Then, in this folder:", "", "```sh"]
-    handed = "grade submit ." if library else f"grade submit {first}.py"
-    commands = [(handed, "a receipt once the server has stored it, then the public checks' report"
-                 + ("; only the course's files are sent" if library else "")),
-                *[(f"grade submit {a.id}.ipynb --assignment {a.id}", "a notebook answering the whole assignment")
-                  for a in assignments[:1]],
-                ("grade submit --status", "deadlines, submissions left today, what counts"),
-                ("grade submit --history", "every submission the server holds of yours"),
-                ("grade submit --login", "a one-time link to your page on the server")]
+    commands = [("grade submit --status", "the course's assignments, deadlines, submissions left today, what "
+                                          "counts")]
+    for ident, exercise_ids, notebook in submitted:
+        file = "." if library else f"{notebook}.ipynb" if notebook else \
+            f"{exercise_ids[0]}.py" if len(exercise_ids) == 1 else "FILE"
+        answers = exercise_ids[0] if len(exercise_ids) == 1 else f"one file answering {', '.join(exercise_ids)}"
+        commands.append((f"grade submit {file} --assignment {ident}", answers))
+    if not submitted:
+        commands.append((f"grade submit {'.' if library else 'FILE'} --assignment ID",
+                         "ID: the assignment, as --status names it"
+                         + ("; only the course's files of this repository are sent" if library else "")))
+    commands += [("grade submit --history", "every submission the server holds of yours"),
+                 ("grade submit --login", "a one-time link to your page on the server")]
     width = max(len(command) for command, _ in commands)
     lines += [f"{command.ljust(width)}   # {about}" for command, about in commands]
     lines += ["```", "",

@@ -1,10 +1,12 @@
-"""The grader's own wheel, for a pack: what `pip install` takes from the pack's wheels/ folder, so that a student
-with only the pack installs the grader (no index has it) and only its dependencies from their usual index.
+"""The grader's own wheel, for a pack: what `pip install` takes from the pack's wheels/ folder, so
+that a student with only the pack installs the grader (no index has it) and only its dependencies
+from their usual index.
 
-From a checkout (an editable install, or the grader run from its source), the wheel is built as any is:
-`pip wheel --no-deps` of a copy of the project's files (so that the build leaves nothing in the checkout),
-without build isolation where setuptools is at hand (no index is asked). From an installed wheel (a grader a
-pack brought), the installed files are packed again, as its RECORD lists them, into the same wheel.
+From a checkout (an editable install, or the grader run from its source), the wheel is built as any
+is: `pip wheel --no-deps` of a copy of the project's files (so that the build leaves nothing in the
+checkout), without build isolation where setuptools is at hand (no index is asked). From an
+installed wheel (a grader a pack brought), the installed files are packed again, as its RECORD lists
+them, into the same wheel.
 """
 
 from __future__ import annotations
@@ -53,29 +55,39 @@ def grader_wheel(out: Path) -> Path:
             built = _BUILT[(source, _fingerprint(source))] = _build(source, scratch)
         made = Path(shutil.copy2(built, out / built.name))
     if made.name != wheel_name():
-        raise GraderError(f"the grader's wheel came out as {made.name}, not {wheel_name()}: is {source or 'it'} "
-                          f"the grader this is ({grader.__version__})?")
+        raise GraderError(
+            f"the grader's wheel came out as {made.name}, not {wheel_name()}: is {source or 'it'} "
+            f"the grader this is ({grader.__version__})?"
+        )
     return made
 
 
-#: wheels built in this process, by checkout and the state of its files (a pack of each assignment: built once)
+#: wheels built in this process, by checkout and the state of its files (a pack of each assignment:
+#: built once)
 _BUILT: dict[tuple[Path, tuple[int, int]], Path] = {}
 
 
 def _fingerprint(source: Path) -> tuple[int, int]:
-    """How many of the project's files there are and their latest change: a changed checkout builds again."""
-    stamps = [path.stat().st_mtime_ns for name in _PROJECT for path in
-              ([source / name] if (source / name).is_file() else (source / name).rglob("*"))
-              if path.is_file() and "__pycache__" not in path.parts]
+    """How many of the project's files there are, and their latest change: a changed checkout is
+    built again."""
+    stamps = [
+        path.stat().st_mtime_ns
+        for name in _PROJECT
+        for path in ([source / name] if (source / name).is_file() else (source / name).rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
     return len(stamps), max(stamps, default=0)
 
 
 def checkout() -> Path | None:
-    """The project folder the running grader comes from, if it is a checkout (pyproject.toml naming it)."""
+    """The project folder the running grader comes from, if it is a checkout (its pyproject.toml
+    names it)."""
     assert grader.__file__ is not None
     root = Path(grader.__file__).resolve().parents[1]
     try:
-        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get(
+            "project", {}
+        )
     except (OSError, tomllib.TOMLDecodeError):
         return None
     return root if project.get("name") == DISTRIBUTION else None
@@ -83,7 +95,9 @@ def checkout() -> Path | None:
 
 def _build(source: Path, out: Path) -> Path:
     # the build backend, where it is installed here: then no index is asked for it
-    isolation = ["--no-build-isolation", "--no-index"] if importlib.util.find_spec("setuptools") else []
+    isolation = (
+        ["--no-build-isolation", "--no-index"] if importlib.util.find_spec("setuptools") else []
+    )
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
     with tempfile.TemporaryDirectory(prefix="grader-wheel-") as scratch:
         project = Path(scratch) / "project"
@@ -95,14 +109,30 @@ def _build(source: Path, out: Path) -> Path:
             elif path.is_file():
                 shutil.copy2(path, project / name)
         built = Path(scratch) / "built"
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", *isolation,
-                               "--wheel-dir", str(built), str(project)], capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--quiet",
+                *isolation,
+                "--wheel-dir",
+                str(built),
+                str(project),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         wheels = sorted(built.glob("*.whl"))
         if done.returncode != 0 or len(wheels) != 1:
             said = (done.stderr or done.stdout).strip()[-600:]
-            raise GraderError(f"the grader's wheel could not be built from {source} (pip wheel: {said}); the "
-                              f"pack needs it so that students can install the grader.")
+            raise GraderError(
+                f"the grader's wheel could not be built from {source} (pip wheel: {said}); the "
+                f"pack needs it so that students can install the grader."
+            )
         return Path(shutil.copy2(wheels[0], out / wheels[0].name))
 
 
@@ -111,14 +141,21 @@ def _repack(out: Path) -> Path:
     try:
         installed = metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        raise GraderError("the grader is neither a checkout nor installed as autograd-grader, so grade release "
-                          "cannot put it in the pack; install it (pip install -e .) and release again.") from None
-    files = [f for f in installed.files or [] if not f.as_posix().startswith("..")
-             and "__pycache__" not in f.parts and f.suffix != ".pyc"]
+        raise GraderError(
+            "the grader is neither a checkout nor installed as autograd-grader, so grade release "
+            "cannot put it in the pack; install it (pip install -e .) and release again."
+        ) from None
+    files = [
+        f
+        for f in installed.files or []
+        if not f.as_posix().startswith("..") and "__pycache__" not in f.parts and f.suffix != ".pyc"
+    ]
     info = next((f.parts[0] for f in files if f.parts[0].endswith(".dist-info")), None)
     if info is None:
-        raise GraderError("the installed grader has no .dist-info to pack again; install it from its wheel or "
-                          "its source, and release again.")
+        raise GraderError(
+            "the installed grader has no .dist-info to pack again; install it from its wheel or "
+            "its source, and release again."
+        )
     path = out / wheel_name()
     record = []
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:

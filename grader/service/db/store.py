@@ -94,8 +94,9 @@ def _sqlite(url: str, durable: bool) -> Engine:
 
 
 def _owner_only(path: Path) -> None:
-    """The store holds every student's code and the tokens' digests: readable by its owner only, from its first
-    byte. SQLite gives its -wal and -shm the mode of the database's file, so making that one 0600 (empty, as
+    """The store holds every student's code and the tokens' digests: readable by its owner only,
+    from its first byte. SQLite gives its -wal and -shm the mode of the database's file, so making
+    that one 0600 (empty, as
     SQLite starts a database) covers all three; a store made before is brought to 0600 too."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

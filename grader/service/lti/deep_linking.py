@@ -4,8 +4,9 @@ The platform launches the tool with an LtiDeepLinkingRequest (through the same O
 launch, grader.service.lti.lti); the tool's answer is a page of the course's assignments, each with a button that
 posts an LtiDeepLinkingResponse to the platform's deep_link_return_url: a JWT signed with the tool's key (the one
 whose public half /lti/jwks publishes). Each assignment becomes an LTI resource link whose custom parameter
-([lti] custom, "assignment" by default) names it, so that its launches open it with no [lti.links] entry to write,
-and with a line item of its own (its `lineItem`): the assignment's column in the LMS's gradebook.
+([lti] custom, "assignment" by default) names it, so that its launches open it with no [lti.links]
+entry to write, and with a line item of its own (its `lineItem`): the assignment's column in the
+LMS's gradebook.
 
 Why each response is signed before the instructor picks: the pages run no script (their CSP), so a pick posted to
 this server could not be sent on to the LMS without a second click; signed at once, one click posts it straight to
@@ -88,8 +89,9 @@ def pick(course: Course, settings: LtiSettings, claims: Mapping[str, Any], instr
 
 
 def _item(course: Course, settings: LtiSettings, assignment: str, tool_url: str) -> dict[str, Any]:
-    """The link of `assignment`, with its own gradebook column: the platform makes the line item (Deep Linking
-    2.0, 3.4.2: resourceId the assignment, as the line items service finds it) and names it in the launches of
+    """The link of `assignment`, with its own gradebook column: the platform makes the line item
+    (Deep Linking 2.0, 3.4.2: resourceId the assignment, as the line items service finds it) and
+    names it in the launches of
     the link, where the server takes it from (grader.service.lti.columns)."""
     rules = course.assignments[assignment]
     exercises, points = rules.exercise_ids, rules.points

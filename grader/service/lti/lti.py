@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, delete, func, insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from grader.service.config import Course
@@ -223,10 +225,8 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
         person = _person(db, claims, instructor)
         if isinstance(person, Refused):
             return person
-        p = schema.lti_platforms.c
         if isinstance(memberships, str) and urlsplit(memberships).scheme in ("http", "https"):
-            db.execute(update(schema.lti_platforms).where(p.id == ident).values(
-                memberships_url=memberships, context_id=claims[CLAIM + "context"]["id"]))
+            _remember(db, ident, claims[CLAIM + "context"]["id"], memberships)
         columns.remember(db, ident, assignment, link, claims)  # the LMS column of the link, for publishing
         destination = ((f"/instructor?assignment={quote(assignment)}" if assignment else "/instructor") if instructor
                        else (f"/me/assignments/{quote(assignment, safe='')}" if assignment else "/me"))
@@ -238,6 +238,16 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
         f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{short(link)}\" = \"ASSIGNMENT\" "
         f"(one of {', '.join(course.assignments)}), or give the link the custom parameter {settings.custom}=ID.")
     return Launch(code, destination, instructor, setup)
+
+
+def _remember(db: Connection, platform: str, context: str, memberships: str) -> None:
+    """The Names and Roles URL of the LMS context (a course, a section) a launch came from, kept beside every other
+    linked context's: grade roster sync reads them all (grader.service.lti.lti_roster). One statement, so that two
+    launches of a context at once (on PostgreSQL, two servers) both keep it."""
+    dialect_insert = sqlite_insert if db.dialect.name == "sqlite" else pg_insert
+    found = {"memberships_url": memberships, "seen_at": time.time()}
+    db.execute(dialect_insert(schema.lti_contexts).values(platform=platform, context_id=context, **found)
+               .on_conflict_do_update(index_elements=["platform", "context_id"], set_=found))
 
 
 def _teaches(claims: Mapping[str, Any]) -> bool:

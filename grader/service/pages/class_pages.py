@@ -10,7 +10,6 @@ request made with the session cookie.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from urllib.parse import urlencode
 
 from sqlalchemy import select
@@ -22,13 +21,14 @@ from starlette.routing import Route
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
 from grader.service import access, deadlines, packs
-from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service.classtable import Cell, ClassRow, View, class_csv, class_rows, shown, view_of
 from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.lti import columns
 from grader.service.pages.forms import fields
 from grader.service.pages.layout import course_page
+from grader.service.policy import clock
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.work import queue
@@ -51,9 +51,7 @@ table.class th:first-child { background: #f3f3f3; }
 
 
 def when(moment: float | None, state: State) -> str:
-    if moment is None:
-        return "none"
-    return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
+    return clock.shown(moment, state.course)
 
 
 @access.instructor
@@ -98,7 +96,8 @@ def _live(state: State) -> str:
     now = time.time()
     cells = []
     for w in queue.worker_rows(state.engine, now - 3600):
-        if w["stopped_at"] and now - float(w["stopped_at"]) > STOPPED_SHOWN:  # type: ignore[arg-type]
+        stopped = float(w["stopped_at"] or 0.0)  # type: ignore[arg-type]
+        if stopped and now - stopped > STOPPED_SHOWN:
             continue  # it stopped as asked: nothing to look at
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
         lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
@@ -114,20 +113,25 @@ def _live(state: State) -> str:
 
 
 def _stale_packs(state: State) -> str:
-    """Who works from a pack older than the course's exercises (grader.service.packs), and what to do."""
+    """Who works from a pack older than the course's exercises (grader.service.packs), and what to
+    do about it."""
     found = packs.stale_packs(state.engine, state.course)
     if not found:
         return ""
-    rows = [[e(s.exercise), e(", ".join(s.students[:30]) + (" ..." if len(s.students) > 30 else "")),
-             str(len(s.students)), e(when(s.last_seen, state))] for s in found]
-    return ('<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack these students '
-            "work from was released: their own <code>grade</code> checks against the old checks, and the server "
-            "grades with the new. Release the pack again (<code>grade release ... --out pack/</code>) and hand it "
-            "out; each student is listed until they submit from a current pack.</p>"
+    rows = []
+    for stale in found:
+        named = ", ".join(stale.students[:30]) + (" ..." if len(stale.students) > 30 else "")
+        rows.append([e(stale.exercise), e(named), str(len(stale.students)),
+                     e(when(stale.last_seen, state))])
+    return ('<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack '
+            "these students work from was released: their own <code>grade</code> checks against "
+            "the old checks, and the server grades with the new. Release the pack again "
+            "(<code>grade release ... --out pack/</code>) and hand it out; each student is listed "
+            "until they submit from a current pack.</p>"
             + table(["exercise", "students", "how many", "last seen"], rows) + "</section>")
 
 
-#: how long a worker that stopped as asked stays listed (a lost one stays an hour: someone should look)
+#: how long a worker that stopped as asked stays listed (a lost one stays an hour: look into it)
 STOPPED_SHOWN = 300.0
 #: the heartbeat interval of a worker registered before workers said theirs (a 30 s lease's third)
 LEGACY_BEAT = 10.0
@@ -177,13 +181,7 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         person = f'<a href="/instructor/students/{e(row.student)}">{e(row.name or row.student)}</a>'
         cells = [person, f'<span class="id">{e(row.student)}</span>', e(row.section)]
         for assignment, cell in row.cells.items():
-            if cell.submission is None:
-                cells.append('<td class="num none" title="no submission">-</td>')
-                continue
-            shown_score = f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
-            mark = ' <span class="late">late</span>' if cell.late else ""
-            cells.append(f'<td class="num"><a href="/instructor/submissions/{cell.submission}" '
-                         f'title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>')
+            cells.append(_cell(assignment, cell, row.student))
         last = f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">' \
             f"{e(when(row.last_at, state))}</a></td>" if row.last_submission is not None else "none"
         cells += [str(row.late_days_used), last, str(row.submissions)]
@@ -192,6 +190,20 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         body.append(f'<tr><td colspan="{len(columns)}">No student matches.</td></tr>')
     return (f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(body)}'
             "</tbody>\n</table></div>")
+
+
+def _cell(assignment: str, cell: Cell, student: str) -> str:
+    """One counted score: a link to the submission it counts (or to the student's corrections, where it is the
+    instructor's), marked late or set by hand."""
+    if cell.submission is None and cell.score is None and not cell.excused:
+        return '<td class="num none" title="no submission">-</td>'
+    shown_score = "excused" if cell.excused else \
+        f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
+    mark = (' <span class="late">late</span>' if cell.late else "") + \
+        (' <span class="muted">by hand</span>' if cell.corrected else "")
+    link = f"/instructor/submissions/{cell.submission}" if cell.submission is not None and not cell.corrected \
+        else f"/instructor/students/{e(student)}#corrections"
+    return f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>'
 
 
 def _header(key: str, label: str, view: View) -> str:
@@ -219,17 +231,19 @@ def _publish_form(state: State) -> str:
     if state.course.lti is None:
         return ""
     assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
-    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the assignment\'s own column '
-            "in the LMS's gradebook (its line item: course.toml's [lti.lineitems], the one its LMS link launches "
-            "with, or the one the LMS holds for it, found or made); a score sent before and unchanged is not sent "
-            "again. Before a student's deadline, you are asked first: their score tells them what the hidden "
+    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the '
+            "assignment's own column in the LMS's gradebook (its line item: course.toml's "
+            "[lti.lineitems], the one its LMS link launches with, or the one the LMS holds for it, "
+            "found or made); a score sent before and unchanged is not sent again. Before a "
+            "student's deadline, you are asked first: their score tells them what the hidden "
             'checks gave.</p><form class="inline" method="post" action="/instructor/publish">'
             f'<label>assignment<select name="assignment">{assignments}</select></label>'
             '<button type="submit">Send the scores to the LMS</button></form>')
 
 
 def _confirm_publish(assignment: str, early: columns.Early) -> str:
-    """What publishing before the deadline releases, and the choice: the students past it only, or all."""
+    """What publishing before the deadline releases, and the choice: the students past it only, or
+    all."""
     held = len(early.held)
     extended = f" ({early.extended} by an extension)" if early.extended else ""
     ready = early.students - held
@@ -237,15 +251,16 @@ def _confirm_publish(assignment: str, early: columns.Early) -> str:
     def button(choice: str, label: str) -> str:
         return (f'<form class="inline" method="post" action="/instructor/publish">'
                 f'<input type="hidden" name="assignment" value="{e(assignment)}">'
-                f'<input type="hidden" name="confirm" value="{choice}"><button type="submit">{e(label)}</button>'
-                "</form>")
+                f'<input type="hidden" name="confirm" value="{choice}">'
+                f'<button type="submit">{e(label)}</button></form>')
 
-    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1>"
-            f"<p>The deadline of {e(assignment)} has not passed for {held} of {early.students} students{extended}. "
-            "Their scores count the hidden checks, which they are not shown before their deadline: a score sent "
-            "now tells each of them what the hidden checks gave.</p>"
+    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1><p>The deadline of "
+            f"{e(assignment)} has not passed for {held} of {early.students} students{extended}. "
+            "Their scores count the hidden checks, which they are not shown before their "
+            "deadline: a score sent now tells each of them what the hidden checks gave.</p>"
             + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
-            + button("all", f"Send all {early.students}: tell {held} their hidden checks' verdicts now")
+            + button("all", f"Send all {early.students}: tell {held} their hidden checks' "
+                            "verdicts now")
             + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
 
 
@@ -294,9 +309,9 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
 
 @access.instructor
 async def publish(request: Request, who: Who) -> Response:
-    """The counted scores of one assignment sent to its own column of the LMS's gradebook (AGS), as `grade
-    gradebook --publish` does (grader.service.lti.columns); only changed scores are sent again. Before a student's
-    deadline, it asks first and says what it releases to how many."""
+    """The counted scores of one assignment sent to its own column of the LMS's gradebook (AGS), as
+    `grade gradebook --publish` does (grader.service.lti.columns); only changed scores are sent
+    again. Before a student's deadline, it asks first and says what it releases to how many."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
@@ -309,7 +324,8 @@ async def publish(request: Request, who: Who) -> Response:
     choice = form.get("confirm", "")
     early = await run_in_threadpool(columns.before_deadline, state.engine, course, rules)
     if early.held and choice not in ("passed", "all"):
-        return HTMLResponse(course_page(state, "Send the scores?", _confirm_publish(rules.id, early), CSS))
+        asked = _confirm_publish(rules.id, early)
+        return HTMLResponse(course_page(state, "Send the scores?", asked, CSS))
     try:
         said = await run_in_threadpool(_publish, state, who.student, rules, choice == "all")
     except GraderError as exc:
@@ -320,9 +336,11 @@ async def publish(request: Request, who: Who) -> Response:
 def _publish(state: State, actor: str, rules: Rules, release_hidden: bool) -> int:
     course = state.course
     assert course.lti is not None
-    done = columns.publish(state.engine, course, rules, course.lti.platform, release_hidden=release_hidden)
+    done = columns.publish(state.engine, course, rules, course.lti.platform,
+                           release_hidden=release_hidden)
     with writing(state.engine) as db:
-        return deadlines.record(db, actor, deadlines.PUBLISH, rules.id, "", "", columns.said(done)).id
+        entry = deadlines.record(db, actor, deadlines.PUBLISH, rules.id, "", "", columns.said(done))
+    return entry.id
 
 
 def _on_roster(state: State, student: str) -> bool:

@@ -1,7 +1,7 @@
-"""Each assignment's LMS column as launches name it: a launch's AGS endpoint claim gives the line items service of
-its LMS course (`lineitems`, kept with its deployment, as the Names and Roles URL is) and the line item of its link
-(`lineitem`, kept with the assignment the link opens), so that publishing sends each assignment's scores to its
-own column (grader.service.lti.columns).
+"""Each assignment's LMS column as launches name it: a launch's AGS endpoint claim gives the line
+items service of its LMS course (`lineitems`, kept with its deployment, as the Names and Roles URL
+is) and the line item of its link (`lineitem`, kept with the assignment the link opens), so that
+publishing sends each assignment's scores to its own column (grader.service.lti.columns).
 """
 
 from __future__ import annotations

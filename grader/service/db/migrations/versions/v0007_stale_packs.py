@@ -1,5 +1,6 @@
-"""Who works from a stale pack: a student whose `grade submit` showed a pack holding an older version of an exercise
-than the course's (grader.service.packs), by exercise, until they show a current one; for the instructor's page.
+"""Who works from a stale pack: a student whose `grade submit` showed a pack holding an older
+version of an exercise than the course's (grader.service.packs), by exercise, until they show a
+current one; for the instructor's page.
 """
 
 from __future__ import annotations
