@@ -18,11 +18,12 @@ from pathlib import Path
 from grader.core.compare import fmt, fmt_points
 from grader.core.exercise import Exercise
 from grader.core.values import ErrorInfo
+from grader.judge.library.repositories import submission_of
 from grader.judge.oracle import expected_values
 from grader.judge.precision import ILL_CONDITIONED, MARGIN, in_float32
 from grader.judge.report import ExerciseResult
 from grader.run.inputs import draw_inputs
-from grader.run.read.load import SourceCell, Submission, load_submission
+from grader.run.read.load import SourceCell, Submission
 
 #: the seeds `grade validate` grades each variant at, unless told otherwise (--variant-seeds)
 VARIANT_SEEDS = 40
@@ -39,7 +40,8 @@ def variants_hold(exercise: Exercise, grade: Grader, seeds: Sequence[int]) -> li
         found.append((False, f"no variants/: write at least one correct answer another way (float32 where the "
                              f"exercise accepts it, another formula or traversal) in {exercise.folder / 'variants'}, "
                              f"so that validate can prove a correct answer other than the solution scores full marks"))
-    answers = [(f"variant {path.name}", load_submission(path)) for path in exercise.variants]
+    # a library course's variant is a one-function patch of its reference, as its known mistakes are
+    answers = [(f"variant {path.name}", submission_of(exercise, path)) for path in exercise.variants]
     if exercise.precision == "float32":
         solution = _solution_in_float32(exercise)
         if solution is None:
