@@ -93,6 +93,8 @@ def batch_command(argv: list[str]) -> int:
     check_device(args.device)
     exercise_ids = (args.exercise,) if args.exercise else \
         tuple(e.id for e in catalog.load_assignment(args.assignment)[1]) if args.assignment else ()
+    if not exercise_ids and catalog.library() is not None:
+        exercise_ids = tuple(catalog.ids())  # a library course grades each repository on every exercise
     secret = _secret(args, catalog)
     setup = Setup(exercise_ids=exercise_ids, assignment=args.assignment, seed=args.seed or 0,
                   devices=devices(args.device), time_limit=args.time_limit,

@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.cli_options import Parser
+from grader.cli_options import Parser, add_exercises_option
 from grader.core.errors import ExitCode, GraderError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from grader.core.library import Library
     from grader.service.config import Course
 
 _COURSE_HELP = "the course folder, holding course.toml (default: $AUTOGRADER_COURSE, else the current folder)"
@@ -304,7 +305,9 @@ def _listed(ids: list[str]) -> str:
 def submit_parser() -> Parser:
     parser = Parser(prog="grade submit", description="Submit a file to the course server: a receipt once it is "
                                                      "stored, then the report of its public checks.")
-    parser.add_argument("file", type=Path, nargs="?", help="the .py file or notebook to submit")
+    parser.add_argument("file", type=Path, nargs="?",
+                        help="the .py file or notebook to submit; for a course that grades a whole repository, its "
+                             "folder (or an archive of it): only the course's files are sent")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--exercise", "-e", metavar="ID", help="the exercise (default: the file's '# exercise:' line)")
     which.add_argument("--assignment", "-a", metavar="ID", help="the assignment (a notebook answering several)")
@@ -315,6 +318,7 @@ def submit_parser() -> Parser:
     parser.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
                         help="how long to wait for the report (default 600)")
     parser.add_argument("--json", action="store_true", help="print what the server answered, as JSON")
+    add_exercises_option(parser)
     parser.add_argument("--ca-file", type=Path, metavar="PEM",
                         help="verify an https server against these certificates (default: $AUTOGRADER_CA_FILE, "
                              "else the system's)")
@@ -350,7 +354,7 @@ def submit_command(argv: list[str]) -> int:
         return ExitCode.OK
     if args.file is None:
         raise GraderError("grade submit FILE: which file? (or --status, --history, --login)")
-    receipt = client.upload(where, args.file, args.exercise, args.assignment)
+    receipt = client.upload(where, args.file, args.exercise, args.assignment, library=_library_of(args))
     sys.stdout.write(client.receipt_text(receipt) + client.stale_text(receipt))
     sys.stdout.flush()
     if args.no_wait:
@@ -362,3 +366,17 @@ def submit_command(argv: list[str]) -> int:
     text, code = client.report_text(found, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     sys.stdout.write(text)
     return code
+
+
+def _library_of(args: argparse.Namespace) -> Library | None:
+    """A library course's package settings, where a repository (a folder or an archive) is submitted to one."""
+    from grader.judge.catalog import Catalog
+    from grader.run.read.package import is_package
+
+    if not is_package(args.file):
+        return None
+    library = Catalog.find(args.exercises).library()
+    if library is None:
+        raise GraderError(f"{args.file}: this course grades one file (a .py file or a notebook), not a folder or an "
+                          f"archive; submit the file itself.")
+    return library

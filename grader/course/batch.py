@@ -29,7 +29,7 @@ from typing import Any, get_args
 
 from grader import __version__
 from grader.core.errors import GraderError, SpecError
-from grader.core.exercise import Device, Exercise
+from grader.core.exercise import COURSE_SETTINGS, Device, Exercise
 from grader.core.seeds import secret_id, submission_seed
 from grader.core.text import clean, file_name
 from grader.course.classlist import NO_SUBMISSION, Entry
@@ -85,10 +85,14 @@ class Setup:
     def fingerprint(self, catalog: Catalog) -> str:
         """Changes when anything that could change a grade changes: the set-up, the specs, the grader."""
         digest = hashlib.sha256(json.dumps([{**asdict(self), "secret": self.secret_id}, __version__]).encode())
-        for exercise_id in sorted(self.exercise_ids):
-            folder = catalog.root / exercise_id
+        folders = [catalog.root / exercise_id for exercise_id in sorted(self.exercise_ids)]
+        library = catalog.library()
+        if library is not None:  # a library course's reference and given files grade too
+            folders += [folder for folder in (library.reference, library.starter) if folder is not None]
+            digest.update((catalog.root / COURSE_SETTINGS).read_bytes())
+        for folder in folders:
             for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-                digest.update(path.relative_to(catalog.root).as_posix().encode() + path.read_bytes())
+                digest.update(path.relative_to(folder.parent).as_posix().encode() + path.read_bytes())
         return digest.hexdigest()
 
 
@@ -167,10 +171,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
             report = _empty_report(entry, drawn, exercises, NO_SUBMISSION, Cause("no-submission"))
         else:
             try:  # everything here reads what the student handed in: a failure is theirs to fix
-                selection = select(entry.files, Target.of(exercises, setup.assignment))
-                if selection.graded is None:
-                    raise _Unreadable(selection.problem)
-                submission = load_selected(selection, entry.files)
+                submission, graded_file = _submission(entry, exercises, setup, catalog)
                 if not exercises:
                     exercises = declared(submission, catalog)
             except SpecError:
@@ -179,7 +180,7 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
                 raise _Unreadable(str(exc)) from None
             graded = grade_submission(sandbox, submission, exercises, seed=drawn.seed, devices=setup.devices,
                                       time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
-            report = build_report(graded, submission=shown(entry, selection.graded), sha256=drawn.sha256,
+            report = build_report(graded, submission=graded_file, sha256=drawn.sha256,
                                   seed=drawn.seed, seed_token=drawn.token, seconds=time.perf_counter() - started,
                                   notes=(*submission.notes, *setup.seed_notes))
     except _Unreadable as exc:
@@ -199,6 +200,27 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
                       fingerprint)
     return Done(student=entry.student.id, outcome=outcome, score=report.score, max_score=report.max_score,
                 seconds=round(time.perf_counter() - started, 4), error=error)
+
+
+def _submission(entry: Entry, exercises: Sequence[Exercise], setup: Setup,
+                catalog: Catalog) -> tuple[Submission, str]:
+    """What a student handed in, read for grading, and how the report names it: a library course's repository
+    (their folder, or the one archive they handed in), else the one file the exercises grade."""
+    library = exercises[0].library if exercises else None
+    if library is None:
+        selection = select(entry.files, Target.of(exercises, setup.assignment))
+        if selection.graded is None:
+            raise _Unreadable(selection.problem)
+        return load_selected(selection, entry.files), shown(entry, selection.graded)
+    from grader.run.read.package import is_package, read_package
+
+    folder = entry.root / entry.origin
+    if entry.origin and folder.is_dir() and not folder.is_symlink():
+        return read_package(folder, library), file_name(entry.origin)
+    if len(entry.files) == 1 and is_package(entry.files[0].path):
+        return read_package(entry.files[0].path, library), shown(entry, entry.files[0])
+    raise _Unreadable("this course grades a whole repository: hand it in as its folder, or as one archive of it "
+                      "(.zip or .tar.gz).")
 
 
 _GRADER_FAILED = "The grader failed on this submission. This is not your fault: your instructor has been told."

@@ -73,9 +73,11 @@ class ClassList:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def discover(folder: Path, roster_path: Path | None = None, names: Names | None = None) -> ClassList:
-    """One entry per student, sorted by id: the roster's students (missing ones too), or everyone found."""
-    download = read_download(folder, names)
+def discover(folder: Path, roster_path: Path | None = None, names: Names | None = None, *,
+             archives: bool = False) -> ClassList:
+    """One entry per student, sorted by id: the roster's students (missing ones too), or everyone found.
+    `archives`: a library course's class, where a zipped repository is a submission."""
+    download = read_download(folder, names, archives=archives)
     if not download.found:
         skipped = f" (skipped: {few(download.ignored)})" if download.ignored else ""
         raise GraderError(f"{folder}: no submissions in it, read as {download.names} names{skipped}. Give the "

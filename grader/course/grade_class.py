@@ -77,7 +77,7 @@ def plan_class(request: ClassRequest, catalog: Catalog) -> ClassPlan:
     setup = request.setup
     for exercise_id in setup.exercise_ids:
         catalog.load(exercise_id)  # a bad spec stops the batch before any work
-    klass = discover(request.submissions, request.roster, request.names)
+    klass = discover(request.submissions, request.roster, request.names, archives=catalog.library() is not None)
     entries, which = klass.entries, None
     if request.shard:
         entries, which = shard(entries, request.shard)

@@ -31,7 +31,9 @@ async def receive(state: State, who: Who, exercise: str | None, assignment: str 
     key = key or str(uuid.uuid4())
     if len(key) > 100:
         return Refused(422, "the Idempotency-Key header is longer than 100 characters")
-    checked = check_upload(content, name, state.course.max_upload_bytes) if isinstance(content, bytes) else content
+    library = state.course.catalog().library()
+    checked = check_upload(content, name, state.course.max_upload_bytes, library) if isinstance(content, bytes) \
+        else content
     if isinstance(checked, Refused):
         return checked
     assert isinstance(content, bytes)

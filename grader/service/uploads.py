@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.core.library import Library
 
 SUFFIXES = (".py", ".ipynb")
 _NAME = re.compile(r"[^A-Za-z0-9._ -]")
@@ -36,9 +42,12 @@ def suffix_of(name: str) -> str:
     return next((s for s in SUFFIXES if lowered.endswith(s)), "")
 
 
-def check_upload(content: bytes, name: str, cap: int) -> Refused | str:
-    """The suffix the grader stores it under (.py or .ipynb), or why it is refused."""
+def check_upload(content: bytes, name: str, cap: int, library: Library | None = None) -> Refused | str:
+    """The suffix the grader stores it under (.py or .ipynb; .zip for a library course's repository), or why it
+    is refused."""
     shown = shown_name(name)
+    if library is not None:
+        return _check_package(content, shown, cap, library)
     if len(content) > cap:
         return Refused(413, f"{shown} is {len(content) // 1024} KiB; this course takes files up to {cap // 1024} KiB. "
                             "Submit only your code (a .py file or the notebook), not data or outputs.")
@@ -66,6 +75,28 @@ def check_upload(content: bytes, name: str, cap: int) -> Refused | str:
         return Refused(422, f"{shown} holds a Jupyter notebook (JSON with 'cells'), not Python code. Submit it "
                             "under a name ending in .ipynb, or export it as a .py file.")
     return suffix or ".py"
+
+
+def _check_package(content: bytes, shown: str, cap: int, library: Library) -> Refused | str:
+    """A library course's upload: a zip of the course's files of a repository (what grade submit FOLDER sends),
+    read under the same caps as when it is graded."""
+    if len(content) > cap:
+        return Refused(413, f"{shown} is {len(content) // 1024} KiB; this course takes up to {cap // 1024} KiB. "
+                            "Submit your repository's folder with grade submit: it sends only the course's files.")
+    if not content.startswith(b"PK\x03\x04"):
+        return Refused(415, f"{shown} is not a zip archive: this course grades a whole repository. Submit its "
+                            "folder with grade submit FOLDER.")
+    from grader.run.read.load import SubmissionError
+    from grader.run.read.package import read_package
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "submission.zip"
+        path.write_bytes(content)
+        try:
+            read_package(path, library)
+        except SubmissionError as exc:
+            return Refused(422, f"{shown}: {exc}".replace(str(path), "the archive"))
+    return ".zip"
 
 
 def _notebook_shaped(text: str) -> bool:

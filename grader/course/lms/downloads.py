@@ -27,6 +27,7 @@ from typing import Any, Literal
 import yaml
 
 from grader.core.errors import GraderError
+from grader.core.library import ARCHIVES
 from grader.core.text import file_name
 from grader.course.selection import SUFFIXES, SubmittedFile, files_in
 
@@ -74,14 +75,15 @@ class Download:
     ignored: list[str] = field(default_factory=list)
 
 
-def read_download(folder: Path, names: Names | None = None) -> Download:
-    """The students' files in `folder`, read in the layout `names` (None: detected)."""
+def read_download(folder: Path, names: Names | None = None, *, archives: bool = False) -> Download:
+    """The students' files in `folder`, read in the layout `names` (None: detected). `archives`: a library
+    course's class, where an archive (a zipped repository) is a student's submission too."""
     if not folder.is_dir():
         raise GraderError(f"{folder}: not a folder. grade batch takes a folder with one file or folder per student, "
                           f"or an LMS's download unzipped.")
-    chosen = names or detect(folder)
+    chosen = names or detect(folder, archives)
     reader = {"plain": _plain, "canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle}[chosen]
-    download = reader(folder)
+    download = _plain(folder, archives) if chosen == "plain" else reader(folder)
     items = _items(folder)
     if names is not None and names != "gradescope" and 2 * len(download.ignored) > len(items):
         raise GraderError(f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} names "
@@ -91,14 +93,14 @@ def read_download(folder: Path, names: Names | None = None) -> Download:
     return dataclasses.replace(download, ignored=[*download.ignored, *leaving]) if leaving else download
 
 
-def detect(folder: Path) -> Names:
+def detect(folder: Path, archives: bool = False) -> Names:
     """The layout of `folder`: Gradescope by its metadata file, else the one most of its entries follow."""
     if _gradescope_root(folder) is not None:
         return "gradescope"
     items = _items(folder)
     if not items:
         return "plain"
-    counts = fit_counts(items)
+    counts = fit_counts(items, archives)
     if 2 * counts["none"] > len(items):
         raise GraderError(f"{folder}: most of its {len(items)} entries fit no layout; {_which_fits(folder, items)}")
     fitting = len(items) - counts["none"]  # a README or the roster dropped in has no say
@@ -108,11 +110,12 @@ def detect(folder: Path) -> Names:
     return "plain"
 
 
-def fit_counts(items: Sequence[Path]) -> dict[str, int]:
+def fit_counts(items: Sequence[Path], archives: bool = False) -> dict[str, int]:
     """How many of the entries each layout names as (part of) a submission, and how many none does."""
     canvas = [_fits("canvas", _CANVAS_UPLOAD, item) for item in items]
     moodle = [_fits("moodle", _MOODLE, item) for item in items]
-    plain = [item.is_dir() or item.suffix in SUFFIXES for item in items]
+    plain = [item.is_dir() or item.suffix in SUFFIXES or (archives and item.name.lower().endswith(ARCHIVES))
+             for item in items]
     return {"canvas": sum(canvas), "moodle": sum(moodle), "plain": sum(plain),
             "none": sum(not any(fit) for fit in zip(canvas, moodle, plain, strict=True))}
 
@@ -161,13 +164,16 @@ def inside(path: Path, folder: Path) -> bool:
 # ------------------------------------------------------------------------------------------------
 
 
-def _plain(folder: Path) -> Download:
+def _plain(folder: Path, archives: bool = False) -> Download:
     found, ignored = [], []
     for item in _items(folder):
         if item.is_dir():
             found.append(Found(key=item.name, origin=item.name, files=tuple(files_in(item))))
         elif item.suffix in SUFFIXES:
             found.append(Found(key=item.stem, origin=item.name, files=(SubmittedFile(item.name, item),)))
+        elif archives and item.name.lower().endswith(ARCHIVES):
+            key = item.name[:-len(next(a for a in ARCHIVES if item.name.lower().endswith(a)))]
+            found.append(Found(key=key, origin=item.name, files=(SubmittedFile(item.name, item),)))
         else:
             ignored.append(item.name)
     return Download("plain", found, ignored)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from grader.core.compare import fmt_points
 from grader.core.exercise import Assignment, Exercise
+from grader.core.library import Library
 
 README = "README.md"
 
@@ -35,10 +36,14 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
 
     torch = [e.id for e in exercises if e.engine == "torch"]
     first = exercises[0].id if exercises else "EXERCISE"
-    lines = ["# Exercises and their checks", "",
-             "This folder is what your course hands out: each exercise's starter as a Python file (`ID.py`) and as "
-             "a notebook (`ID.ipynb`)" + (", a notebook per assignment" if assignments else "") + ", and "
-             "`exercises/`, the public checks, so that you can check your work yourself before you submit it.", "",
+    library = next((e.library for e in exercises if e.library is not None), None)
+    what = ("This folder is what your course hands out: the repository you fill in (" + _globs(library) + "), "
+            "and `exercises/`, the public checks, so that you can check your work yourself before you submit it. "
+            "Work in this folder, or in your own clone of the course's repository." if library is not None else
+            "This folder is what your course hands out: each exercise's starter as a Python file (`ID.py`) and as "
+            "a notebook (`ID.ipynb`)" + (", a notebook per assignment" if assignments else "") + ", and "
+            "`exercises/`, the public checks, so that you can check your work yourself before you submit it.")
+    lines = ["# Exercises and their checks", "", what, "",
              "## Install", "",
              "With Python 3.11 or newer (in a virtual environment if you like):", "", "```sh"]
     lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a "
@@ -54,23 +59,29 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
     lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it."
               if torch else "The grader installs with torch (the first line keeps it small); no "
               "exercise of this folder runs it.", ""]
-    lines += ["## Check your work", "", "In this folder:", "", "```sh", f"grade {first}.py", f"grade {first}.ipynb"]
-    lines += [f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
-              for a in assignments[:1]]
-    lines += ["```", "",
-              "Elsewhere, name this folder's checks: `grade my_work.py --exercises PATH/TO/THIS/FOLDER/exercises`. "
-              "In a notebook, run `from grader import check` and then `check()` in a cell: it checks what the "
-              "notebook has run so far, in its own process, and shows the same report as a table.", "",
-              "The report says which checks passed, what each ran, what was expected and what your code gave, and "
+    if library is not None:
+        lines += _check_library(first)
+    else:
+        lines += ["## Check your work", "", "In this folder:", "", "```sh", f"grade {first}.py",
+                  f"grade {first}.ipynb"]
+        lines += [f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
+                  for a in assignments[:1]]
+        lines += ["```", "",
+                  "Elsewhere, name this folder's checks: `grade my_work.py --exercises PATH/TO/THIS/FOLDER/exercises`. "
+                  "In a notebook, run `from grader import check` and then `check()` in a cell: it checks what the "
+                  "notebook has run so far, in its own process, and shows the same report as a table.", ""]
+    lines += ["The report says which checks passed, what each ran, what was expected and what your code gave, and "
               "the mistake it most likely is. `grade` exits 0 when every check passed, 1 when points were lost.", "",
-              *_submit(assignments, server, submitted),
+              *_submit(assignments, server, submitted, library is not None),
               "## The exercises", "",
               "| exercise | files | points you can check here | in hidden checks | time limit |",
               "|---|---|---|---|---|"]
     for exercise in exercises:
         public = sum(p.points for p in exercise.probes if p.visibility == "public")
         hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
-        lines.append(f"| {exercise.id}: {exercise.title} | `{exercise.id}.py`, `{exercise.id}.ipynb` | "
+        files = f"`{exercise.id}.py`, `{exercise.id}.ipynb`" if exercise.library is None else \
+            ", ".join(f"`{dotted}`" for dotted, _ in exercise.defines)
+        lines.append(f"| {exercise.id}: {exercise.title} | {files} | "
                      f"{fmt_points(public)} | {fmt_points(hidden) if hidden else '–'} | "
                      f"{fmt_points(exercise.time_limit)} s |")
     lines += ["", "## Hidden checks", "",
@@ -90,7 +101,21 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
     return "\n".join(lines)
 
 
-def _submit(assignments: Sequence[Assignment], server: str | None, submitted: Sequence[Submitted]) -> list[str]:
+def _globs(library: Library | None) -> str:
+    return ", ".join(f"`{glob}`" for glob in (library.files if library is not None else ()))
+
+
+def _check_library(first: str) -> list[str]:
+    return ["## Check your work", "", "In this folder (your repository):", "", "```sh",
+            "grade .                     # every exercise",
+            f"grade . --exercise {first}   # one of them", "```", "",
+            "In a clone of your own elsewhere, name this folder's checks: `grade PATH/TO/YOUR/CLONE --exercises "
+            "PATH/TO/THIS/FOLDER/exercises`. Only the course's files of the repository are read; your own tests "
+            "and data are not.", ""]
+
+
+def _submit(assignments: Sequence[Assignment], server: str | None, submitted: Sequence[Submitted],
+            library: bool = False) -> list[str]:
     """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes. A line
     names an assignment of the course's server (course.toml's ids, which are not always the exercises' or the
     catalog's); without the course, the form that is always right, and `--status` to list them."""
@@ -108,11 +133,14 @@ def _submit(assignments: Sequence[Assignment], server: str | None, submitted: Se
     commands = [("grade submit --status", "the course's assignments, deadlines, submissions left today, what "
                                           "counts")]
     for ident, exercise_ids, notebook in submitted:
-        file = f"{notebook}.ipynb" if notebook else f"{exercise_ids[0]}.py" if len(exercise_ids) == 1 else "FILE"
+        file = "." if library else f"{notebook}.ipynb" if notebook else \
+            f"{exercise_ids[0]}.py" if len(exercise_ids) == 1 else "FILE"
         answers = exercise_ids[0] if len(exercise_ids) == 1 else f"one file answering {', '.join(exercise_ids)}"
         commands.append((f"grade submit {file} --assignment {ident}", answers))
     if not submitted:
-        commands.append(("grade submit FILE --assignment ID", "ID: the assignment, as --status names it"))
+        commands.append((f"grade submit {'.' if library else 'FILE'} --assignment ID",
+                         "ID: the assignment, as --status names it"
+                         + ("; only the course's files of this repository are sent" if library else "")))
     commands += [("grade submit --history", "every submission the server holds of yours"),
                  ("grade submit --login", "a one-time link to your page on the server")]
     width = max(len(command) for command, _ in commands)

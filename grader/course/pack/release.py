@@ -4,17 +4,19 @@
     OUT/<assignment>.ipynb               one notebook per assignment, a section per exercise
     OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade` themselves
     OUT/exercises/<id>/starter.py
-    OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
+    OUT/exercises/<id>/expected.json     torch and library exercises: the expected values at the default seed
+    OUT/python/..., OUT/minitorch/...    a library course: the starter repository, which the student fills in
+    OUT/exercises/starter/...            ... and the course's own copy of it (its given files)
     OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
     OUT/exercises/assignments/<id>.yaml
     OUT/exercises/pack.json              which version of each exercise it holds (pack.fingerprint)
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
     OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
-Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
-the pack carries that oracle's answers for the default seed instead; and so that a student's grade
-names the same mistakes as the instructor's, it carries what each mutant gave at that seed, never
-its code (grader.judge.diagnose.released_mistakes).
+Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution (a library
+course's, its reference repository), so the pack carries that oracle's answers for the default seed
+instead; and so that a student's grade names the same mistakes as the instructor's, it carries what each
+mutant gave at that seed, never its code (grader.judge.diagnose.released_mistakes).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from grader.core.errors import GraderError
 from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
 from grader.core.text import toml_string
 from grader.course.pack.fingerprint import write_fingerprints
+from grader.course.pack.library_pack import release_library
 from grader.course.pack.markdown import code_dunders
 from grader.course.pack.readme import Submitted, write_readme
 from grader.course.pack.wheel import WHEELS, grader_wheel
@@ -81,9 +84,12 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     torch = next((e for e in exercises.values() if e.uses_torch), None)
     with ThreadPoolExecutor(max_workers=1) as pool, \
             Sandbox(lean=True, hide=[catalog.root], first=policy_of(torch) if torch is not None else None) as sandbox:
-        expected = {e.id: pool.submit(_expected_data, e) for e in exercises.values() if e.engine == "torch"}
+        # a torch exercise's oracle is its solution, a library's the course's reference: neither is in the pack
+        expected = {e.id: pool.submit(_expected_data, e) for e in exercises.values()
+                    if e.engine in ("torch", "library")}
         for exercise in sorted(exercises.values(), key=lambda e: e.uses_torch):  # the others' while torch loads
-            written += _exercise_files(exercise, out)
+            if exercise.library is None:
+                written += _exercise_files(exercise, out)
             written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox, mutant_cache,
                                       expected.get(exercise.id))
     for exercise in exercises.values():
@@ -93,7 +99,9 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
             ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
             written.append(ops)
         settings = exercise.folder.parent / COURSE_SETTINGS
-        if settings.is_file() and not (out / "exercises" / COURSE_SETTINGS).exists():  # what the course allows
+        if exercise.library is not None and not (out / "exercises" / COURSE_SETTINGS).exists():
+            written += release_library(settings, exercise.library, out)
+        elif settings.is_file() and not (out / "exercises" / COURSE_SETTINGS).exists():  # what the course allows
             (out / "exercises" / COURSE_SETTINGS).write_text(settings.read_text(encoding="utf-8"), encoding="utf-8")
             written.append(out / "exercises" / COURSE_SETTINGS)
     for assignment, members in assignments:
@@ -195,9 +203,11 @@ def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_ca
         data["hidden_points"] = hidden
     for key in ("solution", "mutants"):
         data.pop(key, None)
-    data["starter"] = "starter.py"
-    written = [folder / "starter.py"]
-    (folder / "starter.py").write_text(exercise.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    written = []
+    if exercise.library is None:  # a library course's starter is its repository, at the pack's top
+        data["starter"] = "starter.py"
+        written.append(folder / "starter.py")
+        (folder / "starter.py").write_text(exercise.starter.read_text(encoding="utf-8"), encoding="utf-8")
     public = {p["name"] for p in data["probes"]}
     if expected is not None:
         data["expected"] = "expected.json"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
+from grader.core.library import ARCHIVES, Library
 from grader.service.client.where import Settings
 
 #: an exercise id, as the server may name one back (anything else it says of a pack is not printed)
@@ -115,18 +116,27 @@ def _json(data: bytes) -> dict[str, Any]:
 
 
 def upload(where: Settings, path: Path, exercise: str | None, assignment: str | None,
-           key: str | None = None) -> dict[str, Any]:
-    """Send the file; the receipt (submission id, sha256, server time), given once it is stored."""
-    try:
-        content = path.read_bytes()
-    except OSError as exc:
-        raise GraderError(f"{path}: cannot read it ({exc.strerror}).") from None
-    if exercise is None and assignment is None:
-        exercise, assignment = _declared(path)
+           key: str | None = None, library: Library | None = None) -> dict[str, Any]:
+    """Send the file, or for a library course the course's files of the repository at `path` as one zip; the
+    receipt (submission id, sha256, server time), given once it is stored."""
+    name = path.name
+    if library is not None:
+        from grader.run.read.package import package_zip
+
+        content = package_zip(path, library)  # the course's files only: the student's tests and data stay home
+        stem = next((name[:-len(a)] for a in ARCHIVES if name.lower().endswith(a)), name)
+        name = f"{stem or 'repository'}.zip"
+    else:
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise GraderError(f"{path}: cannot read it ({exc.strerror}).") from None
+        if exercise is None and assignment is None:
+            exercise, assignment = _declared(path)
     query = urllib.parse.urlencode({k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v})
     _, receipt = call(where, "POST", "/api/submissions" + (f"?{query}" if query else ""), content, {
         "Content-Type": "application/octet-stream", "Idempotency-Key": key or str(uuid.uuid4()),
-        "X-Filename": urllib.parse.quote(path.name), **pack_header(path.parent, Path.cwd())})
+        "X-Filename": urllib.parse.quote(name), **pack_header(path.parent, Path.cwd())})
     return dict(receipt)
 
 

@@ -75,6 +75,7 @@ class Grader:
 
     def _graded(self, stored: Stored, exercises: Sequence[Exercise], started: float) -> Report:
         from grader.run.read.load import load_submission
+        from grader.run.read.package import read_package
 
         if len(self._expected) > CACHE_ENTRIES:
             self._expected.clear()
@@ -82,9 +83,11 @@ class Grader:
             self._mistakes.clear()
         folder = Path(tempfile.mkdtemp(dir=self.scratch))
         path = folder / f"submission{stored.suffix}"
+        library = exercises[0].library if exercises else None
         try:
             path.write_bytes(stored.content)
-            submission = load_submission(path)
+            # a library course's upload is a zip of the course's files, read under the caps it was taken under
+            submission = read_package(path, library) if library is not None else load_submission(path)
         finally:
             path.unlink(missing_ok=True)
             os.rmdir(folder)

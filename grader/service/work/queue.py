@@ -60,12 +60,16 @@ class Claimed:
     stored: Stored | None = None
 
 
+#: what an upload is stored as: a file, a notebook, or a library course's repository (a zip of its course files)
+STORED_SUFFIXES = (".py", ".ipynb", ".zip")
+
+
 def stored(db: Connection, submission: int) -> Stored:
     s = schema.submissions.c
     row = db.execute(select(s.id, s.student_id, s.assignment, s.filename, s.suffix, s.content, s.sha256, s.seed,
                             s.seed_token).where(s.id == submission)).one()
     return Stored(id=row.id, student=row.student_id, assignment=row.assignment, filename=row.filename,
-                  suffix=row.suffix if row.suffix in (".py", ".ipynb") else ".py", content=bytes(row.content),
+                  suffix=row.suffix if row.suffix in STORED_SUFFIXES else ".py", content=bytes(row.content),
                   sha256=row.sha256, seed=row.seed, seed_token=row.seed_token)
 
 
