@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from grader.cli_options import (
+    Command,
     Parser,
     add_device_option,
     add_exercises_option,
@@ -26,8 +27,8 @@ from grader.course.lms.downloads import NAMES
 from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
-    from grader.course.batch import Done
     from grader.course.secret import CourseSecret
+    from grader.course.wire import Done
 
 
 def batch_parser() -> Parser:
@@ -132,8 +133,8 @@ def batch_command(argv: list[str]) -> int:
         raise GraderError(
             "--column needs a title: the LMS assignment's, as its gradebook shows it."
         )
-    from grader.course.batch import Setup
     from grader.course.grade_class import ClassRequest, grade_class, plan_class
+    from grader.course.manifest import Setup
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
@@ -469,3 +470,12 @@ def _batch_assignment(reports: Path, given: str | None) -> str:
         "name its column with --assignment ID (the line item's resourceId) or "
         "--lineitem URL."
     )
+
+
+#: a class's commands, which grader.cli_commands lists
+COMMANDS = {
+    "batch": Command(batch_parser, batch_command),
+    "merge": Command(merge_parser, merge_command),
+    "feedback": Command(feedback_parser, feedback_command),
+    "publish": Command(publish_parser, publish_command),
+}

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from grader.cli_options import (
+    Command,
     Parser,
     add_device_option,
     add_exercises_option,
@@ -339,3 +340,15 @@ def seed_command(argv: list[str]) -> int:
         f"{secret.path} draws the same seed from the file itself)"
     )
     return ExitCode.OK
+
+
+#: the course's commands, which grader.cli_commands lists
+COMMANDS = {
+    "list": Command(list_parser, list_command),
+    "new": Command(new_parser, new_command),
+    "schema": Command(schema_parser, schema_command),
+    "validate": Command(validate_parser, validate_command),
+    "release": Command(release_parser, release_command),
+    "export": Command(export_parser, export_command),
+    "seed": Command(seed_parser, seed_command),
+}

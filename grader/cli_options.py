@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -16,6 +18,14 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise GraderError(f"{message}. Try '{self.prog} --help'.")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command of `grade`: the parser of its arguments, and what it runs on them (its exit code)."""
+
+    parser: Callable[[], Parser]
+    run: Callable[[list[str]], int]
 
 
 def add_device_option(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +68,7 @@ def check_isolation(minimum: Level) -> None:
 
 def check_device(choice: str) -> None:
     if choice == "cuda":
-        from grader.judge.grading import cuda_available
+        from grader.judge.devices import cuda_available
 
         if not cuda_available():
             raise GraderError(

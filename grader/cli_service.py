@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.cli_options import Parser, add_exercises_option
+from grader.cli_options import Command, Parser, add_exercises_option
 from grader.core.errors import ExitCode, GraderError
 
 if TYPE_CHECKING:
@@ -578,3 +578,16 @@ def _library_of(args: argparse.Namespace) -> Library | None:
             f"archive; submit the file itself."
         )
     return library
+
+
+#: the course server's commands, which grader.cli_commands lists
+COMMANDS = {
+    "serve": Command(serve_parser, serve_command),
+    "submit": Command(submit_parser, submit_command),
+    "tokens": Command(tokens_parser, tokens_command),
+    "worker": Command(worker_parser, worker_command),
+    "regrade": Command(regrade_parser, regrade_command),
+    "gradebook": Command(gradebook_parser, gradebook_command),
+    "roster": Command(roster_parser, roster_command),
+    "course": Command(course_parser, course_command),
+}

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from grader.cli_options import Parser
+from grader.cli_options import Command, Parser
 from grader.cli_service import _course_option as course_option
 from grader.core.errors import ExitCode, GraderError
 
@@ -119,3 +119,9 @@ def store_command(argv: list[str]) -> int:
             f"database = \"{shown_url(args.to)}\" in course.toml (or $AUTOGRADER_DATABASE) and start grade serve."
         )
     return ExitCode.OK
+
+
+#: the store's command, which grader.cli_commands lists
+COMMANDS = {
+    "store": Command(store_parser, store_command),
+}

@@ -17,7 +17,7 @@ import pytest
 
 from grader.core.exercise import Device, Visibility
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
+from grader.judge.session import grade
 from grader.outputs.render_json import render_json
 from grader.run.observed import RunResult, Stop
 from grader.run.read.load import Submission

@@ -11,8 +11,8 @@ import pytest
 
 from grader.core.values import Number, Traced, TracedNode
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.library.standin import evaluate
+from grader.judge.session import grade
 from grader.run.read.given import SEAM
 from grader.run.read.package import read_package
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.course.batch import atomic, sweep
+from grader.course.disk import atomic, sweep
 from grader.course.manifest import Manifest, check_shards, read_manifest
 from grader.judge.catalog import Catalog
 from grader.outputs.layout import DONE, MANIFEST, STUDENTS

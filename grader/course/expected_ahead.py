@@ -18,8 +18,8 @@ import traceback
 from collections.abc import Iterable, Mapping, Sequence
 
 from grader.core.exercise import Exercise
-from grader.course.batch import Setup
 from grader.course.classlist import Entry
+from grader.course.manifest import Setup
 from grader.course.selection import digest_content
 from grader.judge.grading import ExpectedCache
 from grader.judge.oracle import Expected, expected_from_data, expected_to_data, expected_values

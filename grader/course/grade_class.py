@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.course.batch import Setup, Tally, atomic
+from grader.course.batch import Batch
 from grader.course.classfiles import ClassFiles, write_class_files
 from grader.course.classlist import ClassList, Entry, discover, pending, shard
+from grader.course.disk import atomic
 from grader.course.lms.downloads import Names
-from grader.course.manifest import Columns, Manifest, read_manifest
-from grader.course.pool import Progress, run
+from grader.course.manifest import Columns, Manifest, Setup, read_manifest
+from grader.course.pool import Progress, Tally, run
 from grader.judge.catalog import Catalog
 from grader.outputs.html_page import plural
 from grader.outputs.layout import CLASS_FILES, DONE, MANIFEST, STUDENTS, folder_of
@@ -173,15 +174,10 @@ def grade_class(plan: ClassPlan, catalog: Catalog, progress: Progress) -> ClassG
     """
     request = plan.request
     started = time.monotonic()
-    tally = run(
-        plan.todo,
-        request.setup,
-        catalog,
-        request.out,
-        plan.fingerprint,
-        request.jobs,
-        progress,
-        hide=[catalog.root, request.submissions, request.out],
+    batch = Batch(
+        setup=request.setup, catalog=catalog, out=request.out, fingerprint=plan.fingerprint
     )
+    hide = [catalog.root, request.submissions, request.out]
+    tally = run(plan.todo, batch, request.jobs, progress, hide=hide)
     files = write_class_files(request.out, catalog, plan.manifest)
     return ClassGraded(plan=plan, tally=tally, files=files, seconds=time.monotonic() - started)

@@ -9,18 +9,82 @@ reports its own run did not make. So a gradebook made by merging is the one an u
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from grader import __version__
 from grader.core.errors import GraderError
+from grader.core.exercise import COURSE_SETTINGS, Device
+from grader.core.seeds import secret_id, submission_seed
+from grader.judge.catalog import Catalog
 from grader.outputs.layout import DONE, MANIFEST, STUDENTS
+from grader.run.confine.isolate import Level
 
 MANIFEST_VERSION = 1
 #: the gradebook's columns: the assignment's total, each exercise, or both
 Columns = Literal["total", "exercises", "both"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Setup:
+    """How every submission of the batch is graded; part of what --resume compares."""
+
+    #: the exercises for every submission; empty: each submission names its own
+    exercise_ids: tuple[str, ...]
+    #: the assignment they make up, when the batch was given one
+    assignment: str | None = None
+    seed: int = 0
+    devices: tuple[Device, ...] = ("cpu", "cuda")
+    time_limit: float | None = None
+    #: the weakest isolation to grade under (grader.run.confine.isolate): a class always has
+    #: classmates to protect
+    isolation: Level = "landlock"
+    #: the course secret each submission's seed is drawn from (grader.core.seeds); None: every
+    #: submission gets `seed`. Never written anywhere: the manifest and the fingerprint hold its id
+    secret: bytes | None = field(default=None, repr=False)
+
+    @property
+    def seed_notes(self) -> tuple[str, ...]:
+        """What each report says of a batch whose submissions all get one seed."""
+        if self.secret is not None:
+            return ()
+        return (
+            f"Graded with seed {self.seed}, the same for every submission of this batch (the "
+            f"course has no secret to draw a seed per submission from).",
+        )
+
+    @property
+    def secret_id(self) -> str | None:
+        return secret_id(self.secret) if self.secret is not None else None
+
+    def seed_of(self, content: bytes) -> tuple[int, str | None]:
+        """The seed of a submission whose digest is of `content`, and the token its report shows
+        (or None)."""
+        if self.secret is None:
+            return self.seed, None
+        drawn = submission_seed(self.secret, content)
+        return drawn.seed, drawn.token
+
+    def fingerprint(self, catalog: Catalog) -> str:
+        """Changes when anything that could change a grade changes: the set-up, the specs, the
+        grader."""
+        settings = json.dumps([{**asdict(self), "secret": self.secret_id}, __version__])
+        digest = hashlib.sha256(settings.encode())
+        folders = [catalog.root / exercise_id for exercise_id in sorted(self.exercise_ids)]
+        library = catalog.library()
+        if library is not None:  # a library course's reference and given files grade too
+            folders += [f for f in (library.reference, library.starter) if f is not None]
+            digest.update((catalog.root / COURSE_SETTINGS).read_bytes())
+        for folder in folders:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    name = path.relative_to(folder.parent).as_posix()
+                    digest.update(name.encode() + path.read_bytes())
+        return digest.hexdigest()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

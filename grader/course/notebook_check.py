@@ -69,7 +69,7 @@ def _check(
     exercise: str | None, seed: int, folder: str | Path | None, named: str | Path | None
 ) -> Report:
     from grader.judge.catalog import Catalog
-    from grader.judge.grading import grade
+    from grader.judge.session import grade
 
     shell = _shell()
     cells = executed_cells(_history(shell))

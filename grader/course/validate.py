@@ -15,8 +15,9 @@ from grader.course.fairness import float32_calibrated, variants_hold
 from grader.course.printed import printed_numbers
 from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
+from grader.judge.devices import ALL_DEVICES, cuda_available
 from grader.judge.diagnose.slips import to_write
-from grader.judge.grading import ALL_DEVICES, ExpectedCache, cuda_available, grade_submission
+from grader.judge.grading import ExpectedCache, grade_submission
 from grader.judge.library.repositories import submission_of
 from grader.judge.mistake_runs import MutantCache
 from grader.judge.oracle import expected_values

@@ -81,7 +81,7 @@ if status == 2 and lines:  # a problem with the submission, said in one line: th
     # in the student's words: their files by name, never where the autograder keeps them
     reason = lines[-1].removeprefix("error: ").replace(submission + "/", "").replace(submission, "Your submission")
 else:
-    reason = "The autograder could not grade your submission. This is not your fault: tell your instructor."
+    reason = {grader_failed!r}
 with open(results, "w") as out:
     json.dump(gradescope_failure(reason), out)
 PY
@@ -130,7 +130,10 @@ def export_gradescope(
     else:
         (out / SECRET_IN_EXPORT).unlink(missing_ok=True)
         seeding = f"--seed {seed}"
-    (out / "run_autograder").write_text(RUN.format(which=which, seeding=seeding))
+    from grader.judge.session import GRADER_FAILED
+
+    script = RUN.format(which=which, seeding=seeding, grader_failed=GRADER_FAILED)
+    (out / "run_autograder").write_text(script)
     for script in ("setup.sh", "run_autograder"):
         (out / script).chmod(0o755)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
