@@ -134,6 +134,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     results = []
     static_notes: tuple[str, ...] = ()
     unfinished: list[str] = []  # the exercises whose localization ran out of time twice (_localizer)
+    late: set[str] = set()  # the known mistakes whose runs did (mistakes_later)
     # the syntax tree's facts, for what errors and missing names mean: read once, and only if needed
     needed = any(view.run.load_error or view.group.missing or any(p is not None and p.error is not None
                                                                     for p in view.group.probes)
@@ -153,7 +154,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         result = check_exercise(group.exercise, group.inputs, expected[index], per_device, violations, defined)
         if any(c.status in ("failed", "error") for c in result.checks) and runs:
             defined = defined or definitions(submission.cells)
-            mutants, slips = mistakes_later(sandbox, group, time_limit, mutant_cache)
+            mutants, slips = mistakes_later(sandbox, group, time_limit, mutant_cache, late)
             # code that ran out of time would run out again on the localization probes, and the student would
             # wait twice the limit for a name that a check without values cannot get anyway
             timed_out = any(stop is not None and stop.kind in OUT_OF_TIME for found in runs.values()
@@ -167,6 +168,8 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
     results = traced([g.exercise for g in groups], sent, results)
     static_notes += tuple(f"Exercise {exercise_id}: your code ran out of time on the grader's own small probes of "
                           f"each operation, twice; no rule is named from them." for exercise_id in unfinished)
+    static_notes += tuple(f"The grader's own run of the known mistake {mistake} ran out of time twice (a busy "
+                          f"machine): it names nothing here." for mistake in sorted(late))
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
     engines = {g.exercise.engine for g in groups}
