@@ -48,7 +48,7 @@ _RULE = "Your code breaks a rule"
 
 
 def without_device(problem: str) -> str:
-    return problem[device.end():] if (device := _DEVICE.match(problem)) else problem
+    return problem[device.end() :] if (device := _DEVICE.match(problem)) else problem
 
 
 def error_kind(problem: str) -> str | None:
@@ -69,38 +69,63 @@ def _causes(check: CheckResult, exercise: ExerciseResult, report: Report) -> tup
     if problem.startswith("Right result, but not scored"):
         return exercise.problems  # the rule it broke
     # A rule checker that cannot parse a cell reports rules as broken; what stopped the check is elsewhere.
-    stopped = tuple(p for p in (*exercise.problems, *report.problems) if not without_device(p).startswith(_RULE))
+    stopped = tuple(
+        p for p in (*exercise.problems, *report.problems) if not without_device(p).startswith(_RULE)
+    )
     if problem.startswith("Not run: your file did not load"):
-        return (*report.problems, *stopped)  # the load error first: the missing names follow from it
-    if problem.startswith(("Not run: your notebook did not load", "Not run: your code stopped",
-                           "Not run: your file does not define", "Not run: your notebook does not define")):
+        return (
+            *report.problems,
+            *stopped,
+        )  # the load error first: the missing names follow from it
+    if problem.startswith(
+        (
+            "Not run: your notebook did not load",
+            "Not run: your code stopped",
+            "Not run: your file does not define",
+            "Not run: your notebook does not define",
+        )
+    ):
         return stopped  # this exercise's missing names or stop first: the report's may be an unrelated cell's
     return (problem,)
 
 
 #: how a check's cause (grader.judge.report.Cause) is counted in the class summary
 _CAUSE_KINDS = {
-    "not-attempted": "not attempted", "timeout": "timeout", "cpu-time": "resource limit", "memory": "resource limit",
-    "signal": "crash", "exit": "exited", "output-limit": "oversized reply", "reply": "unreadable reply",
-    "rule": "rule violation", "missing-name": "missing definition", "unreadable": "unreadable",
+    "not-attempted": "not attempted",
+    "timeout": "timeout",
+    "cpu-time": "resource limit",
+    "memory": "resource limit",
+    "signal": "crash",
+    "exit": "exited",
+    "output-limit": "oversized reply",
+    "reply": "unreadable reply",
+    "rule": "rule violation",
+    "missing-name": "missing definition",
+    "unreadable": "unreadable",
     "grader": "grader failure",
 }
 
 
-def check_error(check: CheckResult, exercise: ExerciseResult, report: Report) -> tuple[str, str] | None:
+def check_error(
+    check: CheckResult, exercise: ExerciseResult, report: Report
+) -> tuple[str, str] | None:
     """The error kind that cost this check its points, read from its cause, and the text that says it."""
     cause = check.cause
     if cause.kind in ("passed", "wrong-value", "precision", "skipped", "no-submission"):
         return None
     if cause.kind == "exception":
         # a hidden check's exception keeps no type (the submission chooses it, grader.judge.hidden_runs)
-        kind = cause.detail or ("an error in a hidden check" if check.visibility == "hidden" else "other error")
+        kind = cause.detail or (
+            "an error in a hidden check" if check.visibility == "hidden" else "other error"
+        )
     elif cause.kind == "grader" and "oracles disagree" in cause.detail:
         kind = "oracle disagreement"
     else:
         kind = _CAUSE_KINDS.get(cause.kind, "other error")
     texts = _causes(check, exercise, report)
-    return kind, next((t for t in texts if error_kind(t) == kind), texts[0] if texts else check.problem)
+    return kind, next(
+        (t for t in texts if error_kind(t) == kind), texts[0] if texts else check.problem
+    )
 
 
 @dataclass
@@ -117,12 +142,23 @@ def error_kinds(graded: Sequence[StudentReport]) -> list[ErrorKind]:
     for row in graded:  # by student id, so each kind's example is the first such student
         for exercise in row.report.exercises:
             for check in exercise.checks:
-                found = check_error(check, exercise, row.report) if check.status in ("failed", "error") else None
+                found = (
+                    check_error(check, exercise, row.report)
+                    if check.status in ("failed", "error")
+                    else None
+                )
                 if found is not None:
                     tally = tallies.setdefault(found[0], _KindTally(row.student.id, found[1]))
                     tally.students.add(row.student.id)
                     tally.checks += 1
-    kinds = [ErrorKind(kind=kind, students=len(t.students), checks=t.checks, example_student=t.example_student,
-                       example_problem=t.example_problem) for kind, t in tallies.items()]
+    kinds = [
+        ErrorKind(
+            kind=kind,
+            students=len(t.students),
+            checks=t.checks,
+            example_student=t.example_student,
+            example_problem=t.example_problem,
+        )
+        for kind, t in tallies.items()
+    ]
     return sorted(kinds, key=lambda k: (-k["students"], -k["checks"], k["kind"]))
-

@@ -71,9 +71,19 @@ class View:
 
     def query(self, **changes: str) -> dict[str, str]:
         """The query string's parameters for this view, with `changes`; defaults left out."""
-        found = {"sort": self.sort, "order": "desc" if self.descending else "asc", "q": self.text,
-                 "section": self.section, "missing": self.missing, **changes}
-        return {k: v for k, v in found.items() if v and (k, v) not in (("sort", "name"), ("order", "asc"))}
+        found = {
+            "sort": self.sort,
+            "order": "desc" if self.descending else "asc",
+            "q": self.text,
+            "section": self.section,
+            "missing": self.missing,
+            **changes,
+        }
+        return {
+            k: v
+            for k, v in found.items()
+            if v and (k, v) not in (("sort", "name"), ("order", "asc"))
+        }
 
 
 def view_of(params: Mapping[str, str], course: Course) -> View:
@@ -82,21 +92,31 @@ def view_of(params: Mapping[str, str], course: Course) -> View:
     if sort not in SORTS and not (sort.startswith("a:") and sort[2:] in course.assignments):
         sort = "name"
     missing = params.get("missing", "")
-    return View(sort=sort, descending=params.get("order") == "desc", text=params.get("q", "")[:MAX_QUERY].strip(),
-                section=params.get("section", "")[:MAX_QUERY], missing=missing if missing in course.assignments else "")
+    return View(
+        sort=sort,
+        descending=params.get("order") == "desc",
+        text=params.get("q", "")[:MAX_QUERY].strip(),
+        section=params.get("section", "")[:MAX_QUERY],
+        missing=missing if missing in course.assignments else "",
+    )
 
 
 def class_rows(engine: Engine, course: Course) -> list[ClassRow]:
     """Every roster student's row, in id order."""
     st, s = schema.students.c, schema.submissions.c
     with reading(engine) as db:
-        people = db.execute(select(st.id, st.name, st.section).where(st.role == "student").order_by(st.id)).all()
+        people = db.execute(
+            select(st.id, st.name, st.section).where(st.role == "student").order_by(st.id)
+        ).all()
         owners = {ident: student for ident, student in db.execute(select(s.id, s.student_id))}
         every = rows_of(db)
     mine: dict[str, list[Row]] = {}
     for row in every:  # newest first, as rows_of gives them and count expects
         mine.setdefault(owners[row.id], []).append(row)
-    return [_row(course, person.id, person.name, person.section, mine.get(person.id, [])) for person in people]
+    return [
+        _row(course, person.id, person.name, person.section, mine.get(person.id, []))
+        for person in people
+    ]
 
 
 def _row(course: Course, student: str, name: str, section: str, rows: list[Row]) -> ClassRow:
@@ -105,23 +125,40 @@ def _row(course: Course, student: str, name: str, section: str, rows: list[Row])
     for rules in course.assignments.values():
         choice = counted[rules.id]
         graded = choice.score is not None and not choice.excused
-        cells[rules.id] = Cell(submission=choice.row.id if choice.row is not None else None,
-                               score=choice.score if graded else None,
-                               max_score=choice.max_score if graded else None, why=choice.why,
-                               late=(graded and choice.factor < 1.0) or choice.late_days_used > 0,
-                               excused=choice.excused, corrected=choice.correction is not None)
-    return ClassRow(student=student, name=name, section=section, cells=cells,
-                    late_days_used=sum(c.late_days_used for c in counted.values()),
-                    last_at=rows[0].received_at if rows else None, last_submission=rows[0].id if rows else None,
-                    submissions=len(rows))
+        cells[rules.id] = Cell(
+            submission=choice.row.id if choice.row is not None else None,
+            score=choice.score if graded else None,
+            max_score=choice.max_score if graded else None,
+            why=choice.why,
+            late=(graded and choice.factor < 1.0) or choice.late_days_used > 0,
+            excused=choice.excused,
+            corrected=choice.correction is not None,
+        )
+    return ClassRow(
+        student=student,
+        name=name,
+        section=section,
+        cells=cells,
+        late_days_used=sum(c.late_days_used for c in counted.values()),
+        last_at=rows[0].received_at if rows else None,
+        last_submission=rows[0].id if rows else None,
+        submissions=len(rows),
+    )
 
 
 def shown(rows: Sequence[ClassRow], view: View) -> list[ClassRow]:
     """The rows the view keeps, in its order (ties by student id, so the order is the same on every reload)."""
     text = view.text.casefold()
-    kept = [r for r in rows if (not text or text in r.student.casefold() or text in r.name.casefold())
-            and (not view.section or r.section == view.section)
-            and (not view.missing or (r.cells[view.missing].score is None and not r.cells[view.missing].excused))]
+    kept = [
+        r
+        for r in rows
+        if (not text or text in r.student.casefold() or text in r.name.casefold())
+        and (not view.section or r.section == view.section)
+        and (
+            not view.missing
+            or (r.cells[view.missing].score is None and not r.cells[view.missing].excused)
+        )
+    ]
     kept.sort(key=lambda r: r.student)
     # a student without the value (no score, no submission) goes last either way
     keyed = [(_key(r, view.sort), r) for r in kept]
@@ -152,17 +189,38 @@ def class_csv(rows: Sequence[ClassRow], course: Course) -> str:
     zone, how many were made."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "name", "section", *course.assignments, "late_days_used", "last_submission",
-                     "submissions"])
+    writer.writerow(
+        [
+            "student",
+            "name",
+            "section",
+            *course.assignments,
+            "late_days_used",
+            "last_submission",
+            "submissions",
+        ]
+    )
     for row in rows:
-        last = datetime.fromtimestamp(row.last_at, course.timezone).isoformat(timespec="seconds") \
-            if row.last_at is not None else ""
-        writer.writerow([cell_text(row.student), cell_text(row.name), cell_text(row.section),
-                         *(EXCUSED if row.cells[a].excused else _points(row.cells[a].score)
-                           for a in course.assignments), row.late_days_used, last,
-                         row.submissions])
+        last = (
+            datetime.fromtimestamp(row.last_at, course.timezone).isoformat(timespec="seconds")
+            if row.last_at is not None
+            else ""
+        )
+        writer.writerow(
+            [
+                cell_text(row.student),
+                cell_text(row.name),
+                cell_text(row.section),
+                *(
+                    EXCUSED if row.cells[a].excused else _points(row.cells[a].score)
+                    for a in course.assignments
+                ),
+                row.late_days_used,
+                last,
+                row.submissions,
+            ]
+        )
     return buffer.getvalue()
-
 
 
 def _points(score: float | None) -> str:

@@ -27,7 +27,15 @@ from grader.service.db.store import reading, writing
 from grader.service.policy.audit import DEADLINE, EXTENSION, PUBLISH, REGRADE, Entry, audit, record
 from grader.service.policy.corrections import read as read_corrections
 
-__all__ = ["DEADLINE", "EXTENSION", "PUBLISH", "REGRADE", "Entry", "audit", "record"]  # their home before
+__all__ = [
+    "DEADLINE",
+    "EXTENSION",
+    "PUBLISH",
+    "REGRADE",
+    "Entry",
+    "audit",
+    "record",
+]  # their home before
 
 o, a = schema.rule_overrides.c, schema.audit_log.c
 
@@ -49,13 +57,25 @@ def overrides(engine: Engine) -> list[Override]:
 
 
 def _overrides(db: Connection) -> list[Override]:
-    return [Override(assignment=r.assignment, student=r.student, moment=r.moment, set_by=r.set_by, set_at=r.set_at)
-            for r in db.execute(select(o.assignment, o.student, o.moment, o.set_by, o.set_at)
-                                .order_by(o.assignment, o.student))]
+    return [
+        Override(
+            assignment=r.assignment,
+            student=r.student,
+            moment=r.moment,
+            set_by=r.set_by,
+            set_at=r.set_at,
+        )
+        for r in db.execute(
+            select(o.assignment, o.student, o.moment, o.set_by, o.set_at).order_by(
+                o.assignment, o.student
+            )
+        )
+    ]
 
 
-def in_force(course: Course, found: list[Override],
-             fixes: Mapping[tuple[str, str], Correction] | None = None) -> Course:
+def in_force(
+    course: Course, found: list[Override], fixes: Mapping[tuple[str, str], Correction] | None = None
+) -> Course:
     """`course` (as course.toml says) with the store's overrides and corrections applied (grader.service.
     corrections); one of an assignment course.toml no longer has is ignored."""
     if not found and not fixes:
@@ -69,7 +89,9 @@ def in_force(course: Course, found: list[Override],
         deadline, extensions = rules.deadline, dict(rules.extensions)
         for x in mine:
             if x.student == "":
-                if rules.deadline is not None and x.moment is not None:  # course.toml's extra time moves with it
+                if (
+                    rules.deadline is not None and x.moment is not None
+                ):  # course.toml's extra time moves with it
                     extensions = {s: m + (x.moment - rules.deadline) for s, m in extensions.items()}
                 deadline = x.moment
         for x in mine:
@@ -78,8 +100,9 @@ def in_force(course: Course, found: list[Override],
                     extensions.pop(x.student, None)
                 else:
                     extensions[x.student] = x.moment
-        assignments[rules.id] = dataclasses.replace(rules, deadline=deadline, extensions=extensions,
-                                                    corrections=corrected)
+        assignments[rules.id] = dataclasses.replace(
+            rules, deadline=deadline, extensions=extensions, corrections=corrected
+        )
     return dataclasses.replace(course, assignments=assignments)
 
 
@@ -89,13 +112,22 @@ def stored_course(engine: Engine, course: Course) -> Course:
         return in_force(course, _overrides(db), read_corrections(db))
 
 
-def proposed(toml: Course, found: list[Override], assignment: str, student: str, moment: float | None,
-             reset: bool = False) -> list[Override]:
+def proposed(
+    toml: Course,
+    found: list[Override],
+    assignment: str,
+    student: str,
+    moment: float | None,
+    reset: bool = False,
+) -> list[Override]:
     """The overrides as they would be after `change` (nothing written): what a page weighs before it asks."""
     kept = [x for x in found if (x.assignment, x.student) != (assignment, student)]
     if reset:
         return kept
-    return [*kept, Override(assignment=assignment, student=student, moment=moment, set_by="", set_at=0.0)]
+    return [
+        *kept,
+        Override(assignment=assignment, student=student, moment=moment, set_by="", set_at=0.0),
+    ]
 
 
 #: the longest a process holds the rules it last read before it asks the store again: a deadline another process
@@ -136,7 +168,9 @@ class StoredRules:
                 if revision == self._revision:
                     return
                 found, fixes = _overrides(db), read_corrections(db)
-        except SQLAlchemyError:  # the store is unreachable: the rules last read stand; writes fail loudly anyway
+        except (
+            SQLAlchemyError
+        ):  # the store is unreachable: the rules last read stand; writes fail loudly anyway
             return
         with self._lock:
             self._revision, self._found, self._fixes, self._course = revision, found, fixes, None
@@ -150,12 +184,23 @@ class StoredRules:
 
 def shown(moment: float | None, course: Course) -> str:
     """A moment as the audit log keeps it: in the course's zone, to the second, or "none"."""
-    return "none" if moment is None else \
-        datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
+    return (
+        "none"
+        if moment is None
+        else datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
+    )
 
 
-def change(engine: Engine, toml: Course, actor: str, assignment: str, student: str, moment: float | None,
-           reset: bool = False, note: str = "") -> Entry:
+def change(
+    engine: Engine,
+    toml: Course,
+    actor: str,
+    assignment: str,
+    student: str,
+    moment: float | None,
+    reset: bool = False,
+    note: str = "",
+) -> Entry:
     """Set (or, with `reset`, give back to course.toml) the class's deadline (student "") or one student's; the
     audit log's entry for it. The old value is the one in force, read in the same transaction."""
     with writing(engine) as db:
@@ -164,10 +209,19 @@ def change(engine: Engine, toml: Course, actor: str, assignment: str, student: s
         keyed = (o.assignment == assignment, o.student == student)
         db.execute(delete(schema.rule_overrides).where(*keyed))
         if not reset:
-            db.execute(insert(schema.rule_overrides).values(assignment=assignment, student=student, moment=moment,
-                                                            set_by=actor, set_at=time.time()))
+            db.execute(
+                insert(schema.rule_overrides).values(
+                    assignment=assignment,
+                    student=student,
+                    moment=moment,
+                    set_by=actor,
+                    set_at=time.time(),
+                )
+            )
         after = in_force(toml, _overrides(db)).assignments[assignment]
         new = after.deadline if student == "" else after.extensions.get(student)
         action = DEADLINE if student == "" else EXTENSION
         note = (" (course.toml's again)" if reset else "") + note
-        return record(db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note)
+        return record(
+            db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note
+        )

@@ -57,9 +57,13 @@ def _stderr(text: str) -> None:
 class LiveCourse:
     """The course in force, read again from course.toml when it changes (thread-safe)."""
 
-    def __init__(self, course: Course, say: Callable[[str], None] = _stderr,
-                 on_lti: Callable[[LtiSettings | None], None] | None = None,
-                 hold: Callable[[Course, Course, bytes], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        course: Course,
+        say: Callable[[str], None] = _stderr,
+        on_lti: Callable[[LtiSettings | None], None] | None = None,
+        hold: Callable[[Course, Course, bytes], str | None] | None = None,
+    ) -> None:
         self._course = course
         self._say = say
         #: what to do with a new [lti] or registration before it applies (the store's deployments follow it)
@@ -109,7 +113,9 @@ class LiveCourse:
                     self._source = source
                     self.held = None
                     self._reload(source[0])
-            elif self.held is not None:  # confirmed on a page, of this server or another: it applies now
+            elif (
+                self.held is not None
+            ):  # confirmed on a page, of this server or another: it applies now
                 self._apply(*self.held)
         return self._course
 
@@ -117,19 +123,25 @@ class LiveCourse:
         try:
             fresh = load_course(self._course.folder, database=self._course.database)
         except GraderError as exc:
-            self._complain(f"{exc} The server keeps the rest of the configuration it had; fix the file and it is "
-                           "read again.")
+            self._complain(
+                f"{exc} The server keeps the rest of the configuration it had; fix the file and it is "
+                "read again."
+            )
             self._close()
             return
         self._registration = fresh.lti.registration if fresh.lti is not None else None
         needs = self._restart_needed(source, fresh)
         if not self._follow(fresh.lti):
             return
-        if needs:  # the LMS registration applies at once all the same: it may have removed a deployment
+        if (
+            needs
+        ):  # the LMS registration applies at once all the same: it may have removed a deployment
             self._course = replace(self._course, lti=fresh.lti)
-            self._complain(f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
-                           f"of any grade worker); until then none of this edit applies but [lti] and the LMS "
-                           f"registration.")
+            self._complain(
+                f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
+                f"of any grade worker); until then none of this edit applies but [lti] and the LMS "
+                f"registration."
+            )
             return
         self._apply(fresh, source)
 
@@ -158,10 +170,14 @@ class LiveCourse:
             if self._on_lti is not None:
                 try:
                     self._on_lti(lti)
-                except SQLAlchemyError as exc:  # the edit waits, and is tried again at the next look
+                except (
+                    SQLAlchemyError
+                ) as exc:  # the edit waits, and is tried again at the next look
                     self._stamp, self._source = (), ()
-                    self._complain(f"{self._path}: the LMS registration changed, and the store could not follow "
-                                   f"it ({type(exc).__name__}: {exc}); the server keeps the configuration it had.")
+                    self._complain(
+                        f"{self._path}: the LMS registration changed, and the store could not follow "
+                        f"it ({type(exc).__name__}: {exc}); the server keeps the configuration it had."
+                    )
                     return False
         if self.closed is not None:
             self._say(f"{self._path}: the LMS registration reads again; LMS launches are open.")
@@ -180,7 +196,9 @@ class LiveCourse:
         if self._on_lti is not None:
             try:
                 self._on_lti(None)
-            except SQLAlchemyError:  # this process admits none already; the store is asked again at the next look
+            except (
+                SQLAlchemyError
+            ):  # this process admits none already; the store is asked again at the next look
                 self._stamp, self._source = (), ()
 
     def _restart_needed(self, source: bytes, fresh: Course) -> list[str]:

@@ -57,8 +57,11 @@ def requeue_local(engine: Engine, course: Course | None = None) -> int:
     host = socket.gethostname()
     w, j = schema.workers.c, schema.jobs.c
     with reading(engine) as db:
-        held = db.execute(select(j.id, w.pid).join(schema.workers, w.id == j.worker)
-                          .where(j.state == "running", w.host == host)).all()
+        held = db.execute(
+            select(j.id, w.pid)
+            .join(schema.workers, w.id == j.worker)
+            .where(j.state == "running", w.host == host)
+        ).all()
     dead = [job for job, pid in held if not _alive(pid)]
     if not dead:
         return 0
@@ -79,11 +82,29 @@ def _alive(pid: int) -> bool:
 class Workers:
     """The server's own workers: started, watched, started again when one dies, stopped with the server."""
 
-    def __init__(self, course: Course, database: str, count: int, lease: float, say: Callable[[str], None],
-                 died: Callable[[], object] | None = None) -> None:
-        self._command = [sys.executable, "-m", "grader", "worker", "--course", str(course.folder),
-                         "--lease", str(lease), "--parent", str(os.getpid()),
-                         "--nice", str(WORKER_NICE)]
+    def __init__(
+        self,
+        course: Course,
+        database: str,
+        count: int,
+        lease: float,
+        say: Callable[[str], None],
+        died: Callable[[], object] | None = None,
+    ) -> None:
+        self._command = [
+            sys.executable,
+            "-m",
+            "grader",
+            "worker",
+            "--course",
+            str(course.folder),
+            "--lease",
+            str(lease),
+            "--parent",
+            str(os.getpid()),
+            "--nice",
+            str(WORKER_NICE),
+        ]
         # the store's URL may hold a password: in the environment, not on a command line anyone can list
         self._env = {**os.environ, "AUTOGRADER_DATABASE": database}
         self._count = count
@@ -106,13 +127,19 @@ class Workers:
             for index, proc in enumerate(self._procs):
                 if proc.poll() is not None and not self._stop.is_set():
                     try:
-                        self._say(f"a grading worker left (exit {proc.returncode}); starting another")
-                    except OSError:  # the server's output is gone (a closed pipe): the worker matters more
+                        self._say(
+                            f"a grading worker left (exit {proc.returncode}); starting another"
+                        )
+                    except (
+                        OSError
+                    ):  # the server's output is gone (a closed pipe): the worker matters more
                         pass
                     if self._died is not None:
                         try:
                             self._died()
-                        except SQLAlchemyError:  # the store is down: the job's lease lapses, and a worker reaps it
+                        except (
+                            SQLAlchemyError
+                        ):  # the store is down: the job's lease lapses, and a worker reaps it
                             pass
                     self._procs[index] = self._spawn()
 
@@ -129,8 +156,13 @@ class Workers:
                 proc.wait()
 
 
-def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
-          say: Callable[[str], None] = print) -> None:
+def serve(
+    course: Course,
+    engine: Engine,
+    secret: bytes,
+    options: ServeOptions,
+    say: Callable[[str], None] = print,
+) -> None:
     """Serve until SIGINT or SIGTERM."""
     import uvicorn
 
@@ -140,18 +172,38 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     again = requeue_local(engine, course)
     if again:
         say(f"queued again: {again} submission(s) a stopped server was grading")
-    listener = socket.socket(socket.AF_INET6 if ":" in options.host else socket.AF_INET, socket.SOCK_STREAM)
+    listener = socket.socket(
+        socket.AF_INET6 if ":" in options.host else socket.AF_INET, socket.SOCK_STREAM
+    )
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((options.host, options.port))
     listener.listen(2048)
     host, port = listener.getsockname()[:2]
-    workers = Workers(course, course.database, options.workers, options.lease, say,
-                      died=lambda: requeue_local(engine, course)) if options.workers else None
+    workers = (
+        Workers(
+            course,
+            course.database,
+            options.workers,
+            options.lease,
+            say,
+            died=lambda: requeue_local(engine, course),
+        )
+        if options.workers
+        else None
+    )
     app = make_app(course, engine, secret)
-    config = uvicorn.Config(app, log_level="warning", access_log=options.access_log, timeout_graceful_shutdown=5,
-                            backlog=2048, ssl_certfile=options.certfile, ssl_keyfile=options.keyfile,
-                            proxy_headers=bool(options.trusted_proxies),
-                            forwarded_allow_ips=options.trusted_proxies or None, http=Timely)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=options.access_log,
+        timeout_graceful_shutdown=5,
+        backlog=2048,
+        ssl_certfile=options.certfile,
+        ssl_keyfile=options.keyfile,
+        proxy_headers=bool(options.trusted_proxies),
+        forwarded_allow_ips=options.trusted_proxies or None,
+        http=Timely,
+    )
     if options.access_log:
         logging.getLogger("uvicorn.access").setLevel(logging.INFO)
     server = _server_class()(config)
@@ -159,8 +211,10 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
         workers.start()
     shown = f"[{host}]" if ":" in host else host
     scheme = "https" if options.certfile else "http"
-    say(f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading worker(s), store "
-        f"{_shown_store(course.database)})")
+    say(
+        f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading worker(s), store "
+        f"{_shown_store(course.database)})"
+    )
     sys.stdout.flush()
     try:
         server.run(sockets=[listener])
@@ -179,7 +233,9 @@ def _server_class() -> type:
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
-            previous = {s: signal.signal(s, self.handle_exit) for s in (signal.SIGINT, signal.SIGTERM)}
+            previous = {
+                s: signal.signal(s, self.handle_exit) for s in (signal.SIGINT, signal.SIGTERM)
+            }
             try:
                 yield
             finally:

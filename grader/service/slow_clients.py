@@ -59,8 +59,11 @@ class Timely(H11Protocol):
         self._deadline = self.loop.call_later(REQUEST_SECONDS, self._late)
 
     def _late(self) -> None:
-        if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE) and self.cycle is not None \
-                and not self.cycle.response_complete:
+        if (
+            self.conn.their_state in (h11.DONE, h11.MUST_CLOSE)
+            and self.cycle is not None
+            and not self.cycle.response_complete
+        ):
             return  # the request arrived whole and is being answered (MUST_CLOSE: it said "Connection: close",
             # as urllib and so grade submit do: its report waited for was cut at REQUEST_SECONDS)
         if not self.transport.is_closing():

@@ -67,18 +67,43 @@ class Counted:
     correction: Correction | None = None
 
 
-def rows_of(db: Connection, student: str | None = None, assignment: str | None = None,
-            submission: int | None = None, limit: int | None = None) -> list[Row]:
+def rows_of(
+    db: Connection,
+    student: str | None = None,
+    assignment: str | None = None,
+    submission: int | None = None,
+    limit: int | None = None,
+) -> list[Row]:
     """Submissions, newest first, each with its newest result and the state of its newest job."""
-    newest_job = select(j.submission_id, func.max(j.id).label("job")).group_by(j.submission_id).subquery()
-    newest_result = select(r.submission_id, func.max(r.job_id).label("job")).group_by(r.submission_id).subquery()
-    query = (select(s.id, s.assignment, s.filename, s.sha256, s.received_at, s.days_late, s.seed_token,
-                    r.outcome, r.score, r.max_score, r.public_score, j.state)
-             .join(newest_job, newest_job.c.submission_id == s.id)
-             .join(schema.jobs, j.id == newest_job.c.job)
-             .outerjoin(newest_result, newest_result.c.submission_id == s.id)
-             .outerjoin(schema.results, r.job_id == newest_result.c.job)
-             .order_by(s.received_at.desc(), s.id.desc()))
+    newest_job = (
+        select(j.submission_id, func.max(j.id).label("job")).group_by(j.submission_id).subquery()
+    )
+    newest_result = (
+        select(r.submission_id, func.max(r.job_id).label("job"))
+        .group_by(r.submission_id)
+        .subquery()
+    )
+    query = (
+        select(
+            s.id,
+            s.assignment,
+            s.filename,
+            s.sha256,
+            s.received_at,
+            s.days_late,
+            s.seed_token,
+            r.outcome,
+            r.score,
+            r.max_score,
+            r.public_score,
+            j.state,
+        )
+        .join(newest_job, newest_job.c.submission_id == s.id)
+        .join(schema.jobs, j.id == newest_job.c.job)
+        .outerjoin(newest_result, newest_result.c.submission_id == s.id)
+        .outerjoin(schema.results, r.job_id == newest_result.c.job)
+        .order_by(s.received_at.desc(), s.id.desc())
+    )
     if student is not None:
         query = query.where(s.student_id == student)
     if assignment is not None:
@@ -87,9 +112,23 @@ def rows_of(db: Connection, student: str | None = None, assignment: str | None =
         query = query.where(s.id == submission)
     if limit is not None:
         query = query.limit(limit)
-    return [Row(id=x.id, assignment=x.assignment, filename=x.filename, sha256=x.sha256, received_at=x.received_at,
-                days_late=x.days_late, seed_token=x.seed_token, outcome=x.outcome, score=x.score,
-                max_score=x.max_score, public_score=x.public_score, state=x.state) for x in db.execute(query)]
+    return [
+        Row(
+            id=x.id,
+            assignment=x.assignment,
+            filename=x.filename,
+            sha256=x.sha256,
+            received_at=x.received_at,
+            days_late=x.days_late,
+            seed_token=x.seed_token,
+            outcome=x.outcome,
+            score=x.score,
+            max_score=x.max_score,
+            public_score=x.public_score,
+            state=x.state,
+        )
+        for x in db.execute(query)
+    ]
 
 
 def standing(engine: Engine, course: Course, student: str) -> dict[str, Counted]:
@@ -135,9 +174,13 @@ def plan(course: Course, student: str, rows: Sequence[Row]) -> Plan:
     up to the most the late-day budget allows."""
     groups = []
     for rules in course.assignments.values():
-        groups.append(_options(course, student, rules, [row for row in rows if row.assignment == rules.id]))
-    taken = best([[Choice(c.score or 0.0, c.late_days_used) for c in options] for options in groups],
-                 course.late_days)
+        groups.append(
+            _options(course, student, rules, [row for row in rows if row.assignment == rules.id])
+        )
+    taken = best(
+        [[Choice(c.score or 0.0, c.late_days_used) for c in options] for options in groups],
+        course.late_days,
+    )
     picked = [options[index] for options, index in zip(groups, taken, strict=True)]
     spent = sum(choice.late_days_used for choice in picked)
     counted, left = {}, {}
@@ -166,39 +209,96 @@ def _options(course: Course, student: str, rules: Rules, rows: Sequence[Row]) ->
         return [_nothing(rules, rows[0], "not graded yet")]
     options = [option for row in graded for option in _priced(course, student, rules, row)]
     # best: the highest score after the late policy; on a tie, fewer late days, then the earlier submission
-    return sorted(options, key=lambda c: (-(c.score or 0.0), c.late_days_used,
-                                          c.row.received_at if c.row else 0.0, c.row.id if c.row else 0))
+    return sorted(
+        options,
+        key=lambda c: (
+            -(c.score or 0.0),
+            c.late_days_used,
+            c.row.received_at if c.row else 0.0,
+            c.row.id if c.row else 0,
+        ),
+    )
 
 
-def _corrected(course: Course, student: str, rules: Rules, rows: Sequence[Row],
-               correction: Correction) -> list[Counted]:
+def _corrected(
+    course: Course, student: str, rules: Rules, rows: Sequence[Row], correction: Correction
+) -> list[Counted]:
     """The choice an instructor's correction leaves: the assignment excused, a score set by hand, or one
     submission (its late policy still applies)."""
     because = f": {correction.reason}" if correction.reason else ""
-    graded = sorted((row for row in rows if row.score is not None), key=lambda row: -(row.score or 0.0))
+    graded = sorted(
+        (row for row in rows if row.score is not None), key=lambda row: -(row.score or 0.0)
+    )
     shown = graded[0] if graded else (rows[0] if rows else None)
     if correction.kind == "excused":
-        return [Counted(assignment=rules.id, row=shown, factor=0.0, score=None, max_score=None, late_days_used=0,
-                        why=f"excused by your instructor{because}", excused=True, correction=correction)]
+        return [
+            Counted(
+                assignment=rules.id,
+                row=shown,
+                factor=0.0,
+                score=None,
+                max_score=None,
+                late_days_used=0,
+                why=f"excused by your instructor{because}",
+                excused=True,
+                correction=correction,
+            )
+        ]
     if correction.kind == "score":
         most = rules.points or (shown.max_score if shown is not None else None)
-        return [Counted(assignment=rules.id, row=shown, factor=1.0, score=correction.score, max_score=most,
-                        late_days_used=0, why=f"set by your instructor{because}", correction=correction)]
+        return [
+            Counted(
+                assignment=rules.id,
+                row=shown,
+                factor=1.0,
+                score=correction.score,
+                max_score=most,
+                late_days_used=0,
+                why=f"set by your instructor{because}",
+                correction=correction,
+            )
+        ]
     chosen = [row for row in rows if row.id == correction.submission]
     if not chosen:
-        return [_nothing(rules, None, f"your instructor chose submission {correction.submission}, which is not "
-                                      f"one of yours for {rules.id}", correction)]
+        return [
+            _nothing(
+                rules,
+                None,
+                f"your instructor chose submission {correction.submission}, which is not "
+                f"one of yours for {rules.id}",
+                correction,
+            )
+        ]
     if chosen[0].score is None:
-        return [_nothing(rules, chosen[0], "the submission your instructor chose is still being graded",
-                         correction)]
-    return [dataclasses.replace(option, why=f"chosen by your instructor{because}; {option.why}",
-                                correction=correction)
-            for option in _priced(course, student, rules, chosen[0])]
+        return [
+            _nothing(
+                rules,
+                chosen[0],
+                "the submission your instructor chose is still being graded",
+                correction,
+            )
+        ]
+    return [
+        dataclasses.replace(
+            option, why=f"chosen by your instructor{because}; {option.why}", correction=correction
+        )
+        for option in _priced(course, student, rules, chosen[0])
+    ]
 
 
-def _nothing(rules: Rules, row: Row | None, why: str, correction: Correction | None = None) -> Counted:
-    return Counted(assignment=rules.id, row=row, factor=0.0 if row is None else 1.0, score=None, max_score=None,
-                   late_days_used=0, why=why, correction=correction)
+def _nothing(
+    rules: Rules, row: Row | None, why: str, correction: Correction | None = None
+) -> Counted:
+    return Counted(
+        assignment=rules.id,
+        row=row,
+        factor=0.0 if row is None else 1.0,
+        score=None,
+        max_score=None,
+        late_days_used=0,
+        why=why,
+        correction=correction,
+    )
 
 
 def _priced(course: Course, student: str, rules: Rules, row: Row) -> list[Counted]:
@@ -206,23 +306,49 @@ def _priced(course: Course, student: str, rules: Rules, row: Row) -> list[Counte
     they go elsewhere, 0)."""
     days = late_now(course, rules, student, row)
     if days > 0 and rules.late == "late-days":
-        spent = math.ceil(days - 1e-9)  # a late day is spent whole, whatever the rounding of days late
-        return [Counted(assignment=rules.id, row=row, factor=1.0, score=row.score, max_score=row.max_score,
-                        late_days_used=spent, why=_days(spent) + " spent"),
-                Counted(assignment=rules.id, row=row, factor=0.0, score=0.0, max_score=row.max_score,
-                        late_days_used=0, why=f"{span(days)} late, with no late day left for it: counts 0")]
+        spent = math.ceil(
+            days - 1e-9
+        )  # a late day is spent whole, whatever the rounding of days late
+        return [
+            Counted(
+                assignment=rules.id,
+                row=row,
+                factor=1.0,
+                score=row.score,
+                max_score=row.max_score,
+                late_days_used=spent,
+                why=_days(spent) + " spent",
+            ),
+            Counted(
+                assignment=rules.id,
+                row=row,
+                factor=0.0,
+                score=0.0,
+                max_score=row.max_score,
+                late_days_used=0,
+                why=f"{span(days)} late, with no late day left for it: counts 0",
+            ),
+        ]
     return [_worth(course, student, rules, row, 0)]
 
 
 def _unspent(course: Course, student: str, rules: Rules, choice: Counted, left: int) -> Counted:
     """The counted choice, saying why a late file that needed late days counts 0: the days the plan left it."""
-    if choice.row is None or choice.late_days_used or rules.late != "late-days" or choice.factor != 0.0:
+    if (
+        choice.row is None
+        or choice.late_days_used
+        or rules.late != "late-days"
+        or choice.factor != 0.0
+    ):
         return choice
     days = late_now(course, rules, student, choice.row)
     if days <= 0:
         return choice
-    return dataclasses.replace(choice, why=f"{span(days)} late, with {_days(left)} left: counts 0 (your late "
-                                           f"days count more on other assignments, or are spent)")
+    return dataclasses.replace(
+        choice,
+        why=f"{span(days)} late, with {_days(left)} left: counts 0 (your late "
+        f"days count more on other assignments, or are spent)",
+    )
 
 
 def _days(count: int) -> str:
@@ -242,14 +368,20 @@ def factor_of(rules: Rules, days: float, budget: int) -> tuple[float, int, str]:
     if days <= 0:
         return 1.0, 0, "on time"
     if rules.late == "late-days":
-        spent = math.ceil(days - 1e-9)  # a late day is spent whole, whatever the rounding of days late
+        spent = math.ceil(
+            days - 1e-9
+        )  # a late day is spent whole, whatever the rounding of days late
         if spent <= budget:
             return 1.0, spent, f"{spent} late day{'s' if spent != 1 else ''} spent"
         return 0.0, 0, f"{span(days)} late, with {budget} late days left: counts 0"
     if rules.late == "none":
         return 0.0, 0, f"{span(days)} late: this assignment takes no late work (counts 0)"
     if rules.max_late_days is not None and days > rules.max_late_days:
-        return 0.0, 0, f"{span(days)} late, past the {rules.max_late_days:g} days late work is taken: counts 0"
+        return (
+            0.0,
+            0,
+            f"{span(days)} late, past the {rules.max_late_days:g} days late work is taken: counts 0",
+        )
     factor = max(0.0, 1.0 - rules.penalty_per_day * days)
     return factor, 0, f"{span(days)} late: {round((1 - factor) * 100)}% off"
 
@@ -260,13 +392,18 @@ def late_policy(rules: Rules, days: float, late_days: int) -> str:
         return ""
     if rules.late == "late-days":
         spent = math.ceil(days - 1e-9)
-        return (f"{span(days)} late: it counts in full if you have {spent} of your late days left (the course "
-                f"gives {late_days}; grade submit --status), else it counts 0")
+        return (
+            f"{span(days)} late: it counts in full if you have {spent} of your late days left (the course "
+            f"gives {late_days}; grade submit --status), else it counts 0"
+        )
     factor, _, why = factor_of(rules, days, 0)
     said = why if factor == 0.0 else f"{why}: it counts {round(factor * 100)}% of what it earns"
     # under "last", a late upload takes the place of an earlier one on time, whatever it is worth
-    return said + ("; your last submission is the one that counts, so this one replaces any earlier"
-                   if rules.counts == "last" else "")
+    return said + (
+        "; your last submission is the one that counts, so this one replaces any earlier"
+        if rules.counts == "last"
+        else ""
+    )
 
 
 def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> float:
@@ -281,15 +418,23 @@ def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> flo
 def _worth(course: Course, student: str, rules: Rules, row: Row, budget: int) -> Counted:
     factor, used, why = factor_of(rules, late_now(course, rules, student, row), budget)
     score = round((row.score or 0.0) * factor, 6)
-    return Counted(assignment=rules.id, row=row, factor=factor, score=score, max_score=row.max_score,
-                   late_days_used=used, why=why)
+    return Counted(
+        assignment=rules.id,
+        row=row,
+        factor=factor,
+        score=score,
+        max_score=row.max_score,
+        late_days_used=used,
+        why=why,
+    )
 
 
 def report_json(engine: Engine, submission: int) -> str | None:
     """The newest report of a submission, as stored (every check, hidden ones too)."""
     with reading(engine) as db:
-        return db.execute(select(r.report).where(r.submission_id == submission)
-                          .order_by(r.job_id.desc()).limit(1)).scalar_one_or_none()
+        return db.execute(
+            select(r.report).where(r.submission_id == submission).order_by(r.job_id.desc()).limit(1)
+        ).scalar_one_or_none()
 
 
 def owner_of(engine: Engine, submission: int) -> str | None:

@@ -32,12 +32,18 @@ class Views:
         self._lock = threading.Lock()  # store calls, and so these, run in the thread pool
         self.built = 0
 
-    def view(self, engine: Engine, submission: int, key: Hashable, build: Callable[[str], T]) -> T | None:
+    def view(
+        self, engine: Engine, submission: int, key: Hashable, build: Callable[[str], T]
+    ) -> T | None:
         """`build(report)` of the submission's newest stored report, from the cache where this result and `key`
         were built before; None where it has no report yet."""
         with reading(engine) as db:  # the id alone: a hit never reads the report
-            job = db.execute(select(r.job_id).where(r.submission_id == submission).order_by(r.job_id.desc())
-                             .limit(1)).scalar_one_or_none()
+            job = db.execute(
+                select(r.job_id)
+                .where(r.submission_id == submission)
+                .order_by(r.job_id.desc())
+                .limit(1)
+            ).scalar_one_or_none()
         if job is None:
             return None
         full = (job, key)

@@ -16,8 +16,15 @@ Format = Literal["text", "json", "gradescope", "junit", "lti", "feedback"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 
 
-def render(name: Format, report: Report, *, student: Student | None = None, outcome: Outcome = "graded",
-           now: datetime | None = None, color: bool = False) -> bytes:
+def render(
+    name: Format,
+    report: Report,
+    *,
+    student: Student | None = None,
+    outcome: Outcome = "graded",
+    now: datetime | None = None,
+    color: bool = False,
+) -> bytes:
     """`report` as the file format `name` writes it, UTF-8 encoded.
 
     `student` names whom it is for (a batch knows; a single `grade` names the submission), `outcome` says
@@ -54,7 +61,9 @@ def render(name: Format, report: Report, *, student: Student | None = None, outc
         raise ValueError(f"unknown format {name!r}: one of {', '.join(FORMATS)}")
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:  # a surrogate some text of a submission's brought in: shown as U+FFFD, never a crash
+    except (
+        UnicodeEncodeError
+    ):  # a surrogate some text of a submission's brought in: shown as U+FFFD, never a crash
         return clean(text).encode("utf-8")
 
 
@@ -62,4 +71,8 @@ def _dumps(data: object) -> str:
     """JSON for a platform's parser: a lone surrogate, which json.dumps escapes as `\\ud800` and strict parsers
     refuse, is written as U+FFFD."""
     text = json.dumps(data, indent=2) + "\n"
-    return json.dumps(clean_data(data), indent=2) + "\n" if may_hold_surrogates(text.encode()) else text
+    return (
+        json.dumps(clean_data(data), indent=2) + "\n"
+        if may_hold_surrogates(text.encode())
+        else text
+    )

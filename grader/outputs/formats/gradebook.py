@@ -15,7 +15,9 @@ POINTS_POSSIBLE = "Points Possible"
 EXCUSED = "EX"
 
 
-def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *, total: str | None = None) -> str:
+def gradebook_csv(
+    rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *, total: str | None = None
+) -> str:
     """The header, a Points Possible row, then one row per student, ordered by id.
 
     A column is titled by the exercise id alone (or, for `total`, the assignment's): without an "(assignment
@@ -31,8 +33,16 @@ def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
     writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(number_text(c.points) for c in columns)])
     for row in sorted(rows, key=lambda r: (_id_key(r.student.id), r.student.submission)):
         student = row.student
-        writer.writerow([cell_text(student.name), cell_text(student.id), cell_text(student.sis_user_id),
-                         cell_text(student.sis_login_id), cell_text(student.section), *_cells(row, columns, total)])
+        writer.writerow(
+            [
+                cell_text(student.name),
+                cell_text(student.id),
+                cell_text(student.sis_user_id),
+                cell_text(student.sis_login_id),
+                cell_text(student.section),
+                *_cells(row, columns, total),
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -56,7 +66,11 @@ def _cells(row: StudentReport, columns: Sequence[ExerciseColumn], total: str | N
 
 def _id_key(student_id: str) -> tuple[int, int, str]:
     """Numeric ids (Canvas user ids) in numeric order, then the others alphabetically."""
-    return (0, int(student_id), student_id) if student_id.isascii() and student_id.isdigit() else (1, 0, student_id)
+    return (
+        (0, int(student_id), student_id)
+        if student_id.isascii() and student_id.isdigit()
+        else (1, 0, student_id)
+    )
 
 
 def cell_text(text: str) -> str:

@@ -26,8 +26,13 @@ class _Counts:
     ms: int = 0
 
     def __add__(self, other: _Counts) -> _Counts:
-        return _Counts(self.tests + other.tests, self.failures + other.failures, self.errors + other.errors,
-                       self.skipped + other.skipped, self.ms + other.ms)
+        return _Counts(
+            self.tests + other.tests,
+            self.failures + other.failures,
+            self.errors + other.errors,
+            self.skipped + other.skipped,
+            self.ms + other.ms,
+        )
 
 
 def junit_xml(suites: Sequence[tuple[str, Report]], *, name: str = "autograd-grader") -> str:
@@ -53,15 +58,22 @@ def _report_suites(label: str, report: Report) -> list[tuple[ET.Element, _Counts
     return [_suite(label, report, exercise, ms) for exercise in report.exercises]
 
 
-def _suite(label: str, report: Report, exercise: ExerciseResult, ms: int) -> tuple[ET.Element, _Counts]:
+def _suite(
+    label: str, report: Report, exercise: ExerciseResult, ms: int
+) -> tuple[ET.Element, _Counts]:
     suite = ET.Element("testsuite", {"name": _clean(f"{label}: {exercise.id}")})
     _suite_properties(suite, report, exercise.score, exercise.max_score)
     counts = _Counts()
     for check in exercise.checks:
         check_ms = 0 if check.status == "skipped" else ms
         suite.append(_testcase(f"{label}.{exercise.id}", check, check_ms))
-        counts += _Counts(1, int(check.status == "failed"), int(check.status == "error"),
-                          int(check.status == "skipped"), check_ms)
+        counts += _Counts(
+            1,
+            int(check.status == "failed"),
+            int(check.status == "error"),
+            int(check.status == "skipped"),
+            check_ms,
+        )
     _streams(suite, report, exercise.problems)
     _set_counts(suite, counts)
     return suite, counts
@@ -73,9 +85,14 @@ def _unloaded_suite(label: str, report: Report, ms: int) -> tuple[ET.Element, _C
     _suite_properties(suite, report, 0.0, 0.0)
     counts = _Counts()
     if report.problems:
-        case = ET.SubElement(suite, "testcase", {"classname": _clean(label), "name": "submission",
-                                                 "time": _seconds(ms)})
-        error = ET.SubElement(case, "error", {"message": _clean(report.problems[0]), "type": "error"})
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": _clean(label), "name": "submission", "time": _seconds(ms)},
+        )
+        error = ET.SubElement(
+            case, "error", {"message": _clean(report.problems[0]), "type": "error"}
+        )
         error.text = _clean("\n".join(report.problems))
         counts = _Counts(tests=1, errors=1, ms=ms)
     _streams(suite, report, ())
@@ -84,17 +101,32 @@ def _unloaded_suite(label: str, report: Report, ms: int) -> tuple[ET.Element, _C
 
 
 def _testcase(classname: str, check: CheckResult, ms: int) -> ET.Element:
-    case = ET.Element("testcase", {"classname": _clean(classname), "name": _clean(check.name),
-                                   "time": _seconds(ms)})
+    case = ET.Element(
+        "testcase",
+        {"classname": _clean(classname), "name": _clean(check.name), "time": _seconds(ms)},
+    )
     diagnosis = check.diagnosis
-    named = [("diagnosis", diagnosis.kind), ("mistake", diagnosis.mistake)] \
-        if diagnosis is not None and diagnosis.kind != "unknown" else []
-    _properties(case, [("score", _number(check.score)), ("max_score", _number(check.max_score)),
-                       ("visibility", check.visibility), *named])
+    named = (
+        [("diagnosis", diagnosis.kind), ("mistake", diagnosis.mistake)]
+        if diagnosis is not None and diagnosis.kind != "unknown"
+        else []
+    )
+    _properties(
+        case,
+        [
+            ("score", _number(check.score)),
+            ("max_score", _number(check.max_score)),
+            ("visibility", check.visibility),
+            *named,
+        ],
+    )
     if check.status in _RESULT:
         # The attribute is the short problem (test reporters show it in one line); the text adds what was run.
-        result = ET.SubElement(case, _RESULT[check.status],
-                               {"message": _clean(check.problem or check.message), "type": check.status})
+        result = ET.SubElement(
+            case,
+            _RESULT[check.status],
+            {"message": _clean(check.problem or check.message), "type": check.status},
+        )
         result.text = _clean(with_precision_note(check.message, check))
     elif check.status == "skipped":
         ET.SubElement(case, "skipped", {"message": _clean(check.message or "skipped")})
@@ -115,8 +147,16 @@ def _streams(suite: ET.Element, report: Report, exercise_problems: Sequence[str]
 def _suite_properties(suite: ET.Element, report: Report, score: float, max_score: float) -> None:
     """Points, and what it takes to grade the submission again the same way."""
     seed = str(report.seed) if report.seed_token is None else report.seed_token
-    _properties(suite, [("score", _number(score)), ("max_score", _number(max_score)), ("seed", seed),
-                        ("sha256", report.sha256), ("grader_version", _clean(report.grader_version))])
+    _properties(
+        suite,
+        [
+            ("score", _number(score)),
+            ("max_score", _number(max_score)),
+            ("seed", seed),
+            ("sha256", report.sha256),
+            ("grader_version", _clean(report.grader_version)),
+        ],
+    )
 
 
 def _properties(parent: ET.Element, pairs: Sequence[tuple[str, str]]) -> None:

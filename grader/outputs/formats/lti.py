@@ -13,12 +13,18 @@ from grader.outputs.students import Outcome
 SCORE_MEDIA_TYPE = "application/vnd.ims.lis.v1.score+json"
 #: the comment is shown in the LMS gradebook beside the score: a summary, not the report
 COMMENT_LIMIT = 400
-GRADER_FAILED = ("The autograder itself failed on this submission, so no score was given. "
-                 "This is not a problem with your work.")
-EXCUSED = "Your instructor excused you from this assignment: it counts neither points nor out of any."
+GRADER_FAILED = (
+    "The autograder itself failed on this submission, so no score was given. "
+    "This is not a problem with your work."
+)
+EXCUSED = (
+    "Your instructor excused you from this assignment: it counts neither points nor out of any."
+)
 
 
-def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Outcome = "graded") -> dict[str, Any]:
+def lti_score(
+    report: Report, user_id: str, timestamp: datetime, *, outcome: Outcome = "graded"
+) -> dict[str, Any]:
     """The Score to POST for `user_id`; `timestamp` (timezone-aware) must grow with every score sent for them."""
     if not user_id:
         raise ValueError("an LTI Score needs the student's LTI user id")

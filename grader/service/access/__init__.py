@@ -55,8 +55,24 @@ from grader.service.access.identity import Backend, Identity, resolve, still_hol
 from grader.service.access.limits import Limited
 from grader.service.access.refusal import refusal
 
-__all__ = ["Access", "Caller", "Framed", "Identity", "allow", "anyone", "check", "declared", "instructor", "lms",
-           "middleware", "open_to", "refusal", "resolve", "still_holds", "student"]
+__all__ = [
+    "Access",
+    "Caller",
+    "Framed",
+    "Identity",
+    "allow",
+    "anyone",
+    "check",
+    "declared",
+    "instructor",
+    "lms",
+    "middleware",
+    "open_to",
+    "refusal",
+    "resolve",
+    "still_holds",
+    "student",
+]
 
 
 def middleware() -> list[Middleware]:

@@ -99,14 +99,24 @@ class Limited:
         limits, key = self.limits, user.who.student
         wait = limits.throttled(key, "request", REQUESTS_PER_MINUTE)
         if wait is not None:
-            answer = refusal(HTTPConnection(scope), 429, "Too many requests", f"too many requests: try again in "
-                             f"{wait:.0f} s", {"Retry-After": str(int(wait) + 1)})
+            answer = refusal(
+                HTTPConnection(scope),
+                429,
+                "Too many requests",
+                f"too many requests: try again in {wait:.0f} s",
+                {"Retry-After": str(int(wait) + 1)},
+            )
             await answer(scope, receive, send)
             return
         if not limits.enter(key):
-            answer = refusal(HTTPConnection(scope), 429, "Too many requests at once", f"too many requests at once "
-                             f"with this token (at most {limits.in_flight} in flight): try again in {RETRY_AFTER} s",
-                             {"Retry-After": str(RETRY_AFTER)})
+            answer = refusal(
+                HTTPConnection(scope),
+                429,
+                "Too many requests at once",
+                f"too many requests at once "
+                f"with this token (at most {limits.in_flight} in flight): try again in {RETRY_AFTER} s",
+                {"Retry-After": str(RETRY_AFTER)},
+            )
             await answer(scope, receive, send)
             return
         try:

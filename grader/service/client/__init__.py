@@ -19,5 +19,18 @@ from grader.service.client.calls import (
 )
 from grader.service.client.where import Settings, bind, settings
 
-__all__ = ["RETRIES", "ServerRefused", "Settings", "bind", "call", "listing", "pack_header",
-           "receipt_text", "report_text", "settings", "stale_text", "upload", "wait_for"]
+__all__ = [
+    "RETRIES",
+    "ServerRefused",
+    "Settings",
+    "bind",
+    "call",
+    "listing",
+    "pack_header",
+    "receipt_text",
+    "report_text",
+    "settings",
+    "stale_text",
+    "upload",
+    "wait_for",
+]

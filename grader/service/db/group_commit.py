@@ -57,7 +57,9 @@ class GroupWriter:
         with self._ready:
             self._waiting.append(waiting)  # type: ignore[arg-type]
             if self._thread is None:
-                self._thread = threading.Thread(target=self._serve, name="grader-group-commit", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._serve, name="grader-group-commit", daemon=True
+                )
                 self._thread.start()
             self._ready.notify()
         waiting.done.wait()

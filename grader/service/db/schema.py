@@ -48,7 +48,8 @@ from sqlalchemy import (
 metadata = MetaData()
 
 students = Table(
-    "students", metadata,
+    "students",
+    metadata,
     Column("id", String(200), primary_key=True),
     Column("name", Text, nullable=False, default=""),
     Column("email", Text, nullable=False, default=""),
@@ -61,7 +62,8 @@ students = Table(
 )
 
 tokens = Table(
-    "tokens", metadata,
+    "tokens",
+    metadata,
     Column("id", String(32), primary_key=True),
     Column("student_id", String(200), ForeignKey("students.id"), nullable=False, index=True),
     Column("digest", String(64), nullable=False),
@@ -70,7 +72,8 @@ tokens = Table(
 )
 
 sessions = Table(
-    "sessions", metadata,
+    "sessions",
+    metadata,
     Column("digest", String(64), primary_key=True),
     Column("student_id", String(200), ForeignKey("students.id"), nullable=False),
     #: a login link is a session that is not yet used: it turns into a session cookie once
@@ -82,7 +85,8 @@ sessions = Table(
 )
 
 submissions = Table(
-    "submissions", metadata,
+    "submissions",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("student_id", String(200), ForeignKey("students.id"), nullable=False),
     Column("assignment", String(200), nullable=False),
@@ -102,7 +106,8 @@ submissions = Table(
 )
 
 jobs = Table(
-    "jobs", metadata,
+    "jobs",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=False, index=True),
     #: 0 for a new submission; regrades wait behind every new submission (1), so a rerun never stalls them
@@ -123,7 +128,8 @@ jobs = Table(
 )
 
 results = Table(
-    "results", metadata,
+    "results",
+    metadata,
     Column("job_id", Integer, ForeignKey("jobs.id"), primary_key=True),
     Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=False, index=True),
     #: graded, unreadable or grader-error
@@ -140,7 +146,8 @@ results = Table(
 )
 
 workers = Table(
-    "workers", metadata,
+    "workers",
+    metadata,
     Column("id", String(100), primary_key=True),
     Column("host", Text, nullable=False),
     Column("pid", Integer, nullable=False),
@@ -158,7 +165,8 @@ workers = Table(
 )
 
 lti_platforms = Table(
-    "lti_platforms", metadata,
+    "lti_platforms",
+    metadata,
     #: a digest of (issuer, client_id, deployment_id): one row per deployment course.toml's platform accepts
     Column("id", String(64), primary_key=True),
     Column("issuer", Text, nullable=False),
@@ -172,7 +180,8 @@ lti_platforms = Table(
 )
 
 stale_packs = Table(
-    "stale_packs", metadata,
+    "stale_packs",
+    metadata,
     Column("student", String(200), primary_key=True),
     Column("exercise", String(200), primary_key=True),
     #: the exercise's fingerprint in the student's pack (grader.course.pack.fingerprint)
@@ -181,7 +190,8 @@ stale_packs = Table(
 )
 
 lti_lineitems = Table(
-    "lti_lineitems", metadata,
+    "lti_lineitems",
+    metadata,
     #: a digest of (assignment, line item): a row per column a launch of the assignment's link named
     Column("id", String(64), primary_key=True),
     Column("assignment", String(200), nullable=False, index=True),
@@ -192,17 +202,21 @@ lti_lineitems = Table(
 )
 
 lti_contexts = Table(
-    "lti_contexts", metadata,
+    "lti_contexts",
+    metadata,
     #: a deployment's LMS context (a course, a section) a launch came from, with its own Names and Roles URL: grade
     #: roster sync reads every one, and removes only a member none of them lists
-    Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True
+    ),
     Column("context_id", Text, primary_key=True),
     Column("memberships_url", Text, nullable=False, default="", server_default=""),
     Column("seen_at", Double, nullable=False, default=0.0, server_default="0"),
 )
 
 lti_states = Table(
-    "lti_states", metadata,
+    "lti_states",
+    metadata,
     #: the SHA-256 of the OIDC state: a login under way, spent once by its launch
     Column("digest", String(64), primary_key=True),
     Column("nonce", String(64), nullable=False),
@@ -212,15 +226,25 @@ lti_states = Table(
 )
 
 lti_sessions = Table(
-    "lti_sessions", metadata,
+    "lti_sessions",
+    metadata,
     #: a session a launch made lives while its platform's row does and the student's lti_user_id is `subject`
-    Column("digest", String(64), ForeignKey("sessions.digest", ondelete="CASCADE"), primary_key=True),
-    Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column(
+        "digest", String(64), ForeignKey("sessions.digest", ondelete="CASCADE"), primary_key=True
+    ),
+    Column(
+        "platform",
+        String(64),
+        ForeignKey("lti_platforms.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
     Column("subject", Text, nullable=False),
 )
 
 rule_overrides = Table(
-    "rule_overrides", metadata,
+    "rule_overrides",
+    metadata,
     Column("assignment", String(200), primary_key=True),
     #: "" for the class's deadline, else the student whose own deadline (extension) this is
     Column("student", String(200), primary_key=True),
@@ -231,7 +255,8 @@ rule_overrides = Table(
 )
 
 audit_log = Table(
-    "audit_log", metadata,
+    "audit_log",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("at", Double, nullable=False),
     #: who: the instructor's id (their token's or their launch's)
@@ -246,7 +271,8 @@ audit_log = Table(
 )
 
 corrections = Table(
-    "corrections", metadata,
+    "corrections",
+    metadata,
     Column("assignment", String(200), primary_key=True),
     Column("student", String(200), primary_key=True),
     #: score (set by hand), submission (chosen to count) or excused

@@ -29,7 +29,9 @@ class StoreError(GraderError):
     """The store cannot be opened, migrated or written: nothing was accepted."""
 
 
-def open_store(url: str, *, migrate_now: bool = True, pool_size: int = 8, durable: bool = True) -> Engine:
+def open_store(
+    url: str, *, migrate_now: bool = True, pool_size: int = 8, durable: bool = True
+) -> Engine:
     """An engine on the store at `url`, migrated to the newest schema (created on first start).
 
     `durable`: each commit is on disk before it returns; what takes uploads and gives receipts needs it. A
@@ -46,11 +48,18 @@ def open_store(url: str, *, migrate_now: bool = True, pool_size: int = 8, durabl
             engine = _sqlite(url, durable)
         elif url.startswith("postgresql+psycopg://"):
             # a worker skips the ping before each transaction (a round trip per job); it tries again on failure
-            engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=durable,
-                                   connect_args={} if durable else {"options": "-c synchronous_commit=off"})
+            engine = create_engine(
+                url,
+                pool_size=pool_size,
+                max_overflow=pool_size,
+                pool_pre_ping=durable,
+                connect_args={} if durable else {"options": "-c synchronous_commit=off"},
+            )
         else:
-            raise StoreError(f"database {url.split(':')[0]!r}: use a PostgreSQL URL (postgresql://user@host/db) or "
-                             f"leave database unset for the course folder's SQLite file.")
+            raise StoreError(
+                f"database {url.split(':')[0]!r}: use a PostgreSQL URL (postgresql://user@host/db) or "
+                f"leave database unset for the course folder's SQLite file."
+            )
         if migrate_now:
             migrate(engine)
     except SQLAlchemyError as exc:
@@ -68,8 +77,12 @@ def _sqlite(url: str, durable: bool) -> Engine:
     _owner_only(path)
     # as many connections kept as the server's threads use at once (anyio's 40): a burst of uploads would otherwise
     # open, set up and close one for each request past the pool's default five
-    engine = create_engine(url, pool_size=SQLITE_CONNECTIONS, max_overflow=SQLITE_CONNECTIONS,
-                           connect_args={"timeout": BUSY_SECONDS, "isolation_level": None, "check_same_thread": False})
+    engine = create_engine(
+        url,
+        pool_size=SQLITE_CONNECTIONS,
+        max_overflow=SQLITE_CONNECTIONS,
+        connect_args={"timeout": BUSY_SECONDS, "isolation_level": None, "check_same_thread": False},
+    )
 
     @event.listens_for(engine, "connect")
     def _pragmas(connection: sqlite3.Connection, _: Any) -> None:
@@ -172,7 +185,11 @@ def shown_url(url: str) -> str:
 
 def _reason(exc: SQLAlchemyError) -> str:
     original = getattr(exc, "orig", None)
-    return str(original or exc).strip().splitlines()[0] if str(original or exc).strip() else type(exc).__name__
+    return (
+        str(original or exc).strip().splitlines()[0]
+        if str(original or exc).strip()
+        else type(exc).__name__
+    )
 
 
 def write_failure(exc: SQLAlchemyError) -> tuple[int, str]:

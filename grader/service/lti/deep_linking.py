@@ -55,25 +55,43 @@ class Picker:
     cancel: str
 
 
-def pick(course: Course, settings: LtiSettings, claims: Mapping[str, Any], instructor: bool,
-         tool_url: str) -> Picker | Refused:
+def pick(
+    course: Course,
+    settings: LtiSettings,
+    claims: Mapping[str, Any],
+    instructor: bool,
+    tool_url: str,
+) -> Picker | Refused:
     """The picker for a deep linking launch whose id_token has passed every check of a launch."""
     if not instructor:
-        return Refused(403, "Only an instructor adds assignments", "The LMS asked for a link to add to the course, "
-                       "and its roles for you in this course are not an instructor's.")
+        return Refused(
+            403,
+            "Only an instructor adds assignments",
+            "The LMS asked for a link to add to the course, "
+            "and its roles for you in this course are not an instructor's.",
+        )
     wanted = claims.get(DL_CLAIM + "deep_linking_settings")
     if not isinstance(wanted, dict):
         return bad_token("the deep linking launch has no deep_linking_settings")
     return_url = wanted.get("deep_link_return_url")
-    if not isinstance(return_url, str) or urlsplit(return_url).scheme not in ("http", "https") or \
-            not urlsplit(return_url).netloc:
+    if (
+        not isinstance(return_url, str)
+        or urlsplit(return_url).scheme not in ("http", "https")
+        or not urlsplit(return_url).netloc
+    ):
         return bad_token("the deep linking launch's deep_link_return_url is not an http(s) address")
     accepted = wanted.get("accept_types")
     if not isinstance(accepted, list) or "ltiResourceLink" not in accepted:
-        return Refused(400, "Nothing to add here", "The LMS asked for content this tool does not make (it makes "
-                       f"LTI resource links, not {short(', '.join(map(str, accepted or [])))}).")
+        return Refused(
+            400,
+            "Nothing to add here",
+            "The LMS asked for content this tool does not make (it makes "
+            f"LTI resource links, not {short(', '.join(map(str, accepted or [])))}).",
+        )
     data = wanted.get("data")
-    echo = {DL_CLAIM + "data": data} if isinstance(data, str) else {}  # as the platform sent it (4.2.1)
+    echo = (
+        {DL_CLAIM + "data": data} if isinstance(data, str) else {}
+    )  # as the platform sent it (4.2.1)
     deployment = str(claims[CLAIM + "deployment_id"])
 
     def signed(assignments: Sequence[str]) -> str:
@@ -81,7 +99,10 @@ def pick(course: Course, settings: LtiSettings, claims: Mapping[str, Any], instr
         return _signed(settings, deployment, items, echo)
 
     names = list(course.assignments)
-    choices = [Choice(name, signed([name]), ", ".join(course.assignments[name].exercise_ids)) for name in names]
+    choices = [
+        Choice(name, signed([name]), ", ".join(course.assignments[name].exercise_ids))
+        for name in names
+    ]
     if wanted.get("accept_multiple") is not False and len(names) > 1:
         choices.append(Choice("every assignment", signed(names)))
     title = wanted.get("title")
@@ -95,14 +116,24 @@ def _item(course: Course, settings: LtiSettings, assignment: str, tool_url: str)
     the link, where the server takes it from (grader.service.lti.columns)."""
     rules = course.assignments[assignment]
     exercises, points = rules.exercise_ids, rules.points
-    return {"type": "ltiResourceLink", "title": assignment, "url": f"{tool_url}/lti/launch",
-            "text": f"{course.name}: {assignment} ({', '.join(exercises)})"[:1000],
-            "custom": {settings.custom: assignment},
-            "lineItem": {"label": assignment, "scoreMaximum": points if points > 0 else 1.0,
-                         "resourceId": assignment, "tag": TAG}}
+    return {
+        "type": "ltiResourceLink",
+        "title": assignment,
+        "url": f"{tool_url}/lti/launch",
+        "text": f"{course.name}: {assignment} ({', '.join(exercises)})"[:1000],
+        "custom": {settings.custom: assignment},
+        "lineItem": {
+            "label": assignment,
+            "scoreMaximum": points if points > 0 else 1.0,
+            "resourceId": assignment,
+            "tag": TAG,
+        },
+    }
 
 
-def _signed(settings: LtiSettings, deployment: str, items: list[dict[str, Any]], echo: Mapping[str, str]) -> str:
+def _signed(
+    settings: LtiSettings, deployment: str, items: list[dict[str, Any]], echo: Mapping[str, str]
+) -> str:
     """The LtiDeepLinkingResponse (Deep Linking 2.0, 4.2): issued by the tool (its client id) to the platform, good
     while the picker is (the instructor reads it first)."""
     import jwt
@@ -110,8 +141,20 @@ def _signed(settings: LtiSettings, deployment: str, items: list[dict[str, Any]],
     platform = settings.platform
     now = int(time.time())
     claims: dict[str, Any] = {
-        "iss": platform.client_id, "aud": platform.issuer, "iat": now, "exp": now + PICK_SECONDS,
-        "nonce": secrets.token_urlsafe(24), CLAIM + "message_type": "LtiDeepLinkingResponse",
-        CLAIM + "version": "1.3.0", CLAIM + "deployment_id": deployment, DL_CLAIM + "content_items": items,
-        DL_CLAIM + "msg": f"Added {', '.join(i['title'] for i in items)}." if items else "Nothing was added.", **echo}
-    return jwt.encode(claims, platform.private_key, algorithm="RS256", headers={"kid": platform.key_id})
+        "iss": platform.client_id,
+        "aud": platform.issuer,
+        "iat": now,
+        "exp": now + PICK_SECONDS,
+        "nonce": secrets.token_urlsafe(24),
+        CLAIM + "message_type": "LtiDeepLinkingResponse",
+        CLAIM + "version": "1.3.0",
+        CLAIM + "deployment_id": deployment,
+        DL_CLAIM + "content_items": items,
+        DL_CLAIM + "msg": f"Added {', '.join(i['title'] for i in items)}."
+        if items
+        else "Nothing was added.",
+        **echo,
+    }
+    return jwt.encode(
+        claims, platform.private_key, algorithm="RS256", headers={"kid": platform.key_id}
+    )

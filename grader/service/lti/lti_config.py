@@ -53,7 +53,10 @@ class LtiSettings:
 
     def deployments(self) -> dict[str, str]:
         """The store's id of each accepted deployment -> its deployment id."""
-        return {platform_id(self.platform.issuer, self.platform.client_id, d): d for d in self.platform.deployment_ids}
+        return {
+            platform_id(self.platform.issuer, self.platform.client_id, d): d
+            for d in self.platform.deployment_ids
+        }
 
 
 #: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id, or the SIS id the
@@ -93,9 +96,15 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     """The [lti] table of course.toml at `path`, checked; None where the course has none."""
     if table is None:
         return None
-    if not isinstance(table, dict) or not isinstance(table.get("platform"), str) or not table["platform"]:
-        raise GraderError(f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
-                          f"jwks_url and deployment_ids: docs/server.md, Students from the LMS).")
+    if (
+        not isinstance(table, dict)
+        or not isinstance(table.get("platform"), str)
+        or not table["platform"]
+    ):
+        raise GraderError(
+            f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
+            f"jwks_url and deployment_ids: docs/server.md, Students from the LMS)."
+        )
     registration = (path.parent / table["platform"]).resolve()
     try:
         platform = read_platform(registration, need=LAUNCH_KEYS)
@@ -105,33 +114,63 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     contexts = table.get("context_id", [])
     contexts = [contexts] if isinstance(contexts, str) else contexts
     if not isinstance(contexts, list) or not all(isinstance(c, str) and c for c in contexts):
-        raise GraderError(f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a list.")
+        raise GraderError(
+            f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a list."
+        )
     links = table.get("links", {})
     if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
-        raise GraderError(f"{path}: [lti.links] maps an LMS link's resource link id to an assignment id.")
+        raise GraderError(
+            f"{path}: [lti.links] maps an LMS link's resource link id to an assignment id."
+        )
     unknown = sorted(v for v in links.values() if v not in assignments)
     if unknown:
-        raise GraderError(f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
-                          f"course ({', '.join(sorted(assignments))}).")
+        raise GraderError(
+            f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
+            f"course ({', '.join(sorted(assignments))})."
+        )
     lineitems = _lineitems(path, table.get("lineitems", {}), assignments)
     custom, url = table.get("custom", "assignment"), table.get("url", "")
     if not isinstance(custom, str) or not custom:
-        raise GraderError(f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\".")
-    if not isinstance(url, str) or (url and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc
-                                             or urlsplit(url).path not in ("", "/"))):
-        raise GraderError(f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
-                          f"path), not {url!r}.")
+        raise GraderError(
+            f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\"."
+        )
+    if not isinstance(url, str) or (
+        url
+        and (
+            urlsplit(url).scheme not in ("http", "https")
+            or not urlsplit(url).netloc
+            or urlsplit(url).path not in ("", "/")
+        )
+    ):
+        raise GraderError(
+            f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
+            f"path), not {url!r}."
+        )
     framing = table.get("frame_ancestors", [])
-    if not isinstance(framing, list) or not all(isinstance(f, str) and origin_of(f) for f in framing):
-        raise GraderError(f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
-                          f"like [\"https://school.instructure.com\"].")
+    if not isinstance(framing, list) or not all(
+        isinstance(f, str) and origin_of(f) for f in framing
+    ):
+        raise GraderError(
+            f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
+            f"like [\"https://school.instructure.com\"]."
+        )
     link_by = table.get("link_by", "lti_user_id")
     if link_by not in LINK_KINDS:
-        raise GraderError(f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
-                          f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}.")
-    return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, lineitems=lineitems, custom=custom,
-                       url=url.rstrip("/"), frame_ancestors=tuple(framing), link_by=link_by)
+        raise GraderError(
+            f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
+            f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}."
+        )
+    return LtiSettings(
+        platform=platform,
+        registration=registration,
+        context_ids=tuple(contexts),
+        links={str(k): v for k, v in links.items()},
+        lineitems=lineitems,
+        custom=custom,
+        url=url.rstrip("/"),
+        frame_ancestors=tuple(framing),
+        link_by=link_by,
+    )
 
 
 def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
@@ -142,21 +181,27 @@ def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
         raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
     unknown = sorted(k for k in table if k not in assignments)
     if unknown:
-        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
-                          f"assignment of this course ({', '.join(sorted(assignments))}).")
+        raise GraderError(
+            f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
+            f"assignment of this course ({', '.join(sorted(assignments))})."
+        )
     for assignment, url in table.items():
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line "
-                              "item's URL.")
+            raise GraderError(
+                f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line item's URL."
+            )
     holders: dict[str, list[str]] = {}
     for assignment, url in table.items():
         holders.setdefault(url, []).append(assignment)
-    shared = [f"{' and '.join(sorted(names))} ({url})"
-              for url, names in holders.items() if len(names) > 1]
+    shared = [
+        f"{' and '.join(sorted(names))} ({url})" for url, names in holders.items() if len(names) > 1
+    ]
     if shared:
-        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
-                          "one assignment's scores would overwrite the other's: give each "
-                          "assignment its own line item.")
+        raise GraderError(
+            f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
+            "one assignment's scores would overwrite the other's: give each "
+            "assignment its own line item."
+        )
     return {str(k): v for k, v in table.items()}
 
 
@@ -168,7 +213,11 @@ def _check_key(path: Path, platform: Platform) -> None:
     try:
         key = load_pem_private_key(platform.private_key.encode(), password=None)
     except (ValueError, TypeError) as exc:
-        raise GraderError(f"{path}: [lti] platform: key_file is not an unencrypted PEM private key ({exc}).") from None
+        raise GraderError(
+            f"{path}: [lti] platform: key_file is not an unencrypted PEM private key ({exc})."
+        ) from None
     if not isinstance(key, RSAPrivateKey):
-        raise GraderError(f"{path}: [lti] platform: key_file must hold an RSA private key (RS256), not "
-                          f"{type(key).__name__}.")
+        raise GraderError(
+            f"{path}: [lti] platform: key_file must hold an RSA private key (RS256), not "
+            f"{type(key).__name__}."
+        )

@@ -74,18 +74,23 @@ def sources(engine: Engine, settings: LtiSettings) -> list[Source]:
         return [Source(linked[0] if linked else "", registration)]
     c = schema.lti_contexts.c
     with reading(engine) as db:
-        rows = db.execute(select(c.context_id, c.memberships_url).where(
-            c.platform.in_(list(settings.deployments())), c.memberships_url != "").order_by(c.seen_at.desc())).all()
+        rows = db.execute(
+            select(c.context_id, c.memberships_url)
+            .where(c.platform.in_(list(settings.deployments())), c.memberships_url != "")
+            .order_by(c.seen_at.desc())
+        ).all()
     found: dict[str, str] = {}
     for row in rows:  # the newest launch's, where a context was launched under two deployments
         found.setdefault(str(row.context_id), str(row.memberships_url))
     missing = [context for context in linked if context not in found]
     if missing or not linked:
         which = f" for LMS context(s) {', '.join(missing)}" if missing else ""
-        raise GraderError(f"which Names and Roles URL{which}? Launch the tool once from each LMS course or section "
-                          f"linked in [lti] context_id (it sends the URL), or set memberships_url in "
-                          f"{settings.registration} (a course of one context). Nothing was changed: the students "
-                          f"of a context not read would be removed.")
+        raise GraderError(
+            f"which Names and Roles URL{which}? Launch the tool once from each LMS course or section "
+            f"linked in [lti] context_id (it sends the URL), or set memberships_url in "
+            f"{settings.registration} (a course of one context). Nothing was changed: the students "
+            f"of a context not read would be removed."
+        )
     return [Source(context, found[context]) for context in linked]
 
 
@@ -93,12 +98,18 @@ def sync_roster(engine: Engine, settings: LtiSettings, *, dry_run: bool = False)
     learners, teachers, pages = _members(settings, sources(engine, settings))
     st = schema.students.c
     with writing(engine) as db:
-        rows = list(db.execute(select(st.id, st.role, st.lti_user_id, st.sis_user_id, st.name, st.email)))
+        rows = list(
+            db.execute(select(st.id, st.role, st.lti_user_id, st.sis_user_id, st.name, st.email))
+        )
         if not learners and any(r.lti_user_id and r.role == "student" for r in rows):
-            raise GraderError("the LMS lists no active student in the course: nothing was changed (an LMS that "
-                              "answers an empty course by mistake would otherwise remove everyone).")
+            raise GraderError(
+                "the LMS lists no active student in the course: nothing was changed (an LMS that "
+                "answers an empty course by mistake would otherwise remove everyone)."
+            )
         result = Synced(pages, len(learners) + len(teachers), contexts=list(settings.context_ids))
-        linking = Linking(settings.link_by, Counter(m.sourcedid for m in learners.values() if m.sourcedid))
+        linking = Linking(
+            settings.link_by, Counter(m.sourcedid for m in learners.values() if m.sourcedid)
+        )
         for member in sorted(learners.values(), key=lambda m: m.user_id):
             _sync_member(db, rows, member, linking, result, dry_run)
         for row in rows:
@@ -106,7 +117,9 @@ def sync_roster(engine: Engine, settings: LtiSettings, *, dry_run: bool = False)
             if row.lti_user_id and row.lti_user_id not in listed:
                 result.removed.append(row.id)
                 if not dry_run:
-                    db.execute(update(schema.students).where(st.id == row.id).values(lti_user_id=""))
+                    db.execute(
+                        update(schema.students).where(st.id == row.id).values(lti_user_id="")
+                    )
     if not dry_run:
         for student in result.removed:
             revoke(engine, student)  # their tokens, and every session they hold
@@ -122,8 +135,10 @@ def _members(settings: LtiSettings, found: list[Source]) -> tuple[dict[str, Memb
     for source in found:
         membership = fetch_members(settings.platform, source.url)
         if source.context and membership.context_id and membership.context_id != source.context:
-            raise GraderError(f"{source.url}: the LMS answered the members of context {membership.context_id!r}, "
-                              f"not of {source.context!r}; nothing was changed.")
+            raise GraderError(
+                f"{source.url}: the LMS answered the members of context {membership.context_id!r}, "
+                f"not of {source.context!r}; nothing was changed."
+            )
         pages += membership.pages
         for member in membership.members:
             if member.learner:
@@ -133,8 +148,9 @@ def _members(settings: LtiSettings, found: list[Source]) -> tuple[dict[str, Memb
     return learners, teachers, pages
 
 
-def _sync_member(db: Connection, rows: list[Any], member: Member, linking: Linking, result: Synced,
-                 dry_run: bool) -> None:
+def _sync_member(
+    db: Connection, rows: list[Any], member: Member, linking: Linking, result: Synced, dry_run: bool
+) -> None:
     """One active learner: their row updated, linked by the course's id kind, or added; or why not."""
     row = next((r for r in rows if r.lti_user_id == member.user_id), None)
     if row is None:
@@ -169,9 +185,13 @@ def _linkable(rows: list[Any], member: Member, linking: Linking) -> Any:
         return f"{linking.claimed[sis]} LMS members give the SIS id {sis!r}"
     holders = [r for r in rows if r.sis_user_id == sis]
     if linking.kind != "sis_user_id":
-        if holders:  # a row of their own would share the SIS id of another: the same person, or a forged id
-            return (f"roster row {holders[0].id!r} has their SIS id {sis!r}, and [lti] link_by = \"lti_user_id\" links "
-                    f"by LMS user id only: give the row its lti_user_id, or link by SIS id")
+        if (
+            holders
+        ):  # a row of their own would share the SIS id of another: the same person, or a forged id
+            return (
+                f"roster row {holders[0].id!r} has their SIS id {sis!r}, and [lti] link_by = \"lti_user_id\" links "
+                f"by LMS user id only: give the row its lti_user_id, or link by SIS id"
+            )
         return None
     if len(holders) > 1:
         return f"their SIS id {sis!r} names {len(holders)} roster rows: {', '.join(r.id for r in holders)}"
@@ -182,24 +202,42 @@ def _linkable(rows: list[Any], member: Member, linking: Linking) -> Any:
 
 def _add(db: Connection, rows: list[Any], member: Member, result: Synced, dry_run: bool) -> None:
     taken = {r.id for r in rows} | set(result.added)
-    ident = next((i for i in (member.sourcedid, member.user_id, f"lti:{member.user_id}")
-                  if i and len(i) <= 200 and i not in taken), None)
+    ident = next(
+        (
+            i
+            for i in (member.sourcedid, member.user_id, f"lti:{member.user_id}")
+            if i and len(i) <= 200 and i not in taken
+        ),
+        None,
+    )
     if ident is None:
         result.skipped.append(f"{member.user_id} (no free roster id)")
         return
     result.added.append(ident)
     if not dry_run:
-        db.execute(insert(schema.students).values(
-            id=ident, name=member.name or ident, email=member.email, sis_user_id=member.sourcedid,
-            sis_login_id="", section="", role="student", lti_user_id=member.user_id))
+        db.execute(
+            insert(schema.students).values(
+                id=ident,
+                name=member.name or ident,
+                email=member.email,
+                sis_user_id=member.sourcedid,
+                sis_login_id="",
+                section="",
+                role="student",
+                lti_user_id=member.user_id,
+            )
+        )
 
 
 def _changes(rows: list[Any], row: Any, member: Member) -> dict[str, str]:
     """What the LMS says that the roster does not: its LTI id, and its name, email and SIS id where it gives them
     (an SIS id another row holds is left: it would make that id name two rows)."""
-    wanted = {"lti_user_id": member.user_id, "name": member.name, "email": member.email,
-              "sis_user_id": member.sourcedid}
+    wanted = {
+        "lti_user_id": member.user_id,
+        "name": member.name,
+        "email": member.email,
+        "sis_user_id": member.sourcedid,
+    }
     if any(r.sis_user_id == member.sourcedid and r.id != row.id for r in rows):
         del wanted["sis_user_id"]
     return {k: v for k, v in wanted.items() if v and getattr(row, k) != v}
-

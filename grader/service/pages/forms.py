@@ -50,7 +50,11 @@ async def raw(request: Request, cap: int) -> bytes | None:
 async def fields(request: Request, cap: int = FIELDS_CAP) -> dict[str, str] | None:
     """A urlencoded body's fields (the last of a repeated name); None when the body is over `cap`."""
     body = await raw(request, cap)
-    return None if body is None else dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    return (
+        None
+        if body is None
+        else dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +70,20 @@ async def upload(request: Request, cap: int, name: str = "file") -> Upload | str
     """The form's file `name` (at most `cap` bytes) and its fields; or why not, in words ("too big" when over)."""
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         return "the form must be sent as multipart/form-data"
-    parser = MultiPartParser(request.headers, _capped(request, cap + FRAMING), max_files=1, max_fields=8,
-                             max_part_size=FIELDS_CAP)
+    parser = MultiPartParser(
+        request.headers,
+        _capped(request, cap + FRAMING),
+        max_files=1,
+        max_fields=8,
+        max_part_size=FIELDS_CAP,
+    )
     try:
         form = await parser.parse()
     except TooBig:
         return "too big"
-    except ClientDisconnect:  # gone, or too slow (grader.service.slow_clients): nobody reads this answer
+    except (
+        ClientDisconnect
+    ):  # gone, or too slow (grader.service.slow_clients): nobody reads this answer
         return "the upload did not arrive whole"
     except MultiPartException as exc:
         return f"the form could not be read ({exc.message})"

@@ -37,9 +37,15 @@ def cards(headers: list[str], rows: list[list[str]]) -> str:
     """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
     escaped): a form in its last column stays in reach without scrolling sideways."""
     head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
-                   + "</tr>\n" for row in rows)
-    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
+        + "</tr>\n"
+        for row in rows
+    )
+    return (
+        f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
+    )
 
 
 def not_found(state: State, what: str = "Not found") -> HTMLResponse:

@@ -29,11 +29,17 @@ from grader.service.tokens import link_holder, use_link
 _GUARDED = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin"}
 
 
-
 def _spent(state: State) -> HTMLResponse:
-    return HTMLResponse(course_page(state, "Link used", "<h1>This link has expired or was used</h1><p>Run <code>"
-                                                        "grade submit --login</code> again for a new one.</p>"),
-                        403, headers=_GUARDED)
+    return HTMLResponse(
+        course_page(
+            state,
+            "Link used",
+            "<h1>This link has expired or was used</h1><p>Run <code>"
+            "grade submit --login</code> again for a new one.</p>",
+        ),
+        403,
+        headers=_GUARDED,
+    )
 
 
 @access.anyone  # the link's code is the credential
@@ -44,13 +50,15 @@ async def ask(request: Request) -> Response:
         return _spent(state)
     who = e(holder.student)
     named = f"{e(holder.name)} ({who})" if holder.name and holder.name != holder.student else who
-    body = (f"<h1>Sign in as {named}?</h1>"
-            f"<p>This link signs this browser in as <strong>{who}</strong>"
-            f"{', an instructor' if holder.role == 'instructor' else ''}: it was made by <code>grade submit "
-            f"--login</code> with {who}'s token.</p>"
-            f"<p><strong>If you are not {who}, do not sign in</strong>: close this page. Someone sent you their "
-            f"link, and what you submitted here would be theirs.</p>"
-            f'<form method="post"><button type="submit">Sign in as {who}</button></form>')
+    body = (
+        f"<h1>Sign in as {named}?</h1>"
+        f"<p>This link signs this browser in as <strong>{who}</strong>"
+        f"{', an instructor' if holder.role == 'instructor' else ''}: it was made by <code>grade submit "
+        f"--login</code> with {who}'s token.</p>"
+        f"<p><strong>If you are not {who}, do not sign in</strong>: close this page. Someone sent you their "
+        f"link, and what you submitted here would be theirs.</p>"
+        f'<form method="post"><button type="submit">Sign in as {who}</button></form>'
+    )
     return HTMLResponse(course_page(state, f"sign in as {holder.student}?", body), headers=_GUARDED)
 
 
@@ -59,9 +67,16 @@ async def sign_in(request: Request) -> Response:
     state = state_of(request)
     why = elsewhere(request)
     if why is not None:
-        return HTMLResponse(course_page(state, "not signed in", f"<h1>Not signed in</h1><p>{e(why)}: open the "
-                                                                "link itself and sign in on its page.</p>"),
-                            403, headers=_GUARDED)
+        return HTMLResponse(
+            course_page(
+                state,
+                "not signed in",
+                f"<h1>Not signed in</h1><p>{e(why)}: open the "
+                "link itself and sign in on its page.</p>",
+            ),
+            403,
+            headers=_GUARDED,
+        )
     session = await run_in_threadpool(use_link, state.engine, request.path_params["code"])
     if session is None:
         return _spent(state)
@@ -71,5 +86,7 @@ async def sign_in(request: Request) -> Response:
 
 
 def routes() -> list[Route]:
-    return [Route("/login/{code}", ask, methods=["GET"], name="login"),
-            Route("/login/{code}", sign_in, methods=["POST"])]
+    return [
+        Route("/login/{code}", ask, methods=["GET"], name="login"),
+        Route("/login/{code}", sign_in, methods=["POST"]),
+    ]

@@ -29,5 +29,7 @@ def elsewhere(request: HTTPConnection) -> str | None:
     if not named or named == "null":
         return "a page's request that changes something must say where it comes from (Origin or Referer)"
     if urllib.parse.urlsplit(named).netloc.lower() != host or not host:
-        return "this request comes from another site's page; only this server's own pages may make it"
+        return (
+            "this request comes from another site's page; only this server's own pages may make it"
+        )
     return None

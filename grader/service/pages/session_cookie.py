@@ -26,5 +26,12 @@ def cookie_name(request: HTTPConnection) -> str:
 
 def set_session(response: Response, request: Request, session: str) -> None:
     """Set a sign-in's session cookie: the pages' alone (HttpOnly, SameSite=Strict), for SESSION_SECONDS."""
-    response.set_cookie(cookie_name(request), session, max_age=SESSION_SECONDS, path="/", httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https")
+    response.set_cookie(
+        cookie_name(request),
+        session,
+        max_age=SESSION_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )

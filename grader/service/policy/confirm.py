@@ -36,10 +36,15 @@ def students(engine: Engine) -> list[str]:
 
 def confirmed(engine: Engine, edit: str) -> bool:
     with reading(engine) as db:
-        return db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first() is not None
+        return (
+            db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first()
+            is not None
+        )
 
 
-def hold(engine: Engine, in_force: Callable[[Course], Course]) -> Callable[[Course, Course, bytes], str | None]:
+def hold(
+    engine: Engine, in_force: Callable[[Course], Course]
+) -> Callable[[Course, Course, bytes], str | None]:
     """LiveCourse's `hold`: why an edit must wait (what it would release, and where to confirm it), or None.
     `in_force` lays the store's deadlines over a course.toml's (what counts is the rules in force)."""
 
@@ -48,12 +53,18 @@ def hold(engine: Engine, in_force: Callable[[Course], Course]) -> Callable[[Cour
             released = newly_released(in_force(before), in_force(after), students(engine))
             if not released or confirmed(engine, digest(source)):
                 return None
-        except SQLAlchemyError as exc:  # fail closed: an edit that may release waits until the store answers
-            return (f"{after.folder / CONFIG}: read again, but the store could not say what it releases "
-                    f"({type(exc).__name__}); the server keeps the rules it had and asks again.")
-        return (f"{after.folder / CONFIG}: this edit moves a deadline into the past, which releases the hidden "
-                f"checks' results now: {in_words(released)}. Nothing of it applies until an instructor confirms "
-                f"it on /instructor/deadlines (or fix the date in course.toml).")
+        except (
+            SQLAlchemyError
+        ) as exc:  # fail closed: an edit that may release waits until the store answers
+            return (
+                f"{after.folder / CONFIG}: read again, but the store could not say what it releases "
+                f"({type(exc).__name__}); the server keeps the rules it had and asks again."
+            )
+        return (
+            f"{after.folder / CONFIG}: this edit moves a deadline into the past, which releases the hidden "
+            f"checks' results now: {in_words(released)}. Nothing of it applies until an instructor confirms "
+            f"it on /instructor/deadlines (or fix the date in course.toml)."
+        )
 
     return why
 

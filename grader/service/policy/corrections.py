@@ -35,10 +35,23 @@ def read(db: Connection) -> dict[tuple[str, str], Correction]:
     """Every correction in the store, by (assignment, student)."""
     found = {}
     for row in db.execute(select(schema.corrections)):
-        kind: Fix = "score" if row.kind == "score" else "submission" if row.kind == "submission" else "excused"
-        found[(row.assignment, row.student)] = Correction(  # a kind this grader does not know: excused, fail closed
-            kind=kind, score=row.score, submission=row.submission, reason=row.reason, set_by=row.set_by,
-            set_at=row.set_at)
+        kind: Fix = (
+            "score"
+            if row.kind == "score"
+            else "submission"
+            if row.kind == "submission"
+            else "excused"
+        )
+        found[(row.assignment, row.student)] = (
+            Correction(  # a kind this grader does not know: excused, fail closed
+                kind=kind,
+                score=row.score,
+                submission=row.submission,
+                reason=row.reason,
+                set_by=row.set_by,
+                set_at=row.set_at,
+            )
+        )
     return found
 
 
@@ -83,24 +96,46 @@ def checked(rules: Rules, kind: str, score: str, submission: str, reason: str) -
     return "Choose a correction: set a score, choose the submission that counts, or excuse."
 
 
-def correct(engine: Engine, course: Course, actor: str, assignment: str, student: str,
-            fix: Correction | None) -> Entry:
+def correct(
+    engine: Engine,
+    course: Course,
+    actor: str,
+    assignment: str,
+    student: str,
+    fix: Correction | None,
+) -> Entry:
     """Set (or, with None, clear) the correction of `student`'s `assignment`; the audit log's entry for it.
     Raises GraderError where the submission chosen is not that student's for that assignment."""
     rules = course.assignments[assignment]
     with writing(engine) as db:
         if fix is not None and fix.kind == "submission":
             s = schema.submissions.c
-            owned = db.execute(select(s.id).where(s.id == fix.submission, s.student_id == student,
-                                                  s.assignment == assignment)).first()
+            owned = db.execute(
+                select(s.id).where(
+                    s.id == fix.submission, s.student_id == student, s.assignment == assignment
+                )
+            ).first()
             if owned is None:
-                raise GraderError(f"Submission {fix.submission} is not one of {student}'s for {assignment}.")
+                raise GraderError(
+                    f"Submission {fix.submission} is not one of {student}'s for {assignment}."
+                )
         keyed = (c.assignment == assignment, c.student == student)
         before = read(db).get((assignment, student))
         db.execute(delete(schema.corrections).where(*keyed))
         if fix is not None:
-            db.execute(insert(schema.corrections).values(
-                assignment=assignment, student=student, kind=fix.kind, score=fix.score, submission=fix.submission,
-                reason=fix.reason, set_by=actor, set_at=time.time()))
+            db.execute(
+                insert(schema.corrections).values(
+                    assignment=assignment,
+                    student=student,
+                    kind=fix.kind,
+                    score=fix.score,
+                    submission=fix.submission,
+                    reason=fix.reason,
+                    set_by=actor,
+                    set_at=time.time(),
+                )
+            )
         action = CLEAR if fix is None else ACTIONS[fix.kind]
-        return record(db, actor, action, assignment, student, described(before, rules), described(fix, rules))
+        return record(
+            db, actor, action, assignment, student, described(before, rules), described(fix, rules)
+        )

@@ -28,19 +28,29 @@ def closed(course: Course, rules: Rules, student: str, closes: float) -> str:
         why = f"late work counts with up to {course.late_days} late days"
     else:
         why = "later work would count 0 under its late policy"
-    return (f"{rules.id} closed at {clock.shown(closes, course)} (its deadline was {clock.shown(deadline, course)}, "
-            f"and {why}): this file was NOT stored. What you submitted before stands (grade submit --status). If "
-            f"you need an exception, ask your instructor.")
+    return (
+        f"{rules.id} closed at {clock.shown(closes, course)} (its deadline was {clock.shown(deadline, course)}, "
+        f"and {why}): this file was NOT stored. What you submitted before stands (grade submit --status). If "
+        f"you need an exception, ask your instructor."
+    )
 
 
-def effect(course: Course, student: str, rules: Rules, earlier: Sequence[Row], days_late: float,
-           released: bool) -> str:
+def effect(
+    course: Course,
+    student: str,
+    rules: Rules,
+    earlier: Sequence[Row],
+    days_late: float,
+    released: bool,
+) -> str:
     """What an upload does to what counts for `rules`, given the student's `earlier` submissions (all of them:
     late days go across assignments). `released`: their deadline has passed, so what counts may be named."""
     if not released:
         if rules.counts == "last":
-            return ("Your last submission is the one that counts: this one replaces any earlier (which one counts, "
-                    "and its score, show after the deadline).")
+            return (
+                "Your last submission is the one that counts: this one replaces any earlier (which one counts, "
+                "and its score, show after the deadline)."
+            )
         return "Your best submission counts (decided at the deadline, with the hidden checks)."
     before = plan(course, student, earlier)
     counted = before.counted[rules.id]
@@ -64,10 +74,14 @@ def _what_it_counts(rules: Rules, days: float, left: int) -> str:
     if rules.late == "late-days":
         spent = math.ceil(days - 1e-9)
         if spent > left:
-            return (f"late upload that counts 0: it needs {spent} late day{'s' if spent != 1 else ''}, and "
-                    f"{left} {'is' if left == 1 else 'are'} left for it")
-        return (f"late upload that counts in full with {spent} of your late days ({left} left for it; they go "
-                f"where they count most)")
+            return (
+                f"late upload that counts 0: it needs {spent} late day{'s' if spent != 1 else ''}, and "
+                f"{left} {'is' if left == 1 else 'are'} left for it"
+            )
+        return (
+            f"late upload that counts in full with {spent} of your late days ({left} left for it; they go "
+            f"where they count most)"
+        )
     if rules.late == "none":
         return "late upload that counts 0 (this assignment takes no late work)"
     factor, _, why = factor_of(rules, days, 0)

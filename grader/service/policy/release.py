@@ -27,23 +27,35 @@ def is_released(course: Course, student: str, assignment: str, now: float | None
     return deadline is not None and (time.time() if now is None else now) >= deadline
 
 
-def not_yet_released(course: Course, assignment: str, students: Iterable[str], now: float | None = None,
-                     ) -> list[str]:
+def not_yet_released(
+    course: Course,
+    assignment: str,
+    students: Iterable[str],
+    now: float | None = None,
+) -> list[str]:
     """The students whose hidden results of `assignment` are not out yet: sending their scores now releases them."""
     moment = time.time() if now is None else now
     return sorted(s for s in students if not is_released(course, s, assignment, moment))
 
 
-def newly_released(before: Course, after: Course, students: Iterable[str], now: float | None = None,
-                   ) -> dict[str, list[str]]:
+def newly_released(
+    before: Course,
+    after: Course,
+    students: Iterable[str],
+    now: float | None = None,
+) -> dict[str, list[str]]:
     """For each assignment, the students whose hidden results `after`'s rules release now and `before`'s did not
     (a deadline moved into the past, an extension withdrawn or set to a moment gone by); empty: it releases nothing."""
     moment = time.time() if now is None else now
     people = sorted(set(students))
     found: dict[str, list[str]] = {}
     for assignment in after.assignments:
-        fresh = [s for s in people if is_released(after, s, assignment, moment)
-                 and not is_released(before, s, assignment, moment)]
+        fresh = [
+            s
+            for s in people
+            if is_released(after, s, assignment, moment)
+            and not is_released(before, s, assignment, moment)
+        ]
         if fresh:
             found[assignment] = fresh
     return found
@@ -53,6 +65,10 @@ def in_words(released: Mapping[str, Sequence[str]]) -> str:
     """What is released, for a page that asks first: "hw1 to 30 students (s1, s2, s3, s4, s5 and 25 more)"."""
     parts = []
     for assignment, students in released.items():
-        named = ", ".join(students[:NAMED]) + (f" and {len(students) - NAMED} more" if len(students) > NAMED else "")
-        parts.append(f"{assignment} to {len(students)} student{'s' if len(students) != 1 else ''} ({named})")
+        named = ", ".join(students[:NAMED]) + (
+            f" and {len(students) - NAMED} more" if len(students) > NAMED else ""
+        )
+        parts.append(
+            f"{assignment} to {len(students)} student{'s' if len(students) != 1 else ''} ({named})"
+        )
     return "; ".join(parts)

@@ -28,11 +28,20 @@ async def watch(engine: Engine, waiting: dict[int, list[asyncio.Event]]) -> None
     def done(waited: list[int]) -> list[int]:
         found: list[int] = []
         with reading(engine) as db:
-            for start in range(0, len(waited), 500):  # a bounded IN list per statement, however many wait
-                newest = select(j.submission_id, func.max(j.id).label("job")) \
-                    .where(j.submission_id.in_(waited[start:start + 500])).group_by(j.submission_id).subquery()
-                found += db.execute(select(newest.c.submission_id).join(schema.jobs, j.id == newest.c.job)
-                                    .where(j.state == "done")).scalars()
+            for start in range(
+                0, len(waited), 500
+            ):  # a bounded IN list per statement, however many wait
+                newest = (
+                    select(j.submission_id, func.max(j.id).label("job"))
+                    .where(j.submission_id.in_(waited[start : start + 500]))
+                    .group_by(j.submission_id)
+                    .subquery()
+                )
+                found += db.execute(
+                    select(newest.c.submission_id)
+                    .join(schema.jobs, j.id == newest.c.job)
+                    .where(j.state == "done")
+                ).scalars()
         return found
 
     while True:

@@ -63,15 +63,32 @@ class Grader:
             report = self._graded(stored, exercises, started)
         except GraderError as exc:  # the submission cannot be read: the student's result, in words
             outcome = "unreadable"
-            report = _empty(stored, exercises, f"Your submission could not be graded: {exc}", Cause("unreadable"))
+            report = _empty(
+                stored,
+                exercises,
+                f"Your submission could not be graded: {exc}",
+                Cause("unreadable"),
+            )
         except Exception:  # noqa: BLE001 - a grader bug costs this report, never the worker or the queue
             outcome, error = "grader-error", traceback.format_exc()
-            report = _empty(stored, exercises, "The grader failed on this submission. This is not your fault: "
-                                               "your instructor has been told.", Cause("grader"))
-        return Result(job=job.job, submission=stored.id, outcome=outcome, score=report.score,
-                      max_score=report.max_score, public_score=report.public_score,
-                      report=render("json", report).decode("utf-8"), error=error,
-                      seconds=round(time.perf_counter() - started, 4))
+            report = _empty(
+                stored,
+                exercises,
+                "The grader failed on this submission. This is not your fault: "
+                "your instructor has been told.",
+                Cause("grader"),
+            )
+        return Result(
+            job=job.job,
+            submission=stored.id,
+            outcome=outcome,
+            score=report.score,
+            max_score=report.max_score,
+            public_score=report.public_score,
+            report=render("json", report).decode("utf-8"),
+            error=error,
+            seconds=round(time.perf_counter() - started, 4),
+        )
 
     def _graded(self, stored: Stored, exercises: Sequence[Exercise], started: float) -> Report:
         from grader.run.read.load import load_submission
@@ -87,17 +104,32 @@ class Grader:
         try:
             path.write_bytes(stored.content)
             # a library course's upload is a zip of the course's files, read under the caps it was taken under
-            submission = read_package(path, library) if library is not None else load_submission(path)
+            submission = (
+                read_package(path, library) if library is not None else load_submission(path)
+            )
         finally:
             path.unlink(missing_ok=True)
             os.rmdir(folder)
         # torch expected values on disk too, for this machine's other workers and a regrade after a restart
         store = self._store if self.sandbox.mode.level != "none" else None  # type: ignore[attr-defined]
-        graded = grade_submission(self.sandbox, submission, exercises, seed=stored.seed,  # type: ignore[arg-type]
-                                  cache=self._expected, mutant_cache=self._mistakes, store=store)
-        return build_report(graded, submission=stored.filename, sha256=stored.sha256, seed=stored.seed,
-                            seconds=time.perf_counter() - started, notes=submission.notes,
-                            seed_token=_token(stored))
+        graded = grade_submission(
+            self.sandbox,  # type: ignore[arg-type]
+            submission,
+            exercises,
+            seed=stored.seed,
+            cache=self._expected,
+            mutant_cache=self._mistakes,
+            store=store,
+        )
+        return build_report(
+            graded,
+            submission=stored.filename,
+            sha256=stored.sha256,
+            seed=stored.seed,
+            seconds=time.perf_counter() - started,
+            notes=submission.notes,
+            seed_token=_token(stored),
+        )
 
     def _exercises(self, ids: Sequence[str]) -> list[Exercise]:
         """The exercises, from a catalog read again when any of their files changed (then regrades see the change)."""
@@ -120,7 +152,9 @@ def given_up(course: Course, stored: Stored) -> str:
         exercises = [catalog.load(i) for i in rules.exercise_ids] if rules is not None else []
     except GraderError:  # the catalog changed under the course: the words still reach the student
         exercises = []
-    return render("json", _empty(stored, exercises, GAVE_UP_FOR_STUDENT, Cause("grader"))).decode("utf-8")
+    return render("json", _empty(stored, exercises, GAVE_UP_FOR_STUDENT, Cause("grader"))).decode(
+        "utf-8"
+    )
 
 
 def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
@@ -134,8 +168,13 @@ def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
 
 
 def _empty(stored: Stored, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
-    return build_report(not_graded(exercises, problem, cause), submission=stored.filename, sha256=stored.sha256,
-                        seed=stored.seed, seed_token=_token(stored))
+    return build_report(
+        not_graded(exercises, problem, cause),
+        submission=stored.filename,
+        sha256=stored.sha256,
+        seed=stored.seed,
+        seed_token=_token(stored),
+    )
 
 
 def _token(stored: Stored) -> str | None:

@@ -48,8 +48,9 @@ class WorkerOptions:
     nice: int = 0
 
 
-def run_worker(course: Course, engine: Engine, options: WorkerOptions,
-               say: Callable[[str], None] = print) -> int:
+def run_worker(
+    course: Course, engine: Engine, options: WorkerOptions, say: Callable[[str], None] = print
+) -> int:
     """Grade jobs until told to stop; how many this worker graded."""
     from grader.run.sandbox import Sandbox, runs_lean
 
@@ -76,10 +77,14 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
         # registered once its zygote is on its way: a worker on the instructor page is one that can grade
         ident = queue.register(engine, options.name, beat=options.lease / 3)
         current: list[int | None] = [None, 0]  # the job being graded, and how many were
-        beat = threading.Thread(target=_heartbeats, args=(engine, course, ident, current, options, stop), daemon=True)
+        beat = threading.Thread(
+            target=_heartbeats, args=(engine, course, ident, current, options, stop), daemon=True
+        )
         beat.start()
-        say(f"worker {ident}: grading {course.name} from the queue "
-            f"({'engine exercises only' if lean else 'torch warm'})")
+        say(
+            f"worker {ident}: grading {course.name} from the queue "
+            f"({'engine exercises only' if lean else 'torch warm'})"
+        )
         try:
             grader = Grader(course, sandbox, scratch_root)
             wait = 0.01
@@ -90,7 +95,10 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
                     break
                 job = _claim(engine, ident, options.lease, say)
                 if job is None:
-                    if options.idle_exit is not None and time.monotonic() - idle_since > options.idle_exit:
+                    if (
+                        options.idle_exit is not None
+                        and time.monotonic() - idle_since > options.idle_exit
+                    ):
                         break
                     stop.wait(wait)
                     wait = min(wait * 2, options.poll)
@@ -110,10 +118,14 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
     return graded
 
 
-def _claim(engine: Engine, ident: str, lease: float, say: Callable[[str], None]) -> queue.Claimed | None:
+def _claim(
+    engine: Engine, ident: str, lease: float, say: Callable[[str], None]
+) -> queue.Claimed | None:
     try:
         return queue.claim(engine, ident, lease)
-    except SQLAlchemyError as exc:  # the store is down or busy: wait and look again, never lose the worker
+    except (
+        SQLAlchemyError
+    ) as exc:  # the store is down or busy: wait and look again, never lose the worker
         say(f"worker {ident}: cannot claim a job ({str(exc).splitlines()[0][:200]}); trying again")
         time.sleep(1.0)
         return None
@@ -127,12 +139,20 @@ def _finish(engine: Engine, ident: str, result: queue.Result, say: Callable[[str
             queue.finish(engine, ident, result)
             return
         except SQLAlchemyError as exc:
-            say(f"worker {ident}: cannot write the result of job {result.job} ({str(exc).splitlines()[0][:200]})")
-            time.sleep(2.0 ** attempt)
+            say(
+                f"worker {ident}: cannot write the result of job {result.job} ({str(exc).splitlines()[0][:200]})"
+            )
+            time.sleep(2.0**attempt)
 
 
-def _heartbeats(engine: Engine, course: Course, ident: str, current: list[int | None], options: WorkerOptions,
-                stop: threading.Event) -> None:
+def _heartbeats(
+    engine: Engine,
+    course: Course,
+    ident: str,
+    current: list[int | None],
+    options: WorkerOptions,
+    stop: threading.Event,
+) -> None:
     """Renew the current job's lease and say this worker is alive; now and then, requeue lapsed leases (or give up
     on a job that stopped its worker MAX_ATTEMPTS times, with a report its student can read)."""
     beats = 0

@@ -23,7 +23,9 @@ def upgrade() -> None:
         table.add_column(sa.Column("token_id", sa.String(32), nullable=True))
     with op.batch_alter_table("submissions") as table:
         table.drop_constraint("uq_submission_key", type_="unique")
-        table.create_unique_constraint("uq_submission_key", ["student_id", "assignment", "idempotency_key"])
+        table.create_unique_constraint(
+            "uq_submission_key", ["student_id", "assignment", "idempotency_key"]
+        )
 
 
 def downgrade() -> None:

@@ -19,7 +19,8 @@ def upgrade() -> None:
         sa.Column("student", sa.String(200), primary_key=True),
         sa.Column("moment", sa.Double, nullable=True),
         sa.Column("set_by", sa.String(200), nullable=False),
-        sa.Column("set_at", sa.Double, nullable=False))
+        sa.Column("set_at", sa.Double, nullable=False),
+    )
     op.create_table(
         "audit_log",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -29,7 +30,8 @@ def upgrade() -> None:
         sa.Column("assignment", sa.String(200), nullable=False, server_default=""),
         sa.Column("student", sa.String(200), nullable=False, server_default=""),
         sa.Column("old", sa.Text, nullable=False, server_default=""),
-        sa.Column("new", sa.Text, nullable=False, server_default=""))
+        sa.Column("new", sa.Text, nullable=False, server_default=""),
+    )
 
 
 def downgrade() -> None:

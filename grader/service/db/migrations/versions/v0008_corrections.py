@@ -23,7 +23,8 @@ def upgrade() -> None:
         sa.Column("submission", sa.Integer, nullable=True),
         sa.Column("reason", sa.Text, nullable=False, server_default=""),
         sa.Column("set_by", sa.String(200), nullable=False),
-        sa.Column("set_at", sa.Double, nullable=False))
+        sa.Column("set_at", sa.Double, nullable=False),
+    )
 
 
 def downgrade() -> None:

@@ -20,14 +20,20 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "lti_contexts",
-        sa.Column("platform", sa.String(64), sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"),
-                  primary_key=True),
+        sa.Column(
+            "platform",
+            sa.String(64),
+            sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
         sa.Column("context_id", sa.Text, primary_key=True),
         sa.Column("memberships_url", sa.Text, nullable=False, server_default=""),
         sa.Column("seen_at", sa.Double, nullable=False, server_default="0"),
     )
-    op.execute("INSERT INTO lti_contexts (platform, context_id, memberships_url, seen_at) SELECT id, context_id, "
-               "memberships_url, 0 FROM lti_platforms WHERE context_id != '' AND memberships_url != ''")
+    op.execute(
+        "INSERT INTO lti_contexts (platform, context_id, memberships_url, seen_at) SELECT id, context_id, "
+        "memberships_url, 0 FROM lti_platforms WHERE context_id != '' AND memberships_url != ''"
+    )
 
 
 def downgrade() -> None:
