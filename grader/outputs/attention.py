@@ -1,4 +1,5 @@
-"""Who in a graded class needs the instructor, most urgent first, each student named: the top of summary.html."""
+"""Who in a graded class needs the instructor, most urgent
+first, each student named: the top of summary.html."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from grader.outputs.error_kinds import check_error, error_kind
 from grader.outputs.layout import feedback_link
 from grader.outputs.students import StudentReport
 
-#: a level of isolation under which a run is confined as well as it can be; anything else is worth a look
+#: a level of isolation under which a run is confined
+#: as well as it can be; anything else is worth a look
 FULL_ISOLATION = "full"
 
 
@@ -182,8 +184,9 @@ def _timed_out(report: Report) -> str:
 
 
 def _zero_reason(report: Report) -> str | None:
-    """Why a report scored 0 where the reason is not a wrong answer (a file that never loaded, a crash, an
-    exit, a missing class, the starter handed in): what its first such check says; None otherwise."""
+    """Why a report scored 0 where the reason is not a wrong answer (a
+    file that never loaded, a crash, an exit, a missing class, the
+    starter handed in): what its first such check says; None otherwise."""
     if report.max_score <= 0 or report.score > 0:
         return None
     for exercise in report.exercises:
@@ -206,7 +209,8 @@ def isolation(report: Report) -> tuple[str, str] | None:
 
 
 def integrity_problems(report: Report) -> list[str]:
-    """What the submission did against the grader itself: tampering the guard refused, a forged reply."""
+    """What the submission did against the grader
+    itself: tampering the guard refused, a forged reply."""
     return list(report.integrity)
 
 

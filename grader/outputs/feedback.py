@@ -1,9 +1,11 @@
-"""feedback.html: the page a student reads, one self-contained file that opens offline, from their report.
+"""feedback.html: the page a student reads, one
+self-contained file that opens offline, from their report.
 
-It is made from the same report the text report renders (grader.outputs.render_text): each check's status and
-points, what it is about, the inputs and the code that ran, what was expected and what the student's code
-gave, and the likely mistake with its hint. A hidden check shows its name, status and points only, and
-what the submission printed is withheld where a check is hidden (it could print a hidden check's inputs).
+It is made from the same report the text report renders (grader.outputs.render_text):
+each check's status and points, what it is about, the inputs and the code that ran,
+what was expected and what the student's code gave, and the likely mistake with its
+hint. A hidden check shows its name, status and points only, and what the submission
+printed is withheld where a check is hidden (it could print a hidden check's inputs).
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ pre.code, pre.output { background: #f6f8fa; padding: .4em .6em; border-radius: 4
 def feedback_html(
     report: Report, student: Student | None = None, outcome: Outcome = "graded"
 ) -> str:
-    """The student's page for `report`; `student` names them (a batch knows who), `outcome` says how it went."""
+    """The student's page for `report`; `student` names
+    them (a batch knows who), `outcome` says how it went."""
     titles = ", ".join(x.title for x in report.exercises) or "your submission"
     body = [f"<h1>Feedback: {e(titles)}</h1>", _header(report, student, outcome)]
     body += [f'<p class="problem">{e(p)}</p>' for p in report.problems]
@@ -139,7 +142,8 @@ def _check(check: CheckResult) -> str:
 
 
 def check_detail(check: CheckResult) -> str:
-    """What a check that did not pass is about, what ran, expected and got, and the likely mistake, as HTML."""
+    """What a check that did not pass is about, what ran,
+    expected and got, and the likely mistake, as HTML."""
     if (
         check.visibility == "hidden"
     ):  # what it is about and how it went; no inputs, code, values or diagnosis
@@ -160,7 +164,8 @@ def check_detail(check: CheckResult) -> str:
         )
     wrong = [o for o in check.observations if not o.ok]
     if wrong:
-        # The problem repeats expected and got for a plain mismatch; it says more for a shape or an error.
+        # The problem repeats expected and got for a plain
+        # mismatch; it says more for a shape or an error.
         notes = [
             "" if o.problem in ("", f"expected {o.expected}, got {o.got}") else o.problem
             for o in wrong

@@ -1,4 +1,5 @@
-"""The summary page's charts, as HTML and one inline SVG: horizontal bars in a table, and the histogram."""
+"""The summary page's charts, as HTML and one inline
+SVG: horizontal bars in a table, and the histogram."""
 
 from __future__ import annotations
 

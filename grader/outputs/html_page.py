@@ -1,11 +1,13 @@
-"""The shell of the pages the grader writes (class summary, student feedback): one file, no scripts, nothing fetched."""
+"""The shell of the pages the grader writes (class summary,
+student feedback): one file, no scripts, nothing fetched."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
 
-#: nothing may load from anywhere; styles are inline. Should a text slip through unescaped, it cannot run.
+#: nothing may load from anywhere; styles are inline.
+#: Should a text slip through unescaped, it cannot run.
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 BASE_CSS = """
@@ -54,7 +56,8 @@ def table(
     css_class: str = "",
     row_classes: Sequence[str] = (),
 ) -> str:
-    """A table in a box that scrolls sideways on a narrow screen; cells arrive escaped (some hold markup)."""
+    """A table in a box that scrolls sideways on a narrow
+    screen; cells arrive escaped (some hold markup)."""
     head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
     classes = list(row_classes) or [""] * len(rows)
     body = "".join(

@@ -1,4 +1,5 @@
-"""The report as HTML inside a notebook: one compact table per exercise, the checks that did not pass expanded."""
+"""The report as HTML inside a notebook: one compact table
+per exercise, the checks that did not pass expanded."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ _WORD = {
     "error": ("ERROR", "#8e24aa"),
     "skipped": ("SKIP", "#8d6e00"),
 }
-# Scoped to the output, and colours that read on JupyterLab's and VS Code's dark themes as on light ones. JupyterLab
-# and Notebook 7 style every output table (@jupyterlab/rendermime's base.css): right-aligned cells under
-# `:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td` (0,2,1), a centred fixed-layout table, zebra rows
-# (0,2,2). `div.ag-report table.ag-table ...` (0,2,3) outranks them all, whichever stylesheet comes last.
+# Scoped to the output, and colours that read on JupyterLab's and VS Code's dark themes as on
+# light ones. JupyterLab and Notebook 7 style every output table (@jupyterlab/rendermime's
+# base.css): right-aligned cells under `:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td`
+# (0,2,1), a centred fixed-layout table, zebra rows (0,2,2). `div.ag-report table.ag-table
+# ...` (0,2,3) outranks them all, whichever stylesheet comes last.
 _CSS = """
 .ag-report { font-size: 13px; line-height: 1.4; text-align: left; }
 div.ag-report table.ag-table { border-collapse: collapse; table-layout: auto; width: auto; margin: .2em 0 .6em;

@@ -1,5 +1,6 @@
-"""What a check that failed by precision alone tells its student, in every format (grader.judge.check's cause
-"precision": every wrong value is within what float32 arithmetic gives at the check's inputs)."""
+"""What a check that failed by precision alone tells its student, in
+every format (grader.judge.check's cause "precision": every wrong
+value is within what float32 arithmetic gives at the check's inputs)."""
 
 from __future__ import annotations
 

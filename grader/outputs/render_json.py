@@ -1,4 +1,5 @@
-"""The report as versioned JSON, the form LMS exporters and CI read (schema: schemas/report.schema.json)."""
+"""The report as versioned JSON, the form LMS exporters
+and CI read (schema: schemas/report.schema.json)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mi
 from grader.outputs.precision_note import precision_note
 from grader.outputs.trace_note import trace_note
 
-#: what a terminal would act on in text a submission chose (its output, its exception messages): escape
-#: sequences, other C0 and C1 controls, and the marks that reorder text on screen
+#: what a terminal would act on in text a submission chose (its output, its exception messages):
+#: escape sequences, other C0 and C1 controls, and the marks that reorder text on screen
 _CONTROLS = {
     c: f"\\x{c:02x}" for c in [*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
 }
@@ -23,7 +23,8 @@ _CONTROLS.update(
 
 
 def _text(text: str = "", style: str = "") -> _RichText:
-    """rich's Text, with every control character shown as an escape instead of sent to the terminal."""
+    """rich's Text, with every control character shown
+    as an escape instead of sent to the terminal."""
     return _RichText(text.translate(_CONTROLS), style=style)
 
 
@@ -49,7 +50,8 @@ OUTPUT_LINES, OUTPUT_CHARS = 30, 4096
 
 def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
     buffer = io.StringIO()
-    # force_jupyter=False: in a notebook (grader.course.notebook_check) rich would display each line itself
+    # force_jupyter=False: in a notebook (grader.course.notebook_check)
+    # rich would display each line itself
     console = Console(
         file=buffer,
         force_terminal=color,
@@ -106,7 +108,8 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
 
 
 def hidden_points_note(report: Report) -> str:
-    """What a score leaves out, so that 9/9 is never read as full marks when a point is in hidden checks."""
+    """What a score leaves out, so that 9/9 is never
+    read as full marks when a point is in hidden checks."""
     hidden = report.hidden_points
     if not hidden:
         return ""
@@ -147,9 +150,9 @@ def _exercise(console: Console, exercise: ExerciseResult) -> None:
 
 
 def repeats(checks: tuple[CheckResult, ...]) -> dict[int, int]:
-    """For each check that stopped on the same error as another (the same words and the same likely mistake,
-    with nothing compared), or was skipped for the same reason, the index of the first such check: a stub that
-    raises is shown once, not once per check it stops."""
+    """For each check that stopped on the same error as another (the same words and the same
+    likely mistake, with nothing compared), or was skipped for the same reason, the index of
+    the first such check: a stub that raises is shown once, not once per check it stops."""
     first: dict[tuple[str, str, str], int] = {}
     repeats: dict[int, int] = {}
     for index, check in enumerate(checks):

@@ -1,8 +1,9 @@
-"""How a whole class did, as JSON-ready data (summary.json); grader.outputs.summary_html draws it as one offline page.
+"""How a whole class did, as JSON-ready data (summary.json);
+grader.outputs.summary_html draws it as one offline page.
 
-One definition of the class's mean (and median, range, histogram) everywhere, the CLI's included: over every
-student the gradebook gives a number, so graded, unreadable and missing students (the last two at 0), and
-never a grader error, whose cell stays blank.
+One definition of the class's mean (and median, range, histogram) everywhere, the CLI's
+included: over every student the gradebook gives a number, so graded, unreadable and
+missing students (the last two at 0), and never a grader error, whose cell stays blank.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def class_summary(
     skipped: Sequence[str] = (),
     marked_late: Sequence[str] = (),
 ) -> Summary:
-    """What the instructor and CI want to know about a graded class, as plain data; no clocks, fixed order."""
+    """What the instructor and CI want to know about a
+    graded class, as plain data; no clocks, fixed order."""
     ordered = sorted(
         rows, key=lambda r: (r.student.id, r.student.submission)
     )  # input order must not matter
@@ -127,7 +129,8 @@ def _mistakes(graded: Sequence[StudentReport]) -> list[Mistake]:
 def _exercise_columns(
     graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]
 ) -> list[ExerciseColumn]:
-    """The gradebook's columns, then any exercise a report has that they lack (by id), so nothing is dropped."""
+    """The gradebook's columns, then any exercise a report
+    has that they lack (by id), so nothing is dropped."""
     known = {c.id for c in columns}
     extra: dict[str, ExerciseColumn] = {}
     for result in (e for r in graded for e in r.report.exercises if e.id not in known):
@@ -146,9 +149,9 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def score_of(row: StudentReport, total: float) -> tuple[float, float] | None:
-    """(points, out of) as the gradebook has them: 0 of the total for unreadable and missing; None for a
-    grader error, whose cell stays blank, and for a student excused. The one definition every statistic of the
-    class uses."""
+    """(points, out of) as the gradebook has them: 0 of the total for unreadable
+    and missing; None for a grader error, whose cell stays blank, and for a
+    student excused. The one definition every statistic of the class uses."""
     if row.outcome == "graded":
         return row.report.score, row.report.max_score
     if row.outcome in ("unreadable", "missing"):
@@ -216,16 +219,17 @@ def _full_marks(result: ExerciseResult) -> bool:
 
 
 def _zero_in(column: ExerciseColumn, row: StudentReport) -> bool:
-    """Whether the gradebook gives this unreadable or missing student 0 in the column: in each exercise they
-    were to answer, or in all of them where that is unknown (grader.outputs.formats.gradebook)."""
+    """Whether the gradebook gives this unreadable or missing student
+    0 in the column: in each exercise they were to answer, or in all
+    of them where that is unknown (grader.outputs.formats.gradebook)."""
     return not row.report.exercises or any(e.id == column.id for e in row.report.exercises)
 
 
 def _exercise_stats(
     column: ExerciseColumn, results: Sequence[ExerciseResult], zeros: int
 ) -> ExerciseStats:
-    """Over the students the gradebook scores in this column, as the class's mean is: `zeros` are the
-    unreadable and missing ones, at 0."""
+    """Over the students the gradebook scores in this column, as the
+    class's mean is: `zeros` are the unreadable and missing ones, at 0."""
     scored = [r for r in results if r.max_score > 0]
     full = sum(_full_marks(r) for r in scored)
     percents = [p for r in scored if (p := _percent(r.score, r.max_score)) is not None]
@@ -249,7 +253,8 @@ ByCheck = dict[tuple[str, str], list[tuple[str, CheckResult]]]
 def _results_by_check(
     graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]
 ) -> ByCheck:
-    """Exercise by exercise in column order; checks in the order the reports list them (the spec's)."""
+    """Exercise by exercise in column order; checks
+    in the order the reports list them (the spec's)."""
     by_check: ByCheck = {}
     for column in columns:
         for row in graded:
@@ -260,7 +265,8 @@ def _results_by_check(
 
 
 def _never_ran(check: CheckResult) -> bool:
-    # The report has no flag for it: such a check is an error whose problem says "Not run: ..." (grader.check).
+    # The report has no flag for it: such a check is an error
+    # whose problem says "Not run: ..." (grader.check).
     return check.status == "error" and check.problem.startswith("Not run:")
 
 

@@ -1,10 +1,12 @@
-"""summary.html: the class summary (grader.outputs.summary) as one offline page that leads to action.
+"""summary.html: the class summary (grader.outputs.summary)
+as one offline page that leads to action.
 
-From the top: the counts, who needs attention (each student named and linked to their feedback page),
-then the scores, exercises, checks, problems and mistakes, and a table of every student. Bars are HTML,
-so that long check names wrap instead of being cut; every number on a bar is also written as text, for
-screen readers and for print. Checks skipped for every student (CUDA on a machine without a GPU) are
-left out of the charts and counted in a line. Inline CSS and one inline SVG; no scripts.
+From the top: the counts, who needs attention (each student named and linked to
+their feedback page), then the scores, exercises, checks, problems and mistakes, and
+a table of every student. Bars are HTML, so that long check names wrap instead of
+being cut; every number on a bar is also written as text, for screen readers and for
+print. Checks skipped for every student (CUDA on a machine without a GPU) are left
+out of the charts and counted in a line. Inline CSS and one inline SVG; no scripts.
 """
 
 from __future__ import annotations
@@ -181,7 +183,8 @@ def _who(name: str, student: str, link: str) -> str:
 
 
 def _scores_section(scores: Scores) -> str:
-    # Students whose maximum is 0 (every check skipped, or 0-point exercises) have no percentage to chart.
+    # Students whose maximum is 0 (every check skipped,
+    # or 0-point exercises) have no percentage to chart.
     note = (
         f'<p class="muted">{plural(scores["unscored"], "student")} had no points to score.</p>'
         if scores["unscored"]

@@ -1,5 +1,5 @@
-"""What a failed integration check of a library course tells its student about the op it is traced to
-(grader.judge.library.trace), in every format."""
+"""What a failed integration check of a library course tells its student
+about the op it is traced to (grader.judge.library.trace), in every format."""
 
 from __future__ import annotations
 

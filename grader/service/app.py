@@ -1,12 +1,13 @@
-"""The course server's HTTP API (Starlette): uploads with receipts, a submission's report (waiting for it if asked),
-a student's status and history, login links for the pages, and the instructor's regrade; and `make_app`, which
-puts the API, the pages (grader.service.pages) and the LTI launch (grader.service.lti.lti_pages) together.
+"""The course server's HTTP API (Starlette): uploads with receipts, a submission's
+report (waiting for it if asked), a student's status and history, login links for the
+pages, and the instructor's regrade; and `make_app`, which puts the API, the pages
+(grader.service.pages) and the LTI launch (grader.service.lti.lti_pages) together.
 
-Who may call each route is declared on it and enforced by one access layer (grader.service.access): a bearer
-token, or the pages' session cookie, resolved to one identity before any route runs. A student sees their own
-submissions only; another's is "not found", as one that does not exist. Every store call runs in a thread, so
-that a slow disk never stalls the event loop. The course's rules are read through `State.course`, which follows
-course.toml's edits (grader.service.live).
+Who may call each route is declared on it and enforced by one access layer (grader.service.access):
+a bearer token, or the pages' session cookie, resolved to one identity before any route runs. A
+student sees their own submissions only; another's is "not found", as one that does not exist.
+Every store call runs in a thread, so that a slow disk never stalls the event loop. The course's
+rules are read through `State.course`, which follows course.toml's edits (grader.service.live).
 """
 
 from __future__ import annotations
@@ -58,10 +59,11 @@ RECHECK_EVERY = 1.0
 
 
 class FreshRules:
-    """ASGI middleware: before a request, the deadlines and extensions any process of the course set in the store
-    since this one last asked (at most grader.service.deadlines.REFRESH_EVERY ago), and course.toml and the LMS
-    registration as they are now (grader.service.live: before the request's credential is checked, so that a
-    deployment removed there admits no request after the look). In a thread: the event loop never waits on them."""
+    """ASGI middleware: before a request, the deadlines and extensions any process of the course
+    set in the store since this one last asked (at most grader.service.deadlines.REFRESH_EVERY
+    ago), and course.toml and the LMS registration as they are now (grader.service.live: before
+    the request's credential is checked, so that a deployment removed there admits no request
+    after the look). In a thread: the event loop never waits on them."""
 
     def __init__(self, app: ASGIApp, stored: StoredRules, live: LiveCourse) -> None:
         self.app = app
@@ -268,8 +270,8 @@ async def history(request: Request, who: Who) -> Response:
     )
 
 
-# a session may not: else a stolen cookie would renew itself for ever, and one an LMS launch made would outlive
-# the roster and the platform
+# a session may not: else a stolen cookie would renew itself for ever,
+# and one an LMS launch made would outlive the roster and the platform
 @access.allow(access.Caller.STUDENT, token_only=True)
 async def new_login_link(request: Request, who: Who) -> Response:
     code = await run_in_threadpool(login_link, state_of(request).engine, who)
@@ -315,8 +317,8 @@ def make_app(
     )  # a deployment course.toml no longer names: its sessions end now
     stored = StoredRules(engine)
     stored.refresh()
-    # an edit of course.toml that would release hidden results waits for an instructor's word (grader.service.
-    # confirm): compared under the store's deadlines, as the rules in force are
+    # an edit of course.toml that would release hidden results waits for an instructor's word
+    # (grader.service.confirm): compared under the store's deadlines, as the rules in force are
     live = live or LiveCourse(
         course, on_lti=partial(lti.follow_platforms, engine), hold=hold(engine, stored.apply)
     )
@@ -356,8 +358,8 @@ def make_app(
         return pages.not_found(state)  # a page of the course, with its name
 
     access.check(routes)  # a route that declares no access is never served
-    # outermost first: every answer's frames; the rules as they are now, before any credential is checked; who
-    # the credential names; their limits
+    # outermost first: every answer's frames; the rules as they are now,
+    # before any credential is checked; who the credential names; their limits
     app = Starlette(
         routes=routes,
         lifespan=lifespan,

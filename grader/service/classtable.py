@@ -1,10 +1,12 @@
-"""The class table: one row per roster student (name, each assignment's counted score, late days used, the last
-submission's time), sorted and filtered as the instructor's query asks, and the same rows as CSV.
+"""The class table: one row per roster student (name, each assignment's
+counted score, late days used, the last submission's time), sorted and
+filtered as the instructor's query asks, and the same rows as CSV.
 
-Read in three queries for the whole class (the roster, every submission with its newest result, which student
-owns which), then counted per student by grader.service.standing, under the rules in force: the numbers are the
-gradebook's. Names come from rosters and LMSs and are hostile text: the page escapes them, and the CSV never
-lets a cell start like a spreadsheet formula (grader.outputs.formats.gradebook.cell_text).
+Read in three queries for the whole class (the roster, every submission with its newest
+result, which student owns which), then counted per student by grader.service.standing,
+under the rules in force: the numbers are the gradebook's. Names come from rosters and
+LMSs and are hostile text: the page escapes them, and the CSV never lets a cell start
+like a spreadsheet formula (grader.outputs.formats.gradebook.cell_text).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from grader.service.standing import Row, count, rows_of
 
 #: what the table sorts by besides an assignment's score ("a:ID")
 SORTS = ("name", "id", "section", "late", "last", "submissions")
-#: the longest filter text taken from a query (longer is cut: it is matched as a substring, never parsed)
+#: the longest filter text taken from a query (longer
+#: is cut: it is matched as a substring, never parsed)
 MAX_QUERY = 200
 
 
@@ -59,7 +62,8 @@ class ClassRow:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class View:
-    """How the instructor asked to see the table: a sort key, its order and the filters (all validated)."""
+    """How the instructor asked to see the table: a sort
+    key, its order and the filters (all validated)."""
 
     sort: str = "name"
     descending: bool = False
@@ -87,7 +91,8 @@ class View:
 
 
 def view_of(params: Mapping[str, str], course: Course) -> View:
-    """The view a query asks for; anything it names that is not a column or an assignment is ignored."""
+    """The view a query asks for; anything it names
+    that is not a column or an assignment is ignored."""
     sort = params.get("sort", "name")
     if sort not in SORTS and not (sort.startswith("a:") and sort[2:] in course.assignments):
         sort = "name"
@@ -147,7 +152,8 @@ def _row(course: Course, student: str, name: str, section: str, rows: list[Row])
 
 
 def shown(rows: Sequence[ClassRow], view: View) -> list[ClassRow]:
-    """The rows the view keeps, in its order (ties by student id, so the order is the same on every reload)."""
+    """The rows the view keeps, in its order (ties by
+    student id, so the order is the same on every reload)."""
     text = view.text.casefold()
     kept = [
         r
@@ -184,9 +190,9 @@ def _key(row: ClassRow, sort: str) -> float | str | None:
 
 
 def class_csv(rows: Sequence[ClassRow], course: Course) -> str:
-    """The rows as CSV ("\\n" line endings): student, name, section, each assignment's counted score (blank where
-    nothing counts, EX where the student is excused), late days used, the last submission's time in the course's
-    zone, how many were made."""
+    """The rows as CSV ("\\n" line endings): student, name, section, each assignment's
+    counted score (blank where nothing counts, EX where the student is excused), late
+    days used, the last submission's time in the course's zone, how many were made."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(

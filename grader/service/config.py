@@ -1,5 +1,5 @@
-"""A course server's configuration: `course.toml` in the course folder, checked whole, frozen (the server reads it
-again when it changes: grader.service.live).
+"""A course server's configuration: `course.toml` in the course folder, checked
+whole, frozen (the server reads it again when it changes: grader.service.live).
 
     name = "Autograd 101"
     exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,
@@ -61,13 +61,14 @@ from grader.service.policy.rules import one_namespace, read_rules
 from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
-#: the server's own files in the course folder: the SQLite store, the workers' scratch, the gradebook's folder
+#: the server's own files in the course folder: the SQLite
+#: store, the workers' scratch, the gradebook's folder
 DATA = "server"
 Rounding = Literal["day", "hour"]
 #: what days late are counted in, by course.toml's late_rounding: part of one counts whole
 ROUNDING = {"day": DAY, "hour": 3600.0}
-#: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named with its line
-#: (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
+#: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named
+#: with its line (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
 COURSE_KEYS = frozenset(
     {
         "name",
@@ -88,7 +89,8 @@ COURSE_KEYS = frozenset(
         "lti",
     }
 )
-#: a student's uploads waiting to be graded at once, unless course.toml's queued_per_student says otherwise
+#: a student's uploads waiting to be graded at once,
+#: unless course.toml's queued_per_student says otherwise
 DEFAULT_QUEUED = 5
 
 
@@ -106,13 +108,16 @@ class Course:
     secret_file: Path
     database: str
     assignments: dict[str, Rules]
-    #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
+    #: one seed for every submission (as `grade batch --seed`);
+    #: None: each its own, from the secret (the default)
     fixed_seed: int | None = None
     #: days late are counted in whole days (a minute late is a day late) or whole hours
     late_rounding: Rounding = "day"
-    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti.lti_config); None: tokens are the only way in
+    #: LTI 1.3 launch from the LMS ([lti],
+    #: grader.service.lti.lti_config); None: tokens are the only way in
     lti: LtiSettings | None = None
-    #: a student's uploads waiting to be graded at once; past it an upload is refused (429, Retry-After). 0: no limit
+    #: a student's uploads waiting to be graded at once; past
+    #: it an upload is refused (429, Retry-After). 0: no limit
     queued_per_student: int = DEFAULT_QUEUED
 
     @property
@@ -126,7 +131,8 @@ class Course:
         return sorted({i for r in self.assignments.values() for i in r.exercise_ids})
 
     def assignment_for(self, exercise: str | None, assignment: str | None) -> Rules:
-        """The assignment a submission is for, from what the student named (or their file's header declares)."""
+        """The assignment a submission is for, from what the
+        student named (or their file's header declares)."""
         listed = ", ".join(sorted(self.assignments)) or "none"
         if assignment is not None:
             for rules in self.assignments.values():
@@ -155,13 +161,14 @@ class Course:
         )
 
     def days_late(self, rules: Rules, student: str, received: float) -> float:
-        """How late a submission received at `received` is, by the student's deadline in force now."""
+        """How late a submission received at `received`
+        is, by the student's deadline in force now."""
         return days_late(received, rules.deadline_for(student), ROUNDING[self.late_rounding])
 
     def closes_for(self, rules: Rules, student: str) -> float | None:
-        """When the assignment stops taking the student's uploads: course.toml's `closes` (never before their own
-        deadline), else their deadline plus the time late work can still earn points under the late policy;
-        None: never."""
+        """When the assignment stops taking the student's uploads: course.toml's
+        `closes` (never before their own deadline), else their deadline plus the
+        time late work can still earn points under the late policy; None: never."""
         deadline = rules.deadline_for(student)
         if rules.closes is not None:
             return rules.closes if deadline is None else max(rules.closes, deadline)
@@ -171,8 +178,9 @@ class Course:
         return None if grace is None else deadline + grace
 
     def grace(self, rules: Rules) -> float | None:
-        """Seconds after a deadline in which late work can still earn points (None: always): the last whole
-        `late_rounding` unit that counts, since a file a second into the next one counts 0."""
+        """Seconds after a deadline in which late work can still earn
+        points (None: always): the last whole `late_rounding` unit
+        that counts, since a file a second into the next one counts 0."""
         unit = ROUNDING[self.late_rounding]
         if rules.late == "none":
             return 0.0
@@ -186,15 +194,17 @@ class Course:
         return None if units == math.inf else max(units, 0) * unit
 
     def secret(self) -> bytes:
-        """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it. The same file
-        and rules as `grade batch`'s and `grade export`'s (grader.course.secret), so all three draw one seed."""
+        """The seed secret, made on first use (mode 600): hidden checks' inputs
+        are drawn from it. The same file and rules as `grade batch`'s and
+        `grade export`'s (grader.course.secret), so all three draw one seed."""
         if not self.secret_file.exists():
             write_new_secret(self.secret_file)
         return read_secret(self.secret_file).value
 
 
 def find_course(explicit: Path | None) -> Path:
-    """`explicit`, else $AUTOGRADER_COURSE, else the current folder: the folder holding course.toml."""
+    """`explicit`, else $AUTOGRADER_COURSE, else the
+    current folder: the folder holding course.toml."""
     folder = explicit or Path(os.environ.get("AUTOGRADER_COURSE") or ".")
     if not (folder / CONFIG).is_file():
         raise GraderError(
@@ -285,8 +295,9 @@ def sqlite_url(path: Path) -> str:
 
 
 def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
-    """course.toml's `exercises` (relative to it); without one, the course folder's exercises/, else the catalog
-    `grade` itself finds ($AUTOGRADER_EXERCISES, else the one beside the grader): a course may name catalog ids."""
+    """course.toml's `exercises` (relative to it); without one, the course folder's
+    exercises/, else the catalog `grade` itself finds ($AUTOGRADER_EXERCISES, else
+    the one beside the grader): a course may name catalog ids."""
     if "exercises" in data or (folder / "exercises").is_dir():
         exercises = folder / where.text(data, "exercises", "exercises")
         if not exercises.is_dir():
@@ -308,8 +319,8 @@ def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
 
 
 def days_late(received: float, deadline: float | None, unit: float = DAY) -> float:
-    """Days late, rounded up to a whole `unit` (by default a day: a minute late is a day late); 0 when on time or
-    with no deadline."""
+    """Days late, rounded up to a whole `unit` (by default a day: a
+    minute late is a day late); 0 when on time or with no deadline."""
     if deadline is None or received <= deadline:
         return 0.0
     return math.ceil((received - deadline) / unit - 1e-9) * unit / DAY

@@ -1,12 +1,13 @@
-"""Deadlines and extensions set from the instructor's pages: kept in the store over course.toml's, read again by
-every server before each request it answers and by `grade gradebook` (so every process of the course agrees at
-once), and each change written to the audit log in the same transaction (who, what, when, old and new value).
+"""Deadlines and extensions set from the instructor's pages: kept in the store over
+course.toml's, read again by every server before each request it answers and by `grade
+gradebook` (so every process of the course agrees at once), and each change written to
+the audit log in the same transaction (who, what, when, old and new value).
 
-course.toml stays the starting point: a row here overrides one value (an assignment's deadline, or one
-student's), and removing the row gives course.toml's value back. A row's moment None means "none": no deadline
-for the class, or no extension for the student (one course.toml grants is withdrawn). When the class deadline is
-moved here, course.toml's extensions move with it (they are extra time over the class's); an extension set on
-the page is a date and stays as set.
+course.toml stays the starting point: a row here overrides one value (an assignment's deadline,
+or one student's), and removing the row gives course.toml's value back. A row's moment None
+means "none": no deadline for the class, or no extension for the student (one course.toml grants
+is withdrawn). When the class deadline is moved here, course.toml's extensions move with it
+(they are extra time over the class's); an extension set on the page is a date and stays as set.
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ def _overrides(db: Connection) -> list[Override]:
 def in_force(
     course: Course, found: list[Override], fixes: Mapping[tuple[str, str], Correction] | None = None
 ) -> Course:
-    """`course` (as course.toml says) with the store's overrides and corrections applied (grader.service.
-    corrections); one of an assignment course.toml no longer has is ignored."""
+    """`course` (as course.toml says) with the store's overrides and corrections applied
+    (grader.service.corrections); one of an assignment course.toml no longer has is ignored."""
     if not found and not fixes:
         return course
     assignments = dict(course.assignments)
@@ -107,7 +108,8 @@ def in_force(
 
 
 def stored_course(engine: Engine, course: Course) -> Course:
-    """`course` with what the pages set in the store over it, read now: what `grade gradebook` counts by."""
+    """`course` with what the pages set in the store
+    over it, read now: what `grade gradebook` counts by."""
     with reading(engine) as db:
         return in_force(course, _overrides(db), read_corrections(db))
 
@@ -120,7 +122,8 @@ def proposed(
     moment: float | None,
     reset: bool = False,
 ) -> list[Override]:
-    """The overrides as they would be after `change` (nothing written): what a page weighs before it asks."""
+    """The overrides as they would be after `change`
+    (nothing written): what a page weighs before it asks."""
     kept = [x for x in found if (x.assignment, x.student) != (assignment, student)]
     if reset:
         return kept
@@ -130,17 +133,18 @@ def proposed(
     ]
 
 
-#: the longest a process holds the rules it last read before it asks the store again: a deadline another process
-#: sets reaches this one's requests within it (asking before every request was a query and a thread's turn each, a
-#: fifth of the server's CPU in a burst of uploads)
+#: the longest a process holds the rules it last read before it asks the store again: a deadline
+#: another process sets reaches this one's requests within it (asking before every request was a
+#: query and a thread's turn each, a fifth of the server's CPU in a burst of uploads)
 REFRESH_EVERY = 0.1
 
 
 class StoredRules:
-    """The store's overrides and corrections as one process last read them: `refresh` reads them again when the
-    audit log has grown (one indexed query: the max of its key; every change to either is audited), the server
-    before a request once REFRESH_EVERY has passed, in a thread; `apply` lays them over a course.toml's course
-    without touching the store, so the event loop never waits on it."""
+    """The store's overrides and corrections as one process last read them: `refresh`
+    reads them again when the audit log has grown (one indexed query: the max of its
+    key; every change to either is audited), the server before a request once
+    REFRESH_EVERY has passed, in a thread; `apply` lays them over a course.toml's
+    course without touching the store, so the event loop never waits on it."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -201,8 +205,9 @@ def change(
     reset: bool = False,
     note: str = "",
 ) -> Entry:
-    """Set (or, with `reset`, give back to course.toml) the class's deadline (student "") or one student's; the
-    audit log's entry for it. The old value is the one in force, read in the same transaction."""
+    """Set (or, with `reset`, give back to course.toml) the class's
+    deadline (student "") or one student's; the audit log's entry for
+    it. The old value is the one in force, read in the same transaction."""
     with writing(engine) as db:
         before = in_force(toml, _overrides(db)).assignments[assignment]
         old = before.deadline if student == "" else before.extensions.get(student)

@@ -1,5 +1,6 @@
-"""The counted scores, as the batch's files: a reports folder per assignment (each student's counted report, the late
-policy applied, `done.json` last), then the batch's gradebook.csv and summary, and the AGS publisher over it.
+"""The counted scores, as the batch's files: a reports folder per assignment
+(each student's counted report, the late policy applied, `done.json` last),
+then the batch's gradebook.csv and summary, and the AGS publisher over it.
 
     server/gradebook/<assignment>/batch.json, students/<id>/..., gradebook.csv, summary.json, summary.html
     server/gradebook/<assignment>/published/lti.json     what grade publish lti sent (only changes are sent again)
@@ -62,8 +63,9 @@ def roster(engine: Engine) -> list[Student]:
 
 
 def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[StudentReport]:
-    """Each roster student's counted report for one assignment (grader.service.standing.count, the one rule of what
-    counts): graded, unreadable, missing (0 points), or excused by the instructor (no score)."""
+    """Each roster student's counted report for one assignment
+    (grader.service.standing.count, the one rule of what counts): graded,
+    unreadable, missing (0 points), or excused by the instructor (no score)."""
     exercises: list[Exercise] = [course.catalog().load(i) for i in rules.exercise_ids]
     for student in roster(engine):
         with reading(engine) as db:
@@ -87,8 +89,8 @@ def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[Stude
 def _counted_report(
     student: Student, exercises: list[Exercise], chosen: Counted, report: Report | None
 ) -> StudentReport:
-    """The report the gradebook and the LMS take for what counts: the late policy in its scores, or the score the
-    instructor set; excused, or nothing counted, without one of the student's."""
+    """The report the gradebook and the LMS take for what counts: the late policy in its scores,
+    or the score the instructor set; excused, or nothing counted, without one of the student's."""
     fix = chosen.correction
     if chosen.excused or report is None or (fix is not None and fix.kind == "score"):
         problem = (
@@ -134,7 +136,8 @@ def export(
     ):  # a student no longer on the roster (a token revoked and removed)
         if stale.name not in kept and stale.is_dir():
             shutil.rmtree(stale)
-    # the seeds as the server drew them: each its own from the course secret (named by its id), or the fixed one
+    # the seeds as the server drew them: each its own from
+    # the course secret (named by its id), or the fixed one
     drawn = (
         {"seed": course.fixed_seed}
         if course.fixed_seed is not None

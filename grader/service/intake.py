@@ -1,18 +1,21 @@
-"""Take in one upload: the course's rules at its time of arrival, then the submission and its job in one transaction.
+"""Take in one upload: the course's rules at its time of
+arrival, then the submission and its job in one transaction.
 
-An upload's time is when the server had it whole (grader.service.policy.clock), taken before it waits for the store:
-the opening, the close, the day's limit and how late it is all read that one time, however long the writer
-takes. The receipt is built only from what that transaction committed (SQLite: the WAL fsynced, for all the
-uploads waiting at that moment at once, grader.service.db.group_commit; PostgreSQL: synchronous commit), so a
-student who holds a receipt holds a submission that survives a kill -9 of the server. A retried upload (same
-student, assignment and idempotency key) gets the first receipt back and is stored once. A late upload is stored
-and marked late until the assignment closes (course.toml's `closes`, else the deadline plus the days late work
-can still count), and its receipt says what the late policy makes of it and what it does to what counts ("this
-replaces your counted 20/20 (on time) with a late upload that counts 0"); after the close, and before the
-assignment opens or past the day's limit, it is refused, with when it can be made (or that it cannot); one while
-the student already has `queued_per_student` uploads waiting to be graded is refused with a Retry-After (the
-client tries again then, with the same key): one token cannot queue more than the workers grade. A job's turn is
-set here (grader.service.work.queue: round-robin by student).
+An upload's time is when the server had it whole (grader.service.policy.clock), taken before it
+waits for the store: the opening, the close, the day's limit and how late it is all read that
+one time, however long the writer takes. The receipt is built only from what that transaction
+committed (SQLite: the WAL fsynced, for all the uploads waiting at that moment at once,
+grader.service.db.group_commit; PostgreSQL: synchronous commit), so a student who holds a
+receipt holds a submission that survives a kill -9 of the server. A retried upload (same
+student, assignment and idempotency key) gets the first receipt back and is stored once. A late
+upload is stored and marked late until the assignment closes (course.toml's `closes`, else the
+deadline plus the days late work can still count), and its receipt says what the late policy
+makes of it and what it does to what counts ("this replaces your counted 20/20 (on time) with a
+late upload that counts 0"); after the close, and before the assignment opens or past the day's
+limit, it is refused, with when it can be made (or that it cannot); one while the student
+already has `queued_per_student` uploads waiting to be graded is refused with a Retry-After
+(the client tries again then, with the same key): one token cannot queue more than the workers
+grade. A job's turn is set here (grader.service.work.queue: round-robin by student).
 """
 
 from __future__ import annotations
@@ -82,7 +85,8 @@ class Receipt:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Upload:
-    """One upload as its request brought it: whose, for which assignment, its bytes and when it arrived whole."""
+    """One upload as its request brought it: whose, for
+    which assignment, its bytes and when it arrived whole."""
 
     who: Who
     rules: Rules
@@ -90,15 +94,18 @@ class Upload:
     name: str
     suffix: str
     key: str
-    #: grader.service.policy.clock.arrived, taken once its body was whole: its time, whenever the store writes it
+    #: grader.service.policy.clock.arrived, taken once its
+    #: body was whole: its time, whenever the store writes it
     arrived: float
 
 
 def take(engine: Engine, course: Course, upload: Upload, secret: bytes) -> Receipt | Refused:
-    """Store the upload and queue it for grading, or say why not; raises SQLAlchemyError if the store fails.
+    """Store the upload and queue it for grading, or say
+    why not; raises SQLAlchemyError if the store fails.
 
-    On SQLite the upload's writes join the others waiting at that moment in one transaction (grader.service.
-    group_commit); the receipt comes only once that transaction is committed, on disk."""
+    On SQLite the upload's writes join the others waiting at that
+    moment in one transaction (grader.service.group_commit); the
+    receipt comes only once that transaction is committed, on disk."""
     digest = hashlib.sha256(upload.content).hexdigest()
     seed = (
         submission_seed(secret, upload.content)
@@ -126,8 +133,8 @@ def take(engine: Engine, course: Course, upload: Upload, secret: bytes) -> Recei
 
 
 def _effect(engine: Engine, course: Course, upload: Upload, receipt: Receipt) -> str:
-    """What the upload does to what counts, from the student's other submissions (read after the commit: the
-    writer every upload waits for is not held for it)."""
+    """What the upload does to what counts, from the student's other submissions
+    (read after the commit: the writer every upload waits for is not held for it)."""
     deadline = upload.rules.deadline_for(upload.who.student)
     released = deadline is not None and receipt.received_at >= deadline
     rows = []
@@ -140,7 +147,8 @@ def _effect(engine: Engine, course: Course, upload: Upload, receipt: Receipt) ->
 def _store(
     db: Connection, *, course: Course, upload: Upload, digest: str, seed: SubmissionSeed
 ) -> Receipt | Refused:
-    """The upload's writes, in the transaction `db` has open: its receipt holds once that commits."""
+    """The upload's writes, in the transaction `db`
+    has open: its receipt holds once that commits."""
     who, rules, key = upload.who, upload.rules, upload.key
     if not is_sqlite(
         db.engine
@@ -204,7 +212,8 @@ def _store(
             "seed_token": seed.token,
         },
     ).one()
-    # queued_at is the writer's now: the queue's wait is measured from when the job could first be claimed
+    # queued_at is the writer's now: the queue's wait is
+    # measured from when the job could first be claimed
     db.execute(
         _NEW_JOB,
         {
@@ -230,10 +239,12 @@ def _store(
     )
 
 
-#: how long a student whose uploads fill their share of the queue is asked to wait (about a job's time)
+#: how long a student whose uploads fill their share
+#: of the queue is asked to wait (about a job's time)
 RETRY_QUEUED = 10
 
-#: the statements of an upload, made once: a burst's uploads run them one after another in one writer
+#: the statements of an upload, made once: a burst's
+#: uploads run them one after another in one writer
 _NEW_SUBMISSION = insert(schema.submissions).returning(schema.submissions.c.id)
 _NEW_JOB = insert(schema.jobs)
 _S = schema.submissions.c
@@ -246,10 +257,11 @@ _EARLIER = select(
 )
 
 
-#: counted from the student's own submissions, each with its upload's job (priority 0). `state || ''` keeps SQLite's
-#: planner off the queue's index (state, priority, ...), which it took over the student's index: every upload then
-#: walked the class's whole queue, in the one writer every upload of a burst waits for (SQLite's own idiom for
-#: steering its planner; PostgreSQL reads it as the same comparison)
+#: counted from the student's own submissions, each with its upload's job (priority
+#: 0). `state || ''` keeps SQLite's planner off the queue's index (state, priority,
+#: ...), which it took over the student's index: every upload then walked the class's
+#: whole queue, in the one writer every upload of a burst waits for (SQLite's own
+#: idiom for steering its planner; PostgreSQL reads it as the same comparison)
 _WAITING = (
     select(func.count())
     .select_from(schema.submissions)
@@ -265,8 +277,8 @@ _WAITING = (
 def _earlier(
     db: Connection, student: str, key: str, rules: Rules, course: Course
 ) -> Receipt | None:
-    """The receipt of the upload this one retries, if any: its late policy said again (the first answer may never
-    have reached the student)."""
+    """The receipt of the upload this one retries, if any: its late policy
+    said again (the first answer may never have reached the student)."""
     row = db.execute(_EARLIER, {"student": student, "assignment": rules.id, "key": key}).first()
     if row is None:
         return None
@@ -300,7 +312,8 @@ def _used_today(db: Connection, student: str, assignment: str, now: float, cours
 
 
 def _waiting(db: Connection, student: str) -> int:
-    """The student's uploads queued and not yet being graded (an instructor's regrades of them not counted)."""
+    """The student's uploads queued and not yet being
+    graded (an instructor's regrades of them not counted)."""
     return int(db.execute(_WAITING, {"student": student}).scalar_one())
 
 

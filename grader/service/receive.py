@@ -1,5 +1,6 @@
-"""One upload, through either door: `grade submit` (POST /api/submissions) or the student's page. The assignment it is
-for, the upload's checks, then the store (grader.service.intake), with the same refusals and receipt for both.
+"""One upload, through either door: `grade submit` (POST /api/submissions) or
+the student's page. The assignment it is for, the upload's checks, then the
+store (grader.service.intake), with the same refusals and receipt for both.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ async def receive(
     key: str,
     arrived: float,
 ) -> Receipt | Refused:
-    """Store `content` for the assignment named (or the one `exercise` belongs to), or say why not. `arrived`: when
-    its body was whole (grader.service.policy.clock.arrived), the upload's time."""
+    """Store `content` for the assignment named (or the one `exercise`
+    belongs to), or say why not. `arrived`: when its body was whole
+    (grader.service.policy.clock.arrived), the upload's time."""
     try:
         rules = state.course.assignment_for(exercise, assignment)
     except GraderError as exc:

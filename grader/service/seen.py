@@ -1,7 +1,7 @@
-"""What a reader is shown of a student's standing: each assignment's deadline, limits and counted submission
-(`--status` and the pages), and each submission's label in a history, which after the deadline says what it
-counts (its score after the late policy, and whether it is the one that counts), before it the public checks'
-points alone.
+"""What a reader is shown of a student's standing: each assignment's deadline, limits
+and counted submission (`--status` and the pages), and each submission's label in a
+history, which after the deadline says what it counts (its score after the late policy,
+and whether it is the one that counts), before it the public checks' points alone.
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ def labelled(
     every: Sequence[Row],
     instructor: bool = False,
 ) -> Iterator[tuple[Row, Label]]:
-    """Each of `rows`, with what a history shows of it: before its hidden checks are out, the public points alone.
-    `every`: all the student's submissions, which what one counts depends on (late days are spent across them)."""
+    """Each of `rows`, with what a history shows of it: before its hidden checks
+    are out, the public points alone. `every`: all the student's submissions,
+    which what one counts depends on (late days are spent across them)."""
     worth = worths(course, student, every)
     for row in rows:
         rules = course.assignments.get(row.assignment)
@@ -82,8 +83,8 @@ def labelled(
 
 
 def status_of(state: State, student: str) -> dict[str, object]:
-    """A student's standing as `grade submit --status` and their page show it, every moment also in the course's
-    zone (`*_shown`)."""
+    """A student's standing as `grade submit --status` and their page
+    show it, every moment also in the course's zone (`*_shown`)."""
     course = state.course
     counted = standing(state.engine, course, student)
     assignments = []
@@ -126,8 +127,9 @@ def status_of(state: State, student: str) -> dict[str, object]:
 
 
 def _counted(choice: Counted, released: bool) -> dict[str, object]:
-    """What counts, as a student may see it now. Before their deadline, which submission counts (and its total)
-    would tell how the hidden checks went; an instructor's score or excuse tells nothing of them, and shows."""
+    """What counts, as a student may see it now. Before their deadline,
+    which submission counts (and its total) would tell how the hidden checks
+    went; an instructor's score or excuse tells nothing of them, and shows."""
     fix = choice.correction
     if released or (fix is not None and fix.kind in ("score", "excused")):
         return {

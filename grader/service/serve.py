@@ -1,10 +1,11 @@
-"""`grade serve`: open (or create) the store, put back what a killed server left half-graded, start the server's own
-grading workers, and serve the API and pages on uvicorn, saying where it listens.
+"""`grade serve`: open (or create) the store, put back what a killed server left half-graded, start
+the server's own grading workers, and serve the API and pages on uvicorn, saying where it listens.
 
-The server's workers are `grade worker` processes on the same store, started niced (an upload's receipt must
-not wait behind grading) and started again if one dies. They leave when the server is gone. Jobs a killed
-server's workers held on this machine are queued again at once, and so is the job of one of its workers that died
-(a turn later; given up once it took down MAX_ATTEMPTS workers); on other machines, when their lease lapses.
+The server's workers are `grade worker` processes on the same store, started niced (an
+upload's receipt must not wait behind grading) and started again if one dies. They leave
+when the server is gone. Jobs a killed server's workers held on this machine are queued
+again at once, and so is the job of one of its workers that died (a turn later; given up
+once it took down MAX_ATTEMPTS workers); on other machines, when their lease lapses.
 """
 
 from __future__ import annotations
@@ -39,19 +40,22 @@ class ServeOptions:
     port: int = 8000
     workers: int = 1
     lease: float = 30.0
-    #: TLS on uvicorn itself: the certificate chain and its key (PEM); None: plain HTTP, for a proxy that does TLS
+    #: TLS on uvicorn itself: the certificate chain and its
+    #: key (PEM); None: plain HTTP, for a proxy that does TLS
     certfile: Path | None = None
     keyfile: Path | None = None
-    #: the proxies whose X-Forwarded-For and -Proto are believed (addresses or networks, comma-separated); "" (the
-    #: default): none, whatever $FORWARDED_ALLOW_IPS says, so that no client can claim another address or https
+    #: the proxies whose X-Forwarded-For and -Proto are believed (addresses or
+    #: networks, comma-separated); "" (the default): none, whatever
+    #: $FORWARDED_ALLOW_IPS says, so that no client can claim another address or https
     trusted_proxies: str = ""
     #: a line per request (its client's address, as the proxy rule has it) on standard output
     access_log: bool = False
 
 
 def requeue_local(engine: Engine, course: Course | None = None) -> int:
-    """Jobs held by workers of this machine that are no longer running: back in the queue now, a turn later, or given
-    up once they took down MAX_ATTEMPTS workers (with the report their student reads)."""
+    """Jobs held by workers of this machine that are no longer running:
+    back in the queue now, a turn later, or given up once they took
+    down MAX_ATTEMPTS workers (with the report their student reads)."""
     from grader.service.work.grading import given_up
 
     host = socket.gethostname()
@@ -80,7 +84,8 @@ def _alive(pid: int) -> bool:
 
 
 class Workers:
-    """The server's own workers: started, watched, started again when one dies, stopped with the server."""
+    """The server's own workers: started, watched,
+    started again when one dies, stopped with the server."""
 
     def __init__(
         self,
@@ -105,11 +110,13 @@ class Workers:
             "--nice",
             str(WORKER_NICE),
         ]
-        # the store's URL may hold a password: in the environment, not on a command line anyone can list
+        # the store's URL may hold a password: in the
+        # environment, not on a command line anyone can list
         self._env = {**os.environ, "AUTOGRADER_DATABASE": database}
         self._count = count
         self._say = say
-        #: called once a worker has died, before another starts: its job goes back in the queue at once
+        #: called once a worker has died, before another
+        #: starts: its job goes back in the queue at once
         self._died = died
         self._procs: list[subprocess.Popen[bytes]] = []
         self._stop = threading.Event()
@@ -228,8 +235,9 @@ def _server_class() -> type:
     import uvicorn
 
     class Server(uvicorn.Server):
-        """uvicorn's server, except that SIGINT and SIGTERM end `serve` normally: uvicorn raises the signal again
-        once it has stopped, which would kill this process before it stops its workers."""
+        """uvicorn's server, except that SIGINT and SIGTERM end `serve`
+        normally: uvicorn raises the signal again once it has stopped,
+        which would kill this process before it stops its workers."""
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:

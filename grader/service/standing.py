@@ -1,17 +1,20 @@
-"""Where each student stands: their submissions with their latest results, and what counts for each assignment.
+"""Where each student stands: their submissions with their
+latest results, and what counts for each assignment.
 
-What counts is one function of the rules in force and a student's submissions (`plan`, and `count` and `worths`
-over it), and every reader takes it from here: the student's pages and `grade submit`, the class table, the
-gradebook and its export, the LMS. For each assignment, the rules offer choices: under counts = "best" any
-graded submission, under "last" the newest, each worth its score after the late policy (a penalty, late days
-spent, or 0). An instructor's correction (a score set by hand, the submission chosen to count, or the assignment
-excused: grader.service.policy.corrections) takes the place of the rules' choice for that student's assignment. Late
-days go where they count most: the choice for each assignment is the one of the plan with the best course
-total the budget allows (grader.service.policy.late_days), not the first assignment's in deadline order. A deadline
-moved later (an extension granted, a deadline moved in course.toml) applies to what was already submitted
-(`late_now`).
+What counts is one function of the rules in force and a student's submissions (`plan`, and
+`count` and `worths` over it), and every reader takes it from here: the student's pages and
+`grade submit`, the class table, the gradebook and its export, the LMS. For each assignment,
+the rules offer choices: under counts = "best" any graded submission, under "last" the newest,
+each worth its score after the late policy (a penalty, late days spent, or 0). An instructor's
+correction (a score set by hand, the submission chosen to count, or the assignment excused:
+grader.service.policy.corrections) takes the place of the rules' choice for that student's
+assignment. Late days go where they count most: the choice for each assignment is the one of
+the plan with the best course total the budget allows (grader.service.policy.late_days), not
+the first assignment's in deadline order. A deadline moved later (an extension granted, a
+deadline moved in course.toml) applies to what was already submitted (`late_now`).
 
-Read from the store a student (or an assignment) at a time: nothing here holds the whole class's reports.
+Read from the store a student (or an assignment) at a
+time: nothing here holds the whole class's reports.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ class Row:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Counted:
-    """An assignment's counted submission for one student, and what it is worth after the late policy."""
+    """An assignment's counted submission for one
+    student, and what it is worth after the late policy."""
 
     assignment: str
     row: Row | None
@@ -61,7 +65,8 @@ class Counted:
     max_score: float | None
     late_days_used: int
     why: str
-    #: the instructor excused the student from the assignment: it counts neither points nor out of any
+    #: the instructor excused the student from the
+    #: assignment: it counts neither points nor out of any
     excused: bool = False
     #: the instructor's correction it follows, if any
     correction: Correction | None = None
@@ -139,13 +144,15 @@ def standing(engine: Engine, course: Course, student: str) -> dict[str, Counted]
 
 
 def count(course: Course, student: str, rows: Sequence[Row]) -> dict[str, Counted]:
-    """What counts for each of the course's assignments: the one function every page, export and the LMS read."""
+    """What counts for each of the course's assignments:
+    the one function every page, export and the LMS read."""
     return plan(course, student, rows).counted
 
 
 def worths(course: Course, student: str, rows: Sequence[Row]) -> dict[int, tuple[Counted, bool]]:
-    """What each of `student`'s graded submissions is worth under its assignment's rules now (with the late days
-    the plan leaves to that assignment), and whether it is the one that counts."""
+    """What each of `student`'s graded submissions is worth under
+    its assignment's rules now (with the late days the plan leaves
+    to that assignment), and whether it is the one that counts."""
     found = plan(course, student, rows)
     worth = {}
     for rules in course.assignments.values():
@@ -162,16 +169,16 @@ def worths(course: Course, student: str, rows: Sequence[Row]) -> dict[int, tuple
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Plan:
-    """What counts for each assignment, and the late days the plan leaves to each (the budget less what the
-    others spend)."""
+    """What counts for each assignment, and the late days the
+    plan leaves to each (the budget less what the others spend)."""
 
     counted: dict[str, Counted]
     left: dict[str, int]
 
 
 def plan(course: Course, student: str, rows: Sequence[Row]) -> Plan:
-    """What counts for each assignment: of the choices the rules (or a correction) allow, the ones whose points add
-    up to the most the late-day budget allows."""
+    """What counts for each assignment: of the choices the rules (or a correction)
+    allow, the ones whose points add up to the most the late-day budget allows."""
     groups = []
     for rules in course.assignments.values():
         groups.append(
@@ -191,7 +198,8 @@ def plan(course: Course, student: str, rows: Sequence[Row]) -> Plan:
 
 
 def _options(course: Course, student: str, rules: Rules, rows: Sequence[Row]) -> list[Counted]:
-    """What the rules let count for one assignment, the preferred first; one choice at least spends no late day."""
+    """What the rules let count for one assignment, the
+    preferred first; one choice at least spends no late day."""
     # a grader error is never the student's: such a submission neither counts nor stands in the way
     rows = [row for row in rows if row.outcome != "grader-error"]
     correction = rules.corrections.get(student)
@@ -208,7 +216,8 @@ def _options(course: Course, student: str, rules: Rules, rows: Sequence[Row]) ->
     if not graded:
         return [_nothing(rules, rows[0], "not graded yet")]
     options = [option for row in graded for option in _priced(course, student, rules, row)]
-    # best: the highest score after the late policy; on a tie, fewer late days, then the earlier submission
+    # best: the highest score after the late policy; on a
+    # tie, fewer late days, then the earlier submission
     return sorted(
         options,
         key=lambda c: (
@@ -223,8 +232,8 @@ def _options(course: Course, student: str, rules: Rules, rows: Sequence[Row]) ->
 def _corrected(
     course: Course, student: str, rules: Rules, rows: Sequence[Row], correction: Correction
 ) -> list[Counted]:
-    """The choice an instructor's correction leaves: the assignment excused, a score set by hand, or one
-    submission (its late policy still applies)."""
+    """The choice an instructor's correction leaves: the assignment excused,
+    a score set by hand, or one submission (its late policy still applies)."""
     because = f": {correction.reason}" if correction.reason else ""
     graded = sorted(
         (row for row in rows if row.score is not None), key=lambda row: -(row.score or 0.0)
@@ -302,8 +311,8 @@ def _nothing(
 
 
 def _priced(course: Course, student: str, rules: Rules, row: Row) -> list[Counted]:
-    """What one graded submission can count: on time, after a penalty, or with the late days it needs (or, where
-    they go elsewhere, 0)."""
+    """What one graded submission can count: on time, after a penalty,
+    or with the late days it needs (or, where they go elsewhere, 0)."""
     days = late_now(course, rules, student, row)
     if days > 0 and rules.late == "late-days":
         spent = math.ceil(
@@ -333,7 +342,8 @@ def _priced(course: Course, student: str, rules: Rules, row: Row) -> list[Counte
 
 
 def _unspent(course: Course, student: str, rules: Rules, choice: Counted, left: int) -> Counted:
-    """The counted choice, saying why a late file that needed late days counts 0: the days the plan left it."""
+    """The counted choice, saying why a late file that
+    needed late days counts 0: the days the plan left it."""
     if (
         choice.row is None
         or choice.late_days_used
@@ -356,7 +366,8 @@ def _days(count: int) -> str:
 
 
 def span(days: float) -> str:
-    """A time late in words: whole days, or hours where the course counts them (late_rounding = "hour")."""
+    """A time late in words: whole days, or hours where
+    the course counts them (late_rounding = "hour")."""
     if days == int(days):
         return f"{int(days)} day{'s' if days != 1 else ''}"
     hours = round(days * 24)
@@ -364,7 +375,8 @@ def span(days: float) -> str:
 
 
 def factor_of(rules: Rules, days: float, budget: int) -> tuple[float, int, str]:
-    """What a submission `days` late keeps of its score, the late days it spends, and why, in words."""
+    """What a submission `days` late keeps of its
+    score, the late days it spends, and why, in words."""
     if days <= 0:
         return 1.0, 0, "on time"
     if rules.late == "late-days":
@@ -387,7 +399,8 @@ def factor_of(rules: Rules, days: float, budget: int) -> tuple[float, int, str]:
 
 
 def late_policy(rules: Rules, days: float, late_days: int) -> str:
-    """What the late policy makes of an upload `days` late, for its receipt; empty when it is on time."""
+    """What the late policy makes of an upload `days`
+    late, for its receipt; empty when it is on time."""
     if days <= 0:
         return ""
     if rules.late == "late-days":
@@ -407,9 +420,9 @@ def late_policy(rules: Rules, days: float, late_days: int) -> str:
 
 
 def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> float:
-    """How late `row` counts: as its receipt said, or less where the deadline in force now is later (an extension
-    granted, a deadline moved in course.toml, after the upload). A deadline moved earlier applies from then on:
-    what a receipt said on time stays on time."""
+    """How late `row` counts: as its receipt said, or less where the deadline in force now
+    is later (an extension granted, a deadline moved in course.toml, after the upload). A
+    deadline moved earlier applies from then on: what a receipt said on time stays on time."""
     if rules is None:
         return row.days_late
     return min(row.days_late, course.days_late(rules, student, row.received_at))

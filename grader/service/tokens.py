@@ -1,14 +1,16 @@
-"""Who may submit: one token per student, stored as a digest, checked in constant time, revocable; and the pages'
-one-time login links and session cookies, made from a token so that the token itself never sits in a URL.
+"""Who may submit: one token per student, stored as a digest, checked in
+constant time, revocable; and the pages' one-time login links and session
+cookies, made from a token so that the token itself never sits in a URL.
 
-A token reads `agt_<id>_<secret>`: the id finds its row, and the secret's SHA-256 is compared with the one
-stored by `hmac.compare_digest`. The secret is 256 random bits, so a plain digest is as good as a slow hash
-(nobody can try 2^256 guesses), and the store never holds a token that works.
+A token reads `agt_<id>_<secret>`: the id finds its row, and the secret's SHA-256 is compared with
+the one stored by `hmac.compare_digest`. The secret is 256 random bits, so a plain digest is as
+good as a slow hash (nobody can try 2^256 guesses), and the store never holds a token that works.
 
-A login link and a session belong to the token that made them: each request by cookie checks that the token
-is still live, so revoking or reissuing it (`grade tokens --revoke`, `--again`, `--instructor`) ends them at
-once. Only the token makes a login link (`who.by_session` cannot), and a session lasts SESSION_SECONDS from
-its login, never renewed: a leaked cookie is good for a few hours at most, and never for a new credential.
+A login link and a session belong to the token that made them: each request by cookie
+checks that the token is still live, so revoking or reissuing it (`grade tokens
+--revoke`, `--again`, `--instructor`) ends them at once. Only the token makes a login
+link (`who.by_session` cannot), and a session lasts SESSION_SECONDS from its login, never
+renewed: a leaked cookie is good for a few hours at most, and never for a new credential.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ class Who:
     token_id: str = ""
     #: it came with a session cookie, not the token itself: it may not make new credentials
     by_session: bool = False
-    #: the deployment (grader.service.lti.lti_config.platform_id) whose launch made its session, if one did
+    #: the deployment (grader.service.lti.lti_config.platform_id)
+    #: whose launch made its session, if one did
     platform: str = ""
 
     @property
@@ -67,7 +70,8 @@ def issue(
     role: str = "student",
     again: bool = False,
 ) -> list[tuple[Student, str]]:
-    """A token for each of `people` that has none (each of them, revoking the old, with `again`); the new ones."""
+    """A token for each of `people` that has none (each of
+    them, revoking the old, with `again`); the new ones."""
     issued: list[tuple[Student, str]] = []
     now = time.time()
     with writing(engine) as db:
@@ -171,7 +175,8 @@ def who_has(engine: Engine, token: str) -> Who | None:
 
 
 def login_link(engine: Engine, who: Who) -> str:
-    """A one-time code, good for LOGIN_SECONDS, that /login/CODE turns into a session cookie of `who`'s token."""
+    """A one-time code, good for LOGIN_SECONDS, that
+    /login/CODE turns into a session cookie of `who`'s token."""
     if who.by_session or not who.token_id:
         raise PermissionError("a login link is made with the token itself, never from a session")
     code = secrets.token_urlsafe(32)
@@ -191,7 +196,8 @@ def login_link(engine: Engine, who: Who) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Holder:
-    """Whom a login link signs in: shown before it is spent, so that a link someone else made is not taken."""
+    """Whom a login link signs in: shown before it is
+    spent, so that a link someone else made is not taken."""
 
     student: str
     name: str
@@ -199,7 +205,8 @@ class Holder:
 
 
 def link_holder(engine: Engine, code: str) -> Holder | None:
-    """Whom the login code `code` would sign in, without spending it; None where use_link would refuse it."""
+    """Whom the login code `code` would sign in, without
+    spending it; None where use_link would refuse it."""
     s, st, t = schema.sessions.c, schema.students.c, schema.tokens.c
     with reading(engine) as db:
         row = db.execute(
@@ -215,7 +222,8 @@ def link_holder(engine: Engine, code: str) -> Holder | None:
 
 
 def use_link(engine: Engine, code: str) -> str | None:
-    """Spend a login code: a session id for the cookie, or None if it is unknown, used, expired or its token revoked."""
+    """Spend a login code: a session id for the cookie, or
+    None if it is unknown, used, expired or its token revoked."""
     session = secrets.token_urlsafe(32)
     with writing(engine) as db:
         row = db.execute(
@@ -252,9 +260,10 @@ def _live(db: Connection, token: str, student: str) -> bool:
 
 
 def lti_session(engine: Engine, student: str, platform: str, subject: str) -> str:
-    """A session for a launch grader.service.lti.lti has checked. It ends at SESSION_SECONDS at the latest, and at
-    once when its platform's deployment is no longer accepted or the student's lti_user_id is no longer `subject`
-    (removed from the roster, or the roster says another LTI user): who_is checks both on every request."""
+    """A session for a launch grader.service.lti.lti has checked. It ends at
+    SESSION_SECONDS at the latest, and at once when its platform's deployment is no
+    longer accepted or the student's lti_user_id is no longer `subject` (removed from the
+    roster, or the roster says another LTI user): who_is checks both on every request."""
     session, now = secrets.token_urlsafe(32), time.time()
     with writing(engine) as db:
         db.execute(delete(schema.sessions).where(schema.sessions.c.expires_at < now))
@@ -275,8 +284,9 @@ def lti_session(engine: Engine, student: str, platform: str, subject: str) -> st
 
 
 def who_is(engine: Engine, session: str) -> Who | None:
-    """The holder of a session cookie, while it lasts and what made it stands, checked on every request: the token
-    behind a login link's session is live; a launch's platform and the roster's LTI user id still stand."""
+    """The holder of a session cookie, while it lasts and what made it
+    stands, checked on every request: the token behind a login link's session
+    is live; a launch's platform and the roster's LTI user id still stand."""
     s, st, t, ls, lp = (
         schema.sessions.c,
         schema.students.c,

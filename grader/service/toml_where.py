@@ -1,5 +1,6 @@
-"""Where in a TOML file a setting is written, and its values checked against what it may hold: every message about
-course.toml names the file, the line and the key (`course.toml, line 12: assignments.hw1.deadline ...`)."""
+"""Where in a TOML file a setting is written, and its values checked against
+what it may hold: every message about course.toml names the file, the line
+and the key (`course.toml, line 12: assignments.hw1.deadline ...`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ class Where:
         self.source = source
 
     def at(self, key: str) -> str:
-        """`course.toml, line N` for a dotted key (assignments.hw1.deadline), or the file where it is not written."""
+        """`course.toml, line N` for a dotted key
+        (assignments.hw1.deadline), or the file where it is not written."""
         table = ""
         for number, line in enumerate(self.source.splitlines(), 1):
             bare = line.strip()

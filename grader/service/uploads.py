@@ -1,5 +1,6 @@
-"""What an upload must be before it is stored: a size-capped UTF-8 Python file, or a notebook that is JSON; each other
-shape gets a message that says what it is and what to do. Every check is linear in the upload and bounded by the cap.
+"""What an upload must be before it is stored: a size-capped UTF-8 Python file,
+or a notebook that is JSON; each other shape gets a message that says what it
+is and what to do. Every check is linear in the upload and bounded by the cap.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ class Refused:
 
     status: int
     message: str
-    #: seconds after which the same upload may succeed (a 429's Retry-After); None: not a matter of waiting
+    #: seconds after which the same upload may succeed (a
+    #: 429's Retry-After); None: not a matter of waiting
     retry_after: int | None = None
 
 
 def shown_name(name: str) -> str:
-    """What the student called the file, for their own pages: no path, no control characters, clipped."""
+    """What the student called the file, for their own
+    pages: no path, no control characters, clipped."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     return _NAME.sub("_", base)[:80] or "submission"
 
@@ -51,8 +54,8 @@ def suffix_of(name: str) -> str:
 def check_upload(
     content: bytes, name: str, cap: int, library: Library | None = None
 ) -> Refused | str:
-    """The suffix the grader stores it under (.py or .ipynb; .zip for a library course's repository), or why it
-    is refused."""
+    """The suffix the grader stores it under (.py or .ipynb; .zip
+    for a library course's repository), or why it is refused."""
     shown = shown_name(name)
     if library is not None:
         return _check_package(content, shown, cap, library)
@@ -107,8 +110,8 @@ def check_upload(
 
 
 def _check_package(content: bytes, shown: str, cap: int, library: Library) -> Refused | str:
-    """A library course's upload: a zip of the course's files of a repository (what grade submit FOLDER sends),
-    read under the same caps as when it is graded."""
+    """A library course's upload: a zip of the course's files of a repository (what
+    grade submit FOLDER sends), read under the same caps as when it is graded."""
     if len(content) > cap:
         return Refused(
             413,

@@ -1,13 +1,13 @@
-"""What a student may see of their own report: before their deadline, the public checks only (the hidden checks'
-points are named as still to come, as in a released pack), and nothing else of the hidden run: not the integrity
-line it may have added, not the time it took, not what its verdicts add to a public check's diagnosis (each public
-check's diagnosis is the one made on the public checks' evidence alone: grader.judge.diagnose.public_diagnosis);
-after it,
-every check, hidden ones as the report model shows them (status and points, never inputs or expected values), and
-the full diagnosis, with the late policy applied to the scores. A report
-names the seed it was really graded with the way the store drew it: the token of a seed drawn from the course
-secret (never the seed, from which the hidden inputs follow), or the course's one fixed seed.
-The counted copy of a report (the gradebook's and the LMS's) carries the late policy's factor in its scores.
+"""What a student may see of their own report: before their deadline, the public checks only (the
+hidden checks' points are named as still to come, as in a released pack), and nothing else of the
+hidden run: not the integrity line it may have added, not the time it took, not what its verdicts
+add to a public check's diagnosis (each public check's diagnosis is the one made on the public
+checks' evidence alone: grader.judge.diagnose.public_diagnosis); after it, every check, hidden
+ones as the report model shows them (status and points, never inputs or expected values), and the
+full diagnosis, with the late policy applied to the scores. A report names the seed it was really
+graded with the way the store drew it: the token of a seed drawn from the course secret (never
+the seed, from which the hidden inputs follow), or the course's one fixed seed. The counted copy
+of a report (the gradebook's and the LMS's) carries the late policy's factor in its scores.
 """
 
 from __future__ import annotations
@@ -29,9 +29,11 @@ def stored_report(text: str) -> Report:
 
 
 def as_graded(report: Report, seed_token: str) -> Report:
-    """`report` naming the seed its submission was graded with, from the store's record of it (`seed_token`).
+    """`report` naming the seed its submission was graded
+    with, from the store's record of it (`seed_token`).
 
-    Reports stored before they carried the token hold the seed itself: it never leaves the store that way."""
+    Reports stored before they carried the token hold
+    the seed itself: it never leaves the store that way."""
     if seed_token.startswith(FIXED_SEED) and seed_token[len(FIXED_SEED) :].isdigit():
         return dataclasses.replace(report, seed=int(seed_token[len(FIXED_SEED) :]), seed_token=None)
     return dataclasses.replace(report, seed=None, seed_token=seed_token)
@@ -40,8 +42,9 @@ def as_graded(report: Report, seed_token: str) -> Report:
 def shown(
     text: str, *, seed_token: str, hidden_released: bool, worth: tuple[Counted, bool] | None
 ) -> Report:
-    """The stored report `text` as its student may see it now; after the deadline, scored as it counts (`worth`:
-    what the late policy leaves of it, and whether it is the submission that counts: grader.service.standing)."""
+    """The stored report `text` as its student may see it now; after the
+    deadline, scored as it counts (`worth`: what the late policy leaves of it,
+    and whether it is the submission that counts: grader.service.standing)."""
     view = student_view(as_graded(stored_report(text), seed_token), hidden_released=hidden_released)
     if hidden_released and worth is not None:
         counted, counts = worth
@@ -61,10 +64,10 @@ def shown(
 def student_view(report: Report, *, hidden_released: bool) -> Report:
     """`report` as its student may see it now.
 
-    What the code printed is withheld whenever it ran hidden checks, as the feedback page does: it could have
-    printed their inputs. (Once the hidden checks are taken out, the page could no longer tell.) Before the
-    deadline, the report's time is withheld too: the hidden run is part of it, and code can take its time for
-    what it saw there.
+    What the code printed is withheld whenever it ran hidden checks, as the feedback page
+    does: it could have printed their inputs. (Once the hidden checks are taken out, the
+    page could no longer tell.) Before the deadline, the report's time is withheld too:
+    the hidden run is part of it, and code can take its time for what it saw there.
     """
     exercises = tuple(
         _diagnosed(e, hidden_released)
@@ -110,8 +113,9 @@ def _public(exercise: ExerciseResult) -> ExerciseResult:
 
 
 def _diagnosed(exercise: ExerciseResult, hidden_released: bool) -> ExerciseResult:
-    """The exercise with one diagnosis a check: the full one once the hidden checks are released, else the one made
-    on the public checks' evidence alone, where the report keeps one apart (reports before 1.6 keep none)."""
+    """The exercise with one diagnosis a check: the full one once the hidden
+    checks are released, else the one made on the public checks' evidence
+    alone, where the report keeps one apart (reports before 1.6 keep none)."""
     if exercise.public_masked is None and all(c.public_diagnosis is None for c in exercise.checks):
         return exercise
     checks = tuple(
@@ -133,7 +137,8 @@ def _diagnosed(exercise: ExerciseResult, hidden_released: bool) -> ExerciseResul
 
 
 def counted_copy(report: Report, factor: float, why: str) -> Report:
-    """The report whose scores the gradebook takes: each check's points times the late policy's factor."""
+    """The report whose scores the gradebook takes:
+    each check's points times the late policy's factor."""
     if factor == 1.0 and why == "on time":
         return report
     exercises = tuple(
@@ -152,9 +157,10 @@ def counted_copy(report: Report, factor: float, why: str) -> Report:
 
 
 def set_copy(report: Report, score: float, why: str) -> Report:
-    """The report whose scores the gradebook takes when an instructor set the score by hand: `score` shared over
-    the checks in proportion to their points (the last takes what rounding leaves), so that every format and the
-    LMS read that score, and a note that says who set it and why."""
+    """The report whose scores the gradebook takes when an instructor set
+    the score by hand: `score` shared over the checks in proportion to their
+    points (the last takes what rounding leaves), so that every format and
+    the LMS read that score, and a note that says who set it and why."""
     checks = [(e.id, c.name) for e in report.exercises for c in e.checks]
     most = sum(c.max_score for e in report.exercises for c in e.checks)
     given: dict[tuple[str, str], float] = {}

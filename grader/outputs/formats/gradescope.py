@@ -18,7 +18,8 @@ MARKER = "[...(truncated)...]"
 PRINTED_LIMIT = 10_000
 GRADER = "autograd-grader"
 
-# NUL is replaced by the harness anyway; lone surrogates (undecodable bytes) cannot be written as UTF-8.
+# NUL is replaced by the harness anyway; lone surrogates
+# (undecodable bytes) cannot be written as UTF-8.
 _UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -33,9 +34,9 @@ def gradescope_results(report: Report) -> dict[str, Any]:
     hidden = any(c.visibility == "hidden" for e in report.exercises for c in e.checks)
     printed = _printed(report)
     if printed and hidden:
-        # Hidden checks run in the student's process, which can print their inputs; the top-level output is
-        # shown at once, and every resubmission gets the same inputs (one seed per autograder), so what it
-        # printed waits for the grades to be published.
+        # Hidden checks run in the student's process, which can print their inputs; the
+        # top-level output is shown at once, and every resubmission gets the same inputs (one
+        # seed per autograder), so what it printed waits for the grades to be published.
         tests.append(_printed_test(printed, len(report.exercises) + 1))
     return {
         "score": report.score,
@@ -54,7 +55,8 @@ def gradescope_results(report: Report) -> dict[str, Any]:
 
 
 def gradescope_failure(message: str) -> dict[str, Any]:
-    """A results.json for a run that produced no report, so that the student still sees why (score 0)."""
+    """A results.json for a run that produced no report,
+    so that the student still sees why (score 0)."""
     text = f"The autograder could not grade this submission.\n{message}".rstrip()
     return {
         "score": 0,
@@ -89,8 +91,8 @@ def _test(
         "visibility": "after_published" if check.visibility == "hidden" else "visible",
         "tags": [exercise.id],
     }
-    # A hidden check says how it went, never what it ran or which mistake it points at: the hint would tell
-    # what the hidden check tests, and every resubmission meets the same inputs.
+    # A hidden check says how it went, never what it ran or which mistake it points at: the hint
+    # would tell what the hidden check tests, and every resubmission meets the same inputs.
     output = with_trace_note(
         with_precision_note(
             check.problem if check.visibility == "hidden" else check.message, check
@@ -116,7 +118,8 @@ def _printed_test(printed: str, number: int) -> dict[str, Any]:
 
 
 def _summary(report: Report, printed: str, hidden: bool) -> str:
-    """The top-level output: the score, then everything about the submission that is not one check."""
+    """The top-level output: the score, then everything
+    about the submission that is not one check."""
     checks = [c for e in report.exercises for c in e.checks]
     passed = sum(c.status == "passed" for c in checks)
     counted = sum(c.status != "skipped" for c in checks)
@@ -140,7 +143,8 @@ def _summary(report: Report, printed: str, hidden: bool) -> str:
 
 
 def _printed(report: Report) -> str:
-    """What the submission printed, cut to PRINTED_LIMIT; empty when it printed nothing but whitespace."""
+    """What the submission printed, cut to PRINTED_LIMIT;
+    empty when it printed nothing but whitespace."""
     if not report.output.strip():
         return ""
     text = truncate_middle(report.output.rstrip("\n"), PRINTED_LIMIT)

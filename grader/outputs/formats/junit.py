@@ -1,4 +1,5 @@
-"""JUnit XML for CI (GitLab, GitHub test reporters, Jenkins): one testsuite per student and exercise."""
+"""JUnit XML for CI (GitLab, GitHub test reporters,
+Jenkins): one testsuite per student and exercise."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from dataclasses import dataclass
 from grader.judge.report import CheckResult, ExerciseResult, Report
 from grader.outputs.precision_note import with_precision_note
 
-# Characters XML 1.0 cannot carry at all, even escaped: C0 controls other than tab and newlines (ANSI colour
-# codes in what students print), lone surrogates, U+FFFE and U+FFFF.
+# Characters XML 1.0 cannot carry at all, even escaped: C0 controls other than tab and
+# newlines (ANSI colour codes in what students print), lone surrogates, U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _RESULT = {"failed": "failure", "error": "error"}
 
@@ -36,7 +37,8 @@ class _Counts:
 
 
 def junit_xml(suites: Sequence[tuple[str, Report]], *, name: str = "autograd-grader") -> str:
-    """One <testsuites> document for labelled reports (a student's id, or the file name for one report)."""
+    """One <testsuites> document for labelled reports
+    (a student's id, or the file name for one report)."""
     root = ET.Element("testsuites", {"name": _clean(name)})
     total = _Counts()
     for label, report in suites:
@@ -51,8 +53,8 @@ def junit_xml(suites: Sequence[tuple[str, Report]], *, name: str = "autograd-gra
 def _report_suites(label: str, report: Report) -> list[tuple[ET.Element, _Counts]]:
     if not report.exercises:
         return [_unloaded_suite(label, report, round(report.seconds * 1000))]
-    # One child process ran every check of a report: the grader knows the whole run's time, not each check's,
-    # so it is shared evenly among the checks that ran.
+    # One child process ran every check of a report: the grader knows the whole run's
+    # time, not each check's, so it is shared evenly among the checks that ran.
     ran = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
     ms = round(report.seconds * 1000 / ran) if ran else 0
     return [_suite(label, report, exercise, ms) for exercise in report.exercises]
@@ -80,7 +82,8 @@ def _suite(
 
 
 def _unloaded_suite(label: str, report: Report, ms: int) -> tuple[ET.Element, _Counts]:
-    """A report that graded no exercise (it named none it could be graded on): its problems as one error."""
+    """A report that graded no exercise (it named none
+    it could be graded on): its problems as one error."""
     suite = ET.Element("testsuite", {"name": _clean(label)})
     _suite_properties(suite, report, 0.0, 0.0)
     counts = _Counts()
@@ -121,7 +124,8 @@ def _testcase(classname: str, check: CheckResult, ms: int) -> ET.Element:
         ],
     )
     if check.status in _RESULT:
-        # The attribute is the short problem (test reporters show it in one line); the text adds what was run.
+        # The attribute is the short problem (test reporters
+        # show it in one line); the text adds what was run.
         result = ET.SubElement(
             case,
             _RESULT[check.status],
@@ -134,7 +138,8 @@ def _testcase(classname: str, check: CheckResult, ms: int) -> ET.Element:
 
 
 def _streams(suite: ET.Element, report: Report, exercise_problems: Sequence[str]) -> None:
-    """What the submission printed in <system-out>; why it did not load, or an exercise stopped, in <system-err>."""
+    """What the submission printed in <system-out>; why it
+    did not load, or an exercise stopped, in <system-err>."""
     out = [f"note: {n}" for n in report.notes] + ([report.output] if report.output else [])
     if report.output_truncated:
         out.append("(it printed more; the rest was dropped)")
@@ -174,7 +179,8 @@ def _set_counts(element: ET.Element, counts: _Counts) -> None:
 
 
 def _clean(text: str) -> str:
-    """`text` with what XML cannot hold made visible: an escape code for control characters, U+FFFD otherwise."""
+    """`text` with what XML cannot hold made visible: an
+    escape code for control characters, U+FFFD otherwise."""
     return _NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if m[0] < " " else "\ufffd", text)
 
 

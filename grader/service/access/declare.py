@@ -1,6 +1,6 @@
-"""Each route's declaration of who may call it, and the decorators that make it and enforce it (the how-to is
-grader.service.access's docstring). A declaration is kept for the route table's test and for the frames an
-answer allows; `check` refuses an app with a route that declares nothing.
+"""Each route's declaration of who may call it, and the decorators that make it and enforce it (the
+how-to is grader.service.access's docstring). A declaration is kept for the route table's test and
+for the frames an answer allows; `check` refuses an app with a route that declares nothing.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def declared(endpoint: object) -> Access | None:
 
 
 def open_to(caller: Caller) -> Callable[[Open], Open]:
-    """Declare an endpoint that asks no credential (ANYONE, LMS): it never reads the caller's cookie or token."""
+    """Declare an endpoint that asks no credential (ANYONE,
+    LMS): it never reads the caller's cookie or token."""
     assert caller in (Caller.ANYONE, Caller.LMS)
     declaration = Access(caller)
 
@@ -85,7 +86,8 @@ def open_to(caller: Caller) -> Callable[[Open], Open]:
 def allow(
     caller: Caller, *, token_only: bool = False, uploads: bool = False
 ) -> Callable[[Guarded], Open]:
-    """Declare an endpoint for a signed-in caller (STUDENT, INSTRUCTOR): it runs only for them, given `who`."""
+    """Declare an endpoint for a signed-in caller (STUDENT,
+    INSTRUCTOR): it runs only for them, given `who`."""
     assert caller in (Caller.STUDENT, Caller.INSTRUCTOR)
     declaration = Access(caller, token_only=token_only, uploads=uploads)
 

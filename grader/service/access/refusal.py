@@ -1,4 +1,5 @@
-"""A refusal in the words of its door: JSON for the API (/api/), a page of the course for the pages."""
+"""A refusal in the words of its door: JSON for the
+API (/api/), a page of the course for the pages."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def refusal(
     message: str,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """`message` as the API says it, or a page of the course titled `title` (401: how to sign in)."""
+    """`message` as the API says it, or a page of
+    the course titled `title` (401: how to sign in)."""
     if connection.url.path.startswith("/api/"):
         return JSONResponse({"error": message}, status_code=status, headers=headers)
     if status == 401:

@@ -1,9 +1,11 @@
-"""`grade submit`'s requests: upload a file and print its receipt once the server has stored it, wait for and print
-the report of the public checks; ask the server what it holds (`--status`, `--history`, `--login`).
+"""`grade submit`'s requests: upload a file and print its receipt once the
+server has stored it, wait for and print the report of the public checks;
+ask the server what it holds (`--status`, `--history`, `--login`).
 
-Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. Where the
-requests go, and with which token, is grader.service.client.where's. An upload is retried on a dropped connection
-or a busy server with the same idempotency key, so it is stored once however often it is sent.
+Only the standard library speaks HTTP here (urllib), so a student needs nothing
+beyond the base install. Where the requests go, and with which token, is
+grader.service.client.where's. An upload is retried on a dropped connection or a busy
+server with the same idempotency key, so it is stored once however often it is sent.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def call(
     timeout: float = 90.0,
     retries: int = RETRIES,
 ) -> tuple[int, Any]:
-    """One request, retried while the connection fails or the server is busy (429 with Retry-After, 502-504)."""
+    """One request, retried while the connection fails or
+    the server is busy (429 with Retry-After, 502-504)."""
     request = urllib.request.Request(
         where.server + path,
         data=body,
@@ -82,8 +85,8 @@ def call(
                 f"{why[:200]}: waiting {delay:.0f} s, then trying again "
                 f"({attempt + 1} of {retries})"
             )
-        # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
-        # idempotency key, so one that was stored is not stored twice
+        # a reply cut short (IncompleteRead) is tried again like a refused connection: an
+        # upload carries its idempotency key, so one that was stored is not stored twice
         except (
             urllib.error.URLError,
             http.client.HTTPException,
@@ -131,7 +134,8 @@ def _waiting(line: str) -> None:
 
 
 def _answer(where: Settings, raw: bytes) -> Any:
-    """A success's body, which must be the API's JSON: a proxy's or a captive portal's page is not an answer."""
+    """A success's body, which must be the API's JSON: a
+    proxy's or a captive portal's page is not an answer."""
     try:
         return json.loads(raw or b"{}")
     except ValueError:
@@ -158,8 +162,8 @@ def upload(
     key: str | None = None,
     library: Library | None = None,
 ) -> dict[str, Any]:
-    """Send the file, or for a library course the course's files of the repository at `path` as one zip; the
-    receipt (submission id, sha256, server time), given once it is stored."""
+    """Send the file, or for a library course the course's files of the repository at `path`
+    as one zip; the receipt (submission id, sha256, server time), given once it is stored."""
     name = path.name
     if library is not None:
         from grader.run.read.package import package_zip
@@ -219,7 +223,8 @@ def stale_text(answer: dict[str, Any]) -> str:
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:
-    """The exercise or assignment the file names (its '# exercise:' line, or the notebook's metadata), if any."""
+    """The exercise or assignment the file names (its '#
+    exercise:' line, or the notebook's metadata), if any."""
     from grader.run.read.load import load_submission
 
     try:
@@ -247,7 +252,8 @@ def receipt_text(receipt: dict[str, Any]) -> str:
     )
     policy = f"  late: {receipt['late_policy']}\n" if receipt.get("late_policy") else ""
     effect = f"  counts: {receipt['effect']}\n" if receipt.get("effect") else ""
-    # the server's one clock, in the course's zone ("received"); a server before it sent the ISO time alone
+    # the server's one clock, in the course's zone
+    # ("received"); a server before it sent the ISO time alone
     when = (
         f"received {receipt['received']}"
         if receipt.get("received")
@@ -282,10 +288,12 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
 
 
 def listing(found: dict[str, Any], status: bool) -> str:
-    """`--status` (`status`) or `--history` as the terminal shows them, every moment in the course's zone."""
+    """`--status` (`status`) or `--history` as the terminal
+    shows them, every moment in the course's zone."""
 
     def when(moment: float | None, shown: str | None) -> str:
-        """The server's words for a moment, in the course's zone; a server before them sent epoch seconds."""
+        """The server's words for a moment, in the course's
+        zone; a server before them sent epoch seconds."""
         if shown:
             return shown
         return (

@@ -1,20 +1,21 @@
 """Where `grade submit` sends a student's token and work: only where its owner meant it to go.
 
-The server comes from `--server`, else $AUTOGRADER_SERVER, else the pack the course handed out: its
-grade-course.toml (`server = "..."`, and `token = "..."` where the student keeps it there), in the folder the
-command runs in or one above it, looked for only through folders the student owns and nobody else may write. The
-token comes from $AUTOGRADER_TOKEN, else that file. `grade submit` says which server it sends to, and where that
-came from.
+The server comes from `--server`, else $AUTOGRADER_SERVER, else the pack the course handed
+out: its grade-course.toml (`server = "..."`, and `token = "..."` where the student keeps
+it there), in the folder the command runs in or one above it, looked for only through
+folders the student owns and nobody else may write. The token comes from $AUTOGRADER_TOKEN,
+else that file. `grade submit` says which server it sends to, and where that came from.
 
-Why: the first grade-course.toml in any parent folder used to name the server, even for a token from the
-environment. A file planted above a classmate's working folder (a shared lab machine, /tmp, a shared project
-folder) received their token and their work, and they were shown a receipt. A folder another user owns, or may
-write (/tmp is anyone's), ends the search; a course file another user owns, or may write, or that is a link, is
-refused and named.
+Why: the first grade-course.toml in any parent folder used to name the server, even for a
+token from the environment. A file planted above a classmate's working folder (a shared lab
+machine, /tmp, a shared project folder) received their token and their work, and they were
+shown a receipt. A folder another user owns, or may write (/tmp is anyone's), ends the search;
+a course file another user owns, or may write, or that is a link, is refused and named.
 
-A token stays bound to the first server it was sent to (its SHA-256 and that server's origin, kept in
-$XDG_CONFIG_HOME/autograd-grader/servers.json, or ~/.config/...): sending it to another is refused unless the
-student says so (`--new-server`), so that a course file or variable pointed elsewhere later cannot take it.
+A token stays bound to the first server it was sent to (its SHA-256 and that server's
+origin, kept in $XDG_CONFIG_HOME/autograd-grader/servers.json, or ~/.config/...):
+sending it to another is refused unless the student says so (`--new-server`), so that
+a course file or variable pointed elsewhere later cannot take it.
 """
 
 from __future__ import annotations
@@ -41,13 +42,15 @@ BINDINGS = "servers.json"
 class Settings:
     server: str
     token: str
-    #: the certificates an https server's must chain to: None, the system's store (and $SSL_CERT_FILE)
+    #: the certificates an https server's must chain to:
+    #: None, the system's store (and $SSL_CERT_FILE)
     ca_file: Path | None = None
     #: where the server's address came from, in words (for the line that says where the work goes)
     source: str = ""
 
     def tls(self) -> ssl.SSLContext | None:
-        """What an https server is verified against: its name and chain, always (never turned off)."""
+        """What an https server is verified against:
+        its name and chain, always (never turned off)."""
         if not self.server.startswith("https://"):
             return None
         try:
@@ -62,8 +65,9 @@ class Settings:
 def settings(
     start: Path | None = None, ca_file: Path | None = None, server: str | None = None
 ) -> Settings:
-    """The server (`server`, else $AUTOGRADER_SERVER, else the pack's course file) and the token ($AUTOGRADER_TOKEN,
-    else that file); and what verifies an https server (`ca_file`, else $AUTOGRADER_CA_FILE, else the system's)."""
+    """The server (`server`, else $AUTOGRADER_SERVER, else the pack's course
+    file) and the token ($AUTOGRADER_TOKEN, else that file); and what verifies
+    an https server (`ca_file`, else $AUTOGRADER_CA_FILE, else the system's)."""
     named = server or os.environ.get("AUTOGRADER_SERVER", "")
     source = "--server" if server else "$AUTOGRADER_SERVER"
     token = os.environ.get("AUTOGRADER_TOKEN", "")
@@ -93,12 +97,14 @@ def settings(
 
 
 def pack_file(start: Path) -> Path | None:
-    """The nearest grade-course.toml at or above `start`, through folders the student owns and nobody else may
-    write; a course file that is not the student's own is refused, with why."""
+    """The nearest grade-course.toml at or above `start`, through folders the student owns and
+    nobody else may write; a course file that is not the student's own is refused, with why."""
     folder = start.resolve()
     for candidate in (folder, *folder.parents):
         if not _own(candidate):
-            return None  # another user's folder, or one others may write: nothing there or above is the student's
+            # another user's folder, or one others may
+            # write: nothing there or above is the student's
+            return None
         path = candidate / COURSE_FILE
         try:
             info = path.lstat()
@@ -116,8 +122,8 @@ def pack_file(start: Path) -> Path | None:
 
 
 def _own(path: Path, info: os.stat_result | None = None) -> bool:
-    """Whether `path` belongs to this user and nobody else may write it (a group's write is nobody else's where
-    the group is the user's own private group, as a umask of 002 leaves it)."""
+    """Whether `path` belongs to this user and nobody else may write it (a group's write is
+    nobody else's where the group is the user's own private group, as a umask of 002 leaves it)."""
     try:
         info = info or path.stat()
     except OSError:
@@ -156,8 +162,9 @@ def bindings_file() -> Path:
 
 
 def bind(where: Settings, *, new_server: bool = False) -> str | None:
-    """Check that `where`'s token goes to the server it was first sent to, and record it on its first use; what
-    to tell the student about it, if anything. Another server is refused unless `new_server`."""
+    """Check that `where`'s token goes to the server it was first sent
+    to, and record it on its first use; what to tell the student about
+    it, if anything. Another server is refused unless `new_server`."""
     path = bindings_file()
     key = hashlib.sha256(where.token.encode()).hexdigest()
     bound = _bindings(path)

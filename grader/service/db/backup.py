@@ -1,16 +1,17 @@
-"""`grade store backup` and `grade store restore`: a consistent copy of a course's store while its server runs, and
-putting one back.
+"""`grade store backup` and `grade store restore`: a consistent copy
+of a course's store while its server runs, and putting one back.
 
-The snapshot point is the moment the backup's read snapshot is taken, after `grade store backup` starts. A
-receipt is given only once its upload's transaction has committed, so every receipt given before that point
-is in the backup, whole, with its job; nothing committed after it is. SQLite: the online backup API
-(sqlite3.Connection.backup) in a single step, which reads one snapshot (in WAL mode the server's writers
-neither wait for it nor disturb it), into a file beside DEST renamed into place once complete and checked.
-PostgreSQL: pg_dump's custom format, on a snapshot exported by a transaction of ours (pg_export_snapshot), in
-which the figures printed are counted too: they are the dump's own.
+The snapshot point is the moment the backup's read snapshot is taken, after `grade store
+backup` starts. A receipt is given only once its upload's transaction has committed, so
+every receipt given before that point is in the backup, whole, with its job; nothing
+committed after it is. SQLite: the online backup API (sqlite3.Connection.backup) in a single
+step, which reads one snapshot (in WAL mode the server's writers neither wait for it nor
+disturb it), into a file beside DEST renamed into place once complete and checked.
+PostgreSQL: pg_dump's custom format, on a snapshot exported by a transaction of ours
+(pg_export_snapshot), in which the figures printed are counted too: they are the dump's own.
 
-A restore never revives a credential (grader.service.db.credentials): what the store held of them just before is
-applied again over the backup's, and every session ends.
+A restore never revives a credential (grader.service.db.credentials): what the store
+held of them just before is applied again over the backup's, and every session ends.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from grader.service.db.store import (
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_DUMP_MAGIC = b"PGDMP"
-#: a worker whose heartbeat is younger than this, and that has not said it stopped, is grading on the store
+#: a worker whose heartbeat is younger than this, and
+#: that has not said it stopped, is grading on the store
 LIVE_SECONDS = 60.0
 
 
@@ -88,14 +90,16 @@ def count(db: Connection) -> Snapshot:
 
 
 def backup(engine: Engine, dest: Path) -> Snapshot:
-    """Write a consistent copy of the store to `dest` (replaced only once the new copy is whole); what it holds."""
+    """Write a consistent copy of the store to `dest`
+    (replaced only once the new copy is whole); what it holds."""
     dest = dest.expanduser()
     if dest.is_dir():
         raise StoreError(
             f"{dest} is a folder: name the backup's file, e.g. {dest / 'course-backup.db'}."
         )
     dest.parent.mkdir(parents=True, exist_ok=True)
-    # the copy holds every student's code and the tokens' digests: readable by its owner only, from its first byte
+    # the copy holds every student's code and the tokens'
+    # digests: readable by its owner only, from its first byte
     descriptor, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
     os.close(descriptor)
     partial = Path(name)
@@ -164,8 +168,9 @@ def check_sqlite_file(path: Path) -> Snapshot:
 
 
 def libpq(engine: Engine) -> tuple[str, dict[str, str]]:
-    """The store's URL as pg_dump and pg_restore read it, and their environment: the password (if the URL holds
-    one) in PGPASSWORD, never on a command line that anyone on the machine can list."""
+    """The store's URL as pg_dump and pg_restore read it, and their
+    environment: the password (if the URL holds one) in PGPASSWORD,
+    never on a command line that anyone on the machine can list."""
     url = engine.url
     env = dict(os.environ)
     if url.password is not None:
@@ -193,7 +198,8 @@ def _pg_backup(engine: Engine, partial: Path) -> Snapshot:
     with engine.connect() as connection:
         connection = connection.execution_options(isolation_level="REPEATABLE READ")
         with connection.begin():
-            # the snapshot pg_dump reads, exported by this transaction, which must stay open while it does
+            # the snapshot pg_dump reads, exported by this
+            # transaction, which must stay open while it does
             snapshot = str(connection.execute(text("SELECT pg_export_snapshot()")).scalar_one())
             found = count(connection)
             done = subprocess.run(
@@ -232,17 +238,20 @@ def live_workers(engine: Engine) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Restored:
-    """What a restored store holds, and what of its credentials the restore changed back, in words."""
+    """What a restored store holds, and what of its
+    credentials the restore changed back, in words."""
 
     snapshot: Snapshot
     credentials: list[str]
 
 
 def restore(engine: Engine, source: Path, *, force: bool = False) -> Restored:
-    """Put the backup `source` back as the store of `engine` (migrated to the newest schema after); what it holds.
+    """Put the backup `source` back as the store of `engine`
+    (migrated to the newest schema after); what it holds.
 
-    Refused while workers grade on the store, and, unless `force`, when the store holds anything: a restore
-    replaces every submission in it. The credentials the store held before are applied again over the backup's
+    Refused while workers grade on the store, and, unless `force`, when the store
+    holds anything: a restore replaces every submission in it. The credentials the
+    store held before are applied again over the backup's
     (grader.service.db.credentials): a token revoked since the backup stays revoked.
     """
     shown = shown_url(str(engine.url))
@@ -288,9 +297,10 @@ def restore(engine: Engine, source: Path, *, force: bool = False) -> Restored:
 
 
 def _forget_the_old_workers(engine: Engine) -> None:
-    """The backup's workers graded on the store it was taken from, and none of them runs on this one: each is
-    stopped, and the jobs they held are queued again. Left as they were, a backup taken while the server ran
-    would make the restored store look in use for a minute, and its running jobs wait for leases to lapse."""
+    """The backup's workers graded on the store it was taken from, and none of them
+    runs on this one: each is stopped, and the jobs they held are queued again.
+    Left as they were, a backup taken while the server ran would make the restored
+    store look in use for a minute, and its running jobs wait for leases to lapse."""
     w, j = schema.workers.c, schema.jobs.c
     with writing(engine) as db:
         db.execute(
@@ -326,7 +336,8 @@ def _sqlite_restore(engine: Engine, source: Path) -> None:
     reader = sqlite3.connect(f"file:{source.resolve()}?mode=ro", uri=True)
     target = sqlite3.connect(sqlite_path(engine), timeout=BUSY_SECONDS)
     try:
-        # into the store's own file, through SQLite (its WAL included): never a file renamed under a -wal
+        # into the store's own file, through SQLite (its
+        # WAL included): never a file renamed under a -wal
         reader.backup(target)
         target.execute("PRAGMA journal_mode=WAL")
     finally:
@@ -337,7 +348,8 @@ def _sqlite_restore(engine: Engine, source: Path) -> None:
 def _pg_restore(engine: Engine, source: Path) -> None:
     url, env = libpq(engine)
     engine.dispose()
-    # one transaction: a restore that fails leaves the store as it was. --no-owner: the course's role owns it all
+    # one transaction: a restore that fails leaves the store
+    # as it was. --no-owner: the course's role owns it all
     done = subprocess.run(
         [
             pg_tool("pg_restore"),

@@ -1,12 +1,13 @@
-"""A restore never revives a credential: what the store held of its credentials just before a restore is applied
-again over the backup's, and the restore says what that changed.
+"""A restore never revives a credential: what the store held of its credentials just before
+a restore is applied again over the backup's, and the restore says what that changed.
 
-A backup is a store as it was: tokens revoked since were live in it, tokens issued since were not, and a student
-the LMS roster removed since was still linked. Put back as it was, a revoked token worked again (and so did its
-sessions), and the token that replaced it stopped. So, read before the restore and applied after it: each token
-revoked since stays revoked, each token issued since is kept (where its student is in the backup), each
-student's LMS link is as it was, and every session and login link ends (everyone signs in again: a session is
-hours long, and nothing records which of the backup's were ended since). Where the store being replaced was
+A backup is a store as it was: tokens revoked since were live in it, tokens issued since were
+not, and a student the LMS roster removed since was still linked. Put back as it was, a revoked
+token worked again (and so did its sessions), and the token that replaced it stopped. So, read
+before the restore and applied after it: each token revoked since stays revoked, each token
+issued since is kept (where its student is in the backup), each student's LMS link is as it
+was, and every session and login link ends (everyone signs in again: a session is hours long,
+and nothing records which of the backup's were ended since). Where the store being replaced was
 empty or lost, there is nothing to apply: `grade tokens --again` issues every token anew.
 """
 
@@ -55,7 +56,8 @@ class Credentials:
 
 
 def reapply(db: Connection, before: Credentials) -> list[str]:
-    """Apply `before` (the replaced store's credentials) over the restored store's; what changed, in words."""
+    """Apply `before` (the replaced store's credentials)
+    over the restored store's; what changed, in words."""
     now = Credentials.read(db)
     said = (
         _revoked_again(db, before, now) + _issued_since(db, before, now) + _links(db, before, now)

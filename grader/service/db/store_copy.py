@@ -1,11 +1,13 @@
-"""`grade store copy --to URL`: move a course's store to another database (SQLite to PostgreSQL, or back), every row
-of every table of grader.service.db.schema as it is: students keep their tokens (their digests are copied), each
-submission its id, results and the queue their state, and a table added to the schema later comes along.
+"""`grade store copy --to URL`: move a course's store to another database (SQLite to
+PostgreSQL, or back), every row of every table of grader.service.db.schema as it is:
+students keep their tokens (their digests are copied), each submission its id,
+results and the queue their state, and a table added to the schema later comes along.
 
-The target is migrated to the newest schema first (so its Alembic version is stamped by the migrations
-themselves), must be empty, and is written in one transaction: a copy that fails leaves it empty. The
-source is read in one snapshot. Afterwards each table's rows are counted on both sides, and PostgreSQL's
-id sequences are moved past the copied ids, so that the next upload gets a new one.
+The target is migrated to the newest schema first (so its Alembic version is
+stamped by the migrations themselves), must be empty, and is written in one
+transaction: a copy that fails leaves it empty. The source is read in one snapshot.
+Afterwards each table's rows are counted on both sides, and PostgreSQL's id
+sequences are moved past the copied ids, so that the next upload gets a new one.
 """
 
 from __future__ import annotations

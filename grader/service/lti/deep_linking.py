@@ -1,17 +1,19 @@
-"""LTI Deep Linking 2.0: an instructor adds an assignment to the LMS course from the LMS's own "add content" dialog.
+"""LTI Deep Linking 2.0: an instructor adds an assignment
+to the LMS course from the LMS's own "add content" dialog.
 
-The platform launches the tool with an LtiDeepLinkingRequest (through the same OIDC login and checks as any
-launch, grader.service.lti.lti); the tool's answer is a page of the course's assignments, each with a button that
-posts an LtiDeepLinkingResponse to the platform's deep_link_return_url: a JWT signed with the tool's key (the one
-whose public half /lti/jwks publishes). Each assignment becomes an LTI resource link whose custom parameter
-([lti] custom, "assignment" by default) names it, so that its launches open it with no [lti.links]
-entry to write, and with a line item of its own (its `lineItem`): the assignment's column in the
-LMS's gradebook.
+The platform launches the tool with an LtiDeepLinkingRequest (through the same OIDC login and
+checks as any launch, grader.service.lti.lti); the tool's answer is a page of the course's
+assignments, each with a button that posts an LtiDeepLinkingResponse to the platform's
+deep_link_return_url: a JWT signed with the tool's key (the one whose public half /lti/jwks
+publishes). Each assignment becomes an LTI resource link whose custom parameter ([lti] custom,
+"assignment" by default) names it, so that its launches open it with no [lti.links] entry to write,
+and with a line item of its own (its `lineItem`): the assignment's column in the LMS's gradebook.
 
-Why each response is signed before the instructor picks: the pages run no script (their CSP), so a pick posted to
-this server could not be sent on to the LMS without a second click; signed at once, one click posts it straight to
-the LMS. The page goes only to the browser whose launch passed every check, a response names assignments and never
-a student, and only a launch whose roles say its user teaches this LMS course gets one.
+Why each response is signed before the instructor picks: the pages run no script (their
+CSP), so a pick posted to this server could not be sent on to the LMS without a second
+click; signed at once, one click posts it straight to the LMS. The page goes only to
+the browser whose launch passed every check, a response names assignments and never a
+student, and only a launch whose roles say its user teaches this LMS course gets one.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Picker:
-    """A deep linking launch that passed every check: where the responses go, and one per choice (each assignment;
-    all of them where the platform takes several links; none, to cancel)."""
+    """A deep linking launch that passed every check: where the responses go, and one per choice
+    (each assignment; all of them where the platform takes several links; none, to cancel)."""
 
     return_url: str
     title: str
@@ -134,8 +136,8 @@ def _item(course: Course, settings: LtiSettings, assignment: str, tool_url: str)
 def _signed(
     settings: LtiSettings, deployment: str, items: list[dict[str, Any]], echo: Mapping[str, str]
 ) -> str:
-    """The LtiDeepLinkingResponse (Deep Linking 2.0, 4.2): issued by the tool (its client id) to the platform, good
-    while the picker is (the instructor reads it first)."""
+    """The LtiDeepLinkingResponse (Deep Linking 2.0, 4.2): issued by the tool (its client
+    id) to the platform, good while the picker is (the instructor reads it first)."""
     import jwt
 
     platform = settings.platform

@@ -1,7 +1,8 @@
-"""LTI 1.3 launch: the 1EdTech Security Framework's OIDC third-party login (the platform's login initiation, the
-tool's authentication request, the id_token posted back) and Core 1.3's checks of a resource link launch. State
-and nonce are single-use and kept in the store with their expiry, so that any of a course's servers can finish a
-login another began; a cookie named after the state binds it to the browser that began it.
+"""LTI 1.3 launch: the 1EdTech Security Framework's OIDC third-party login (the
+platform's login initiation, the tool's authentication request, the id_token posted back)
+and Core 1.3's checks of a resource link launch. State and nonce are single-use and kept
+in the store with their expiry, so that any of a course's servers can finish a login
+another began; a cookie named after the state binds it to the browser that began it.
 
 The id_token itself is checked in grader.service.lti.lti_token.
 """
@@ -41,8 +42,9 @@ from grader.service.lti.lti_token import (
 from grader.service.tokens import lti_session
 
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
-#: context roles only: an institution role (Canvas sends institution/person#Instructor for anyone who teaches
-#: anywhere) says nothing of this course, so a student who teaches another course is still a student here
+#: context roles only: an institution role (Canvas sends
+#: institution/person#Instructor for anyone who teaches anywhere) says nothing of
+#: this course, so a student who teaches another course is still a student here
 INSTRUCTOR_ROLES = frozenset(
     {
         "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor",
@@ -53,11 +55,12 @@ INSTRUCTOR_ROLES = frozenset(
 STATE_SECONDS = 300
 #: from the launch to the page's first request
 OPEN_SECONDS = 120
-#: logins under way at once: past it, the oldest give way (unauthenticated requests cannot fill the store, nor
-#: lock the others out); refused (503) only where the table holds launches' codes alone
+#: logins under way at once: past it, the oldest give way (unauthenticated requests cannot fill the
+#: store, nor lock the others out); refused (503) only where the table holds launches' codes alone
 MAX_PENDING = 10_000
-#: a login initiation's parameters (Security Framework 5.1.1.1), each at most _TEXT characters (Canvas's
-#: lti_message_hint, a JWT, is under 1 KiB): at most ~12 KiB a login under way, ~120 MB for MAX_PENDING
+#: a login initiation's parameters (Security Framework 5.1.1.1), each
+#: at most _TEXT characters (Canvas's lti_message_hint, a JWT, is under
+#: 1 KiB): at most ~12 KiB a login under way, ~120 MB for MAX_PENDING
 _LOGIN_KEYS = (
     "iss",
     "login_hint",
@@ -77,7 +80,8 @@ class Login:
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """A launch that passed every check: the one-time code that opens its session, and where it leads."""
+    """A launch that passed every check: the one-time
+    code that opens its session, and where it leads."""
 
     code: str
     destination: str
@@ -89,19 +93,22 @@ def _digest(kind: str, value: str) -> str:
     return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
 
 
-#: how a state cookie's name begins: __Host-, so that only this host sets it (Secure, Path=/, no Domain); a plain
-#: cookie could be planted by a sibling site (students.example.edu beside grader.example.edu) in a victim's
-#: browser with the state of the planter's own sign-in, whose launch would then sign the victim in as the planter
+#: how a state cookie's name begins: __Host-, so that only this host sets it (Secure,
+#: Path=/, no Domain); a plain cookie could be planted by a sibling site
+#: (students.example.edu beside grader.example.edu) in a victim's browser with the state
+#: of the planter's own sign-in, whose launch would then sign the victim in as the planter
 STATE_COOKIE = "__Host-grader_lti_"
 
 
 def state_cookie(state: str) -> str:
-    """The cookie that binds `state` to a browser: one per login, so that two launches at once keep theirs."""
+    """The cookie that binds `state` to a browser: one
+    per login, so that two launches at once keep theirs."""
     return STATE_COOKIE + _digest("cookie", state)[:16]
 
 
 def sync_platforms(engine: Engine, settings: LtiSettings | None) -> int:
-    """The store accepts the deployments course.toml names, and no other: a removed one's sessions end now."""
+    """The store accepts the deployments course.toml
+    names, and no other: a removed one's sessions end now."""
     wanted = settings.deployments() if settings is not None else {}
     p = schema.lti_platforms.c
     with writing(engine) as db:
@@ -133,8 +140,9 @@ def sync_platforms(engine: Engine, settings: LtiSettings | None) -> int:
 
 
 def follow_platforms(engine: Engine, settings: LtiSettings | None) -> None:
-    """sync_platforms for a registration edited while the server runs: every process of the course does it at
-    once, so one that finds its insert made by another in between asks again (it then finds the row)."""
+    """sync_platforms for a registration edited while the server runs:
+    every process of the course does it at once, so one that finds its
+    insert made by another in between asks again (it then finds the row)."""
     try:
         sync_platforms(engine, settings)
     except IntegrityError:
@@ -144,8 +152,8 @@ def follow_platforms(engine: Engine, settings: LtiSettings | None) -> None:
 def begin(
     engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool_url: str
 ) -> Login | Refused:
-    """Login initiation (Security Framework 5.1.1.1): check who asks, keep a state and a nonce, and send the
-    browser to the platform's authorization endpoint (5.1.1.2)."""
+    """Login initiation (Security Framework 5.1.1.1): check who asks, keep a state and
+    a nonce, and send the browser to the platform's authorization endpoint (5.1.1.2)."""
     platform = settings.platform
     if params.get("iss") != platform.issuer:
         return Refused(
@@ -222,10 +230,11 @@ def begin(
 
 
 def _give_way(db: Connection, count: int) -> bool:
-    """Forget the `count` oldest logins under way (never a launch's code waiting to be opened), if there are so
-    many. A flood of login initiations (anyone may send them) then has to outrun every real sign-in, which needs
-    its state for the second or two from here to the launch: refusing every login once MAX_PENDING is reached let
-    one client lock every student out, 10,000 requests (144 s here) renewed at 35 a second."""
+    """Forget the `count` oldest logins under way (never a launch's code waiting to be
+    opened), if there are so many. A flood of login initiations (anyone may send them)
+    then has to outrun every real sign-in, which needs its state for the second or two
+    from here to the launch: refusing every login once MAX_PENDING is reached let one
+    client lock every student out, 10,000 requests (144 s here) renewed at 35 a second."""
     s = schema.lti_states.c
     oldest = (
         select(s.digest).where(s.nonce != "").order_by(s.expires_at).limit(count).scalar_subquery()
@@ -243,11 +252,12 @@ def finish(
     *,
     framed: bool = False,
 ) -> Launch | Picker | Refused:
-    """The authentication response (5.1.1.3): the id_token, checked (5.1.3, Core 1.3 5.3), mapped to the
-    roster, and a one-time code for the session it opens, good only in the browser holding the state's cookie.
-    A launch `framed` in the LMS's page opens nothing there: the frame's cookies may be partitioned or blocked,
-    so it is begun again in a window of its own. A deep linking launch (an instructor adding an assignment from the
-    LMS, grader.service.lti.deep_linking) opens no session: its picker is this page, framed or not."""
+    """The authentication response (5.1.1.3): the id_token, checked (5.1.3, Core 1.3 5.3),
+    mapped to the roster, and a one-time code for the session it opens, good only in the
+    browser holding the state's cookie. A launch `framed` in the LMS's page opens nothing
+    there: the frame's cookies may be partitioned or blocked, so it is begun again in a window
+    of its own. A deep linking launch (an instructor adding an assignment from the LMS,
+    grader.service.lti.deep_linking) opens no session: its picker is this page, framed or not."""
     settings = course.lti
     assert settings is not None
     if form.get("error"):
@@ -364,8 +374,9 @@ def _admit(
 
 
 def _remember(db: Connection, platform: str, context: str, memberships: str) -> None:
-    """The Names and Roles URL of the LMS context (a course, a section) a launch came from, kept beside every other
-    linked context's: grade roster sync reads them all (grader.service.lti.lti_roster). One statement, so that two
+    """The Names and Roles URL of the LMS context (a course, a section) a launch
+    came from, kept beside every other linked context's: grade roster sync reads
+    them all (grader.service.lti.lti_roster). One statement, so that two
     launches of a context at once (on PostgreSQL, two servers) both keep it."""
     dialect_insert = sqlite_insert if db.dialect.name == "sqlite" else pg_insert
     found = {"memberships_url": memberships, "seen_at": time.time()}
@@ -382,7 +393,8 @@ def _teaches(claims: Mapping[str, Any]) -> bool:
 
 
 def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | Refused:
-    """The roster's id of the launch's user: a student must be on it; an instructor is added on first launch."""
+    """The roster's id of the launch's user: a student
+    must be on it; an instructor is added on first launch."""
     st = schema.students.c
     sub = claims["sub"]
     rows = db.execute(select(st.id, st.role).where(st.lti_user_id == sub)).all()
@@ -427,9 +439,10 @@ def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | R
 
 
 def open_launch(engine: Engine, code: str, cookies: Mapping[str, str]) -> tuple[str, str] | None:
-    """Spend a launch's one-time code: (a session, where it leads), or None if unknown, used, expired, or opened
-    in another browser than the one that launched (which holds the state's cookie): a code an attacker got from
-    a launch of their own, sent to a victim, would sign the victim in as the attacker."""
+    """Spend a launch's one-time code: (a session, where it leads), or None if
+    unknown, used, expired, or opened in another browser than the one that launched
+    (which holds the state's cookie): a code an attacker got from a launch of their
+    own, sent to a victim, would sign the victim in as the attacker."""
     s = schema.lti_states.c
     with writing(engine) as db:
         login = db.execute(

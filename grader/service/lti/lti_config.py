@@ -1,5 +1,5 @@
-"""course.toml's [lti] table: the LMS registration a course takes launches from, which LMS course(s) it is, and
-which LMS link opens which assignment.
+"""course.toml's [lti] table: the LMS registration a course takes launches
+from, which LMS course(s) it is, and which LMS link opens which assignment.
 
     [lti]
     platform = "lms.toml"        # the registration, the file grade publish lti reads (relative to course.toml)
@@ -37,7 +37,8 @@ from grader.course.lms.platform import LAUNCH_KEYS, Platform, read_platform
 class LtiSettings:
     platform: Platform
     registration: Path
-    #: the LMS contexts (courses) whose launches this course accepts; none: every launch says how to set it
+    #: the LMS contexts (courses) whose launches this course
+    #: accepts; none: every launch says how to set it
     context_ids: tuple[str, ...] = ()
     #: resource link id -> assignment id
     links: dict[str, str] = field(default_factory=dict)
@@ -46,7 +47,8 @@ class LtiSettings:
     custom: str = "assignment"
     #: this server's public address (scheme and host), as the LMS knows it; "" takes the request's
     url: str = ""
-    #: the origins whose pages may frame a launch's answers ([lti] frame_ancestors); none: the registration's
+    #: the origins whose pages may frame a launch's answers
+    #: ([lti] frame_ancestors); none: the registration's
     frame_ancestors: tuple[str, ...] = ()
     #: the one id kind grade roster sync links an LMS member to a roster row by (LINK_KINDS)
     link_by: str = "lti_user_id"
@@ -59,14 +61,15 @@ class LtiSettings:
         }
 
 
-#: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id, or the SIS id the
-#: LMS gives (lis_person_sourcedid) against the roster's sis_user_id
+#: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id,
+#: or the SIS id the LMS gives (lis_person_sourcedid) against the roster's sis_user_id
 LINK_KINDS = ("lti_user_id", "sis_user_id")
 
 
 def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
-    """The origins whose pages may frame the LMS's routes: [lti] frame_ancestors, else the registration's issuer and
-    authorization endpoint (where Moodle's pages are; Canvas's school site is named in frame_ancestors)."""
+    """The origins whose pages may frame the LMS's routes: [lti] frame_ancestors,
+    else the registration's issuer and authorization endpoint (where Moodle's
+    pages are; Canvas's school site is named in frame_ancestors)."""
     named = settings.frame_ancestors or (settings.platform.issuer, settings.platform.auth_url)
     found = []
     for url in named:
@@ -77,8 +80,8 @@ def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
 
 
 def origin_of(url: str) -> str:
-    """An http(s) URL's origin as a CSP source (scheme://host[:port]); "" for anything else, so that nothing but
-    an origin reaches a header."""
+    """An http(s) URL's origin as a CSP source (scheme://host[:port]); ""
+    for anything else, so that nothing but an origin reaches a header."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not _ORIGIN.fullmatch(parts.netloc):
         return ""
@@ -206,7 +209,8 @@ def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
 
 
 def _check_key(path: Path, platform: Platform) -> None:
-    """The tool's key must be RSA: the launch publishes its public half, and NRPS's token is signed with it."""
+    """The tool's key must be RSA: the launch publishes
+    its public half, and NRPS's token is signed with it."""
     from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 

@@ -1,16 +1,18 @@
-"""The LTI launch's HTTP side (grader.service.lti.lti checks it): /lti/login (the platform's login initiation, GET or
-POST), /lti/launch (the id_token's form_post), /lti/open/CODE (the session cookie, set on a navigation within this
-site) and /lti/jwks (the tool's public key, for the platform's side of the client-credentials grant and for a deep
-linking response, whose picker /lti/launch answers with).
+"""The LTI launch's HTTP side (grader.service.lti.lti checks it): /lti/login (the
+platform's login initiation, GET or POST), /lti/launch (the id_token's form_post),
+/lti/open/CODE (the session cookie, set on a navigation within this site) and
+/lti/jwks (the tool's public key, for the platform's side of the client-credentials
+grant and for a deep linking response, whose picker /lti/launch answers with).
 
-Cookies. The launch is a cross-site POST from the LMS's page, and a browser sends a cookie with it only if the
-cookie is `SameSite=None`, which browsers accept only with `Secure`: the state cookie is `SameSite=None; Secure;
-Partitioned` (Partitioned keeps it working in an LMS frame where third-party cookies are blocked, as Chrome
-partitions them), and named `__Host-...` (so `Path=/`): no sibling site can plant one (grader.service.lti.lti).
-Browsers keep `Secure` cookies over https, and over plain http from loopback only (127.0.0.1, localhost, which
-Chromium counts as secure): elsewhere the server refuses to begin an LTI login over plain http. The session
-cookie stays `SameSite=Strict`: the launch answers with a page that opens /lti/open/CODE, a navigation this site
-starts, so the cookie set there is first-party and sent to the pages.
+Cookies. The launch is a cross-site POST from the LMS's page, and a browser sends a cookie with
+it only if the cookie is `SameSite=None`, which browsers accept only with `Secure`: the state
+cookie is `SameSite=None; Secure; Partitioned` (Partitioned keeps it working in an LMS frame
+where third-party cookies are blocked, as Chrome partitions them), and named `__Host-...` (so
+`Path=/`): no sibling site can plant one (grader.service.lti.lti). Browsers keep `Secure` cookies
+over https, and over plain http from loopback only (127.0.0.1, localhost, which Chromium counts
+as secure): elsewhere the server refuses to begin an LTI login over plain http. The session
+cookie stays `SameSite=Strict`: the launch answers with a page that opens /lti/open/CODE, a
+navigation this site starts, so the cookie set there is first-party and sent to the pages.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ def _settings(request: Request) -> LtiSettings | None:
 
 
 def _tool_url(request: Request, settings: LtiSettings) -> str | None:
-    """This server as the LMS knows it: course.toml's [lti] url, else as asked; None where that is plain http
-    beyond loopback (the state cookie would not come back)."""
+    """This server as the LMS knows it: course.toml's [lti] url, else as asked; None
+    where that is plain http beyond loopback (the state cookie would not come back)."""
     url = settings.url or f"{request.url.scheme}://{request.url.netloc}"
     if url.startswith("https://") or _loopback(urlsplit(url).hostname or ""):
         return url
@@ -125,7 +127,8 @@ def _plain_http(request: Request) -> HTMLResponse:
 
 
 async def _incoming(request: Request) -> tuple[LtiSettings, str, dict[str, str]] | Response:
-    """The course's LTI settings, this server's URL and the request's parameters; or the page saying why not."""
+    """The course's LTI settings, this server's URL and
+    the request's parameters; or the page saying why not."""
     settings = _settings(request)
     if settings is None:
         return _no_lti(request)
@@ -141,8 +144,8 @@ async def _incoming(request: Request) -> tuple[LtiSettings, str, dict[str, str]]
 
 
 def _cookie(name: str, value: str, max_age: int) -> str:
-    """The state's cookie, set by hand: Partitioned needs Python 3.14 in http.cookies, and Starlette refuses it
-    before."""
+    """The state's cookie, set by hand: Partitioned needs Python
+    3.14 in http.cookies, and Starlette refuses it before."""
     return (
         f"{name}={value}; Max-Age={max_age}; Path=/; HttpOnly; Secure; SameSite=None; Partitioned"
     )
@@ -171,7 +174,8 @@ async def launch(request: Request) -> Response:
         return incoming
     settings, tool, form = incoming
     state = state_of(request)
-    # in a frame of the LMS's page, cookies set here may be partitioned away or dropped: begin again in a window
+    # in a frame of the LMS's page, cookies set here may be
+    # partitioned away or dropped: begin again in a window
     framed = request.headers.get("sec-fetch-dest") == "iframe"
     found = await run_in_threadpool(
         partial(lti.finish, framed=framed),
@@ -193,7 +197,8 @@ async def launch(request: Request) -> Response:
             "set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0)
         )
     else:
-        # the state's cookie stays until /lti/open: it shows that the browser opening the session launched it
+        # the state's cookie stays until /lti/open: it shows
+        # that the browser opening the session launched it
         opener = f"/lti/open/{found.code}"
         body = (
             f'<h1>Signed in</h1><p><a href="{e(opener)}">Open '
@@ -238,8 +243,8 @@ async def open_session(request: Request) -> Response:
 
 @access.anyone  # the LMS's server fetches it
 async def jwks(request: Request) -> Response:
-    """The tool's public key set: what the LMS checks the tool's client assertions with (the registration's JWK
-    URL in Canvas, the public keyset URL in Moodle)."""
+    """The tool's public key set: what the LMS checks the tool's client assertions
+    with (the registration's JWK URL in Canvas, the public keyset URL in Moodle)."""
     import jwt
     from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
@@ -263,8 +268,8 @@ async def jwks(request: Request) -> Response:
 
 
 def _picker(picker: Picker) -> str:
-    """The course's assignments to add to the LMS course (a deep linking launch): each button posts its own signed
-    response straight to the LMS (grader.service.lti.deep_linking says why)."""
+    """The course's assignments to add to the LMS course (a deep linking launch): each button
+    posts its own signed response straight to the LMS (grader.service.lti.deep_linking says why)."""
     rows = "".join(
         _post_back(picker.return_url, choice.jwt, f"Add {choice.label}", choice.note)
         for choice in picker.choices
@@ -285,7 +290,8 @@ def _post_back(url: str, jwt: str, label: str, note: str) -> str:
 
 
 def _keys(request: Request, settings: LtiSettings) -> Keys:
-    """The platform's key set, cached for this process (PyJWKClient: 5 minutes, once more for an unknown kid)."""
+    """The platform's key set, cached for this process
+    (PyJWKClient: 5 minutes, once more for an unknown kid)."""
     from jwt import PyJWKClient
 
     held = getattr(request.app.state, "lti_keys", None)

@@ -1,18 +1,20 @@
-"""`grade roster sync`: the course's roster from the LMS's Names and Roles service (grader.course.lms.nrps), written to
-the store beside the students a CSV roster brought.
+"""`grade roster sync`: the course's roster from the LMS's Names and Roles service
+(grader.course.lms.nrps), written to the store beside the students a CSV roster brought.
 
-Every LMS context the course is linked to (a course, a section: [lti] context_id) keeps its own Names and Roles URL,
-which its launches carry (grader.service.lti.lti); a sync reads every one, and nothing is written unless every
-page of every one was read. A member is one of the course's while any linked context lists them; one that no
-context lists as an active learner any more is removed: their LTI id is cleared (their launches' sessions end with
-it) and their tokens are revoked; their submissions stay.
+Every LMS context the course is linked to (a course, a section: [lti] context_id)
+keeps its own Names and Roles URL, which its launches carry (grader.service.lti.lti);
+a sync reads every one, and nothing is written unless every page of every one was
+read. A member is one of the course's while any linked context lists them; one that no
+context lists as an active learner any more is removed: their LTI id is cleared (their
+launches' sessions end with it) and their tokens are revoked; their submissions stay.
 
-Identities are linked only by what the LMS vouches for, by one id kind the course names ([lti] link_by): the LMS
-user id against the roster's lti_user_id (the default), or the SIS id the LMS gives (lis_person_sourcedid) against
-the roster's sis_user_id column. Never across kinds (an LMS user whose SIS id equals another student's gradebook
-id took over that student's row), and never by email or name, which a student may be able to change in the LMS.
-A collision (one SIS id claimed by two members, naming two rows, or a row already linked to another LMS user) is
-refused and reported, never resolved by a guess.
+Identities are linked only by what the LMS vouches for, by one id kind the course names
+([lti] link_by): the LMS user id against the roster's lti_user_id (the default), or the
+SIS id the LMS gives (lis_person_sourcedid) against the roster's sis_user_id column. Never
+across kinds (an LMS user whose SIS id equals another student's gradebook id took over
+that student's row), and never by email or name, which a student may be able to change in
+the LMS. A collision (one SIS id claimed by two members, naming two rows, or a row already
+linked to another LMS user) is refused and reported, never resolved by a guess.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from grader.service.tokens import revoke
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A linked context's Names and Roles URL ("" context: the registration's memberships_url, for the one)."""
+    """A linked context's Names and Roles URL ("" context:
+    the registration's memberships_url, for the one)."""
 
     context: str
     url: str
@@ -42,7 +45,8 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Linking:
-    """How this sync links a member not linked yet: the course's id kind, and how many members give each SIS id."""
+    """How this sync links a member not linked yet: the
+    course's id kind, and how many members give each SIS id."""
 
     kind: str
     claimed: Counter[str]
@@ -60,14 +64,15 @@ class Synced:
     removed: list[str] = field(default_factory=list)
     #: members not written, with why
     skipped: list[str] = field(default_factory=list)
-    #: members whose link would collide with another's, with why: refused, for the instructor to sort out
+    #: members whose link would collide with another's,
+    #: with why: refused, for the instructor to sort out
     refused: list[str] = field(default_factory=list)
 
 
 def sources(engine: Engine, settings: LtiSettings) -> list[Source]:
-    """The Names and Roles URL of every linked context: the registration's memberships_url for a course of one
-    context, else the one each context's launches carried. A linked context without one stops the sync: reading
-    the others alone would remove its students."""
+    """The Names and Roles URL of every linked context: the registration's memberships_url
+    for a course of one context, else the one each context's launches carried. A linked
+    context without one stops the sync: reading the others alone would remove its students."""
     linked = list(settings.context_ids)
     registration = settings.platform.memberships_url
     if registration and len(linked) <= 1:
@@ -127,8 +132,8 @@ def sync_roster(engine: Engine, settings: LtiSettings, *, dry_run: bool = False)
 
 
 def _members(settings: LtiSettings, found: list[Source]) -> tuple[dict[str, Member], set[str], int]:
-    """Every linked context's active learners (by LMS user id) and teachers, read whole before anything is
-    written; and the pages read."""
+    """Every linked context's active learners (by LMS user id) and
+    teachers, read whole before anything is written; and the pages read."""
     learners: dict[str, Member] = {}
     teachers: set[str] = set()
     pages = 0
@@ -151,7 +156,8 @@ def _members(settings: LtiSettings, found: list[Source]) -> tuple[dict[str, Memb
 def _sync_member(
     db: Connection, rows: list[Any], member: Member, linking: Linking, result: Synced, dry_run: bool
 ) -> None:
-    """One active learner: their row updated, linked by the course's id kind, or added; or why not."""
+    """One active learner: their row updated, linked
+    by the course's id kind, or added; or why not."""
     row = next((r for r in rows if r.lti_user_id == member.user_id), None)
     if row is None:
         found = _linkable(rows, member, linking)
@@ -176,8 +182,8 @@ def _sync_member(
 
 
 def _linkable(rows: list[Any], member: Member, linking: Linking) -> Any:
-    """The roster row an LMS member not yet linked is linked to (None: a row of their own is added), or why not,
-    when their SIS id collides with another's."""
+    """The roster row an LMS member not yet linked is linked to (None: a row of
+    their own is added), or why not, when their SIS id collides with another's."""
     sis = member.sourcedid
     if not sis:
         return None
@@ -230,8 +236,9 @@ def _add(db: Connection, rows: list[Any], member: Member, result: Synced, dry_ru
 
 
 def _changes(rows: list[Any], row: Any, member: Member) -> dict[str, str]:
-    """What the LMS says that the roster does not: its LTI id, and its name, email and SIS id where it gives them
-    (an SIS id another row holds is left: it would make that id name two rows)."""
+    """What the LMS says that the roster does not: its LTI id, and
+    its name, email and SIS id where it gives them (an SIS id
+    another row holds is left: it would make that id name two rows)."""
     wanted = {
         "lti_user_id": member.user_id,
         "name": member.name,

@@ -1,12 +1,14 @@
-"""The id_token of an LTI 1.3 launch, checked: its signature against the platform's key set, then each claim that
-the 1EdTech Security Framework (5.1.3) and Core 1.3 (5.3) require of a resource link launch, each refusal in
-words for the person in front of the browser. grader.service.lti.lti runs the login around it.
+"""The id_token of an LTI 1.3 launch, checked: its signature against the platform's
+key set, then each claim that the 1EdTech Security Framework (5.1.3) and Core 1.3
+(5.3) require of a resource link launch, each refusal in words for the person in
+front of the browser. grader.service.lti.lti runs the login around it.
 
-Why PyJWT's PyJWKClient rather than pylti1p3: pylti1p3 brings request, session, cookie and cache adapters for
-Django and Flask, none of which this server (Starlette, with its own store for state) would use, while the part
-that must not be written by hand, verifying an RS256 JWT against a platform's rotating key set, is PyJWT's, which
-publishing already depends on. PyJWKClient caches the key set, fetches it again for an unknown kid at most once
-per cooldown (PyJWT 2.14), and binds the header's alg to the key's. The claims LTI adds are checked here.
+Why PyJWT's PyJWKClient rather than pylti1p3: pylti1p3 brings request, session, cookie and
+cache adapters for Django and Flask, none of which this server (Starlette, with its own store
+for state) would use, while the part that must not be written by hand, verifying an RS256 JWT
+against a platform's rotating key set, is PyJWT's, which publishing already depends on.
+PyJWKClient caches the key set, fetches it again for an unknown kid at most once per cooldown
+(PyJWT 2.14), and binds the header's alg to the key's. The claims LTI adds are checked here.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ class Keys(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """A login or launch turned away: its HTTP status, and words for the person in front of the browser."""
+    """A login or launch turned away: its HTTP status,
+    and words for the person in front of the browser."""
 
     status: int
     title: str
@@ -44,7 +47,8 @@ class Refused:
 
 
 def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any] | Refused:
-    """The id_token's claims once its signature, issuer, audience and times hold (5.1.3 steps 1-7)."""
+    """The id_token's claims once its signature,
+    issuer, audience and times hold (5.1.3 steps 1-7)."""
     import jwt
 
     platform = settings.platform
@@ -98,8 +102,8 @@ def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any
 def launch_problem(
     claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str
 ) -> Refused | None:
-    """Core 1.3's required claims of a resource link or deep linking launch, and the nonce this login kept (5.1.3
-    step 9)."""
+    """Core 1.3's required claims of a resource link or deep
+    linking launch, and the nonce this login kept (5.1.3 step 9)."""
     if not isinstance(claims["nonce"], str) or not hmac.compare_digest(claims["nonce"], nonce):
         return bad_token("the id_token's nonce is not this sign-in's (a replayed launch)")
     deployment = claims.get(CLAIM + "deployment_id")

@@ -1,10 +1,10 @@
 """The instructor's class page (/instructor): the queue and the workers, live; the class table
-(grader.service.classtable) sorted and filtered by the query string, every cell a link to the submission it
-counts; its CSV export; and the regrade of one student, one assignment or all.
+(grader.service.classtable) sorted and filtered by the query string, every cell a link to the
+submission it counts; its CSV export; and the regrade of one student, one assignment or all.
 
-No script runs on these pages (the CSP of grader.outputs.html_page): sorting and filtering are links and a GET
-form, answered by the server. A regrade is a POST form, whose Origin the server checks like every state-changing
-request made with the session cookie.
+No script runs on these pages (the CSP of grader.outputs.html_page): sorting and filtering
+are links and a GET form, answered by the server. A regrade is a POST form, whose Origin
+the server checks like every state-changing request made with the session cookie.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ async def class_page(request: Request, who: Who) -> Response:
 
 def _class_html(state: State, view: View, regraded: int | None) -> str:
     course = state.course
-    # the regrade just asked for, named by its audit entry (never text from the query: a link could say anything)
+    # the regrade just asked for, named by its audit entry
+    # (never text from the query: a link could say anything)
     done = (
         next(
             (
@@ -186,8 +187,8 @@ LEGACY_BEAT = 10.0
 
 
 def _held(worker: dict[str, object], lost: bool) -> str:
-    """The job a worker last said it held, and where that job is now: still this worker's (while it is alive or its
-    lease runs), queued again, graded by another, or given up."""
+    """The job a worker last said it held, and where that job is now: still this worker's
+    (while it is alive or its lease runs), queued again, graded by another, or given up."""
     job, state, by = worker["job_id"], worker["job_state"], worker["job_worker"]
     if job is None:
         return "idle"
@@ -277,8 +278,8 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
 
 
 def _cell(assignment: str, cell: Cell, student: str) -> str:
-    """One counted score: a link to the submission it counts (or to the student's corrections, where it is the
-    instructor's), marked late or set by hand."""
+    """One counted score: a link to the submission it counts (or to the student's
+    corrections, where it is the instructor's), marked late or set by hand."""
     if cell.submission is None and cell.score is None and not cell.excused:
         return '<td class="num none" title="no submission">-</td>'
     shown_score = (
@@ -387,7 +388,8 @@ async def class_csv_file(request: Request, who: Who) -> Response:
 
 
 async def instructor_form(request: Request) -> tuple[State, dict[str, str]] | Response:
-    """An instructor's POST: the server's state and the form's fields; or the page saying why not."""
+    """An instructor's POST: the server's state and
+    the form's fields; or the page saying why not."""
     state = state_of(request)
     form = await fields(request)
     if form is None:

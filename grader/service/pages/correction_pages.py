@@ -1,8 +1,9 @@
-"""An instructor's corrections of what counts, on a student's page (/instructor/students/ID#corrections): for each
-assignment, set the score by hand (with the reason the student reads), choose the submission that counts, excuse
-the assignment, or give it back to the rules; and the audit log's lines for that student. Each form is a POST
-whose Origin the server checks (grader.service.pages.origin); the store keeps the correction and its audit line in
-one transaction (grader.service.policy.corrections), and every process of the course follows it at once.
+"""An instructor's corrections of what counts, on a student's page
+(/instructor/students/ID#corrections): for each assignment, set the score by hand (with the reason
+the student reads), choose the submission that counts, excuse the assignment, or give it back to the
+rules; and the audit log's lines for that student. Each form is a POST whose Origin the server
+checks (grader.service.pages.origin); the store keeps the correction and its audit line in one
+transaction (grader.service.policy.corrections), and every process of the course follows it at once.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ ACTIONS = (*corrections.ACTIONS.values(), corrections.CLEAR)
 
 
 def section(state: State, student: str, rows: list[Row], counted: dict[str, Counted]) -> str:
-    """The corrections part of a student's page: a form per assignment, and the audit log's lines for them."""
+    """The corrections part of a student's page: a form
+    per assignment, and the audit log's lines for them."""
     forms = []
     for rules in state.course.assignments.values():
         mine = [row for row in rows if row.assignment == rules.id]

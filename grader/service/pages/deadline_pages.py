@@ -1,7 +1,8 @@
-"""The instructor's deadlines page (/instructor/deadlines): each assignment's deadline and each student's extension in
-force, where each comes from (course.toml, or set on this page: by whom, when), forms that set, withdraw or give
-back to course.toml each one (grader.service.deadlines keeps them in the store, over course.toml), and the audit
-log. Every form is a POST whose Origin the server checks (grader.service.pages.origin); the page runs no script.
+"""The instructor's deadlines page (/instructor/deadlines): each assignment's deadline and each
+student's extension in force, where each comes from (course.toml, or set on this page: by whom,
+when), forms that set, withdraw or give back to course.toml each one (grader.service.deadlines
+keeps them in the store, over course.toml), and the audit log. Every form is a POST whose
+Origin the server checks (grader.service.pages.origin); the page runs no script.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from grader.service.policy.release import in_words, newly_released
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 
-#: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)
+#: the furthest an extension may reach past the class's
+#: deadline, in days (a typo of a year is refused)
 MAX_DAYS = 366
 
 
@@ -122,7 +124,8 @@ def _html(state: State, changed: int | None) -> str:
         ]
         for x in entries
     ]
-    # the change just made, named by its audit entry (never text from the query: a link could say anything)
+    # the change just made, named by its audit entry (never
+    # text from the query: a link could say anything)
     done = next(
         (
             x
@@ -245,7 +248,8 @@ async def change(request: Request, who: Who) -> Response:
 def _releases(
     state: State, toml: Course, assignment: str, student: str, moment: float | None, reset: bool
 ) -> dict[str, list[str]]:
-    """What the change would release now: for each assignment, the students whose hidden results come out."""
+    """What the change would release now: for each
+    assignment, the students whose hidden results come out."""
     found = deadlines.overrides(state.engine)
     after = deadlines.in_force(
         toml, deadlines.proposed(toml, found, assignment, student, moment, reset)
@@ -256,7 +260,8 @@ def _releases(
 
 
 def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -> str:
-    """The page that asks before a change releases hidden results: what, to how many, and the same form again."""
+    """The page that asks before a change releases hidden
+    results: what, to how many, and the same form again."""
     kept = "".join(
         f'<input type="hidden" name="{e(k)}" value="{e(v)}">'
         for k, v in form.items()
@@ -312,8 +317,8 @@ def _held(state: State) -> str:
 def _moment(
     form: dict[str, str], course: Course, deadline: float | None, student: str
 ) -> float | str:
-    """The moment the form asks for (a date and time in the course's zone, or days after the class's deadline),
-    or what is wrong with it."""
+    """The moment the form asks for (a date and time in the course's
+    zone, or days after the class's deadline), or what is wrong with it."""
     days, text = form.get("days", "").strip(), form.get("when", "").strip()
     if days and student:
         try:

@@ -1,12 +1,14 @@
-"""The pages' sign-in with a one-time login link (`grade submit --login`): GET /login/CODE says whom the link signs in
-and asks; only the POST of that page's own form spends the link and sets the session cookie.
+"""The pages' sign-in with a one-time login link (`grade submit
+--login`): GET /login/CODE says whom the link signs in and asks; only the
+POST of that page's own form spends the link and sets the session cookie.
 
-Why ask: a link signs in whoever opens it as the student whose token made it. Were the GET to sign in, a student
-could send their own link to a classmate, whose browser would then be the sender's, and whatever the classmate
-uploaded from the pages would land in the sender's account (login CSRF). The page names the student, and the POST
-must come from it (its Origin, else its Referer, names this server: grader.service.pages.origin), so another site's
-page cannot submit it for the classmate, nor frame it to have them click (frame-ancestors 'none'). A GET that
-spends nothing also leaves the link to its student when a mail scanner or a chat's preview fetches it first.
+Why ask: a link signs in whoever opens it as the student whose token made it. Were the GET to sign
+in, a student could send their own link to a classmate, whose browser would then be the sender's,
+and whatever the classmate uploaded from the pages would land in the sender's account (login
+CSRF). The page names the student, and the POST must come from it (its Origin, else its Referer,
+names this server: grader.service.pages.origin), so another site's page cannot submit it for the
+classmate, nor frame it to have them click (frame-ancestors 'none'). A GET that spends nothing
+also leaves the link to its student when a mail scanner or a chat's preview fetches it first.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from grader.service.pages.session_cookie import set_session
 from grader.service.state import State, state_of
 from grader.service.tokens import link_holder, use_link
 
-#: the confirmation's headers: not cached, its URL (the code) sent to no other site ("no-referrer" would make the
-#: browser send its form with Origin: null, which is refused); no frame, as every page (grader.service.access)
+#: the confirmation's headers: not cached, its URL (the code) sent to no other
+#: site ("no-referrer" would make the browser send its form with Origin: null,
+#: which is refused); no frame, as every page (grader.service.access)
 _GUARDED = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin"}
 
 

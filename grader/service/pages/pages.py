@@ -1,7 +1,8 @@
-"""The course server's pages: a student's (their submissions, each report, the deadline, submissions left today) and
-the instructor's (the queue and the workers, live; the class summary of grader.outputs.summary_html over the counted
-scores; each student's history; the gradebook export). Server-rendered HTML with the CSP of every page the grader
-writes (no scripts); a session cookie from a one-time login link (`grade submit --login`) says who is reading.
+"""The course server's pages: a student's (their submissions, each report, the deadline,
+submissions left today) and the instructor's (the queue and the workers, live; the class summary
+of grader.outputs.summary_html over the counted scores; each student's history; the gradebook
+export). Server-rendered HTML with the CSP of every page the grader writes (no scripts); a
+session cookie from a one-time login link (`grade submit --login`) says who is reading.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ __all__ = ["cards", "course_page", "not_found", "routes"]
 
 @access.anyone
 async def home(request: Request) -> Response:
-    """What this server is, for whoever opens its address: the course, how to submit and how to sign in."""
+    """What this server is, for whoever opens its address:
+    the course, how to submit and how to sign in."""
     name = e(state_of(request).course.name)
     body = (
         f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "

@@ -1,8 +1,9 @@
-"""Submitting from the student's page: a form with a file input (multipart), taken by the same intake as
-`POST /api/submissions` (grader.service.app.receive: the same checks, caps, daily limit and receipt), under the
-same rate limit per student, so that a student who comes only from the LMS (a launch's session, no token) can
-submit. The form is a POST whose Origin the server checks (grader.service.pages.origin), and it carries an idempotency
-key made when the page was drawn: sending the form twice (a reload, a double click) stores the file once.
+"""Submitting from the student's page: a form with a file input (multipart), taken by the
+same intake as `POST /api/submissions` (grader.service.app.receive: the same checks, caps,
+daily limit and receipt), under the same rate limit per student, so that a student who comes
+only from the LMS (a launch's session, no token) can submit. The form is a POST whose Origin
+the server checks (grader.service.pages.origin), and it carries an idempotency key made when
+the page was drawn: sending the form twice (a reload, a double click) stores the file once.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from grader.service.uploads import SUFFIXES, Refused
 
 
 def upload_form(course: Course, chosen: str | None) -> str:
-    """The form of the student's page: a file, for the chosen assignment (or one picked from a list)."""
+    """The form of the student's page: a file, for the
+    chosen assignment (or one picked from a list)."""
     if chosen is not None:
         which = f'<input type="hidden" name="assignment" value="{e(chosen)}">'
     else:

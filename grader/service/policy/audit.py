@@ -1,6 +1,6 @@
-"""The audit log: every change made from the instructor's pages (a deadline, an extension, a regrade, a publish, a
-correction of what counts, a confirmation), who made it, when, and the value before and after. Written in the
-transaction of the change it records; nothing removes it."""
+"""The audit log: every change made from the instructor's pages (a deadline, an extension, a
+regrade, a publish, a correction of what counts, a confirmation), who made it, when, and the
+value before and after. Written in the transaction of the change it records; nothing removes it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from sqlalchemy import Connection, Engine, insert, select
 from grader.service.db import schema
 from grader.service.db.store import reading
 
-#: the audit log's actions (grader.service.policy.corrections adds its own: score, choose, excuse, clear)
+#: the audit log's actions (grader.service.policy.corrections
+#: adds its own: score, choose, excuse, clear)
 DEADLINE, EXTENSION, REGRADE, PUBLISH, CONFIRM = (
     "deadline",
     "extension",

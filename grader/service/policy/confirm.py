@@ -1,11 +1,12 @@
 """An edit of course.toml that would release hidden results at once waits for an instructor's word.
 
-A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension cut back to a moment
-gone by, would show every student it touches their hidden checks' results the moment the server reads the file.
-So the server holds such an edit (grader.service.live): the rules in force stay, its log and the instructor's
-pages say what the edit releases to how many students, and a button there confirms it. The confirmation is a line
-of the audit log naming the edit by its SHA-256, so every server of the course applies it at its next look, and a
-later, different edit is asked about again.
+A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension
+cut back to a moment gone by, would show every student it touches their hidden checks'
+results the moment the server reads the file. So the server holds such an edit
+(grader.service.live): the rules in force stay, its log and the instructor's pages say
+what the edit releases to how many students, and a button there confirms it. The
+confirmation is a line of the audit log naming the edit by its SHA-256, so every server of
+the course applies it at its next look, and a later, different edit is asked about again.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def confirmed(engine: Engine, edit: str) -> bool:
 def hold(
     engine: Engine, in_force: Callable[[Course], Course]
 ) -> Callable[[Course, Course, bytes], str | None]:
-    """LiveCourse's `hold`: why an edit must wait (what it would release, and where to confirm it), or None.
-    `in_force` lays the store's deadlines over a course.toml's (what counts is the rules in force)."""
+    """LiveCourse's `hold`: why an edit must wait (what it would release,
+    and where to confirm it), or None. `in_force` lays the store's
+    deadlines over a course.toml's (what counts is the rules in force)."""
 
     def why(before: Course, after: Course, source: bytes) -> str | None:
         try:

@@ -1,12 +1,13 @@
-"""An instructor's corrections of what counts, set from the pages for one student's assignment: a score set by hand
-(with the reason, which the student reads), the submission chosen to count (its late policy still applies), or the
-assignment excused (it counts neither points nor out of any). One correction per student and assignment at a time;
-clearing it gives what counts back to the rules.
+"""An instructor's corrections of what counts, set from the pages for one student's assignment: a
+score set by hand (with the reason, which the student reads), the submission chosen to count (its
+late policy still applies), or the assignment excused (it counts neither points nor out of any). One
+correction per student and assignment at a time; clearing it gives what counts back to the rules.
 
-Kept in the store (`corrections`), each change written to the audit log in the same transaction (who, when, the
-old and the new), and laid over course.toml's rules with the pages' deadlines (grader.service.deadlines.in_force):
-what counts (grader.service.standing) then follows it everywhere, the student's pages and `grade submit --status`,
-the class table, the gradebook and what is sent to the LMS.
+Kept in the store (`corrections`), each change written to the audit log in the same
+transaction (who, when, the old and the new), and laid over course.toml's rules with
+the pages' deadlines (grader.service.deadlines.in_force): what counts
+(grader.service.standing) then follows it everywhere, the student's pages and `grade
+submit --status`, the class table, the gradebook and what is sent to the LMS.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def described(fix: Correction | None, rules: Rules) -> str:
 
 
 def checked(rules: Rules, kind: str, score: str, submission: str, reason: str) -> Correction | str:
-    """The correction a form asks for, or what is wrong with it (the submission's owner is checked on writing)."""
+    """The correction a form asks for, or what is wrong
+    with it (the submission's owner is checked on writing)."""
     reason = " ".join(reason.split())[:MAX_REASON]
     if kind == "score":
         try:
@@ -104,8 +106,9 @@ def correct(
     student: str,
     fix: Correction | None,
 ) -> Entry:
-    """Set (or, with None, clear) the correction of `student`'s `assignment`; the audit log's entry for it.
-    Raises GraderError where the submission chosen is not that student's for that assignment."""
+    """Set (or, with None, clear) the correction of `student`'s
+    `assignment`; the audit log's entry for it. Raises GraderError where
+    the submission chosen is not that student's for that assignment."""
     rules = course.assignments[assignment]
     with writing(engine) as db:
         if fix is not None and fix.kind == "submission":

@@ -1,11 +1,13 @@
-"""`grade course check`: course.toml read as `grade serve` reads it, and what each assignment is, in the words a
-student and an instructor meet: what it grades, how a student submits to it, its deadline and close in the course's
+"""`grade course check`: course.toml read as `grade serve` reads it, and what
+each assignment is, in the words a student and an instructor meet: what it
+grades, how a student submits to it, its deadline and close in the course's
 zone (and whether its hidden results are out), its late policy and what counts.
 
-What cannot work is refused before (grader.service.config.load_course, the same for `grade serve`): an assignment
-whose exercises need the same name (one file answers an assignment, and cannot define two `Node`s), or a name that
-means two assignments. What works but may surprise is said here as a note: an exercise that several assignments
-grade (a file that names only its exercise goes to the first).
+What cannot work is refused before (grader.service.config.load_course, the same
+for `grade serve`): an assignment whose exercises need the same name (one file
+answers an assignment, and cannot define two `Node`s), or a name that means two
+assignments. What works but may surprise is said here as a note: an exercise that
+several assignments grade (a file that names only its exercise goes to the first).
 """
 
 from __future__ import annotations

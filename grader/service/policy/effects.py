@@ -1,9 +1,11 @@
-"""What an upload does to what counts, in the words of its receipt, and why an upload after the close is refused.
+"""What an upload does to what counts, in the words of its
+receipt, and why an upload after the close is refused.
 
-Before the student's deadline the receipt says only the rule (under "last", this one replaces any earlier; under
-"best", the best counts), since which submission counts, and its score, would tell how the hidden checks went.
-After it the receipt names what counts now and what this upload does to it: "This replaces your counted 20/20
-(on time) with a late upload that counts 0 (no late work is taken)". What counts is grader.service.standing's.
+Before the student's deadline the receipt says only the rule (under "last", this one
+replaces any earlier; under "best", the best counts), since which submission counts, and its
+score, would tell how the hidden checks went. After it the receipt names what counts now and
+what this upload does to it: "This replaces your counted 20/20 (on time) with a late upload
+that counts 0 (no late work is taken)". What counts is grader.service.standing's.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ def effect(
     days_late: float,
     released: bool,
 ) -> str:
-    """What an upload does to what counts for `rules`, given the student's `earlier` submissions (all of them:
-    late days go across assignments). `released`: their deadline has passed, so what counts may be named."""
+    """What an upload does to what counts for `rules`, given the student's
+    `earlier` submissions (all of them: late days go across assignments).
+    `released`: their deadline has passed, so what counts may be named."""
     if not released:
         if rules.counts == "last":
             return (
@@ -68,7 +71,8 @@ def effect(
 
 
 def _what_it_counts(rules: Rules, days: float, left: int) -> str:
-    """An upload `days` late, and what it can count ("late upload that counts 75% of what it earns")."""
+    """An upload `days` late, and what it can count
+    ("late upload that counts 75% of what it earns")."""
     if days <= 0:
         return "upload on time, that counts what it earns"
     if rules.late == "late-days":

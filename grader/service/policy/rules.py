@@ -1,7 +1,8 @@
-"""One assignment's rules, as course.toml states them and as they are checked: what it grades (one file answers
-all of its exercises, so they must not need the same name), when it opens, is due and closes, its late policy,
-which submission counts, each student's extension, and an instructor's corrections (set from the pages and kept
-in the store: grader.service.policy.corrections). grader.service.config reads the course around them.
+"""One assignment's rules, as course.toml states them and as they are checked: what it
+grades (one file answers all of its exercises, so they must not need the same name), when
+it opens, is due and closes, its late policy, which submission counts, each student's
+extension, and an instructor's corrections (set from the pages and kept in the store:
+grader.service.policy.corrections). grader.service.config reads the course around them.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from grader.service.toml_where import Where
 DAY = 86400.0
 Late = Literal["penalty", "late-days", "none"]
 Counts = Literal["best", "last"]
-#: an instructor's correction of what counts (grader.service.corrections): a score set by hand, the submission
-#: chosen to count, or the assignment excused
+#: an instructor's correction of what counts (grader.service.corrections): a
+#: score set by hand, the submission chosen to count, or the assignment excused
 Fix = Literal["score", "submission", "excused"]
-#: a student's submissions of one assignment per day, unless the assignment's per_day says otherwise: with a worker or
-#: two, one token uploading at the per-minute limit all day would queue more than they grade
+#: a student's submissions of one assignment per day, unless the assignment's
+#: per_day says otherwise: with a worker or two, one token uploading at the
+#: per-minute limit all day would queue more than they grade
 DEFAULT_PER_DAY = 20
 ASSIGNMENT_KEYS = frozenset(
     {
@@ -42,7 +44,8 @@ ASSIGNMENT_KEYS = frozenset(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Correction:
-    """What an instructor set from the pages for one student's assignment, over what the rules would count."""
+    """What an instructor set from the pages for one
+    student's assignment, over what the rules would count."""
 
     kind: Fix
     #: kind "score": the points that count (out of the assignment's points)
@@ -65,27 +68,31 @@ class Rules:
     catalog_assignment: str | None
     opens: float | None
     deadline: float | None
-    #: without a late policy, late work is stored and marked, and counts 0: late credit is asked for explicitly
+    #: without a late policy, late work is stored and marked,
+    #: and counts 0: late credit is asked for explicitly
     late: Late = "none"
     penalty_per_day: float = 0.0
-    #: days after the deadline past which a late submission counts 0 (stored and marked all the same)
+    #: days after the deadline past which a late submission
+    #: counts 0 (stored and marked all the same)
     max_late_days: float | None = None
     #: submissions per student per day (0: no limit)
     per_day: int = DEFAULT_PER_DAY
     counts: Counts = "best"
     #: student id -> their own deadline (epoch seconds)
     extensions: dict[str, float] = field(default_factory=dict)
-    #: uploads are refused after it (course.toml's `closes`); None: the deadline plus the days late work can count
+    #: uploads are refused after it (course.toml's `closes`);
+    #: None: the deadline plus the days late work can count
     closes: float | None = None
     #: the points its exercises hold, hidden checks included (what a score set by hand is out of)
     points: float = 0.0
-    #: student id -> the instructor's correction of what counts for them (set from the pages, kept in the store)
+    #: student id -> the instructor's correction of what
+    #: counts for them (set from the pages, kept in the store)
     corrections: dict[str, Correction] = field(default_factory=dict)
 
     def deadline_for(self, student: str) -> float | None:
-        """The student's own deadline: their extension where it is later than the class's, else the class's. An
-        extension never makes a deadline earlier (the class's moved past it), and without a class deadline there
-        is none for anyone."""
+        """The student's own deadline: their extension where it is later than the
+        class's, else the class's. An extension never makes a deadline earlier (the
+        class's moved past it), and without a class deadline there is none for anyone."""
         own = self.extensions.get(student)
         if own is None or self.deadline is None:
             return self.deadline
@@ -100,7 +107,8 @@ class Rules:
 def read_rules(
     where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo
 ) -> Rules:
-    """The rules of [assignments.NAME] (and its [extensions.NAME]), checked: a mistake names its line."""
+    """The rules of [assignments.NAME] (and its
+    [extensions.NAME]), checked: a mistake names its line."""
     at = f"assignments.{name}"
     if not isinstance(spec, dict):
         raise GraderError(f"{where.path}: [{at}] must be a table.")
@@ -198,8 +206,9 @@ def read_rules(
 
 
 def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog) -> None:
-    """What a student names with `--assignment` (or a notebook's metadata) is course.toml's assignment id, or the
-    catalog's assignment one of them stands for (`assignment = "ID"`): each name must mean one assignment."""
+    """What a student names with `--assignment` (or a notebook's metadata)
+    is course.toml's assignment id, or the catalog's assignment one of them
+    stands for (`assignment = "ID"`): each name must mean one assignment."""
     owner: dict[str, str] = {}
     for rules in assignments.values():
         if rules.catalog_assignment is not None and rules.catalog_assignment != rules.id:
@@ -229,8 +238,8 @@ def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog)
 
 
 def _answerable(where: Where, at: str, exercises: list[Exercise]) -> None:
-    """An assignment is answered by one file: its exercises must not need the same name (two `Node`s), or every
-    upload would be refused."""
+    """An assignment is answered by one file: its exercises must not
+    need the same name (two `Node`s), or every upload would be refused."""
     shared = shared_name(exercises)
     if shared is None:
         return
@@ -249,7 +258,8 @@ def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
 
 
 def date_time(where: Where, key: str, value: Any, zone: tzinfo) -> float | None:
-    """A TOML date-time (or an ISO 8601 string) as epoch seconds; a time without an offset is the course's zone."""
+    """A TOML date-time (or an ISO 8601 string) as epoch
+    seconds; a time without an offset is the course's zone."""
     if value is None:
         return None
     if isinstance(value, str):

@@ -1,18 +1,21 @@
-"""The grading queue, in the store: jobs claimed under a lease, results written once, workers' heartbeats.
+"""The grading queue, in the store: jobs claimed under
+a lease, results written once, workers' heartbeats.
 
-One design for every deployment: the server's own workers on its SQLite file, and `grade worker`s on other
-machines sharing a PostgreSQL. A claim is one UPDATE of the next queued job, picked by a sub-select that
-PostgreSQL runs `FOR UPDATE SKIP LOCKED` (claimers never wait on each other, never take the same row);
-SQLite runs it under its single write lock. The next job is round-robin by student: the best priority (new
-uploads before an instructor's regrade), then the lowest turn, then the oldest, among the students with no job
-being graded. A student's jobs are graded one at a time, so one student's slow files hold one worker, never
-all of them. A job's turn is set when it is queued, one past its student's other jobs of that priority still
-queued or running, so one student's tenth queued upload waits behind every other student's next one: no
-student's backlog delays another's report by more than the job being graded. The claimer holds a lease it
-renews with each heartbeat. A worker that dies stops renewing; once its lease lapses, `reap` puts the job back
-in the queue, a turn later (a job that took down its worker MAX_ATTEMPTS times is given up, with a report that
-says so: never a silent drop, and never a queue held up by it). A result's key is its job's id, so a second
-worker that graded the same job (its lease lapsed while it was slow) writes nothing: each job counts once.
+One design for every deployment: the server's own workers on its SQLite file, and `grade
+worker`s on other machines sharing a PostgreSQL. A claim is one UPDATE of the next queued job,
+picked by a sub-select that PostgreSQL runs `FOR UPDATE SKIP LOCKED` (claimers never wait on
+each other, never take the same row); SQLite runs it under its single write lock. The next job
+is round-robin by student: the best priority (new uploads before an instructor's regrade), then
+the lowest turn, then the oldest, among the students with no job being graded. A student's jobs
+are graded one at a time, so one student's slow files hold one worker, never all of them. A
+job's turn is set when it is queued, one past its student's other jobs of that priority still
+queued or running, so one student's tenth queued upload waits behind every other student's next
+one: no student's backlog delays another's report by more than the job being graded. The
+claimer holds a lease it renews with each heartbeat. A worker that dies stops renewing; once
+its lease lapses, `reap` puts the job back in the queue, a turn later (a job that took down its
+worker MAX_ATTEMPTS times is given up, with a report that says so: never a silent drop, and
+never a queue held up by it). A result's key is its job's id, so a second worker that graded
+the same job (its lease lapsed while it was slow) writes nothing: each job counts once.
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ class Stored:
     content: bytes
     sha256: str
     seed: int
-    #: how the receipt named the seed: "s1-..." drawn from the course secret, "seed-N" the course's fixed seed
+    #: how the receipt named the seed: "s1-..." drawn from
+    #: the course secret, "seed-N" the course's fixed seed
     seed_token: str = ""
 
 
@@ -60,7 +64,8 @@ class Claimed:
     stored: Stored | None = None
 
 
-#: what an upload is stored as: a file, a notebook, or a library course's repository (a zip of its course files)
+#: what an upload is stored as: a file, a notebook, or a
+#: library course's repository (a zip of its course files)
 STORED_SUFFIXES = (".py", ".ipynb", ".zip")
 
 
@@ -106,8 +111,9 @@ class Result:
 
 
 def register(engine: Engine, name: str | None = None, beat: float | None = None) -> str:
-    """A new worker's row; its id (host, pid and a counter: unique across machines). `beat`: the seconds between its
-    heartbeats, by which the instructor's page tells a lost worker (two missed) from a quiet one."""
+    """A new worker's row; its id (host, pid and a counter: unique across
+    machines). `beat`: the seconds between its heartbeats, by which the
+    instructor's page tells a lost worker (two missed) from a quiet one."""
     host = socket.gethostname()
     now = time.time()
     ident = name or f"{host}-{os.getpid()}-{int(now * 1000) % 10**6}"
@@ -158,8 +164,8 @@ def stopped(engine: Engine, worker: str, graded: int) -> None:
 
 
 def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
-    """The next job (best priority, lowest turn, oldest), now leased to `worker`, with its submission; None when none
-    is queued.
+    """The next job (best priority, lowest turn, oldest), now leased
+    to `worker`, with its submission; None when none is queued.
 
     One transaction: the claim and the submission's bytes together.
     """
@@ -192,10 +198,11 @@ def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
 
 
 def _grading_students() -> Select[tuple[str]]:
-    """The students with a job being graded now: none of them gets a second worker (a student who uploads work that
-    holds a worker for its whole time limit holds one worker, never every one, so the others' reports keep flowing).
-    On PostgreSQL two claims at the same instant can each miss the other's: a student then holds two workers for one
-    job's time, never more than the claimers racing."""
+    """The students with a job being graded now: none of them gets a second worker
+    (a student who uploads work that holds a worker for its whole time limit holds
+    one worker, never every one, so the others' reports keep flowing). On
+    PostgreSQL two claims at the same instant can each miss the other's: a student
+    then holds two workers for one job's time, never more than the claimers racing."""
     busy, owner = schema.jobs.alias("busy"), schema.submissions.alias("owner")
     return (
         select(owner.c.student_id)
@@ -239,17 +246,18 @@ def finish(engine: Engine, worker: str, result: Result) -> bool:
 
 
 def reap(engine: Engine, given_up: Callable[[Stored], str] | None = None) -> list[int]:
-    """Jobs whose lease lapsed (their worker died or hung): queued again a turn later (behind the other students'
-    next jobs), or given up after MAX_ATTEMPTS, with the report `given_up` makes for the submission (the JSON its
-    student reads)."""
+    """Jobs whose lease lapsed (their worker died or hung): queued again a turn later
+    (behind the other students' next jobs), or given up after MAX_ATTEMPTS, with the
+    report `given_up` makes for the submission (the JSON its student reads)."""
     return release(engine, j.lease_until < time.time(), given_up)
 
 
 def release(
     engine: Engine, which: ColumnElement[bool], given_up: Callable[[Stored], str] | None = None
 ) -> list[int]:
-    """The running jobs `which` picks (their worker is gone): queued again a turn later, or given up after
-    MAX_ATTEMPTS claims (each claim counts one: a job that kills every worker that takes it stops there)."""
+    """The running jobs `which` picks (their worker is gone): queued
+    again a turn later, or given up after MAX_ATTEMPTS claims (each claim
+    counts one: a job that kills every worker that takes it stops there)."""
     held = and_(j.state == "running", which)
     with writing(engine) as db:
         again = [
@@ -304,7 +312,8 @@ GAVE_UP_FOR_STUDENT = (
 
 
 def next_turns(db: Connection, students: set[str], priority: int) -> dict[str, int]:
-    """Each student's next turn at `priority`: one past their jobs of it still queued or running (0 when none is)."""
+    """Each student's next turn at `priority`: one past their
+    jobs of it still queued or running (0 when none is)."""
     s = schema.submissions.c
     busy = db.execute(
         select(s.student_id, func.max(j.turn))
@@ -321,8 +330,8 @@ def next_turns(db: Connection, students: set[str], priority: int) -> dict[str, i
 
 
 def enqueue_all(engine: Engine, assignment: str | None, student: str | None = None) -> int:
-    """Regrade every stored submission (of one assignment, of one student): a job each, behind every new
-    submission."""
+    """Regrade every stored submission (of one assignment, of
+    one student): a job each, behind every new submission."""
     s = schema.submissions.c
     now = time.time()
     with writing(engine) as db:
@@ -332,7 +341,8 @@ def enqueue_all(engine: Engine, assignment: str | None, student: str | None = No
         if student is not None:
             wanted = wanted.where(s.student_id == student)
         rows = db.execute(wanted.order_by(s.id)).all()
-        # round-robin by student in the regrade too: each student's first, then each student's second...
+        # round-robin by student in the regrade too: each
+        # student's first, then each student's second...
         turns = next_turns(db, {r.student_id for r in rows}, 1) if rows else {}
         jobs = []
         for row in rows:
@@ -368,9 +378,9 @@ def depth(engine: Engine) -> dict[str, object]:
 
 
 def worker_rows(engine: Engine, since: float) -> list[dict[str, object]]:
-    """Every worker seen since `since`: id, host, load, cores, its heartbeat's interval and last beat, how many it
-    graded, and the job it last said it held with where that job is now (job_state, job_worker: who holds or
-    graded it, job_error: why it was given up)."""
+    """Every worker seen since `since`: id, host, load, cores, its heartbeat's interval and
+    last beat, how many it graded, and the job it last said it held with where that job is
+    now (job_state, job_worker: who holds or graded it, job_error: why it was given up)."""
     w, r = schema.workers.c, schema.results.c
     held = schema.jobs.alias("held")
     with reading(engine) as db:

@@ -1,5 +1,6 @@
-"""LTI 1.3 launch: the platforms' deployments this course accepts, the OIDC logins under way (state and nonce,
-single-use, with their expiry), and which session each launch made, for what platform and LTI user."""
+"""LTI 1.3 launch: the platforms' deployments this course accepts, the
+OIDC logins under way (state and nonce, single-use, with their expiry),
+and which session each launch made, for what platform and LTI user."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Deadlines and extensions set from the instructor's pages (rule_overrides, over course.toml's), and the audit log of
-every change made from the pages (who, what, when, the old and the new value)."""
+"""Deadlines and extensions set from the instructor's pages
+(rule_overrides, over course.toml's), and the audit log of every change
+made from the pages (who, what, when, the old and the new value)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""An instructor's corrections of what counts, set from the pages: for one student's assignment, a score set by hand
-with its reason, the submission chosen to count, or the assignment excused (grader.service.policy.corrections). Each
-change is in the audit log too."""
+"""An instructor's corrections of what counts, set from the pages: for one student's
+assignment, a score set by hand with its reason, the submission chosen to count, or the
+assignment excused (grader.service.policy.corrections). Each change is in the audit log too."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""Every LMS context (a course, a section) a course is linked to keeps its own Names and Roles URL: a launch records
-its context's, and `grade roster sync` reads every one. The one URL kept per deployment was overwritten by each
-launch, so that a sync read only the last context launched from and removed everyone only another listed.
+"""Every LMS context (a course, a section) a course is linked to keeps its own Names
+and Roles URL: a launch records its context's, and `grade roster sync` reads every
+one. The one URL kept per deployment was overwritten by each launch, so that a sync
+read only the last context launched from and removed everyone only another listed.
 
-The URL each deployment kept is carried over as its context's; lti_platforms keeps its two columns, no longer
-written.
+The URL each deployment kept is carried over as its context's;
+lti_platforms keeps its two columns, no longer written.
 """
 
 from __future__ import annotations
