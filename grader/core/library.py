@@ -59,4 +59,3 @@ class Library:
 def last_name(dotted: str) -> str:
     """The name a probe knows an object by: the last part of its dotted path."""
     return dotted.rpartition(".")[2]
-
