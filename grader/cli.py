@@ -59,19 +59,29 @@ COMMANDS = {
 #: the commands grader.cli_batch runs; grader.cli_course runs the others
 _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
 #: the course server's, which grader.cli_service runs
-_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster", "course"})
+_SERVICE_COMMANDS = frozenset(
+    {"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster", "course"}
+)
 
 
 def command_function(command: str, kind: str) -> Any:
     """`grade COMMAND`'s `kind` function (its "command", or the "parser" it parses with), from its module."""
-    module = import_module("grader.cli_batch" if command in _CLASS_COMMANDS else
-                           "grader.cli_service" if command in _SERVICE_COMMANDS else
-                           "grader.cli_store" if command == "store" else "grader.cli_course")
+    module = import_module(
+        "grader.cli_batch"
+        if command in _CLASS_COMMANDS
+        else "grader.cli_service"
+        if command in _SERVICE_COMMANDS
+        else "grader.cli_store"
+        if command == "store"
+        else "grader.cli_course"
+    )
     return getattr(module, f"{command}_{kind}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions: answer, then exit
+    if (
+        argv is None and "_ARGCOMPLETE" in os.environ
+    ):  # the shell asks for completions: answer, then exit
         from grader.cli_complete import complete
 
         complete()
@@ -98,8 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.PIPE_CLOSED
     except Exception:  # noqa: BLE001 - a bug in the grader: show everything
         traceback.print_exc()
-        print(f"error: internal error in autograd-grader {__version__}; please report it with the traceback above.",
-              file=sys.stderr)
+        print(
+            f"error: internal error in autograd-grader {__version__}; please report it with the traceback above.",
+            file=sys.stderr,
+        )
         return ExitCode.INTERNAL_ERROR
 
 
@@ -109,8 +121,10 @@ def _not_a_command(word: str) -> None:
         return
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
     if close:
-        raise GraderError(f"{word}: no such command or file. Did you mean 'grade {close[0]}'? "
-                          f"'grade --help' lists the commands.")
+        raise GraderError(
+            f"{word}: no such command or file. Did you mean 'grade {close[0]}'? "
+            f"'grade --help' lists the commands."
+        )
 
 
 def grade_parser() -> Parser:
@@ -119,31 +133,65 @@ def grade_parser() -> Parser:
         prog="grade",
         usage="grade SUBMISSION [options]\n       grade COMMAND [options]   (grade COMMAND --help for each)",
         description="Grade an autograd exercise: a .py file, a notebook or a folder.",
-        epilog="commands:\n" + "\n".join(f"  {name.ljust(width)}  {about}" for name, about in COMMANDS.items()),
+        epilog="commands:\n"
+        + "\n".join(f"  {name.ljust(width)}  {about}" for name, about in COMMANDS.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("submission", type=Path,
-                        help="the .py file or notebook (.ipynb) to grade, or a folder: the file in it that answers "
-                             "the exercise is graded, the other .py files are importable beside it")
+    parser.add_argument(
+        "submission",
+        type=Path,
+        help="the .py file or notebook (.ipynb) to grade, or a folder: the file in it that answers "
+        "the exercise is graded, the other .py files are importable beside it",
+    )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--exercise", "-e", metavar="ID",
-                       help="which exercise (default: the '# exercise: ID' line, or the notebook's metadata)")
-    which.add_argument("--assignment", "-a", metavar="ID",
-                       help="grade every exercise of an assignment from one run of the notebook")
+    which.add_argument(
+        "--exercise",
+        "-e",
+        metavar="ID",
+        help="which exercise (default: the '# exercise: ID' line, or the notebook's metadata)",
+    )
+    which.add_argument(
+        "--assignment",
+        "-a",
+        metavar="ID",
+        help="grade every exercise of an assignment from one run of the notebook",
+    )
     seeding = parser.add_mutually_exclusive_group()
-    seeding.add_argument("--seed", type=int, default=0, help="seed of the random probe inputs (default 0)")
-    seeding.add_argument("--secret-file", type=Path, metavar="FILE",
-                         help="draw the seed from the course secret and the submission, as a batch and the exported "
-                              "autograder do (for instructors: the report shows its token, not the seed)")
-    parser.add_argument("--format", choices=("text", "json", "gradescope", "junit"), default="text",
-                        help="report format: text (default), json (ours), gradescope (results.json), junit")
-    parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout")
-    parser.add_argument("--time-limit", type=float, metavar="SECONDS",
-                        help="wall-clock limit for the submission (default: the exercise's)")
+    seeding.add_argument(
+        "--seed", type=int, default=0, help="seed of the random probe inputs (default 0)"
+    )
+    seeding.add_argument(
+        "--secret-file",
+        type=Path,
+        metavar="FILE",
+        help="draw the seed from the course secret and the submission, as a batch and the exported "
+        "autograder do (for instructors: the report shows its token, not the seed)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "gradescope", "junit"),
+        default="text",
+        help="report format: text (default), json (ours), gradescope (results.json), junit",
+    )
+    parser.add_argument(
+        "--output", "-o", type=Path, metavar="FILE", help="write the report here, not to stdout"
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="wall-clock limit for the submission (default: the exercise's)",
+    )
     add_device_option(parser)
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour in the text report (default: when writing to a terminal)")
-    add_isolation_option(parser, "landlock where the exercises hold solutions or hidden checks, else none")
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour in the text report (default: when writing to a terminal)",
+    )
+    add_isolation_option(
+        parser, "landlock where the exercises hold solutions or hidden checks, else none"
+    )
     add_exercises_option(parser)
     parser.add_argument("--version", action="version", version=f"autograd-grader {__version__}")
     return parser
@@ -152,7 +200,9 @@ def grade_parser() -> Parser:
 def _grade(argv: list[str]) -> int:
     args = grade_parser().parse_args(argv)
     if args.time_limit is not None and args.time_limit <= 0:
-        raise GraderError(f"--time-limit must be a positive number of seconds, got {args.time_limit}.")
+        raise GraderError(
+            f"--time-limit must be a positive number of seconds, got {args.time_limit}."
+        )
     from grader.judge.expected_cache import ExpectedStore
     from grader.judge.grading import grade
 
@@ -162,21 +212,36 @@ def _grade(argv: list[str]) -> int:
     seed, token = args.seed, None
     if args.secret_file is not None:
         seed, token = _drawn_seed(args.submission, args.secret_file)
-    report = grade(submission, exercises, seed=seed, devices=devices(args.device), time_limit=args.time_limit,
-                   isolation=isolation_choice(args.isolation), store=ExpectedStore.for_user(),
-                   seed_token=token)
+    report = grade(
+        submission,
+        exercises,
+        seed=seed,
+        devices=devices(args.device),
+        time_limit=args.time_limit,
+        isolation=isolation_choice(args.isolation),
+        store=ExpectedStore.for_user(),
+        seed_token=token,
+    )
     from grader.outputs.formats import render
     from grader.outputs.students import Student
 
     to_terminal = args.output is None and sys.stdout.isatty()
-    color = args.color == "always" or (args.color == "auto" and to_terminal and "NO_COLOR" not in os.environ)
+    color = args.color == "always" or (
+        args.color == "auto" and to_terminal and "NO_COLOR" not in os.environ
+    )
     name = args.submission.name
-    _write(render(args.format, report, student=Student(id=name, name=name, submission=name), color=color),
-           args.output)
+    _write(
+        render(
+            args.format, report, student=Student(id=name, name=name, submission=name), color=color
+        ),
+        args.output,
+    )
     return report.exit_code
 
 
-def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tuple[Submission, list[Exercise]]:
+def _submission_and_exercises(
+    args: argparse.Namespace, catalog: Catalog
+) -> tuple[Submission, list[Exercise]]:
     """The submission (a file, or the file a folder's files answer with) and the exercises to grade it as:
     named on the command line, else by the file (a header line, or metadata)."""
     from grader.course.selection import Target, files_in, load_selected, select
@@ -188,7 +253,9 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
         from grader.run.read.package import read_package
 
         # a library course grades a whole repository: every exercise of the course unless some are named
-        return read_package(args.submission, library), named if named is not None else catalog.load_all()
+        return read_package(
+            args.submission, library
+        ), named if named is not None else catalog.load_all()
     if args.submission.is_dir():
         files = files_in(args.submission)
         selection = select(files, Target.of(named or [], args.assignment))
@@ -197,12 +264,19 @@ def _submission_and_exercises(args: argparse.Namespace, catalog: Catalog) -> tup
         submission = load_selected(selection, files)
     else:
         submission = load_submission(args.submission)
-    exercises = named if named is not None else catalog.declared(submission.declared_exercise,
-                                                                 submission.declared_assignment, submission.declares)
+    exercises = (
+        named
+        if named is not None
+        else catalog.declared(
+            submission.declared_exercise, submission.declared_assignment, submission.declares
+        )
+    )
     if exercises is None:
-        raise GraderError(f"{submission.path}: which exercise is this? Pass --exercise ID (or --assignment ID), add "
-                          f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "
-                          f"{', '.join(catalog.ids())}.")
+        raise GraderError(
+            f"{submission.path}: which exercise is this? Pass --exercise ID (or --assignment ID), add "
+            f"a line '# exercise: ID' to the file, or set it in the notebook's metadata. The exercises: "
+            f"{', '.join(catalog.ids())}."
+        )
     return submission, exercises
 
 
@@ -217,7 +291,9 @@ def _drawn_seed(path: Path, secret_file: Path) -> tuple[int, str]:
     return drawn.seed, drawn.token
 
 
-def _named(exercise_id: str | None, assignment_id: str | None, catalog: Catalog) -> list[Exercise] | None:
+def _named(
+    exercise_id: str | None, assignment_id: str | None, catalog: Catalog
+) -> list[Exercise] | None:
     if exercise_id is not None:
         return [catalog.load(exercise_id)]
     if assignment_id is not None:
@@ -228,7 +304,9 @@ def _named(exercise_id: str | None, assignment_id: str | None, catalog: Catalog)
 def _write(data: bytes, output: Path | None) -> None:
     if output is None:
         sys.stdout.flush()
-        buffer = getattr(sys.stdout, "buffer", None)  # absent where stdout was replaced by a text-only stream
+        buffer = getattr(
+            sys.stdout, "buffer", None
+        )  # absent where stdout was replaced by a text-only stream
         if buffer is None:
             sys.stdout.write(data.decode("utf-8"))
         else:

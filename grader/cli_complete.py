@@ -24,10 +24,14 @@ def complete() -> None:
         return
     try:
         import argcomplete
-    except ImportError:  # an install without it: no completions, and no grading run by the shell either
+    except (
+        ImportError
+    ):  # an install without it: no completions, and no grading run by the shell either
         raise SystemExit(1) from None
 
-    argcomplete.autocomplete(completion_parser(_words_before_cursor()), always_complete_options="long")
+    argcomplete.autocomplete(
+        completion_parser(_words_before_cursor()), always_complete_options="long"
+    )
 
 
 def completion_parser(words: list[str]) -> argparse.ArgumentParser:
@@ -42,7 +46,9 @@ def completion_parser(words: list[str]) -> argparse.ArgumentParser:
         return parser
     root = argparse.ArgumentParser(prog="grade", add_help=False)
     sub = root.add_subparsers()
-    one = sub.add_parser(command, parents=[_command_parser(command)], add_help=False, conflict_handler="resolve")
+    one = sub.add_parser(
+        command, parents=[_command_parser(command)], add_help=False, conflict_handler="resolve"
+    )
     _with_completers(one)
     return root
 
@@ -55,8 +61,13 @@ def _command_parser(command: str) -> Parser:
 
 
 def _with_completers(parser: argparse.ArgumentParser, **extra: Completer) -> None:
-    by_dest: dict[str, Completer] = {"exercise": _exercise_ids, "like": _exercise_ids, "ids": _exercise_ids,
-                                     "assignment": _assignment_ids, **extra}
+    by_dest: dict[str, Completer] = {
+        "exercise": _exercise_ids,
+        "like": _exercise_ids,
+        "ids": _exercise_ids,
+        "assignment": _assignment_ids,
+        **extra,
+    }
     for action in parser._actions:
         if action.dest in by_dest:
             action.completer = by_dest[action.dest]  # type: ignore[attr-defined]

@@ -96,4 +96,3 @@ class Node:
         for node in reversed(order):  # outputs first, so each node's grad is complete when used
             for parent, slope in zip(node.parents, node.slopes, strict=True):
                 parent.grad += node.grad * slope
-

@@ -50,10 +50,20 @@ def problems(contract: Contract, taken: frozenset[str]) -> list[tuple[str, str]]
     for field, name in names.items():
         others = [f for f, n in names.items() if n == name and f != field]
         if others:
-            found.append((field, f"{name!r} is also the contract's {others[0]}; each attribute needs its own name"))
+            found.append(
+                (
+                    field,
+                    f"{name!r} is also the contract's {others[0]}; each attribute needs its own name",
+                )
+            )
         elif name != field and name in taken:
-            found.append((field, f"{name!r} is already an operation or attribute of the reference engine; "
-                                 f"choose another name"))
+            found.append(
+                (
+                    field,
+                    f"{name!r} is already an operation or attribute of the reference engine; "
+                    f"choose another name",
+                )
+            )
     return found
 
 

@@ -14,10 +14,14 @@ from grader.core.numeric import Tolerance
 Engine = Literal["scalar", "torch", "tensor", "library"]
 Visibility = Literal["public", "hidden"]
 Device = Literal["cpu", "cuda"]
-InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"]
+InputKind = Literal[
+    "literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"
+]
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
-MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
+MAX_FD_ELEMENTS = (
+    64  # central differences run the probe twice per element: larger tensors are sampled
+)
 #: an exercise's id, as the schema has it: its folder's name
 ID_PATTERN = r"[a-z0-9][a-z0-9-]*"
 FORMAT_HELP = "see exercises/README.md for the format"

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+#: what a repository may be handed in as besides its folder, by the archive's name
+ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+
 
 @dataclass(frozen=True, slots=True)
 class Graph:
@@ -43,8 +46,8 @@ class Library:
     files: tuple[str, ...]
     #: folders of the repository put on sys.path, first first ("." is its root)
     import_paths: tuple[str, ...]
-    #: the course's reference repository (its solution), laid out as a student's is
-    reference: Path
+    #: the course's reference repository (its solution), laid out as a student's is; None in a released pack
+    reference: Path | None
     #: the repository a student starts from, for `grade release` and `grade validate`
     starter: Path | None
     graph: Graph | None = None
@@ -56,4 +59,3 @@ class Library:
 def last_name(dotted: str) -> str:
     """The name a probe knows an object by: the last part of its dotted path."""
     return dotted.rpartition(".")[2]
-

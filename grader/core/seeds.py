@@ -52,7 +52,9 @@ def seed_from_token(secret: bytes, token: str) -> int:
     if len(secret) < MIN_SECRET_BYTES:
         raise ValueError(f"a course secret needs at least {MIN_SECRET_BYTES} bytes")
     if not _TOKEN.fullmatch(token):
-        raise ValueError(f"not a seed token: {token[:40]!r} (tokens look like s1- and 32 hex digits)")
+        raise ValueError(
+            f"not a seed token: {token[:40]!r} (tokens look like s1- and 32 hex digits)"
+        )
     digest = hmac.new(secret, _DOMAIN + token.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") % SEED_SPACE
 

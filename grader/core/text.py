@@ -42,11 +42,17 @@ def clean_data(data: Any) -> Any:
             for k, v in value.items():
                 fresh[clean(k) if isinstance(k, str) else k] = v
             parent[key] = fresh
-            stack.extend((fresh, k, v) for k, v in fresh.items() if isinstance(v, str | dict | list))
+            stack.extend(
+                (fresh, k, v) for k, v in fresh.items() if isinstance(v, str | dict | list)
+            )
         elif isinstance(value, list):
             fresh_list = list(value)
             parent[key] = fresh_list
-            stack.extend((fresh_list, i, v) for i, v in enumerate(fresh_list) if isinstance(v, str | dict | list))
+            stack.extend(
+                (fresh_list, i, v)
+                for i, v in enumerate(fresh_list)
+                if isinstance(v, str | dict | list)
+            )
         else:
             parent[key] = clean(value)
     return root[0]
@@ -63,10 +69,14 @@ def file_name(name: str) -> str:
     if _SURROGATE.search(name):
         try:
             name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        except UnicodeEncodeError:  # a surrogate that no undecodable byte gives: not from the file system
+        except (
+            UnicodeEncodeError
+        ):  # a surrogate that no undecodable byte gives: not from the file system
             name = clean(name)
     if _CONTROL.search(name):
-        name = _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), name)
+        name = _CONTROL.sub(
+            lambda found: found.group().encode("unicode_escape").decode("ascii"), name
+        )
     return name
 
 

@@ -139,15 +139,30 @@ def to_data(value: Value) -> dict[str, Any]:
         case Seq(items, kind):
             return {"t": kind, "v": [to_data(item) for item in items]}
         case Array(shape, data, dtype, device):
-            return {"t": "array", "shape": list(shape), "v": list(data), "dtype": dtype, "device": device}
+            return {
+                "t": "array",
+                "shape": list(shape),
+                "v": list(data),
+                "dtype": dtype,
+                "device": device,
+            }
         case Opaque(type_name, text):
             return {"t": "object", "type": type_name, "repr": text}
         case ErrorInfo():
             return error_to_data(value)
         case Traced(nodes):
-            return {"t": "graph", "nodes": [
-                {"op": n.op, "settings": {k: to_data(v) for k, v in n.settings}, "inputs": list(n.inputs),
-                 "value": to_data(n.value)} for n in nodes]}
+            return {
+                "t": "graph",
+                "nodes": [
+                    {
+                        "op": n.op,
+                        "settings": {k: to_data(v) for k, v in n.settings},
+                        "inputs": list(n.inputs),
+                        "value": to_data(n.value),
+                    }
+                    for n in nodes
+                ],
+            }
     raise TypeError(f"not a Value: {value!r}")
 
 
@@ -157,8 +172,14 @@ def error_to_data(error: ErrorInfo) -> dict[str, Any]:
         "t": "error",
         "type": error.type_name,
         "message": error.message,
-        "where": None if where is None else {"line": where.line, "function": where.function, "text": where.text,
-                                             "file": where.file},
+        "where": None
+        if where is None
+        else {
+            "line": where.line,
+            "function": where.function,
+            "text": where.text,
+            "file": where.file,
+        },
     }
 
 
@@ -193,12 +214,20 @@ def from_data(data: object, depth: int = 0, *, traced: bool = True) -> Value:
     if tag == "array":
         _keys(obj, {"t", "shape", "v", "dtype", "device"})
         shape, flat = obj["shape"], obj["v"]
-        if type(shape) is not list or not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 16:
+        if (
+            type(shape) is not list
+            or not all(type(n) is int and 0 <= n for n in shape)
+            or len(shape) > 16
+        ):
             raise BadReply("array shape is not a list of sizes")
         if type(flat) is not list or len(flat) != math.prod(shape) or len(flat) > MAX_ITEMS:
             raise BadReply("array data does not match its shape")
-        return Array(tuple(shape), tuple(_number(x) for x in flat), clip(_string(obj["dtype"]), 40),
-                     clip(_string(obj["device"]), 40))
+        return Array(
+            tuple(shape),
+            tuple(_number(x) for x in flat),
+            clip(_string(obj["dtype"]), 40),
+            clip(_string(obj["device"]), 40),
+        )
     if tag == "object":
         _keys(obj, {"t", "type", "repr"})
         return Opaque(clip(_string(obj["type"]), 100), clip(_string(obj["repr"]), 400))
@@ -225,9 +254,13 @@ def _traced(nodes: object) -> Traced:
             raise BadReply("a traced node's inputs are not earlier nodes")
         if len(settings) > 16:
             raise BadReply("a traced node has too many settings")
-        plain = tuple((clip(_string(key), 100), from_data(value, MAX_DEPTH - 2, traced=False))
-                      for key, value in settings.items())
-        parsed.append(TracedNode(op, plain, tuple(inputs), from_data(node["value"], 1, traced=False)))
+        plain = tuple(
+            (clip(_string(key), 100), from_data(value, MAX_DEPTH - 2, traced=False))
+            for key, value in settings.items()
+        )
+        parsed.append(
+            TracedNode(op, plain, tuple(inputs), from_data(node["value"], 1, traced=False))
+        )
     return Traced(tuple(parsed))
 
 
@@ -241,8 +274,12 @@ def error_from_data(data: object) -> ErrorInfo:
         _keys(w, {"line", "function", "text", "file"})
         if type(w["line"]) is not int:
             raise BadReply("error line is not an integer")
-        place = Where(w["line"], clip(_string(w["function"]), 100), clip(_string(w["text"]), 300),
-                      clip(_string(w["file"]), 100))
+        place = Where(
+            w["line"],
+            clip(_string(w["function"]), 100),
+            clip(_string(w["text"]), 300),
+            clip(_string(w["file"]), 100),
+        )
     return ErrorInfo(clip(_string(obj["type"]), 100), clip(_string(obj["message"]), 2000), place)
 
 

@@ -29,7 +29,7 @@ from typing import Any, get_args
 
 from grader import __version__
 from grader.core.errors import GraderError, SpecError
-from grader.core.exercise import Device, Exercise
+from grader.core.exercise import COURSE_SETTINGS, Device, Exercise
 from grader.core.seeds import secret_id, submission_seed
 from grader.core.text import clean, file_name
 from grader.course.classlist import NO_SUBMISSION, Entry
@@ -68,8 +68,10 @@ class Setup:
         """What each report says of a batch whose submissions all get one seed."""
         if self.secret is not None:
             return ()
-        return (f"Graded with seed {self.seed}, the same for every submission of this batch (the course has no "
-                f"secret to draw a seed per submission from).",)
+        return (
+            f"Graded with seed {self.seed}, the same for every submission of this batch (the course has no "
+            f"secret to draw a seed per submission from).",
+        )
 
     @property
     def secret_id(self) -> str | None:
@@ -84,11 +86,23 @@ class Setup:
 
     def fingerprint(self, catalog: Catalog) -> str:
         """Changes when anything that could change a grade changes: the set-up, the specs, the grader."""
-        digest = hashlib.sha256(json.dumps([{**asdict(self), "secret": self.secret_id}, __version__]).encode())
-        for exercise_id in sorted(self.exercise_ids):
-            folder = catalog.root / exercise_id
-            for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-                digest.update(path.relative_to(catalog.root).as_posix().encode() + path.read_bytes())
+        digest = hashlib.sha256(
+            json.dumps([{**asdict(self), "secret": self.secret_id}, __version__]).encode()
+        )
+        folders = [catalog.root / exercise_id for exercise_id in sorted(self.exercise_ids)]
+        library = catalog.library()
+        if library is not None:  # a library course's reference and given files grade too
+            folders += [
+                folder for folder in (library.reference, library.starter) if folder is not None
+            ]
+            digest.update((catalog.root / COURSE_SETTINGS).read_bytes())
+        for folder in folders:
+            for path in sorted(
+                p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            ):
+                digest.update(
+                    path.relative_to(folder.parent).as_posix().encode() + path.read_bytes()
+                )
         return digest.hexdigest()
 
 
@@ -126,8 +140,14 @@ class Done:
         data = json.loads(line)
         if data["outcome"] not in get_args(Outcome):
             raise ValueError(f"a worker sent an unknown outcome {data['outcome']!r}")
-        return cls(student=str(data["student"]), outcome=data["outcome"], score=float(data["score"]),
-                   max_score=float(data["max_score"]), seconds=float(data["seconds"]), error=str(data["error"]))
+        return cls(
+            student=str(data["student"]),
+            outcome=data["outcome"],
+            score=float(data["score"]),
+            max_score=float(data["max_score"]),
+            seconds=float(data["seconds"]),
+            error=str(data["error"]),
+        )
 
 
 @dataclass(slots=True)
@@ -151,8 +171,16 @@ class Tally:
             self.grader_errors.append(f"{done.student}: {last}")
 
 
-def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out: Path, fingerprint: str,
-                cache: ExpectedCache | None = None, mutant_cache: MutantCache | None = None) -> Done:
+def grade_entry(
+    entry: Entry,
+    setup: Setup,
+    catalog: Catalog,
+    sandbox: Any,
+    out: Path,
+    fingerprint: str,
+    cache: ExpectedCache | None = None,
+    mutant_cache: MutantCache | None = None,
+) -> Done:
     """Grade one student and write all of their files; return the few numbers the coordinator keeps."""
     from grader.judge.grading import grade_submission
 
@@ -167,41 +195,95 @@ def grade_entry(entry: Entry, setup: Setup, catalog: Catalog, sandbox: Any, out:
             report = _empty_report(entry, drawn, exercises, NO_SUBMISSION, Cause("no-submission"))
         else:
             try:  # everything here reads what the student handed in: a failure is theirs to fix
-                selection = select(entry.files, Target.of(exercises, setup.assignment))
-                if selection.graded is None:
-                    raise _Unreadable(selection.problem)
-                submission = load_selected(selection, entry.files)
+                submission, graded_file = _submission(entry, exercises, setup, catalog)
                 if not exercises:
                     exercises = declared(submission, catalog)
             except SpecError:
                 raise  # the course's spec, not the student's file
             except GraderError as exc:
                 raise _Unreadable(str(exc)) from None
-            graded = grade_submission(sandbox, submission, exercises, seed=drawn.seed, devices=setup.devices,
-                                      time_limit=setup.time_limit, cache=cache, mutant_cache=mutant_cache)
-            report = build_report(graded, submission=shown(entry, selection.graded), sha256=drawn.sha256,
-                                  seed=drawn.seed, seed_token=drawn.token, seconds=time.perf_counter() - started,
-                                  notes=(*submission.notes, *setup.seed_notes))
+            graded = grade_submission(
+                sandbox,
+                submission,
+                exercises,
+                seed=drawn.seed,
+                devices=setup.devices,
+                time_limit=setup.time_limit,
+                cache=cache,
+                mutant_cache=mutant_cache,
+            )
+            report = build_report(
+                graded,
+                submission=graded_file,
+                sha256=drawn.sha256,
+                seed=drawn.seed,
+                seed_token=drawn.token,
+                seconds=time.perf_counter() - started,
+                notes=(*submission.notes, *setup.seed_notes),
+            )
     except _Unreadable as exc:
         outcome = "unreadable"
-        report = _empty_report(entry, drawn, exercises, f"Your submission could not be graded: {exc}",
-                               Cause("unreadable"))
+        report = _empty_report(
+            entry,
+            drawn,
+            exercises,
+            f"Your submission could not be graded: {exc}",
+            Cause("unreadable"),
+        )
     except Exception:  # noqa: BLE001 - a grader bug (or the course's spec) costs this student's report, never the batch
         outcome, error = "grader-error", traceback.format_exc()
         report = _empty_report(entry, drawn, exercises, _GRADER_FAILED, Cause("grader"))
     try:
-        write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
-                      fingerprint)
+        write_student(
+            out,
+            StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
+            fingerprint,
+        )
     except Exception:  # noqa: BLE001 - a format failed on this report: the student's files still say so
         outcome, error = "grader-error", traceback.format_exc()
         report = _empty_report(entry, drawn, exercises, _GRADER_FAILED, Cause("grader"))
-        write_student(out, StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
-                      fingerprint)
-    return Done(student=entry.student.id, outcome=outcome, score=report.score, max_score=report.max_score,
-                seconds=round(time.perf_counter() - started, 4), error=error)
+        write_student(
+            out,
+            StudentReport(student=entry.student, report=report, outcome=outcome, error=error),
+            fingerprint,
+        )
+    return Done(
+        student=entry.student.id,
+        outcome=outcome,
+        score=report.score,
+        max_score=report.max_score,
+        seconds=round(time.perf_counter() - started, 4),
+        error=error,
+    )
 
 
-_GRADER_FAILED = "The grader failed on this submission. This is not your fault: your instructor has been told."
+def _submission(
+    entry: Entry, exercises: Sequence[Exercise], setup: Setup, catalog: Catalog
+) -> tuple[Submission, str]:
+    """What a student handed in, read for grading, and how the report names it: a library course's repository
+    (their folder, or the one archive they handed in), else the one file the exercises grade."""
+    library = exercises[0].library if exercises else None
+    if library is None:
+        selection = select(entry.files, Target.of(exercises, setup.assignment))
+        if selection.graded is None:
+            raise _Unreadable(selection.problem)
+        return load_selected(selection, entry.files), shown(entry, selection.graded)
+    from grader.run.read.package import is_package, read_package
+
+    folder = entry.root / entry.origin
+    if entry.origin and folder.is_dir() and not folder.is_symlink():
+        return read_package(folder, library), file_name(entry.origin)
+    if len(entry.files) == 1 and is_package(entry.files[0].path):
+        return read_package(entry.files[0].path, library), shown(entry, entry.files[0])
+    raise _Unreadable(
+        "this course grades a whole repository: hand it in as its folder, or as one archive of it "
+        "(.zip or .tar.gz)."
+    )
+
+
+_GRADER_FAILED = (
+    "The grader failed on this submission. This is not your fault: your instructor has been told."
+)
 
 
 class _Unreadable(Exception):
@@ -210,10 +292,14 @@ class _Unreadable(Exception):
 
 def declared(submission: Submission, catalog: Catalog) -> list[Exercise]:
     """The exercises a submission names, for a batch that names none: only ones the course lists."""
-    exercises = catalog.declared(submission.declared_exercise, submission.declared_assignment, submission.declares)
+    exercises = catalog.declared(
+        submission.declared_exercise, submission.declared_assignment, submission.declares
+    )
     if exercises is None:
-        raise _Unreadable("it does not say which exercise it answers (a '# exercise: ID' line, or the notebook's "
-                          "metadata), and the batch names none.")
+        raise _Unreadable(
+            "it does not say which exercise it answers (a '# exercise: ID' line, or the notebook's "
+            "metadata), and the batch names none."
+        )
     return exercises
 
 
@@ -228,14 +314,24 @@ def declared_by(entry: Entry, catalog: Catalog) -> list[Exercise]:
         return []
 
 
-def write_failure(entry: Entry, setup: Setup, exercises: Sequence[Exercise], out: Path, fingerprint: str,
-                  why: str) -> Done:
+def write_failure(
+    entry: Entry, setup: Setup, exercises: Sequence[Exercise], out: Path, fingerprint: str, why: str
+) -> Done:
     """A student whose worker was lost every time it graded them: a grader error in their files, for the summary."""
     report = _empty_report(entry, _drawn(entry, setup), exercises, _GRADER_FAILED, Cause("grader"))
-    write_student(out, StudentReport(student=entry.student, report=report, outcome="grader-error", error=why),
-                  fingerprint)
-    return Done(student=entry.student.id, outcome="grader-error", score=0.0, max_score=report.max_score,
-                seconds=0.0, error=why)
+    write_student(
+        out,
+        StudentReport(student=entry.student, report=report, outcome="grader-error", error=why),
+        fingerprint,
+    )
+    return Done(
+        student=entry.student.id,
+        outcome="grader-error",
+        score=0.0,
+        max_score=report.max_score,
+        seconds=0.0,
+        error=why,
+    )
 
 
 def shown(entry: Entry, file: SubmittedFile) -> str:
@@ -263,11 +359,17 @@ def _drawn(entry: Entry, setup: Setup) -> _Drawn:
     return _Drawn(hashlib.sha256(content).hexdigest(), seed, token)
 
 
-def _empty_report(entry: Entry, drawn: _Drawn, exercises: Sequence[Exercise], problem: str, cause: Cause) -> Report:
+def _empty_report(
+    entry: Entry, drawn: _Drawn, exercises: Sequence[Exercise], problem: str, cause: Cause
+) -> Report:
     """A report for a submission that could not be graded: every check of the exercises scores 0."""
-    return build_report(not_graded(exercises, problem, cause),
-                        submission=file_name(entry.origin) or entry.student.submission,
-                        sha256=drawn.sha256, seed=drawn.seed, seed_token=drawn.token)
+    return build_report(
+        not_graded(exercises, problem, cause),
+        submission=file_name(entry.origin) or entry.student.submission,
+        sha256=drawn.sha256,
+        seed=drawn.seed,
+        seed_token=drawn.token,
+    )
 
 
 def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:
@@ -286,12 +388,25 @@ def write_student(out: Path, row: StudentReport, fingerprint: str) -> None:
     sweep(folder)
     report = row.report
     now = datetime.now(UTC)
-    files: tuple[tuple[Format, str], ...] = (("json", "report.json"), ("gradescope", "results.json"),
-                                             ("lti", "lti-score.json"), ("junit", "junit.xml"), ("feedback", FEEDBACK))
+    files: tuple[tuple[Format, str], ...] = (
+        ("json", "report.json"),
+        ("gradescope", "results.json"),
+        ("lti", "lti-score.json"),
+        ("junit", "junit.xml"),
+        ("feedback", FEEDBACK),
+    )
     for name, file in files:
-        atomic(folder / file, render(name, report, student=row.student, outcome=row.outcome, now=now))
-    marker = {"sha256": report.sha256, "setup": fingerprint, "outcome": row.outcome, "error": row.error,
-              "student": asdict(row.student), "graded_at": now.isoformat(timespec="milliseconds")}
+        atomic(
+            folder / file, render(name, report, student=row.student, outcome=row.outcome, now=now)
+        )
+    marker = {
+        "sha256": report.sha256,
+        "setup": fingerprint,
+        "outcome": row.outcome,
+        "error": row.error,
+        "student": asdict(row.student),
+        "graded_at": now.isoformat(timespec="milliseconds"),
+    }
     atomic(folder / DONE, json.dumps(marker, indent=2) + "\n")
 
 
@@ -301,7 +416,9 @@ def atomic(path: Path, data: str | bytes, *, durable: bool = False) -> None:
     if isinstance(data, str):
         try:
             raw = data.encode("utf-8")
-        except UnicodeEncodeError:  # a file name of any bytes, or a submission's text, in a class file: never a crash
+        except (
+            UnicodeEncodeError
+        ):  # a file name of any bytes, or a submission's text, in a class file: never a crash
             raw = clean(data).encode("utf-8")
     else:
         raw = data

@@ -38,16 +38,26 @@ def finished_students(out: Path, folders: Sequence[str] | None = None) -> Iterat
             continue
         try:
             marker = json.loads(done.read_text(encoding="utf-8"))
-            report = report_from_dict(json.loads((done.parent / "report.json").read_text(encoding="utf-8")))
-            row = StudentReport(student=Student(**marker["student"]), report=report, outcome=marker["outcome"],
-                                error=marker["error"])
+            report = report_from_dict(
+                json.loads((done.parent / "report.json").read_text(encoding="utf-8"))
+            )
+            row = StudentReport(
+                student=Student(**marker["student"]),
+                report=report,
+                outcome=marker["outcome"],
+                error=marker["error"],
+            )
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise GraderError(f"{done.parent}: this student's files are damaged ({exc}); run the same grade batch "
-                              f"with --resume to grade them again.") from None
+            raise GraderError(
+                f"{done.parent}: this student's files are damaged ({exc}); run the same grade batch "
+                f"with --resume to grade them again."
+            ) from None
         yield row
 
 
-def write_class_files(out: Path, catalog: Catalog | None, manifest: Manifest | None = None) -> ClassFiles:
+def write_class_files(
+    out: Path, catalog: Catalog | None, manifest: Manifest | None = None
+) -> ClassFiles:
     """gradebook.csv, junit.xml, summary.json and summary.html, from the finished students of `out`."""
     from grader.outputs.formats.gradebook import gradebook_csv
     from grader.outputs.formats.junit import junit_xml
@@ -63,24 +73,39 @@ def write_class_files(out: Path, catalog: Catalog | None, manifest: Manifest | N
         gradebook = columns
     else:
         gradebook = [total] if manifest.columns == "total" else [total, *columns]
-    summary = class_summary(rows, columns, not_on_roster=manifest.not_on_roster if manifest else (),
-                            skipped=manifest.ignored if manifest else (),
-                            marked_late=manifest.marked_late if manifest else ())
+    summary = class_summary(
+        rows,
+        columns,
+        not_on_roster=manifest.not_on_roster if manifest else (),
+        skipped=manifest.ignored if manifest else (),
+        marked_late=manifest.marked_late if manifest else (),
+    )
     sweep(out)
-    atomic(out / "gradebook.csv", gradebook_csv(rows, gradebook, total=total.id if total else None), durable=True)
+    atomic(
+        out / "gradebook.csv",
+        gradebook_csv(rows, gradebook, total=total.id if total else None),
+        durable=True,
+    )
     atomic(out / "junit.xml", junit_xml([(r.student.id, r.report) for r in rows]), durable=True)
-    atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n", durable=True)
+    atomic(
+        out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n", durable=True
+    )
     atomic(out / "summary.html", summary_html(summary), durable=True)
     return ClassFiles(rows, summary)
 
 
-def exercise_columns(rows: Sequence[StudentReport], catalog: Catalog | None) -> list[ExerciseColumn]:
+def exercise_columns(
+    rows: Sequence[StudentReport], catalog: Catalog | None
+) -> list[ExerciseColumn]:
     seen: dict[str, ExerciseColumn] = {}
     for row in rows:
         for e in row.report.exercises:
             if e.id not in seen:
-                points = catalog.load(e.id).points if catalog is not None and (catalog.root / e.id).is_dir() \
+                points = (
+                    catalog.load(e.id).points
+                    if catalog is not None and (catalog.root / e.id).is_dir()
                     else sum(c.max_score for c in e.checks)
+                )
                 seen[e.id] = ExerciseColumn(e.id, e.title, points)
     return sorted(seen.values(), key=lambda c: c.id)
 
@@ -103,8 +128,14 @@ def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> ClassF
             shutil.copytree(folder / STUDENTS / name, out / STUDENTS / name, dirs_exist_ok=True)
     first = manifests[0]
     pairs = sorted((s, f) for m in manifests for s, f in zip(m.students, m.folders, strict=True))
-    whole = Manifest(**{**{k: getattr(first, k) for k in first.__dataclass_fields__}, "shard": None,
-                        "students": tuple(s for s, _ in pairs), "folders": tuple(f for _, f in pairs)})
+    whole = Manifest(
+        **{
+            **{k: getattr(first, k) for k in first.__dataclass_fields__},
+            "shard": None,
+            "students": tuple(s for s, _ in pairs),
+            "folders": tuple(f for _, f in pairs),
+        }
+    )
     out.mkdir(parents=True, exist_ok=True)
     atomic(out / MANIFEST, whole.to_json(), durable=True)
     return write_class_files(out, catalog, whole)
@@ -119,7 +150,12 @@ def rebuild_feedback(reports: Path) -> int:
         raise GraderError(f"{reports}: no {STUDENTS}/ folder: not the --out of a grade batch.")
     written = 0
     folders = read_manifest(reports).folders if (reports / MANIFEST).is_file() else None
-    for row in finished_students(reports, folders):  # the batch's own students, never another run's left behind
-        atomic(folder_of(reports, row.student) / FEEDBACK, feedback_html(row.report, row.student, row.outcome))
+    for row in finished_students(
+        reports, folders
+    ):  # the batch's own students, never another run's left behind
+        atomic(
+            folder_of(reports, row.student) / FEEDBACK,
+            feedback_html(row.report, row.student, row.outcome),
+        )
         written += 1
     return written

@@ -31,8 +31,11 @@ def needs_torch(exercise: Exercise) -> bool:
     return exercise.uses_torch and exercise.expected is None
 
 
-def wanted(entries: Iterable[Entry], exercises: Mapping[str, Sequence[Exercise]], setup: Setup,
-           ) -> list[tuple[Exercise, int]]:
+def wanted(
+    entries: Iterable[Entry],
+    exercises: Mapping[str, Sequence[Exercise]],
+    setup: Setup,
+) -> list[tuple[Exercise, int]]:
     """Each torch exercise a submission is graded on, at that submission's seed, once."""
     found: dict[tuple[str, int], Exercise] = {}
     for entry in entries:
@@ -57,10 +60,20 @@ def compute_ahead(pairs: Sequence[tuple[Exercise, int]]) -> ExpectedCache:
             os.close(read)
             with os.fdopen(write, "w", encoding="utf-8") as out:
                 for exercise, seed in pairs:
-                    values = expected_values(exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False)
+                    values = expected_values(
+                        exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False
+                    )
                     if all(_back(_stored(v)) == v for v in values):
-                        out.write(json.dumps({"exercise": exercise.id, "seed": seed,
-                                              "values": [_stored(v) for v in values]}) + "\n")
+                        out.write(
+                            json.dumps(
+                                {
+                                    "exercise": exercise.id,
+                                    "seed": seed,
+                                    "values": [_stored(v) for v in values],
+                                }
+                            )
+                            + "\n"
+                        )
         except BaseException:  # noqa: BLE001 - say why; the worker computes what is missing
             traceback.print_exc()
             code = 70

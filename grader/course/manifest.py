@@ -65,12 +65,21 @@ class Manifest:
 
 
 #: the set-up fields shards of one batch must share, and how a refusal names each
-AGREE = (("grader_version", "grader version"), ("exercises", "exercises"), ("assignment", "assignment"),
-         ("seed", "seed"), ("secret", "course secret"),
-         ("devices", "devices"), ("time_limit", "time limit"), ("setup", "exercise specs"),
-         ("names", "--names"), ("columns", "gradebook columns"), ("column", "--column"),
-         ("roster_sha256", "roster"),
-         ("klass", "submissions"))
+AGREE = (
+    ("grader_version", "grader version"),
+    ("exercises", "exercises"),
+    ("assignment", "assignment"),
+    ("seed", "seed"),
+    ("secret", "course secret"),
+    ("devices", "devices"),
+    ("time_limit", "time limit"),
+    ("setup", "exercise specs"),
+    ("names", "--names"),
+    ("columns", "gradebook columns"),
+    ("column", "--column"),
+    ("roster_sha256", "roster"),
+    ("klass", "submissions"),
+)
 
 
 #: fields batches before them did not write
@@ -82,15 +91,20 @@ def read_manifest(folder: Path) -> Manifest:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise GraderError(f"{folder}: no {MANIFEST}: not the --out of a grade batch (or of one older than this "
-                          f"grader); grade it again.") from None
+        raise GraderError(
+            f"{folder}: no {MANIFEST}: not the --out of a grade batch (or of one older than this "
+            f"grader); grade it again."
+        ) from None
     except (OSError, ValueError) as exc:
         raise GraderError(f"{path}: cannot be read ({exc}); grade that batch again.") from None
     if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION:
-        raise GraderError(f"{path}: written by another version of the grader; grade that batch again.")
+        raise GraderError(
+            f"{path}: written by another version of the grader; grade that batch again."
+        )
     try:
-        values: dict[str, Any] = {f.name: data[f.name] for f in fields(Manifest)
-                                  if f.name not in _LATER}
+        values: dict[str, Any] = {
+            f.name: data[f.name] for f in fields(Manifest) if f.name not in _LATER
+        }
     except KeyError as exc:
         raise GraderError(f"{path}: lacks {exc}; grade that batch again.") from None
     values["secret"] = data.get("secret")  # batches before seeds drawn from a secret had none
@@ -105,16 +119,20 @@ def read_manifest(folder: Path) -> Manifest:
 def check_shards(folders: Sequence[Path]) -> list[Manifest]:
     """Every folder's manifest, once they prove to be the shards of one batch; else one line why not."""
     if len({f.resolve() for f in folders}) != len(folders):
-        doubled = next(f for i, f in enumerate(folders) if f.resolve() in {g.resolve() for g in folders[:i]})
+        doubled = next(
+            f for i, f in enumerate(folders) if f.resolve() in {g.resolve() for g in folders[:i]}
+        )
         raise GraderError(f"{doubled} is given twice; give each shard's folder once.")
     manifests = [read_manifest(f) for f in folders]
     first, first_folder = manifests[0], folders[0]
     for name, label in AGREE:
         for folder, manifest in zip(folders[1:], manifests[1:], strict=True):
             if getattr(manifest, name) != getattr(first, name):
-                raise GraderError(f"{first_folder} and {folder} were graded with different {label} "
-                                  f"({_show(getattr(first, name))} and {_show(getattr(manifest, name))}); grade "
-                                  f"every shard with the same set-up and submissions.")
+                raise GraderError(
+                    f"{first_folder} and {folder} were graded with different {label} "
+                    f"({_show(getattr(first, name))} and {_show(getattr(manifest, name))}); grade "
+                    f"every shard with the same set-up and submissions."
+                )
     _check_split(folders, manifests)
     _check_students(folders, manifests)
     return manifests
@@ -123,29 +141,37 @@ def check_shards(folders: Sequence[Path]) -> list[Manifest]:
 def _check_split(folders: Sequence[Path], manifests: Sequence[Manifest]) -> None:
     whole = [f for f, m in zip(folders, manifests, strict=True) if m.shard is None]
     if whole and len(folders) > 1:
-        raise GraderError(f"{whole[0]} holds the whole class, not a shard; merge either it alone or the shards of one "
-                          f"batch ({', '.join(map(str, folders))}).")
+        raise GraderError(
+            f"{whole[0]} holds the whole class, not a shard; merge either it alone or the shards of one "
+            f"batch ({', '.join(map(str, folders))})."
+        )
     if whole:
         return
     counts = {m.shard[1] for m in manifests if m.shard is not None}
     if len(counts) > 1:
-        raise GraderError(f"{', '.join(f'{f} is {m.label}' for f, m in zip(folders, manifests, strict=True))}: "
-                          f"shards of different splits; grade every shard with the same --shard K/N.")
+        raise GraderError(
+            f"{', '.join(f'{f} is {m.label}' for f, m in zip(folders, manifests, strict=True))}: "
+            f"shards of different splits; grade every shard with the same --shard K/N."
+        )
     n = counts.pop()
     owner: dict[int, Path] = {}
     for folder, manifest in zip(folders, manifests, strict=True):
         assert manifest.shard is not None
         k = manifest.shard[0]
         if k in owner:
-            raise GraderError(f"{owner[k]} and {folder} are both shard {k}/{n}; one of them belongs to another "
-                              f"shard, or was copied.")
+            raise GraderError(
+                f"{owner[k]} and {folder} are both shard {k}/{n}; one of them belongs to another "
+                f"shard, or was copied."
+            )
         owner[k] = folder
     absent = [k for k in range(1, n + 1) if k not in owner]
     if absent:
         shards = ", ".join(f"{k}/{n}" for k in absent)
-        raise GraderError(f"shard {shards} missing: merging {', '.join(map(str, folders))} would leave "
-                          f"{'its' if len(absent) == 1 else 'their'} students out of the gradebook; give every "
-                          f"shard's folder (grade the missing one first).")
+        raise GraderError(
+            f"shard {shards} missing: merging {', '.join(map(str, folders))} would leave "
+            f"{'its' if len(absent) == 1 else 'their'} students out of the gradebook; give every "
+            f"shard's folder (grade the missing one first)."
+        )
 
 
 def _check_students(folders: Sequence[Path], manifests: Sequence[Manifest]) -> None:
@@ -153,23 +179,33 @@ def _check_students(folders: Sequence[Path], manifests: Sequence[Manifest]) -> N
     for folder, manifest in zip(folders, manifests, strict=True):
         for student in manifest.students:
             if student in owner:
-                raise GraderError(f"student {student} is in {owner[student]} and in {folder}; each student belongs "
-                                  f"to one shard.")
+                raise GraderError(
+                    f"student {student} is in {owner[student]} and in {folder}; each student belongs "
+                    f"to one shard."
+                )
             owner[student] = folder
         done = {p.parent.name for p in (folder / STUDENTS).glob(f"*/{DONE}")}
         expected = set(manifest.folders)
-        unfinished = sorted(s for s, f in zip(manifest.students, manifest.folders, strict=True) if f not in done)
+        unfinished = sorted(
+            s for s, f in zip(manifest.students, manifest.folders, strict=True) if f not in done
+        )
         if unfinished:
-            raise GraderError(f"{folder} ({manifest.label}): {len(unfinished)} of its {len(expected)} students have "
-                              f"no finished report ({_few(unfinished)}); run its grade batch again with --resume.")
+            raise GraderError(
+                f"{folder} ({manifest.label}): {len(unfinished)} of its {len(expected)} students have "
+                f"no finished report ({_few(unfinished)}); run its grade batch again with --resume."
+            )
         stray = sorted(done - expected)
         if stray:
-            raise GraderError(f"{folder} ({manifest.label}) holds reports its run did not make ({_few(stray)}), left "
-                              f"from another run; grade that shard into a fresh --out.")
+            raise GraderError(
+                f"{folder} ({manifest.label}) holds reports its run did not make ({_few(stray)}), left "
+                f"from another run; grade that shard into a fresh --out."
+            )
 
 
 def _few(items: Sequence[str], limit: int = 5) -> str:
-    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+    return ", ".join(items[:limit]) + (
+        f" and {len(items) - limit} more" if len(items) > limit else ""
+    )
 
 
 def _show(value: object) -> str:

@@ -47,18 +47,27 @@ class Checked:
         return 0.0 if self.report is None else self.report.score
 
 
-def check(exercise: str | None = None, *, seed: int = 0, exercises: str | Path | None = None,
-          notebook: str | Path | None = None) -> Checked:
+def check(
+    exercise: str | None = None,
+    *,
+    seed: int = 0,
+    exercises: str | Path | None = None,
+    notebook: str | Path | None = None,
+) -> Checked:
     """Grade what this notebook's kernel has run as `exercise` (an id), or, with none, as every exercise of the
     notebook's assignment (its metadata); `exercises`: the exercises folder, found as `grade` finds it;
     `notebook`: this notebook's file, where the kernel cannot tell (read for its metadata only)."""
     try:
         return Checked(_check(exercise, seed, exercises, notebook))
-    except GraderError as exc:  # a problem the student can fix: one sentence, not a traceback in their notebook
+    except (
+        GraderError
+    ) as exc:  # a problem the student can fix: one sentence, not a traceback in their notebook
         return Checked(None, str(exc))
 
 
-def _check(exercise: str | None, seed: int, folder: str | Path | None, named: str | Path | None) -> Report:
+def _check(
+    exercise: str | None, seed: int, folder: str | Path | None, named: str | Path | None
+) -> Report:
     from grader.judge.catalog import Catalog
     from grader.judge.grading import grade
 
@@ -68,19 +77,27 @@ def _check(exercise: str | None, seed: int, folder: str | Path | None, named: st
         raise GraderError("this kernel has run no code yet: run your cells, then check() again.")
     catalog = Catalog.find(Path(folder) if folder is not None else None)
     if named is not None and not (Path(named).suffix == ".ipynb" and Path(named).is_file()):
-        raise GraderError(f"check(notebook={str(named)!r}): no such notebook here; give this notebook's file name.")
+        raise GraderError(
+            f"check(notebook={str(named)!r}): no such notebook here; give this notebook's file name."
+        )
     notebook = Path(named) if named is not None else notebook_file(shell, cells)
     if exercise is not None:
         targets = [catalog.load(exercise)]
     else:
         declared = _declared(notebook)
         if declared is None and notebook is None and len(tied := _candidates(cells)) > 1:
-            names = " and ".join(p.name for p in tied[:3]) + (" (and more)" if len(tied) > 3 else "")
-            raise GraderError(f"check() could not tell which notebook this is: {names} in this folder all hold the "
-                              f"cells this kernel ran. Name it, as in check(notebook=\"{tied[0].name}\"), or name "
-                              f"the exercise, as in check(\"ID\").")
+            names = " and ".join(p.name for p in tied[:3]) + (
+                " (and more)" if len(tied) > 3 else ""
+            )
+            raise GraderError(
+                f"check() could not tell which notebook this is: {names} in this folder all hold the "
+                f"cells this kernel ran. Name it, as in check(notebook=\"{tied[0].name}\"), or name "
+                f"the exercise, as in check(\"ID\")."
+            )
         if declared is None:
-            raise GraderError(f"which exercise? Call check(\"ID\") with one of: {', '.join(catalog.ids())}.")
+            raise GraderError(
+                f"which exercise? Call check(\"ID\") with one of: {', '.join(catalog.ids())}."
+            )
         kind, ident = declared
         where = f"{notebook.name if notebook is not None else 'this notebook'}'s metadata"
         ids = (ident, None) if kind == "exercise" else (None, ident)
@@ -95,8 +112,10 @@ def _shell() -> Any:
         get_ipython = None
     shell = get_ipython() if get_ipython is not None else None
     if shell is None:
-        raise GraderError("check() grades what a notebook has run: call it in a Jupyter notebook cell. Outside "
-                          "one, run `grade FILE` in a terminal.")
+        raise GraderError(
+            "check() grades what a notebook has run: call it in a Jupyter notebook cell. Outside "
+            "one, run `grade FILE` in a terminal."
+        )
     return shell
 
 
@@ -104,7 +123,9 @@ def _history(shell: Any) -> list[str]:
     """The raw text of each cell this kernel ran, by execution count (index 0 is IPython's empty entry)."""
     raw = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
     if not isinstance(raw, list):
-        raise GraderError("this kernel keeps no input history (IPython's In), so there is nothing to check.")
+        raise GraderError(
+            "this kernel keeps no input history (IPython's In), so there is nothing to check."
+        )
     return [text if isinstance(text, str) else "" for text in raw]
 
 
@@ -118,18 +139,31 @@ def submission_of(cells: Sequence[tuple[int, str]], notebook: Path | None) -> Su
 
     Each is labelled "cell N" with N its execution count (In [N] on screen), not its place in the file."""
     sources: list[SourceCell] = []
-    notes = [f"Checked what this kernel ran: {len(cells)} cell{'s' if len(cells) > 1 else ''} in the order they "
-             "ran; 'cell N' is In [N]. Restart the kernel and run all cells to check the notebook as it will be "
-             "graded."]
+    notes = [
+        f"Checked what this kernel ran: {len(cells)} cell{'s' if len(cells) > 1 else ''} in the order they "
+        "ran; 'cell N' is In [N]. Restart the kernel and run all cells to check the notebook as it will be "
+        "graded."
+    ]
     for count, text in cells:
         python, changes = neutralise(text)
-        notes += [f"Cell {count}, line {line}: `{shown}` did not run ({why})." for line, shown, why in changes
-                  if why != CHECKS_OFF]  # this very call, and earlier ones: not news
+        notes += [
+            f"Cell {count}, line {line}: `{shown}` did not run ({why})."
+            for line, shown, why in changes
+            if why != CHECKS_OFF
+        ]  # this very call, and earlier ones: not news
         sources.append(SourceCell(f"cell {count}", python))
     digest = hashlib.sha256("\0".join(cell.source for cell in sources).encode()).hexdigest()
     name = notebook.name if notebook is not None else "notebook"
-    return Submission(path=Path(name), name=name, kind="notebook", cells=tuple(sources), sha256=digest,
-                      declared_exercise=None, declared_assignment=None, notes=tuple(notes))
+    return Submission(
+        path=Path(name),
+        name=name,
+        kind="notebook",
+        cells=tuple(sources),
+        sha256=digest,
+        declared_exercise=None,
+        declared_assignment=None,
+        notes=tuple(notes),
+    )
 
 
 def notebook_file(shell: Any, cells: Sequence[tuple[int, str]]) -> Path | None:
@@ -147,7 +181,9 @@ def notebook_file(shell: Any, cells: Sequence[tuple[int, str]]) -> Path | None:
 def _candidates(cells: Sequence[tuple[int, str]]) -> list[Path]:
     """The working folder's notebooks with the grader's metadata that share the most cells with what ran: one
     where it can be told, several where they tie (copies of one notebook, a shared check cell)."""
-    candidates = [path for path in sorted(Path.cwd().glob("*.ipynb")) if _declared(path) is not None]
+    candidates = [
+        path for path in sorted(Path.cwd().glob("*.ipynb")) if _declared(path) is not None
+    ]
     if len(candidates) <= 1:
         return candidates
     ran = {text.strip() for _, text in cells}

@@ -59,8 +59,17 @@ class _Worker:
     buffer: bytearray = field(default_factory=bytearray)
 
 
-def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fingerprint: str, jobs: int,
-        progress: Progress, hide: Sequence[Path] = (), deadline: float | None = None) -> Tally:
+def run(
+    entries: Sequence[Entry],
+    setup: Setup,
+    catalog: Catalog,
+    out: Path,
+    fingerprint: str,
+    jobs: int,
+    progress: Progress,
+    hide: Sequence[Path] = (),
+    deadline: float | None = None,
+) -> Tally:
     """Grade `entries` with `jobs` warm workers; `progress` hears of each student as soon as they are done.
 
     `hide` lists the folders no submission may see: the exercises, the other submissions, the reports.
@@ -73,8 +82,10 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     # where the batch names no exercise, each submission names its own (read here once, bounded)
     graded_as = {e.student.id: named or declared_by(e, catalog) for e in entries}
     lean = _lean(named or [x for exercises in graded_as.values() for x in exercises])
-    seconds = {sid: deadline if deadline is not None else deadline_of(setup, exercises)
-               for sid, exercises in graded_as.items()}
+    seconds = {
+        sid: deadline if deadline is not None else deadline_of(setup, exercises)
+        for sid, exercises in graded_as.items()
+    }
     ahead: ExpectedCache = {}
     if not lean and jobs > 1:
         warm_torch()  # torch once, here: every worker forked below shares it
@@ -88,7 +99,9 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
     coordinator = os.getpid()
 
     def start(slot: int) -> None:
-        sock, pid = _fork_worker(entries, setup, catalog, out, fingerprint, slot, hide, lean, coordinator, ahead)
+        sock, pid = _fork_worker(
+            entries, setup, catalog, out, fingerprint, slot, hide, lean, coordinator, ahead
+        )
         worker = _Worker(sock, pid, slot)
         workers.append(worker)
         selector.register(sock, selectors.EVENT_READ, worker)
@@ -96,8 +109,11 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
 
     def feed(worker: _Worker) -> None:
         worker.task = queue.pop(0) if queue else None
-        worker.due = time.monotonic() + seconds[worker.task.student.id] if worker.task is not None \
+        worker.due = (
+            time.monotonic() + seconds[worker.task.student.id]
+            if worker.task is not None
             else float("inf")
+        )
         if worker.task is not None:
             tries[worker.task.student.id] = tries.get(worker.task.student.id, 0) + 1
             try:
@@ -116,8 +132,11 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
             if tries[entry.student.id] < TRIES:
                 queue.insert(0, entry)  # on a fresh worker, before anyone else
             else:
-                _record(tally, write_failure(entry, setup, named, out, fingerprint,
-                                             f"{why}, {TRIES} times"), progress)
+                _record(
+                    tally,
+                    write_failure(entry, setup, named, out, fingerprint, f"{why}, {TRIES} times"),
+                    progress,
+                )
         if queue:
             start(worker.slot)
 
@@ -138,7 +157,10 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
             now = time.monotonic()
             for worker in [w for w in workers if w.due <= now]:
                 assert worker.task is not None
-                lost(worker, f"grading this student took longer than {seconds[worker.task.student.id]:g} s")
+                lost(
+                    worker,
+                    f"grading this student took longer than {seconds[worker.task.student.id]:g} s",
+                )
     finally:
         for worker in workers:
             worker.sock.close()  # a worker reads end of file and leaves
@@ -149,7 +171,9 @@ def run(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fin
 
 def _end(pid: int) -> None:
     try:
-        os.kill(pid, signal.SIGKILL)  # its zygote and children die with it (they die with their parent)
+        os.kill(
+            pid, signal.SIGKILL
+        )  # its zygote and children die with it (they die with their parent)
     except ProcessLookupError:
         pass
     try:
@@ -177,8 +201,18 @@ def _read_lines(worker: _Worker) -> list[bytes] | None:
     return [line + b"\n" for line in lines]
 
 
-def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: Path, fingerprint: str, slot: int,
-                 hide: Sequence[Path], lean: bool, coordinator: int, ahead: ExpectedCache) -> tuple[socket.socket, int]:
+def _fork_worker(
+    entries: Sequence[Entry],
+    setup: Setup,
+    catalog: Catalog,
+    out: Path,
+    fingerprint: str,
+    slot: int,
+    hide: Sequence[Path],
+    lean: bool,
+    coordinator: int,
+    ahead: ExpectedCache,
+) -> tuple[socket.socket, int]:
     ours, theirs = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -188,12 +222,24 @@ def _fork_worker(entries: Sequence[Entry], setup: Setup, catalog: Catalog, out: 
         try:
             from grader.run.confine import syscalls
 
-            syscalls.die_with_parent(signal.SIGKILL, coordinator)  # kill -9 of the coordinator ends us at once
+            syscalls.die_with_parent(
+                signal.SIGKILL, coordinator
+            )  # kill -9 of the coordinator ends us at once
             ours.close()
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's; it ends us
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            _worker(theirs, {e.student.id: e for e in entries}, setup, catalog, out, fingerprint, slot, hide, lean,
-                    ahead)
+            _worker(
+                theirs,
+                {e.student.id: e for e in entries},
+                setup,
+                catalog,
+                out,
+                fingerprint,
+                slot,
+                hide,
+                lean,
+                ahead,
+            )
         except BaseException:  # noqa: BLE001 - say why, then leave without running the parent's cleanup
             traceback.print_exc()
             code = 70
@@ -215,15 +261,30 @@ def _lean(exercises: Sequence[Exercise]) -> bool:
     return not exercises or runs_lean(exercises)
 
 
-def _worker(sock: socket.socket, by_id: dict[str, Entry], setup: Setup, catalog: Catalog, out: Path,
-            fingerprint: str, slot: int, hide: Sequence[Path], lean: bool, ahead: ExpectedCache) -> None:
+def _worker(
+    sock: socket.socket,
+    by_id: dict[str, Entry],
+    setup: Setup,
+    catalog: Catalog,
+    out: Path,
+    fingerprint: str,
+    slot: int,
+    hide: Sequence[Path],
+    lean: bool,
+    ahead: ExpectedCache,
+) -> None:
     from grader.run.sandbox import Sandbox
 
     cache: ExpectedCache = dict(ahead)  # grader.course.expected_ahead
     mutant_cache: MutantCache = {}
     # One slot per concurrent worker: as root, each worker's children run as a user of their own.
-    with Sandbox(lean=lean, hide=hide, minimum=setup.isolation) as sandbox, sock.makefile("rb") as tasks:
+    with (
+        Sandbox(lean=lean, hide=hide, minimum=setup.isolation) as sandbox,
+        sock.makefile("rb") as tasks,
+    ):
         for line in tasks:  # ends when the coordinator closes its end, or dies
             entry = by_id[Task.from_line(line).student]
-            done = grade_entry(entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache)
+            done = grade_entry(
+                entry, setup, catalog, sandbox, out, fingerprint, cache, mutant_cache
+            )
             sock.sendall(done.to_line())

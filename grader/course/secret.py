@@ -44,13 +44,17 @@ def read_secret(path: Path) -> CourseSecret:
         with path.open("rb") as handle:
             data = handle.read(MAX_SECRET_BYTES + 1)
     except FileNotFoundError:
-        raise GraderError(f"{path}: no such secret file. Make one with: grade seed --new-secret {path}") from None
+        raise GraderError(
+            f"{path}: no such secret file. Make one with: grade seed --new-secret {path}"
+        ) from None
     except OSError as exc:
         raise GraderError(f"{path}: cannot read the course secret ({exc.strerror}).") from None
     value = data.strip()
     if len(data) > MAX_SECRET_BYTES or len(value) < MIN_SECRET_BYTES:
-        raise GraderError(f"{path}: a course secret is one line of {MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} "
-                          f"characters; make a fresh one with: grade seed --new-secret FILE")
+        raise GraderError(
+            f"{path}: a course secret is one line of {MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} "
+            f"characters; make a fresh one with: grade seed --new-secret FILE"
+        )
     return CourseSecret(value, path)
 
 
@@ -73,8 +77,10 @@ def write_secret(path: Path, value: bytes) -> CourseSecret:
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise GraderError(f"{path} exists already: a course keeps one secret (the reports graded with it are "
-                          f"reproduced with it); remove the file first to start afresh.") from None
+        raise GraderError(
+            f"{path} exists already: a course keeps one secret (the reports graded with it are "
+            f"reproduced with it); remove the file first to start afresh."
+        ) from None
     except OSError as exc:
         raise GraderError(f"cannot write {path}: {exc.strerror}.") from None
     with os.fdopen(descriptor, "wb") as handle:

@@ -166,6 +166,10 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
                                    _localizer(sandbox, submission, group, time_limit, defined, unfinished))
         results.append(result)
     results = traced([g.exercise for g in groups], sent, results)
+    if any(g.exercise.library is not None and g.exercise.solution is None for g in groups):
+        static_notes += ("This pack holds none of the course's reference code, so each check here runs your own "
+                         "code throughout: a mistake in one op can cost another op's checks. When your work is "
+                         "graded after you submit, each op's checks use the course's own for the rest.",)
     static_notes += tuple(f"Exercise {exercise_id}: your code ran out of time on the grader's own small probes of "
                           f"each operation, twice; no rule is named from them." for exercise_id in unfinished)
     static_notes += tuple(f"The grader's own run of the known mistake {mistake} ran out of time twice (a busy "

@@ -67,22 +67,28 @@ def read_platform(path: Path, *, need: tuple[str, ...] = ()) -> Platform:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise GraderError(f"{path}: cannot read the platform's configuration ({exc}).") from None
     if "lineitem" in data:
-        raise GraderError(f"{path}: lineitem names one LMS column for every assignment, so one assignment's "
-                          f"scores would overwrite another's. Remove it, and give lineitems = \"...\" (the "
-                          f"platform's line items service, where each assignment's column is found or made), or "
-                          f"name one column per assignment (course.toml's [lti.lineitems], grade publish lti "
-                          f"--lineitem): docs/class.md, Sending the scores to the LMS.")
+        raise GraderError(
+            f"{path}: lineitem names one LMS column for every assignment, so one assignment's "
+            f"scores would overwrite another's. Remove it, and give lineitems = \"...\" (the "
+            f"platform's line items service, where each assignment's column is found or made), or "
+            f"name one column per assignment (course.toml's [lti.lineitems], grade publish lti "
+            f"--lineitem): docs/class.md, Sending the scores to the LMS."
+        )
     if "deployment_id" in data and "deployment_ids" not in data:
         data["deployment_ids"] = [data.pop("deployment_id")]
     deployments = data.get("deployment_ids", [])
     if not isinstance(deployments, list) or not all(isinstance(d, str) and d for d in deployments):
-        raise GraderError(f"{path}: deployment_ids must be a list of the deployment ids the LMS shows, not "
-                          f"{deployments!r}.")
+        raise GraderError(
+            f"{path}: deployment_ids must be a list of the deployment ids the LMS shows, not "
+            f"{deployments!r}."
+        )
     required = ("client_id", "token_url", "key_file", "key_id", *need)
     missing = [k for k in required if not data.get(k)]
     if missing:
-        raise GraderError(f"{path}: needs {', '.join(missing)} ({', '.join(required)}, from the tool's "
-                          f"registration in the LMS).")
+        raise GraderError(
+            f"{path}: needs {', '.join(missing)} ({', '.join(required)}, from the tool's "
+            f"registration in the LMS)."
+        )
     for key in ("token_url", "lineitems", "audience", "auth_url", "jwks_url", "memberships_url"):
         if key in data and urlsplit(str(data[key])).scheme not in ("https", "http"):
             raise GraderError(f"{path}: {key} must be an http(s) URL, not {data[key]!r}.")
@@ -91,14 +97,22 @@ def read_platform(path: Path, *, need: tuple[str, ...] = ()) -> Platform:
         private_key = key_file.read_text(encoding="utf-8")
     except OSError as exc:
         raise GraderError(f"{path}: key_file {key_file} cannot be read ({exc.strerror}).") from None
-    return Platform(client_id=str(data["client_id"]), token_url=str(data["token_url"]),
-                    audience=str(data.get("audience") or data["token_url"]), private_key=private_key,
-                    key_id=str(data["key_id"]), lineitems=str(data.get("lineitems", "")),
-                    issuer=str(data.get("issuer", "")), auth_url=str(data.get("auth_url", "")),
-                    jwks_url=str(data.get("jwks_url", "")), deployment_ids=tuple(deployments),
-                    memberships_url=str(data.get("memberships_url", "")),
-                    timeout=float(data.get("timeout", 30.0)), retries=int(data.get("retries", 5)),
-                    backoff=float(data.get("backoff", 0.5)))
+    return Platform(
+        client_id=str(data["client_id"]),
+        token_url=str(data["token_url"]),
+        audience=str(data.get("audience") or data["token_url"]),
+        private_key=private_key,
+        key_id=str(data["key_id"]),
+        lineitems=str(data.get("lineitems", "")),
+        issuer=str(data.get("issuer", "")),
+        auth_url=str(data.get("auth_url", "")),
+        jwks_url=str(data.get("jwks_url", "")),
+        deployment_ids=tuple(deployments),
+        memberships_url=str(data.get("memberships_url", "")),
+        timeout=float(data.get("timeout", 30.0)),
+        retries=int(data.get("retries", 5)),
+        backoff=float(data.get("backoff", 0.5)),
+    )
 
 
 class ServiceClient:
@@ -112,11 +126,17 @@ class ServiceClient:
         self.scope = scope
         # POST is retried too: a token request is harmless to repeat, and a Score with the same timestamp
         # is the same Score (AGS: a platform must not apply an update that is not newer).
-        retry = urllib3.Retry(total=platform.retries, backoff_factor=platform.backoff,
-                              status_forcelist=(429, 500, 502, 503, 504),
-                              allowed_methods=frozenset({"GET", "POST"}), respect_retry_after_header=True,
-                              raise_on_status=False)
-        self.http = urllib3.PoolManager(retries=retry, timeout=urllib3.Timeout(total=platform.timeout))
+        retry = urllib3.Retry(
+            total=platform.retries,
+            backoff_factor=platform.backoff,
+            status_forcelist=(429, 500, 502, 503, 504),
+            allowed_methods=frozenset({"GET", "POST"}),
+            respect_retry_after_header=True,
+            raise_on_status=False,
+        )
+        self.http = urllib3.PoolManager(
+            retries=retry, timeout=urllib3.Timeout(total=platform.timeout)
+        )
         self.token: str | None = None
 
     def get(self, url: str, accept: str, cap: int) -> tuple[int, dict[str, str], bytes]:
@@ -125,12 +145,19 @@ class ServiceClient:
         for attempt in range(2):
             if self.token is None:
                 self.token = self._fetch_token()
-            response = self._request("GET", url, None, {"Accept": accept, "Authorization": f"Bearer {self.token}"},
-                                     stream=True)
+            response = self._request(
+                "GET",
+                url,
+                None,
+                {"Accept": accept, "Authorization": f"Bearer {self.token}"},
+                stream=True,
+            )
             body = response.read(cap + 1)
             response.release_conn()
             if len(body) > cap:
-                raise GraderError(f"{url}: the platform's answer is over {cap // 1_000_000} MB; not read.")
+                raise GraderError(
+                    f"{url}: the platform's answer is over {cap // 1_000_000} MB; not read."
+                )
             if response.status == 401 and attempt == 0:
                 self.token = None
                 continue
@@ -142,10 +169,16 @@ class ServiceClient:
         for attempt in range(2):
             if self.token is None:
                 self.token = self._fetch_token()
-            response = self._request("POST", url, body, {"Content-Type": media_type,
-                                                         "Authorization": f"Bearer {self.token}"})
+            response = self._request(
+                "POST",
+                url,
+                body,
+                {"Content-Type": media_type, "Authorization": f"Bearer {self.token}"},
+            )
             if response.status == 401 and attempt == 0:
-                self.token = None  # expired or revoked: one more token, then what the platform says stands
+                self.token = (
+                    None  # expired or revoked: one more token, then what the platform says stands
+                )
                 continue
             return response.status, response.data.decode("utf-8", "replace")
         raise AssertionError("unreachable")
@@ -154,36 +187,74 @@ class ServiceClient:
         import jwt
 
         now = int(time.time())
-        claims = {"iss": self.platform.client_id, "sub": self.platform.client_id, "aud": self.platform.audience,
-                  "iat": now, "exp": now + ASSERTION_SECONDS, "jti": str(uuid.uuid4())}
+        claims = {
+            "iss": self.platform.client_id,
+            "sub": self.platform.client_id,
+            "aud": self.platform.audience,
+            "iat": now,
+            "exp": now + ASSERTION_SECONDS,
+            "jti": str(uuid.uuid4()),
+        }
         try:
-            assertion = jwt.encode(claims, self.platform.private_key, algorithm="RS256",
-                                   headers={"kid": self.platform.key_id})
+            assertion = jwt.encode(
+                claims,
+                self.platform.private_key,
+                algorithm="RS256",
+                headers={"kid": self.platform.key_id},
+            )
         except (ValueError, TypeError, jwt.PyJWTError) as exc:
-            raise GraderError(f"the tool's private key cannot sign the assertion ({exc}); key_file must hold an "
-                              f"RSA private key in PEM.") from None
-        body = urlencode({"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
-                          "client_assertion": assertion, "scope": self.scope}).encode()
-        response = self._request("POST", self.platform.token_url, body,
-                                 {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+            raise GraderError(
+                f"the tool's private key cannot sign the assertion ({exc}); key_file must hold an "
+                f"RSA private key in PEM."
+            ) from None
+        body = urlencode(
+            {
+                "grant_type": "client_credentials",
+                "client_assertion_type": ASSERTION_TYPE,
+                "client_assertion": assertion,
+                "scope": self.scope,
+            }
+        ).encode()
+        response = self._request(
+            "POST",
+            self.platform.token_url,
+            body,
+            {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
+        )
         text = response.data.decode("utf-8", "replace")
         if response.status != 200:
-            raise GraderError(f"{self.platform.token_url}: no access token ({response.status}: "
-                              f"{text[:200].strip()}); check client_id, key_id and the key registered in the LMS.")
+            raise GraderError(
+                f"{self.platform.token_url}: no access token ({response.status}: "
+                f"{text[:200].strip()}); check client_id, key_id and the key registered in the LMS."
+            )
         try:
             token = json.loads(text)["access_token"]
         except (ValueError, KeyError, TypeError):
-            raise GraderError(f"{self.platform.token_url}: the answer holds no access_token: {text[:200]!r}.") from None
+            raise GraderError(
+                f"{self.platform.token_url}: the answer holds no access_token: {text[:200]!r}."
+            ) from None
         if not isinstance(token, str) or not token:
-            raise GraderError(f"{self.platform.token_url}: the access_token is not a text: {token!r}.")
+            raise GraderError(
+                f"{self.platform.token_url}: the access_token is not a text: {token!r}."
+            )
         return token
 
-    def _request(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
-                 stream: bool = False) -> Any:
+    def _request(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None,
+        headers: dict[str, str],
+        stream: bool = False,
+    ) -> Any:
         import urllib3
 
         try:
-            return self.http.request(method, url, body=body, headers=headers, preload_content=not stream)
+            return self.http.request(
+                method, url, body=body, headers=headers, preload_content=not stream
+            )
         except urllib3.exceptions.HTTPError as exc:
-            raise GraderError(f"{url}: cannot reach the platform ({exc}); publish again later: what was sent "
-                              f"is recorded.") from None
+            raise GraderError(
+                f"{url}: cannot reach the platform ({exc}); publish again later: what was sent "
+                f"is recorded."
+            ) from None

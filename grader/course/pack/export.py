@@ -39,12 +39,16 @@ DISTRIBUTION = "autograd-grader"
 #: uv's wheel from PyPI, pinned by version and sha256, for each machine Gradescope runs
 UV_VERSION, UV_PYTHON = "0.13.9", "3.12"
 UV_WHEELS = {
-    "X86_64": ("https://files.pythonhosted.org/packages/3d/aa/26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
-               "uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
-               "d7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19"),
-    "AARCH64": ("https://files.pythonhosted.org/packages/fe/2f/51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
-                "uv-0.13.9-py3-none-manylinux_2_28_aarch64.whl",
-                "ecb6028d79dc96fbeafffe5c8af62a7099487ebc05a701e76714eebcffd06375"),
+    "X86_64": (
+        "https://files.pythonhosted.org/packages/3d/aa/26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
+        "uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        "d7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19",
+    ),
+    "AARCH64": (
+        "https://files.pythonhosted.org/packages/fe/2f/51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
+        "uv-0.13.9-py3-none-manylinux_2_28_aarch64.whl",
+        "ecb6028d79dc96fbeafffe5c8af62a7099487ebc05a701e76714eebcffd06375",
+    ),
 }
 
 TORCH_STEP = """\
@@ -85,8 +89,15 @@ fi
 """
 
 
-def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = None, assignment: str | None = None,
-                      seed: int | None = None, secret: CourseSecret | None = None) -> Path:
+def export_gradescope(
+    catalog: Catalog,
+    out: Path,
+    *,
+    exercise: str | None = None,
+    assignment: str | None = None,
+    seed: int | None = None,
+    secret: CourseSecret | None = None,
+) -> Path:
     """Write setup.sh, requirements.txt, run_autograder, the grader's source and the exercises; zip them.
 
     Each submission's seed is drawn from a course secret and the submission (grader.core.seeds), as a
@@ -131,19 +142,34 @@ def export_gradescope(catalog: Catalog, out: Path, *, exercise: str | None = Non
         shutil.copytree(e.folder, out / "exercises" / e.id, ignore=ignore, dirs_exist_ok=True)
     if assignment is not None:
         (out / "exercises" / ASSIGNMENTS).mkdir(parents=True, exist_ok=True)
-        shutil.copy(catalog.root / ASSIGNMENTS / f"{assignment}.yaml", out / "exercises" / ASSIGNMENTS)
+        shutil.copy(
+            catalog.root / ASSIGNMENTS / f"{assignment}.yaml", out / "exercises" / ASSIGNMENTS
+        )
     archive = out / "autograder.zip"
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:  # the files at the root, as required
+    with zipfile.ZipFile(
+        archive, "w", zipfile.ZIP_DEFLATED
+    ) as zipped:  # the files at the root, as required
         for path in sorted(p for p in out.rglob("*") if p.is_file() and p != archive):
             info = zipfile.ZipInfo.from_file(path, path.relative_to(out).as_posix())
-            info.date_time = (2026, 1, 1, 0, 0, 0)  # the same bytes on every export of the same files
+            info.date_time = (
+                2026,
+                1,
+                1,
+                0,
+                0,
+                0,
+            )  # the same bytes on every export of the same files
             zipped.writestr(info, path.read_bytes())
     return archive
 
 
 def setup_script(torch_step: str) -> str:
     """setup.sh, from its template: Python 3.11+ on any of Gradescope's base images, then the pinned packages."""
-    text = resources.files("grader").joinpath("templates/gradescope/setup.sh.tmpl").read_text(encoding="utf-8")
+    text = (
+        resources.files("grader")
+        .joinpath("templates/gradescope/setup.sh.tmpl")
+        .read_text(encoding="utf-8")
+    )
     values = {"PYTHON_VERSION": UV_PYTHON, "UV_VERSION": UV_VERSION, "TORCH_STEP": torch_step}
     for machine, (url, sha256) in UV_WHEELS.items():
         values |= {f"UV_WHEEL_{machine}": url, f"UV_SHA256_{machine}": sha256}
@@ -161,10 +187,14 @@ def requirements(*, with_torch: bool) -> str:
     try:
         wanted = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:
-        raise GraderError(f"the grader is not installed as {DISTRIBUTION} (pip install -e .): the versions "
-                          f"the export pins are read from its installation.") from None
+        raise GraderError(
+            f"the grader is not installed as {DISTRIBUTION} (pip install -e .): the versions "
+            f"the export pins are read from its installation."
+        ) from None
     pins: dict[str, str] = {}
-    queue = [r for r in map(Requirement, wanted) if _applies(r) and canonicalize_name(r.name) != "torch"]
+    queue = [
+        r for r in map(Requirement, wanted) if _applies(r) and canonicalize_name(r.name) != "torch"
+    ]
     while queue:
         requirement = queue.pop()
         name = canonicalize_name(requirement.name)
@@ -172,10 +202,16 @@ def requirements(*, with_torch: bool) -> str:
             continue
         try:
             pins[name] = metadata.version(requirement.name)
-            queue += [r for r in map(Requirement, metadata.requires(requirement.name) or []) if _applies(r)]
+            queue += [
+                r
+                for r in map(Requirement, metadata.requires(requirement.name) or [])
+                if _applies(r)
+            ]
         except metadata.PackageNotFoundError:
-            raise GraderError(f"{requirement.name}, which the grader needs, is not installed here; install the "
-                              f"grader with its dependencies before exporting.") from None
+            raise GraderError(
+                f"{requirement.name}, which the grader needs, is not installed here; install the "
+                f"grader with its dependencies before exporting."
+            ) from None
     lines = [f"{name}=={version}" for name, version in sorted(pins.items())]
     header = "# Pinned by grade export: the versions the grader was exported with.\n"
     if with_torch:

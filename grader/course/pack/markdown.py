@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 
 #: a code span (kept as it is), or a name Markdown would take apart: Node.__mul__, __rmul__, x.__add__(), _backward
-_SPAN_OR_NAME = re.compile(r"(`+)(?:.*?)\1|(?<![\w`])((?:[A-Za-z_]\w*\.)*(?:__[A-Za-z]\w*?__|_[A-Za-z]\w*)(?:\(\))?)"
-                           r"(?![\w`])", re.DOTALL)
+_SPAN_OR_NAME = re.compile(
+    r"(`+)(?:.*?)\1|(?<![\w`])((?:[A-Za-z_]\w*\.)*(?:__[A-Za-z]\w*?__|_[A-Za-z]\w*)(?:\(\))?)"
+    r"(?![\w`])",
+    re.DOTALL,
+)
 
 
 def code_dunders(text: str) -> str:

@@ -35,10 +35,11 @@ def lay_out(files: Sequence[tuple[str, str]], import_paths: Sequence[str]) -> di
 
 
 def own_modules(files: Sequence[tuple[str, str]], import_paths: Sequence[str]) -> list[str]:
-    """The top-level modules the package's files make, under each import folder: the submission's own."""
+    """The top-level modules the package's files make, under each import folder and under the repository's root
+    (the run's folder is on sys.path, as the root is for `python -m pytest`: `import python.needle.ops`)."""
     names = set()
     for rel, _ in files:
-        for folder in import_paths:
+        for folder in (*import_paths, "."):
             prefix = "" if folder in (".", "") else folder.rstrip("/") + "/"
             if rel.startswith(prefix):
                 first = rel[len(prefix):].split("/")[0]

@@ -9,7 +9,7 @@ import sys
 import types
 from collections.abc import Callable
 from importlib.machinery import ModuleSpec
-from typing import Any
+from typing import Any, cast
 
 ASK, SIGNAL, BUILTIN, DYNAMIC = ("autograd-grader.import", "autograd-grader.signal", "autograd-grader.builtin",
                                  "autograd-grader.dynamic")
@@ -27,10 +27,32 @@ class Placeholder(types.ModuleType):
                                                        "failed.")
 
 
-def _placeholder(name: str, refusal: str) -> types.ModuleType:
+class Unusable:
+    """A name taken from a placeholder (`from turtle import pd`, an editor's stray import): taking it is not
+    using it; calling it, reading from it or computing with it fails as the placeholder would."""
+
+    __slots__ = ("_refusal",)
+
+    def __init__(self, refusal: str) -> None:
+        object.__setattr__(self, "_refusal", refusal)
+
+    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+        raise ImportError(object.__getattribute__(self, "_refusal") + " Your import of it gave a placeholder, and "
+                                                                         "this use of it failed.")
+
+    __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __int__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
+    __matmul__ = __rmatmul__ = __pow__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _fail
+
+
+def _placeholder(name: str, refusal: str, names: Any = (), *, _text: type = str) -> types.ModuleType:
+    """A refused module; `names`, what a `from ... import` takes from it, each an Unusable."""
     module = Placeholder(name)
     module.__dict__["_refusal"] = refusal
     module.__path__ = []
+    for item in names:
+        if item.__class__ is _text and item != "*":  # a name of exactly str: nothing of the submission's runs
+            module.__dict__[cast(str, item)] = Unusable(refusal)
     return module
 
 
@@ -75,11 +97,12 @@ def _guarded_import(original: Callable[..., Any]) -> Callable[..., Any]:
                        _text: type = str, _placeholder: Callable[..., Any] = _placeholder) -> Any:
         """Every import statement: a module the interpreter had loaded already (os, io...) never reaches a
         finder, so the submission's own imports are looked at here too."""
-        if level == 0 and name in _modules:
+        # a from-import is asked here too, loaded or not: its names are taken from the placeholder at once
+        if level == 0 and (name in _modules or fromlist):
             refused = _ask(name, True)
             if refused is not None:
                 if refused.__class__ is _text:
-                    return _placeholder(name, refused)
+                    return _placeholder(name, refused, fromlist or ())
                 raise refused
         return original(name, globals, locals, fromlist, level)
 
