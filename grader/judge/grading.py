@@ -298,6 +298,7 @@ def examine(
     # the syntax tree's facts, for what errors and missing names mean: read once, if needed
     defined = definitions(cells) if _needs_definitions(runs) else None
     unfinished: list[str] = []  # exercises whose localization ran out of time twice (_localizer)
+    late: set[str] = set()  # the known mistakes whose runs did (mistakes_later)
     results = []
     notes: tuple[str, ...] = ()
     for index, group in enumerate(planned.groups):
@@ -306,7 +307,7 @@ def examine(
         failed = any(c.status in ("failed", "error") for c in scored.result.checks)
         if failed and runs.public:
             defined = defined or definitions(cells)
-            scored = diagnose(tools, planned, runs, scored, Diagnosing(defined, unfinished))
+            scored = diagnose(tools, planned, runs, scored, Diagnosing(defined, unfinished, late))
         results.append(scored.result)
     results = traced([g.exercise for g in planned.groups], list(runs.sent), results)
     notes += _library_notes(planned)
@@ -314,6 +315,11 @@ def examine(
         notes += (
             f"Exercise {exercise_id}: your code ran out of time on the grader's own small probes "
             f"of each operation, twice; no rule is named from them.",
+        )
+    for mistake in sorted(late):
+        notes += (
+            f"The grader's own run of the known mistake {mistake} ran out of time twice (a busy "
+            f"machine): it names nothing here.",
         )
     return results, notes
 
@@ -343,11 +349,12 @@ def score(planned: Planned, runs: Runs, index: int, defined: Definitions | None)
 
 @dataclass(frozen=True, slots=True)
 class Diagnosing:
-    """What diagnoses share across exercises: the file's facts, and the exercises whose
-    localization ran out of time (for a note)."""
+    """What diagnoses share across exercises: the file's facts, and, for notes, the exercises whose
+    localization ran out of time and the known mistakes whose runs did."""
 
     defined: Definitions
     unfinished: list[str]
+    late: set[str]
 
 
 def diagnose(
@@ -356,7 +363,9 @@ def diagnose(
     """Name the mistake behind each failed check (grader.judge.diagnose), with the known mistakes
     and slipped engines run only if it asks, and the faults localized only if it asks."""
     index, group = scored.index, planned.groups[scored.index]
-    mutants, slips = mistakes_later(tools.sandbox, group, tools.time_limit, tools.mutant_cache)
+    mutants, slips = mistakes_later(
+        tools.sandbox, group, tools.time_limit, tools.mutant_cache, diagnosing.late
+    )
     # code that ran out of time would run out again on the localization probes, and the student
     # would wait twice the limit for a name that a check without values cannot get anyway
     timed_out = any(_ran_out_of_time(found[index]) for found in runs.public.values())
