@@ -1,5 +1,6 @@
-"""The class commands of `grade`: batch, merge, feedback and publish. Each parses its arguments, calls the library
-(grader.course.grade_class, classfiles, feedback and publish) and prints what came of it."""
+"""The class commands of `grade`: batch, merge, feedback and publish.
+Each parses its arguments, calls the library (grader.course.grade_class,
+classfiles, feedback and publish) and prints what came of it."""
 
 from __future__ import annotations
 
@@ -236,7 +237,8 @@ def batch_command(argv: list[str]) -> int:
 
 
 def _secret(args: Any, catalog: Catalog) -> CourseSecret | None:
-    """The course secret the seeds are drawn from; None with --seed (one seed for all) or where there is none."""
+    """The course secret the seeds are drawn from; None
+    with --seed (one seed for all) or where there is none."""
     from grader.course.secret import find_secret
 
     if args.seed is not None:
@@ -250,7 +252,8 @@ def _secret(args: Any, catalog: Catalog) -> CourseSecret | None:
 
 
 def _say_seeds(seed: int, secret: CourseSecret | None, catalog: Catalog) -> None:
-    """Which seeds the batch grades with: an instructor must know when every submission got the same inputs."""
+    """Which seeds the batch grades with: an instructor
+    must know when every submission got the same inputs."""
     from grader.course.secret import default_path
 
     if secret is not None:
@@ -280,8 +283,9 @@ def _few(items: tuple[str, ...] | list[str], limit: int = 8) -> str:
 
 
 def _report_class(summary: Any, out: Path) -> bool:
-    """The class's mean (the summary's, the one definition) and who needs attention, in a few lines; whether
-    most of the class has no submission (the gradebook would be mostly zeros: not a batch to exit 0 on)."""
+    """The class's mean (the summary's, the one definition) and who needs
+    attention, in a few lines; whether most of the class has no submission
+    (the gradebook would be mostly zeros: not a batch to exit 0 on)."""
     from grader.outputs.html_page import num
 
     scores, counts = summary["scores"], summary["counts"]

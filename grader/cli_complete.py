@@ -1,4 +1,5 @@
-"""Shell completion for `grade` (argcomplete): commands, options, exercise and assignment ids, and files.
+"""Shell completion for `grade` (argcomplete): commands,
+options, exercise and assignment ids, and files.
 
 Set up once with `eval "$(register-python-argcomplete grade)"` in ~/.bashrc (zsh: the same
 after `autoload -U bashcompinit && bashcompinit`). The shell runs `grade` with _ARGCOMPLETE set.
@@ -81,7 +82,8 @@ def _catalog(parsed_args: argparse.Namespace) -> Any:
     try:
         return Catalog.find(getattr(parsed_args, "exercises", None))
     except GraderError:
-        return None  # no exercises folder here: nothing to offer, and never an error on the shell's line
+        # no exercises folder here: nothing to offer, and never an error on the shell's line
+        return None
 
 
 def _commands_or_files(commands: tuple[str, ...]) -> Completer:

@@ -1,5 +1,5 @@
-"""The course commands of `grade`: list, new, schema, validate, release, export and seed. Each parses its arguments,
-calls the library and prints what came of it."""
+"""The course commands of `grade`: list, new, schema, validate, release, export
+and seed. Each parses its arguments, calls the library and prints what came of it."""
 
 from __future__ import annotations
 
@@ -211,7 +211,8 @@ def release_command(argv: list[str]) -> int:
 
 
 def _submitted(course: Path | None) -> list[tuple[str, tuple[str, ...], str | None]]:
-    """The course server's assignments, as the pack's README names them: from --course, else $AUTOGRADER_COURSE."""
+    """The course server's assignments, as the pack's README
+    names them: from --course, else $AUTOGRADER_COURSE."""
     folder = course or (
         Path(os.environ["AUTOGRADER_COURSE"]) if os.environ.get("AUTOGRADER_COURSE") else None
     )

@@ -1,4 +1,5 @@
-"""What the commands of `grade` share: a parser whose errors reach the one catch site, and the common options."""
+"""What the commands of `grade` share: a parser whose
+errors reach the one catch site, and the common options."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The course server's commands: serve, worker, tokens, roster, regrade, gradebook and course check (the
-instructor's), and submit (the student's). Each parses its arguments, calls grader.service and prints what came
-of it."""
+"""The course server's commands: serve, worker, tokens, roster, regrade,
+gradebook and course check (the instructor's), and submit (the student's).
+Each parses its arguments, calls grader.service and prints what came of it."""
 
 from __future__ import annotations
 
@@ -118,7 +118,8 @@ def serve_command(argv: list[str]) -> int:
 
 
 def tls_options(certfile: Path | None, keyfile: Path | None, proxies: str) -> dict[str, Any]:
-    """The TLS and proxy options, checked before anything starts: a certificate that does not load is named."""
+    """The TLS and proxy options, checked before anything
+    starts: a certificate that does not load is named."""
     import ipaddress
     import ssl
 
@@ -565,7 +566,8 @@ def submit_command(argv: list[str]) -> int:
 
 
 def _library_of(args: argparse.Namespace) -> Library | None:
-    """A library course's package settings, where a repository (a folder or an archive) is submitted to one."""
+    """A library course's package settings, where a
+    repository (a folder or an archive) is submitted to one."""
     from grader.judge.catalog import Catalog
     from grader.run.read.package import is_package
 

@@ -1,5 +1,5 @@
-"""`grade store backup|restore|copy`: keep and move a course's store. Each parses its arguments, calls
-grader.service.db.backup or grader.service.db.store_copy and prints what the store holds."""
+"""`grade store backup|restore|copy`: keep and move a course's store. Each parses its arguments,
+calls grader.service.db.backup or grader.service.db.store_copy and prints what the store holds."""
 
 from __future__ import annotations
 
@@ -99,7 +99,8 @@ def store_command(argv: list[str]) -> int:
             f"restored {args.source} into {where}: {done.snapshot.line()}. Start grade serve: what was queued or "
             f"being graded at the backup is graded again."
         )
-        # a restore never revives a credential: what the store held of them is applied again, and said
+        # a restore never revives a credential: what the
+        # store held of them is applied again, and said
         print(
             "credentials: "
             + (

@@ -1,4 +1,5 @@
-"""A numpy tensor autograd engine, the oracle of the tensor exercises: each op's backward beside its forward."""
+"""A numpy tensor autograd engine, the oracle of the
+tensor exercises: each op's backward beside its forward."""
 
 from __future__ import annotations
 
@@ -45,15 +46,16 @@ class Tensor:
     def ndim(self) -> int:
         return int(self.data.ndim)
 
-    # New tensors are of the operand's own class, so that a subclass (grader.judge.tensor.tensor_patterns) sees every
-    # op.
+    # New tensors are of the operand's own class, so that a
+    # subclass (grader.judge.tensor.tensor_patterns) sees every op.
     def _make(self, data: Any, parents: tuple[Tensor, ...], backward: Backward) -> Tensor:
         return type(self)(data, parents, backward)
 
     def _lift(self, x: Tensor | Any) -> Tensor:
         return x if isinstance(x, Tensor) else type(self)(x)
 
-    # ---- element-wise, with numpy's broadcasting: each gradient is summed back to its input's shape
+    # ---- element-wise, with numpy's broadcasting:
+    # each gradient is summed back to its input's shape
 
     def __add__(self, other: Tensor | Any) -> Tensor:
         other = self._lift(other)
@@ -216,7 +218,8 @@ class Tensor:
     def backward(self, grad: Any = None) -> None:
         """Every gradient of this tensor, by the chain rule in reverse topological order.
 
-        Seeded with ones for a tensor of one element, otherwise with `grad` (of this tensor's shape).
+        Seeded with ones for a tensor of one element,
+        otherwise with `grad` (of this tensor's shape).
         """
         if grad is None:
             if self.data.size != 1:
@@ -250,7 +253,8 @@ class Tensor:
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
-    """Every tensor `root` depends on, inputs before outputs (iterative: deep graphs do not recurse)."""
+    """Every tensor `root` depends on, inputs before
+    outputs (iterative: deep graphs do not recurse)."""
     order: list[Tensor] = []
     seen: set[int] = set()
     stack: list[tuple[Tensor, bool]] = [(root, False)]
@@ -268,7 +272,8 @@ def topological_order(root: Tensor) -> list[Tensor]:
 
 
 def sum_to_shape(grad: Array, shape: tuple[int, ...]) -> Array:
-    """The adjoint of broadcasting: sum the axes broadcasting prepended, then those it stretched from 1."""
+    """The adjoint of broadcasting: sum the axes
+    broadcasting prepended, then those it stretched from 1."""
     grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
@@ -282,7 +287,8 @@ def unpacked(args: tuple[int | tuple[int, ...], ...]) -> tuple[int, ...]:
 
 
 def _kept(g: Array, ndim: int, axis: Axis, keepdims: bool) -> Array:
-    """A reduction's gradient with its reduced axes back, as size 1, so that it broadcasts over them."""
+    """A reduction's gradient with its reduced axes
+    back, as size 1, so that it broadcasts over them."""
     if keepdims or (axis is None and g.ndim == ndim):
         return g
     axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else axis

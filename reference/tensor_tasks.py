@@ -1,4 +1,5 @@
-"""The reference answers of the tensor exercises that ask for functions, written once over any tensor engine.
+"""The reference answers of the tensor exercises that
+ask for functions, written once over any tensor engine.
 
 `functions(T)` gives them on the engine class `T`: the numpy `Tensor` (the expected values) or a
 torch twin (the confirmation). Each backward is autograd through the engine, never a formula
@@ -77,7 +78,8 @@ BN_EPS = 1e-5
 
 @dataclass(frozen=True, slots=True)
 class BatchNormPaths:
-    """Which of batch norm's paths from x to its output count: through x - mean, the mean, the variance."""
+    """Which of batch norm's paths from x to its output
+    count: through x - mean, the mean, the variance."""
 
     mean: bool = True
     variance: bool = True
@@ -243,7 +245,8 @@ def functions(T: Engine) -> dict[str, Function]:
 
 
 def reference_names(T: Engine, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:
-    """What a tensor exercise's probes see on engine `T`, for the names the exercise asks a submission for."""
+    """What a tensor exercise's probes see on engine `T`,
+    for the names the exercise asks a submission for."""
     known: dict[str, object] = {"Tensor": T, **functions(T)}
     unknown = [name for name, _ in defines if name not in known]
     if unknown:

@@ -1,4 +1,5 @@
-"""The tensor engine's interface over torch float64, so that one probe runs on torch too (CPU or CUDA).
+"""The tensor engine's interface over torch float64,
+so that one probe runs on torch too (CPU or CUDA).
 
 `.data` and `.grad` are numpy arrays on the CPU whatever the device, so that probe code, written
 for numpy, reads the same on every engine.

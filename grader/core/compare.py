@@ -18,7 +18,8 @@ ROW = 6
 
 
 def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
-    """None when `got` matches `expected` within `tol`; otherwise one sentence saying how it differs."""
+    """None when `got` matches `expected` within `tol`;
+    otherwise one sentence saying how it differs."""
     if isinstance(got, ErrorInfo) and not isinstance(expected, ErrorInfo):
         return f"expected {show(expected)}, but reading it raised {got.describe()}"
     match expected:
@@ -94,8 +95,9 @@ _TYPE_FIXES = {
 
 
 def _type_mismatch(expected: Value, got: Value) -> str | None:
-    """Two observed type names worded for a person ("a torch Tensor where a plain float was expected: call
-    `.item()`"); None unless both are type names this module knows, so that no other text is misread."""
+    """Two observed type names worded for a person ("a torch Tensor
+    where a plain float was expected: call `.item()`"); None unless both
+    are type names this module knows, so that no other text is misread."""
     if not (isinstance(expected, Text) and isinstance(got, Text)):
         return None
     want, have = TYPE_NAMES.get(expected.value), TYPE_NAMES.get(got.value)
@@ -114,7 +116,8 @@ def _as_number(value: Value) -> float | None:
 
 
 def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
-    """Shape first; then how many elements differ, the first and the worst, the largest error, and an excerpt."""
+    """Shape first; then how many elements differ, the
+    first and the worst, the largest error, and an excerpt."""
     if not isinstance(got, Array):
         return f"expected a tensor of shape {_shape(expected.shape)}, got {describe(got)}"
     if got.shape != expected.shape:
@@ -147,7 +150,8 @@ def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
 
 
 def _row(got: Array, expected: Array, flat: int) -> tuple[str, str, str]:
-    """The stretch of the last axis around element `flat`: where it is, and both sides' values there."""
+    """The stretch of the last axis around element
+    `flat`: where it is, and both sides' values there."""
     size = expected.shape[-1]
     start = flat - flat % size
     low = max(start, min(flat - ROW // 2, start + size - ROW))
@@ -165,7 +169,8 @@ def _row(got: Array, expected: Array, flat: int) -> tuple[str, str, str]:
 
 
 def excerpt(array: Array, digits: int = 4) -> str:
-    """The array's first few elements along each axis, nested as numpy prints them ("..." for the rest)."""
+    """The array's first few elements along each axis,
+    nested as numpy prints them ("..." for the rest)."""
 
     def part(axis: int, offset: int) -> str:
         size = array.shape[axis]

@@ -1,4 +1,5 @@
-"""Plain data that crosses the sandbox boundary: observed values, errors, and their strict JSON form."""
+"""Plain data that crosses the sandbox boundary:
+observed values, errors, and their strict JSON form."""
 
 from __future__ import annotations
 
@@ -58,8 +59,8 @@ class Opaque:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """A place in the submission: 1-based line, the function, the line's text, and the cell ("cell 7"),
-    or the file's name for a .py file."""
+    """A place in the submission: 1-based line, the function, the line's
+    text, and the cell ("cell 7"), or the file's name for a .py file."""
 
     line: int
     function: str
@@ -67,7 +68,8 @@ class Where:
     file: str = ""
 
     def describe(self) -> str:
-        # a notebook's cell, or a package's file (its path in the repository); a lone .py file goes without
+        # a notebook's cell, or a package's file (its path
+        # in the repository); a lone .py file goes without
         named = self.file.startswith("cell ") or "/" in self.file
         place = f"{self.file}, line {self.line}" if named else f"line {self.line}"
         if self.function not in ("<module>", ""):
@@ -90,8 +92,9 @@ class ErrorInfo:
 
 @dataclass(frozen=True, slots=True)
 class TracedNode:
-    """One node of a traced result: the op that made it (by its class's name; None on a leaf), the op's plain
-    settings (axes, a scalar), the nodes it was made from, and what the submission's own ops computed."""
+    """One node of a traced result: the op that made it (by its class's
+    name; None on a leaf), the op's plain settings (axes, a scalar), the
+    nodes it was made from, and what the submission's own ops computed."""
 
     op: str | None
     settings: tuple[tuple[str, Value], ...]
@@ -101,9 +104,9 @@ class TracedNode:
 
 @dataclass(frozen=True, slots=True)
 class Traced:
-    """A library's tensor and the graph of ops that made it, as the child read it: each node after the nodes it
-    was made from, the result last. The trusted side evaluates it again with the course's reference ops
-    (grader.judge.library.standin) before anything compares it."""
+    """A library's tensor and the graph of ops that made it, as the child read it: each node
+    after the nodes it was made from, the result last. The trusted side evaluates it again with
+    the course's reference ops (grader.judge.library.standin) before anything compares it."""
 
     nodes: tuple[TracedNode, ...]
 
@@ -184,8 +187,8 @@ def error_to_data(error: ErrorInfo) -> dict[str, Any]:
 
 
 def from_data(data: object, depth: int = 0, *, traced: bool = True) -> Value:
-    """Parse one value of an untrusted reply: exact keys, exact types, bounded size; `traced`: whether a traced
-    result may be in it (never inside another)."""
+    """Parse one value of an untrusted reply: exact keys, exact types, bounded
+    size; `traced`: whether a traced result may be in it (never inside another)."""
     if depth > MAX_DEPTH + 1:
         raise BadReply("value nested too deep")
     obj = _exact_dict(data)

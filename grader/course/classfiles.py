@@ -1,4 +1,5 @@
-"""The class's files, made from the students' files: gradebook.csv, junit.xml, summary.json and summary.html.
+"""The class's files, made from the students' files:
+gradebook.csv, junit.xml, summary.json and summary.html.
 
 They are remade from what is on disk (never from what a run kept in memory), for the students the
 manifest lists, so that a batch, a resumed batch and a merge of its shards write the same gradebook.
@@ -31,7 +32,8 @@ class ClassFiles:
 
 
 def finished_students(out: Path, folders: Sequence[str] | None = None) -> Iterator[StudentReport]:
-    """Every student of `out` with a done.json (those of `folders` only, when given), by folder name."""
+    """Every student of `out` with a done.json (those
+    of `folders` only, when given), by folder name."""
     wanted = set(folders) if folders is not None else None
     for done in sorted((out / STUDENTS).glob(f"*/{DONE}")):
         if wanted is not None and done.parent.name not in wanted:
@@ -111,7 +113,8 @@ def exercise_columns(
 
 
 def _total(manifest: Manifest | None, columns: Sequence[ExerciseColumn]) -> ExerciseColumn | None:
-    """The assignment's one column, worth its exercises' points together: what the LMS's assignment holds."""
+    """The assignment's one column, worth its exercises'
+    points together: what the LMS's assignment holds."""
     title = None if manifest is None else manifest.column or manifest.assignment
     if title is None:
         return None
@@ -142,7 +145,8 @@ def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> ClassF
 
 
 def rebuild_feedback(reports: Path) -> int:
-    """Write every finished student's feedback.html in a batch's reports folder again; return how many."""
+    """Write every finished student's feedback.html in
+    a batch's reports folder again; return how many."""
     from grader.outputs.feedback import feedback_html
     from grader.outputs.layout import FEEDBACK, STUDENTS, folder_of
 

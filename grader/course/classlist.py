@@ -1,8 +1,9 @@
-"""Who is graded and on what: the submissions folder (plain or an LMS download) read against the roster.
+"""Who is graded and on what: the submissions folder
+(plain or an LMS download) read against the roster.
 
-Every roster student gets an entry, with the files they handed in or, if none, as missing. What the folder
-holds that is no roster student's is kept apart (`not_on_roster`): reported, never graded into the
-gradebook. Without a roster every submission found is a student.
+Every roster student gets an entry, with the files they handed in or, if none, as missing.
+What the folder holds that is no roster student's is kept apart (`not_on_roster`): reported,
+never graded into the gradebook. Without a roster every submission found is a student.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from grader.outputs.layout import DONE, folder_of
 from grader.outputs.students import Student
 
 NO_SUBMISSION = "No submission was found for this student."
-#: where a scheduler says which of its array's tasks this is: (index, first index, step, count). Kubernetes sets
-#: no count: the example Job passes its `completions` as JOB_COMPLETIONS.
+#: where a scheduler says which of its array's tasks this is: (index, first index, step, count).
+#: Kubernetes sets no count: the example Job passes its `completions` as JOB_COMPLETIONS.
 _SCHEDULERS = (
     (
         "SLURM_ARRAY_TASK_ID",
@@ -43,7 +44,8 @@ class Entry:
 
     student: Student
     files: tuple[SubmittedFile, ...]
-    #: where it is in the submissions folder: a file, a folder or an LMS's prefix; empty when missing
+    #: where it is in the submissions folder: a file,
+    #: a folder or an LMS's prefix; empty when missing
     origin: str = ""
     #: a roster student for whom nothing was found
     missing: bool = False
@@ -67,7 +69,8 @@ class ClassList:
     names: Names
     #: what the folder holds that is no roster student's: kept apart, not graded
     not_on_roster: tuple[str, ...] = ()
-    #: entries that are no one's submission in this layout (README.md, a file outside the LMS's naming)
+    #: entries that are no one's submission in this layout
+    #: (README.md, a file outside the LMS's naming)
     ignored: tuple[str, ...] = ()
     roster_sha256: str = ""
 
@@ -77,7 +80,8 @@ class ClassList:
         return tuple(e.student.id for e in self.entries if e.late)
 
     def fingerprint(self) -> str:
-        """The whole class as found, before any shard: every shard of one batch must have seen the same."""
+        """The whole class as found, before any shard:
+        every shard of one batch must have seen the same."""
         text = json.dumps(
             [[e.student.id, e.digest] for e in self.entries] + [list(self.not_on_roster)]
         )
@@ -91,8 +95,8 @@ def discover(
     *,
     archives: bool = False,
 ) -> ClassList:
-    """One entry per student, sorted by id: the roster's students (missing ones too), or everyone found.
-    `archives`: a library course's class, where a zipped repository is a submission."""
+    """One entry per student, sorted by id: the roster's students (missing ones too), or everyone
+    found. `archives`: a library course's class, where a zipped repository is a submission."""
     download = read_download(folder, names, archives=archives)
     if not download.found:
         skipped = f" (skipped: {few(download.ignored)})" if download.ignored else ""
@@ -148,8 +152,9 @@ def _check_roster(
     entries: Sequence[Entry],
     strangers: Sequence[str],
 ) -> None:
-    """Refuse a roster most of whose students match nothing while the folder holds submissions no row matches:
-    the roster's ids are not the download's (or --names is not its layout), and grading would zero the class."""
+    """Refuse a roster most of whose students match nothing while the folder
+    holds submissions no row matches: the roster's ids are not the download's
+    (or --names is not its layout), and grading would zero the class."""
     unmatched = sum(e.missing for e in entries)
     if not strangers or 2 * unmatched <= len(roster.students):
         return
@@ -191,8 +196,9 @@ def _student(found: Found) -> Student:
 
 
 def shard(entries: Sequence[Entry], spec: str) -> tuple[list[Entry], tuple[int, int]]:
-    """`K/N`: every N-th student from the K-th, in student-id order, the same on every machine; `auto`: the
-    scheduler's array task (Slurm's SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX)."""
+    """`K/N`: every N-th student from the K-th, in student-id order, the
+    same on every machine; `auto`: the scheduler's array task (Slurm's
+    SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX)."""
     k, n = shard_spec(spec)
     return [
         e for i, e in enumerate(sorted(entries, key=lambda e: e.student.id)) if i % n == k - 1
@@ -247,8 +253,8 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
     """The entries without finished files for this very submission and set-up.
 
     A student's files are renamed into place whole but not flushed to disk one by one (see
-    `batch.write_student`): after a power cut, one may be empty. A student counts as finished only when both
-    the marker and the report read back and name the same submission.
+    `batch.write_student`): after a power cut, one may be empty. A student counts as finished
+    only when both the marker and the report read back and name the same submission.
     """
     todo = []
     for entry in entries:

@@ -1,13 +1,15 @@
-"""A one-worker batch's torch expected values, computed ahead in a process of their own that ends once it is done.
+"""A one-worker batch's torch expected values, computed
+ahead in a process of their own that ends once it is done.
 
-A torch exercise's expected values come from its solution, run on the trusted side, and whatever runs it
-imports torch: 140 MB of it private to each process. With more workers the coordinator imports torch once and
-every worker forked from it shares it. With one (`-j 1`) nothing shares it: the worker would hold torch beside
-its torch zygote's for the whole batch, for these values alone. So they are computed first, for every
-submission's seed, by a child of the coordinator that imports torch and leaves; the worker forked after it
-starts with them, never imports torch, and the batch's peak memory is the larger of the two, not their sum.
-Whatever the child could not give (it failed, or a value does not read back exactly, a NaN) the worker
-computes as before: this saves memory, never changes a value.
+A torch exercise's expected values come from its solution, run on the trusted side, and
+whatever runs it imports torch: 140 MB of it private to each process. With more workers the
+coordinator imports torch once and every worker forked from it shares it. With one (`-j 1`)
+nothing shares it: the worker would hold torch beside its torch zygote's for the whole
+batch, for these values alone. So they are computed first, for every submission's seed, by
+a child of the coordinator that imports torch and leaves; the worker forked after it starts
+with them, never imports torch, and the batch's peak memory is the larger of the two, not
+their sum. Whatever the child could not give (it failed, or a value does not read back
+exactly, a NaN) the worker computes as before: this saves memory, never changes a value.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ def wanted(
 
 
 def compute_ahead(pairs: Sequence[tuple[Exercise, int]]) -> ExpectedCache:
-    """The expected values of each (exercise, seed), from a child process that holds torch only while it works."""
+    """The expected values of each (exercise, seed), from
+    a child process that holds torch only while it works."""
     if not pairs:
         return {}
     read, write = os.pipe()

@@ -1,12 +1,14 @@
-"""Prove an exercise fair: every correct answer written another way scores full marks, unnamed, at many seeds.
+"""Prove an exercise fair: every correct answer written
+another way scores full marks, unnamed, at many seeds.
 
-`grade validate` proves an exercise sound with its solution, its starter and its mutants; this is the other
-half. Each file of the exercise's `variants/` is a correct answer as a careful student may write it (float32
-where the exercise accepts it, another formula, another traversal, an optimizer for a manual step); where the
-exercise accepts float32 its solution is graded in float32 too (grader.judge.precision.in_float32). Each is
-graded at every seed asked for, and a lost point or a name, on any check at any seed, fails the exercise. The
-float32 slack itself is looked at as well: a check where float32 is off by more than 1% at some seed sits where
-float32 is ill-conditioned, and its inputs should move.
+`grade validate` proves an exercise sound with its solution, its starter and its mutants;
+this is the other half. Each file of the exercise's `variants/` is a correct answer as a
+careful student may write it (float32 where the exercise accepts it, another formula,
+another traversal, an optimizer for a manual step); where the exercise accepts float32 its
+solution is graded in float32 too (grader.judge.precision.in_float32). Each is graded at
+every seed asked for, and a lost point or a name, on any check at any seed, fails the
+exercise. The float32 slack itself is looked at as well: a check where float32 is off by
+more than 1% at some seed sits where float32 is ill-conditioned, and its inputs should move.
 """
 
 from __future__ import annotations
@@ -122,8 +124,9 @@ def _solution_in_float32(exercise: Exercise) -> Submission | None:
 
 
 def float32_calibrated(exercise: Exercise, seeds: Sequence[int]) -> list[Found]:
-    """Where the exercise accepts float32: the widest slack float32 asks of each check, and a failure where it is
-    so wide that float32 is ill-conditioned at the check's inputs (move them, and say why in the probe's about)."""
+    """Where the exercise accepts float32: the widest slack float32 asks of each
+    check, and a failure where it is so wide that float32 is ill-conditioned at
+    the check's inputs (move them, and say why in the probe's about)."""
     if exercise.precision != "float32" or exercise.solution is None:
         return []
     widest: dict[str, tuple[float, str, int]] = {}

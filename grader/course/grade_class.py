@@ -1,5 +1,6 @@
-"""Grade a class from start to end: find and shard the class, write the manifest first, run the workers, then
-write the class files. The CLI calls `plan_class`, says what it will do, then calls `grade_class`."""
+"""Grade a class from start to end: find and shard the class, write the
+manifest first, run the workers, then write the class files. The CLI
+calls `plan_class`, says what it will do, then calls `grade_class`."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ class ClassGraded:
 
 
 def plan_class(request: ClassRequest, catalog: Catalog) -> ClassPlan:
-    """Find the class, take its shard, and write the manifest, first: a killed shard still says what it owed."""
+    """Find the class, take its shard, and write the
+    manifest, first: a killed shard still says what it owed."""
     from grader import __version__
 
     setup = request.setup
@@ -121,8 +123,8 @@ def plan_class(request: ClassRequest, catalog: Catalog) -> ClassPlan:
 
 
 def _one_class(request: ClassRequest, manifest: Manifest, klass: ClassList) -> None:
-    """An --out holds one class: an earlier batch's reports are gone on with (--resume, the same class) or
-    removed (--force), never mixed with another's."""
+    """An --out holds one class: an earlier batch's reports are gone on with
+    (--resume, the same class) or removed (--force), never mixed with another's."""
     out = request.out
     ours = (out / MANIFEST).is_file() or any((out / STUDENTS).glob(f"*/{DONE}"))
     if not ours:
@@ -168,7 +170,8 @@ def _what(exercises: Sequence[str], assignment: str | None) -> str:
 
 
 def grade_class(plan: ClassPlan, catalog: Catalog, progress: Progress) -> ClassGraded:
-    """Grade the plan's students with its workers, then write the class files from every finished student.
+    """Grade the plan's students with its workers, then
+    write the class files from every finished student.
 
     No submission sees the exercises, the other submissions or the reports.
     """

@@ -1,10 +1,12 @@
-"""What a batch was asked to do, written before it grades (batch.json), and the proof `grade merge` asks of shards.
+"""What a batch was asked to do, written before it grades
+(batch.json), and the proof `grade merge` asks of shards.
 
-Each `grade batch` records its set-up (exercises, seed, devices, grader version), its shard K/N, the
-roster's hash, the whole class it found before sharding, and the students this run is responsible for.
-`grade merge` refuses, in one line naming the folders, shards whose set-ups differ, a shard given twice or
-missing, a student in two shards, a shard whose students did not all finish, and a folder that holds
-reports its own run did not make. So a gradebook made by merging is the one an unsharded run gives.
+Each `grade batch` records its set-up (exercises, seed, devices, grader version), its
+shard K/N, the roster's hash, the whole class it found before sharding, and the
+students this run is responsible for. `grade merge` refuses, in one line naming the
+folders, shards whose set-ups differ, a shard given twice or missing, a student in two
+shards, a shard whose students did not all finish, and a folder that holds reports its
+own run did not make. So a gradebook made by merging is the one an unsharded run gives.
 """
 
 from __future__ import annotations
@@ -110,8 +112,8 @@ class Manifest:
     folders: tuple[str, ...]
     not_on_roster: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
-    #: the id of the course secret each submission's seed was drawn from (grader.core.seeds.secret_id);
-    #: None: every submission got `seed`
+    #: the id of the course secret each submission's seed was drawn from
+    #: (grader.core.seeds.secret_id); None: every submission got `seed`
     secret: str | None = None
     #: the total's column title in gradebook.csv (grade batch --column), if not the assignment's id
     column: str | None = None
@@ -181,7 +183,8 @@ def read_manifest(folder: Path) -> Manifest:
 
 
 def check_shards(folders: Sequence[Path]) -> list[Manifest]:
-    """Every folder's manifest, once they prove to be the shards of one batch; else one line why not."""
+    """Every folder's manifest, once they prove to be
+    the shards of one batch; else one line why not."""
     if len({f.resolve() for f in folders}) != len(folders):
         doubled = next(
             f for i, f in enumerate(folders) if f.resolve() in {g.resolve() for g in folders[:i]}

@@ -1,10 +1,12 @@
-"""`check("node-mul")` in a notebook cell: grade what this kernel has run, in the sandbox, and show the report.
+"""`check("node-mul")` in a notebook cell: grade what
+this kernel has run, in the sandbox, and show the report.
 
-The kernel's own input history (IPython's raw `In`) is what the notebook defines now: those cells, in the
-order they ran, are graded as `grade` grades a notebook (the same sandbox, the same report), so nothing of
-the student's runs here beyond what the student already ran. The notebook file itself is read only for its
-metadata (which assignment `check()` checks), and is never run. When the notebook is graded, its
-`from grader import check` is neutralised (grader.run.read.notebook), so these calls do nothing there.
+The kernel's own input history (IPython's raw `In`) is what the notebook defines now:
+those cells, in the order they ran, are graded as `grade` grades a notebook (the same
+sandbox, the same report), so nothing of the student's runs here beyond what the student
+already ran. The notebook file itself is read only for its metadata (which assignment
+`check()` checks), and is never run. When the notebook is graded, its `from grader import
+check` is neutralised (grader.run.read.notebook), so these calls do nothing there.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from grader.run.read.notebook import CHECKS_OFF, neutralise
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """What check() returns: Jupyter shows it as HTML (JupyterLab, Notebook, VS Code), a console as text."""
+    """What check() returns: Jupyter shows it as HTML
+    (JupyterLab, Notebook, VS Code), a console as text."""
 
     report: Report | None
     #: why nothing was graded, in a sentence (the report is None then)
@@ -54,9 +57,10 @@ def check(
     exercises: str | Path | None = None,
     notebook: str | Path | None = None,
 ) -> Checked:
-    """Grade what this notebook's kernel has run as `exercise` (an id), or, with none, as every exercise of the
-    notebook's assignment (its metadata); `exercises`: the exercises folder, found as `grade` finds it;
-    `notebook`: this notebook's file, where the kernel cannot tell (read for its metadata only)."""
+    """Grade what this notebook's kernel has run as `exercise` (an id), or, with
+    none, as every exercise of the notebook's assignment (its metadata);
+    `exercises`: the exercises folder, found as `grade` finds it; `notebook`: this
+    notebook's file, where the kernel cannot tell (read for its metadata only)."""
     try:
         return Checked(_check(exercise, seed, exercises, notebook))
     except (
@@ -120,7 +124,8 @@ def _shell() -> Any:
 
 
 def _history(shell: Any) -> list[str]:
-    """The raw text of each cell this kernel ran, by execution count (index 0 is IPython's empty entry)."""
+    """The raw text of each cell this kernel ran, by
+    execution count (index 0 is IPython's empty entry)."""
     raw = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
     if not isinstance(raw, list):
         raise GraderError(
@@ -135,9 +140,11 @@ def executed_cells(history: Sequence[str]) -> list[tuple[int, str]]:
 
 
 def submission_of(cells: Sequence[tuple[int, str]], notebook: Path | None) -> Submission:
-    """The cells as a notebook submission, magics and shell lines neutralised as when the file is graded.
+    """The cells as a notebook submission, magics and
+    shell lines neutralised as when the file is graded.
 
-    Each is labelled "cell N" with N its execution count (In [N] on screen), not its place in the file."""
+    Each is labelled "cell N" with N its execution count
+    (In [N] on screen), not its place in the file."""
     sources: list[SourceCell] = []
     notes = [
         f"Checked what this kernel ran: {len(cells)} cell{'s' if len(cells) > 1 else ''} in the order they "
@@ -167,9 +174,9 @@ def submission_of(cells: Sequence[tuple[int, str]], notebook: Path | None) -> Su
 
 
 def notebook_file(shell: Any, cells: Sequence[tuple[int, str]]) -> Path | None:
-    """The notebook this kernel runs, where it can be known: VS Code and Jupyter Server say so; else the one
-    notebook in the working folder that carries the grader's metadata, or the one sharing most cells with
-    what ran."""
+    """The notebook this kernel runs, where it can be known: VS Code and
+    Jupyter Server say so; else the one notebook in the working folder that
+    carries the grader's metadata, or the one sharing most cells with what ran."""
     namespace = getattr(shell, "user_ns", {})
     for named in (namespace.get("__vsc_ipynb_file__"), os.environ.get("JPY_SESSION_NAME")):
         if isinstance(named, str) and named.endswith(".ipynb") and Path(named).is_file():
@@ -179,8 +186,9 @@ def notebook_file(shell: Any, cells: Sequence[tuple[int, str]]) -> Path | None:
 
 
 def _candidates(cells: Sequence[tuple[int, str]]) -> list[Path]:
-    """The working folder's notebooks with the grader's metadata that share the most cells with what ran: one
-    where it can be told, several where they tie (copies of one notebook, a shared check cell)."""
+    """The working folder's notebooks with the grader's metadata that
+    share the most cells with what ran: one where it can be told, several
+    where they tie (copies of one notebook, a shared check cell)."""
     candidates = [
         path for path in sorted(Path.cwd().glob("*.ipynb")) if _declared(path) is not None
     ]

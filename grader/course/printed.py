@@ -1,4 +1,5 @@
-"""The numbers a lesson prints, proved: each comes out of the exercise's reference, to the digits the lesson shows."""
+"""The numbers a lesson prints, proved: each comes out of
+the exercise's reference, to the digits the lesson shows."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def _reproduces(got: Value, printed: str | tuple[str, ...]) -> bool:
 
 
 def _as_printed(text: str) -> tuple[float, float] | None:
-    """The number a lesson printed, and how far off it may be given the digits it shows; None for text."""
+    """The number a lesson printed, and how far off it
+    may be given the digits it shows; None for text."""
     try:
         if "/" in text:  # an exact fraction such as 4/9
             return float(Fraction(text)), 1e-12

@@ -1,11 +1,12 @@
-"""The class roster: a CSV of who is in the class, matched against what the submissions folder holds.
+"""The class roster: a CSV of who is in the class,
+matched against what the submissions folder holds.
 
-One roster serves every LMS step: `id` is the gradebook's id (what Canvas's gradebook import matches, the
-`ID` of gradebook.csv), `lti_user_id` the student's LTI 1.3 user id (`sub`, what `grade publish lti` sends),
-and `submission`, `email` and the SIS ids find the student in a download. Canvas's own gradebook export
-(Grades > Export) and the gradebook.csv a batch writes read as rosters too: their `Student`, `ID`,
-`SIS User ID`, `SIS Login ID` and `Section` columns are its name, id, SIS ids and section. docs/lms-downloads.md
-says where each id comes from in Canvas and Moodle.
+One roster serves every LMS step: `id` is the gradebook's id (what Canvas's gradebook import
+matches, the `ID` of gradebook.csv), `lti_user_id` the student's LTI 1.3 user id (`sub`, what `grade
+publish lti` sends), and `submission`, `email` and the SIS ids find the student in a download.
+Canvas's own gradebook export (Grades > Export) and the gradebook.csv a batch writes read as rosters
+too: their `Student`, `ID`, `SIS User ID`, `SIS Login ID` and `Section` columns are its name, id,
+SIS ids and section. docs/lms-downloads.md says where each id comes from in Canvas and Moodle.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ COLUMNS = (
     "section",
     "email",
 )
-#: Canvas's gradebook export (and our gradebook.csv, its import layout): its student columns, as ours
+#: Canvas's gradebook export (and our gradebook.csv,
+#: its import layout): its student columns, as ours
 CANVAS_COLUMNS = {
     "Student": "name",
     "ID": "id",
@@ -49,7 +51,8 @@ class Roster:
     sha256: str
 
     def match(self, found: Found) -> Student | None:
-        """The roster's student for what the download found, by the `submission` column, then id, email, SIS id."""
+        """The roster's student for what the download found,
+        by the `submission` column, then id, email, SIS id."""
         stem = Path(found.origin).stem
         tests = (
             lambda s: (
@@ -71,7 +74,8 @@ class Roster:
 
 
 def read_roster(path: Path) -> Roster:
-    """Our columns (`id` required; the others optional, and may be blank), or a Canvas gradebook export."""
+    """Our columns (`id` required; the others optional,
+    and may be blank), or a Canvas gradebook export."""
     try:
         if path.stat().st_size > MAX_ROSTER_BYTES:
             raise GraderError(
@@ -101,7 +105,8 @@ def read_roster(path: Path) -> Roster:
             for key in COLUMNS
         }
         if not values["id"]:
-            # Canvas's export has a Points Possible row (and Muted, Manual Posting rows): no student in them.
+            # Canvas's export has a Points Possible row (and
+            # Muted, Manual Posting rows): no student in them.
             if canvas or not any(values.values()):
                 continue  # or a blank line a spreadsheet left at the end
             raise GraderError(

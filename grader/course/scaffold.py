@@ -1,7 +1,9 @@
-"""`grade new`: a new exercise folder to fill in, from a template or an existing exercise; and what is left to fill.
+"""`grade new`: a new exercise folder to fill in, from a
+template or an existing exercise; and what is left to fill.
 
-Every place the author still has to write is marked `TODO(grade new)`; `grade validate` lists the marks left
-(`todos`) beside what it proves, so that an exercise is sound once the marks are gone and validate passes.
+Every place the author still has to write is marked `TODO(grade new)`;
+`grade validate` lists the marks left (`todos`) beside what it proves, so
+that an exercise is sound once the marks are gone and validate passes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ Engine = Literal["scalar", "torch"]
 def new_exercise(
     root: Path, exercise_id: str, engine: Engine = "scalar", like: Exercise | None = None
 ) -> list[Path]:
-    """Write `root/exercise_id/` (spec, starter, solution, one example mutant and variant); the files written."""
+    """Write `root/exercise_id/` (spec, starter, solution,
+    one example mutant and variant); the files written."""
     if not re.fullmatch(ID_PATTERN, exercise_id):
         raise GraderError(
             f"{exercise_id!r} cannot be an exercise id: use lower-case letters, digits and '-' "
@@ -53,8 +56,8 @@ def new_exercise(
 
 
 def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
-    """The existing exercise's spec, starter, solution, every mutant and variant, renamed, with marks where to
-    start."""
+    """The existing exercise's spec, starter, solution, every
+    mutant and variant, renamed, with marks where to start."""
     header = re.compile(rf"^# exercise: {re.escape(like.id)}$", re.M)
     spec = like.spec_path.read_text(encoding="utf-8")
     spec = re.sub(rf"^id: {re.escape(like.id)}$", f"id: {exercise_id}", spec, count=1, flags=re.M)

@@ -1,11 +1,13 @@
-"""Choose the file to grade among the files a student handed in, and the modules beside it that it may import.
+"""Choose the file to grade among the files a student
+handed in, and the modules beside it that it may import.
 
-A student's folder (or an LMS download's files of one student) may hold several files. The graded file is
-the one that answers the exercise: the one that says so (a `# exercise: ID` line, or the notebook's
-metadata), or else the only one that defines every name the exercise asks for. With a single file there
-is nothing to choose. No match, or more than one, is a problem in that student's report that lists the
-candidates and what each defines. The other `.py` files in the graded file's folder travel with it as
-siblings the child can import. Nothing here runs student code: files are read and parsed, never executed.
+A student's folder (or an LMS download's files of one student) may hold several files. The
+graded file is the one that answers the exercise: the one that says so (a `# exercise: ID`
+line, or the notebook's metadata), or else the only one that defines every name the
+exercise asks for. With a single file there is nothing to choose. No match, or more than
+one, is a problem in that student's report that lists the candidates and what each defines.
+The other `.py` files in the graded file's folder travel with it as siblings the child can
+import. Nothing here runs student code: files are read and parsed, never executed.
 """
 
 from __future__ import annotations
@@ -119,9 +121,9 @@ class Target:
 def files_in(folder: Path) -> list[SubmittedFile]:
     """The files under `folder` (any kind), by relative path; hidden files and tool debris left out.
 
-    Bounded: at most MAX_DEPTH folders down and MAX_ENTRIES entries looked at (a folder of a million files
-    costs no more), links never followed (a linked folder's files may lie anywhere), and names of any bytes
-    kept as the path while shown as text (grader.core.text.file_name).
+    Bounded: at most MAX_DEPTH folders down and MAX_ENTRIES entries looked at (a folder of a
+    million files costs no more), links never followed (a linked folder's files may lie anywhere),
+    and names of any bytes kept as the path while shown as text (grader.core.text.file_name).
     """
     found: list[SubmittedFile] = []
     pending = [(folder, 0)]
@@ -154,16 +156,19 @@ def files_in(folder: Path) -> list[SubmittedFile]:
 
 
 def digest(files: Iterable[SubmittedFile]) -> str:
-    """The content hash of what a student handed in: a lone file's own sha256, else one over names and contents.
+    """The content hash of what a student handed in: a lone
+    file's own sha256, else one over names and contents.
 
-    A file is hashed up to the largest size the grader reads (and its size beyond), so a huge one costs no more.
+    A file is hashed up to the largest size the grader reads
+    (and its size beyond), so a huge one costs no more.
     """
     return hashlib.sha256(digest_content(files)).hexdigest()
 
 
 def digest_content(files: Iterable[SubmittedFile]) -> bytes:
-    """The bytes `digest` hashes: a lone file's own bytes, else a line `name NUL sha256` per file; what a
-    submission's seed is drawn from (grader.core.seeds.submission_seed), so its token is the digest's start."""
+    """The bytes `digest` hashes: a lone file's own bytes, else a line `name
+    NUL sha256` per file; what a submission's seed is drawn from
+    (grader.core.seeds.submission_seed), so its token is the digest's start."""
     gradable = sorted(
         (f for f in files if f.path.suffix in SUFFIXES), key=lambda f: (f.name, str(f.path))
     )
@@ -182,8 +187,8 @@ def digest_content(files: Iterable[SubmittedFile]) -> bytes:
 
 
 def _content(path: Path) -> bytes | str:
-    """A file's bytes, or, past the largest size the grader reads, a digest of that much and the size (a FIFO or
-    a device named like a submission is 'not a file', never read)."""
+    """A file's bytes, or, past the largest size the grader reads, a digest of that much
+    and the size (a FIFO or a device named like a submission is 'not a file', never read)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
@@ -254,8 +259,8 @@ def select(files: Sequence[SubmittedFile], target: Target) -> Selection:
 def load_selected(selection: Selection, files: Sequence[SubmittedFile] = ()) -> Submission:
     """The graded file read as a submission, with its siblings and a note naming what was graded.
 
-    `files`: everything the student handed in, for the content hash; the hash then changes when any of
-    their .py files or notebooks does, which is what --resume compares.
+    `files`: everything the student handed in, for the content hash; the hash then changes
+    when any of their .py files or notebooks does, which is what --resume compares.
     """
     if selection.graded is None:
         raise GraderError(selection.problem)

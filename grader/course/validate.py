@@ -1,5 +1,6 @@
-"""Prove an exercise sound: its oracles agree, its solution scores full marks, every mutant loses points; and fair
-(grader.course.fairness): every correct answer of its variants/ scores full marks, unnamed."""
+"""Prove an exercise sound: its oracles agree, its solution scores full
+marks, every mutant loses points; and fair (grader.course.fairness):
+every correct answer of its variants/ scores full marks, unnamed."""
 
 from __future__ import annotations
 
@@ -61,10 +62,11 @@ def validate_exercise(
     devices: Sequence[Device] = ALL_DEVICES,
     variant_seeds: Sequence[int] | None = None,
 ) -> Validation:
-    """`variant_seeds`: the seeds each correct answer of variants/ is graded at (grader.course.fairness);
-    `seeds` where None."""
-    # The mutants' runs and the expected values are shared by this exercise's gradings only: another exercise of
-    # the same id (an author's edited copy, validated again in one process) has other mutants.
+    """`variant_seeds`: the seeds each correct answer of variants/
+    is graded at (grader.course.fairness); `seeds` where None."""
+    # The mutants' runs and the expected values are shared by this
+    # exercise's gradings only: another exercise of the same id (an author's
+    # edited copy, validated again in one process) has other mutants.
     _MUTANTS.clear()
     _EXPECTED.clear()
 
@@ -109,8 +111,8 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
 
 
 def _course_ops_proven(exercise: Exercise) -> list[Finding]:
-    """Each operation the course adds to the reference engine (grader.judge.course_ops) agrees with torch float64 and
-    central differences, before the expected values of any probe rest on it."""
+    """Each operation the course adds to the reference engine (grader.judge.course_ops) agrees with
+    torch float64 and central differences, before the expected values of any probe rest on it."""
     try:
         ops = load_ops(exercise.course_ops)
     except GraderError as exc:
@@ -124,8 +126,8 @@ def _course_ops_proven(exercise: Exercise) -> list[Finding]:
 
 
 def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
-    """An engine exercise's probes call only what it teaches and the base (grader.judge.uses): a correct engine
-    that lacks an operation the exercise does not teach loses nothing."""
+    """An engine exercise's probes call only what it teaches and the base (grader.judge.uses):
+    a correct engine that lacks an operation the exercise does not teach loses nothing."""
     if exercise.engine != "scalar":
         return []
     may = allowed(exercise)
@@ -152,11 +154,12 @@ def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
 
 
 def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
-    """A probe that cannot tell right from wrong: a value at rounding-noise scale, or a declared gradient that is
-    zero up to rounding at every seed (an output that cancels, such as (k / x) * (x / m), which is k / m).
+    """A probe that cannot tell right from wrong: a value at rounding-noise
+    scale, or a declared gradient that is zero up to rounding at every seed
+    (an output that cancels, such as (k / x) * (x / m), which is k / m).
 
-    An exact zero is a value: a closed relu gate's gradient tells a gate that leaks; a probe lists what is zero
-    by design up to rounding in `near_zero`.
+    An exact zero is a value: a closed relu gate's gradient tells a gate that
+    leaks; a probe lists what is zero by design up to rounding in `near_zero`.
     """
     noise: dict[tuple[str, str], str] = {}  # (probe, label) -> the first noisy value, and where
     near_zero: dict[
@@ -221,7 +224,8 @@ def _numbers(value: Value) -> list[float]:
 def _cuda_agrees(
     exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
 ) -> list[Finding]:
-    """On a GPU machine, the expected values computed on CUDA match the CPU's, within the CUDA tolerance."""
+    """On a GPU machine, the expected values computed
+    on CUDA match the CPU's, within the CUDA tolerance."""
     on_cuda = [i for i, p in enumerate(exercise.probes) if "cuda" in p.devices]
     if not on_cuda or "cuda" not in devices:
         return []
@@ -278,7 +282,8 @@ def _tensor_twin_on_cuda(
 
 
 def _array_probe_rules(exercise: Exercise) -> list[Finding]:
-    """Tensor probes use shapes that expose axis mistakes: no two dimensions above 1 equal, no size 0.
+    """Tensor probes use shapes that expose axis
+    mistakes: no two dimensions above 1 equal, no size 0.
 
     A size-1 dimension is a broadcast axis; a square matrix on purpose says `equal_dims: true`.
     """
@@ -312,8 +317,8 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
     ]
 
 
-#: what each mutant gives and the expected values, shared by every grading of one exercise's validation (cleared
-#: for each)
+#: what each mutant gives and the expected values, shared by
+#: every grading of one exercise's validation (cleared for each)
 _MUTANTS: MutantCache = {}
 _EXPECTED: ExpectedCache = {}
 
@@ -434,8 +439,9 @@ def _mutants_lose_points(
 
 
 def _named(result: ExerciseResult, known: frozenset[str]) -> set[str]:
-    """The known mistakes a graded submission's failed checks name: by a mutant's values, or, where the mistake
-    shows only as an error (which no mutant's values can name), by the error itself under the mistake's id."""
+    """The known mistakes a graded submission's failed checks name: by a
+    mutant's values, or, where the mistake shows only as an error (which no
+    mutant's values can name), by the error itself under the mistake's id."""
     return {
         c.diagnosis.mistake
         for c in result.checks

@@ -1,4 +1,5 @@
-"""Read a submissions folder as an LMS's bulk download names it: who handed in what, before any roster.
+"""Read a submissions folder as an LMS's bulk download
+names it: who handed in what, before any roster.
 
 Four layouts, each documented (with its sources) in docs/lms-downloads.md:
 
@@ -8,11 +9,11 @@ Four layouts, each documented (with its sources) in docs/lms-downloads.md:
     moodle      "Download all submissions": `<Full Name>_<participant id>_assignsubmission_file[_]/...` folders,
                 or flat files `<Full Name>_<participant id>_assignsubmission_file_<file name>`
 
-Without --names the layout is detected: Gradescope by its metadata file, else the layout most of the folder's
-entries follow (Canvas's or Moodle's naming before plain, which every .py file fits); an entry that does not
-follow it (a README, the roster dropped in) is skipped and listed. A folder most of whose entries fit no
-layout, or not the one --names gives, is refused, saying which fits. Nothing is renamed on disk: each file
-keeps its path and gets back the name the student gave it.
+Without --names the layout is detected: Gradescope by its metadata file, else the layout most of
+the folder's entries follow (Canvas's or Moodle's naming before plain, which every .py file fits);
+an entry that does not follow it (a README, the roster dropped in) is skipped and listed. A folder
+most of whose entries fit no layout, or not the one --names gives, is refused, saying which fits.
+Nothing is renamed on disk: each file keeps its path and gets back the name the student gave it.
 """
 
 from __future__ import annotations
@@ -36,19 +37,21 @@ NAMES: tuple[Names, ...] = ("plain", "canvas", "gradescope", "moodle")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_METADATA_BYTES = 16 * 1024 * 1024
 
-# Canvas (instructure/canvas-lms lib/content_zipper.rb): the prefix is the lower-cased sortable name with any
-# `_<digits>_` removed (precisely so that the ids can be found), LATE when late, then the user id, or
-# anon_<anonymous id> and no name under anonymous grading; only word characters are kept.
+# Canvas (instructure/canvas-lms lib/content_zipper.rb): the prefix is the
+# lower-cased sortable name with any `_<digits>_` removed (precisely so that
+# the ids can be found), LATE when late, then the user id, or anon_<anonymous
+# id> and no name under anonymous grading; only word characters are kept.
 _CANVAS_USER = r"(?P<user>\d+|anon_[A-Za-z0-9]+)"
 _CANVAS_UPLOAD = re.compile(
     r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<file>\d+)_(?P<name>.+)", re.DOTALL
 )
 _CANVAS_TEXT = re.compile(r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<kind>text|link)\.html")
-# A file uploaded again under a name the student's Canvas files already hold becomes name-1.py, name-2.py...
-# (Attachment.make_unique_filename)
+# A file uploaded again under a name the student's Canvas files already
+# hold becomes name-1.py, name-2.py... (Attachment.make_unique_filename)
 _CANVAS_COPY = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[A-Za-z0-9]+)")
-# Moodle (mod/assign downloader): underscores in the name become spaces, so the last `_<digits>_assignsubmission_`
-# ends the name; team submissions carry the group's id, or none for the default group.
+# Moodle (mod/assign downloader): underscores in the name become
+# spaces, so the last `_<digits>_assignsubmission_` ends the name; team
+# submissions carry the group's id, or none for the default group.
 _MOODLE = re.compile(
     r"(?P<who>.+?)(?:_(?P<id>\d+))?_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<file>.*))?",
     re.DOTALL,
@@ -59,7 +62,8 @@ _MOODLE = re.compile(
 class Found:
     """What one student (or one group member) handed in, as the download names them."""
 
-    #: the LMS's id for the student: Canvas user id, Gradescope SID (or email), Moodle participant id; plain: the name
+    #: the LMS's id for the student: Canvas user id, Gradescope
+    #: SID (or email), Moodle participant id; plain: the name
     key: str
     #: where it is in the folder: a file or folder name, or the LMS's prefix for the student's files
     origin: str
@@ -80,8 +84,8 @@ class Download:
 
 
 def read_download(folder: Path, names: Names | None = None, *, archives: bool = False) -> Download:
-    """The students' files in `folder`, read in the layout `names` (None: detected). `archives`: a library
-    course's class, where an archive (a zipped repository) is a student's submission too."""
+    """The students' files in `folder`, read in the layout `names` (None: detected). `archives`: a
+    library course's class, where an archive (a zipped repository) is a student's submission too."""
     if not folder.is_dir():
         raise GraderError(
             f"{folder}: not a folder. grade batch takes a folder with one file or folder per student, "
@@ -111,7 +115,8 @@ def read_download(folder: Path, names: Names | None = None, *, archives: bool = 
 
 
 def detect(folder: Path, archives: bool = False) -> Names:
-    """The layout of `folder`: Gradescope by its metadata file, else the one most of its entries follow."""
+    """The layout of `folder`: Gradescope by its metadata
+    file, else the one most of its entries follow."""
     if _gradescope_root(folder) is not None:
         return "gradescope"
     items = _items(folder)
@@ -162,8 +167,8 @@ def _which_fits(folder: Path, items: Sequence[Path]) -> str:
 
 
 def few(names: Sequence[str], limit: int = 4) -> str:
-    """A few names for a message, each one short line of printable characters: they are the submissions' file
-    names, which may hold terminal escapes or line breaks."""
+    """A few names for a message, each one short line of printable characters: they
+    are the submissions' file names, which may hold terminal escapes or line breaks."""
     shown = [
         "".join(c if c.isprintable() else "?" for c in file_name(name)[:80])
         + ("…" if len(name) > 80 else "")
@@ -181,8 +186,8 @@ def _fits(names: str, pattern: re.Pattern[str], item: Path) -> bool:
 
 
 def _items(folder: Path) -> list[Path]:
-    """What the folder holds, but links that lead out of it: a submission that is a link to the solution
-    must not be graded as the student's work (the grading process would read it)."""
+    """What the folder holds, but links that lead out of it: a submission that is a link to
+    the solution must not be graded as the student's work (the grading process would read it)."""
     return sorted(
         p
         for p in folder.iterdir()
@@ -249,7 +254,8 @@ def _canvas(folder: Path) -> Download:
 
 
 def _canvas_prefix(prefix: str) -> tuple[str, bool]:
-    """The sanitized name, and whether Canvas marked the submission late (`_late` before the user id)."""
+    """The sanitized name, and whether Canvas marked
+    the submission late (`_late` before the user id)."""
     if prefix.casefold() == "late":  # anonymous grading: no name before it
         return "", True
     if prefix.casefold().endswith("_late"):  # LATE; older Canvas lower-cased the whole prefix
@@ -258,7 +264,8 @@ def _canvas_prefix(prefix: str) -> tuple[str, bool]:
 
 
 def _canvas_names(files: Sequence[SubmittedFile]) -> tuple[SubmittedFile, ...]:
-    """The students' own file names: `helpers-1.py` is `helpers.py` where no other file takes that name."""
+    """The students' own file names: `helpers-1.py` is
+    `helpers.py` where no other file takes that name."""
     names = [f.name for f in files]
     renamed = []
     for file in files:

@@ -1,10 +1,10 @@
-"""A course's members from the platform's LTI Names and Role Provisioning Service (NRPS 2.0): every page of the
-context's membership, as plain records.
+"""A course's members from the platform's LTI Names and Role Provisioning
+Service (NRPS 2.0): every page of the context's membership, as plain records.
 
-The token is the client-credentials grant of grader.course.lms.platform, for NRPS's read-only scope.
-Pages follow
-the `Link: <...>; rel="next"` header, and only within the membership URL's own origin: the bearer token is
-never sent to another host, whatever a page says. Each page is bounded, and so is their number.
+The token is the client-credentials grant of grader.course.lms.platform, for
+NRPS's read-only scope. Pages follow the `Link: <...>; rel="next"` header, and
+only within the membership URL's own origin: the bearer token is never sent to
+another host, whatever a page says. Each page is bounded, and so is their number.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The LMS's side of the tool's registration (lms.toml), and a client of its services under the token of the
-OAuth 2 client-credentials grant.
+"""The LMS's side of the tool's registration (lms.toml), and a client of
+its services under the token of the OAuth 2 client-credentials grant.
 
-The token comes from the platform's token endpoint, the tool authenticating with a JWT it signs (RS256, PyJWT)
-as the 1EdTech Security Framework says: `iss` and `sub` the client id, `aud` the token endpoint (or the
-platform's audience), `iat`, `exp`, a fresh `jti`, the key's `kid` in the header; the scopes are the use's
-(AGS scores and line items: grader.course.lms.publish; Names and Roles: grader.course.lms.nrps). The same file
-names the platform's OIDC side (issuer, auth_url, jwks_url, deployment_ids) for the course server's LTI launch
-(grader.service.lti.lti).
+The token comes from the platform's token endpoint, the tool authenticating with a JWT it signs
+(RS256, PyJWT) as the 1EdTech Security Framework says: `iss` and `sub` the client id, `aud` the
+token endpoint (or the platform's audience), `iat`, `exp`, a fresh `jti`, the key's `kid` in the
+header; the scopes are the use's (AGS scores and line items: grader.course.lms.publish; Names
+and Roles: grader.course.lms.nrps). The same file names the platform's OIDC side (issuer,
+auth_url, jwks_url, deployment_ids) for the course server's LTI launch (grader.service.lti.lti).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from urllib.parse import urlencode, urlsplit
 from grader.core.errors import GraderError
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-#: how long the signed assertion is good for: long enough for a slow platform, short enough to be useless later
+#: how long the signed assertion is good for: long enough
+#: for a slow platform, short enough to be useless later
 ASSERTION_SECONDS = 300
 
 
@@ -37,16 +38,17 @@ class Platform:
     audience: str
     private_key: str
     key_id: str
-    #: the platform's line items service (the AGS endpoint claim's `lineitems`), where each assignment's column
-    #: is found or made
+    #: the platform's line items service (the AGS endpoint claim's
+    #: `lineitems`), where each assignment's column is found or made
     lineitems: str = ""
-    #: the launch's side (grade serve): the `iss` of the platform's id_tokens, its OIDC authorization endpoint,
-    #: its key set, and the deployments of the tool this course accepts
+    #: the launch's side (grade serve): the `iss` of the platform's id_tokens, its OIDC
+    #: authorization endpoint, its key set, and the deployments of the tool this course accepts
     issuer: str = ""
     auth_url: str = ""
     jwks_url: str = ""
     deployment_ids: tuple[str, ...] = ()
-    #: Names and Roles (grade roster sync): the context_memberships_url, if not the one a launch carried
+    #: Names and Roles (grade roster sync): the
+    #: context_memberships_url, if not the one a launch carried
     memberships_url: str = ""
     timeout: float = 30.0
     retries: int = 5
@@ -59,9 +61,9 @@ LAUNCH_KEYS = ("issuer", "auth_url", "jwks_url", "deployment_ids")
 
 
 def read_platform(path: Path, *, need: tuple[str, ...] = ()) -> Platform:
-    """A TOML file: client_id, token_url, key_file (PEM, relative to the file), key_id, and what `need` names
-    (LAUNCH_KEYS to launch); audience, lineitems, issuer, auth_url, jwks_url, deployment_ids (or one deployment_id)
-    and memberships_url where given."""
+    """A TOML file: client_id, token_url, key_file (PEM, relative to the file), key_id,
+    and what `need` names (LAUNCH_KEYS to launch); audience, lineitems, issuer, auth_url,
+    jwks_url, deployment_ids (or one deployment_id) and memberships_url where given."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -116,16 +118,16 @@ def read_platform(path: Path, *, need: tuple[str, ...] = ()) -> Platform:
 
 
 class ServiceClient:
-    """A platform's service (AGS scores, NRPS memberships) under one scope: one token for the run, fetched again
-    once when the platform says it has expired."""
+    """A platform's service (AGS scores, NRPS memberships) under one scope: one
+    token for the run, fetched again once when the platform says it has expired."""
 
     def __init__(self, platform: Platform, scope: str) -> None:
         import urllib3
 
         self.platform = platform
         self.scope = scope
-        # POST is retried too: a token request is harmless to repeat, and a Score with the same timestamp
-        # is the same Score (AGS: a platform must not apply an update that is not newer).
+        # POST is retried too: a token request is harmless to repeat, and a Score with the same
+        # timestamp is the same Score (AGS: a platform must not apply an update that is not newer).
         retry = urllib3.Retry(
             total=platform.retries,
             backoff_factor=platform.backoff,
@@ -140,8 +142,8 @@ class ServiceClient:
         self.token: str | None = None
 
     def get(self, url: str, accept: str, cap: int) -> tuple[int, dict[str, str], bytes]:
-        """GET `url` with the bearer token: the status, the headers and at most `cap` bytes of the body (more is
-        an error: a platform's answer is never that big)."""
+        """GET `url` with the bearer token: the status, the headers and at most `cap`
+        bytes of the body (more is an error: a platform's answer is never that big)."""
         for attempt in range(2):
             if self.token is None:
                 self.token = self._fetch_token()

@@ -1,13 +1,15 @@
-"""Package the grader to run on a platform: Gradescope's setup.sh, run_autograder and autograder.zip.
+"""Package the grader to run on a platform: Gradescope's
+setup.sh, run_autograder and autograder.zip.
 
-The export is reproducible: setup.sh (grader/templates/gradescope/setup.sh.tmpl) makes a Python 3.11+ on any
-of Gradescope's base images (the image's own where it has one, else CPython by a uv pinned by hash), installs
-torch at the version the README pins (TORCH_PIN, the CPU build) and only where an exported exercise needs
-torch, and every other package the grader runs on at the version installed where the export was made
-(requirements.txt, the whole closure of the grader's runtime requirements), so the autograder runs what the
-instructor tested. run_autograder grades the
-submission folder with the same choice of file as `grade FOLDER` (grader.course.selection) and always leaves a
-results.json: a problem with the submission (no file, several candidates) reaches the student as its text.
+The export is reproducible: setup.sh (grader/templates/gradescope/setup.sh.tmpl) makes a
+Python 3.11+ on any of Gradescope's base images (the image's own where it has one, else
+CPython by a uv pinned by hash), installs torch at the version the README pins (TORCH_PIN,
+the CPU build) and only where an exported exercise needs torch, and every other package
+the grader runs on at the version installed where the export was made (requirements.txt,
+the whole closure of the grader's runtime requirements), so the autograder runs what the
+instructor tested. run_autograder grades the submission folder with the same choice of
+file as `grade FOLDER` (grader.course.selection) and always leaves a results.json: a
+problem with the submission (no file, several candidates) reaches the student as its text.
 """
 
 from __future__ import annotations
@@ -28,15 +30,17 @@ from grader.course.secret import CourseSecret, write_new_secret, write_secret
 from grader.judge.catalog import ASSIGNMENTS, Catalog
 from grader.run.sandbox import runs_lean
 
-#: the course secret's file in the export, and so in the zip: /autograder/source/course-secret on Gradescope
+#: the course secret's file in the export, and so in the
+#: zip: /autograder/source/course-secret on Gradescope
 SECRET_IN_EXPORT = "course-secret"
 #: the torch the README and .ci/run install (tests/test_export.py holds the three to one version)
 TORCH_PIN = "2.13.0"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 DISTRIBUTION = "autograd-grader"
 
-#: what setup.sh installs Python with where the image has no 3.11+ (grader/templates/gradescope/setup.sh.tmpl):
-#: uv's wheel from PyPI, pinned by version and sha256, for each machine Gradescope runs
+#: what setup.sh installs Python with where the image has no 3.11+
+#: (grader/templates/gradescope/setup.sh.tmpl): uv's wheel from PyPI,
+#: pinned by version and sha256, for each machine Gradescope runs
 UV_VERSION, UV_PYTHON = "0.13.9", "3.12"
 UV_WHEELS = {
     "X86_64": (
@@ -98,13 +102,14 @@ def export_gradescope(
     seed: int | None = None,
     secret: CourseSecret | None = None,
 ) -> Path:
-    """Write setup.sh, requirements.txt, run_autograder, the grader's source and the exercises; zip them.
+    """Write setup.sh, requirements.txt, run_autograder,
+    the grader's source and the exercises; zip them.
 
-    Each submission's seed is drawn from a course secret and the submission (grader.core.seeds), as a
-    batch draws it, so no student can table the answers to inputs they saw: the course's `secret`, else
-    a fresh one. It is written to out/course-secret, which the zip carries (students never see the
-    autograder's files) and the instructor keeps, to turn a report's token back into its seed. With
-    `seed`, every submission gets that one seed instead.
+    Each submission's seed is drawn from a course secret and the submission (grader.core.seeds),
+    as a batch draws it, so no student can table the answers to inputs they saw: the course's
+    `secret`, else a fresh one. It is written to out/course-secret, which the zip carries
+    (students never see the autograder's files) and the instructor keeps, to turn a report's
+    token back into its seed. With `seed`, every submission gets that one seed instead.
     """
     if assignment is not None:
         _, exercises = catalog.load_assignment(assignment)
@@ -167,7 +172,8 @@ def export_gradescope(
 
 
 def setup_script(torch_step: str) -> str:
-    """setup.sh, from its template: Python 3.11+ on any of Gradescope's base images, then the pinned packages."""
+    """setup.sh, from its template: Python 3.11+ on any of
+    Gradescope's base images, then the pinned packages."""
     text = (
         resources.files("grader")
         .joinpath("templates/gradescope/setup.sh.tmpl")
@@ -182,10 +188,11 @@ def setup_script(torch_step: str) -> str:
 
 
 def requirements(*, with_torch: bool) -> str:
-    """Every package the grader needs to run, at the version installed here, one `name==version` a line.
+    """Every package the grader needs to run, at the
+    version installed here, one `name==version` a line.
 
-    torch and what only torch needs are left out: setup.sh installs torch from the CPU index, where it
-    is needed at all, and torch brings its own.
+    torch and what only torch needs are left out: setup.sh installs torch
+    from the CPU index, where it is needed at all, and torch brings its own.
     """
     try:
         wanted = metadata.requires(DISTRIBUTION) or []

@@ -1,6 +1,7 @@
-"""What a library course's pack holds beside its exercises: the starter repository at the pack's top, where the
-student fills it in and checks it with `grade .`, a copy of it that stays the course's own (its given files
-stand in for the student's), and the course's settings without its reference, which stays behind."""
+"""What a library course's pack holds beside its exercises: the starter repository
+at the pack's top, where the student fills it in and checks it with `grade .`, a
+copy of it that stays the course's own (its given files stand in for the
+student's), and the course's settings without its reference, which stays behind."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ STARTER = "starter"
 
 
 def release_library(settings: Path, library: Library, out: Path) -> list[Path]:
-    """Write the starter twice (the student's and the course's) and the pack's course.yaml; list the files."""
+    """Write the starter twice (the student's and the
+    course's) and the pack's course.yaml; list the files."""
     if library.starter is None:
         raise GraderError(
             f"{settings}: a library course's pack carries its starter repository; name it in "
@@ -45,8 +47,8 @@ def release_library(settings: Path, library: Library, out: Path) -> list[Path]:
 
 
 def _copy_tree(source: Path, target: Path) -> list[Path]:
-    """The starter's files (no tools' debris, no links) under `target`, an existing file of the same name
-    replaced."""
+    """The starter's files (no tools' debris, no links) under
+    `target`, an existing file of the same name replaced."""
     written = []
     for path in sorted(source.rglob("*")):
         rel = path.relative_to(source)

@@ -1,6 +1,6 @@
-"""The README.md of a released pack: how students install the grader, check their work, submit it (with `grade
-submit`, and where their token goes), and what hidden checks and time limits mean, with a row per exercise (its
-files, the points they can check, hidden points, time limit)."""
+"""The README.md of a released pack: how students install the grader, check their work, submit
+it (with `grade submit`, and where their token goes), and what hidden checks and time limits
+mean, with a row per exercise (its files, the points they can check, hidden points, time limit)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from grader.core.library import Library
 README = "README.md"
 
 
-#: a course server's assignment as a pack's README names it: its id (what `grade submit --assignment` takes), the
-#: exercises one uploaded file answers for it, and the catalog's assignment it stands for (its notebook), if any
+#: a course server's assignment as a pack's README names it: its id (what
+#: `grade submit --assignment` takes), the exercises one uploaded file answers
+#: for it, and the catalog's assignment it stands for (its notebook), if any
 Submitted = tuple[str, tuple[str, ...], str | None]
 
 
@@ -45,9 +46,10 @@ def readme(
     *,
     wheel: str | None = None,
 ) -> str:
-    """`server`: the course server the pack's grade-course.toml names (None: the pack names none); `submitted`:
-    its course's assignments (course.toml's, from `grade release --course`), for the submit lines; `wheel`: the
-    grader's wheel in the pack, relative to it (None: the pack has none, and the grader comes from an index)."""
+    """`server`: the course server the pack's grade-course.toml names (None: the pack
+    names none); `submitted`: its course's assignments (course.toml's, from `grade
+    release --course`), for the submit lines; `wheel`: the grader's wheel in the pack,
+    relative to it (None: the pack has none, and the grader comes from an index)."""
     from grader import __version__
     from grader.course.pack.export import TORCH_INDEX, TORCH_PIN
 
@@ -204,9 +206,10 @@ def _submit(
     submitted: Sequence[Submitted],
     library: bool = False,
 ) -> list[str]:
-    """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes. A line
-    names an assignment of the course's server (course.toml's ids, which are not always the exercises' or the
-    catalog's); without the course, the form that is always right, and `--status` to list them."""
+    """How to hand the work in: `grade submit`, the server it sends to, and where
+    the student's token goes. A line names an assignment of the course's server
+    (course.toml's ids, which are not always the exercises' or the catalog's);
+    without the course, the form that is always right, and `--status` to list them."""
     from grader.course.pack.release import COURSE_FILE
 
     where = (

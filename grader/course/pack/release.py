@@ -13,10 +13,11 @@
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
     OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
-Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution (a library
-course's, its reference repository), so the pack carries that oracle's answers for the default seed
-instead; and so that a student's grade names the same mistakes as the instructor's, it carries what each
-mutant gave at that seed, never its code (grader.judge.diagnose.released_mistakes).
+Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is
+its solution (a library course's, its reference repository), so the pack carries
+that oracle's answers for the default seed instead; and so that a student's
+grade names the same mistakes as the instructor's, it carries what each mutant
+gave at that seed, never its code (grader.judge.diagnose.released_mistakes).
 """
 
 from __future__ import annotations
@@ -70,11 +71,13 @@ def release(
     mutant_cache: MutantCache | None = None,
     submitted: Sequence[Submitted] = (),
 ) -> list[Path]:
-    """Write the pack for these exercises and assignments (and the exercises they include); list the files.
+    """Write the pack for these exercises and assignments
+    (and the exercises they include); list the files.
 
-    `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
-    `submitted`: its course's assignments (course.toml's), which the README's `grade submit` lines name.
-    `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
+    `server`: the course server's address, written to the pack's grade-course.toml
+    for `grade submit`. `submitted`: its course's assignments (course.toml's),
+    which the README's `grade submit` lines name. `mutant_cache`: the mutants'
+    runs by exercise and seed, shared with grading in the same process.
     """
     if server is not None and not is_http_address(server):
         raise GraderError(
@@ -87,9 +90,10 @@ def release(
         exercises.update({e.id: e for e in members})
     written: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
-    # Importing torch takes seconds, in a torch exercise's zygote and here for its expected values: the zygote
-    # warms up from the start, and the expected values are computed in a thread of their own while the known
-    # mistakes run in the sandbox (grade release of two exercises took 25 s, each step after the other)
+    # Importing torch takes seconds, in a torch exercise's zygote and here for its
+    # expected values: the zygote warms up from the start, and the expected values
+    # are computed in a thread of their own while the known mistakes run in the
+    # sandbox (grade release of two exercises took 25 s, each step after the other)
     torch = next((e for e in exercises.values() if e.uses_torch), None)
     with (
         ThreadPoolExecutor(max_workers=1) as pool,
@@ -97,7 +101,8 @@ def release(
             lean=True, hide=[catalog.root], first=policy_of(torch) if torch is not None else None
         ) as sandbox,
     ):
-        # a torch exercise's oracle is its solution, a library's the course's reference: neither is in the pack
+        # a torch exercise's oracle is its solution, a library's
+        # the course's reference: neither is in the pack
         expected = {
             e.id: pool.submit(_expected_data, e)
             for e in exercises.values()
@@ -117,7 +122,8 @@ def release(
             )
     for exercise in exercises.values():
         if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
-            # the reference engine computes a scalar pack's expected values, with the course's operations
+            # the reference engine computes a scalar pack's
+            # expected values, with the course's operations
             ops = out / "exercises" / COURSE_OPS
             ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
             written.append(ops)
@@ -181,8 +187,8 @@ def _exercise_files(exercise: Exercise, out: Path) -> list[Path]:
 
 
 def with_advice(starter: str, name: str) -> str:
-    """The starter telling its student how to check it, by the name it is released under: written here, not in
-    the starter, so that the advice cannot name a file that does not exist."""
+    """The starter telling its student how to check it, by the name it is released under:
+    written here, not in the starter, so that the advice cannot name a file that does not exist."""
     advice = f"Check your work with:\n\n    grade {name}\n"
     lines = starter.splitlines(keepends=True)
     try:
@@ -268,8 +274,8 @@ def _pack_exercise(
     mutant_cache: MutantCache | None,
     expected: Future[dict[str, Any]] | None,
 ) -> list[Path]:
-    """The exercise as students may grade it: public probes, no solution, no mutants (`expected`: a torch
-    exercise's answers to them, on their way)."""
+    """The exercise as students may grade it: public probes, no solution, no
+    mutants (`expected`: a torch exercise's answers to them, on their way)."""
     folder.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
     data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
@@ -300,8 +306,8 @@ def _pack_exercise(
         mistakes.append(folder / released_mistakes.FILE_NAME)
     elif exercise.mutants:
         group = Group(exercise, draw_inputs(exercise, PACK_SEED), PACK_SEED)
-        # the pack keeps what each mistake gave on the public checks: their hidden checks run only where the
-        # runs are shared with grading in the same process (`mutant_cache`)
+        # the pack keeps what each mistake gave on the public checks: their hidden checks run
+        # only where the runs are shared with grading in the same process (`mutant_cache`)
         runs = mistake_runs(
             sandbox, group, None, mutant_cache, public_only=mutant_cache is None
         ).mutants
@@ -337,7 +343,8 @@ _Dumper.add_representer(
 
 
 def _expected_data(exercise: Exercise) -> dict[str, Any]:
-    """A torch exercise's expected.json: its solution's answers to the public probes at the pack's seed."""
+    """A torch exercise's expected.json: its solution's
+    answers to the public probes at the pack's seed."""
     expected = expected_values(exercise, draw_inputs(exercise, PACK_SEED), seed=PACK_SEED)
     probes = {
         probe.name: expected_to_data(value)
