@@ -24,7 +24,9 @@ class Catalog:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._loaded: dict[str, Exercise] = {}  # a batch loads each exercise once, not once per student
+        self._loaded: dict[
+            str, Exercise
+        ] = {}  # a batch loads each exercise once, not once per student
 
     @classmethod
     def find(cls, explicit: Path | None = None) -> Catalog:
@@ -36,13 +38,17 @@ class Catalog:
             candidates.append((f"${ENV_VAR}", Path(os.environ[ENV_VAR])))
         else:
             candidates.append(("the current folder", Path("exercises")))
-            candidates.append(("beside the grader's checkout", Path(__file__).resolve().parents[2] / "exercises"))
+            candidates.append(
+                ("beside the grader's checkout", Path(__file__).resolve().parents[2] / "exercises")
+            )
         for _, path in candidates:
             if path.is_dir():
                 return cls(path)
         tried = "; ".join(f"{path} ({origin})" for origin, path in candidates)
-        raise GraderError(f"no exercises folder found (tried {tried}). Run grade inside the pack your course "
-                          f"handed out (it holds an exercises folder), or pass --exercises DIR or set ${ENV_VAR}.")
+        raise GraderError(
+            f"no exercises folder found (tried {tried}). Run grade inside the pack your course "
+            f"handed out (it holds an exercises folder), or pass --exercises DIR or set ${ENV_VAR}."
+        )
 
     def library(self) -> Library | None:
         """A library course's package settings (its course.yaml's `package`): it grades whole repositories."""
@@ -69,28 +75,36 @@ class Catalog:
         specs = self._specs()
         spec = specs.get(exercise_id) if isinstance(exercise_id, str) else None
         if spec is None:
-            raise UnknownExercise(f"unknown exercise {shown_id(exercise_id)}: the exercises folder {self.root} has "
-                                  f"none of that name.{_near(exercise_id, specs)}")
+            raise UnknownExercise(
+                f"unknown exercise {shown_id(exercise_id)}: the exercises folder {self.root} has "
+                f"none of that name.{_near(exercise_id, specs)}"
+            )
         return load_exercise(spec)
 
     def load_all(self) -> list[Exercise]:
         return [self.load(exercise_id) for exercise_id in self.ids()]
 
-    def declared(self, exercise_id: str | None, assignment_id: str | None, where: str) -> list[Exercise] | None:
+    def declared(
+        self, exercise_id: str | None, assignment_id: str | None, where: str
+    ) -> list[Exercise] | None:
         """The exercises a submission names (`where` says how: "its '# exercise:' line"), or None if it names none.
 
         The id is the submission's own text: one this folder does not list is that submission's problem,
         said in words for its author (with the ids it may use, not the grader's paths).
         """
-        kind, ident = ("exercise", exercise_id) if exercise_id is not None else ("assignment", assignment_id)
+        kind, ident = (
+            ("exercise", exercise_id) if exercise_id is not None else ("assignment", assignment_id)
+        )
         if ident is None:
             return None
         listed = self._specs() if kind == "exercise" else self._assignments()
         if ident not in listed:
             known = sorted(listed)
             few = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
-            raise UnknownExercise(f"{where} names {kind} {shown_id(ident)}, which is not one of this course's "
-                                  f"{kind}s ({few or 'none'}). Name one of them.")
+            raise UnknownExercise(
+                f"{where} names {kind} {shown_id(ident)}, which is not one of this course's "
+                f"{kind}s ({few or 'none'}). Name one of them."
+            )
         return [self.load(ident)] if kind == "exercise" else self.load_assignment(ident)[1]
 
     def assignment_ids(self) -> list[str]:
@@ -98,9 +112,13 @@ class Catalog:
 
     def _assignments(self) -> dict[str, Path]:
         folder = self.root / ASSIGNMENTS
-        return {name[:-len(".yaml")]: path for name, path in
-                _listed(folder, lambda entry: Path(entry.path), directories=False, root=self.root).items()
-                if name.endswith(".yaml")}
+        return {
+            name[: -len(".yaml")]: path
+            for name, path in _listed(
+                folder, lambda entry: Path(entry.path), directories=False, root=self.root
+            ).items()
+            if name.endswith(".yaml")
+        }
 
     def load_assignment(self, assignment_id: str) -> tuple[Assignment, list[Exercise]]:
         """The assignment and its exercises; names two of them both define would clash in one notebook."""
@@ -109,19 +127,25 @@ class Catalog:
         if path is None:
             close = _near(assignment_id, listed)
             hint = close or f" The assignments: {', '.join(sorted(listed)) or 'none'}."
-            raise UnknownExercise(f"unknown assignment {shown_id(assignment_id)}: {self.root / ASSIGNMENTS} has none "
-                                  f"of that name.{hint}")
+            raise UnknownExercise(
+                f"unknown assignment {shown_id(assignment_id)}: {self.root / ASSIGNMENTS} has none "
+                f"of that name.{hint}"
+            )
         assignment = load_assignment(path)
         exercises = []
         specs = self._specs()
         for exercise_id in assignment.exercise_ids:
             if exercise_id not in specs:
-                raise SpecError(f"{path}: exercises: {exercise_id!r} is not an exercise in {self.root}.")
+                raise SpecError(
+                    f"{path}: exercises: {exercise_id!r} is not an exercise in {self.root}."
+                )
             exercises.append(self.load(exercise_id))
         shared = shared_name(exercises)
         if shared is not None:
-            raise SpecError(f"{path}: exercises: {shared[1]} and {shared[2]} both need `{shared[0]}`; "
-                            f"one notebook cannot answer both.")
+            raise SpecError(
+                f"{path}: exercises: {shared[1]} and {shared[2]} both need `{shared[0]}`; "
+                f"one notebook cannot answer both."
+            )
         return assignment, exercises
 
 
@@ -148,8 +172,13 @@ class UnknownExercise(GraderError):
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
-def _listed(folder: Path, spec_of: Callable[[os.DirEntry[str]], Path], *, directories: bool,
-            root: Path | None = None) -> dict[str, Path]:
+def _listed(
+    folder: Path,
+    spec_of: Callable[[os.DirEntry[str]], Path],
+    *,
+    directories: bool,
+    root: Path | None = None,
+) -> dict[str, Path]:
     """The entries of `folder` named like ids, whose spec (`spec_of(entry)`) is a file inside `root`."""
     try:
         base = (root or folder).resolve()
@@ -175,11 +204,17 @@ def shown_id(ident: object) -> str:
     """An id someone wrote, quoted for a message: escaped and cut short, whatever it holds."""
     if not isinstance(ident, str):
         return f"<{type(ident).__name__}>"
-    return repr(ident) if len(ident) <= 60 else f"{repr(ident[:40])[:-1]}...' ({len(ident)} characters)"
+    return (
+        repr(ident)
+        if len(ident) <= 60
+        else f"{repr(ident[:40])[:-1]}...' ({len(ident)} characters)"
+    )
 
 
 def _near(ident: object, listed: dict[str, Path]) -> str:
-    if not isinstance(ident, str) or len(ident) > 100:  # difflib's cost grows with the length: not for a wall of text
+    if (
+        not isinstance(ident, str) or len(ident) > 100
+    ):  # difflib's cost grows with the length: not for a wall of text
         return " Run `grade list` to see them."
     close = difflib.get_close_matches(ident, list(listed), n=3)
     return f" Did you mean {' or '.join(close)}?" if close else " Run `grade list` to see them."

@@ -66,29 +66,56 @@ def _load(path: Path, source: str) -> tuple[CourseOp, ...]:
         raise GraderError(f"{path}: cannot be loaded: {type(exc).__name__}: {exc}.") from None
     table = getattr(module, "OPS", None)
     if not isinstance(table, dict):
-        raise GraderError(f"{path}: defines no OPS mapping; it needs OPS = {{'name': {{'forward': ..., "
-                          f"'torch': ...}}}} (see docs/authoring.md).")
+        raise GraderError(
+            f"{path}: defines no OPS mapping; it needs OPS = {{'name': {{'forward': ..., "
+            f"'torch': ...}}}} (see docs/authoring.md)."
+        )
     ops = []
     for name, entry in table.items():
         at = f"{path}: OPS[{name!r}]"
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-            raise GraderError(f"{at}: an operation's name must be a plain method name (abs, maximum).")
+            raise GraderError(
+                f"{at}: an operation's name must be a plain method name (abs, maximum)."
+            )
         if hasattr(Node, name):
-            raise GraderError(f"{at}: the reference engine has {name} already; a course adds new operations only.")
-        if not isinstance(entry, dict) or not callable(entry.get("forward")) or not callable(entry.get("torch")):
-            raise GraderError(f"{at}: needs 'forward' (values -> (value, slopes)) and 'torch' (tensors -> tensor), "
-                              f"both functions.")
+            raise GraderError(
+                f"{at}: the reference engine has {name} already; a course adds new operations only."
+            )
+        if (
+            not isinstance(entry, dict)
+            or not callable(entry.get("forward"))
+            or not callable(entry.get("torch"))
+        ):
+            raise GraderError(
+                f"{at}: needs 'forward' (values -> (value, slopes)) and 'torch' (tensors -> tensor), "
+                f"both functions."
+            )
         unknown = sorted(set(entry) - {"forward", "torch", "arity", "domain"})
         if unknown:
-            raise GraderError(f"{at}: unknown key {unknown[0]!r}; the keys are forward, torch, arity, domain.")
+            raise GraderError(
+                f"{at}: unknown key {unknown[0]!r}; the keys are forward, torch, arity, domain."
+            )
         arity, domain = entry.get("arity", 1), entry.get("domain", "any")
         if not isinstance(arity, int) or arity < 1:
-            raise GraderError(f"{at}: 'arity' is the number of operands, the node itself included (1 or more).")
+            raise GraderError(
+                f"{at}: 'arity' is the number of operands, the node itself included (1 or more)."
+            )
         if domain not in DOMAINS:
-            raise GraderError(f"{at}: 'domain' must be one of {', '.join(DOMAINS)}; got {domain!r}.")
+            raise GraderError(
+                f"{at}: 'domain' must be one of {', '.join(DOMAINS)}; got {domain!r}."
+            )
         code = getattr(entry["forward"], "__code__", None)
-        ops.append(CourseOp(name, entry["forward"], entry["torch"], arity, domain, path,
-                            code.co_firstlineno if code is not None else 1))
+        ops.append(
+            CourseOp(
+                name,
+                entry["forward"],
+                entry["torch"],
+                arity,
+                domain,
+                path,
+                code.co_firstlineno if code is not None else 1,
+            )
+        )
     return tuple(ops)
 
 
@@ -101,7 +128,9 @@ def with_ops(engine: type[Any], ops: tuple[CourseOp, ...]) -> type[Any]:
     if not ops:
         return engine
     if (engine, ops) not in _EXTENDED:
-        on_torch = hasattr(engine, "_make")  # the torch twin builds nodes from tensors; the reference from values
+        on_torch = hasattr(
+            engine, "_make"
+        )  # the torch twin builds nodes from tensors; the reference from values
         methods = {op.name: (_torch_method if on_torch else _reference_method)(op) for op in ops}
         _EXTENDED[engine, ops] = type(engine.__name__, (engine,), {"__slots__": (), **methods})
     return _EXTENDED[engine, ops]
@@ -141,24 +170,32 @@ def prove(op: CourseOp, points: int = PROOF_POINTS) -> list[str]:
         except Exception as exc:  # noqa: BLE001 - the course's code
             return [f"{op.where}: forward({shown}) raised {type(exc).__name__}: {exc}"]
         if len(slopes) != op.arity:
-            return [f"{op.where}: forward({shown}) gives {len(slopes)} slopes for {op.arity} operand(s); "
-                    f"give one per operand (set 'arity' for more than the node itself)"]
+            return [
+                f"{op.where}: forward({shown}) gives {len(slopes)} slopes for {op.arity} operand(s); "
+                f"give one per operand (set 'arity' for more than the node itself)"
+            ]
         tensors = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
         out = op.torch(*tensors)
         out.backward()
         want = [0.0 if t.grad is None else float(t.grad) for t in tensors]
         if not ENGINE_AGREEMENT.close(float(value), float(out.detach())):
-            return [f"{op.where}: at ({shown}) the value is {value:.8g}, torch float64 gives {float(out):.8g}"]
+            return [
+                f"{op.where}: at ({shown}) the value is {value:.8g}, torch float64 gives {float(out):.8g}"
+            ]
         for i, (slope, torch_slope) in enumerate(zip(slopes, want, strict=True)):
             if not ENGINE_AGREEMENT.close(slope, torch_slope):
-                return [f"{op.where}: at ({shown}) the slope to operand {i} is {slope:.8g}, torch float64 gives "
-                        f"{torch_slope:.8g}"]
+                return [
+                    f"{op.where}: at ({shown}) the slope to operand {i} is {slope:.8g}, torch float64 gives "
+                    f"{torch_slope:.8g}"
+                ]
             plus = [v + FD_EPS if j == i else v for j, v in enumerate(values)]
             minus = [v - FD_EPS if j == i else v for j, v in enumerate(values)]
             numeric = (op.forward(*plus)[0] - op.forward(*minus)[0]) / (2 * FD_EPS)
             if not FD_AGREEMENT.close(numeric, slope):
-                return [f"{op.where}: at ({shown}) the slope to operand {i} is {slope:.8g}, central differences "
-                        f"give {numeric:.8g}"]
+                return [
+                    f"{op.where}: at ({shown}) the slope to operand {i} is {slope:.8g}, central differences "
+                    f"give {numeric:.8g}"
+                ]
     return []
 
 
@@ -171,6 +208,7 @@ def _draw(rng: random.Random, domain: Domain) -> float:
 
 def proven_line(ops: Sequence[CourseOp]) -> str:
     names = ", ".join(op.name for op in ops)
-    return (f"the course's added operations ({names}) agree with torch float64 and central differences at "
-            f"{PROOF_POINTS} points each")
-
+    return (
+        f"the course's added operations ({names}) agree with torch float64 and central differences at "
+        f"{PROOF_POINTS} points each"
+    )

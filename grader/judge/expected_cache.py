@@ -74,7 +74,9 @@ class ExpectedStore:
         folder = cache_folder()
         return cls(folder) if folder is not None else None
 
-    def load(self, exercise: Exercise, inputs: Sequence[Inputs], seed: int) -> tuple[Expected, ...] | None:
+    def load(
+        self, exercise: Exercise, inputs: Sequence[Inputs], seed: int
+    ) -> tuple[Expected, ...] | None:
         """The values an earlier run stored for exactly this exercise, inputs, seed and code; None if none is
         there that this user alone could have written."""
         try:
@@ -85,7 +87,9 @@ class ExpectedStore:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def save(self, exercise: Exercise, inputs: Sequence[Inputs], seed: int, values: Sequence[Expected]) -> None:
+    def save(
+        self, exercise: Exercise, inputs: Sequence[Inputs], seed: int, values: Sequence[Expected]
+    ) -> None:
         """Keep `values` for the next run, if they read back exactly as they are (else they are not kept)."""
         try:
             key = entry_key(exercise, inputs, seed)
@@ -102,16 +106,31 @@ class ExpectedStore:
 def entry_key(exercise: Exercise, inputs: Sequence[Inputs], seed: int) -> str:
     """A hash of everything the exercise's expected values depend on."""
     digest = hashlib.sha256()
-    header = {"format": FORMAT, "grader": __version__, "python": sys.version, "machine": platform.machine(),
-              "exercise": exercise.id, "seed": seed, "code": _code_digest(),
-              "packages": {name: _package_digest(name) for name in ("torch", "numpy")},
-              "inputs": [{name: input_to_data(value) for name, value in probe.items()} for probe in inputs]}
+    header = {
+        "format": FORMAT,
+        "grader": __version__,
+        "python": sys.version,
+        "machine": platform.machine(),
+        "exercise": exercise.id,
+        "seed": seed,
+        "code": _code_digest(),
+        "packages": {name: _package_digest(name) for name in ("torch", "numpy")},
+        "inputs": [
+            {name: input_to_data(value) for name, value in probe.items()} for probe in inputs
+        ],
+    }
     digest.update(json.dumps(header, sort_keys=True).encode())
-    files = sorted(p for p in exercise.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files = sorted(
+        p for p in exercise.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
     if exercise.course_ops is not None:
         files.append(exercise.course_ops)
     for path in files:
-        name = str(path.relative_to(exercise.folder)) if path.is_relative_to(exercise.folder) else f"../{path.name}"
+        name = (
+            str(path.relative_to(exercise.folder))
+            if path.is_relative_to(exercise.folder)
+            else f"../{path.name}"
+        )
         content = path.read_bytes()
         digest.update(f"\0{name}\0{len(content)}\0".encode())
         digest.update(content)
@@ -144,8 +163,10 @@ def _package_digest(name: str) -> str:
 
 
 def _entry(key: str, exercise: Exercise, values: Sequence[Expected]) -> dict[str, Any]:
-    probes = [{"name": probe.name, "disagreements": list(value.disagreements)} | expected_to_data(value)
-              for probe, value in zip(exercise.probes, values, strict=True)]
+    probes = [
+        {"name": probe.name, "disagreements": list(value.disagreements)} | expected_to_data(value)
+        for probe, value in zip(exercise.probes, values, strict=True)
+    ]
     return {"format": FORMAT, "key": key, "exercise": exercise.id, "probes": probes}
 
 
@@ -157,8 +178,9 @@ def _parse(data: bytes, key: str, exercise: Exercise) -> tuple[Expected, ...]:
     if entry["format"] != FORMAT or entry["key"] != key or entry["exercise"] != exercise.id:
         raise ValueError("an entry for something else")
     probes = entry["probes"]
-    if type(probes) is not list or [p.get("name") if type(p) is dict else None for p in probes] != \
-            [p.name for p in exercise.probes]:
+    if type(probes) is not list or [p.get("name") if type(p) is dict else None for p in probes] != [
+        p.name for p in exercise.probes
+    ]:
         raise ValueError("not this exercise's probes")
     values = []
     for probe in probes:
@@ -191,7 +213,9 @@ def _folder(folder: Path, *, create: bool) -> Iterator[int]:
 
 def _read(folder: int, name: str) -> bytes | None:
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=folder)
+        fd = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=folder
+        )
     except FileNotFoundError:
         return None
     with os.fdopen(fd, "rb") as file:
@@ -204,7 +228,12 @@ def _read(folder: int, name: str) -> bytes | None:
 def _write(folder: int, name: str, data: bytes) -> None:
     """Write whole or not at all: a reader never sees half an entry."""
     partial = f".{name}.{secrets.token_hex(8)}"
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+    fd = os.open(
+        partial,
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+        dir_fd=folder,
+    )
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
@@ -220,7 +249,9 @@ def _prune(folder: int) -> None:
     for name in os.listdir(folder):
         if name.endswith(".json") and not name.startswith("."):
             try:
-                entries.append((os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime_ns, name))
+                entries.append(
+                    (os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime_ns, name)
+                )
             except FileNotFoundError:
                 continue
     for _, name in sorted(entries, reverse=True)[MAX_ENTRIES:]:

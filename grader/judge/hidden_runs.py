@@ -30,12 +30,16 @@ from grader.run.sandbox import Group, Sandbox, distinct_children, probes_to_run
 
 #: what integrity says of anything refused while hidden checks ran (the refusals' own words name places
 #: and modules the submission chose)
-HIDDEN_INTEGRITY = ("your code did something the grader refuses while its hidden checks ran; it was refused, "
-                    "and what it was is withheld with the hidden checks")
+HIDDEN_INTEGRITY = (
+    "your code did something the grader refuses while its hidden checks ran; it was refused, "
+    "and what it was is withheld with the hidden checks"
+)
 
 
 def has_hidden(groups: Sequence[Group], device: Device) -> bool:
-    return any(p.visibility == "hidden" and device in p.devices for g in groups for p in g.exercise.probes)
+    return any(
+        p.visibility == "hidden" and device in p.devices for g in groups for p in g.exercise.probes
+    )
 
 
 def public_part(groups: Sequence[Group], device: Device) -> Visibility | None:
@@ -44,9 +48,14 @@ def public_part(groups: Sequence[Group], device: Device) -> Visibility | None:
     return "public" if has_hidden(groups, device) else None
 
 
-def run_hidden_part(sandbox: Sandbox, submission: Submission, groups: Sequence[Group], device: Device,
-               time_limit: float | None, public: Sequence[tuple[RunResult, int]],
-               ) -> tuple[list[GroupRun | None], list[RunResult]]:
+def run_hidden_part(
+    sandbox: Sandbox,
+    submission: Submission,
+    groups: Sequence[Group],
+    device: Device,
+    time_limit: float | None,
+    public: Sequence[tuple[RunResult, int]],
+) -> tuple[list[GroupRun | None], list[RunResult]]:
     """The hidden part in a child of its own: each group's records, None for a group with none, or where the
     public part never loaded the submission or stopped in the group's checks (a hidden part would only fail
     the same way). Nothing of the grader's own runs beside them: whatever it read could carry what the
@@ -55,8 +64,13 @@ def run_hidden_part(sandbox: Sandbox, submission: Submission, groups: Sequence[G
     found: list[GroupRun | None] = [None] * len(groups)
     if not wanted:
         return found, []
-    results = sandbox.start(submission, [groups[i] for i in wanted], device=device, time_limit=time_limit,
-                            visibility="hidden").results()
+    results = sandbox.start(
+        submission,
+        [groups[i] for i in wanted],
+        device=device,
+        time_limit=time_limit,
+        visibility="hidden",
+    ).results()
     for i, (run, k) in zip(wanted, results, strict=True):
         found[i] = run.groups[k]
     return found, distinct_children(results)
@@ -67,13 +81,19 @@ def hidden_last(exercise: Exercise, device: Device) -> bool:
     part give each check the state it meets in one run of all."""
     on = probes_to_run(exercise, device)
     hidden = [i for i in on if exercise.probes[i].visibility == "hidden"]
-    return all(i < min(hidden, default=len(exercise.probes)) for i in on if exercise.probes[i].visibility == "public")
+    return all(
+        i < min(hidden, default=len(exercise.probes))
+        for i in on
+        if exercise.probes[i].visibility == "public"
+    )
 
 
 def in_two_parts(groups: Sequence[Group], device: Device) -> bool:
     """Whether a submission's hidden part follows its public part in the same child, a two-part run (one
     exercise, hidden checks last); else it runs in a child of its own (run_hidden_part)."""
-    return len(groups) == 1 and has_hidden(groups, device) and hidden_last(groups[0].exercise, device)
+    return (
+        len(groups) == 1 and has_hidden(groups, device) and hidden_last(groups[0].exercise, device)
+    )
 
 
 def loaded_groups(public: RunResult) -> list[int]:
@@ -87,8 +107,10 @@ def part_of(group: Group, visibility: Visibility) -> Group:
     (grader.run.sandbox.probes_to_run); the others stay in their places, for no device (a known mistake's run
     mirrors the student's this way, its localization beside it)."""
     runs = probes_to_run(group.exercise, "cpu", visibility)
-    probes = tuple(p if i in runs else dataclasses.replace(p, devices=())
-                   for i, p in enumerate(group.exercise.probes))
+    probes = tuple(
+        p if i in runs else dataclasses.replace(p, devices=())
+        for i, p in enumerate(group.exercise.probes)
+    )
     return Group(dataclasses.replace(group.exercise, probes=probes), group.inputs, group.seed)
 
 
@@ -96,8 +118,12 @@ def _loaded(run: RunResult, index: int) -> bool:
     """Whether the public part loaded the submission and went through the group's checks: where it stopped (a
     crash, an exit, a time limit), a hidden part would replay the same checks into the same stop, and in one
     run the checks after it would not have run either."""
-    return run.load_error is None and (run.loaded or run.kind == "notebook") and run.stop is None \
+    return (
+        run.load_error is None
+        and (run.loaded or run.kind == "notebook")
+        and run.stop is None
         and run.groups[index].stop is None
+    )
 
 
 def join_parts(exercise: Exercise, public: GroupRun, hidden: GroupRun | None) -> GroupRun:
@@ -105,11 +131,19 @@ def join_parts(exercise: Exercise, public: GroupRun, hidden: GroupRun | None) ->
     the submission lacks, where the run stopped) from the public one."""
     if hidden is None:
         return public
-    chosen = [h if probe.visibility == "hidden" else p
-              for probe, p, h in zip(exercise.probes, public.probes, hidden.probes, strict=True)]
-    needs = tuple(h if probe.visibility == "hidden" else p for probe, p, h in
-                  zip(exercise.probes, _padded(public.needs, len(chosen)), _padded(hidden.needs, len(chosen)),
-                      strict=True))
+    chosen = [
+        h if probe.visibility == "hidden" else p
+        for probe, p, h in zip(exercise.probes, public.probes, hidden.probes, strict=True)
+    ]
+    needs = tuple(
+        h if probe.visibility == "hidden" else p
+        for probe, p, h in zip(
+            exercise.probes,
+            _padded(public.needs, len(chosen)),
+            _padded(hidden.needs, len(chosen)),
+            strict=True,
+        )
+    )
     return dataclasses.replace(public, probes=tuple(chosen), needs=needs)
 
 
@@ -117,13 +151,18 @@ def _padded(needs: tuple[tuple[str, ...], ...], size: int) -> tuple[tuple[str, .
     return needs + ((),) * (size - len(needs))
 
 
-def hidden_integrity(public: Iterable[RunResult], hidden: Iterable[RunResult], *, also: bool = False) -> list[str]:
+def hidden_integrity(
+    public: Iterable[RunResult], hidden: Iterable[RunResult], *, also: bool = False
+) -> list[str]:
     """One withheld line where the hidden run refused something the public run did not (a forged reply too), or
     where `also` (the record of autograd saw something there alone). It is the only line of a report's integrity
     that comes from the hidden run: what a course server withholds with the hidden checks until the deadline."""
     seen = {text for run in public for text in run.integrity}
     hidden = list(hidden)
-    forged = any(stop is not None and stop.kind == "forged-reply"
-                 for run in hidden for stop in (run.stop, *(g.stop for g in run.groups)))
+    forged = any(
+        stop is not None and stop.kind == "forged-reply"
+        for run in hidden
+        for stop in (run.stop, *(g.stop for g in run.groups))
+    )
     refused = any(text not in seen for run in hidden for text in run.integrity)
     return [HIDDEN_INTEGRITY] if forged or refused or also else []

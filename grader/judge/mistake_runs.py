@@ -41,7 +41,9 @@ class Mistakes:
     def __init__(self, group: Group, *, public_only: bool = False) -> None:
         self.group = group
         self.sides = _sides(group, public_only)
-        self.slips = functools.cache(functools.partial(slip_runs, group.exercise, group.inputs, group.seed))
+        self.slips = functools.cache(
+            functools.partial(slip_runs, group.exercise, group.inputs, group.seed)
+        )
         self._runs: dict[Path, MutantRun] = {}
         #: a mistake's run stopped early (its time, memory, a signal): what it failed may be the machine's doing
         self.stopped = False
@@ -54,7 +56,9 @@ class Mistakes:
             return self._runs[mutant.path]
         run, stopped = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
         self.stopped = self.stopped or stopped
-        if run.run is not None:  # one that ran out of time twice is asked again by the next diagnosis
+        if (
+            run.run is not None
+        ):  # one that ran out of time twice is asked again by the next diagnosis
             self._runs[mutant.path] = run
             self.late.discard(mutant.mistake)
         elif stopped:
@@ -65,16 +69,27 @@ class Mistakes:
         """The exercise and its files as they were first asked for (once per entry): what _FAILING is kept under."""
         if self._files is None:
             exercise = self.group.exercise
-            self._files = (exercise.id, stamp(exercise.folder / "exercise.yaml"), stamp(exercise.solution),
-                           *(stamp(m.path) for m in exercise.mutants))
+            self._files = (
+                exercise.id,
+                stamp(exercise.folder / "exercise.yaml"),
+                stamp(exercise.solution),
+                *(stamp(m.path) for m in exercise.mutants),
+            )
         return self._files
 
     def every(self, sandbox: Sandbox, time_limit: float | None) -> MutantRuns:
-        return (*released_runs(self.group.exercise, self.group.seed),
-                *(self.run(sandbox, m, time_limit) for m in self.group.exercise.mutants))
+        return (
+            *released_runs(self.group.exercise, self.group.seed),
+            *(self.run(sandbox, m, time_limit) for m in self.group.exercise.mutants),
+        )
 
-    def could_fit(self, sandbox: Sandbox, time_limit: float | None, passed: frozenset[int],
-                  expected: tuple[Expected, ...]) -> MutantRuns:
+    def could_fit(
+        self,
+        sandbox: Sandbox,
+        time_limit: float | None,
+        passed: frozenset[int],
+        expected: tuple[Expected, ...],
+    ) -> MutantRuns:
         """At least every mistake that can fit a student who passed the checks of the probes `passed`: those that
         fail none of them where this process has seen each mistake's failing probes (at any seed: they are the
         same at every seed, tests/test_mutant_runs.py), else all of them, whose failing probes are kept then."""
@@ -88,17 +103,27 @@ class Mistakes:
             if exercise.engine != "torch" and not self.stopped:
                 _keep_failing(key, exercise, runs, expected)
             return runs
-        return (*released_runs(exercise, self.group.seed),
-                *(self.run(sandbox, m, time_limit) for m in exercise.mutants
-                  if m.path not in failing or not failing[m.path] & passed))
+        return (
+            *released_runs(exercise, self.group.seed),
+            *(
+                self.run(sandbox, m, time_limit)
+                for m in exercise.mutants
+                if m.path not in failing or not failing[m.path] & passed
+            ),
+        )
 
 
 #: the mistakes by (exercise id, seed), each run at most once: the same for every student of that seed
 MutantCache = dict[tuple[str, int], Mistakes]
 
 
-def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cache: MutantCache | None,
-                   late: set[str]) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
+def mistakes_later(
+    sandbox: Sandbox,
+    group: Group,
+    time_limit: float | None,
+    cache: MutantCache | None,
+    late: set[str],
+) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
     """The known mistakes and the slipped engines, each run once and only when a diagnosis asks: a submission whose
     failed checks only raised (one that did not load) asks for neither, and with a seed of its own nothing else
     would have run them (a child per mistake). A diagnosis that compares values runs only the mistakes that can fit
@@ -107,7 +132,9 @@ def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cac
     entry = _entry(cache, group)
 
     def noted(runs: MutantRuns) -> MutantRuns:
-        late.update(m.mutant.mistake for m in runs if m.run is None and m.mutant.mistake in entry.late)
+        late.update(
+            m.mutant.mistake for m in runs if m.run is None and m.mutant.mistake in entry.late
+        )
         return runs
 
     def faults() -> Mapping[str, frozenset[tuple[str, str]]]:
@@ -115,13 +142,21 @@ def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cac
         late.update(m.mistake for m in group.exercise.mutants if m.mistake not in found)
         return found
 
-    return KnownMistakes(lambda: noted(entry.every(sandbox, time_limit)),
-                         lambda passed, expected: noted(entry.could_fit(sandbox, time_limit, passed, expected)),
-                         faults), entry.slips
+    return KnownMistakes(
+        lambda: noted(entry.every(sandbox, time_limit)),
+        lambda passed, expected: noted(entry.could_fit(sandbox, time_limit, passed, expected)),
+        faults,
+    ), entry.slips
 
 
-def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,
-                 cache: MutantCache | None = None, *, public_only: bool = False) -> MistakeRuns:
+def mistake_runs(
+    sandbox: Sandbox,
+    group: Group,
+    time_limit: float | None,
+    cache: MutantCache | None = None,
+    *,
+    public_only: bool = False,
+) -> MistakeRuns:
     """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
 
     Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
@@ -151,27 +186,38 @@ def _entry(cache: MutantCache | None, group: Group) -> Mistakes:
 def _sides(group: Group, public_only: bool) -> list[Group]:
     if public_only:
         return [part_of(group, "public")] if has_hidden([group], "cpu") else [group]
-    return [group] if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu") else \
-        [part_of(group, "public"), part_of(group, "hidden")]
+    return (
+        [group]
+        if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu")
+        else [part_of(group, "public"), part_of(group, "hidden")]
+    )
 
 
-def _run_one(sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group],
-             time_limit: float | None) -> tuple[MutantRun, bool]:
+def _run_one(
+    sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group], time_limit: float | None
+) -> tuple[MutantRun, bool]:
     """The mistake's run, and whether it stopped early on either side."""
     facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
     if facts is None:
         return MutantRun(mutant, None), False
     results = [_twice_if_late(sandbox, facts.submission, side, time_limit) for side in sides]
-    if any(out_of_time(result) for result in results):  # how far it got is the machine's doing: no evidence
+    if any(
+        out_of_time(result) for result in results
+    ):  # how far it got is the machine's doing: no evidence
         return MutantRun(mutant, None), True
     both = [result.groups[0] for result in results]
-    stopped = any(result.stop is not None or result.groups[0].stop is not None for result in results)
-    joined = observed(group.exercise, join_parts(group.exercise, both[0], both[1] if len(both) > 1 else None))
-    return MutantRun(mutant, joined, facts.rules,
-                     facts.faults, facts.distinctive), stopped
+    stopped = any(
+        result.stop is not None or result.groups[0].stop is not None for result in results
+    )
+    joined = observed(
+        group.exercise, join_parts(group.exercise, both[0], both[1] if len(both) > 1 else None)
+    )
+    return MutantRun(mutant, joined, facts.rules, facts.faults, facts.distinctive), stopped
 
 
-def _twice_if_late(sandbox: Sandbox, submission: Submission, side: Group, time_limit: float | None) -> RunResult:
+def _twice_if_late(
+    sandbox: Sandbox, submission: Submission, side: Group, time_limit: float | None
+) -> RunResult:
     """A mistake's run; again where it ran out of time, which a busy machine alone can make it do."""
     result = sandbox.launch(submission, [side], device="cpu", time_limit=time_limit).result()
     if out_of_time(result):
@@ -179,7 +225,9 @@ def _twice_if_late(sandbox: Sandbox, submission: Submission, side: Group, time_l
     return result
 
 
-def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping[str, frozenset[tuple[str, str]]]:
+def _faults(
+    sandbox: Sandbox, group: Group, time_limit: float | None
+) -> Mapping[str, frozenset[tuple[str, str]]]:
     """Each known mistake's localized (method, how), run at this seed or not: what it is whatever the seed. One whose
     localization ran out of time twice is left out: its name is then withheld (grader.judge.diagnose.blame)."""
     found = {m.mutant.mistake: m.faults for m in released_runs(group.exercise, group.seed)}
@@ -195,15 +243,27 @@ def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping
 _FAILING: dict[tuple[object, ...], dict[Path, frozenset[int]]] = {}
 
 
-def _keep_failing(key: tuple[object, ...], exercise: Exercise, runs: MutantRuns,
-                  expected: tuple[Expected, ...]) -> None:
+def _keep_failing(
+    key: tuple[object, ...], exercise: Exercise, runs: MutantRuns, expected: tuple[Expected, ...]
+) -> None:
     on = probes_to_run(exercise, "cpu")
     if len(_FAILING) >= 64:
         _FAILING.clear()
-    _FAILING[key] = {run.mutant.path: frozenset(
-        i for i in on if run.run is None or (got := run.run.probes[i]) is None or not passes(
-            got, expected[i], exercise.probes[i].raises is not None, exercise.probes[i].tolerance))
-        for run in runs}
+    _FAILING[key] = {
+        run.mutant.path: frozenset(
+            i
+            for i in on
+            if run.run is None
+            or (got := run.run.probes[i]) is None
+            or not passes(
+                got,
+                expected[i],
+                exercise.probes[i].raises is not None,
+                exercise.probes[i].tolerance,
+            )
+        )
+        for run in runs
+    }
 
 
 #: entries a cache of expected values or mistakes' runs keeps: each exercise at one seed for a whole class, the

@@ -77,7 +77,11 @@ class Definitions:
 
     def outer(self, function: str, file: str = "", line: int = 0) -> frozenset[str]:
         """The top-level methods or functions `function` is, or is defined in; at a known place, the one there."""
-        here = {name for label, first, last, name in self.spans if label == file and first <= line <= last}
+        here = {
+            name
+            for label, first, last, name in self.spans
+            if label == file and first <= line <= last
+        }
         if len(here) == 1:
             return frozenset(here)
         return self.enclosing.get(function, frozenset({function}))
@@ -89,7 +93,9 @@ class Definitions:
         """What the file defines, in words: "class `Value` (with .data, .grad), function `train`"."""
         parts = []
         for facts in self.classes.values():
-            shown = ", ".join(f"`.{a}`" for a in [a for a in facts.attributes if not a.startswith("_")][:4])
+            shown = ", ".join(
+                f"`.{a}`" for a in [a for a in facts.attributes if not a.startswith("_")][:4]
+            )
             parts.append(f"class `{facts.name}`" + (f" (with {shown})" if shown else ""))
         parts += [f"function `{name}`" for name in self.functions]
         return ", ".join(parts[:6]) + (" and more" if len(parts) > 6 else "")
@@ -123,32 +129,59 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     for owner, member in later:
         if owner in classes:
             facts = classes[owner]
-            classes[owner] = ClassFacts(facts.name, facts.members | {member}, facts.attributes, facts.has_bases)
+            classes[owner] = ClassFacts(
+                facts.name, facts.members | {member}, facts.attributes, facts.has_bases
+            )
     unwritten, returns_nothing, enclosing = _bodies(trees)
-    spans = tuple((label, f.lineno, f.end_lineno or f.lineno, f.name) for label, tree in labelled
-                  for f, _ in _top_functions(tree))
-    placeholders = {name: positions for tree in trees for name, positions in placeholder_returns(tree).items()}
+    spans = tuple(
+        (label, f.lineno, f.end_lineno or f.lineno, f.name)
+        for label, tree in labelled
+        for f, _ in _top_functions(tree)
+    )
+    placeholders = {
+        name: positions for tree in trees for name, positions in placeholder_returns(tree).items()
+    }
     methods = {m.name for tree in trees for m, is_method in _top_functions(tree) if is_method}
     # a method whose every result is still a placeholder returns nothing, as one that never returns
-    returns_nothing |= {name for name, positions in placeholders.items() if name in methods and all(positions)}
-    return Definitions(classes, tuple(functions), aliases, frozenset(identifiers), grad_overwrites(trees),
-                       unwritten, returns_nothing, enclosing, spans,
-                       frozenset().union(*(shadowed(tree) for tree in trees)),
-                       frozenset().union(*(forward_walks(tree) for tree in trees)),
-                       unwritten_methods=_unwritten_methods(trees), placeholders=placeholders,
-                       patched=frozenset(patched))
+    returns_nothing |= {
+        name for name, positions in placeholders.items() if name in methods and all(positions)
+    }
+    return Definitions(
+        classes,
+        tuple(functions),
+        aliases,
+        frozenset(identifiers),
+        grad_overwrites(trees),
+        unwritten,
+        returns_nothing,
+        enclosing,
+        spans,
+        frozenset().union(*(shadowed(tree) for tree in trees)),
+        frozenset().union(*(forward_walks(tree) for tree in trees)),
+        unwritten_methods=_unwritten_methods(trees),
+        placeholders=placeholders,
+        patched=frozenset(patched),
+    )
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
     """The module's functions and its classes' methods, each with whether it is a method."""
     found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = [
-        (n, False) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    found += [(m, True) for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
-              if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        (n, False) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    found += [
+        (m, True)
+        for c in tree.body
+        if isinstance(c, ast.ClassDef)
+        for m in c.body
+        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     return found
 
 
-def _bodies(trees: Sequence[ast.Module]) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
+def _bodies(
+    trees: Sequence[ast.Module],
+) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
     """Placeholders, methods that return nothing, and where nested functions are defined (one walk each)."""
     unwritten: set[str] = set()
     nothing: set[str] = set()
@@ -159,13 +192,19 @@ def _bodies(trees: Sequence[ast.Module]) -> tuple[frozenset[str], frozenset[str]
                 unwritten.add(function.name)
             returns = False
             for node in ast.walk(function):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not function:
+                if (
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                    and node is not function
+                ):
                     if not isinstance(node, ast.Lambda):
                         enclosing.setdefault(node.name, set()).add(function.name)
                         if placeholder(node.body):
                             unwritten.add(node.name)
-                elif isinstance(node, ast.Return) and node.value is not None and not (
-                        isinstance(node.value, ast.Constant) and node.value.value is None):
+                elif (
+                    isinstance(node, ast.Return)
+                    and node.value is not None
+                    and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+                ):
                     returns = True
             if is_method and not returns and function.name != "__init__":
                 nothing.add(function.name)
@@ -185,7 +224,13 @@ def _unwritten_methods(trees: Sequence[ast.Module]) -> frozenset[tuple[str, str]
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         written[node.name, item.name] = not placeholder(item.body)
                     elif isinstance(item, ast.Assign):
-                        written.update({(node.name, t.id): True for t in item.targets if isinstance(t, ast.Name)})
+                        written.update(
+                            {
+                                (node.name, t.id): True
+                                for t in item.targets
+                                if isinstance(t, ast.Name)
+                            }
+                        )
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name) and isinstance(node.value, ast.Name):
@@ -197,7 +242,9 @@ def _unwritten_methods(trees: Sequence[ast.Module]) -> frozenset[tuple[str, str]
 
 def placeholder(body: Sequence[ast.stmt]) -> bool:
     """A body that is only a docstring, pass, ..., `raise NotImplementedError(...)` or `return None`."""
-    statements = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    statements = [
+        s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
     return not statements or (len(statements) == 1 and _placeholder_statement(statements[0]))
 
 
@@ -205,8 +252,9 @@ def _placeholder_statement(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Pass):
         return True
     if isinstance(statement, ast.Return):
-        return statement.value is None or (isinstance(statement.value, ast.Constant)
-                                           and statement.value.value is None)
+        return statement.value is None or (
+            isinstance(statement.value, ast.Constant) and statement.value.value is None
+        )
     if isinstance(statement, ast.Raise) and statement.exc is not None:
         raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
         return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
@@ -230,20 +278,30 @@ def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:
     found: set[str] = set()
     for tree in trees:
         functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        functions += [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
-                      if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        functions += [
+            m
+            for c in tree.body
+            if isinstance(c, ast.ClassDef)
+            for m in c.body
+            if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
         for function in functions:
             if function.name == "__init__":
                 continue
             for node in ast.walk(function):
-                if isinstance(node, ast.Assign) and not _constant(node.value) and any(
-                        isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets):
+                if (
+                    isinstance(node, ast.Assign)
+                    and not _constant(node.value)
+                    and any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
+                ):
                     found.add(function.name)
     return frozenset(found)
 
 
 def _constant(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)
+    )
 
 
 def mentioned(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -255,7 +313,9 @@ def mentioned(tree: ast.AST) -> tuple[set[str], set[str]]:
             names.add(node.id)
         elif isinstance(node, ast.Attribute):
             names.add(node.attr)
-            if isinstance(node.ctx, ast.Store) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+            if isinstance(node.ctx, ast.Store) and not (
+                isinstance(node.value, ast.Name) and node.value.id == "self"
+            ):
                 assigned.add(node.attr)
     return names, assigned
 
@@ -272,10 +332,16 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
                     targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
                     for target in targets:
                         for part in ast.walk(target):
-                            if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) \
-                                    and part.value.id == "self" and not part.attr.startswith("__"):
+                            if (
+                                isinstance(part, ast.Attribute)
+                                and isinstance(part.value, ast.Name)
+                                and part.value.id == "self"
+                                and not part.attr.startswith("__")
+                            ):
                                 attributes.setdefault(part.attr, None)
-        elif isinstance(item, ast.Assign):  # __radd__ = __add__, and __radd__, __rmul__ = __add__, __mul__
+        elif isinstance(
+            item, ast.Assign
+        ):  # __radd__ = __add__, and __radd__, __rmul__ = __add__, __mul__
             members |= {n.id for t in item.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
             members.add(item.target.id)
@@ -283,8 +349,12 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
             members |= {(alias.asname or alias.name).split(".")[0] for alias in item.names}
     bases = [b for b in node.bases if not (isinstance(b, ast.Name) and b.id == "object")]
     # a base, a metaclass or a class decorator may supply members the body does not spell out
-    return ClassFacts(node.name, frozenset(members), tuple(attributes),
-                      bool(bases or node.keywords or node.decorator_list))
+    return ClassFacts(
+        node.name,
+        frozenset(members),
+        tuple(attributes),
+        bool(bases or node.keywords or node.decorator_list),
+    )
 
 
 def probe_reads(expressions: Sequence[str]) -> tuple[str, ...]:
@@ -297,6 +367,10 @@ def probe_reads(expressions: Sequence[str]) -> tuple[str, ...]:
             continue
         called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name):
+            if (
+                isinstance(node, ast.Attribute)
+                and id(node) not in called
+                and isinstance(node.value, ast.Name)
+            ):
                 found.setdefault(node.attr, None)
     return tuple(found)

@@ -26,7 +26,16 @@ from grader.core.compare import compare
 from grader.core.errors import GraderError
 from grader.core.exercise import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS, Tolerance
-from grader.core.values import Array, ErrorInfo, Number, Value, error_from_data, error_to_data, from_data, to_data
+from grader.core.values import (
+    Array,
+    ErrorInfo,
+    Number,
+    Value,
+    error_from_data,
+    error_to_data,
+    from_data,
+    to_data,
+)
 from grader.judge import precision, scalar_engine
 from grader.run.child.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.run.child.graph import value_reader
@@ -51,7 +60,11 @@ class Expected:
 
     def tolerance(self, label: str, declared: Tolerance) -> Tolerance:
         """The tolerance the check of `label` scores with: the declared one, and float32's slack where accepted."""
-        return precision.explained(declared, self.float32.get(label)) if self.accepts_float32 else declared
+        return (
+            precision.explained(declared, self.float32.get(label))
+            if self.accepts_float32
+            else declared
+        )
 
     def explained(self, label: str, declared: Tolerance) -> Tolerance:
         """How far from the expected value precision alone explains a value: the declared tolerance, widened by
@@ -68,8 +81,14 @@ class _Oracle:
     read: Callable[[object], dict[str, Any]] = data_of
 
 
-def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int = 0,
-                    device: str = "cpu", torch_engine: bool = True) -> tuple[Expected, ...]:
+def expected_values(
+    exercise: Exercise,
+    inputs: tuple[Inputs, ...],
+    *,
+    seed: int = 0,
+    device: str = "cpu",
+    torch_engine: bool = True,
+) -> tuple[Expected, ...]:
     """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself).
 
     A released pack has no solution: a torch exercise there reads the values `grade release` stored.
@@ -82,10 +101,14 @@ def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int
     oracles = _oracles(exercise, device, torch_engine)
     # Grading a tensor exercise samples a few elements of each gradient (each probe can be a whole network);
     # validate checks them all.
-    fd_elements = GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
+    fd_elements = (
+        GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
+    )
     float32 = _float32_oracle(exercise, device)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # torch's advice to the probe's author is noise in a student's report
+        warnings.simplefilter(
+            "ignore"
+        )  # torch's advice to the probe's author is noise in a student's report
         found = []
         for probe, probe_inputs in zip(exercise.probes, inputs, strict=True):
             at = probe_seed(seed, exercise.id, probe.name)
@@ -104,18 +127,27 @@ def _float32_oracle(exercise: Exercise, device: str) -> _Oracle | None:
     if source is None:
         return None
     module = _load_module(exercise.solution.with_name("solution-float32.py"), source)
-    return _Oracle(f"solution in float32 ({device})", {name: getattr(module, name) for name, _ in exercise.defines},
-                   device)
+    return _Oracle(
+        f"solution in float32 ({device})",
+        {name: getattr(module, name) for name, _ in exercise.defines},
+        device,
+    )
 
 
-def _calibrated(exercise: Exercise, probe: Probe, inputs: Inputs, value: Expected, oracle: _Oracle,
-                seed: int) -> Expected:
+def _calibrated(
+    exercise: Exercise, probe: Probe, inputs: Inputs, value: Expected, oracle: _Oracle, seed: int
+) -> Expected:
     """`value` with the slack float32 gives at these inputs: the float32 solution's distance, with a margin."""
     if isinstance(value.observations, ErrorInfo):
         return value
-    got = run_probe(_compiled(probe), namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed))
+    got = run_probe(
+        _compiled(probe),
+        namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed),
+    )
     slack = {} if isinstance(got, ErrorInfo) else precision.slack(value.observations, got)
-    return dataclasses.replace(value, float32=slack, accepts_float32=bool(slack) and exercise.precision == "float32")
+    return dataclasses.replace(
+        value, float32=slack, accepts_float32=bool(slack) and exercise.precision == "float32"
+    )
 
 
 def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list[_Oracle]:
@@ -131,12 +163,20 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
             return [reference, _Oracle(f"torch engine ({device}, float64)", twin, device)]
         case "torch":
             assert exercise.solution is not None  # packs without one never get here
-            return [_Oracle(f"solution ({device})", solution_names(exercise.solution, exercise.defines), device)]
+            return [
+                _Oracle(
+                    f"solution ({device})",
+                    solution_names(exercise.solution, exercise.defines),
+                    device,
+                )
+            ]
         case "tensor":
             from reference.tensor import Tensor
             from reference.tensor_tasks import reference_names
 
-            reference = _Oracle("reference tensor engine", reference_names(Tensor, exercise.defines), "cpu")
+            reference = _Oracle(
+                "reference tensor engine", reference_names(Tensor, exercise.defines), "cpu"
+            )
             if not torch_engine:
                 return [reference]
             from reference.torch_tensor import torch_tensor_class
@@ -149,8 +189,11 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
 
             node = reference_node(exercise)
             assert exercise.library is not None
-            read = data_of if node is None or exercise.library.graph is None else \
-                value_reader(node, exercise.library.graph.realize, data_of)
+            read = (
+                data_of
+                if node is None or exercise.library.graph is None
+                else value_reader(node, exercise.library.graph.realize, data_of)
+            )
             return [_Oracle("course's reference package", package_names(exercise), "cpu", read)]
     raise ValueError(f"unknown engine {exercise.engine!r}")
 
@@ -161,8 +204,10 @@ def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
     assert exercise.expected is not None
     stored = json.loads(exercise.expected.read_text(encoding="utf-8"))
     if stored["seed"] != seed:
-        raise GraderError(f"exercise {exercise.id} was released with expected values for --seed {stored['seed']} "
-                          f"only; grade with that seed, or with the course's full exercises.")
+        raise GraderError(
+            f"exercise {exercise.id} was released with expected values for --seed {stored['seed']} "
+            f"only; grade with that seed, or with the course's full exercises."
+        )
     return tuple(expected_from_data(stored["probes"][probe.name]) for probe in exercise.probes)
 
 
@@ -175,8 +220,10 @@ def expected_to_data(value: Expected) -> dict[str, Any]:
         return {"error": error_to_data(observed)}
     stored: dict[str, Any] = {"observations": {label: to_data(v) for label, v in observed.items()}}
     if value.float32:
-        stored["float32"] = {"accepted": value.accepts_float32,
-                             "slack": {label: [t.rtol, t.atol] for label, t in value.float32.items()}}
+        stored["float32"] = {
+            "accepted": value.accepts_float32,
+            "slack": {label: [t.rtol, t.atol] for label, t in value.float32.items()},
+        }
     return stored
 
 
@@ -184,23 +231,38 @@ def expected_from_data(entry: object, disagreements: tuple[str, ...] = ()) -> Ex
     """`expected_to_data` read back, as strictly as a child's reply: exactly one of its forms."""
     if type(entry) is dict and set(entry) == {"error"}:
         return Expected(error_from_data(entry["error"]), disagreements)
-    if type(entry) is dict and set(entry) in ({"observations"}, {"observations", "float32"}) \
-            and type(entry["observations"]) is dict:
+    if (
+        type(entry) is dict
+        and set(entry) in ({"observations"}, {"observations", "float32"})
+        and type(entry["observations"]) is dict
+    ):
         observations = {str(label): from_data(v) for label, v in entry["observations"].items()}
-        accepted, slack = _float32_from_data(entry.get("float32", {"accepted": False, "slack": {}}), observations)
+        accepted, slack = _float32_from_data(
+            entry.get("float32", {"accepted": False, "slack": {}}), observations
+        )
         return Expected(observations, disagreements, float32=slack, accepts_float32=accepted)
     raise ValueError("stored expected values are neither observations nor an error")
 
 
-def _float32_from_data(data: object, observations: Mapping[str, Value]) -> tuple[bool, dict[str, Tolerance]]:
+def _float32_from_data(
+    data: object, observations: Mapping[str, Value]
+) -> tuple[bool, dict[str, Tolerance]]:
     """A stored float32 slack: whether it is accepted, and each observation's [rtol, atol], finite and not below 0."""
-    if type(data) is not dict or set(data) != {"accepted", "slack"} or type(data["accepted"]) is not bool \
-            or type(data["slack"]) is not dict:
+    if (
+        type(data) is not dict
+        or set(data) != {"accepted", "slack"}
+        or type(data["accepted"]) is not bool
+        or type(data["slack"]) is not dict
+    ):
         raise ValueError("a stored float32 slack is not {accepted, slack}")
     slack = {}
     for label, pair in data["slack"].items():
-        if label not in observations or type(pair) is not list or len(pair) != 2 \
-                or not all(type(x) is float and math.isfinite(x) and x >= 0 for x in pair):
+        if (
+            label not in observations
+            or type(pair) is not list
+            or len(pair) != 2
+            or not all(type(x) is float and math.isfinite(x) and x >= 0 for x in pair)
+        ):
             raise ValueError(f"a stored float32 slack for {label!r} is not [rtol, atol]")
         slack[label] = Tolerance(rtol=pair[0], atol=pair[1])
     return data["accepted"], slack
@@ -220,12 +282,21 @@ def _load_module(path: Path, source: str) -> types.ModuleType:
     return module
 
 
-def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_Oracle], seed: int,
-              fd_elements: int = MAX_FD_ELEMENTS) -> Expected:
+def _expected(
+    exercise: Exercise,
+    probe: Probe,
+    inputs: Inputs,
+    oracles: list[_Oracle],
+    seed: int,
+    fd_elements: int = MAX_FD_ELEMENTS,
+) -> Expected:
     compiled = _compiled(probe)
     first, *others = oracles
-    reference = run_probe(compiled, namespace(exercise.probe_engine, first.names, inputs, first.device, seed),
-                          read=first.read)
+    reference = run_probe(
+        compiled,
+        namespace(exercise.probe_engine, first.names, inputs, first.device, seed),
+        read=first.read,
+    )
     if isinstance(reference, ErrorInfo):
         if probe.raises is not None:
             return Expected(reference, _check_raised(probe, reference, first.name))
@@ -234,14 +305,18 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
         return Expected(reference, (f"the {first.name} did not raise {probe.raises.type_name}",))
     problems: list[str] = []
     for oracle in others:
-        other = run_probe(compiled, namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed))
+        other = run_probe(
+            compiled, namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed)
+        )
         if isinstance(other, ErrorInfo):
             problems.append(f"the {oracle.name} raised {other.describe()}")
             continue
         for label, want in reference.items():
             problem = compare(want, other[label], ENGINE_AGREEMENT)
             if problem is not None:
-                problems.append(f"{label}: the {oracle.name} disagrees with the {first.name}: {problem}")
+                problems.append(
+                    f"{label}: the {oracle.name} disagrees with the {first.name}: {problem}"
+                )
     problems.extend(_check_gradients(exercise, probe, inputs, reference, first, seed, fd_elements))
     return Expected(reference, tuple(problems))
 
@@ -249,21 +324,33 @@ def _expected(exercise: Exercise, probe: Probe, inputs: Inputs, oracles: list[_O
 def _check_raised(probe: Probe, error: ErrorInfo, oracle: str) -> tuple[str, ...]:
     assert probe.raises is not None
     if error.type_name != probe.raises.type_name or probe.raises.contains not in error.message:
-        return (f"the {oracle} raised {error.describe()}, not {probe.raises.type_name} with "
-                f"{probe.raises.contains!r}",)
+        return (
+            f"the {oracle} raised {error.describe()}, not {probe.raises.type_name} with "
+            f"{probe.raises.contains!r}",
+        )
     return ()
 
 
-def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference: Mapping[str, Value],
-                     oracle: _Oracle, seed: int, fd_elements: int = MAX_FD_ELEMENTS) -> list[str]:
+def _check_gradients(
+    exercise: Exercise,
+    probe: Probe,
+    inputs: Inputs,
+    reference: Mapping[str, Value],
+    oracle: _Oracle,
+    seed: int,
+    fd_elements: int = MAX_FD_ELEMENTS,
+) -> list[str]:
     """Confirm each declared gradient with central differences of `output`, on the first oracle."""
     if probe.output is None:
         return []
     output = _compiled_output(probe.name, probe.code, probe.output)
 
     def f(changed: Inputs) -> float:
-        result = run_probe(output, namespace(exercise.probe_engine, oracle.names, changed, oracle.device, seed),
-                           read=oracle.read)
+        result = run_probe(
+            output,
+            namespace(exercise.probe_engine, oracle.names, changed, oracle.device, seed),
+            read=oracle.read,
+        )
         value = result.get("output") if isinstance(result, dict) else None
         if isinstance(value, Array) and value.shape == ():
             return value.data[0]
@@ -276,24 +363,37 @@ def _check_gradients(exercise: Exercise, probe: Probe, inputs: Inputs, reference
         size = len(value.data) if isinstance(value, TensorInput) else 1
         flat_analytic = _flat(analytic)
         if flat_analytic is None or len(flat_analytic) != size:
-            problems.append(f"{label}: the {oracle.name} gives {analytic}, which is not a gradient of "
-                            f"{input_name}'s shape")
+            problems.append(
+                f"{label}: the {oracle.name} gives {analytic}, which is not a gradient of "
+                f"{input_name}'s shape"
+            )
             continue
         for index, n in _central_difference(f, inputs, input_name, seed, fd_elements):
             a = flat_analytic[index]
             if not FD_AGREEMENT.close(n, a):
                 where = f"[{index}]" if size > 1 else ""
-                problems.append(f"{label}{where}: central differences give {n:.8g}, the {oracle.name} {a:.8g}")
+                problems.append(
+                    f"{label}{where}: central differences give {n:.8g}, the {oracle.name} {a:.8g}"
+                )
                 break
     return problems
 
 
-def _central_difference(f: Callable[[Inputs], float], inputs: Inputs, name: str, seed: int = 0,
-                        limit: int = MAX_FD_ELEMENTS) -> list[tuple[int, float]]:
+def _central_difference(
+    f: Callable[[Inputs], float],
+    inputs: Inputs,
+    name: str,
+    seed: int = 0,
+    limit: int = MAX_FD_ELEMENTS,
+) -> list[tuple[int, float]]:
     """(flat index, slope) for every element of a small input; a seeded sample of `limit` of a large one's."""
     value = inputs[name]
     size = len(value.data) if isinstance(value, TensorInput) else 1
-    indices = range(size) if size <= limit else sorted(random.Random(f"fd/{seed}/{name}").sample(range(size), limit))
+    indices = (
+        range(size)
+        if size <= limit
+        else sorted(random.Random(f"fd/{seed}/{name}").sample(range(size), limit))
+    )
     slopes = []
     for index in indices:
         plus = {**inputs, name: _nudged(value, index, FD_EPS)}

@@ -7,7 +7,18 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from grader.core.values import Array, ErrorInfo, Flag, Nothing, Number, Opaque, Seq, Text, Value, clip
+from grader.core.values import (
+    Array,
+    ErrorInfo,
+    Flag,
+    Nothing,
+    Number,
+    Opaque,
+    Seq,
+    Text,
+    Value,
+    clip,
+)
 from grader.run.inputs import InputValue, TensorInput
 
 #: what JSON has no number for, spelled as Python and numpy read it back (float("nan"))
@@ -50,8 +61,13 @@ def plain_got(got: Value, want: Value) -> Any:
         return plain(got)
     shape = list(got.shape) if isinstance(got, Array) else _seq_shape(got)
     prefix = list(itertools.islice(_leaves(got), PREFIX))
-    return {"truncated": True, "kind": "tensor" if isinstance(got, Array) else got.kind, "shape": shape,
-            "size": size, "prefix": prefix}
+    return {
+        "truncated": True,
+        "kind": "tensor" if isinstance(got, Array) else got.kind,
+        "shape": shape,
+        "size": size,
+        "prefix": prefix,
+    }
 
 
 def _seq_shape(value: Value) -> list[int]:
@@ -108,4 +124,4 @@ def _nested(shape: tuple[int, ...], flat: list[float | str]) -> Any:
     if len(shape) == 1:
         return flat
     stride = math.prod(shape[1:])
-    return [_nested(shape[1:], flat[i * stride:(i + 1) * stride]) for i in range(shape[0])]
+    return [_nested(shape[1:], flat[i * stride : (i + 1) * stride]) for i in range(shape[0])]

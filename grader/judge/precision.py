@@ -42,11 +42,20 @@ def in_float32(source: str) -> str | None:
     tree = ast.parse(source)
     changed = False
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in _FLOAT64 and isinstance(node.value, ast.Name) \
-                and node.value.id == "torch":
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in _FLOAT64
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "torch"
+        ):
             node.attr, changed = "float32", True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "double" \
-                and not node.args and not node.keywords:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "double"
+            and not node.args
+            and not node.keywords
+        ):
             node.func.attr, changed = "float", True
     return ast.unparse(tree) + "\n" if changed else None
 
@@ -119,6 +128,11 @@ def relative_difference(want: Value, got: Value) -> float:
     0); 0 where they have no numbers side by side."""
     found = 0.0
     for expected, value in _numbers(want, got):
-        if expected is not None and value is not None and math.isfinite(expected) and math.isfinite(value):
+        if (
+            expected is not None
+            and value is not None
+            and math.isfinite(expected)
+            and math.isfinite(value)
+        ):
             found = max(found, abs(value - expected) / abs(expected) if expected else abs(value))
     return found

@@ -34,8 +34,21 @@ class ObservationResult:
 
 #: how one rule of an engine is wrong (grader.judge.diagnose.localize): a local slope, backward()'s walk,
 #: or a missing method
-How = Literal["swapped", "negated", "missing-upstream", "from-output", "wrong-local", "traversal-order", "visited",
-              "seeding", "accumulation", "missing", "no-backward", "wrong-value", "missing-coefficient"]
+How = Literal[
+    "swapped",
+    "negated",
+    "missing-upstream",
+    "from-output",
+    "wrong-local",
+    "traversal-order",
+    "visited",
+    "seeding",
+    "accumulation",
+    "missing",
+    "no-backward",
+    "wrong-value",
+    "missing-coefficient",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,9 +62,26 @@ class RuleFault:
     how: How
 
 
-CauseKind = Literal["passed", "wrong-value", "precision", "exception", "not-attempted", "timeout", "cpu-time",
-                    "memory", "signal", "exit", "output-limit", "reply", "rule", "missing-name", "unreadable",
-                    "no-submission", "skipped", "grader"]
+CauseKind = Literal[
+    "passed",
+    "wrong-value",
+    "precision",
+    "exception",
+    "not-attempted",
+    "timeout",
+    "cpu-time",
+    "memory",
+    "signal",
+    "exit",
+    "output-limit",
+    "reply",
+    "rule",
+    "missing-name",
+    "unreadable",
+    "no-submission",
+    "skipped",
+    "grader",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +166,9 @@ class CheckResult:
         (LMS, CI)."""
         text = self.problem
         if self.problem and self.code:
-            code = "; ".join(line.strip() for line in self.code.strip().splitlines() if line.strip())
+            code = "; ".join(
+                line.strip() for line in self.code.strip().splitlines() if line.strip()
+            )
             inputs = ", ".join(f"{name} = {value}" for name, value in self.inputs)
             text += f" Ran `{code}`" + (f" with {inputs}." if inputs else ".")
         if self.diagnosis is not None and self.diagnosis.kind != "unknown":
@@ -202,7 +234,9 @@ class Report:
     @property
     def seed_shown(self) -> str:
         """How a report names its seed: the number, or the token the instructor turns back into it."""
-        return f"seed token {self.seed_token}" if self.seed_token is not None else f"seed {self.seed}"
+        return (
+            f"seed token {self.seed_token}" if self.seed_token is not None else f"seed {self.seed}"
+        )
 
     @property
     def score(self) -> float:
@@ -246,28 +280,61 @@ class Graded:
     integrity: tuple[str, ...] = ()
 
 
-def build_report(graded: Graded, *, submission: str, sha256: str, seed: int, seconds: float = 0.0,
-                 notes: Sequence[str] = (), seed_token: str | None = None) -> Report:
+def build_report(
+    graded: Graded,
+    *,
+    submission: str,
+    sha256: str,
+    seed: int,
+    seconds: float = 0.0,
+    notes: Sequence[str] = (),
+    seed_token: str | None = None,
+) -> Report:
     """The report of a grading: the only place a `Report` is assembled (`grader.outputs.render_json` reads one back).
 
     `submission`: how the report names the graded file; `notes`: facts about how it was read, before
     the run's own; `seed_token`: where the seed was drawn from a course secret, the token shown instead of it.
     """
-    return Report(submission=submission, sha256=sha256, seed=None if seed_token is not None else seed,
-                  seed_token=seed_token, exercises=graded.exercises,
-                  grader_version=__version__, seconds=seconds, problems=graded.problems,
-                  notes=(*notes, *graded.notes), isolation=graded.isolation,
-                  integrity=graded.integrity, output=graded.output, output_truncated=graded.output_truncated)
+    return Report(
+        submission=submission,
+        sha256=sha256,
+        seed=None if seed_token is not None else seed,
+        seed_token=seed_token,
+        exercises=graded.exercises,
+        grader_version=__version__,
+        seconds=seconds,
+        problems=graded.problems,
+        notes=(*notes, *graded.notes),
+        isolation=graded.isolation,
+        integrity=graded.integrity,
+        output=graded.output,
+        output_truncated=graded.output_truncated,
+    )
 
 
 def not_graded(exercises: Sequence[Exercise], problem: str, cause: Cause) -> Graded:
     """A grading that never ran: every check of the exercises scores 0, for `problem`."""
     results = tuple(
-        ExerciseResult(id=e.id, title=e.title, checks=tuple(
-            CheckResult(name=p.name, about="", status="error", score=0.0, max_score=p.points,
-                        problem="Not run: see the problem above.", visibility=p.visibility, cause=cause)
-            for p in e.probes), hidden_points=e.hidden_points)
-        for e in exercises)
+        ExerciseResult(
+            id=e.id,
+            title=e.title,
+            checks=tuple(
+                CheckResult(
+                    name=p.name,
+                    about="",
+                    status="error",
+                    score=0.0,
+                    max_score=p.points,
+                    problem="Not run: see the problem above.",
+                    visibility=p.visibility,
+                    cause=cause,
+                )
+                for p in e.probes
+            ),
+            hidden_points=e.hidden_points,
+        )
+        for e in exercises
+    )
     return Graded(exercises=results, problems=(problem,), output="", output_truncated=False)
 
 
@@ -277,8 +344,16 @@ def exercise_mistakes(result: ExerciseResult) -> tuple[list[tuple[str, str, int]
     Only checks that show expected and got values count as finding none: an error, a timeout or a
     missing class is its own explanation, already on the check.
     """
-    counts = Counter((c.diagnosis.kind, c.diagnosis.mistake) for c in result.checks
-                     if c.diagnosis is not None and c.diagnosis.kind != "unknown")
-    unknown = sum(1 for c in result.checks if c.diagnosis is not None and c.diagnosis.kind == "unknown"
-                  and any(not o.ok for o in c.observations))
+    counts = Counter(
+        (c.diagnosis.kind, c.diagnosis.mistake)
+        for c in result.checks
+        if c.diagnosis is not None and c.diagnosis.kind != "unknown"
+    )
+    unknown = sum(
+        1
+        for c in result.checks
+        if c.diagnosis is not None
+        and c.diagnosis.kind == "unknown"
+        and any(not o.ok for o in c.observations)
+    )
     return [(kind, mistake, n) for (kind, mistake), n in counts.most_common()], unknown

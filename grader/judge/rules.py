@@ -25,8 +25,9 @@ class Violation:
         return f"{self.rule} ({self.cell + ', ' if self.cell else ''}line {self.line})"
 
 
-def check_source(cells: Sequence[SourceCell], rules: SourceRules,
-                 scope: Sequence[str] | None = None) -> tuple[Violation, ...]:
+def check_source(
+    cells: Sequence[SourceCell], rules: SourceRules, scope: Sequence[str] | None = None
+) -> tuple[Violation, ...]:
     """Every call rule the source breaks; cells that do not parse are skipped (the run reports them).
 
     A call counts under the name it calls through: `_d = torch.autograd.grad; _d(...)`, `from torch.autograd
@@ -42,15 +43,24 @@ def check_source(cells: Sequence[SourceCell], rules: SourceRules,
     found: list[Violation] = []
     called: set[str] = set()
     watched = frozenset(rules.require_calls) | frozenset(rules.forbid_calls)
-    trees = _trees(cells)  # parsed once: aliases are read from the whole source, calls from the scope
+    trees = _trees(
+        cells
+    )  # parsed once: aliases are read from the whole source, calls from the scope
     aliases = _aliases([tree for _, tree in trees], watched)
     for cell, root in _scoped(trees, scope):
         for node in ast.walk(root):
-            if isinstance(node, ast.Call) and (name := _called_name(node.func, aliases)) is not None:
+            if (
+                isinstance(node, ast.Call)
+                and (name := _called_name(node.func, aliases)) is not None
+            ):
                 called.add(name)
                 if name in rules.forbid_calls:
                     found.append(Violation(f"it calls {name}()", node.lineno, cell))
-    found += [Violation(f"it never calls {name}()", None) for name in rules.require_calls if name not in called]
+    found += [
+        Violation(f"it never calls {name}()", None)
+        for name in rules.require_calls
+        if name not in called
+    ]
     return tuple(sorted(dict.fromkeys(found), key=lambda v: (v.cell, v.line or 0, v.rule)))
 
 
@@ -89,14 +99,21 @@ def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
     """(name, value) for each name an assignment binds: `a = v`, and `a, b = v, w` element by element."""
     if isinstance(target, ast.Name):
         return [(target.id, value)]
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
-            and len(target.elts) == len(value.elts):
+    if (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts)
+    ):
         return [pair for t, v in zip(target.elts, value.elts, strict=True) for pair in _pairs(t, v)]
     return []
 
 
-def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], exercise_id: str,
-                 own_modules: Sequence[str] = ()) -> tuple[str, ...]:
+def import_notes(
+    cells: Sequence[SourceCell],
+    permits: Callable[[str], bool],
+    exercise_id: str,
+    own_modules: Sequence[str] = (),
+) -> tuple[str, ...]:
     """An early word on each import of a module the exercise does not allow (the guard refuses it when run)."""
     notes = []
     # an import statement spells `import`: a cell without the word has none, and is not parsed here; in one that
@@ -106,13 +123,20 @@ def import_notes(cells: Sequence[SourceCell], permits: Callable[[str], bool], ex
         for node in statements(root.body):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if node.module and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if node.module and not node.level
+                else []
+            )
             for name in names:
                 if not permits(name) and name.partition(".")[0] not in own_modules:
                     place = f"{cell}, line {node.lineno}" if cell else f"line {node.lineno}"
-                    notes.append(f"{place} imports {name}, which exercise {exercise_id} does not allow: where that "
-                                 f"line runs, {name.partition('.')[0]} is a placeholder that fails when used.")
+                    notes.append(
+                        f"{place} imports {name}, which exercise {exercise_id} does not allow: where that "
+                        f"line runs, {name.partition('.')[0]} is a placeholder that fails when used."
+                    )
     return tuple(dict.fromkeys(notes))
 
 
@@ -126,12 +150,19 @@ def _trees(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
     return trees
 
 
-def _scoped(trees: list[tuple[str, ast.Module]], scope: Sequence[str] | None) -> list[tuple[str, ast.AST]]:
+def _scoped(
+    trees: list[tuple[str, ast.Module]], scope: Sequence[str] | None
+) -> list[tuple[str, ast.AST]]:
     """The trees, or with `scope` only the top-level definitions of those names."""
     if scope is None:
         return list(trees)
-    return [(label, node) for label, tree in trees for node in tree.body
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in scope]
+    return [
+        (label, node)
+        for label, tree in trees
+        for node in tree.body
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name in scope
+    ]
 
 
 def _called_name(func: ast.expr, aliases: dict[str, str] | None = None) -> str | None:
@@ -140,7 +171,13 @@ def _called_name(func: ast.expr, aliases: dict[str, str] | None = None) -> str |
         return (aliases or {}).get(func.id, func.id)
     if isinstance(func, ast.Attribute):
         return func.attr
-    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
-            and len(func.args) >= 2 and isinstance(func.args[1], ast.Constant) and isinstance(func.args[1].value, str):
+    if (
+        isinstance(func, ast.Call)
+        and isinstance(func.func, ast.Name)
+        and func.func.id == "getattr"
+        and len(func.args) >= 2
+        and isinstance(func.args[1], ast.Constant)
+        and isinstance(func.args[1].value, str)
+    ):
         return func.args[1].value
     return None

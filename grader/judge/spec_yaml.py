@@ -33,7 +33,9 @@ class Loader(yaml.SafeLoader):
 
 
 #: libyaml's parser where PyYAML has it: the same nodes and marks, ten times faster than pure Python
-_Composer: type[yaml.SafeLoader] = type("_Composer", (yaml.CSafeLoader,), {}) if yaml.__with_libyaml__ else Loader
+_Composer: type[yaml.SafeLoader] = (
+    type("_Composer", (yaml.CSafeLoader,), {}) if yaml.__with_libyaml__ else Loader
+)
 
 _YAML12_FLOAT = re.compile(
     r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
@@ -61,15 +63,21 @@ def parse_yaml(text: str, path: Path) -> tuple[Any, dict[At, int]]:
     except yaml.YAMLError as exc:
         raise SpecError(f"{path}: not valid YAML: {exc}.") from None
     if node is None:
-        raise SpecError(f"{path}: the file is empty; an exercise needs at least id, title, points, engine, "
-                        f"defines and probes ({FORMAT_HELP}).")
+        raise SpecError(
+            f"{path}: the file is empty; an exercise needs at least id, title, points, engine, "
+            f"defines and probes ({FORMAT_HELP})."
+        )
     lines: dict[At, int] = {}
     try:
         return _plain(node, (), lines, Loader(""), path), lines
-    except yaml.MarkedYAMLError as exc:  # e.g. a tag such as !!python/object, which a spec never needs
+    except (
+        yaml.MarkedYAMLError
+    ) as exc:  # e.g. a tag such as !!python/object, which a spec never needs
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}" if mark is not None else "somewhere"
-        raise SpecError(f"{path}, {where}: not valid YAML for a spec: {exc.problem or exc.context}.") from None
+        raise SpecError(
+            f"{path}, {where}: not valid YAML for a spec: {exc.problem or exc.context}."
+        ) from None
 
 
 def _plain(node: yaml.Node, at: At, lines: dict[At, int], loader: Loader, path: Path) -> Any:
@@ -79,13 +87,17 @@ def _plain(node: yaml.Node, at: At, lines: dict[At, int], loader: Loader, path: 
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise SpecError(f"{path}, line {key_node.start_mark.line + 1}: {field_name(at)}: keys must be plain "
-                                f"names, not lists or mappings.")
+                raise SpecError(
+                    f"{path}, line {key_node.start_mark.line + 1}: {field_name(at)}: keys must be plain "
+                    f"names, not lists or mappings."
+                )
             key = str(key_node.value)
             if key in result:
-                raise SpecError(f"{path}, line {key_node.start_mark.line + 1}: "
-                                f"{field_name(at + (key,))} appears twice; "
-                                f"remove one.")
+                raise SpecError(
+                    f"{path}, line {key_node.start_mark.line + 1}: "
+                    f"{field_name(at + (key,))} appears twice; "
+                    f"remove one."
+                )
             result[key] = _plain(value_node, at + (key,), lines, loader, path)
         return result
     if isinstance(node, yaml.SequenceNode):
@@ -118,9 +130,9 @@ class Where:
         self.path, self.lines = path, lines
 
     def error(self, at: At, problem: str, line_offset: int = 0) -> SpecError:
-        return SpecError(f"{self.path}, line {line_of(self.lines, at) + line_offset}: {field_name(at)}: {problem}")
-
-
+        return SpecError(
+            f"{self.path}, line {line_of(self.lines, at) + line_offset}: {field_name(at)}: {problem}"
+        )
 
 
 def schema_text(kind: str = "exercise") -> str:
@@ -175,6 +187,12 @@ def _explain(error: jsonschema.ValidationError) -> str:
 
 
 def _type_words(kind: object) -> str:
-    words = {"number": "a number", "string": "text", "object": "a mapping (key: value lines)",
-             "array": "a list (lines starting with '-')", "boolean": "true or false", "integer": "a whole number"}
+    words = {
+        "number": "a number",
+        "string": "text",
+        "object": "a mapping (key: value lines)",
+        "array": "a list (lines starting with '-')",
+        "boolean": "true or false",
+        "integer": "a whole number",
+    }
     return words.get(str(kind), str(kind))

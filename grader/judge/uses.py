@@ -27,13 +27,25 @@ from reference.scalar import Node
 #: what every engine of the lessons' kind has, so any probe may build its graph with it: + and * of two nodes
 BASE = frozenset({"__add__", "__mul__", "backward"})
 #: the binary operations, which a probe may call with a plain number as the other operand
-BINARY = frozenset({"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-                    "__rtruediv__"})
+BINARY = frozenset(
+    {
+        "__add__",
+        "__radd__",
+        "__sub__",
+        "__rsub__",
+        "__mul__",
+        "__rmul__",
+        "__truediv__",
+        "__rtruediv__",
+    }
+)
 
 
 def with_number(method: str) -> str:
     """What a probe uses when it calls `method` with a plain number as the other operand (x * 2.0, 3 * x)."""
     return f"{method}(number)"
+
+
 #: the engine's interface, in the order a student reads it
 INTERFACE = (*METHODS, "backward")
 
@@ -47,15 +59,24 @@ def allowed(exercise: Exercise) -> frozenset[str]:
 
 
 @lru_cache(maxsize=512)
-def probe_uses(exercise: Exercise, probe: Probe, seeds: Sequence[int] = (0, 1, 2)) -> frozenset[str]:
+def probe_uses(
+    exercise: Exercise, probe: Probe, seeds: Sequence[int] = (0, 1, 2)
+) -> frozenset[str]:
     """The engine's methods `probe` calls directly, on the inputs of each seed (an exponent drawn may differ)."""
     compiled = compile_probe(probe.name, probe.code, dict(probe.observe))
     used: set[str] = set()
     for seed in seeds:
         # a recording engine is made per call: aliased, not adapt, which would keep each one
         engine = aliased(_recording(used, load_ops(exercise.course_ops)), exercise.contract)
-        run_probe(compiled, namespace("scalar", {exercise.contract.class_name: engine},
-                                      draw_probe_inputs(exercise.id, probe, seed), "cpu"))
+        run_probe(
+            compiled,
+            namespace(
+                "scalar",
+                {exercise.contract.class_name: engine},
+                draw_probe_inputs(exercise.id, probe, seed),
+                "cpu",
+            ),
+        )
     return frozenset(used)
 
 
@@ -77,7 +98,9 @@ def _recording(used: set[str], ops: tuple[CourseOp, ...] = ()) -> type[Node]:
         def method(self: Node, *args: Any) -> Any:
             if depth[0] == 0:
                 used.add(name)
-                if args and not isinstance(args[0], Node) and name in BINARY:  # x * 2.0: a number, not a node
+                if (
+                    args and not isinstance(args[0], Node) and name in BINARY
+                ):  # x * 2.0: a number, not a node
                     used.add(with_number(name))
             depth[0] += 1
             try:
@@ -88,4 +111,6 @@ def _recording(used: set[str], ops: tuple[CourseOp, ...] = ()) -> type[Node]:
         return method
 
     wrapped = (*INTERFACE, *(op.name for op in ops))
-    return type("RecordingNode", (base,), {"__slots__": (), **{name: wrap(name) for name in wrapped}})
+    return type(
+        "RecordingNode", (base,), {"__slots__": (), **{name: wrap(name) for name in wrapped}}
+    )

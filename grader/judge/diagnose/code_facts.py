@@ -29,14 +29,28 @@ def shadowed(tree: ast.Module) -> frozenset[tuple[str, str]]:
             continue
         methods = {m.name for m in node.body if isinstance(m, _FUNCTIONS) and not _is_property(m)}
         for init in (m for m in node.body if isinstance(m, _FUNCTIONS) and m.name == "__init__"):
-            for statement in _straight(init.body):  # every instance runs it: not under an if or a loop
-                targets = statement.targets if isinstance(statement, ast.Assign) else \
-                    [statement.target] if isinstance(statement, ast.AnnAssign) else []
-                value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+            for statement in _straight(
+                init.body
+            ):  # every instance runs it: not under an if or a loop
+                targets = (
+                    statement.targets
+                    if isinstance(statement, ast.Assign)
+                    else [statement.target]
+                    if isinstance(statement, ast.AnnAssign)
+                    else []
+                )
+                value = (
+                    statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+                )
                 for target in targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == "self" and target.attr in methods and target.attr != "__init__" \
-                            and _does_nothing(value):
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                        and target.attr in methods
+                        and target.attr != "__init__"
+                        and _does_nothing(value)
+                    ):
                         found.add((node.name, target.attr))
     return frozenset(found)
 
@@ -59,8 +73,11 @@ def _straight(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def _is_property(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any((isinstance(d, ast.Name) and d.id == "property") or (isinstance(d, ast.Attribute)
-               and d.attr in ("setter", "getter")) for d in function.decorator_list)
+    return any(
+        (isinstance(d, ast.Name) and d.id == "property")
+        or (isinstance(d, ast.Attribute) and d.attr in ("setter", "getter"))
+        for d in function.decorator_list
+    )
 
 
 def forward_walks(tree: ast.Module) -> frozenset[str]:
@@ -85,12 +102,24 @@ def _postorder_lists(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]
         node = visitor.args.args[0].arg
         params = [a.arg for a in visitor.args.args]
         for body in _bodies(visitor):
-            first = next((i for i, statement in enumerate(body) if isinstance(statement, ast.For)
-                          and _over_attribute_of(statement.iter, node) and _calls(statement.body, visitor.name)), None)
+            first = next(
+                (
+                    i
+                    for i, statement in enumerate(body)
+                    if isinstance(statement, ast.For)
+                    and _over_attribute_of(statement.iter, node)
+                    and _calls(statement.body, visitor.name)
+                ),
+                None,
+            )
             if first is None:
                 continue
-            for appended in {name for later in body[first + 1:] if (name := _appended(later, node)) is not None}:
-                if appended in params:  # the list is passed in: the method's name for it, at that position
+            for appended in {
+                name for later in body[first + 1 :] if (name := _appended(later, node)) is not None
+            }:
+                if (
+                    appended in params
+                ):  # the list is passed in: the method's name for it, at that position
                     found |= _passed_lists(method, visitor.name, params.index(appended))
                 else:
                     found.add(appended)
@@ -111,22 +140,36 @@ def _bodies(function: ast.AST) -> Iterator[list[ast.stmt]]:
 
 def _over_attribute_of(expression: ast.expr, name: str) -> bool:
     """`v._prev`, `v.children`, `set(v._prev)`, `v._prev.values()`...: something read off node `name`."""
-    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name
-               for n in ast.walk(expression))
+    return any(
+        isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name
+        for n in ast.walk(expression)
+    )
 
 
 def _calls(body: Sequence[ast.stmt], function: str) -> bool:
-    return any(isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == function)
-                                            or (isinstance(n.func, ast.Attribute) and n.func.attr == function))
-               for statement in body for n in ast.walk(statement))
+    return any(
+        isinstance(n, ast.Call)
+        and (
+            (isinstance(n.func, ast.Name) and n.func.id == function)
+            or (isinstance(n.func, ast.Attribute) and n.func.attr == function)
+        )
+        for statement in body
+        for n in ast.walk(statement)
+    )
 
 
 def _appended(statement: ast.stmt, node: str) -> str | None:
     """The list `statement` appends `node` to (`topo.append(v)`), if it does."""
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         call, func = statement.value, statement.value.func
-        if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) \
-                and len(call.args) == 1 and isinstance(call.args[0], ast.Name) and call.args[0].id == node:
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "append"
+            and isinstance(func.value, ast.Name)
+            and len(call.args) == 1
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id == node
+        ):
             return func.value.id
     return None
 
@@ -134,8 +177,12 @@ def _appended(statement: ast.stmt, node: str) -> str | None:
 def _passed_lists(method: ast.AST, visitor: str, position: int) -> set[str]:
     found = set()
     for call in ast.walk(method):
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == visitor \
-                and len(call.args) > position:
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == visitor
+            and len(call.args) > position
+        ):
             given = call.args[position]
             if isinstance(given, ast.Name):
                 found.add(given.id)
@@ -149,20 +196,35 @@ def _forward_walked(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     changed: set[str] = set()
     for node in ast.walk(method):
         func = node.func if isinstance(node, ast.Call) else None
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                and func.attr in ("reverse", "insert", "sort"):
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.attr in ("reverse", "insert", "sort")
+        ):
             changed.add(func.value.id)
-        elif isinstance(node, ast.Call) and isinstance(func, ast.Name) and func.id in ("reversed", "sorted"):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(func, ast.Name)
+            and func.id in ("reversed", "sorted")
+        ):
             changed |= {a.id for a in node.args if isinstance(a, ast.Name)}
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice):
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Slice)
+        ):
             changed.add(node.value.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             changed.add(node.target.id)
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 changed |= _rebound(target, node.value)
-        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and isinstance(node.target, ast.Name) \
-                and _steps(node.body, node.target.id):
+        elif (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, ast.Name)
+            and isinstance(node.target, ast.Name)
+            and _steps(node.body, node.target.id)
+        ):
             walked.add(node.iter.id)
     return walked - changed
 
@@ -171,12 +233,18 @@ def _rebound(target: ast.expr, value: ast.expr | None) -> set[str]:
     """The names `target = value` binds to anything but a new empty list (`order, seen = [], set()` is a start)."""
     if isinstance(target, ast.Name):
         empty = (isinstance(value, ast.List) and not value.elts) or (
-            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
-            and not value.args)
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "list"
+            and not value.args
+        )
         return set() if empty else {target.id}
     if isinstance(target, (ast.Tuple, ast.List)):
-        values: Sequence[ast.expr | None] = value.elts if isinstance(value, (ast.Tuple, ast.List)) \
-            and len(value.elts) == len(target.elts) else [None] * len(target.elts)
+        values: Sequence[ast.expr | None] = (
+            value.elts
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+            else [None] * len(target.elts)
+        )
         return set().union(*(_rebound(t, v) for t, v in zip(target.elts, values, strict=True)))
     return set()
 
@@ -184,12 +252,27 @@ def _rebound(target: ast.expr, value: ast.expr | None) -> set[str]:
 def _steps(body: Sequence[ast.stmt], node: str) -> bool:
     """The loop's body runs its node's step: calls a method of it with no arguments (`t._backward()`), or sends
     its grad on (`parent.grad += t.grad * slope`)."""
-    calls = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and not s.value.args
-                and isinstance(s.value.func, ast.Attribute) and isinstance(s.value.func.value, ast.Name)
-                and s.value.func.value.id == node for s in body)
-    return calls or any(isinstance(n, ast.AugAssign) and any(
-        isinstance(r, ast.Attribute) and r.attr == "grad" and isinstance(r.value, ast.Name) and r.value.id == node
-        for r in ast.walk(n.value)) for s in body for n in ast.walk(s))
+    calls = any(
+        isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and not s.value.args
+        and isinstance(s.value.func, ast.Attribute)
+        and isinstance(s.value.func.value, ast.Name)
+        and s.value.func.value.id == node
+        for s in body
+    )
+    return calls or any(
+        isinstance(n, ast.AugAssign)
+        and any(
+            isinstance(r, ast.Attribute)
+            and r.attr == "grad"
+            and isinstance(r.value, ast.Name)
+            and r.value.id == node
+            for r in ast.walk(n.value)
+        )
+        for s in body
+        for n in ast.walk(s)
+    )
 
 
 def placeholder_returns(tree: ast.Module) -> dict[str, tuple[str, ...]]:
@@ -198,15 +281,34 @@ def placeholder_returns(tree: ast.Module) -> dict[str, tuple[str, ...]]:
     `out, cache = None, None` is ("out", "cache"); once only `out = ...` is written, ("", "cache"))."""
     found: dict[str, tuple[str, ...]] = {}
     functions = [n for n in tree.body if isinstance(n, _FUNCTIONS)]
-    functions += [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body if isinstance(m, _FUNCTIONS)]
+    functions += [
+        m
+        for c in tree.body
+        if isinstance(c, ast.ClassDef)
+        for m in c.body
+        if isinstance(m, _FUNCTIONS)
+    ]
     for function in functions:
         returned = [r.value for r in _own(function) if isinstance(r, ast.Return)]
-        shapes = [value.elts if isinstance(value, ast.Tuple) else [value] for value in returned if value is not None]
-        if not shapes or len(shapes) != len(returned) or len({len(elements) for elements in shapes}) != 1:
+        shapes = [
+            value.elts if isinstance(value, ast.Tuple) else [value]
+            for value in returned
+            if value is not None
+        ]
+        if (
+            not shapes
+            or len(shapes) != len(returned)
+            or len({len(elements) for elements in shapes}) != 1
+        ):
             continue
         nothing = _only_none(function)
-        names = [{e.id if isinstance(e, ast.Name) and e.id in nothing else ""
-                  for e in (elements[i] for elements in shapes)} for i in range(len(shapes[0]))]
+        names = [
+            {
+                e.id if isinstance(e, ast.Name) and e.id in nothing else ""
+                for e in (elements[i] for elements in shapes)
+            }
+            for i in range(len(shapes[0]))
+        ]
         positions = tuple(next(iter(n)) if len(n) == 1 else "" for n in names)
         if any(positions):
             found[function.name] = positions
@@ -225,7 +327,9 @@ def _own(function: ast.AST) -> Iterator[ast.AST]:
 
 def _only_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """The names every binding of which in the function is None (a parameter is bound by the caller)."""
-    every = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    every = {
+        a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+    }
     every |= {a.arg for a in (function.args.vararg, function.args.kwarg) if a is not None}
     bound: dict[str, bool] = {}
     for node in _own(function):
@@ -259,7 +363,10 @@ def _bind(target: ast.expr, value: ast.expr | None, bound: dict[str, bool]) -> N
         none = isinstance(value, ast.Constant) and value.value is None
         bound[target.id] = bound.get(target.id, True) and none
     elif isinstance(target, (ast.Tuple, ast.List)):
-        values: Sequence[ast.expr | None] = value.elts if isinstance(value, (ast.Tuple, ast.List)) \
-            and len(value.elts) == len(target.elts) else [None] * len(target.elts)
+        values: Sequence[ast.expr | None] = (
+            value.elts
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+            else [None] * len(target.elts)
+        )
         for element, part in zip(target.elts, values, strict=True):
             _bind(element.value if isinstance(element, ast.Starred) else element, part, bound)

@@ -27,10 +27,16 @@ from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFaul
 from grader.run.observed import GroupRun
 
 
-def name_from_code(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
-                   defined: Definitions | None) -> ExerciseResult:
+def name_from_code(
+    exercise: Exercise,
+    result: ExerciseResult,
+    located: Mapping[int, tuple[int, GroupRun]],
+    defined: Definitions | None,
+) -> ExerciseResult:
     """The result, with each failed check that a fact of the syntax tree explains named by it."""
-    if defined is None or not (defined.shadowed or defined.placeholders or defined.unwritten_methods):
+    if defined is None or not (
+        defined.shadowed or defined.placeholders or defined.unwritten_methods
+    ):
         return result
     hidden = _hidden(exercise, defined)
     unwritten = _unwritten_backward(exercise, defined)
@@ -40,10 +46,17 @@ def name_from_code(exercise: Exercise, result: ExerciseResult, located: Mapping[
             continue
         probe_index, run = located[index]
         code = exercise.probes[probe_index].code
-        named = next((_shadowed(cls, method) for cls, method in hidden if f".{method}(" in code), None) \
-            or (_not_written(*unwritten) if unwritten is not None and check.status == "failed"
-                and f".{unwritten[1]}(" in code else None) \
+        named = (
+            next((_shadowed(cls, method) for cls, method in hidden if f".{method}(" in code), None)
+            or (
+                _not_written(*unwritten)
+                if unwritten is not None
+                and check.status == "failed"
+                and f".{unwritten[1]}(" in code
+                else None
+            )
             or _placeholder(check, code, run, probe_index, defined)
+        )
         if named is not None:
             checks[index] = dataclasses.replace(check, diagnosis=named)
     return dataclasses.replace(result, checks=tuple(checks))
@@ -52,17 +65,26 @@ def name_from_code(exercise: Exercise, result: ExerciseResult, located: Mapping[
 def _hidden(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
     """(class, method) hidden on the exercise's classes; an operator's dunder is looked up on the type, so an
     instance attribute of its name hides nothing."""
-    names = {exercise.contract.class_name} | {name for name, kind in exercise.defines if kind == "class"}
+    names = {exercise.contract.class_name} | {
+        name for name, kind in exercise.defines if kind == "class"
+    }
     classes = {facts.name for name in names if (facts := defined.class_named(name)) is not None}
-    return sorted((cls, method) for cls, method in defined.shadowed
-                  if cls in classes and not (method.startswith("__") and method.endswith("__")))
+    return sorted(
+        (cls, method)
+        for cls, method in defined.shadowed
+        if cls in classes and not (method.startswith("__") and method.endswith("__"))
+    )
 
 
 def _unwritten_backward(exercise: Exercise, defined: Definitions) -> tuple[str, str] | None:
     """(class, method) where the exercise's class defines its backward method as a placeholder."""
     facts = defined.class_named(exercise.contract.class_name)
     method = exercise.contract.backward
-    return (facts.name, method) if facts is not None and (facts.name, method) in defined.unwritten_methods else None
+    return (
+        (facts.name, method)
+        if facts is not None and (facts.name, method) in defined.unwritten_methods
+        else None
+    )
 
 
 #: the longest name of the submission's a hint quotes whole (an identifier has no length limit)
@@ -70,33 +92,45 @@ _NAME_CHARS = 60
 
 
 def _shown(name: str) -> str:
-    return name if len(name) <= _NAME_CHARS else name[:_NAME_CHARS - 3] + "..."
+    return name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 3] + "..."
 
 
 def _shadowed(cls: str, method: str) -> Diagnosis:
     cls, method = _shown(cls), _shown(method)
-    return Diagnosis(kind="pattern", mistake="shadowed-method", hint=(
-        f"{cls}.__init__ sets self.{method} to a stand-in that does nothing, and an instance's own attribute hides "
-        f"the class's method of the same name: every {cls}'s .{method}() runs that stand-in, never your def "
-        f"{method}, so none of its work happens. Give the attribute another name (micrograd's is self._backward), "
-        "or remove it."),
+    return Diagnosis(
+        kind="pattern",
+        mistake="shadowed-method",
+        hint=(
+            f"{cls}.__init__ sets self.{method} to a stand-in that does nothing, and an instance's own attribute hides "
+            f"the class's method of the same name: every {cls}'s .{method}() runs that stand-in, never your def "
+            f"{method}, so none of its work happens. Give the attribute another name (micrograd's is self._backward), "
+            "or remove it."
+        ),
         evidence=f"the syntax tree: {cls}.__init__ assigns self.{method}, and {cls} defines {method}(); this check "
-                 f"calls .{method}()")
+        f"calls .{method}()",
+    )
 
 
 def _not_written(cls: str, method: str) -> Diagnosis:
     cls, method = _shown(cls), _shown(method)
-    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
-        f"`{cls}.{method}()` is not written yet: its body is still a placeholder, so calling it does nothing and "
-        f"every gradient stays as it started. Write it: seed the output's gradient with 1, then visit every node the "
-        "output was made from, outputs first, each once, running each node's own step."),
+    return Diagnosis(
+        kind="pattern",
+        mistake="not-written-yet",
+        hint=(
+            f"`{cls}.{method}()` is not written yet: its body is still a placeholder, so calling it does nothing and "
+            f"every gradient stays as it started. Write it: seed the output's gradient with 1, "
+            "then visit every node the output was made from, outputs first, each once, running "
+            "each node's own step."
+        ),
         evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder (pass, ... or return None); this check "
-                 f"calls .{method}() and its values are wrong",
-        rule=RuleFault(method=method, operand="", how="missing"))
+        f"calls .{method}() and its values are wrong",
+        rule=RuleFault(method=method, operand="", how="missing"),
+    )
 
 
-def _placeholder(check: CheckResult, code: str, run: GroupRun, probe_index: int,
-                 defined: Definitions) -> Diagnosis | None:
+def _placeholder(
+    check: CheckResult, code: str, run: GroupRun, probe_index: int, defined: Definitions
+) -> Diagnosis | None:
     """not-written-yet where the check's None comes from a function's results left at their placeholders."""
     bound = _bound_results(code, defined.placeholders)
     got = run.probes[probe_index]
@@ -105,8 +139,10 @@ def _placeholder(check: CheckResult, code: str, run: GroupRun, probe_index: int,
     functions: list[str] = []
     if got.observations is not None and check.status == "failed":
         wrong = [o.label for o in check.observations if not o.ok]
-        if not wrong or any(not isinstance(got.observations.get(label), Nothing) or label not in bound
-                            for label in wrong):
+        if not wrong or any(
+            not isinstance(got.observations.get(label), Nothing) or label not in bound
+            for label in wrong
+        ):
             return None
         functions = [bound[label] for label in wrong]
     elif got.error is not None and "NoneType" in got.error.message:
@@ -115,17 +151,27 @@ def _placeholder(check: CheckResult, code: str, run: GroupRun, probe_index: int,
         return None
     originals = list(dict.fromkeys(functions))[:4]
     names = [_shown(name) for name in originals]
-    shown = " and ".join(f"`{name}`" for name in names) if len(names) < 3 else \
-        ", ".join(f"`{name}`" for name in names[:-1]) + f" and `{names[-1]}`"
-    left = ", ".join(f"{'it' if len(names) == 1 else name} still returns "
-                     f"{', '.join(_shown(n) for n in defined.placeholders[original][:6] if n)} as None"
-                     for name, original in zip(names, originals, strict=True))
-    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
-        f"{shown} {'is' if len(names) == 1 else 'are'} not written yet: {left}, as the starter hands "
-        f"{'it' if len(names) == 1 else 'them'} out. Write {'it' if len(names) == 1 else 'them'}, then grade again."),
+    shown = (
+        " and ".join(f"`{name}`" for name in names)
+        if len(names) < 3
+        else ", ".join(f"`{name}`" for name in names[:-1]) + f" and `{names[-1]}`"
+    )
+    left = ", ".join(
+        f"{'it' if len(names) == 1 else name} still returns "
+        f"{', '.join(_shown(n) for n in defined.placeholders[original][:6] if n)} as None"
+        for name, original in zip(names, originals, strict=True)
+    )
+    return Diagnosis(
+        kind="pattern",
+        mistake="not-written-yet",
+        hint=(
+            f"{shown} {'is' if len(names) == 1 else 'are'} not written yet: {left}, as the starter hands "
+            f"{'it' if len(names) == 1 else 'them'} out. Write {'it' if len(names) == 1 else 'them'}, then grade again."
+        ),
         evidence=f"the check read None where {shown} returns a name {'it' if len(names) == 1 else 'each'} only ever "
-                 "sets to None",
-        rule=RuleFault(method=names[0], operand="", how="missing") if len(names) == 1 else None)
+        "sets to None",
+        rule=RuleFault(method=names[0], operand="", how="missing") if len(names) == 1 else None,
+    )
 
 
 def _bound_results(code: str, placeholders: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
@@ -137,8 +183,12 @@ def _bound_results(code: str, placeholders: Mapping[str, tuple[str, ...]]) -> di
         return {}
     bound: dict[str, str] = {}
     for statement in tree.body:
-        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)
-                and isinstance(statement.value.func, ast.Name) and statement.value.func.id in placeholders):
+        if not (
+            isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Name)
+            and statement.value.func.id in placeholders
+        ):
             continue
         function = statement.value.func.id
         positions = placeholders[function]
@@ -159,8 +209,13 @@ def _passed_on(code: str, names: set[str]) -> list[str]:
     except (SyntaxError, ValueError):
         return []
     for statement in tree.body:
-        given = [a.id for node in ast.walk(statement) if isinstance(node, ast.Call)
-                 for a in node.args if isinstance(a, ast.Name) and a.id in names]
+        given = [
+            a.id
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Call)
+            for a in node.args
+            if isinstance(a, ast.Name) and a.id in names
+        ]
         if given:
             return list(dict.fromkeys(given))
     return []

@@ -18,13 +18,27 @@ import dataclasses
 from dataclasses import dataclass
 
 from grader.core.compare import fmt
-from grader.judge.diagnose.localize import BINARY, EXPONENT, SEEDED, STEP, UNARY, Localization, built_on
+from grader.judge.diagnose.localize import (
+    BINARY,
+    EXPONENT,
+    SEEDED,
+    STEP,
+    UNARY,
+    Localization,
+    built_on,
+)
 from grader.judge.diagnose.probe_reader import ProbeReader
 from grader.judge.diagnose.slope_forms import close, how_wrong, neg, output_form, show, slope_at
 from grader.judge.report import How, RuleFault
 
 #: what compositions of + and * need right before they can test the walk (with the ":met:" probes)
-INGREDIENTS = ("__add__:alone", "__mul__:alone", "__add__:repeat", "__mul__:repeat", "__mul__:upstream")
+INGREDIENTS = (
+    "__add__:alone",
+    "__mul__:alone",
+    "__add__:repeat",
+    "__mul__:repeat",
+    "__mul__:upstream",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +54,11 @@ class Fault:
     masked: bool = False
 
 
-def faults(loc: Localization, overwrites: frozenset[str] | None = None,
-           stepped: frozenset[str] = frozenset()) -> tuple[Fault, ...]:
+def faults(
+    loc: Localization,
+    overwrites: frozenset[str] | None = None,
+    stepped: frozenset[str] = frozenset(),
+) -> tuple[Fault, ...]:
     """The root faults the localization probes show; empty where they show none, or no single rule.
 
     `overwrites`: the methods and functions of the submission that overwrite a grad (grader.judge.names), which
@@ -59,14 +76,24 @@ def faults(loc: Localization, overwrites: frozenset[str] | None = None,
         # the probes seeded the output themselves: what else is wrong, hidden behind the missing seed, each rule
         # read on its own probes as before
         hidden, right = _read(given, overwrites)
-        found = (seed, *(_hidden(f, "with out.grad = 1.0 set before out.backward()") for f in hidden))
+        found = (
+            seed,
+            *(_hidden(f, "with out.grad = 1.0 set before out.backward()") for f in hidden),
+        )
     else:
         found, right = (seed,), set()
     # each operation the walk left unread (it never ran, raised or misordered) by its own step, seeded
     read = right | {f.rule.method for f in found}
     steps, _ = _read(loc.view(STEP), overwrites, stepped=stepped - read)
-    return (*found, *(_hidden(f, "out.grad set to 1.0 and each node's own _backward() called, without backward()")
-                      for f in steps))
+    return (
+        *found,
+        *(
+            _hidden(
+                f, "out.grad set to 1.0 and each node's own _backward() called, without backward()"
+            )
+            for f in steps
+        ),
+    )
 
 
 def hides_more(loc: Localization) -> bool:
@@ -84,37 +111,67 @@ def _hidden(fault: Fault, how: str) -> Fault:
     return dataclasses.replace(fault, masked=True, evidence=f"{fault.evidence}; {how}")
 
 
-def _read(loc: Localization, overwrites: frozenset[str] | None,
-          stepped: frozenset[str] | None = None) -> tuple[tuple[Fault, ...], set[str]]:
+def _read(
+    loc: Localization, overwrites: frozenset[str] | None, stepped: frozenset[str] | None = None
+) -> tuple[tuple[Fault, ...], set[str]]:
     """The faults of the operations and the walk, read on probes whose output is seeded (by backward() or the
     probe), and the operations found right. With `stepped`, the probes called each operation's own step by hand,
     with no walk: only these operations, each of which makes its own step, are read, each on its own."""
     reader = _Reader(loc)
     walk = stepped is None
     reached = reader.got("__mul__:upstream", "x.grad")
-    if walk and reader.right("__add__:alone") and reader.right("__mul__:alone") and reached == 0 \
-            and reader.want("__mul__:upstream", "x.grad"):
-        return (_fault("backward", "", "traversal-order", f"(x * y) * c at {reader.at('__mul__:upstream')}: x.grad "
-                       "is 0, each operation right alone: only the output's own inputs got a gradient; walk the "
-                       "sorted nodes outputs first"),), set()
+    if (
+        walk
+        and reader.right("__add__:alone")
+        and reader.right("__mul__:alone")
+        and reached == 0
+        and reader.want("__mul__:upstream", "x.grad")
+    ):
+        return (
+            _fault(
+                "backward",
+                "",
+                "traversal-order",
+                f"(x * y) * c at {reader.at('__mul__:upstream')}: x.grad "
+                "is 0, each operation right alone: only the output's own inputs got a gradient; walk the "
+                "sorted nodes outputs first",
+            ),
+        ), set()
     # + and * right alone, under a factor and with an operand repeated: compositions of them test the walk
-    ingredients = walk and all(reader.right(spec.name) for spec in loc.specs if spec.name in INGREDIENTS
-                               or ":met:" in spec.name)
+    ingredients = walk and all(
+        reader.right(spec.name)
+        for spec in loc.specs
+        if spec.name in INGREDIENTS or ":met:" in spec.name
+    )
     if ingredients:
         found_walk = reader.structure()
-        if found_walk is not None:  # a walk that misses or misorders nodes: no operation can be read through it
+        if (
+            found_walk is not None
+        ):  # a walk that misses or misorders nodes: no operation can be read through it
             return (found_walk,), set()
     found, right = reader.operations(each_alone=not walk)
     if not right or (found and all(reader.nothing_passed(f.rule.method) for f in found)):
-        return (), set()  # no operation right, or nothing passed back by any: the walk, not one rule
+        return (
+            (),
+            set(),
+        )  # no operation right, or nothing passed back by any: the walk, not one rule
     if stepped is not None:
         return tuple(f for f in found if f.rule.method in stepped), right
-    found = [f for f in found if not (built_on(f.rule.method) & {g.rule.method for g in found if g is not f})]
+    found = [
+        f
+        for f in found
+        if not (built_on(f.rule.method) & {g.rule.method for g in found if g is not f})
+    ]
     lost = [f for f in found if f.rule.how == "accumulation" and f.rule.method != "backward"]
     if walk and len(lost) > 1 and overwrites and not overwrites & {f.rule.method for f in lost}:
         # every operation loses a contribution, and only the walk overwrites grads: the walk's fault
-        whole = _fault("backward", "", "accumulation", f"{lost[0].evidence}, in every operation alike, and backward() "
-                       "assigns grads with = where += belongs")
+        whole = _fault(
+            "backward",
+            "",
+            "accumulation",
+            f"{lost[0].evidence}, in every operation alike, and backward() "
+            "assigns grads with = where += belongs",
+        )
         found = [f for f in found if f not in lost] + [whole]
     if ingredients:
         state = reader.state()
@@ -127,24 +184,45 @@ class _Reader(ProbeReader):
     def seeding(self) -> Fault | None:
         fresh = self.got("fresh", "x.grad")
         if fresh is not None and fresh != 0:
-            return _fault("backward", "", "seeding", f"a new node's grad is {fmt(fresh)}, not 0: every node must "
-                                                     "start at 0 (only the output is seeded, with 1.0, by backward())")
-        seeds = [self.got(s.name, "out.grad") for s in self.loc.specs
-                 if s.name.endswith(":alone") and self.ran(s.name)]
+            return _fault(
+                "backward",
+                "",
+                "seeding",
+                f"a new node's grad is {fmt(fresh)}, not 0: every node must "
+                "start at 0 (only the output is seeded, with 1.0, by backward())",
+            )
+        seeds = [
+            self.got(s.name, "out.grad")
+            for s in self.loc.specs
+            if s.name.endswith(":alone") and self.ran(s.name)
+        ]
         seeds = [s for s in seeds if s is not None]
         if seeds and all(not close(s, 1.0) for s in seeds):
-            return _fault("backward", "", "seeding", f"out.grad is {show(seeds[0])} after out.backward(), not 1.0: "
-                                                     "backward() must seed the output with 1.0 before the walk")
+            return _fault(
+                "backward",
+                "",
+                "seeding",
+                f"out.grad is {show(seeds[0])} after out.backward(), not 1.0: "
+                "backward() must seed the output with 1.0 before the walk",
+            )
         return None
 
     def never_seeds(self) -> bool:
         """backward() leaves the output's grad as it was (0): what a probe sets before it stays."""
-        seeds = [self.got(s.name, "out.grad") for s in self.loc.specs if s.name.endswith(":alone") and self.ran(s.name)]
+        seeds = [
+            self.got(s.name, "out.grad")
+            for s in self.loc.specs
+            if s.name.endswith(":alone") and self.ran(s.name)
+        ]
         return self.got("fresh", "x.grad") == 0 and bool(seeds) and all(s == 0 for s in seeds)
 
     def keeps_the_seed(self) -> bool:
         """Seeded by the probe, the output's grad is still 1.0 after backward()."""
-        seeds = [self.got(s.name, "out.grad") for s in self.loc.specs if s.name.endswith(":alone") and self.ran(s.name)]
+        seeds = [
+            self.got(s.name, "out.grad")
+            for s in self.loc.specs
+            if s.name.endswith(":alone") and self.ran(s.name)
+        ]
         return bool(seeds) and all(close(s, 1.0) for s in seeds)
 
     def operations(self, each_alone: bool = False) -> tuple[list[Fault], set[str]]:
@@ -156,15 +234,21 @@ class _Reader(ProbeReader):
             verdict = self.binary(method, symbol)
             if verdict is True:
                 right.add(method)
-                found += self.around(method, f"x {symbol} y", f"{method}:upstream", f"{method}:repeat")
-                for name, expression, owner in ((f"{method}:number", f"x {symbol} k", method),
-                                                (f"{reflected}:number", f"k {symbol} x", reflected)):
+                found += self.around(
+                    method, f"x {symbol} y", f"{method}:upstream", f"{method}:repeat"
+                )
+                for name, expression, owner in (
+                    (f"{method}:number", f"x {symbol} k", method),
+                    (f"{reflected}:number", f"k {symbol} x", reflected),
+                ):
                     found += self.single(name, owner, expression)
             elif isinstance(verdict, Fault):
                 found.append(verdict)
             if verdict is not True and each_alone:
                 found += self.single(f"{reflected}:number", reflected, f"k {symbol} x")
-        add_right = bool(self.right("__add__:alone") and self.right("__add__:repeat"))  # op(x) + x needs a right +
+        add_right = bool(
+            self.right("__add__:alone") and self.right("__add__:repeat")
+        )  # op(x) + x needs a right +
         for method, expression, domain in UNARY:
             tag = f"{method}:{domain}" if method == "relu" else method
             alone = self.single(f"{tag}:alone", method, expression)
@@ -173,8 +257,9 @@ class _Reader(ProbeReader):
             elif self.right(f"{tag}:alone"):
                 if self.want(f"{tag}:alone", "x.grad"):  # a closed gate's 0 proves nothing
                     right.add(method)
-                found += self.around(method, expression, f"{tag}:upstream",
-                                     f"{tag}:repeat" if add_right else None)
+                found += self.around(
+                    method, expression, f"{tag}:upstream", f"{tag}:repeat" if add_right else None
+                )
         return found, right
 
     def binary(self, method: str, symbol: str) -> bool | Fault | None:
@@ -189,21 +274,35 @@ class _Reader(ProbeReader):
         if not self.numbers(name):
             return None  # a grad or a value that is no number (a node, a list): no slope to read from it
         if not close(value, want_value):
-            return _fault(method, "both", "wrong-value", f"{expression} at {self.at(name)} is {show(value)}, not "
-                                                          f"{show(want_value)}", forward=True)
+            return _fault(
+                method,
+                "both",
+                "wrong-value",
+                f"{expression} at {self.at(name)} is {show(value)}, not {show(want_value)}",
+                forward=True,
+            )
         gx, gy = self.got(name, "x.grad"), self.got(name, "y.grad")
         ex, ey = self.want(name, "x.grad"), self.want(name, "y.grad")
         if close(gx, ex) and close(gy, ey):
             return True
-        shown = f"{expression} alone at {self.at(name)}: x.grad {show(gx)}, y.grad {show(gy)} where " \
-                f"{show(ex)} and {show(ey)} were expected"
+        shown = (
+            f"{expression} alone at {self.at(name)}: x.grad {show(gx)}, y.grad {show(gy)} where "
+            f"{show(ex)} and {show(ey)} were expected"
+        )
         if gx == 0 and gy == 0 and (ex or ey) and self.nothing_passed(method):
-            return _fault(method, "both", "no-backward", f"{shown}: the value is right, and no probe of {method} "
-                                                         "passes any gradient back")
+            return _fault(
+                method,
+                "both",
+                "no-backward",
+                f"{shown}: the value is right, and no probe of {method} passes any gradient back",
+            )
         if close(gx, ey) and close(gy, ex) and not close(ex, ey):
             return _fault(method, "both", "swapped", f"{shown}: each operand got the other's slope")
-        hows = {operand: how_wrong(g, e, value) for operand, g, e in (("self", gx, ex), ("other", gy, ey))
-                if not close(g, e)}
+        hows = {
+            operand: how_wrong(g, e, value)
+            for operand, g, e in (("self", gx, ex), ("other", gy, ey))
+            if not close(g, e)
+        }
         operand = next(iter(hows)) if len(hows) == 1 else "both"
         how = next(iter(set(hows.values()))) if len(set(hows.values())) == 1 else "wrong-local"
         return _fault(method, operand, how, shown)
@@ -215,34 +314,88 @@ class _Reader(ProbeReader):
             return []  # missing, raised or stopped alone, not numbers (no values to read a rule from), or right
         value, want_value = self.got(name, "value"), self.want(name, "value")
         if not close(value, want_value):
-            how: How = "negated" if close(value, neg(want_value)) and \
-                close(self.got(name, "x.grad"), neg(self.want(name, "x.grad"))) else "wrong-value"
-            return [_fault(method, "self", how, f"{expression} at {self.at(name)} is {show(value)}, not "
-                                                f"{show(want_value)}", forward=True)]
+            how: How = (
+                "negated"
+                if close(value, neg(want_value))
+                and close(self.got(name, "x.grad"), neg(self.want(name, "x.grad")))
+                else "wrong-value"
+            )
+            return [
+                _fault(
+                    method,
+                    "self",
+                    how,
+                    f"{expression} at {self.at(name)} is {show(value)}, not {show(want_value)}",
+                    forward=True,
+                )
+            ]
         g, e = self.got(name, "x.grad"), self.want(name, "x.grad")
         if g == 0 and e and self.nothing_passed(method):
-            return [_fault(method, "self", "no-backward", f"{expression} at {self.at(name)}: the value is right, "
-                                                          f"x.grad is 0 where {show(e)} was expected, and no probe "
-                                                          f"of {method} passes any gradient back")]
-        how = "missing-coefficient" if method == "__pow__" and g is not None and e and close(g * EXPONENT, e) \
-            else how_wrong(g, e, value, slope_at(method, value), output_form(method, self.x_of(name)))
-        return [_fault(method, "self", how, f"{expression} at {self.at(name)}: x.grad is {show(g)} where "
-                                            f"{show(e)} was expected")]
+            return [
+                _fault(
+                    method,
+                    "self",
+                    "no-backward",
+                    f"{expression} at {self.at(name)}: the value is right, "
+                    f"x.grad is 0 where {show(e)} was expected, and no probe "
+                    f"of {method} passes any gradient back",
+                )
+            ]
+        how = (
+            "missing-coefficient"
+            if method == "__pow__" and g is not None and e and close(g * EXPONENT, e)
+            else how_wrong(
+                g, e, value, slope_at(method, value), output_form(method, self.x_of(name))
+            )
+        )
+        return [
+            _fault(
+                method,
+                "self",
+                how,
+                f"{expression} at {self.at(name)}: x.grad is {show(g)} where "
+                f"{show(e)} was expected",
+            )
+        ]
 
-    def around(self, method: str, expression: str, upstream: str, repeat: str | None) -> list[Fault]:
+    def around(
+        self, method: str, expression: str, upstream: str, repeat: str | None
+    ) -> list[Fault]:
         """An operation right alone, under an upstream factor c and with x used twice."""
         alone = upstream.replace(":upstream", ":alone")
-        if self.ran(upstream) and not self.right(upstream) and (method == "__mul__" or self.right("__mul__:alone")) \
-                and close(self.got(upstream, "x.grad"), self.got(alone, "x.grad")):  # the factor c, left out
-            return [_fault(method, "both" if "y" in expression else "self", "missing-upstream",
-                           f"({expression}) * c at {self.at(upstream)}: the slopes are right alone but not "
-                           "multiplied by c, the gradient arriving from above")]
-        if repeat is not None and self.ran(repeat) and self.numbers(repeat) and not self.right(repeat):
+        if (
+            self.ran(upstream)
+            and not self.right(upstream)
+            and (method == "__mul__" or self.right("__mul__:alone"))
+            and close(self.got(upstream, "x.grad"), self.got(alone, "x.grad"))
+        ):  # the factor c, left out
+            return [
+                _fault(
+                    method,
+                    "both" if "y" in expression else "self",
+                    "missing-upstream",
+                    f"({expression}) * c at {self.at(upstream)}: the slopes are right alone but not "
+                    "multiplied by c, the gradient arriving from above",
+                )
+            ]
+        if (
+            repeat is not None
+            and self.ran(repeat)
+            and self.numbers(repeat)
+            and not self.right(repeat)
+        ):
             used = expression.replace("y", "x") if "y" in expression else f"{expression} + x"
-            return [_fault(method, "both", "accumulation", f"{used} at {self.at(repeat)}: x.grad is "
-                                                           f"{show(self.got(repeat, 'x.grad'))} where "
-                                                           f"{show(self.want(repeat, 'x.grad'))} was expected: a node "
-                                                           "used twice must get both contributions (+=, not =)")]
+            return [
+                _fault(
+                    method,
+                    "both",
+                    "accumulation",
+                    f"{used} at {self.at(repeat)}: x.grad is "
+                    f"{show(self.got(repeat, 'x.grad'))} where "
+                    f"{show(self.want(repeat, 'x.grad'))} was expected: a node "
+                    "used twice must get both contributions (+=, not =)",
+                )
+            ]
         return []
 
     def wrong(self, name: str) -> bool:
@@ -253,18 +406,37 @@ class _Reader(ProbeReader):
     def structure(self) -> Fault | None:
         """One backward() call over + and *, each right alone: every node visited once, outputs first."""
         if self.wrong("chain"):
-            return _fault("backward", "", "traversal-order", "x * b * c * k, each operation right alone: "
-                          f"{self.shown('chain', 'x.grad')}: the walk must visit every node, outputs first")
+            return _fault(
+                "backward",
+                "",
+                "traversal-order",
+                "x * b * c * k, each operation right alone: "
+                f"{self.shown('chain', 'x.grad')}: the walk must visit every node, outputs first",
+            )
         if self.wrong("diamond"):
-            twice = close(self.got("traversal:diamond", "v.grad"), 2 * (self.want("traversal:diamond", "v.grad") or 0))
-            return _fault("backward", "", "visited" if twice else "traversal-order",
-                          f"b = v + v; c = b + b: {self.shown('diamond', 'v.grad')}" +
-                          (": b was walked twice (keep a set of the nodes already listed)" if twice else ""))
+            twice = close(
+                self.got("traversal:diamond", "v.grad"),
+                2 * (self.want("traversal:diamond", "v.grad") or 0),
+            )
+            return _fault(
+                "backward",
+                "",
+                "visited" if twice else "traversal-order",
+                f"b = v + v; c = b + b: {self.shown('diamond', 'v.grad')}"
+                + (
+                    ": b was walked twice (keep a set of the nodes already listed)" if twice else ""
+                ),
+            )
         for name in ("shared-long", "shared-long-left", "shared-many"):
             if self.wrong(name):
-                return _fault("backward", "", "traversal-order", f"h used directly and through h * c * k: "
-                              f"{self.shown(name, 'x.grad')}: a node may pass its grad on only after every node "
-                              "that uses it has added to it")
+                return _fault(
+                    "backward",
+                    "",
+                    "traversal-order",
+                    f"h used directly and through h * c * k: "
+                    f"{self.shown(name, 'x.grad')}: a node may pass its grad on only after every node "
+                    "that uses it has added to it",
+                )
         return None
 
     def state(self) -> Fault | None:
@@ -278,19 +450,50 @@ class _Reader(ProbeReader):
         if not (twice or rebuilt or reuse):
             return None
         c = self.loc.inputs["c"]
-        reset = isinstance(c, float) and close(self.got("traversal:rebuilt", "w.grad"), c)  # w * c's share alone
+        reset = isinstance(c, float) and close(
+            self.got("traversal:rebuilt", "w.grad"), c
+        )  # w * c's share alone
         if reset:
-            return _fault("backward", "", "accumulation", f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: "
-                          "backward() resets grads that must keep adding across calls", across_calls=True)
+            return _fault(
+                "backward",
+                "",
+                "accumulation",
+                f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: "
+                "backward() resets grads that must keep adding across calls",
+                across_calls=True,
+            )
         if not rebuilt:
-            return _fault("backward", "", "visited", f"backward() twice on x * y: {self.shown('twice', 'x.grad')}: "
-                          "a mark of visited nodes kept from the first call makes the second walk skip them",
-                          across_calls=True)
-        return _fault("backward", "", "visited", f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: what the "
-                      "first backward() kept (a list or a set of visited nodes, a default argument) leaks into the "
-                      "next call: keep it local to one call", across_calls=True)
+            return _fault(
+                "backward",
+                "",
+                "visited",
+                f"backward() twice on x * y: {self.shown('twice', 'x.grad')}: "
+                "a mark of visited nodes kept from the first call makes the second walk skip them",
+                across_calls=True,
+            )
+        return _fault(
+            "backward",
+            "",
+            "visited",
+            f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: what the "
+            "first backward() kept (a list or a set of visited nodes, a default argument) leaks into the "
+            "next call: keep it local to one call",
+            across_calls=True,
+        )
 
-def _fault(method: str, operand: str, how: How, evidence: str, *, across_calls: bool = False,
-           forward: bool = False) -> Fault:
-    return Fault(RuleFault(method=method, operand=operand, how=how), evidence,  # type: ignore[arg-type]
-                 across_calls, forward)
+
+def _fault(
+    method: str,
+    operand: str,
+    how: How,
+    evidence: str,
+    *,
+    across_calls: bool = False,
+    forward: bool = False,
+) -> Fault:
+    return Fault(
+        RuleFault(method=method, operand=operand, how=how),
+        evidence,  # type: ignore[arg-type]
+        across_calls,
+        forward,
+    )

@@ -42,8 +42,9 @@ _FACTS: dict[tuple[object, ...], MutantFacts | None] = {}
 LOCALIZED_AT = 0
 
 
-def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
-                  time_limit: float | None) -> MutantFacts | None:
+def mutant_facts(
+    sandbox: Sandbox, mutant: Mutant, exercise: Exercise, time_limit: float | None
+) -> MutantFacts | None:
     """The mutant's facts; None where its file cannot be read."""
     key = (exercise.id, exercise.source, stamp(mutant.path), stamp(exercise.solution))
     if key not in _FACTS:
@@ -55,12 +56,21 @@ def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
             # an engine mistake's own localization: blame keeps its name only where it agrees
             located = localize(sandbox, submission, exercise, LOCALIZED_AT, time_limit)
             defined = definitions(submission.cells)
-            found = frozenset((f.rule.method, f.rule.how)
-                              for f in faults(located, defined.grad_overwrites, defined.stepped)) \
-                if located is not None else frozenset()
-            facts = MutantFacts(submission, frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
-                                 distinctive(mutant.path, exercise.solution), found,
-                                 located is not None and located.unfinished)
+            found = (
+                frozenset(
+                    (f.rule.method, f.rule.how)
+                    for f in faults(located, defined.grad_overwrites, defined.stepped)
+                )
+                if located is not None
+                else frozenset()
+            )
+            facts = MutantFacts(
+                submission,
+                frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
+                distinctive(mutant.path, exercise.solution),
+                found,
+                located is not None and located.unfinished,
+            )
             if facts.unfinished:
                 return facts
         if len(_FACTS) >= 512:
@@ -74,4 +84,6 @@ def stamp(path: Path | None) -> tuple[object, ...]:
         info = os.stat(path) if path is not None else None
     except OSError:
         return (str(path),)
-    return (str(path),) if info is None else (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+    return (
+        (str(path),) if info is None else (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+    )

@@ -18,12 +18,21 @@ from grader.run.observed import GroupRun, ProbeRun
 
 def passes(got: ProbeRun, want: Expected, raises: bool, tol: Tolerance) -> bool:
     if raises:
-        return got.error is not None and isinstance(want.observations, ErrorInfo) and \
-            same_error(got.error, want.observations)
-    if got.error is not None or got.observations is None or isinstance(want.observations, ErrorInfo):
+        return (
+            got.error is not None
+            and isinstance(want.observations, ErrorInfo)
+            and same_error(got.error, want.observations)
+        )
+    if (
+        got.error is not None
+        or got.observations is None
+        or isinstance(want.observations, ErrorInfo)
+    ):
         return False
-    return all(compare(value, got.observations.get(label, MISSING), want.tolerance(label, tol)) is None
-               for label, value in want.observations.items())
+    return all(
+        compare(value, got.observations.get(label, MISSING), want.tolerance(label, tol)) is None
+        for label, value in want.observations.items()
+    )
 
 
 def passes_on(run: GroupRun, index: int, want: Expected, tol: Tolerance) -> bool:
@@ -31,7 +40,9 @@ def passes_on(run: GroupRun, index: int, want: Expected, tol: Tolerance) -> bool
     return got is not None and passes(got, want, isinstance(want.observations, ErrorInfo), tol)
 
 
-def strong(run: GroupRun, index: int, expected: Expected | None = None, tol: Tolerance | None = None) -> bool:
+def strong(
+    run: GroupRun, index: int, expected: Expected | None = None, tol: Tolerance | None = None
+) -> bool:
     """Numbers matched, not just an exception, a text or zeros (nothing reached them), which many mistakes share.
 
     With `expected`, only the wrong values count: a right seed of 1.0 beside zeros is no evidence of how
@@ -40,19 +51,35 @@ def strong(run: GroupRun, index: int, expected: Expected | None = None, tol: Tol
     got = run.probes[index]
     if got is None or got.observations is None:
         return False
-    want = None if expected is None or isinstance(expected.observations, ErrorInfo) else expected.observations
+    want = (
+        None
+        if expected is None or isinstance(expected.observations, ErrorInfo)
+        else expected.observations
+    )
     for label, value in got.observations.items():
-        if want is not None and expected is not None and tol is not None and label in want \
-                and compare(want[label], value, expected.tolerance(label, tol)) is None:
+        if (
+            want is not None
+            and expected is not None
+            and tol is not None
+            and label in want
+            and compare(want[label], value, expected.tolerance(label, tol)) is None
+        ):
             continue
-        if (isinstance(value, Number) and value.value != 0) or \
-                (isinstance(value, Array) and any(x != 0 for x in value.data)):
+        if (isinstance(value, Number) and value.value != 0) or (
+            isinstance(value, Array) and any(x != 0 for x in value.data)
+        ):
             return True
     return False
 
 
-def locate(exercise: Exercise, check: CheckResult, runs: Mapping[str, GroupRun]) -> tuple[int, GroupRun] | None:
-    name, device = (check.name[:-len(" [cuda]")], "cuda") if check.name.endswith(" [cuda]") else (check.name, "cpu")
+def locate(
+    exercise: Exercise, check: CheckResult, runs: Mapping[str, GroupRun]
+) -> tuple[int, GroupRun] | None:
+    name, device = (
+        (check.name[: -len(" [cuda]")], "cuda")
+        if check.name.endswith(" [cuda]")
+        else (check.name, "cpu")
+    )
     index = next((i for i, p in enumerate(exercise.probes) if p.name == name), None)
     run = runs.get(device)
     return None if index is None or run is None else (index, run)
@@ -67,40 +94,60 @@ def right(student: GroupRun, index: int, expected: Expected, tol: Tolerance) -> 
     got = student.probes[index]
     if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
         return False
-    return all(compare(want, got.observations.get(label, MISSING), expected.tolerance(label, tol)) is None
-               for label, want in expected.observations.items())
+    return all(
+        compare(want, got.observations.get(label, MISSING), expected.tolerance(label, tol)) is None
+        for label, want in expected.observations.items()
+    )
 
 
-def behaves_like(student: GroupRun, mutant: GroupRun | None, index: int, expected: Expected,
-                  tol: Tolerance) -> bool:
+def behaves_like(
+    student: GroupRun, mutant: GroupRun | None, index: int, expected: Expected, tol: Tolerance
+) -> bool:
     if mutant is None:
         return False
     got, theirs = student.probes[index], mutant.probes[index]
     if got is None or theirs is None:
         return False
     if got.error is not None or theirs.error is not None:  # the same exception, from the same probe
-        return got.error is not None and theirs.error is not None and same_error(got.error, theirs.error)
-    if isinstance(expected.observations, ErrorInfo):  # neither raised where the solution does: the same slip
+        return (
+            got.error is not None
+            and theirs.error is not None
+            and same_error(got.error, theirs.error)
+        )
+    if isinstance(
+        expected.observations, ErrorInfo
+    ):  # neither raised where the solution does: the same slip
         return True
     if got.observations is None or theirs.observations is None:
         return False
     return beyond_precision(got.observations, theirs.observations, expected, tol)
 
 
-def beyond_precision(got: Mapping[str, Value], theirs: Mapping[str, Value], expected: Expected,
-                     tol: Tolerance) -> bool:
+def beyond_precision(
+    got: Mapping[str, Value], theirs: Mapping[str, Value], expected: Expected, tol: Tolerance
+) -> bool:
     """A mistake's values are evidence only beyond what precision explains (grader.judge.precision): the student
     is farther from the right values than float32 arithmetic gives somewhere, the mistake is too wherever the
     student is, and the student is no farther from the mistake's values than that, everywhere. A correct float32
     answer can equal a mistake's values where the mistake does no harm yet (a first step, before any gradient
     piles up): that names nothing."""
     assert not isinstance(expected.observations, ErrorInfo)
-    wrong = [label for label, want in expected.observations.items()
-             if compare(want, got.get(label, MISSING), expected.explained(label, tol)) is not None]
+    wrong = [
+        label
+        for label, want in expected.observations.items()
+        if compare(want, got.get(label, MISSING), expected.explained(label, tol)) is not None
+    ]
     if not wrong:
         return False
-    mutant_wrong = all(compare(expected.observations[label], theirs.get(label, MISSING),
-                               expected.explained(label, tol)) is not None for label in wrong)
-    same = all(label in theirs and compare(theirs[label], value, expected.explained(label, tol)) is None
-               for label, value in got.items())
+    mutant_wrong = all(
+        compare(
+            expected.observations[label], theirs.get(label, MISSING), expected.explained(label, tol)
+        )
+        is not None
+        for label in wrong
+    )
+    same = all(
+        label in theirs and compare(theirs[label], value, expected.explained(label, tol)) is None
+        for label, value in got.items()
+    )
     return mutant_wrong and same

@@ -18,30 +18,59 @@ from grader.judge.report import Diagnosis, RuleFault
 
 NUMBERS = frozenset({"int", "float"})
 #: an operator as Python's messages write it, and the method it calls
-OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "**": "pow", "//": "floordiv", "%": "mod",
-             "@": "matmul"}
+OPERATORS = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "**": "pow",
+    "//": "floordiv",
+    "%": "mod",
+    "@": "matmul",
+}
 #: the lessons' engine methods an AttributeError can be about (attributes such as .value are the contract's)
 ENGINE_METHODS = frozenset({"sigmoid", "relu", "tanh", "exp", "log", "backward"})
 #: and a tensor engine's (family C): its reductions and reshapes are methods too
 TENSOR_METHODS = frozenset({"sum", "mean", "max", "reshape", "transpose", "broadcast_to"})
 
-_OPERANDS = re.compile(r"unsupported operand type\(s\) for (?P<op>[^:]+?)(?: or pow\(\))?: "
-                       r"'(?P<left>[\w.]+)' and '(?P<right>[\w.]+)'")
+_OPERANDS = re.compile(
+    r"unsupported operand type\(s\) for (?P<op>[^:]+?)(?: or pow\(\))?: "
+    r"'(?P<left>[\w.]+)' and '(?P<right>[\w.]+)'"
+)
 _UNARY = re.compile(r"bad operand type for unary (?P<op>[-+~]): '(?P<type>[\w.]+)'")
 _NO_ATTRIBUTE = re.compile(r"'(?P<type>[\w.]+)' object has no attribute '(?P<attr>\w+)'")
-_SIGNATURE = re.compile(r"^(?P<owner>\w+)\.(?P<method>\w+)\(\) (missing \d+ required positional argument"
-                        r"|takes \d+ positional arguments? but \d+ (was|were) given)")
+_SIGNATURE = re.compile(
+    r"^(?P<owner>\w+)\.(?P<method>\w+)\(\) (missing \d+ required positional argument"
+    r"|takes \d+ positional arguments? but \d+ (was|were) given)"
+)
 _UNDEFINED = re.compile(r"name '(?P<name>\w+)' is not defined")
 
 
 #: the operations of an engine's class: what a probe calls on it, other than backward()
-OPERATIONS = frozenset({f"__{name}__" for name in OPERATORS.values()} | {f"__r{name}__" for name in OPERATORS.values()}
-                       | {"__neg__"} | (ENGINE_METHODS - {"backward"}))
+OPERATIONS = frozenset(
+    {f"__{name}__" for name in OPERATORS.values()}
+    | {f"__r{name}__" for name in OPERATORS.values()}
+    | {"__neg__"}
+    | (ENGINE_METHODS - {"backward"})
+)
 #: the ids of the patterns an error states by itself: they are the facts of their own check, never guessed
-STATED = frozenset({"missing-method", "missing-reflected-operator", "constant-not-wrapped", "number-as-child",
-                    "exponent-not-a-node", "wrong-signature", "undefined-name", "not-written-yet",
-                    "other-attribute-names", "unset-attribute", "radd-recursion", "rmul-recursion",
-                    "unstable-forward"})
+STATED = frozenset(
+    {
+        "missing-method",
+        "missing-reflected-operator",
+        "constant-not-wrapped",
+        "number-as-child",
+        "exponent-not-a-node",
+        "wrong-signature",
+        "undefined-name",
+        "not-written-yet",
+        "other-attribute-names",
+        "unset-attribute",
+        "radd-recursion",
+        "rmul-recursion",
+        "unstable-forward",
+    }
+)
 #: what an error states only of code that is right wherever it gives values (an overflow in a wrong formula
 #: is the formula's fault)
 RIGHT_ELSEWHERE = frozenset({"unstable-forward"})
@@ -49,7 +78,9 @@ RIGHT_ELSEWHERE = frozenset({"unstable-forward"})
 _BOUNDED = frozenset({"sigmoid", "tanh"})
 
 
-def named_by_error(error: ErrorInfo, defined: Definitions, uses: frozenset[str] | None = None) -> Diagnosis | None:
+def named_by_error(
+    error: ErrorInfo, defined: Definitions, uses: frozenset[str] | None = None
+) -> Diagnosis | None:
     """The mistake this error names, where what the submission defines confirms it; else None.
 
     `uses`: the operations the check's code calls, where known: an operation that returns nothing explains a
@@ -64,32 +95,55 @@ def named_by_error(error: ErrorInfo, defined: Definitions, uses: frozenset[str] 
 def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     """NotImplementedError from a method of the submission: the starter's placeholder, not written yet."""
     where = error.where
-    if error.type_name != "NotImplementedError" or where is None or where.function in ("", "<module>"):
+    if (
+        error.type_name != "NotImplementedError"
+        or where is None
+        or where.function in ("", "<module>")
+    ):
         return None
     outer = sorted(defined.outer(where.function, where.file, where.line))
     if outer == [where.function]:
         if where.function not in defined.unwritten and not any(
-                c.defines(where.function) for c in defined.classes.values()):
+            c.defines(where.function) for c in defined.classes.values()
+        ):
             return None
         method = where.function
-        hint = (f"`{method}` is not written yet: it still raises NotImplementedError, as the starter hands it "
-                "out. Write it, then grade again.")
+        hint = (
+            f"`{method}` is not written yet: it still raises NotImplementedError, as the starter hands it "
+            "out. Write it, then grade again."
+        )
     elif where.function not in defined.enclosing:
         return None  # a name the file does not define inside a method: nothing the syntax tree confirms
     elif len(outer) == 1 and outer[0] in OPERATIONS:
-        method, hint = outer[0], (f"`{outer[0]}` has no backward yet: its `{where.function}` still raises "
-                                  "NotImplementedError. Write it, then grade again.")
+        method, hint = (
+            outer[0],
+            (
+                f"`{outer[0]}` has no backward yet: its `{where.function}` still raises "
+                "NotImplementedError. Write it, then grade again."
+            ),
+        )
     elif len(outer) == 1:
-        method, hint = outer[0], (f"`{outer[0]}` is not finished yet: `{where.function}`, inside it, still raises "
-                                  "NotImplementedError. Write it, then grade again.")
+        method, hint = (
+            outer[0],
+            (
+                f"`{outer[0]}` is not finished yet: `{where.function}`, inside it, still raises "
+                "NotImplementedError. Write it, then grade again."
+            ),
+        )
     else:
         return None
-    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=hint,
-                     rule=RuleFault(method=method, operand="", how="missing"),
-                     evidence=f"the code raised NotImplementedError ({where.describe()})")
+    return Diagnosis(
+        kind="pattern",
+        mistake="not-written-yet",
+        hint=hint,
+        rule=RuleFault(method=method, operand="", how="missing"),
+        evidence=f"the code raised NotImplementedError ({where.describe()})",
+    )
 
 
-def _returns_nothing(error: ErrorInfo, defined: Definitions, uses: frozenset[str] | None) -> Diagnosis | None:
+def _returns_nothing(
+    error: ErrorInfo, defined: Definitions, uses: frozenset[str] | None
+) -> Diagnosis | None:
     """A None that an operation returned: one that never returns a value is not written yet."""
     if "'NoneType'" not in error.message or error.type_name not in ("AttributeError", "TypeError"):
         return None
@@ -97,11 +151,17 @@ def _returns_nothing(error: ErrorInfo, defined: Definitions, uses: frozenset[str
     if not empty or (uses is None and len(empty) > 1):
         return None
     shown = ", ".join(f"`{m}`" for m in empty)
-    return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
-        f"{shown} {'returns' if len(empty) == 1 else 'return'} nothing (None) yet, so what uses "
-        f"{'its' if len(empty) == 1 else 'their'} result fails: an operation returns the new node it makes "
-        "(return out)."), rule=RuleFault(method=empty[0], operand="", how="missing") if len(empty) == 1 else None,
-        evidence=f"the code raised {error.type_name}: {error.message}; {shown} never return a value")
+    return Diagnosis(
+        kind="pattern",
+        mistake="not-written-yet",
+        hint=(
+            f"{shown} {'returns' if len(empty) == 1 else 'return'} nothing (None) yet, so what uses "
+            f"{'its' if len(empty) == 1 else 'their'} result fails: an operation returns the new node it makes "
+            "(return out)."
+        ),
+        rule=RuleFault(method=empty[0], operand="", how="missing") if len(empty) == 1 else None,
+        evidence=f"the code raised {error.type_name}: {error.message}; {shown} never return a value",
+    )
 
 
 def _operands(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
@@ -113,27 +173,44 @@ def _operands(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     if left in NUMBERS and (owner := defined.class_named(right)) is not None:
         method = f"__r{name}__"
         if owner.defines(method) is False:
-            return _missing("missing-reflected-operator", method, error,
-                            f"k {op} x, with a plain number on the left, calls {owner.name}.{method}, which your class "
-                            f"does not define: define {method} (for {op}, it computes k {op} x, in that order).")
+            return _missing(
+                "missing-reflected-operator",
+                method,
+                error,
+                f"k {op} x, with a plain number on the left, calls {owner.name}.{method}, which your class "
+                f"does not define: define {method} (for {op}, it computes k {op} x, in that order).",
+            )
         return None
     owner = defined.class_named(left)
     if owner is None or not (right in NUMBERS or right == left):
         return None
     method = f"__{name}__"
     if owner.defines(method) is False:
-        return _missing("missing-method", method, error,
-                        f"Your class {owner.name} has no {method}, so x {op} y cannot be computed: define it.")
+        return _missing(
+            "missing-method",
+            method,
+            error,
+            f"Your class {owner.name} has no {method}, so x {op} y cannot be computed: define it.",
+        )
     return None
 
 
 def _unary(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     match = _UNARY.search(error.message) if error.type_name == "TypeError" else None
     owner = None if match is None else defined.class_named(match["type"])
-    if match is None or owner is None or match["op"] != "-" or owner.defines("__neg__") is not False:
+    if (
+        match is None
+        or owner is None
+        or match["op"] != "-"
+        or owner.defines("__neg__") is not False
+    ):
         return None
-    return _missing("missing-method", "__neg__", error, f"Your class {owner.name} has no __neg__, so -x cannot be "
-                                                        "computed: define it.")
+    return _missing(
+        "missing-method",
+        "__neg__",
+        error,
+        f"Your class {owner.name} has no __neg__, so -x cannot be computed: define it.",
+    )
 
 
 def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
@@ -147,21 +224,34 @@ def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     if owner is None or owner.defines(attr) is not False or "__getattr__" in owner.members:
         return None
     if attr in ENGINE_METHODS | TENSOR_METHODS:
-        return _missing("missing-method", attr, error, f"Your class {owner.name} has no {attr}(): define it.")
+        return _missing(
+            "missing-method", attr, error, f"Your class {owner.name} has no {attr}(): define it."
+        )
     if attr in owner.attributes or attr.startswith("_"):
         return None  # set somewhere, not yet where it was read: nothing the syntax tree settles
     has = ", ".join(f".{a}" for a in owner.attributes if not a.startswith("_"))
     if not has:
         return None
     if error.where is None:  # the exercise's own code read it: the contract's name
-        return Diagnosis(kind="pattern", mistake="other-attribute-names", hint=(
-            f"Your class {owner.name} has no .{attr}, which this exercise reads: it keeps its numbers in {has}. "
-            f"Use the exercise's names, or add a property to the class ({attr} = property(lambda self: "
-            f"self.{owner.attributes[0]}) if .{owner.attributes[0]} holds what .{attr} means)."),
-            evidence=f"the code raised AttributeError: {error.message}; the class sets {has}")
-    return Diagnosis(kind="pattern", mistake="unset-attribute", hint=(
-        f"Your code reads .{attr} of a {owner.name} ({error.where.describe()}), which {owner.name} never sets: "
-        f"it sets {has}. A misspelt name?"), evidence=f"the code raised AttributeError: {error.message}")
+        return Diagnosis(
+            kind="pattern",
+            mistake="other-attribute-names",
+            hint=(
+                f"Your class {owner.name} has no .{attr}, which this exercise reads: it keeps its numbers in {has}. "
+                f"Use the exercise's names, or add a property to the class ({attr} = property(lambda self: "
+                f"self.{owner.attributes[0]}) if .{owner.attributes[0]} holds what .{attr} means)."
+            ),
+            evidence=f"the code raised AttributeError: {error.message}; the class sets {has}",
+        )
+    return Diagnosis(
+        kind="pattern",
+        mistake="unset-attribute",
+        hint=(
+            f"Your code reads .{attr} of a {owner.name} ({error.where.describe()}), which {owner.name} never sets: "
+            f"it sets {has}. A misspelt name?"
+        ),
+        evidence=f"the code raised AttributeError: {error.message}",
+    )
 
 
 def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis | None:
@@ -174,19 +264,37 @@ def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis
     outer = defined.outer(where.function, where.file, where.line)
     evidence = f"the code raised AttributeError: {error.message} ({where.describe()})"
     if outer == {"__pow__"}:
-        return Diagnosis(kind="pattern", mistake="exponent-not-a-node", hint=(
-            f"In x ** n the exponent n is a plain number, not a {holders[0]}: it has no .{attr}. Use it as the "
-            "number it is, and leave it out of the node's children."), evidence=evidence)
+        return Diagnosis(
+            kind="pattern",
+            mistake="exponent-not-a-node",
+            hint=(
+                f"In x ** n the exponent n is a plain number, not a {holders[0]}: it has no .{attr}. Use it as the "
+                "number it is, and leave it out of the node's children."
+            ),
+            evidence=evidence,
+        )
     if outer and outer <= OPERATIONS:
-        return Diagnosis(kind="pattern", mistake="constant-not-wrapped", hint=(
-            f"A plain number reached code that reads .{attr}, which only your {holders[0]} objects have: an "
-            f"operation must accept a number on either side by wrapping it (other = other if "
-            f"isinstance(other, {holders[0]}) else {holders[0]}(other))."), evidence=evidence)
+        return Diagnosis(
+            kind="pattern",
+            mistake="constant-not-wrapped",
+            hint=(
+                f"A plain number reached code that reads .{attr}, which only your {holders[0]} objects have: an "
+                f"operation must accept a number on either side by wrapping it (other = other if "
+                f"isinstance(other, {holders[0]}) else {holders[0]}(other))."
+            ),
+            evidence=evidence,
+        )
     if "backward" in outer:
-        return Diagnosis(kind="pattern", mistake="number-as-child", hint=(
-            f"backward() met a plain number among a node's children and read its .{attr}: an operation lists "
-            f"a number (an exponent, a constant) as a child. Keep only {holders[0]} objects among the children "
-            f"(for x ** n, the children are (self,) alone)."), evidence=evidence)
+        return Diagnosis(
+            kind="pattern",
+            mistake="number-as-child",
+            hint=(
+                f"backward() met a plain number among a node's children and read its .{attr}: an operation lists "
+                f"a number (an exponent, a constant) as a child. Keep only {holders[0]} objects among the children "
+                f"(for x ** n, the children are (self,) alone)."
+            ),
+            evidence=evidence,
+        )
     return None
 
 
@@ -196,10 +304,16 @@ def _signature(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     if match is None or owner is None or not owner.defines(match["method"]):
         return None
     method = match["method"]
-    return Diagnosis(kind="pattern", mistake="wrong-signature", hint=(
-        f"{owner.name}.{method} is defined with other parameters than Python or your backward() calls it with "
-        f"({error.message}): for an operator, Python passes self (and the other operand for a binary one), "
-        "nothing more."), evidence=f"the code raised TypeError: {error.message}")
+    return Diagnosis(
+        kind="pattern",
+        mistake="wrong-signature",
+        hint=(
+            f"{owner.name}.{method} is defined with other parameters than Python or your backward() calls it with "
+            f"({error.message}): for an operator, Python passes self (and the other operand for a binary one), "
+            "nothing more."
+        ),
+        evidence=f"the code raised TypeError: {error.message}",
+    )
 
 
 def _undefined(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
@@ -207,31 +321,51 @@ def _undefined(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     if match is None or error.where is None:  # only a name the student's own code uses
         return None
     name = match["name"]
-    fix = f"import it (from math import {name}), or write math.{name}" if hasattr(math, name) else \
-        "define it, or import it, before it is used"
-    return Diagnosis(kind="pattern", mistake="undefined-name", hint=(
-        f"{name} is not defined where your code uses it ({error.where.describe()}): {fix}."),
-        evidence=f"the code raised NameError: {error.message}")
+    fix = (
+        f"import it (from math import {name}), or write math.{name}"
+        if hasattr(math, name)
+        else "define it, or import it, before it is used"
+    )
+    return Diagnosis(
+        kind="pattern",
+        mistake="undefined-name",
+        hint=(f"{name} is not defined where your code uses it ({error.where.describe()}): {fix}."),
+        evidence=f"the code raised NameError: {error.message}",
+    )
 
 
 def _missing(mistake: str, method: str, error: ErrorInfo, hint: str) -> Diagnosis:
-    return Diagnosis(kind="pattern", mistake=mistake, hint=hint,
-                     rule=RuleFault(method=method, operand="", how="missing"),
-                     evidence=f"the code raised {error.type_name}: {error.message}; the class defines no {method}")
+    return Diagnosis(
+        kind="pattern",
+        mistake=mistake,
+        hint=hint,
+        rule=RuleFault(method=method, operand="", how="missing"),
+        evidence=f"the code raised {error.type_name}: {error.message}; the class defines no {method}",
+    )
 
 
 def _recursion(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     """A reflected + or * that calls itself: `other + self` with a number on the left calls __radd__ again."""
     where = error.where
-    if error.type_name != "RecursionError" or where is None or where.function not in ("__radd__", "__rmul__"):
+    if (
+        error.type_name != "RecursionError"
+        or where is None
+        or where.function not in ("__radd__", "__rmul__")
+    ):
         return None
     if not any(c.defines(where.function) for c in defined.classes.values()):
         return None
     op = "+" if where.function == "__radd__" else "*"
-    return Diagnosis(kind="pattern", mistake=f"{where.function.strip('_')}-recursion", hint=(
-        f"{where.function} calls itself without end: with a plain number on the left, other {op} self calls "
-        f"{where.function} again (RecursionError). Return self {op} other."),
-        rule=None, evidence=f"the code raised RecursionError ({where.describe()})")
+    return Diagnosis(
+        kind="pattern",
+        mistake=f"{where.function.strip('_')}-recursion",
+        hint=(
+            f"{where.function} calls itself without end: with a plain number on the left, other {op} self calls "
+            f"{where.function} again (RecursionError). Return self {op} other."
+        ),
+        rule=None,
+        evidence=f"the code raised RecursionError ({where.describe()})",
+    )
 
 
 def _overflow(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
@@ -243,8 +377,14 @@ def _overflow(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
     if not bounded:
         return None
     method = bounded[0]
-    return Diagnosis(kind="pattern", mistake="unstable-forward", hint=(
-        f"math.exp overflows for a large argument (math.exp(800) raises OverflowError), and {method} is written "
-        "with one formula that gives exp a large argument at one end. Use two branches, so that exp only ever "
-        "gets a negative argument (for sigmoid: 1 / (1 + math.exp(-x)) for x >= 0, e / (1 + e) with "
-        "e = math.exp(x) for x < 0)."), evidence=f"the code raised OverflowError ({where.describe()})")
+    return Diagnosis(
+        kind="pattern",
+        mistake="unstable-forward",
+        hint=(
+            f"math.exp overflows for a large argument (math.exp(800) raises OverflowError), and {method} is written "
+            "with one formula that gives exp a large argument at one end. Use two branches, so that exp only ever "
+            "gets a negative argument (for sigmoid: 1 / (1 + math.exp(-x)) for x >= 0, e / (1 + e) with "
+            "e = math.exp(x) for x < 0)."
+        ),
+        evidence=f"the code raised OverflowError ({where.describe()})",
+    )

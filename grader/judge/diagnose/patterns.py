@@ -25,40 +25,68 @@ from grader.run.inputs import Inputs, TensorInput
 from grader.run.observed import ProbeRun
 
 _RATIO = 1e-6  # how close a ratio must come to 1/2, 2, -1, k... to count as that
-NOTHING = Diagnosis(kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches")
+NOTHING = Diagnosis(
+    kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches"
+)
 #: the patterns that are ratios of the right answer, which chance can give on one check
 RATIOS = {"all-zero", "negated", "half", "multiple", "scaled-by-input", "scaled-by-n"}
 
 
-
-def pattern(got: ProbeRun | None, expected: Expected, inputs: Inputs, tol: Tolerance, engine: str,
-            defined: Definitions | None, uses: frozenset[str] | None = None) -> Diagnosis:
+def pattern(
+    got: ProbeRun | None,
+    expected: Expected,
+    inputs: Inputs,
+    tol: Tolerance,
+    engine: str,
+    defined: Definitions | None,
+    uses: frozenset[str] | None = None,
+) -> Diagnosis:
     nothing = NOTHING
-    errors = [] if got is None else [got.error] if got.error is not None else \
-        [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
+    errors = (
+        []
+        if got is None
+        else [got.error]
+        if got.error is not None
+        else [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
+    )
     for error in errors:
         # an error that names its mistake, once the syntax tree confirms it (a class with no __sub__)
         named = None if defined is None else named_by_error(error, defined, uses)
         if named is not None:
             return named
-        known = known_error(error, engine)  # a torch error whose cause is known names the mistake by itself
+        known = known_error(
+            error, engine
+        )  # a torch error whose cause is known names the mistake by itself
         if known is not None:
-            return Diagnosis(kind="pattern", mistake=known[0], hint=known[1][0].upper() + known[1][1:],
-                             evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}")
+            return Diagnosis(
+                kind="pattern",
+                mistake=known[0],
+                hint=known[1][0].upper() + known[1][1:],
+                evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}",
+            )
     if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
         return nothing
     want_all, got_all = expected.observations, got.observations
-    wrong = [label for label, want in want_all.items() if compare(want, got_all.get(label, MISSING), tol)]
+    wrong = [
+        label for label, want in want_all.items() if compare(want, got_all.get(label, MISSING), tol)
+    ]
     if not wrong:
         return nothing
     exchanged = _exchanged(wrong, want_all, got_all, tol)
     if exchanged is not None:
         return exchanged
-    if all(_wrong_only_where_zero(want_all[label], got_all.get(label, MISSING), tol) for label in wrong):
-        return named_pattern("nonzero-where-zero",
-                             f"{', '.join(wrong)}: not 0 where the gradient is 0, right elsewhere")
-    found = [(label, _ratio_pattern(want_all[label], got_all[label], inputs)) for label in wrong
-             if label in got_all]
+    if all(
+        _wrong_only_where_zero(want_all[label], got_all.get(label, MISSING), tol) for label in wrong
+    ):
+        return named_pattern(
+            "nonzero-where-zero",
+            f"{', '.join(wrong)}: not 0 where the gradient is 0, right elsewhere",
+        )
+    found = [
+        (label, _ratio_pattern(want_all[label], got_all[label], inputs))
+        for label in wrong
+        if label in got_all
+    ]
     kinds = {p.mistake for _, p in found if p is not None}
     if len(kinds) == 1 and all(p is not None for _, p in found):  # every wrong value, the same way
         _, first = found[0]
@@ -81,26 +109,26 @@ def _numbers(value: Value) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
 
 PATTERNS = {
     "wrong-shape": "The result's shape is not the expected one: a gradient has the shape of its input, so sum "
-                   "over the dimensions that broadcasting added (or return one value per element).",
+    "over the dimensions that broadcasting added (or return one value per element).",
     "all-zero": "Zero where something was expected: nothing reached it - an output not seeded with 1.0 before the "
-                "walk, nodes visited inputs first, an operation that passes nothing on, or a loop that never ran.",
+    "walk, nodes visited inputs first, an operation that passes nothing on, or a loop that never ran.",
     "negated": "Right size, wrong sign: check the sign of a local derivative (d(x - y)/dy is -1) or of the "
-               "update (gradient descent subtracts).",
+    "update (gradient descent subtracts).",
     "half": "Exactly half: a contribution is lost - a node used twice (w * w, x + x) must add both with +=, "
-            "not overwrite with =, and a leaf's grad keeps adding across backward() calls unless cleared.",
+    "not overwrite with =, and a leaf's grad keeps adding across backward() calls unless cleared.",
     "multiple": "A whole multiple too large: something is counted more than once - a node visited twice in "
-                "backward() (keep a set of visited nodes), or gradients that pile up across calls.",
+    "backward() (keep a set of visited nodes), or gradients that pile up across calls.",
     "scaled-by-input": "Off by a factor that is one of the inputs: the gradient arriving from above "
-                       "(out.grad) is missing, or an input's value is used where another's belongs.",
+    "(out.grad) is missing, or an input's value is used where another's belongs.",
     "scaled-by-n": "Off by a whole factor: something scales the result - a mean's 1/N missing or applied twice, a "
-                   "sum where a mean belongs, or a learning rate or number of steps other than the one asked for.",
+    "sum where a mean belongs, or a learning rate or number of steps other than the one asked for.",
     "exchanged": "Two gradients are exchanged: each operand's local derivative is the other operand's value "
-                 "(d(x*y)/dx = y).",
+    "(d(x*y)/dx = y).",
     "nonzero-where-zero": "Something flows where nothing may: a gradient that must be 0 (through a closed ReLU "
-                          "gate, or to an input the output does not depend on) is not. Check the condition "
-                          "that gates the gradient and the slope it uses when the gate is closed.",
+    "gate, or to an input the output does not depend on) is not. Check the condition "
+    "that gates the gradient and the slope it uses when the gate is closed.",
     "breaks-a-rule": "The values are right, but the file breaks the exercise's rule (see above): do the work the "
-                     "way the exercise asks.",
+    "way the exercise asks.",
 }
 
 
@@ -123,7 +151,11 @@ def _ratio_pattern(want: Value, got: Value, inputs: Inputs) -> Diagnosis | None:
         return None
     if expected[0] != actual[0]:
         return named_pattern("wrong-shape", f"shape {actual[0]} where {expected[0]} was expected")
-    pairs = [(w, g) for w, g in zip(expected[1], actual[1], strict=True) if math.isfinite(w) and math.isfinite(g)]
+    pairs = [
+        (w, g)
+        for w, g in zip(expected[1], actual[1], strict=True)
+        if math.isfinite(w) and math.isfinite(g)
+    ]
     if not pairs or all(abs(w) < 1e-12 for w, _ in pairs):
         return None
     if all(abs(g) < 1e-12 for _, g in pairs):
@@ -145,21 +177,30 @@ def _ratio_pattern(want: Value, got: Value, inputs: Inputs) -> Diagnosis | None:
             continue
         if _near(ratio, 1 / value) or _near(ratio, value):
             factor = "divided by" if _near(ratio, 1 / value) else "multiplied by"
-            return named_pattern("scaled-by-input", f"the expected value {factor} {name} = {fmt(value)}")
+            return named_pattern(
+                "scaled-by-input", f"the expected value {factor} {name} = {fmt(value)}"
+            )
     for k in range(3, 101):
         if _near(ratio, k) or _near(ratio, 1 / k):
-            return named_pattern("scaled-by-n", f"the expected value {'times' if ratio > 1 else 'divided by'} {k}")
+            return named_pattern(
+                "scaled-by-n", f"the expected value {'times' if ratio > 1 else 'divided by'} {k}"
+            )
     return None
 
 
-def _exchanged(wrong: list[str], want: Mapping[str, Value], got: Mapping[str, Value],
-               tol: Tolerance) -> Diagnosis | None:
+def _exchanged(
+    wrong: list[str], want: Mapping[str, Value], got: Mapping[str, Value], tol: Tolerance
+) -> Diagnosis | None:
     for i, a in enumerate(wrong):
-        for b in wrong[i + 1:]:
-            swapped = compare(want[a], got.get(b, MISSING), tol) is None and \
-                compare(want[b], got.get(a, MISSING), tol) is None
+        for b in wrong[i + 1 :]:
+            swapped = (
+                compare(want[a], got.get(b, MISSING), tol) is None
+                and compare(want[b], got.get(a, MISSING), tol) is None
+            )
             if swapped:
-                return named_pattern("exchanged", f"{a} has the value {b} should have, and the other way round")
+                return named_pattern(
+                    "exchanged", f"{a} has the value {b} should have, and the other way round"
+                )
     return None
 
 

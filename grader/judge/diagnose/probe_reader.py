@@ -20,6 +20,7 @@ class ProbeReader:
     def __init__(self, loc: Localization) -> None:
         self.loc = loc
         self.index = {spec.name: i for i, spec in enumerate(loc.specs)}
+
     def x_of(self, name: str) -> float | None:
         """The value x starts from in a probe of one operation."""
         start = dict(self.loc.specs[self.index[name]].start).get("x")
@@ -56,14 +57,22 @@ class ProbeReader:
 
     def numbers(self, name: str) -> bool:
         """Every observation of the probe is a number, where the reference's is."""
-        return all(self.got(name, label) is not None for label, _ in self.loc.specs[self.index[name]].observe
-                   if self.want(name, label) is not None)
+        return all(
+            self.got(name, label) is not None
+            for label, _ in self.loc.specs[self.index[name]].observe
+            if self.want(name, label) is not None
+        )
 
     def nothing_passed(self, method: str) -> bool:
         """The operation's probes ran and every gradient they gave is 0."""
         runs = [self.loc.got[i] for spec, i in self.index.items() if spec.startswith(f"{method}:")]
-        grads = [v for run in runs if run is not None and run.observations is not None
-                 for label, v in run.observations.items() if label.endswith(".grad") and label != "out.grad"]
+        grads = [
+            v
+            for run in runs
+            if run is not None and run.observations is not None
+            for label, v in run.observations.items()
+            if label.endswith(".grad") and label != "out.grad"
+        ]
         return bool(grads) and all(isinstance(v, Number) and v.value == 0 for v in grads)
 
     def right(self, name: str) -> bool | None:
@@ -75,5 +84,7 @@ class ProbeReader:
         return all(close(self.got(name, label), self.want(name, label)) for label in labels)
 
     def shown(self, name: str, label: str) -> str:
-        return f"{label} is {show(self.got(f'traversal:{name}', label))} where " \
-               f"{show(self.want(f'traversal:{name}', label))} was expected"
+        return (
+            f"{label} is {show(self.got(f'traversal:{name}', label))} where "
+            f"{show(self.want(f'traversal:{name}', label))} was expected"
+        )

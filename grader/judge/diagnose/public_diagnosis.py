@@ -28,12 +28,18 @@ from grader.run.inputs import Inputs
 from grader.run.observed import GroupRun
 
 
-def diagnose_both(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, ...],
-                  expected: tuple[Expected, ...], runs: Mapping[str, GroupRun],
-                  mutants: MutantRuns | Callable[[], MutantRuns] | KnownMistakes,
-                  rules: frozenset[str], slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
-                  defined: Definitions | None,
-                  faults: Sequence[Fault] | Callable[[], Sequence[Fault]]) -> ExerciseResult:
+def diagnose_both(
+    exercise: Exercise,
+    result: ExerciseResult,
+    inputs: tuple[Inputs, ...],
+    expected: tuple[Expected, ...],
+    runs: Mapping[str, GroupRun],
+    mutants: MutantRuns | Callable[[], MutantRuns] | KnownMistakes,
+    rules: frozenset[str],
+    slips: Sequence[SlipRun] | Callable[[], Sequence[SlipRun]],
+    defined: Definitions | None,
+    faults: Sequence[Fault] | Callable[[], Sequence[Fault]],
+) -> ExerciseResult:
     """diagnose_exercise's result (the full diagnosis, every check's evidence), each public check carrying the
     diagnosis on the public checks' evidence alone where that differs, and the exercise its masked mistakes so.
 
@@ -42,16 +48,33 @@ def diagnose_both(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inpu
     asked; a mistake's run is the instructor's code, on every check."""
     faults = functools.cache(faults) if callable(faults) else faults
     mutants = functools.cache(mutants) if callable(mutants) else mutants
-    full = diagnose_exercise(exercise, result, inputs, expected, runs, mutants, rules, slips, defined, faults)
+    full = diagnose_exercise(
+        exercise, result, inputs, expected, runs, mutants, rules, slips, defined, faults
+    )
     if not any(c.visibility == "hidden" for c in result.checks):
         return full
     hidden = {i for i, p in enumerate(exercise.probes) if p.visibility == "hidden"}
     # the student's records of the hidden probes are out of sight too, not only the hidden checks' results
-    seen = {device: dataclasses.replace(run, probes=tuple(None if i in hidden else p for i, p in enumerate(run.probes)))
-            for device, run in runs.items()}
-    public = diagnose_exercise(exercise, dataclasses.replace(result, checks=tuple(
-        c for c in result.checks if c.visibility != "hidden")), inputs, expected, seen, mutants, rules, slips, defined,
-        faults)
+    seen = {
+        device: dataclasses.replace(
+            run, probes=tuple(None if i in hidden else p for i, p in enumerate(run.probes))
+        )
+        for device, run in runs.items()
+    }
+    public = diagnose_exercise(
+        exercise,
+        dataclasses.replace(
+            result, checks=tuple(c for c in result.checks if c.visibility != "hidden")
+        ),
+        inputs,
+        expected,
+        seen,
+        mutants,
+        rules,
+        slips,
+        defined,
+        faults,
+    )
     shown = iter(public.checks)
     checks = []
     for check in full.checks:
@@ -59,8 +82,13 @@ def diagnose_both(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inpu
             checks.append(check)
             continue
         alone = next(shown).diagnosis
-        if alone != check.diagnosis:  # a failed check always has one; never None where the full one names something
+        if (
+            alone != check.diagnosis
+        ):  # a failed check always has one; never None where the full one names something
             check = dataclasses.replace(check, public_diagnosis=NOTHING if alone is None else alone)
         checks.append(check)
-    return dataclasses.replace(full, checks=tuple(checks),
-                               public_masked=None if public.masked == full.masked else public.masked)
+    return dataclasses.replace(
+        full,
+        checks=tuple(checks),
+        public_masked=None if public.masked == full.masked else public.masked,
+    )

@@ -25,32 +25,55 @@ FILE_NAME = "mistakes.json"
 _MAX_BYTES = 8 * 1024 * 1024
 
 
-def mistakes_to_data(exercise: Exercise, runs: Sequence[MutantRun], public: set[str], seed: int) -> dict[str, Any]:
+def mistakes_to_data(
+    exercise: Exercise, runs: Sequence[MutantRun], public: set[str], seed: int
+) -> dict[str, Any]:
     """What the pack stores of each known mistake, on the public probes at `seed`."""
-    return {"seed": seed, "mistakes": [{
-        "mistake": m.mutant.mistake, "hint": m.mutant.hint, "rules": sorted(m.rules),
-        "faults": sorted([method, how] for method, how in m.faults),
-        "distinctive": sorted(m.distinctive or ()),
-        "probes": None if m.run is None else {
-            probe.name: _probe_to_data(got) for probe, got in zip(exercise.probes, m.run.probes, strict=True)
-            if probe.name in public},
-    } for m in runs]}
+    return {
+        "seed": seed,
+        "mistakes": [
+            {
+                "mistake": m.mutant.mistake,
+                "hint": m.mutant.hint,
+                "rules": sorted(m.rules),
+                "faults": sorted([method, how] for method, how in m.faults),
+                "distinctive": sorted(m.distinctive or ()),
+                "probes": None
+                if m.run is None
+                else {
+                    probe.name: _probe_to_data(got)
+                    for probe, got in zip(exercise.probes, m.run.probes, strict=True)
+                    if probe.name in public
+                },
+            }
+            for m in runs
+        ],
+    }
 
 
 def _probe_to_data(got: ProbeRun | None) -> dict[str, Any] | None:
     if got is None:
         return None
-    found: dict[str, Any] = {"error": error_to_data(ErrorInfo(got.error.type_name, got.error.message))} \
-        if got.error is not None else {"observations": {k: to_data(v) for k, v in (got.observations or {}).items()}}
+    found: dict[str, Any] = (
+        {"error": error_to_data(ErrorInfo(got.error.type_name, got.error.message))}
+        if got.error is not None
+        else {"observations": {k: to_data(v) for k, v in (got.observations or {}).items()}}
+    )
     if got.evidence is not None:
         e = got.evidence
-        found["evidence"] = {"runs": e.runs, "not_from_engine": list(e.not_from_engine),
-                             "forbidden_ops": list(e.forbidden_ops), "produced": list(e.produced)}
+        found["evidence"] = {
+            "runs": e.runs,
+            "not_from_engine": list(e.not_from_engine),
+            "forbidden_ops": list(e.forbidden_ops),
+            "produced": list(e.produced),
+        }
     return found
 
 
 def write(path: Path, data: dict[str, Any]) -> Path:
-    path.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8"
+    )
     return path
 
 
@@ -75,26 +98,51 @@ def _runs(exercise: Exercise, data: dict[str, Any]) -> tuple[MutantRun, ...]:
     runs = []
     for entry in data["mistakes"]:
         probes = entry["probes"]
-        run = None if probes is None else GroupRun(
-            missing=(), stopped_at=None,
-            probes=tuple(_probe_from_data(probes.get(p.name)) for p in exercise.probes))
-        mutant = Mutant(path=exercise.folder / FILE_NAME, mistake=_text(entry["mistake"]), hint=_text(entry["hint"]))
-        runs.append(MutantRun(mutant, run, frozenset(map(_text, entry["rules"])),
-                              frozenset((_text(m), _text(h)) for m, h in entry["faults"]),
-                              frozenset(map(_text, entry["distinctive"]))))
+        run = (
+            None
+            if probes is None
+            else GroupRun(
+                missing=(),
+                stopped_at=None,
+                probes=tuple(_probe_from_data(probes.get(p.name)) for p in exercise.probes),
+            )
+        )
+        mutant = Mutant(
+            path=exercise.folder / FILE_NAME,
+            mistake=_text(entry["mistake"]),
+            hint=_text(entry["hint"]),
+        )
+        runs.append(
+            MutantRun(
+                mutant,
+                run,
+                frozenset(map(_text, entry["rules"])),
+                frozenset((_text(m), _text(h)) for m, h in entry["faults"]),
+                frozenset(map(_text, entry["distinctive"])),
+            )
+        )
     return tuple(runs)
 
 
 def _read(exercise: Exercise) -> dict[str, Any] | None:
     """The stored mistakes of a pack's exercise (no mutants, no solution: a course's own are run instead)."""
     path = exercise.folder / FILE_NAME
-    if exercise.mutants or exercise.solution is not None or not path.is_file() or path.stat().st_size > _MAX_BYTES:
+    if (
+        exercise.mutants
+        or exercise.solution is not None
+        or not path.is_file()
+        or path.stat().st_size > _MAX_BYTES
+    ):
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if type(data) is not dict or type(data.get("seed")) is not int or type(data.get("mistakes")) is not list:
+    if (
+        type(data) is not dict
+        or type(data.get("seed")) is not int
+        or type(data.get("mistakes")) is not list
+    ):
         return None
     return data
 
@@ -107,8 +155,12 @@ def _probe_from_data(entry: object) -> ProbeRun | None:
     evidence = None
     if "evidence" in entry:
         e = entry["evidence"]
-        evidence = Evidence(int(e["runs"]), tuple(map(_text, e["not_from_engine"])),
-                            tuple(map(_text, e["forbidden_ops"])), tuple(float(v) for v in e["produced"]))
+        evidence = Evidence(
+            int(e["runs"]),
+            tuple(map(_text, e["not_from_engine"])),
+            tuple(map(_text, e["forbidden_ops"])),
+            tuple(float(v) for v in e["produced"]),
+        )
     if "error" in entry:
         return ProbeRun(None, error_from_data(entry["error"]), evidence)
     observations = entry["observations"]

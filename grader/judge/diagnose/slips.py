@@ -39,8 +39,10 @@ class Slope:
 
     @property
     def hint(self) -> str:
-        return (f"The local slope of {self.expression} ({self.method}) with respect to {self.variable} has the "
-                f"wrong sign: d({self.expression})/d{self.variable} is {self.formula}.")
+        return (
+            f"The local slope of {self.expression} ({self.method}) with respect to {self.variable} has the "
+            f"wrong sign: d({self.expression})/d{self.variable} is {self.formula}."
+        )
 
 
 SLOPES = (
@@ -68,7 +70,12 @@ SLOPES = (
 
 #: reverse operations (k - x) that an engine may build from the forward one (k lifted, then k - x):
 #: a slip in the forward rule's right operand then shows in both
-REVERSE = {"__radd__": "__add__", "__rsub__": "__sub__", "__rmul__": "__mul__", "__rtruediv__": "__truediv__"}
+REVERSE = {
+    "__radd__": "__add__",
+    "__rsub__": "__sub__",
+    "__rmul__": "__mul__",
+    "__rtruediv__": "__truediv__",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,20 +101,34 @@ def slip_runs(exercise: Exercise, inputs: tuple[Inputs, ...], seed: int) -> tupl
     if exercise.engine != "scalar":
         return ()
     asked = to_write(exercise.starter)
-    compiled = [compile_probe(probe.name, probe.code, dict(probe.observe)) for probe in exercise.probes]
+    compiled = [
+        compile_probe(probe.name, probe.code, dict(probe.observe)) for probe in exercise.probes
+    ]
     seeds = [probe_seed(seed, exercise.id, probe.name) for probe in exercise.probes]
     runs = []
     engines = [(slope, False) for slope in SLOPES if slope.method in asked]
-    engines += [(slope, True) for slope in SLOPES if slope.method in asked and slope.operand == 1
-                and any(forward == slope.method and reverse in asked for reverse, forward in REVERSE.items())]
+    engines += [
+        (slope, True)
+        for slope in SLOPES
+        if slope.method in asked
+        and slope.operand == 1
+        and any(
+            forward == slope.method and reverse in asked for reverse, forward in REVERSE.items()
+        )
+    ]
     for slope, shared in engines:
         names = scalar_engine.names(exercise, slipped(slope, shared))
         probes = []
         for code, probe_inputs, probe_seed_ in zip(compiled, inputs, seeds, strict=True):
             got = run_probe(code, namespace("scalar", names, probe_inputs, "cpu", probe_seed_))
-            probes.append(ProbeRun(observations=None, error=got) if isinstance(got, ErrorInfo)
-                          else ProbeRun(observations=got, error=None))
-        runs.append(SlipRun(slope, shared, GroupRun(missing=(), probes=tuple(probes), stopped_at=None)))
+            probes.append(
+                ProbeRun(observations=None, error=got)
+                if isinstance(got, ErrorInfo)
+                else ProbeRun(observations=got, error=None)
+            )
+        runs.append(
+            SlipRun(slope, shared, GroupRun(missing=(), probes=tuple(probes), stopped_at=None))
+        )
     return tuple(runs)
 
 
@@ -121,8 +142,14 @@ def to_write(starter: Path) -> frozenset[str]:
     except (OSError, SyntaxError, ValueError):
         return frozenset()
     return frozenset(
-        function.name for function in ast.walk(tree) if isinstance(function, ast.FunctionDef)
-        and any(isinstance(node, ast.Raise) and _names_not_implemented(node.exc) for node in ast.walk(function)))
+        function.name
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef)
+        and any(
+            isinstance(node, ast.Raise) and _names_not_implemented(node.exc)
+            for node in ast.walk(function)
+        )
+    )
 
 
 def _names_not_implemented(exc: ast.expr | None) -> bool:
@@ -143,8 +170,11 @@ def slipped(slope: Slope, shared: bool = False) -> type[Node]:
     the reverse of `slope.method` is the reference's own (k lifted, then the forward rule), so the slip
     shows in it too.
     """
-    methods = {name: _atomic(name, slope.operand if name == slope.method else None) for name in METHODS
-               if not (shared and REVERSE.get(name) == slope.method)}
+    methods = {
+        name: _atomic(name, slope.operand if name == slope.method else None)
+        for name in METHODS
+        if not (shared and REVERSE.get(name) == slope.method)
+    }
     name = f"Node_{slope.method.strip('_')}_{slope.operand}{'_shared' if shared else ''}"
     return type(name, (Node,), {"__slots__": (), **methods})
 
@@ -160,7 +190,9 @@ def _atomic(name: str, flip: int | None) -> Callable[..., Node]:
         out = rule(leaves[0], *(next(fresh) if isinstance(a, Node) else a for a in args))
         out.backward()
         slopes = [leaf.grad for leaf in leaves]
-        if flip is not None and flip < len(slopes):  # a plain-number operand has no slope to get wrong
+        if flip is not None and flip < len(
+            slopes
+        ):  # a plain-number operand has no slope to get wrong
             slopes[flip] = -slopes[flip]
         return type(self)(out.value, tuple(operands), tuple(slopes))
 

@@ -14,14 +14,21 @@ from grader.judge.report import How
 from reference.scalar import Node
 
 
-def how_wrong(got: float | None, want: float | None, value: float | None, at_output: float | None = None,
-         at_input: float | None = None) -> How:
+def how_wrong(
+    got: float | None,
+    want: float | None,
+    value: float | None,
+    at_output: float | None = None,
+    at_input: float | None = None,
+) -> How:
     """How one slope is wrong; from-output covers the input and the output mixed up, either way round."""
     if got is None or want is None:
         return "wrong-local"
     if close(got, -want):
         return "negated"
-    if value is not None and (close(got, want * value) or close(got, value) or close(got, at_output)):
+    if value is not None and (
+        close(got, want * value) or close(got, value) or close(got, at_output)
+    ):
         return "from-output"
     if at_input is not None and close(got, at_input):
         return "from-output"
@@ -43,7 +50,7 @@ def slope_at(method: str, value: float | None) -> float | None:
         return None
     try:
         leaf = Node(value)
-        out = leaf ** EXPONENT if method == "__pow__" else getattr(leaf, method)()
+        out = leaf**EXPONENT if method == "__pow__" else getattr(leaf, method)()
         out.backward()
     except (AttributeError, TypeError, ValueError, OverflowError, ZeroDivisionError):
         return None
@@ -64,4 +71,3 @@ def neg(value: float | None) -> float | None:
 
 def show(value: float | None) -> str:
     return "nothing" if value is None else fmt(value)
-

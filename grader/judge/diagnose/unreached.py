@@ -34,8 +34,12 @@ _DYNAMIC = frozenset({"setattr", "exec", "locals", "vars", "__getattr__", "__get
 _NAME_CHARS = 60
 
 
-def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mapping[int, tuple[int, GroupRun]],
-                      defined: Definitions | None) -> ExerciseResult:
+def unreached_missing(
+    exercise: Exercise,
+    result: ExerciseResult,
+    located: Mapping[int, tuple[int, GroupRun]],
+    defined: Definitions | None,
+) -> ExerciseResult:
     """The result, with each method that the checks stopped at another missing method call and the class lacks,
     not yet named, among the masked."""
     if defined is None or exercise.engine != "scalar" or _DYNAMIC & defined.identifiers:
@@ -43,16 +47,24 @@ def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mappi
     owner = defined.class_named(exercise.contract.class_name)
     if owner is None or _DYNAMIC & owner.members:
         return result
-    named = {d.rule.method for d in (*(c.diagnosis for c in result.checks), *result.masked)
-             if d is not None and d.rule is not None and d.rule.how == "missing"}
+    named = {
+        d.rule.method
+        for d in (*(c.diagnosis for c in result.checks), *result.masked)
+        if d is not None and d.rule is not None and d.rule.how == "missing"
+    }
     callers: dict[str, list[str]] = {}
     for index, check in enumerate(result.checks):
         probe = exercise.probes[located[index][0]] if index in located else None
         stopped_at = check.diagnosis.rule if check.diagnosis is not None else None
         # only a check that stopped at another method missing or unwritten: it never got as far as the rest; and a
         # hidden check's code is not the student's to read before its results are, so what it calls is not said
-        if check.status != "error" or stopped_at is None or stopped_at.how != "missing" or probe is None \
-                or probe.visibility == "hidden":
+        if (
+            check.status != "error"
+            or stopped_at is None
+            or stopped_at.how != "missing"
+            or probe is None
+            or probe.visibility == "hidden"
+        ):
             continue
         for method in probe_uses(exercise, probe):
             if method != stopped_at.method:
@@ -60,28 +72,56 @@ def unreached_missing(exercise: Exercise, result: ExerciseResult, located: Mappi
     found = []
     for method in INTERFACE:
         theirs = exercise.contract.backward if method == "backward" else method
-        if method not in callers or theirs in named or theirs in owner.attributes or theirs in defined.patched:
+        if (
+            method not in callers
+            or theirs in named
+            or theirs in owner.attributes
+            or theirs in defined.patched
+        ):
             continue
         if owner.defines(theirs) is False:
-            found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method], written=False))
+            found.append(
+                _diagnosis(
+                    owner.name, theirs, FORWARD.get(method, ""), callers[method], written=False
+                )
+            )
         elif (owner.name, theirs) in defined.unwritten_methods:
-            found.append(_diagnosis(owner.name, theirs, FORWARD.get(method, ""), callers[method], written=True))
+            found.append(
+                _diagnosis(
+                    owner.name, theirs, FORWARD.get(method, ""), callers[method], written=True
+                )
+            )
     return dataclasses.replace(result, masked=(*result.masked, *found)) if found else result
 
 
-def _diagnosis(cls: str, method: str, computes: str, checks: list[str], *, written: bool) -> Diagnosis:
-    cls = cls if len(cls) <= _NAME_CHARS else cls[:_NAME_CHARS - 3] + "..."  # the student's name: any length
-    quoted = ", ".join(f"'{name}'" for name in checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
+def _diagnosis(
+    cls: str, method: str, computes: str, checks: list[str], *, written: bool
+) -> Diagnosis:
+    cls = (
+        cls if len(cls) <= _NAME_CHARS else cls[: _NAME_CHARS - 3] + "..."
+    )  # the student's name: any length
+    quoted = ", ".join(f"'{name}'" for name in checks[:3]) + (
+        f" and {len(checks) - 3} more" if len(checks) > 3 else ""
+    )
     what = f" ({computes})" if computes else ""
     one = len(checks) == 1
-    calls = (f"{'the check' if one else 'the checks'} {quoted} call{'s' if one else ''} it: {'it' if one else 'they'} "
-             "stopped at another method missing first, so this one is still to come")
+    calls = (
+        f"{'the check' if one else 'the checks'} {quoted} call{'s' if one else ''} it: {'it' if one else 'they'} "
+        "stopped at another method missing first, so this one is still to come"
+    )
     if written:
-        return Diagnosis(kind="pattern", mistake="not-written-yet", hint=(
-            f"{cls}.{method}{what} is not written yet, and {calls}. Write it too."),
+        return Diagnosis(
+            kind="pattern",
+            mistake="not-written-yet",
+            hint=(f"{cls}.{method}{what} is not written yet, and {calls}. Write it too."),
             evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder, and nothing after the class "
-                     "replaces it", rule=RuleFault(method=method, operand="", how="missing"))
-    return Diagnosis(kind="pattern", mistake="missing-method", hint=(
-        f"Your class {cls} has no {method}{what}, and {calls}. Define {method} too."),
+            "replaces it",
+            rule=RuleFault(method=method, operand="", how="missing"),
+        )
+    return Diagnosis(
+        kind="pattern",
+        mistake="missing-method",
+        hint=(f"Your class {cls} has no {method}{what}, and {calls}. Define {method} too."),
         evidence=f"the syntax tree: class {cls} defines no {method}, and nothing in the file adds one",
-        rule=RuleFault(method=method, operand="", how="missing"))
+        rule=RuleFault(method=method, operand="", how="missing"),
+    )

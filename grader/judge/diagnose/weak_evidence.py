@@ -26,10 +26,21 @@ from grader.judge.names import Definitions
 from grader.run.observed import GroupRun, ProbeRun
 
 
-def isolates(mistake: str, theirs: GroupRun, others: Sequence[tuple[str, GroupRun | None]], student: GroupRun,
-             probe_index: int, *, student_fails: Collection[int], mutant_fails: Collection[int],
-             probe_of: Mapping[int, int], exercise: Exercise, defined: Definitions | None, tol: Tolerance,
-             distinct: frozenset[str]) -> bool:
+def isolates(
+    mistake: str,
+    theirs: GroupRun,
+    others: Sequence[tuple[str, GroupRun | None]],
+    student: GroupRun,
+    probe_index: int,
+    *,
+    student_fails: Collection[int],
+    mutant_fails: Collection[int],
+    probe_of: Mapping[int, int],
+    exercise: Exercise,
+    defined: Definitions | None,
+    tol: Tolerance,
+    distinct: frozenset[str],
+) -> bool:
     """Whether the student's weak match with the mutant of `mistake` on one probe is evidence for it.
 
     `others`: every mutant's mistake and run; `student_fails`, `mutant_fails`: the checks each fails;
@@ -38,17 +49,27 @@ def isolates(mistake: str, theirs: GroupRun, others: Sequence[tuple[str, GroupRu
     if from_gradcheck(exercise.probes[probe_index]):
         return False
     outcome = theirs.probes[probe_index]
-    if any(name != mistake and run is not None and same_outcome(run.probes[probe_index], outcome, tol)
-           for name, run in others):
+    if any(
+        name != mistake and run is not None and same_outcome(run.probes[probe_index], outcome, tol)
+        for name, run in others
+    ):
         return False
     # the student is wrong exactly where the mistake is, and the same way on every one of those checks
     if not set(student_fails) <= set(mutant_fails):
         return False
-    if not all(same_outcome(student.probes[probe_of[i]], theirs.probes[probe_of[i]], tol) for i in mutant_fails):
+    if not all(
+        same_outcome(student.probes[probe_of[i]], theirs.probes[probe_of[i]], tol)
+        for i in mutant_fails
+    ):
         return False
     got = student.probes[probe_index]
-    if got is not None and got.error is not None and defined is not None and distinct \
-            and not distinct & defined.identifiers:
+    if (
+        got is not None
+        and got.error is not None
+        and defined is not None
+        and distinct
+        and not distinct & defined.identifiers
+    ):
         return False
     return True
 
@@ -59,8 +80,10 @@ def from_gradcheck(probe: Probe) -> bool:
         tree = ast.parse(probe.code)
     except SyntaxError:
         return False
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "gradcheck"
-               for n in ast.walk(tree))
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "gradcheck"
+        for n in ast.walk(tree)
+    )
 
 
 def same_outcome(a: ProbeRun | None, b: ProbeRun | None, tol: Tolerance) -> bool:
@@ -69,9 +92,16 @@ def same_outcome(a: ProbeRun | None, b: ProbeRun | None, tol: Tolerance) -> bool
         return False
     if a.error is not None or b.error is not None:
         return a.error is not None and b.error is not None and same_error(a.error, b.error)
-    if a.observations is None or b.observations is None or set(a.observations) != set(b.observations):
+    if (
+        a.observations is None
+        or b.observations is None
+        or set(a.observations) != set(b.observations)
+    ):
         return False
-    return all(compare(a.observations[label], b.observations[label], tol) is None for label in a.observations)
+    return all(
+        compare(a.observations[label], b.observations[label], tol) is None
+        for label in a.observations
+    )
 
 
 _DIGITS = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")

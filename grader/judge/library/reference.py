@@ -26,7 +26,10 @@ def reference_names(exercise: Exercise) -> dict[str, object]:
     library = exercise.library
     assert library is not None
     modules = reference_modules(library, _tops(exercise))
-    return {dotted.rpartition(".")[2]: resolve(modules, dotted, library) for dotted, _ in exercise.defines}
+    return {
+        dotted.rpartition(".")[2]: resolve(modules, dotted, library)
+        for dotted, _ in exercise.defines
+    }
 
 
 def reference_node(exercise: Exercise) -> type | None:
@@ -49,12 +52,18 @@ def reference_standins(exercise: Exercise) -> Standins:
     ops: dict[str, type] = {}
     for module in modules.values():
         for name, value in vars(module).items():
-            if isinstance(value, type) and callable(getattr(value, graph.compute, None)) and value is not node:
+            if (
+                isinstance(value, type)
+                and callable(getattr(value, graph.compute, None))
+                and value is not node
+            ):
                 ops.setdefault(name, value)
     context = resolve(modules, graph.context, library) if graph.context is not None else None
     if context is not None and not isinstance(context, type):
-        raise GraderError(f"{library.reference}: the course's graph names {graph.context} as its context, which "
-                          f"is not a class (see docs/authoring.md).")
+        raise GraderError(
+            f"{library.reference}: the course's graph names {graph.context} as its context, which "
+            f"is not a class (see docs/authoring.md)."
+        )
     return Standins(ops, graph.compute, context)
 
 
@@ -79,8 +88,10 @@ def resolve(modules: dict[str, types.ModuleType], dotted: str, library: Library)
         if found is None:
             break
         return found
-    raise GraderError(f"{library.reference}: the course's reference has nothing at {dotted}; an exercise names it "
-                      f"in 'defines' (see docs/authoring.md).")
+    raise GraderError(
+        f"{library.reference}: the course's reference has nothing at {dotted}; an exercise names it "
+        f"in 'defines' (see docs/authoring.md)."
+    )
 
 
 @cache
@@ -88,7 +99,9 @@ def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, type
     """The reference's modules under the top-level names `tops`, imported from its folder once per process."""
     reference = library.reference
     if reference is None:
-        raise GraderError("this course's pack holds no reference; grade with the course's own exercises.")
+        raise GraderError(
+            "this course's pack holds no reference; grade with the course's own exercises."
+        )
     paths = [os.path.normpath(reference / folder) for folder in library.import_paths]
     with _LOCK:
         saved_path = list(sys.path)
@@ -99,17 +112,24 @@ def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, type
             for top in tops:
                 importlib.import_module(top)
         except Exception as exc:  # noqa: BLE001 - the course's own code: say what broke, in its words
-            raise GraderError(f"{library.reference}: the course's reference cannot be imported: "
-                              f"{type(exc).__name__}: {exc}.") from None
+            raise GraderError(
+                f"{library.reference}: the course's reference cannot be imported: "
+                f"{type(exc).__name__}: {exc}."
+            ) from None
         finally:
             loaded = _take(tops)
             sys.modules.update(saved)
             sys.path[:] = saved_path
-    outside = [name for name, module in loaded.items()
-               if not Path(getattr(module, "__file__", "") or "").resolve().is_relative_to(reference)]
+    outside = [
+        name
+        for name, module in loaded.items()
+        if not Path(getattr(module, "__file__", "") or "").resolve().is_relative_to(reference)
+    ]
     if outside:
-        raise GraderError(f"{library.reference}: the reference's {outside[0]} was imported from outside its folder; "
-                          f"name its packages so that nothing installed shadows them.")
+        raise GraderError(
+            f"{library.reference}: the reference's {outside[0]} was imported from outside its folder; "
+            f"name its packages so that nothing installed shadows them."
+        )
     return loaded
 
 

@@ -39,15 +39,20 @@ def patched(library: Library, mutant: Path) -> Submission:
 @cache
 def _patched(library: Library, mutant: Path, text: str) -> Submission:
     if library.reference is None:
-        raise SpecError(f"{mutant}: a known mistake patches the course's reference, and this course has none.")
+        raise SpecError(
+            f"{mutant}: a known mistake patches the course's reference, and this course has none."
+        )
     reference = read_package(library.reference, library)
     files = {cell.label: cell.source for cell in reference.package}
     tree = ast.parse(text, str(mutant))
     lines = text.splitlines(keepends=True)
     imports = ""
     for node in tree.body:
-        if isinstance(node, ast.Import | ast.ImportFrom) and getattr(node, "module", None) != "__future__":
-            imports += "".join(lines[node.lineno - 1:node.end_lineno])
+        if (
+            isinstance(node, ast.Import | ast.ImportFrom)
+            and getattr(node, "module", None) != "__future__"
+        ):
+            imports += "".join(lines[node.lineno - 1 : node.end_lineno])
     changed: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -67,7 +72,14 @@ def _with_imports(source: str, imports: str) -> str:
     if not imports:
         return source
     tree = ast.parse(source)
-    first = next((node for node in tree.body if not isinstance(node, ast.Import | ast.ImportFrom | ast.Expr)), None)
+    first = next(
+        (
+            node
+            for node in tree.body
+            if not isinstance(node, ast.Import | ast.ImportFrom | ast.Expr)
+        ),
+        None,
+    )
     lines = source.splitlines(keepends=True)
     at = len(lines)
     if first is not None:
@@ -75,8 +87,13 @@ def _with_imports(source: str, imports: str) -> str:
     return "".join(lines[:at]) + imports + "".join(lines[at:])
 
 
-def _replace(files: dict[str, str], mutant: Path, owner: str | None, new: ast.FunctionDef | ast.AsyncFunctionDef,
-             text: str) -> str:
+def _replace(
+    files: dict[str, str],
+    mutant: Path,
+    owner: str | None,
+    new: ast.FunctionDef | ast.AsyncFunctionDef,
+    text: str,
+) -> str:
     """Put `new` (a function, or a method of class `owner`) in place of the reference's one of its name; the file
     it went into."""
     where = f"{owner}.{new.name}" if owner else new.name
@@ -86,12 +103,18 @@ def _replace(files: dict[str, str], mutant: Path, owner: str | None, new: ast.Fu
             found.append((rel, old))
     if len(found) != 1:
         count = "nothing" if not found else f"{len(found)} definitions"
-        raise SpecError(f"{mutant}: replaces {where}, but the course's reference has {count} of that name; a "
-                        f"known mistake patches one function of the reference (see docs/authoring.md).")
+        raise SpecError(
+            f"{mutant}: replaces {where}, but the course's reference has {count} of that name; a "
+            f"known mistake patches one function of the reference (see docs/authoring.md)."
+        )
     rel, (start, end, indent) = found[0]
     lines = files[rel].splitlines(keepends=True)
-    body = textwrap.dedent("".join(text.splitlines(keepends=True)[_first_line(new) - 1:new.end_lineno]))
-    files[rel] = "".join(lines[:start - 1]) + textwrap.indent(body, " " * indent) + "".join(lines[end:])
+    body = textwrap.dedent(
+        "".join(text.splitlines(keepends=True)[_first_line(new) - 1 : new.end_lineno])
+    )
+    files[rel] = (
+        "".join(lines[: start - 1]) + textwrap.indent(body, " " * indent) + "".join(lines[end:])
+    )
     return rel
 
 
@@ -102,8 +125,11 @@ def _definitions(source: str, owner: str | None, name: str) -> list[tuple[int, i
     if owner is not None:
         classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
         body = [member for cls in classes for member in cls.body]
-    return [(_first_line(n), n.end_lineno or n.lineno, n.col_offset) for n in body
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
+    return [
+        (_first_line(n), n.end_lineno or n.lineno, n.col_offset)
+        for n in body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
+    ]
 
 
 def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:

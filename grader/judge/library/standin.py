@@ -42,7 +42,9 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
     """`group` with every traced result of a library exercise evaluated (the identity for other exercises)."""
     if exercise.library is None or exercise.library.graph is None:
         return group
-    if exercise.solution is None:  # a released pack: no reference to stand in, the student's values throughout
+    if (
+        exercise.solution is None
+    ):  # a released pack: no reference to stand in, the student's values throughout
         return _own_values(exercise, group)
     from grader.judge.library.reference import reference_standins
 
@@ -54,7 +56,10 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
             continue
         graded = frozenset(dotted.rpartition(".")[2] for dotted in spec.grades or exercise.grades)
         if graded:
-            found = {label: evaluate(value, standins, graded) for label, value in probe.observations.items()}
+            found = {
+                label: evaluate(value, standins, graded)
+                for label, value in probe.observations.items()
+            }
         else:
             found = {label: own_value(value) for label, value in probe.observations.items()}
         probes.append(dataclasses.replace(probe, observations=found))
@@ -62,9 +67,15 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
 
 
 def _own_values(exercise: Exercise, group: GroupRun) -> GroupRun:
-    probes = [probe if probe is None or probe.observations is None else dataclasses.replace(
-        probe, observations={label: own_value(value) for label, value in probe.observations.items()})
-        for probe in group.probes]
+    probes = [
+        probe
+        if probe is None or probe.observations is None
+        else dataclasses.replace(
+            probe,
+            observations={label: own_value(value) for label, value in probe.observations.items()},
+        )
+        for probe in group.probes
+    ]
     return dataclasses.replace(group, probes=tuple(probes))
 
 
@@ -124,8 +135,9 @@ def _plain_input(value: Value) -> Any:
     return None
 
 
-def _compute(op_class: type, settings: tuple[tuple[str, Value], ...], inputs: list[Any],
-             standins: Standins) -> Value:
+def _compute(
+    op_class: type, settings: tuple[tuple[str, Value], ...], inputs: list[Any], standins: Standins
+) -> Value:
     if any(_oversized(value) for _, value in settings):
         raise ValueError("a shape of more elements than a stand-in computes")
     if standins.context is not None:
@@ -149,7 +161,9 @@ def _oversized(value: Value) -> bool:
     reference's op could allocate it."""
     if not isinstance(value, Seq) or not value.items:
         return False
-    sizes = [item.value for item in value.items if isinstance(item, Number) and item.value.is_integer()]
+    sizes = [
+        item.value for item in value.items if isinstance(item, Number) and item.value.is_integer()
+    ]
     if len(sizes) != len(value.items):
         return False
     total = 1.0

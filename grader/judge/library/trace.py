@@ -28,8 +28,11 @@ from grader.run.observed import GroupRun
 _FAILED = ("failed", "error")
 
 
-def traced(exercises: Sequence[Exercise], groups: Sequence[GroupRun | None],
-           results: Sequence[ExerciseResult]) -> list[ExerciseResult]:
+def traced(
+    exercises: Sequence[Exercise],
+    groups: Sequence[GroupRun | None],
+    results: Sequence[ExerciseResult],
+) -> list[ExerciseResult]:
     """`results` with each failed public integration check of a library course traced to an op, where one is
     found. `groups`: each exercise's part of the run, as the child sent it (before any stand-in)."""
     if not any(exercise.library is not None for exercise in exercises):
@@ -38,14 +41,23 @@ def traced(exercises: Sequence[Exercise], groups: Sequence[GroupRun | None],
     out = []
     for exercise, group, result in zip(exercises, groups, results, strict=True):
         failed = any(c.status in _FAILED for c in result.checks)
-        if exercise.library is None or group is None or not failed or not _one_per_probe(exercise, result):
+        if (
+            exercise.library is None
+            or group is None
+            or not failed
+            or not _one_per_probe(exercise, result)
+        ):
             out.append(result)
             continue
         checks = []
         for probe, run, check in zip(exercise.probes, group.probes, result.checks, strict=True):
             integration = not (probe.grades or exercise.grades)
             if check.status in _FAILED and check.visibility == "public" and integration:
-                values = () if run is None or run.observations is None else tuple(run.observations.values())
+                values = (
+                    ()
+                    if run is None or run.observations is None
+                    else tuple(run.observations.values())
+                )
                 trace = trace_check(exercise, probe.tolerance, values, owners)
                 check = check if trace is None else dataclasses.replace(check, traced=trace)
             checks.append(check)
@@ -53,11 +65,14 @@ def traced(exercises: Sequence[Exercise], groups: Sequence[GroupRun | None],
     return out
 
 
-def trace_check(exercise: Exercise, tolerance: Tolerance, values: Sequence[Value],
-                owners: dict[str, list[str]]) -> Trace | None:
+def trace_check(
+    exercise: Exercise, tolerance: Tolerance, values: Sequence[Value], owners: dict[str, list[str]]
+) -> Trace | None:
     """The op one failed check is traced to: by value first, else by the op's own failed checks."""
     graphs = [graph for value in values for graph in _graphs(value)]
-    reference = exercise.solution is not None  # a released pack has none: its trace is by own checks alone
+    reference = (
+        exercise.solution is not None
+    )  # a released pack has none: its trace is by own checks alone
     if reference and exercise.library is not None and exercise.library.graph is not None and graphs:
         from grader.judge.library.reference import reference_standins
 
@@ -71,7 +86,9 @@ def trace_check(exercise: Exercise, tolerance: Tolerance, values: Sequence[Value
     failing = [op for op in dict.fromkeys(used) if owners.get(op)]
     if not failing:
         return None
-    return Trace(ops=tuple(failing), how="own-check", checks=tuple(c for op in failing for c in owners[op]))
+    return Trace(
+        ops=tuple(failing), how="own-check", checks=tuple(c for op in failing for c in owners[op])
+    )
 
 
 def first_wrong(graph: Traced, standins: Standins, tolerance: Tolerance) -> str | None:
@@ -99,7 +116,9 @@ def _graphs(value: Value) -> list[Traced]:
     return []
 
 
-def _own_checks(exercises: Sequence[Exercise], results: Sequence[ExerciseResult]) -> dict[str, list[str]]:
+def _own_checks(
+    exercises: Sequence[Exercise], results: Sequence[ExerciseResult]
+) -> dict[str, list[str]]:
     """For each op or object a check grades (by its dotted path and by its last part), the failed checks that
     grade it, as "exercise: check"."""
     owners: dict[str, list[str]] = {}
@@ -118,7 +137,9 @@ def _own_checks(exercises: Sequence[Exercise], results: Sequence[ExerciseResult]
 def _one_per_probe(exercise: Exercise, result: ExerciseResult) -> bool:
     """Whether the result has a check per probe, in order (an exercise whose names are missing has fewer)."""
     return len(result.checks) == len(exercise.probes) and all(
-        check.name == probe.name for probe, check in zip(exercise.probes, result.checks, strict=True))
+        check.name == probe.name
+        for probe, check in zip(exercise.probes, result.checks, strict=True)
+    )
 
 
 def _named(exercise: Exercise, check: CheckResult) -> str:

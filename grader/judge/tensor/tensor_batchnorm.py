@@ -30,31 +30,49 @@ Names = dict[str, object]
 #: (mistake, hint, changes, what the probes see instead of the reference's two functions)
 Found = list[tuple[str, str, frozenset[str], Names]]
 
-BATCH_NORM = "Batch norm's gradient reaches x on three paths: through x - mean directly, through the batch mean, " \
-             "and through the batch variance (every x moves both). "
-EPS = "eps belongs inside the square root, std = sqrt(var + eps), in the forward and wherever the backward divides " \
-      "by the standard deviation (dx and dgamma alike): "
+BATCH_NORM = (
+    "Batch norm's gradient reaches x on three paths: through x - mean directly, through the batch mean, "
+    "and through the batch variance (every x moves both). "
+)
+EPS = (
+    "eps belongs inside the square root, std = sqrt(var + eps), in the forward and wherever the backward divides "
+    "by the standard deviation (dx and dgamma alike): "
+)
 _FORWARD = ("inside", "missing", "outside")
 _DX = ("inside", "missing", "outside", "outside-true")
-_SAID = {"missing": "sqrt(var), without eps", "outside": "sqrt(var) + eps, eps outside the root",
-         "outside-true": "sqrt(var) + eps (eps outside the root)"}
+_SAID = {
+    "missing": "sqrt(var), without eps",
+    "outside": "sqrt(var) + eps, eps outside the root",
+    "outside-true": "sqrt(var) + eps (eps outside the root)",
+}
 
 
 def path_variants() -> Found:
     """The backward without one of batch norm's paths, or without both."""
     backward = functions(ReferenceTensor)["batchnorm_backward"]
     cases = [
-        ("batchnorm-mean-path-missing", BatchNormPaths(mean=False),
-         "The path through the mean is missing: dx also gets -sum(dxhat) / (N * std) in each column."),
-        ("batchnorm-variance-path-missing", BatchNormPaths(variance=False),
-         "The path through the variance is missing: dx also gets -xhat * sum(dxhat * xhat) / (N * std)."),
-        ("batchnorm-direct-path-only", BatchNormPaths(mean=False, variance=False),
-         "Only the direct path (dxhat / std) is there: the paths through the mean and the variance are missing."),
+        (
+            "batchnorm-mean-path-missing",
+            BatchNormPaths(mean=False),
+            "The path through the mean is missing: dx also gets -sum(dxhat) / (N * std) in each column.",
+        ),
+        (
+            "batchnorm-variance-path-missing",
+            BatchNormPaths(variance=False),
+            "The path through the variance is missing: dx also gets -xhat * sum(dxhat * xhat) / (N * std).",
+        ),
+        (
+            "batchnorm-direct-path-only",
+            BatchNormPaths(mean=False, variance=False),
+            "Only the direct path (dxhat / std) is there: the paths through the mean and the variance are missing.",
+        ),
     ]
     found: Found = []
     for mistake, paths, hint in cases:
         changed: Callable[..., Any] = lambda dout, cache, paths=paths: backward(dout, cache, paths)  # noqa: E731
-        found.append((mistake, BATCH_NORM + hint, frozenset({mistake}), {"batchnorm_backward": changed}))
+        found.append(
+            (mistake, BATCH_NORM + hint, frozenset({mistake}), {"batchnorm_backward": changed})
+        )
     return found
 
 
@@ -66,14 +84,29 @@ def eps_variants() -> Found:
             continue
         places = {"forward": forward, "dx": dx, "dgamma": dgamma}
         changes = frozenset(f"{place}:{form}" for place, form in places.items() if form != "inside")
-        said = [f"{_WHERE[place]} {_SAID[form]}" for place, form in places.items() if form != "inside"]
+        said = [
+            f"{_WHERE[place]} {_SAID[form]}" for place, form in places.items() if form != "inside"
+        ]
         hint = EPS[0].upper() + EPS[1:] + "; ".join(said) + "."
-        found.append(("batchnorm-eps", hint, changes, {"batchnorm_forward": _forward(forward),
-                                                       "batchnorm_backward": _backward(dx, dgamma)}))
+        found.append(
+            (
+                "batchnorm-eps",
+                hint,
+                changes,
+                {
+                    "batchnorm_forward": _forward(forward),
+                    "batchnorm_backward": _backward(dx, dgamma),
+                },
+            )
+        )
     return found
 
 
-_WHERE = {"forward": "batchnorm_forward divides by", "dx": "dx divides by", "dgamma": "dgamma's xhat divides by"}
+_WHERE = {
+    "forward": "batchnorm_forward divides by",
+    "dx": "dx divides by",
+    "dgamma": "dgamma's xhat divides by",
+}
 
 
 def _std(var: Array, eps: float, form: str) -> Array:
@@ -85,7 +118,9 @@ def _std(var: Array, eps: float, form: str) -> Array:
 
 
 def _forward(form: str) -> Callable[..., tuple[Array, Any]]:
-    def batchnorm_forward(x: Array, gamma: Array, beta: Array, bn_param: dict[str, Any]) -> tuple[Array, Any]:
+    def batchnorm_forward(
+        x: Array, gamma: Array, beta: Array, bn_param: dict[str, Any]
+    ) -> tuple[Array, Any]:
         x, gamma, beta = (np.asarray(v, dtype=np.float64) for v in (x, gamma, beta))
         eps = float(bn_param.get("eps", BN_EPS))
         out = gamma * (x - x.mean(axis=0)) / _std(x.var(axis=0), eps, form) + beta

@@ -33,8 +33,14 @@ from reference.tensor_tasks import BACKWARD_ORDER, PARAMETERS, ninja_graph
 _LOSS = "loss"
 
 
-def mark(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-         failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...]) -> list[CheckResult]:
+def mark(
+    exercise: Exercise,
+    checks: list[CheckResult],
+    located: Mapping[int, tuple[int, GroupRun]],
+    failing: set[int],
+    expected: tuple[Expected, ...],
+    inputs: tuple[Inputs, ...],
+) -> list[CheckResult]:
     """The checks, each wrong gradient of the chain marked as a root or as following from one."""
     chain = _chain(exercise)
     if not chain or not located or any(name not in inputs[0] for name in (*PARAMETERS, "Xb", "Yb")):
@@ -42,35 +48,64 @@ def mark(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tu
     run = next(iter(located.values()))[1]
     by_name = {exercise.probes[index].name: index for index in chain}
     check_of = {chain[by_name[c.name]]: i for i, c in enumerate(checks) if c.name in by_name}
-    values = {name: np.array(value.data).reshape(value.shape) for name, value in
-              ((chain[i], _observed(run, i, f"d{chain[i]}")) for i in chain) if value is not None}
-    named, loss = ninja_graph(Tensor, **{k: _numpy(inputs[0][k]) for k in (*PARAMETERS, "Xb", "Yb")})
+    values = {
+        name: np.array(value.data).reshape(value.shape)
+        for name, value in ((chain[i], _observed(run, i, f"d{chain[i]}")) for i in chain)
+        if value is not None
+    }
+    named, loss = ninja_graph(
+        Tensor, **{k: _numpy(inputs[0][k]) for k in (*PARAMETERS, "Xb", "Yb")}
+    )
     feeds = _consumers(named, loss)
-    wrong = {chain[located[i][0]] for i in failing if i in located and checks[i].status == "failed"
-             and located[i][0] in chain}
+    wrong = {
+        chain[located[i][0]]
+        for i in failing
+        if i in located and checks[i].status == "failed" and located[i][0] in chain
+    }
     blame: dict[str, set[str]] = {}
     checks = list(checks)
     for name in (n for n in BACKWARD_ORDER if n in wrong and n in values and n in check_of):
-        if values[name].shape != named[name].shape or any(c != _LOSS and c not in values for c in feeds[name]):
+        if values[name].shape != named[name].shape or any(
+            c != _LOSS and c not in values for c in feeds[name]
+        ):
             continue  # what it is made from was not observed: nothing to say
         parts = {c: _through(named, loss, name, c, values.get(c)) for c in feeds[name]}
         local = sum(parts.values(), np.zeros(named[name].shape))
         tol = exercise.probes[by_name_of(chain, name)].tolerance
         index = check_of[name]
         if _close(values[name], local, tol.rtol, tol.atol):
-            blame[name] = set().union(*(blame.get(c, set()) for c in feeds[name] if c in wrong)) or {"?"}
+            blame[name] = set().union(
+                *(blame.get(c, set()) for c in feeds[name] if c in wrong)
+            ) or {"?"}
             roots = ", ".join(f"d{r}" for r in sorted(blame[name] - {"?"})) or "an earlier gradient"
             made_from = ", ".join(f"d{c}" for c in sorted(feeds[name] - {_LOSS}))
-            checks[index] = dataclasses.replace(checks[index], diagnosis=Diagnosis(
-                kind="pattern", mistake="follows-from-earlier",
-                hint=f"This line is right for the {made_from} your code gives it: d{name} is wrong only because "
-                     f"{roots} is. Fix {roots} first.",
-                evidence=f"the chain rule applied to your own {made_from} gives your d{name}"))
+            checks[index] = dataclasses.replace(
+                checks[index],
+                diagnosis=Diagnosis(
+                    kind="pattern",
+                    mistake="follows-from-earlier",
+                    hint=f"This line is right for the {made_from} your code gives it: d{name} is wrong only because "
+                    f"{roots} is. Fix {roots} first.",
+                    evidence=f"the chain rule applied to your own {made_from} gives your d{name}",
+                ),
+            )
             continue
         blame[name] = {name}
-        first = not any(n in wrong for n in BACKWARD_ORDER[:BACKWARD_ORDER.index(name)])
-        checks[index] = dataclasses.replace(checks[index], diagnosis=_root(
-            checks[index].diagnosis, name, feeds[name], parts, local, values[name], first, tol.rtol, tol.atol))
+        first = not any(n in wrong for n in BACKWARD_ORDER[: BACKWARD_ORDER.index(name)])
+        checks[index] = dataclasses.replace(
+            checks[index],
+            diagnosis=_root(
+                checks[index].diagnosis,
+                name,
+                feeds[name],
+                parts,
+                local,
+                values[name],
+                first,
+                tol.rtol,
+                tol.atol,
+            ),
+        )
     return checks
 
 
@@ -78,29 +113,53 @@ def by_name_of(chain: Mapping[int, str], name: str) -> int:
     return next(i for i, n in chain.items() if n == name)
 
 
-def _root(found: Diagnosis | None, name: str, feeds: set[str], parts: Mapping[str, np.ndarray], local: np.ndarray,
-          value: np.ndarray, first: bool, rtol: float, atol: float) -> Diagnosis:
+def _root(
+    found: Diagnosis | None,
+    name: str,
+    feeds: set[str],
+    parts: Mapping[str, np.ndarray],
+    local: np.ndarray,
+    value: np.ndarray,
+    first: bool,
+    rtol: float,
+    atol: float,
+) -> Diagnosis:
     made_from = ", ".join(f"d{c}" for c in sorted(feeds - {_LOSS})) or "the loss"
     where = "the first wrong gradient in backward order" if first else "wrong on its own, too"
-    evidence = f"d{name} is {where}: the chain rule applied to your {made_from} does not give your d{name}"
-    missing = [c for c, part in parts.items() if len(parts) > 1 and np.abs(part).max() > 1e-9
-               and _close(value, local - part, rtol, atol)]
-    said = f"The root: d{name} is the first wrong gradient in backward order, and its own line is wrong." if first \
+    evidence = (
+        f"d{name} is {where}: the chain rule applied to your {made_from} does not give your d{name}"
+    )
+    missing = [
+        c
+        for c, part in parts.items()
+        if len(parts) > 1 and np.abs(part).max() > 1e-9 and _close(value, local - part, rtol, atol)
+    ]
+    said = (
+        f"The root: d{name} is the first wrong gradient in backward order, and its own line is wrong."
+        if first
         else f"A root of its own: d{name}'s own line is wrong too."
+    )
     if found is not None and found.kind == "known-mistake":
-        return dataclasses.replace(found, hint=f"{said} {found.hint}",
-                                   evidence=f"{found.evidence}; {evidence}")
+        return dataclasses.replace(
+            found, hint=f"{said} {found.hint}", evidence=f"{found.evidence}; {evidence}"
+        )
     if len(missing) == 1:
         via = missing[0]
-        return Diagnosis(kind="pattern", mistake="missing-path",
-                         hint=f"{said} It misses the path through {via}: {name} feeds "
-                              f"{' and '.join(sorted(feeds - {_LOSS}))}, and its gradient is the sum over all of them.",
-                         evidence=f"{evidence}; it is the right value less the contribution through {via}")
-    return Diagnosis(kind="pattern", mistake="root-gradient",
-                     hint=f"{said} The chain rule applied to the gradients it is made from ({made_from}), as your code "
-                          "gives them, gives another value. Later wrong gradients marked follows-from-earlier are "
-                          "wrong only because of it.",
-                     evidence=evidence)
+        return Diagnosis(
+            kind="pattern",
+            mistake="missing-path",
+            hint=f"{said} It misses the path through {via}: {name} feeds "
+            f"{' and '.join(sorted(feeds - {_LOSS}))}, and its gradient is the sum over all of them.",
+            evidence=f"{evidence}; it is the right value less the contribution through {via}",
+        )
+    return Diagnosis(
+        kind="pattern",
+        mistake="root-gradient",
+        hint=f"{said} The chain rule applied to the gradients it is made from ({made_from}), as your code "
+        "gives them, gives another value. Later wrong gradients marked follows-from-earlier are "
+        "wrong only because of it.",
+        evidence=evidence,
+    )
 
 
 def _chain(exercise: Exercise) -> dict[int, str]:
@@ -145,8 +204,9 @@ def _consumers(named: Mapping[str, Tensor], loss: Tensor) -> dict[str, set[str]]
     return feeds
 
 
-def _through(named: Mapping[str, Tensor], loss: Tensor, target: str, source: str,
-             gradient: np.ndarray | None) -> np.ndarray:
+def _through(
+    named: Mapping[str, Tensor], loss: Tensor, target: str, source: str, gradient: np.ndarray | None
+) -> np.ndarray:
     """The part of `target`'s gradient that comes through `source`, given `source`'s gradient (the loss: 1)."""
     start = loss if source == _LOSS else named[source]
     seed = np.ones(()) if source == _LOSS or gradient is None else gradient

@@ -30,26 +30,35 @@ from grader.judge.report import Diagnosis, RuleFault
 
 #: the reductions whose backward spreads a gradient back over the axes they removed
 REDUCTIONS = frozenset({"sum", "mean", "max", "min", "amax", "amin", "prod", "var", "std"})
-_REMAPPED = re.compile(r"could not be broadcast together with remapped shapes \[original->remapped\]: "
-                       r"\((?P<small>[\d,\s]*)\)\s+and requested shape \((?P<big>[\d,\s]*)\)")
-_SHAPES = re.compile(r"could not be broadcast together with shapes \((?P<a>[\d,\s]*)\) \((?P<b>[\d,\s]*)\)")
+_REMAPPED = re.compile(
+    r"could not be broadcast together with remapped shapes \[original->remapped\]: "
+    r"\((?P<small>[\d,\s]*)\)\s+and requested shape \((?P<big>[\d,\s]*)\)"
+)
+_SHAPES = re.compile(
+    r"could not be broadcast together with shapes \((?P<a>[\d,\s]*)\) \((?P<b>[\d,\s]*)\)"
+)
 _TOO_MANY_AXES = "input operand has more dimensions than allowed by the axis remapping"
 
 HINTS = {
     "sum-grad-not-expanded": "Without keepdims the reduced axes are gone from out.grad (x.sum(axis=1) of a (2, 3, 4) "
-                             "tensor is (2, 4)): put them back as size 1 (np.expand_dims(g, axis)) before "
-                             "broadcasting the gradient to the input's shape.",
+    "tensor is (2, 4)): put them back as size 1 (np.expand_dims(g, axis)) before "
+    "broadcasting the gradient to the input's shape.",
     "keepdims-expanded-again": "With keepdims=True the reduced axes are still in out.grad, as size 1: put them back "
-                               "only when keepdims is False, or the gradient gets an axis too many and no longer "
-                               "broadcasts to the input's shape.",
+    "only when keepdims is False, or the gradient gets an axis too many and no longer "
+    "broadcasts to the input's shape.",
     "order-not-reversed": "backward() builds its list depth-first, each tensor after the tensors it was made from, "
-                          "so the output comes last; walk it reversed (outputs first), or each _backward runs before "
-                          "the tensors that use its output have added to its gradient.",
+    "so the output comes last; walk it reversed (outputs first), or each _backward runs before "
+    "the tensors that use its output have added to its gradient.",
 }
 
 
-def stated(exercise: Exercise, error: ErrorInfo, code: str, defined: Definitions | None,
-           passing: Sequence[str]) -> Diagnosis | None:
+def stated(
+    exercise: Exercise,
+    error: ErrorInfo,
+    code: str,
+    defined: Definitions | None,
+    passing: Sequence[str],
+) -> Diagnosis | None:
     """The mistake `error`, raised by the check whose probe runs `code`, states; None where nothing confirms one.
 
     `passing`: the code of the checks the submission passes.
@@ -59,12 +68,23 @@ def stated(exercise: Exercise, error: ErrorInfo, code: str, defined: Definitions
         return None
     outer = defined.outer(where.function, where.file, where.line)
     # a function defined inside an operation (its _backward), not a helper inside backward() itself
-    in_step = where.function in defined.enclosing and len(outer) == 1 and exercise.contract.backward not in outer
-    if in_step and exercise.contract.backward in defined.forward_walks and f".{exercise.contract.backward}(" in code:
-        return _named("order-not-reversed", f"the code raised {error.type_name} in a backward step "
-                                            f"({where.describe()}), and backward() calls each step over its "
-                                            "depth-first list in its own order, inputs first",
-                      RuleFault(method=exercise.contract.backward, operand="", how="traversal-order"))
+    in_step = (
+        where.function in defined.enclosing
+        and len(outer) == 1
+        and exercise.contract.backward not in outer
+    )
+    if (
+        in_step
+        and exercise.contract.backward in defined.forward_walks
+        and f".{exercise.contract.backward}(" in code
+    ):
+        return _named(
+            "order-not-reversed",
+            f"the code raised {error.type_name} in a backward step "
+            f"({where.describe()}), and backward() calls each step over its "
+            "depth-first list in its own order, inputs first",
+            RuleFault(method=exercise.contract.backward, operand="", how="traversal-order"),
+        )
     reduction = sorted(outer & REDUCTIONS)
     if error.type_name != "ValueError" or not reduction:
         return None
@@ -74,21 +94,34 @@ def stated(exercise: Exercise, error: ErrorInfo, code: str, defined: Definitions
         small, big = shapes
         removed = _removed_axes(small, big)
         if removed is not None:
-            return _named("sum-grad-not-expanded", f"the code raised ValueError in {reduction[0]}'s backward "
-                                                   f"({where.describe()}): a gradient of shape {shape_text(small)} "
-                                                   f"broadcast to {shape_text(big)}, which is {shape_text(big)} "
-                                                   f"without {axes_text(removed)}", _rule(reduction[0]))
-    if _TOO_MANY_AXES in error.message and calls and all(calls) \
-            and any(not keep for other in passing for keep in _reductions(other, axis=True)):
-        return _named("keepdims-expanded-again", f"the code raised ValueError in {reduction[0]}'s backward "
-                                                 f"({where.describe()}): {_TOO_MANY_AXES}, on a reduction with "
-                                                 "keepdims=True, where one without keepdims is right",
-                      _rule(reduction[0]))
+            return _named(
+                "sum-grad-not-expanded",
+                f"the code raised ValueError in {reduction[0]}'s backward "
+                f"({where.describe()}): a gradient of shape {shape_text(small)} "
+                f"broadcast to {shape_text(big)}, which is {shape_text(big)} "
+                f"without {axes_text(removed)}",
+                _rule(reduction[0]),
+            )
+    if (
+        _TOO_MANY_AXES in error.message
+        and calls
+        and all(calls)
+        and any(not keep for other in passing for keep in _reductions(other, axis=True))
+    ):
+        return _named(
+            "keepdims-expanded-again",
+            f"the code raised ValueError in {reduction[0]}'s backward "
+            f"({where.describe()}): {_TOO_MANY_AXES}, on a reduction with "
+            "keepdims=True, where one without keepdims is right",
+            _rule(reduction[0]),
+        )
     return None
 
 
 def _named(mistake: str, evidence: str, rule: RuleFault) -> Diagnosis:
-    return Diagnosis(kind="pattern", mistake=mistake, hint=HINTS[mistake], evidence=evidence, rule=rule)
+    return Diagnosis(
+        kind="pattern", mistake=mistake, hint=HINTS[mistake], evidence=evidence, rule=rule
+    )
 
 
 def _rule(method: str) -> RuleFault:
@@ -104,7 +137,11 @@ def _reductions(code: str, axis: bool = False) -> list[bool]:
         return []
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in REDUCTIONS
+        ):
             words = {k.arg: k.value for k in node.keywords if k.arg}
             keep = words.get("keepdims")
             given = "axis" in words or len(node.args) > (1 if _module_call(node) else 0)
@@ -115,8 +152,11 @@ def _reductions(code: str, axis: bool = False) -> list[bool]:
 
 def _module_call(node: ast.Call) -> bool:
     """np.sum(x, ...): the first argument is the array, not the axis."""
-    return isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+    return (
+        isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
         and node.func.value.id in ("np", "numpy")
+    )
 
 
 def _shapes(message: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -157,4 +197,8 @@ def shape_text(shape: tuple[int, ...]) -> str:
 
 
 def axes_text(axes: tuple[int, ...]) -> str:
-    return f"axis {axes[0]}" if len(axes) == 1 else "axes " + ", ".join(map(str, axes[:-1])) + f" and {axes[-1]}"
+    return (
+        f"axis {axes[0]}"
+        if len(axes) == 1
+        else "axes " + ", ".join(map(str, axes[:-1])) + f" and {axes[-1]}"
+    )

@@ -25,12 +25,19 @@ from grader.judge.report import CheckResult, Diagnosis
 from grader.judge.tensor import tensor_variants
 from grader.run.observed import GroupRun
 
-NOTHING = Diagnosis(kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches")
+NOTHING = Diagnosis(
+    kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches"
+)
 
 
-def raised_as(exercise: Exercise, variants: tensor_variants.VariantRuns, index: int,
-               located: Mapping[int, tuple[int, GroupRun]], failing: set[int],
-               expected: tuple[Expected, ...]) -> Diagnosis | None:
+def raised_as(
+    exercise: Exercise,
+    variants: tensor_variants.VariantRuns,
+    index: int,
+    located: Mapping[int, tuple[int, GroupRun]],
+    failing: set[int],
+    expected: tuple[Expected, ...],
+) -> Diagnosis | None:
     """The variant that raises this check's very error, where it also fits the whole submission.
 
     An exception is weak evidence, so: the same type and message (numbers too) as the variant's, no
@@ -52,21 +59,32 @@ def raised_as(exercise: Exercise, variants: tensor_variants.VariantRuns, index: 
     def consistent(candidate: tensor_variants.Variant) -> bool:
         for probe in tensor_variants.fails(results[id(candidate)], expected, tols):
             theirs, mine = results[id(candidate)][probe].error, run.probes[probe]
-            if probe not in failed or (theirs is not None and (
-                    mine is None or mine.error is None or mine.error.message != theirs.message)):
+            if probe not in failed or (
+                theirs is not None
+                and (mine is None or mine.error is None or mine.error.message != theirs.message)
+            ):
                 return False
         return True
 
     # the check shows what the raising variants share; one of them must fit the whole submission
     if not any(consistent(v) for v in raising):
         return None
-    return Diagnosis(kind="pattern", mistake=variant.mistake, hint=variant.hint,
-                     evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}, as the "
-                              f"reference engine with this mistake ({variant.mistake}) does, and only there")
+    return Diagnosis(
+        kind="pattern",
+        mistake=variant.mistake,
+        hint=variant.hint,
+        evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}, as the "
+        f"reference engine with this mistake ({variant.mistake}) does, and only there",
+    )
 
 
-def nan_alone(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-              failing: set[int], expected: tuple[Expected, ...]) -> list[CheckResult]:
+def nan_alone(
+    exercise: Exercise,
+    checks: list[CheckResult],
+    located: Mapping[int, tuple[int, GroupRun]],
+    failing: set[int],
+    expected: tuple[Expected, ...],
+) -> list[CheckResult]:
     """A name given on nan alone stands only where the same name has other evidence in the submission.
 
     nan is what many instabilities give (0/0 and inf/inf alike): a loss that is nan says that something
@@ -74,21 +92,39 @@ def nan_alone(exercise: Exercise, checks: list[CheckResult], located: Mapping[in
     numbers, or a nan at the very elements the mistake makes nan.
     """
     weak = {i for i in failing if i in located and _wrong_only_nan(exercise, located[i], expected)}
-    named = {checks[i].diagnosis.mistake for i in failing - weak  # type: ignore[union-attr]
-             if checks[i].diagnosis is not None and checks[i].diagnosis.kind != "unknown"}  # type: ignore[union-attr]
-    return [dataclasses.replace(c, diagnosis=NOTHING) if i in weak and c.diagnosis is not None
-            and c.diagnosis.kind != "unknown" and c.diagnosis.mistake not in named else c
-            for i, c in enumerate(checks)]
+    named = {
+        checks[i].diagnosis.mistake
+        for i in failing - weak  # type: ignore[union-attr]
+        if checks[i].diagnosis is not None and checks[i].diagnosis.kind != "unknown"
+    }  # type: ignore[union-attr]
+    return [
+        dataclasses.replace(c, diagnosis=NOTHING)
+        if i in weak
+        and c.diagnosis is not None
+        and c.diagnosis.kind != "unknown"
+        and c.diagnosis.mistake not in named
+        else c
+        for i, c in enumerate(checks)
+    ]
 
 
-def _wrong_only_nan(exercise: Exercise, where: tuple[int, GroupRun], expected: tuple[Expected, ...]) -> bool:
+def _wrong_only_nan(
+    exercise: Exercise, where: tuple[int, GroupRun], expected: tuple[Expected, ...]
+) -> bool:
     probe_index, run = where
     got, want = run.probes[probe_index], expected[probe_index]
     if got is None or got.observations is None or isinstance(want.observations, ErrorInfo):
         return False
-    wrong = [got.observations.get(label) for label, value in want.observations.items()
-             if compare(value, got.observations.get(label, _MISSING_VALUE),
-                                         exercise.probes[probe_index].tolerance) is not None]
+    wrong = [
+        got.observations.get(label)
+        for label, value in want.observations.items()
+        if compare(
+            value,
+            got.observations.get(label, _MISSING_VALUE),
+            exercise.probes[probe_index].tolerance,
+        )
+        is not None
+    ]
     return bool(wrong) and all(isinstance(v, Number) and math.isnan(v.value) for v in wrong)
 
 
@@ -97,64 +133,104 @@ _MISSING_VALUE: Value = ErrorInfo("missing", "nothing observed")
 _RATIO_NAMES = RATIOS | {"mean-scale"}
 
 
-def ratios_alone(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-                 failing: set[int], expected: tuple[Expected, ...]) -> list[CheckResult]:
+def ratios_alone(
+    exercise: Exercise,
+    checks: list[CheckResult],
+    located: Mapping[int, tuple[int, GroupRun]],
+    failing: set[int],
+    expected: tuple[Expected, ...],
+) -> list[CheckResult]:
     """A ratio names a mistake only where more than one check has wrong numbers, or the check isolates it.
 
     One wrong check that happens to be a multiple of the right answer isolates nothing: a function
     that makes its own tensor instead of using the caller's errs everywhere else, and its one number
     can be any ratio.
     """
-    numeric = [i for i in failing if i in located and _wrong_numbers(exercise, located[i], expected)]
+    numeric = [
+        i for i in failing if i in located and _wrong_numbers(exercise, located[i], expected)
+    ]
     if len(numeric) > 1:
         return checks
 
     def isolated(index: int, mistake: str) -> bool:
         # exactly N off, N a count the check's own code averages over (x.mean()): the mean is the one suspect
-        return mistake == "mean-scale" and index in located and ".mean(" in exercise.probes[located[index][0]].code
+        return (
+            mistake == "mean-scale"
+            and index in located
+            and ".mean(" in exercise.probes[located[index][0]].code
+        )
 
-    return [dataclasses.replace(c, diagnosis=NOTHING) if i in failing and c.diagnosis is not None
-            and c.diagnosis.kind == "pattern" and c.diagnosis.mistake in _RATIO_NAMES
-            and not isolated(i, c.diagnosis.mistake) else c for i, c in enumerate(checks)]
+    return [
+        dataclasses.replace(c, diagnosis=NOTHING)
+        if i in failing
+        and c.diagnosis is not None
+        and c.diagnosis.kind == "pattern"
+        and c.diagnosis.mistake in _RATIO_NAMES
+        and not isolated(i, c.diagnosis.mistake)
+        else c
+        for i, c in enumerate(checks)
+    ]
 
 
-def _wrong_numbers(exercise: Exercise, where: tuple[int, GroupRun], expected: tuple[Expected, ...]) -> bool:
+def _wrong_numbers(
+    exercise: Exercise, where: tuple[int, GroupRun], expected: tuple[Expected, ...]
+) -> bool:
     probe_index, run = where
     got, want = run.probes[probe_index], expected[probe_index]
     if got is None or got.observations is None or isinstance(want.observations, ErrorInfo):
         return False
-    return any(isinstance(got.observations.get(label), (Number, Array))
-               and compare(value, got.observations[label], exercise.probes[probe_index].tolerance) is not None
-               for label, value in want.observations.items())
+    return any(
+        isinstance(got.observations.get(label), (Number, Array))
+        and compare(value, got.observations[label], exercise.probes[probe_index].tolerance)
+        is not None
+        for label, value in want.observations.items()
+    )
 
 
-def placeholders(exercise: Exercise, checks: list[CheckResult], failing: set[int]) -> list[CheckResult]:
+def placeholders(
+    exercise: Exercise, checks: list[CheckResult], failing: set[int]
+) -> list[CheckResult]:
     """Zeros from a function of a tensor exercise are its placeholders (np.zeros_like) left unwritten, not a
     gradient that nothing reached: there is no graph to walk, so the engine's advice would mislead."""
     if any(kind == "class" for _, kind in exercise.defines):
         return checks
-    return [dataclasses.replace(c, diagnosis=_UNWRITTEN) if i in failing and c.diagnosis is not None
-            and c.diagnosis.kind == "pattern" and c.diagnosis.mistake == "all-zero" else c
-            for i, c in enumerate(checks)]
+    return [
+        dataclasses.replace(c, diagnosis=_UNWRITTEN)
+        if i in failing
+        and c.diagnosis is not None
+        and c.diagnosis.kind == "pattern"
+        and c.diagnosis.mistake == "all-zero"
+        else c
+        for i, c in enumerate(checks)
+    ]
 
 
-_UNWRITTEN = Diagnosis(kind="unknown", mistake="", hint="",
-                       evidence="every value is 0, as a function whose placeholders (0.0, np.zeros_like) are left "
-                                "unwritten gives: not written yet")
+_UNWRITTEN = Diagnosis(
+    kind="unknown",
+    mistake="",
+    hint="",
+    evidence="every value is 0, as a function whose placeholders (0.0, np.zeros_like) are left "
+    "unwritten gives: not written yet",
+)
 
 
-def errors_alone(checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-                  failing: set[int]) -> list[CheckResult]:
+def errors_alone(
+    checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]], failing: set[int]
+) -> list[CheckResult]:
     """A known mistake matched on an error alone stands only if it also matches the student's numbers somewhere.
 
     Many mistakes raise the same numpy error (a matmul of mismatched shapes); where the student's
     wrong numbers elsewhere are not that mistake's, the shared error is a coincidence, not evidence.
     """
+
     def numeric(index: int) -> bool:
         probe_index, run = located[index]
         got = run.probes[probe_index]
-        return got is not None and got.observations is not None and \
-            any(isinstance(v, (Number, Array)) for v in got.observations.values())
+        return (
+            got is not None
+            and got.observations is not None
+            and any(isinstance(v, (Number, Array)) for v in got.observations.values())
+        )
 
     def named(index: int) -> str | None:
         found = checks[index].diagnosis
@@ -164,6 +240,13 @@ def errors_alone(checks: list[CheckResult], located: Mapping[int, tuple[int, Gro
     backed = {named(i) for i in wrong_numbers} - {None}
     if not wrong_numbers:
         return list(checks)
-    return [dataclasses.replace(c, diagnosis=NOTHING) if i in failing and i in located and not numeric(i)
-            and named(i) is not None and named(i) not in backed else c for i, c in enumerate(checks)]
-
+    return [
+        dataclasses.replace(c, diagnosis=NOTHING)
+        if i in failing
+        and i in located
+        and not numeric(i)
+        and named(i) is not None
+        and named(i) not in backed
+        else c
+        for i, c in enumerate(checks)
+    ]

@@ -43,29 +43,35 @@ _RATIO = 1e-6  # how close a ratio must be to N
 
 HINTS = {
     "unreduced-broadcast": "A broadcast input's gradient must be summed back to that input's shape: over the axes "
-                           "broadcasting added in front, and over the axes it stretched from size 1 (keepdims=True).",
+    "broadcasting added in front, and over the axes it stretched from size 1 (keepdims=True).",
     "keepdims-missing": "The values are right, but the gradient lost its input's size-1 axes: reduce with "
-                        "keepdims=True, or reshape the gradient to the input's shape.",
+    "keepdims=True, or reshape the gradient to the input's shape.",
     "extra-size-1-axes": "The values are right, but the gradient has axes of size 1 its input does not have (a sum "
-                         "with keepdims=True where the input has no such axis): reduce without keepdims, or reshape "
-                         "the gradient to the input's shape.",
+    "with keepdims=True where the input has no such axis): reduce without keepdims, or reshape "
+    "the gradient to the input's shape.",
     "unreshaped-gradient": "The values are right, in the wrong shape: a reshape's backward reshapes the gradient "
-                           "back to its input's shape.",
+    "back to its input's shape.",
     "permuted-gradient": "The values are right, with the axes in another order: a transpose's backward applies the "
-                         "inverse permutation (np.argsort(axes)), and in a matmul each transpose belongs on its side.",
+    "inverse permutation (np.argsort(axes)), and in a matmul each transpose belongs on its side.",
     "summed-wrong-axis": "A gradient summed over the wrong axes: the gradient of a broadcast (a bias added to every "
-                         "row, a column statistic) sums over the axes that were copied, the batch axis 0 for a bias "
-                         "of shape (D,) added to (N, D), and keeps the input's own axes.",
+    "row, a column statistic) sums over the axes that were copied, the batch axis 0 for a bias "
+    "of shape (D,) added to (N, D), and keeps the input's own axes.",
     "float32-precision": "The values are float32, about 7 significant digits, where the checks compare float64's 16: "
-                         "keep the data in float64 (np.array(data, dtype=np.float64), and no dtype=np.float32).",
+    "keep the data in float64 (np.array(data, dtype=np.float64), and no dtype=np.float32).",
     "mean-scale": "Exactly N times off, N the size of the averaged axes: a mean divides by N, the number of values "
-                  "each mean averages, in its forward and in its backward, once.",
+    "each mean averages, in its forward and in its backward, once.",
 }
 
 
-def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-           failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
-           defined: Definitions | None = None) -> list[CheckResult]:
+def refine(
+    exercise: Exercise,
+    checks: list[CheckResult],
+    located: Mapping[int, tuple[int, GroupRun]],
+    failing: set[int],
+    expected: tuple[Expected, ...],
+    inputs: tuple[Inputs, ...],
+    defined: Definitions | None = None,
+) -> list[CheckResult]:
     """The checks, with the failed ones that a known mistake does not explain named where the arrays say so.
 
     Any number a submission sends is safe here (inf, nan, 1e308: numpy's warnings are silenced, and a
@@ -78,13 +84,22 @@ def refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, 
         return list(checks)
 
 
-def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]],
-            failing: set[int], expected: tuple[Expected, ...], inputs: tuple[Inputs, ...],
-            defined: Definitions | None) -> list[CheckResult]:
+def _refine(
+    exercise: Exercise,
+    checks: list[CheckResult],
+    located: Mapping[int, tuple[int, GroupRun]],
+    failing: set[int],
+    expected: tuple[Expected, ...],
+    inputs: tuple[Inputs, ...],
+    defined: Definitions | None,
+) -> list[CheckResult]:
     checks = tensor_evidence.errors_alone(checks, located, failing)
     variants: tensor_variants.VariantRuns | None = None
-    passing = [exercise.probes[located[i][0]].code for i, c in enumerate(checks)
-               if c.status == "passed" and i in located]
+    passing = [
+        exercise.probes[located[i][0]].code
+        for i, c in enumerate(checks)
+        if c.status == "passed" and i in located
+    ]
     for index in sorted(failing):
         check = checks[index]
         if check.diagnosis is not None and check.diagnosis.kind == "known-mistake":
@@ -94,10 +109,16 @@ def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int,
         if got is None or isinstance(want.observations, ErrorInfo):
             continue
         tol = exercise.probes[probe_index].tolerance
-        general = check.diagnosis is None or check.diagnosis.kind == "unknown" or check.diagnosis.mistake in TENSOR_TOO
+        general = (
+            check.diagnosis is None
+            or check.diagnosis.kind == "unknown"
+            or check.diagnosis.mistake in TENSOR_TOO
+        )
         if got.observations is None and got.error is not None and general:
             # what the error states where the syntax tree places it, before a general word on a None
-            found = tensor_errors.stated(exercise, got.error, exercise.probes[probe_index].code, defined, passing)
+            found = tensor_errors.stated(
+                exercise, got.error, exercise.probes[probe_index].code, defined, passing
+            )
             if found is not None:
                 checks[index] = dataclasses.replace(check, diagnosis=found)
                 continue
@@ -106,11 +127,13 @@ def _refine(exercise: Exercise, checks: list[CheckResult], located: Mapping[int,
         if got.observations is None:
             if check.diagnosis is not None and check.diagnosis.kind != "unknown":
                 continue  # an error that already says what it is (a missing method)
-            found = _unsummed_error(got.error) or \
-                tensor_evidence.raised_as(exercise, variants, index, located, failing, expected)
+            found = _unsummed_error(got.error) or tensor_evidence.raised_as(
+                exercise, variants, index, located, failing, expected
+            )
         else:
-            found = tensor_variants.matching(variants, probe_index, got, want, tol) or \
-                _arrays(got, want, inputs[probe_index], tol)
+            found = tensor_variants.matching(variants, probe_index, got, want, tol) or _arrays(
+                got, want, inputs[probe_index], tol
+            )
         if found is not None:
             checks[index] = dataclasses.replace(check, diagnosis=found)
     checks = tensor_evidence.nan_alone(exercise, checks, located, failing, expected)
@@ -128,8 +151,9 @@ def _arrays(got: ProbeRun, want: Expected, inputs: Inputs, tol: Tolerance) -> Di
         observed = got.observations.get(label)
         if observed is None or compare(expected, observed, tol) is None:
             continue
-        pattern = observation_pattern(expected, observed, sizes, tol) or \
-            summed_wrong_axes(expected, observed, inputs, tol)
+        pattern = observation_pattern(expected, observed, sizes, tol) or summed_wrong_axes(
+            expected, observed, inputs, tol
+        )
         if pattern is None:
             return None
         found.append((label, *pattern))
@@ -137,24 +161,34 @@ def _arrays(got: ProbeRun, want: Expected, inputs: Inputs, tol: Tolerance) -> Di
         return None
     mistake = found[0][1]
     details = "; ".join(f"{label} {detail}" for label, _, detail in found)
-    return Diagnosis(kind="pattern", mistake=mistake, hint=f"{HINTS[mistake]} Here: {details}.",
-                     evidence=details)
+    return Diagnosis(
+        kind="pattern", mistake=mistake, hint=f"{HINTS[mistake]} Here: {details}.", evidence=details
+    )
 
 
-def observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol: Tolerance) -> tuple[str, str] | None:
+def observation_pattern(
+    expected: Value, got: Value, sizes: Sequence[int], tol: Tolerance
+) -> tuple[str, str] | None:
     """(mistake, what shows it) when `got` is `expected` but for one array mistake; None otherwise."""
-    with np.errstate(all="ignore"):  # a submission's huge or tiny numbers overflow a ratio: that names nothing
+    with np.errstate(
+        all="ignore"
+    ):  # a submission's huge or tiny numbers overflow a ratio: that names nothing
         return _observation_pattern(expected, got, sizes, tol)
 
 
-def _observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol: Tolerance) -> tuple[str, str] | None:
+def _observation_pattern(
+    expected: Value, got: Value, sizes: Sequence[int], tol: Tolerance
+) -> tuple[str, str] | None:
     want, have = _array(expected), _array(got)
     if want is None or have is None or not np.isfinite(have).all():
         return None
     if want.shape != have.shape:
         return _reshaped(want, have, tol)
     if _float32(want, have):
-        return "float32-precision", "agrees with the right value to float32's 7 digits, and every element is a float32"
+        return (
+            "float32-precision",
+            "agrees with the right value to float32's 7 digits, and every element is a float32",
+        )
     permuted = _permuted(want, have, tol)
     if permuted is not None:
         return permuted
@@ -163,8 +197,12 @@ def _observation_pattern(expected: Value, got: Value, sizes: Sequence[int], tol:
 
 def _reshaped(want: np.ndarray, have: np.ndarray, tol: Tolerance) -> tuple[str, str] | None:
     shown = f"has shape {shape_text(have.shape)} where {shape_text(want.shape)} was expected"
-    if have.size == want.size and have.ndim != want.ndim and _close(have.reshape(want.shape), want, tol) \
-            and [n for n in want.shape if n != 1] == [n for n in have.shape if n != 1]:
+    if (
+        have.size == want.size
+        and have.ndim != want.ndim
+        and _close(have.reshape(want.shape), want, tol)
+        and [n for n in want.shape if n != 1] == [n for n in have.shape if n != 1]
+    ):
         if have.ndim < want.ndim:
             return "keepdims-missing", f"{shown}; given back the size-1 axes it is right"
         return "extra-size-1-axes", f"{shown}; without the extra size-1 axes it is right"
@@ -185,9 +223,14 @@ def _permuted(want: np.ndarray, have: np.ndarray, tol: Tolerance) -> tuple[str, 
     for order in itertools.permutations(range(want.ndim)):
         if order == tuple(range(want.ndim)) or tuple(want.shape[i] for i in order) != have.shape:
             continue
-        if _close(want.transpose(order), have, tol):  # the check failed, so `have` is not `want` itself
-            what = "is the right gradient transposed" if want.ndim == 2 else \
-                f"is the right gradient with its axes in the order {order}"
+        if _close(
+            want.transpose(order), have, tol
+        ):  # the check failed, so `have` is not `want` itself
+            what = (
+                "is the right gradient transposed"
+                if want.ndim == 2
+                else f"is the right gradient with its axes in the order {order}"
+            )
             return "permuted-gradient", what
     return None
 
@@ -200,58 +243,108 @@ def _scaled(want: np.ndarray, have: np.ndarray, sizes: Sequence[int]) -> tuple[s
     ratio = float(ratios[0])
     if not np.all(np.abs(ratios - ratio) <= _RATIO * max(1.0, abs(ratio))):
         return None
-    for n in sorted(n for n in set(sizes) if n >= 3):  # 2 is also a gradient counted twice: no evidence of a mean
+    for n in sorted(
+        n for n in set(sizes) if n >= 3
+    ):  # 2 is also a gradient counted twice: no evidence of a mean
         if abs(ratio - n) <= _RATIO * n:
-            return "mean-scale", f"is exactly {n} times the right value (N = {n}, the size of an axis averaged over)"
+            return (
+                "mean-scale",
+                f"is exactly {n} times the right value (N = {n}, the size of an axis averaged over)",
+            )
         if abs(ratio - 1 / n) <= _RATIO / n:
-            return "mean-scale", f"is exactly the right value divided by {n} (a division by N = {n} too many)"
+            return (
+                "mean-scale",
+                f"is exactly the right value divided by {n} (a division by N = {n} too many)",
+            )
     return None
 
 
-def summed_wrong_axes(expected: Value, got: Value, inputs: Inputs, tol: Tolerance) -> tuple[str, str] | None:
+def summed_wrong_axes(
+    expected: Value, got: Value, inputs: Inputs, tol: Tolerance
+) -> tuple[str, str] | None:
     """(summed-wrong-axis, what shows it) where the right value is an input summed over some axes and the
     student's is the same input summed over other axes; None otherwise."""
     want, have = _array(expected), _array(got)
     if want is None or have is None or not np.isfinite(have).all():
         return None
     for name, value in inputs.items():
-        if not isinstance(value, TensorInput) or value.dtype == "int64" or not 1 < len(value.shape) <= 4:
+        if (
+            not isinstance(value, TensorInput)
+            or value.dtype == "int64"
+            or not 1 < len(value.shape) <= 4
+        ):
             continue
         data = np.array(value.data, dtype=np.float64).reshape(value.shape)
-        sums = [(axes, keep, data.sum(axis=axes, keepdims=keep)) for k in range(1, data.ndim + 1)
-                for axes in itertools.combinations(range(data.ndim), k) for keep in (False, True)]
-        right = sorted({axes for axes, _, total in sums if total.shape == want.shape and _close(total, want, tol)})
-        wrong = sorted({axes for axes, _, total in sums if total.shape == have.shape and _close(total, have, tol)})
+        sums = [
+            (axes, keep, data.sum(axis=axes, keepdims=keep))
+            for k in range(1, data.ndim + 1)
+            for axes in itertools.combinations(range(data.ndim), k)
+            for keep in (False, True)
+        ]
+        right = sorted(
+            {
+                axes
+                for axes, _, total in sums
+                if total.shape == want.shape and _close(total, want, tol)
+            }
+        )
+        wrong = sorted(
+            {
+                axes
+                for axes, _, total in sums
+                if total.shape == have.shape and _close(total, have, tol)
+            }
+        )
         if len(right) == 1 and wrong and right[0] not in wrong:
-            return "summed-wrong-axis", f"is {name} summed over {axes_text(wrong[0])}, where the right one is {name} " \
-                                        f"summed over {axes_text(right[0])}"
+            return (
+                "summed-wrong-axis",
+                f"is {name} summed over {axes_text(wrong[0])}, where the right one is {name} "
+                f"summed over {axes_text(right[0])}",
+            )
     return None
 
 
 def _float32(want: np.ndarray, have: np.ndarray) -> bool:
     """Every value is a float32 (float64 arithmetic almost never lands on one) and right to float32's precision."""
     scale = max(1.0, float(np.abs(want).max(initial=0.0)))
-    return bool(have.size) and bool((have.astype(np.float32).astype(np.float64) == have).all()) and \
-        bool(np.allclose(have, want, rtol=1e-4, atol=1e-5 * scale))
+    return (
+        bool(have.size)
+        and bool((have.astype(np.float32).astype(np.float64) == have).all())
+        and bool(np.allclose(have, want, rtol=1e-4, atol=1e-5 * scale))
+    )
 
 
-_UNSUMMED = re.compile(r"non-broadcastable output operand with shape \((?P<small>[\d, ]*)\) doesn't match the "
-                       r"broadcast shape \((?P<big>[\d, ]*)\)")
+_UNSUMMED = re.compile(
+    r"non-broadcastable output operand with shape \((?P<small>[\d, ]*)\) doesn't match the "
+    r"broadcast shape \((?P<big>[\d, ]*)\)"
+)
 
 
 def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
     """numpy's own words for `grad += g` with g of a broadcast shape: the gradient was not summed back."""
-    match = None if error is None or error.type_name != "ValueError" else _UNSUMMED.search(error.message)
+    match = (
+        None
+        if error is None or error.type_name != "ValueError"
+        else _UNSUMMED.search(error.message)
+    )
     if match is None:
         return None
-    small, big = (tuple(int(n) for n in match[k].replace(" ", "").split(",") if n) for k in ("small", "big"))
+    small, big = (
+        tuple(int(n) for n in match[k].replace(" ", "").split(",") if n) for k in ("small", "big")
+    )
     if _broadcast_axes(small, big) is None:
         return None
-    detail = f"a gradient of shape {shape_text(big)} was added to one of shape {shape_text(small)}, which it " \
+    detail = (
+        f"a gradient of shape {shape_text(big)} was added to one of shape {shape_text(small)}, which it "
         "broadcast from"
+    )
     # the shapes go in the evidence only, which a hidden check withholds: the message is the submission's to choose
-    return Diagnosis(kind="pattern", mistake="unreduced-broadcast", hint=HINTS["unreduced-broadcast"],
-                     evidence=f"the code raised ValueError: {match[0]}; {detail}")
+    return Diagnosis(
+        kind="pattern",
+        mistake="unreduced-broadcast",
+        hint=HINTS["unreduced-broadcast"],
+        evidence=f"the code raised ValueError: {match[0]}; {detail}",
+    )
 
 
 def _axis_sizes(inputs: Inputs) -> list[int]:

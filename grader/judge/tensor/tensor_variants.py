@@ -71,13 +71,19 @@ _GRAD_B: dict[str, tuple[str, Callable[[Arr, Arr, Arr], Arr]]] = {
 }
 _RIGHT_A: Callable[[Arr, Arr, Arr], Arr] = lambda a, b, g: g @ b.swapaxes(-1, -2)  # noqa: E731
 _RIGHT_B: Callable[[Arr, Arr, Arr], Arr] = lambda a, b, g: a.swapaxes(-1, -2) @ g  # noqa: E731
-_NUMPY_T = "numpy's .T reverses every axis, so on a batch (more than 2 axes) it is no matrix transpose: swap " \
-           "the last two axes, a.swapaxes(-1, -2), for each product's transpose."
+_NUMPY_T = (
+    "numpy's .T reverses every axis, so on a batch (more than 2 axes) it is no matrix transpose: swap "
+    "the last two axes, a.swapaxes(-1, -2), for each product's transpose."
+)
 
 
 def variant_runs(exercise: Exercise, inputs: tuple[Inputs, ...]) -> VariantRuns:
     """Every probe of `exercise` on every variant that applies to it; the same inputs give the same runs."""
-    key = (str(exercise.spec_path), exercise.id, hash(tuple(tuple(sorted(i.items())) for i in inputs)))
+    key = (
+        str(exercise.spec_path),
+        exercise.id,
+        hash(tuple(tuple(sorted(i.items())) for i in inputs)),
+    )
     if key not in _CACHE:
         if len(_CACHE) >= _CACHED:
             _CACHE.pop(next(iter(_CACHE)))
@@ -85,16 +91,25 @@ def variant_runs(exercise: Exercise, inputs: tuple[Inputs, ...]) -> VariantRuns:
     return _CACHE[key]
 
 
-def matching(runs: VariantRuns, probe_index: int, got: ProbeRun, want: Expected, tol: Tolerance) -> Diagnosis | None:
+def matching(
+    runs: VariantRuns, probe_index: int, got: ProbeRun, want: Expected, tol: Tolerance
+) -> Diagnosis | None:
     """The variant whose values this check's are, where the fitting variants isolate one."""
-    if got.observations is None or isinstance(want.observations, ErrorInfo) or \
-            not any(isinstance(v, (Number, Array)) for v in got.observations.values()):
+    if (
+        got.observations is None
+        or isinstance(want.observations, ErrorInfo)
+        or not any(isinstance(v, (Number, Array)) for v in got.observations.values())
+    ):
         return None
     variant = isolated([v for v, results in runs if _same(got, results[probe_index], want, tol)])
     if variant is None:
         return None
-    return Diagnosis(kind="pattern", mistake=variant.mistake, hint=variant.hint,
-                     evidence=f"every value matches the reference engine with this mistake ({variant.mistake})")
+    return Diagnosis(
+        kind="pattern",
+        mistake=variant.mistake,
+        hint=variant.hint,
+        evidence=f"every value matches the reference engine with this mistake ({variant.mistake})",
+    )
 
 
 def isolated(fits: list[Variant]) -> Variant | None:
@@ -108,29 +123,48 @@ def isolated(fits: list[Variant]) -> Variant | None:
 
 def raising(runs: VariantRuns, probe_index: int, error: ErrorInfo) -> list[Variant]:
     """The variants whose run of this probe raised this very error: its type and its whole message."""
-    return [v for v, results in runs if (theirs := results[probe_index].error) is not None
-            and theirs.type_name == error.type_name and theirs.message == error.message]
+    return [
+        v
+        for v, results in runs
+        if (theirs := results[probe_index].error) is not None
+        and theirs.type_name == error.type_name
+        and theirs.message == error.message
+    ]
 
 
-def fails(results: tuple[ProbeRun, ...], expected: tuple[Expected, ...], tols: tuple[Tolerance, ...]) -> set[int]:
+def fails(
+    results: tuple[ProbeRun, ...], expected: tuple[Expected, ...], tols: tuple[Tolerance, ...]
+) -> set[int]:
     """The probes a variant's results do not pass."""
     wrong = set()
     for index, (got, want) in enumerate(zip(results, expected, strict=True)):
         if isinstance(want.observations, ErrorInfo):
             continue
-        if got.observations is None or any(compare(value, got.observations.get(label, _MISSING), tols[index])
-                                           for label, value in want.observations.items()):
+        if got.observations is None or any(
+            compare(value, got.observations.get(label, _MISSING), tols[index])
+            for label, value in want.observations.items()
+        ):
             wrong.add(index)
     return wrong
 
 
 def _same(got: ProbeRun, theirs: ProbeRun, want: Expected, tol: Tolerance) -> bool:
-    if theirs.observations is None or got.observations is None or isinstance(want.observations, ErrorInfo):
+    if (
+        theirs.observations is None
+        or got.observations is None
+        or isinstance(want.observations, ErrorInfo)
+    ):
         return False
-    wrong = any(compare(expected, theirs.observations.get(label, _MISSING), tol) is not None
-                for label, expected in want.observations.items())
-    return wrong and all(compare(theirs.observations[label], value, tol) is None if label in theirs.observations
-                         else False for label, value in got.observations.items())
+    wrong = any(
+        compare(expected, theirs.observations.get(label, _MISSING), tol) is not None
+        for label, expected in want.observations.items()
+    )
+    return wrong and all(
+        compare(theirs.observations[label], value, tol) is None
+        if label in theirs.observations
+        else False
+        for label, value in got.observations.items()
+    )
 
 
 _MISSING: Value = ErrorInfo("missing", "nothing observed")
@@ -138,12 +172,19 @@ _MISSING: Value = ErrorInfo("missing", "nothing observed")
 
 def _run(exercise: Exercise, inputs: tuple[Inputs, ...], variant: Variant) -> tuple[ProbeRun, ...]:
     results = []
-    with warnings.catch_warnings(), np.errstate(all="ignore"):  # an overflowing variant overflows on purpose
+    with (
+        warnings.catch_warnings(),
+        np.errstate(all="ignore"),
+    ):  # an overflowing variant overflows on purpose
         warnings.simplefilter("ignore")
         for probe, probe_inputs in zip(exercise.probes, inputs, strict=True):
             code = compile_probe(probe.name, probe.code, dict(probe.observe))
             outcome = run_probe(code, namespace("tensor", variant.names, probe_inputs, "cpu"))
-            results.append(ProbeRun(None, outcome) if isinstance(outcome, ErrorInfo) else ProbeRun(outcome, None))
+            results.append(
+                ProbeRun(None, outcome)
+                if isinstance(outcome, ErrorInfo)
+                else ProbeRun(outcome, None)
+            )
     return tuple(results)
 
 
@@ -154,11 +195,15 @@ def _variants(exercise: Exercise) -> list[Variant]:
         found += _matmul_variants(exercise)
     names = reference_names(Tensor, exercise.defines)
     if "batchnorm_backward" in defined:
-        found += [Variant(m, h, {**names, **changed}, "batchnorm-paths", c)
-                  for m, h, c, changed in tensor_batchnorm.path_variants()]
+        found += [
+            Variant(m, h, {**names, **changed}, "batchnorm-paths", c)
+            for m, h, c, changed in tensor_batchnorm.path_variants()
+        ]
     if "batchnorm_forward" in defined and "batchnorm_backward" in defined:
-        found += [Variant(m, h, {**names, **changed}, "batchnorm-eps", c)
-                  for m, h, c, changed in tensor_batchnorm.eps_variants()]
+        found += [
+            Variant(m, h, {**names, **changed}, "batchnorm-eps", c)
+            for m, h, c, changed in tensor_batchnorm.eps_variants()
+        ]
     if "softmax_loss" in defined:
         found += _softmax_variants(names)
     return found
@@ -167,53 +212,87 @@ def _variants(exercise: Exercise) -> list[Variant]:
 def _matmul_variants(exercise: Exercise) -> list[Variant]:
     variants = []
     right = ("right", "", _RIGHT_A), ("right", "", _RIGHT_B)
-    for (form_a, said_a, rule_a) in (right[0], *((f, *_GRAD_A[f]) for f in _GRAD_A)):
-        for (form_b, said_b, rule_b) in (right[1], *((f, *_GRAD_B[f]) for f in _GRAD_B)):
+    for form_a, said_a, rule_a in (right[0], *((f, *_GRAD_A[f]) for f in _GRAD_A)):
+        for form_b, said_b, rule_b in (right[1], *((f, *_GRAD_B[f]) for f in _GRAD_B)):
             if form_a == form_b == "right":
                 continue
             said = [f"a's gradient is out.grad @ b.T, not {said_a}"] if form_a != "right" else []
             said += [f"b's gradient is a.T @ out.grad, not {said_b}"] if form_b != "right" else []
-            hint = f"In out = a @ b, {' and '.join(said)}: each gradient has its operand's shape, and the " \
-                   "transposed factor goes on the side that makes it so, even where square shapes would allow both."
+            hint = (
+                f"In out = a @ b, {' and '.join(said)}: each gradient has its operand's shape, and the "
+                "transposed factor goes on the side that makes it so, even where square shapes would allow both."
+            )
             if "numpy .T" in (form_a, form_b):
                 hint += " " + _NUMPY_T
-            changes = frozenset({f"a:{form_a}"} if form_a != "right" else set()) | \
-                frozenset({f"b:{form_b}"} if form_b != "right" else set())
+            changes = frozenset({f"a:{form_a}"} if form_a != "right" else set()) | frozenset(
+                {f"b:{form_b}"} if form_b != "right" else set()
+            )
             engine = _matmul_engine(rule_a, rule_b)
-            variants.append(Variant("matmul-transposes", hint, reference_names(engine, exercise.defines), "matmul",
-                                    changes))
+            variants.append(
+                Variant(
+                    "matmul-transposes",
+                    hint,
+                    reference_names(engine, exercise.defines),
+                    "matmul",
+                    changes,
+                )
+            )
     return variants
 
 
-def _matmul_engine(rule_a: Callable[[Arr, Arr, Arr], Arr],
-                   rule_b: Callable[[Arr, Arr, Arr], Arr]) -> type[Tensor]:
+def _matmul_engine(
+    rule_a: Callable[[Arr, Arr, Arr], Arr], rule_b: Callable[[Arr, Arr, Arr], Arr]
+) -> type[Tensor]:
     def matmul(self: Tensor, other: Any) -> Tensor:
         other = self._lift(other)
         a, b = self.data, other.data
-        return self._make(a @ b, (self, other), lambda g: (sum_to_shape(rule_a(a, b, g), a.shape),
-                                                           sum_to_shape(rule_b(a, b, g), b.shape)))
+        return self._make(
+            a @ b,
+            (self, other),
+            lambda g: (
+                sum_to_shape(rule_a(a, b, g), a.shape),
+                sum_to_shape(rule_b(a, b, g), b.shape),
+            ),
+        )
 
     return type("MatmulVariant", (Tensor,), {"__slots__": (), "__matmul__": matmul})
 
 
 _SHIFTS = {
-    "none": ("softmax-overflow", "exp overflows for large logits (above about 709), giving inf and then nan: "
-                                 "subtract each row's maximum before exp; the softmax does not change."),
-    "batch": ("softmax-batch-max-shift", "The logits are shifted by the maximum of the whole batch (x.max()), not "
-                                         "by each row's own (x.max(axis=1, keepdims=True)): in a row far below that "
-                                         "maximum every exp underflows to 0, and its softmax is 0/0 = nan."),
+    "none": (
+        "softmax-overflow",
+        "exp overflows for large logits (above about 709), giving inf and then nan: "
+        "subtract each row's maximum before exp; the softmax does not change.",
+    ),
+    "batch": (
+        "softmax-batch-max-shift",
+        "The logits are shifted by the maximum of the whole batch (x.max()), not "
+        "by each row's own (x.max(axis=1, keepdims=True)): in a row far below that "
+        "maximum every exp underflows to 0, and its softmax is 0/0 = nan.",
+    ),
 }
-_LOG_OF_PROBS = ("log-of-softmax-underflow", "The log of a probability that underflowed to 0 is -inf: take the "
-                 "log-softmax directly, z - log(sum(exp(z))) with z = x - max(x) in each row, rather than the log "
-                 "of the softmax.")
+_LOG_OF_PROBS = (
+    "log-of-softmax-underflow",
+    "The log of a probability that underflowed to 0 is -inf: take the "
+    "log-softmax directly, z - log(sum(exp(z))) with z = x - max(x) in each row, rather than the log "
+    "of the softmax.",
+)
 
 
 def _softmax_variants(names: dict[str, object]) -> list[Variant]:
-    def loss(shift: str, log_of_probs: bool, dx_from_log: bool) -> Callable[[Arr, Arr], tuple[float, Arr]]:
+    def loss(
+        shift: str, log_of_probs: bool, dx_from_log: bool
+    ) -> Callable[[Arr, Arr], tuple[float, Arr]]:
         def softmax_loss(x: Arr, y: Arr) -> tuple[float, Arr]:
             x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64)
             n = x.shape[0]
-            z = x - x.max(axis=1, keepdims=True) if shift == "row" else x - x.max() if shift == "batch" else x
+            z = (
+                x - x.max(axis=1, keepdims=True)
+                if shift == "row"
+                else x - x.max()
+                if shift == "batch"
+                else x
+            )
             p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
             log_softmax = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
             logp = np.log(p) if log_of_probs else log_softmax
@@ -231,9 +310,13 @@ def _softmax_variants(names: dict[str, object]) -> list[Variant]:
             mistake, hint = _SHIFTS[shift] if shift != "row" else _LOG_OF_PROBS
             if shift != "row" and log_of_probs:
                 hint = f"{hint} {_LOG_OF_PROBS[1]}"
-            changes = frozenset({f"shift:{shift}"} if shift != "row" else set()) | \
-                frozenset({"log:probs"} if log_of_probs else set())
-            for dx_from_log in (False, True):  # two ways of writing the same right dx: no change of their own
+            changes = frozenset({f"shift:{shift}"} if shift != "row" else set()) | frozenset(
+                {"log:probs"} if log_of_probs else set()
+            )
+            for dx_from_log in (
+                False,
+                True,
+            ):  # two ways of writing the same right dx: no change of their own
                 changed = {**names, "softmax_loss": loss(shift, log_of_probs, dx_from_log)}
                 variants.append(Variant(mistake, hint, changed, "softmax", changes))
     return variants
