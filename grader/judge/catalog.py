@@ -30,7 +30,8 @@ class Catalog:
 
     @classmethod
     def find(cls, explicit: Path | None = None) -> Catalog:
-        """`explicit`, else $AUTOGRADER_EXERCISES, else ./exercises, else the one beside this package."""
+        """`explicit`, else $AUTOGRADER_EXERCISES, else
+        ./exercises, else the one beside this package."""
         candidates: list[tuple[str, Path]] = []
         if explicit is not None:
             candidates.append(("--exercises", explicit))
@@ -51,7 +52,8 @@ class Catalog:
         )
 
     def library(self) -> Library | None:
-        """A library course's package settings (its course.yaml's `package`): it grades whole repositories."""
+        """A library course's package settings (its
+        course.yaml's `package`): it grades whole repositories."""
         return course_library(self.root / COURSE_SETTINGS)
 
     def ids(self) -> list[str]:
@@ -60,9 +62,10 @@ class Catalog:
     def _specs(self) -> dict[str, Path]:
         """Each exercise the folder lists, by id, with its spec: the only paths a spec is read from.
 
-        An id a submission (or anyone) names is looked up here as a plain string, never joined to a
-        path, so `../x`, `/abs`, `a/b`, `%2e%2e`, a fullwidth solidus or a NUL byte is just an unknown id.
-        A folder or spec that is a link leading out of the exercises folder is not listed.
+        An id a submission (or anyone) names is looked up here as a plain
+        string, never joined to a path, so `../x`, `/abs`, `a/b`, `%2e%2e`, a
+        fullwidth solidus or a NUL byte is just an unknown id. A folder or
+        spec that is a link leading out of the exercises folder is not listed.
         """
         return _listed(self.root, lambda entry: Path(entry.path) / SPEC_NAME, directories=True)
 
@@ -87,10 +90,11 @@ class Catalog:
     def declared(
         self, exercise_id: str | None, assignment_id: str | None, where: str
     ) -> list[Exercise] | None:
-        """The exercises a submission names (`where` says how: "its '# exercise:' line"), or None if it names none.
+        """The exercises a submission names (`where` says how:
+        "its '# exercise:' line"), or None if it names none.
 
-        The id is the submission's own text: one this folder does not list is that submission's problem,
-        said in words for its author (with the ids it may use, not the grader's paths).
+        The id is the submission's own text: one this folder does not list is that submission's
+        problem, said in words for its author (with the ids it may use, not the grader's paths).
         """
         kind, ident = (
             ("exercise", exercise_id) if exercise_id is not None else ("assignment", assignment_id)
@@ -121,7 +125,8 @@ class Catalog:
         }
 
     def load_assignment(self, assignment_id: str) -> tuple[Assignment, list[Exercise]]:
-        """The assignment and its exercises; names two of them both define would clash in one notebook."""
+        """The assignment and its exercises; names two
+        of them both define would clash in one notebook."""
         listed = self._assignments()
         path = listed.get(assignment_id) if isinstance(assignment_id, str) else None
         if path is None:
@@ -150,9 +155,9 @@ class Catalog:
 
 
 def shared_name(exercises: Sequence[Exercise]) -> tuple[str, str, str] | None:
-    """The first name two of `exercises` both need defined, with the two (name, first, second): one file, or one
-    notebook, cannot answer both. A library course's names are its package's, one object each whichever exercise
-    asks: one repository answers them all."""
+    """The first name two of `exercises` both need defined, with the two (name, first,
+    second): one file, or one notebook, cannot answer both. A library course's names are its
+    package's, one object each whichever exercise asks: one repository answers them all."""
     owners: dict[str, str] = {}
     for exercise in exercises:
         if exercise.library is not None:
@@ -165,10 +170,12 @@ def shared_name(exercises: Sequence[Exercise]) -> tuple[str, str, str] | None:
 
 
 class UnknownExercise(GraderError):
-    """An id that is not one the course's exercises folder lists; in a submission, that student's problem."""
+    """An id that is not one the course's exercises folder
+    lists; in a submission, that student's problem."""
 
 
-#: an id as the exercises folder may spell it (`grade new` makes no other); anything else is not listed
+#: an id as the exercises folder may spell it (`grade
+#: new` makes no other); anything else is not listed
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
@@ -179,7 +186,8 @@ def _listed(
     directories: bool,
     root: Path | None = None,
 ) -> dict[str, Path]:
-    """The entries of `folder` named like ids, whose spec (`spec_of(entry)`) is a file inside `root`."""
+    """The entries of `folder` named like ids, whose
+    spec (`spec_of(entry)`) is a file inside `root`."""
     try:
         base = (root or folder).resolve()
         entries = list(os.scandir(folder))

@@ -29,8 +29,8 @@ from grader.run.inputs import Inputs, show_input
 from grader.run.observed import GroupRun, ProbeRun, RunResult, Stop
 
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
-#: a hidden check that did not finish: what stopped it (an exception's type, line and message, a timeout
-#: during it) is the submission's to choose, and could carry the check's inputs out
+#: a hidden check that did not finish: what stopped it (an exception's type, line and message,
+#: a timeout during it) is the submission's to choose, and could carry the check's inputs out
 HIDDEN_ERROR = "This hidden check did not finish: your code raised an error or stopped there; its details are withheld."
 HIDDEN_GRADER_ERROR = (
     "The grader failed while running this hidden check; its details are withheld. This is not your "
@@ -60,7 +60,8 @@ def check_exercise(
 ) -> ExerciseResult:
     """One check per probe and device; a probe's points are shared by the devices that ran it.
 
-    `defined`: what the submission's syntax tree defines, to say what was found where a name is missing.
+    `defined`: what the submission's syntax tree defines,
+    to say what was found where a name is missing.
     """
     ran = {device: run for device, run in runs.items() if isinstance(run, ExerciseRun)}
     several = len(ran) > 1
@@ -142,10 +143,11 @@ def _problems(
 
 
 def run_problems(run: RunResult, *, first: bool = True, engine: str = "torch") -> list[str]:
-    """What went wrong with the submission as a whole in one run: loading, failing cells, stopping early.
+    """What went wrong with the submission as a whole
+    in one run: loading, failing cells, stopping early.
 
-    A notebook runs once per set of imports its exercises allow: in any run but the first, a cell that
-    stopped only because it used a module that exercise does not allow is noted, not a problem.
+    A notebook runs once per set of imports its exercises allow: in any run but the first, a cell
+    that stopped only because it used a module that exercise does not allow is noted, not a problem.
     """
     problems = []
     for error in run.cell_errors:
@@ -178,11 +180,13 @@ def run_problems(run: RunResult, *, first: bool = True, engine: str = "torch") -
 
 
 def _found(exercise: Exercise, defined: Definitions | None) -> str:
-    """What the file defines instead, and what the exercise reads: a class under another name is easy to fix."""
+    """What the file defines instead, and what the exercise
+    reads: a class under another name is easy to fix."""
     if defined is None or not (defined.classes or defined.functions):
         return ""
     wanted = [f"{name}(...)" for name, _ in exercise.defines]
-    # the attributes observed belong to the exercise's own objects only where probes build them (Node(a), Dual(a, 1.0))
+    # the attributes observed belong to the exercise's own objects
+    # only where probes build them (Node(a), Dual(a, 1.0))
     built = any(
         f"{name}(" in p.code
         for name, kind in exercise.defines
@@ -282,7 +286,8 @@ def stop_cause(stop: Stop) -> Cause:
 
 
 def error_cause(error: ErrorInfo) -> Cause:
-    """The student's exception as a cause; a starter's stub still raising NotImplementedError is not attempted."""
+    """The student's exception as a cause; a starter's stub
+    still raising NotImplementedError is not attempted."""
     line = error.where.line if error.where is not None else None
     if (
         error.type_name == "NotImplementedError"
@@ -294,7 +299,8 @@ def error_cause(error: ErrorInfo) -> Cause:
 
 
 def _not_run_cause(run: ExerciseRun) -> Cause:
-    """What kept a check from running: the load error, the stop, the missing names, in that order."""
+    """What kept a check from running: the load error,
+    the stop, the missing names, in that order."""
     if run.run.load_error is not None:
         return error_cause(run.run.load_error)
     for stop in (run.group.stop, run.run.stop):
@@ -308,7 +314,8 @@ def _not_run_cause(run: ExerciseRun) -> Cause:
 def _ruled(
     exercise: Exercise, probe: Probe, check: CheckResult, run: Run | None, index: int
 ) -> CheckResult:
-    """The check, failed where what ran breaks the exercise's rule about autograd or torch's operators."""
+    """The check, failed where what ran breaks the
+    exercise's rule about autograd or torch's operators."""
     if not isinstance(run, ExerciseRun) or check.status not in ("passed", "failed"):
         return check
     broken = rule_breaks(exercise, probe, run.group.probes[index])
@@ -329,9 +336,9 @@ def _ruled(
 
 
 def _error_text(error: ErrorInfo, engine: str, *, hidden: bool = False) -> str:
-    """The student's exception, where it was raised, and advice where its cause is known. A hidden check's
-    keeps the type and the line, not the message: the submission chooses that (`float(f"x{a}")` too), and
-    it could quote the check's inputs."""
+    """The student's exception, where it was raised, and advice where its cause is
+    known. A hidden check's keeps the type and the line, not the message: the submission
+    chooses that (`float(f"x{a}")` too), and it could quote the check's inputs."""
     if hidden:
         error = dataclasses.replace(error, message="")
     hint = None if hidden else hint_for(error, engine)
@@ -487,9 +494,10 @@ def _compare_observations(
 def precision_cause(
     expected: Expected, got: Mapping[str, Value], tolerance: Tolerance
 ) -> Cause | None:
-    """Cause("precision") where every wrong value is within what float32 arithmetic gives at these inputs
-    (grader.judge.precision): the check failed for precision alone, which names no mistake. Its detail is the
-    largest relative difference and the relative tolerance the check allowed, "D A"."""
+    """Cause("precision") where every wrong value is within what float32
+    arithmetic gives at these inputs (grader.judge.precision): the check failed
+    for precision alone, which names no mistake. Its detail is the largest
+    relative difference and the relative tolerance the check allowed, "D A"."""
     want_all = expected.observations
     if not expected.float32 or isinstance(want_all, ErrorInfo):
         return None

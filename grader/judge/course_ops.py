@@ -1,14 +1,16 @@
-"""Operations a course adds to the reference scalar engine: its exercises folder's `reference_ops.py`.
+"""Operations a course adds to the reference scalar
+engine: its exercises folder's `reference_ops.py`.
 
-The file is the course's own trusted code, like a torch exercise's solution, and is loaded here in the
-grading process only (never in a child). It holds a mapping `OPS`, one entry per method:
+The file is the course's own trusted code, like a torch exercise's solution, and is loaded here
+in the grading process only (never in a child). It holds a mapping `OPS`, one entry per method:
 
     OPS = {"abs": {"forward": abs_forward, "torch": lambda x: x.abs(), "domain": "nonzero"}}
 
-`forward(*values)` returns the result's value and its local slope to each operand (as `reference/scalar.py`
-stores each operation beside its slopes); `torch(*tensors)` is the same operation in torch, for the
-float64 twin. `arity` counts the operands, the node itself included (default 1: `x.abs()`); `domain`
-(`any`, `positive` or `nonzero`) is where validate draws the values it proves the op at.
+`forward(*values)` returns the result's value and its local slope to each operand (as
+`reference/scalar.py` stores each operation beside its slopes); `torch(*tensors)` is
+the same operation in torch, for the float64 twin. `arity` counts the operands, the
+node itself included (default 1: `x.abs()`); `domain` (`any`, `positive` or
+`nonzero`) is where validate draws the values it proves the op at.
 """
 
 from __future__ import annotations
@@ -119,12 +121,14 @@ def _load(path: Path, source: str) -> tuple[CourseOp, ...]:
     return tuple(ops)
 
 
-#: one class per engine and course, so that a probe's nodes are all of one class however often it is asked for
+#: one class per engine and course, so that a probe's nodes
+#: are all of one class however often it is asked for
 _EXTENDED: dict[tuple[type[Any], tuple[CourseOp, ...]], type[Any]] = {}
 
 
 def with_ops(engine: type[Any], ops: tuple[CourseOp, ...]) -> type[Any]:
-    """`engine` (the reference or its torch twin, in the lessons' names) with the course's methods."""
+    """`engine` (the reference or its torch twin, in
+    the lessons' names) with the course's methods."""
     if not ops:
         return engine
     if (engine, ops) not in _EXTENDED:
@@ -156,8 +160,9 @@ def _torch_method(op: CourseOp) -> Callable[..., Any]:
 
 
 def prove(op: CourseOp, points: int = PROOF_POINTS) -> list[str]:
-    """What is wrong with `op` at a few drawn points: its value or slopes against torch float64, its slopes
-    against central differences of its own value. Empty when it is right everywhere tried."""
+    """What is wrong with `op` at a few drawn points: its value or
+    slopes against torch float64, its slopes against central differences
+    of its own value. Empty when it is right everywhere tried."""
     import torch
 
     rng = random.Random(f"course-op/{op.name}")

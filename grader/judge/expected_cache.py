@@ -1,21 +1,23 @@
-"""Expected values kept on disk between `grade` calls, and trusted only where this user alone could write them.
+"""Expected values kept on disk between `grade` calls,
+and trusted only where this user alone could write them.
 
-From a course's checkout, a torch exercise's expected values come from its solution, run here: this
-process imports torch, which costs as much as the whole run of the submission. The values depend only
-on the exercise's files, the seed, and the code that computes them, so one run keeps them for the next:
+From a course's checkout, a torch exercise's expected values come from its
+solution, run here: this process imports torch, which costs as much as the
+whole run of the submission. The values depend only on the exercise's files,
+the seed, and the code that computes them, so one run keeps them for the next:
 
     $AUTOGRADER_CACHE (a folder, or "off"), else $XDG_CACHE_HOME/autograd-grader/expected,
     else ~/.cache/autograd-grader/expected
 
-An entry is named by a hash of everything its values depend on (every file of the exercise's folder,
-the course's reference_ops.py, the probes' inputs, the seed, the grader's and the reference engine's
-source, the Python, torch and numpy it ran on), so a change to any of them is a miss, never a stale hit.
-Only the trusted side writes entries, and a child can never write them where it is confined at all
-(another uid, a file tree without the folder, or Landlock writing only to its scratch folder); with
-isolation `none` the submission runs as this user, so the grader neither reads nor writes the cache
-(grader.judge.grading). An entry is read only from a folder and a file this user owns that nobody else may
-write, opened without following links, and parsed as strictly as a child's reply; anything else is a
-miss and the values are computed again, never an error.
+An entry is named by a hash of everything its values depend on (every file of the exercise's
+folder, the course's reference_ops.py, the probes' inputs, the seed, the grader's and the reference
+engine's source, the Python, torch and numpy it ran on), so a change to any of them is a miss,
+never a stale hit. Only the trusted side writes entries, and a child can never write them where it
+is confined at all (another uid, a file tree without the folder, or Landlock writing only to its
+scratch folder); with isolation `none` the submission runs as this user, so the grader neither
+reads nor writes the cache (grader.judge.grading). An entry is read only from a folder and a file
+this user owns that nobody else may write, opened without following links, and parsed as strictly
+as a child's reply; anything else is a miss and the values are computed again, never an error.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ from grader.run.inputs import Inputs, input_to_data
 FORMAT = 1
 #: entries kept; past it, the oldest go when a new one is written
 MAX_ENTRIES = 256
-#: an entry larger than this is not read (only this user writes them, but a bug should not fill memory)
+#: an entry larger than this is not read (only this
+#: user writes them, but a bug should not fill memory)
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 _ENV = "AUTOGRADER_CACHE"
 
@@ -64,7 +67,8 @@ def cache_folder() -> Path | None:
 
 
 class ExpectedStore:
-    """This user's expected values on disk: `load` what an earlier run computed, `save` what this one did."""
+    """This user's expected values on disk: `load` what
+    an earlier run computed, `save` what this one did."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -77,8 +81,8 @@ class ExpectedStore:
     def load(
         self, exercise: Exercise, inputs: Sequence[Inputs], seed: int
     ) -> tuple[Expected, ...] | None:
-        """The values an earlier run stored for exactly this exercise, inputs, seed and code; None if none is
-        there that this user alone could have written."""
+        """The values an earlier run stored for exactly this exercise, inputs, seed
+        and code; None if none is there that this user alone could have written."""
         try:
             key = entry_key(exercise, inputs, seed)
             with _folder(self.folder, create=False) as fd:
@@ -90,7 +94,8 @@ class ExpectedStore:
     def save(
         self, exercise: Exercise, inputs: Sequence[Inputs], seed: int, values: Sequence[Expected]
     ) -> None:
-        """Keep `values` for the next run, if they read back exactly as they are (else they are not kept)."""
+        """Keep `values` for the next run, if they read
+        back exactly as they are (else they are not kept)."""
         try:
             key = entry_key(exercise, inputs, seed)
             text = json.dumps(_entry(key, exercise, values))
@@ -154,7 +159,8 @@ def _code_digest() -> str:
 
 @functools.cache
 def _package_digest(name: str) -> str:
-    """Which build of a package this is, read from its version.py without importing it (that is the cost saved)."""
+    """Which build of a package this is, read from its
+    version.py without importing it (that is the cost saved)."""
     spec = importlib.util.find_spec(name)
     if spec is None or spec.submodule_search_locations is None:
         return "absent"
@@ -171,7 +177,8 @@ def _entry(key: str, exercise: Exercise, values: Sequence[Expected]) -> dict[str
 
 
 def _parse(data: bytes, key: str, exercise: Exercise) -> tuple[Expected, ...]:
-    """An entry's values, checked as strictly as a child's reply: exact keys and types, this key, these probes."""
+    """An entry's values, checked as strictly as a child's
+    reply: exact keys and types, this key, these probes."""
     entry = json.loads(data)
     if type(entry) is not dict or set(entry) != {"format", "key", "exercise", "probes"}:
         raise ValueError("not an entry")
@@ -199,7 +206,8 @@ def _trusted(info: os.stat_result) -> bool:
 
 @contextmanager
 def _folder(folder: Path, *, create: bool) -> Iterator[int]:
-    """The cache folder, opened without following a link, if this user owns it and nobody else may write it."""
+    """The cache folder, opened without following a link,
+    if this user owns it and nobody else may write it."""
     if create:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -244,7 +252,8 @@ def _write(folder: int, name: str, data: bytes) -> None:
 
 
 def _prune(folder: int) -> None:
-    """Keep the newest MAX_ENTRIES entries: every change to an exercise or to the grader leaves old ones behind."""
+    """Keep the newest MAX_ENTRIES entries: every change to
+    an exercise or to the grader leaves old ones behind."""
     entries = []
     for name in os.listdir(folder):
         if name.endswith(".json") and not name.startswith("."):

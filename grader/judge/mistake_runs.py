@@ -1,5 +1,6 @@
-"""What the known mistakes and the slipped engines give at a seed: each run once per exercise and seed, and only when a
-diagnosis asks (grader.judge.grading hands the diagnosis how to make them, not the runs)."""
+"""What the known mistakes and the slipped engines give at a seed: each
+run once per exercise and seed, and only when a diagnosis asks
+(grader.judge.grading hands the diagnosis how to make them, not the runs)."""
 
 from __future__ import annotations
 
@@ -28,15 +29,18 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class MistakeRuns:
-    """What each known mistake (in the sandbox) and each slipped engine (here) give on an exercise's probes."""
+    """What each known mistake (in the sandbox) and each
+    slipped engine (here) give on an exercise's probes."""
 
     mutants: MutantRuns
-    #: the slipped engines, computed once asked for (a diagnosis asks only where no known mistake explains a check)
+    #: the slipped engines, computed once asked for (a diagnosis
+    #: asks only where no known mistake explains a check)
     slips: Callable[[], tuple[SlipRun, ...]]
 
 
 class Mistakes:
-    """One exercise's known mistakes at one seed, each run the first time it is asked for, and its slipped engines."""
+    """One exercise's known mistakes at one seed, each run
+    the first time it is asked for, and its slipped engines."""
 
     def __init__(self, group: Group, *, public_only: bool = False) -> None:
         self.group = group
@@ -45,10 +49,12 @@ class Mistakes:
             functools.partial(slip_runs, group.exercise, group.inputs, group.seed)
         )
         self._runs: dict[Path, MutantRun] = {}
-        #: a mistake's run stopped early (its time, memory, a signal): what it failed may be the machine's doing
+        #: a mistake's run stopped early (its time, memory, a
+        #: signal): what it failed may be the machine's doing
         self.stopped = False
         self._files: tuple[object, ...] | None = None
-        #: the mistakes whose last run ran out of time twice, and so name nothing (noted in the report)
+        #: the mistakes whose last run ran out of time
+        #: twice, and so name nothing (noted in the report)
         self.late: set[str] = set()
 
     def run(self, sandbox: Sandbox, mutant: Mutant, time_limit: float | None) -> MutantRun:
@@ -66,7 +72,8 @@ class Mistakes:
         return run
 
     def files(self) -> tuple[object, ...]:
-        """The exercise and its files as they were first asked for (once per entry): what _FAILING is kept under."""
+        """The exercise and its files as they were first asked
+        for (once per entry): what _FAILING is kept under."""
         if self._files is None:
             exercise = self.group.exercise
             self._files = (
@@ -90,16 +97,18 @@ class Mistakes:
         passed: frozenset[int],
         expected: tuple[Expected, ...],
     ) -> MutantRuns:
-        """At least every mistake that can fit a student who passed the checks of the probes `passed`: those that
-        fail none of them where this process has seen each mistake's failing probes (at any seed: they are the
-        same at every seed, tests/test_mutant_runs.py), else all of them, whose failing probes are kept then."""
+        """At least every mistake that can fit a student who passed the checks of the
+        probes `passed`: those that fail none of them where this process has seen each
+        mistake's failing probes (at any seed: they are the same at every seed,
+        tests/test_mutant_runs.py), else all of them, whose failing probes are kept then."""
         exercise = self.group.exercise
         key = self.files()
         failing = _FAILING.get(key) if exercise.engine != "torch" else None
         if failing is None:
             runs = self.every(sandbox, time_limit)
-            # a torch mistake's failing checks are not held to be the same at every seed; and what a run stopped
-            # early failed is not kept for the process's life: a loaded machine would leave that mistake out for good
+            # a torch mistake's failing checks are not held to be the same at every
+            # seed; and what a run stopped early failed is not kept for the
+            # process's life: a loaded machine would leave that mistake out for good
             if exercise.engine != "torch" and not self.stopped:
                 _keep_failing(key, exercise, runs, expected)
             return runs
@@ -113,7 +122,8 @@ class Mistakes:
         )
 
 
-#: the mistakes by (exercise id, seed), each run at most once: the same for every student of that seed
+#: the mistakes by (exercise id, seed), each run at
+#: most once: the same for every student of that seed
 MutantCache = dict[tuple[str, int], Mistakes]
 
 
@@ -124,11 +134,12 @@ def mistakes_later(
     cache: MutantCache | None,
     late: set[str],
 ) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
-    """The known mistakes and the slipped engines, each run once and only when a diagnosis asks: a submission whose
-    failed checks only raised (one that did not load) asks for neither, and with a seed of its own nothing else
-    would have run them (a child per mistake). A diagnosis that compares values runs only the mistakes that can fit
-    the student, once this process has seen every mistake of the exercise run (`Mistakes.could_fit`). `late`
-    gets the mistakes this diagnosis asked for whose runs, or whose own localization, ran out of time twice."""
+    """The known mistakes and the slipped engines, each run once and only when a diagnosis asks:
+    a submission whose failed checks only raised (one that did not load) asks for neither, and
+    with a seed of its own nothing else would have run them (a child per mistake). A diagnosis
+    that compares values runs only the mistakes that can fit the student, once this process has
+    seen every mistake of the exercise run (`Mistakes.could_fit`). `late` gets the mistakes this
+    diagnosis asked for whose runs, or whose own localization, ran out of time twice."""
     entry = _entry(cache, group)
 
     def noted(runs: MutantRuns) -> MutantRuns:
@@ -157,18 +168,20 @@ def mistake_runs(
     *,
     public_only: bool = False,
 ) -> MistakeRuns:
-    """Each known mistake and each slipped engine on the student's inputs, once per exercise and seed (CPU).
+    """Each known mistake and each slipped engine on the
+    student's inputs, once per exercise and seed (CPU).
 
-    Mutants are the instructor's code, but a mistake can loop or crash: they run in the sandbox too. A
-    mistake's checks meet the state its earlier checks left, as the student's do (grader.run.sandbox.probes_to_run),
-    on every check (which checks a mistake fails is evidence too): in one child where every public check comes
-    before the hidden ones (then one run gives each check's record as the student's two runs do), else its public
-    and its hidden checks apart, as the student's ran. The slipped engines are the reference engine
-    (grader.judge.diagnose.slips) and run here. A released pack has no mutants: it brings what they gave at its seed
-    (grader.judge.diagnose.released_mistakes).
+    Mutants are the instructor's code, but a mistake can loop or crash: they run in the
+    sandbox too. A mistake's checks meet the state its earlier checks left, as the student's
+    do (grader.run.sandbox.probes_to_run), on every check (which checks a mistake fails is
+    evidence too): in one child where every public check comes before the hidden ones (then
+    one run gives each check's record as the student's two runs do), else its public and its
+    hidden checks apart, as the student's ran. The slipped engines are the reference engine
+    (grader.judge.diagnose.slips) and run here. A released pack has no mutants: it brings
+    what they gave at its seed (grader.judge.diagnose.released_mistakes).
 
-    `public_only`: their public checks alone (all a pack keeps of them), in half the children; never cached,
-    since grading needs the hidden ones too.
+    `public_only`: their public checks alone (all a pack keeps of them), in
+    half the children; never cached, since grading needs the hidden ones too.
     """
     entry = Mistakes(group, public_only=True) if public_only else _entry(cache, group)
     return MistakeRuns(entry.every(sandbox, time_limit), entry.slips)
@@ -218,7 +231,8 @@ def _run_one(
 def _twice_if_late(
     sandbox: Sandbox, submission: Submission, side: Group, time_limit: float | None
 ) -> RunResult:
-    """A mistake's run; again where it ran out of time, which a busy machine alone can make it do."""
+    """A mistake's run; again where it ran out of
+    time, which a busy machine alone can make it do."""
     result = sandbox.launch(submission, [side], device="cpu", time_limit=time_limit).result()
     if out_of_time(result):
         result = sandbox.launch(submission, [side], device="cpu", time_limit=time_limit).result()
@@ -228,8 +242,9 @@ def _twice_if_late(
 def _faults(
     sandbox: Sandbox, group: Group, time_limit: float | None
 ) -> Mapping[str, frozenset[tuple[str, str]]]:
-    """Each known mistake's localized (method, how), run at this seed or not: what it is whatever the seed. One whose
-    localization ran out of time twice is left out: its name is then withheld (grader.judge.diagnose.blame)."""
+    """Each known mistake's localized (method, how), run at this seed or not:
+    what it is whatever the seed. One whose localization ran out of time twice
+    is left out: its name is then withheld (grader.judge.diagnose.blame)."""
     found = {m.mutant.mistake: m.faults for m in released_runs(group.exercise, group.seed)}
     for mutant in group.exercise.mutants:
         facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
@@ -238,8 +253,8 @@ def _faults(
     return found
 
 
-#: each engine or tensor exercise's mistakes' failing probes, as this process first saw them run, by the exercise and
-#: its files as they were then
+#: each engine or tensor exercise's mistakes' failing probes, as this process
+#: first saw them run, by the exercise and its files as they were then
 _FAILING: dict[tuple[object, ...], dict[Path, frozenset[int]]] = {}
 
 
@@ -266,8 +281,8 @@ def _keep_failing(
     }
 
 
-#: entries a cache of expected values or mistakes' runs keeps: each exercise at one seed for a whole class, the
-#: latest of a seed per submission (a server's worker grades for a whole term)
+#: entries a cache of expected values or mistakes' runs keeps: each exercise at one seed for a
+#: whole class, the latest of a seed per submission (a server's worker grades for a whole term)
 KEPT = 256
 
 

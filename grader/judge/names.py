@@ -1,4 +1,5 @@
-"""What a submission defines, read from its syntax tree on the trusted side: classes, their methods, functions.
+"""What a submission defines, read from its syntax tree
+on the trusted side: classes, their methods, functions.
 
 The grader runs none of the student's code here. These facts let a diagnosis check what an error
 message is about (does the class named in "unsupported operand type(s) for -: 'Value' and 'Value'"
@@ -21,7 +22,8 @@ from grader.run.read.syntax import statements, syntax_tree
 @dataclass(frozen=True, slots=True)
 class ClassFacts:
     name: str
-    #: methods and class attributes: `def __add__`, `__radd__ = __add__`, and `Value.x = ...` after the class
+    #: methods and class attributes: `def __add__`, `__radd__
+    #: = __add__`, and `Value.x = ...` after the class
     members: frozenset[str]
     #: attributes its methods set on self (self.data = ...), in the order they first appear
     attributes: tuple[str, ...]
@@ -37,7 +39,8 @@ class ClassFacts:
 
 @dataclass(frozen=True, slots=True)
 class Definitions:
-    """The top-level definitions of a submission, by name (the last one wins, as in a notebook run top to bottom)."""
+    """The top-level definitions of a submission, by name
+    (the last one wins, as in a notebook run top to bottom)."""
 
     classes: dict[str, ClassFacts]
     functions: tuple[str, ...]
@@ -47,36 +50,42 @@ class Definitions:
     identifiers: frozenset[str] = frozenset()
     #: the methods and functions that overwrite a grad with a computed value (grad_overwrites)
     grad_overwrites: frozenset[str] = frozenset()
-    #: functions and methods whose body is a placeholder: pass, ..., raise NotImplementedError, return None
+    #: functions and methods whose body is a placeholder:
+    #: pass, ..., raise NotImplementedError, return None
     unwritten: frozenset[str] = frozenset()
     #: methods of a class that never return a value (an operation whose result is None)
     returns_nothing: frozenset[str] = frozenset()
-    #: each function defined inside another (a _backward closure), and the top-level methods and functions
-    #: it is defined in
+    #: each function defined inside another (a _backward closure),
+    #: and the top-level methods and functions it is defined in
     enclosing: dict[str, frozenset[str]] = field(default_factory=dict)
     #: where each top-level function and method is: (cell label, first line, last line, name)
     spans: tuple[tuple[str, int, int, str], ...] = ()
     #: (class, method): a method its class's __init__ hides behind an instance attribute
     #: (grader.judge.diagnose.code_facts)
     shadowed: frozenset[tuple[str, str]] = frozenset()
-    #: methods that walk a post-order (inputs-first) list of nodes forwards, calling each node's step
+    #: methods that walk a post-order (inputs-first)
+    #: list of nodes forwards, calling each node's step
     forward_walks: frozenset[str] = frozenset()
-    #: (class, method): a method of a class whose body is a placeholder, as the starter hands it out (pass, ...,
-    #: return None, raise NotImplementedError), and that nothing after the class replaces
+    #: (class, method): a method of a class whose body is a placeholder,
+    #: as the starter hands it out (pass, ..., return None, raise
+    #: NotImplementedError), and that nothing after the class replaces
     unwritten_methods: frozenset[tuple[str, str]] = frozenset()
-    #: functions and methods whose results are, at some positions, still the starter's None placeholders: the
-    #: returned name at each such position, "" at the others
+    #: functions and methods whose results are, at some positions, still the starter's
+    #: None placeholders: the returned name at each such position, "" at the others
     placeholders: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: every attribute the code assigns to anywhere (`Node.__rsub__ = f` inside a function too), but on self
+    #: every attribute the code assigns to anywhere
+    #: (`Node.__rsub__ = f` inside a function too), but on self
     patched: frozenset[str] = frozenset()
 
     @property
     def stepped(self) -> frozenset[str]:
-        """The methods and functions that define a function inside them: an operation's own _backward step."""
+        """The methods and functions that define a function
+        inside them: an operation's own _backward step."""
         return frozenset().union(*self.enclosing.values())
 
     def outer(self, function: str, file: str = "", line: int = 0) -> frozenset[str]:
-        """The top-level methods or functions `function` is, or is defined in; at a known place, the one there."""
+        """The top-level methods or functions `function` is,
+        or is defined in; at a known place, the one there."""
         here = {
             name
             for label, first, last, name in self.spans
@@ -90,7 +99,8 @@ class Definitions:
         return self.classes.get(self.aliases.get(name, name))
 
     def describe(self) -> str:
-        """What the file defines, in words: "class `Value` (with .data, .grad), function `train`"."""
+        """What the file defines, in words: "class
+        `Value` (with .data, .grad), function `train`"."""
         parts = []
         for facts in self.classes.values():
             shown = ", ".join(
@@ -182,7 +192,8 @@ def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFu
 def _bodies(
     trees: Sequence[ast.Module],
 ) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
-    """Placeholders, methods that return nothing, and where nested functions are defined (one walk each)."""
+    """Placeholders, methods that return nothing, and
+    where nested functions are defined (one walk each)."""
     unwritten: set[str] = set()
     nothing: set[str] = set()
     enclosing: dict[str, set[str]] = {}
@@ -212,8 +223,9 @@ def _bodies(
 
 
 def _unwritten_methods(trees: Sequence[ast.Module]) -> frozenset[tuple[str, str]]:
-    """(class, method) for each method a class defines as a placeholder; the last definition wins, as a notebook run
-    top to bottom would have it (a class defined again starts afresh, `Value.backward = f` after it replaces one)."""
+    """(class, method) for each method a class defines as a placeholder; the
+    last definition wins, as a notebook run top to bottom would have it (a class
+    defined again starts afresh, `Value.backward = f` after it replaces one)."""
     written: dict[tuple[str, str], bool] = {}
     aliases: dict[str, str] = {}  # Node = Value: Node.backward = f replaces Value's
     for tree in trees:
@@ -241,7 +253,8 @@ def _unwritten_methods(trees: Sequence[ast.Module]) -> frozenset[tuple[str, str]
 
 
 def placeholder(body: Sequence[ast.stmt]) -> bool:
-    """A body that is only a docstring, pass, ..., `raise NotImplementedError(...)` or `return None`."""
+    """A body that is only a docstring, pass, ...,
+    `raise NotImplementedError(...)` or `return None`."""
     statements = [
         s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
     ]
@@ -267,14 +280,14 @@ def _parsed(cells: Sequence[SourceCell]) -> list[ast.Module]:
 
 
 def _labelled(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
-    """(label, syntax tree) of each cell the parser builds a tree of (grader.run.read.syntax: any failure is no
-    tree)."""
+    """(label, syntax tree) of each cell the parser builds a
+    tree of (grader.run.read.syntax: any failure is no tree)."""
     return [(cell.label, tree) for cell in cells if (tree := syntax_tree(cell.source)) is not None]
 
 
 def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:
-    """The methods and functions that overwrite a grad with a computed value (x.grad = out.grad * y, not
-    self.grad = 1.0 or 0.0): where an engine's accumulation happens, or fails to."""
+    """The methods and functions that overwrite a grad with a computed value (x.grad = out.grad
+    * y, not self.grad = 1.0 or 0.0): where an engine's accumulation happens, or fails to."""
     found: set[str] = set()
     for tree in trees:
         functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -305,7 +318,8 @@ def _constant(node: ast.expr) -> bool:
 
 
 def mentioned(tree: ast.AST) -> tuple[set[str], set[str]]:
-    """The names and attribute names a syntax tree uses; and the attributes it assigns to, but on self (one walk)."""
+    """The names and attribute names a syntax tree uses; and
+    the attributes it assigns to, but on self (one walk)."""
     names: set[str] = set()
     assigned: set[str] = set()
     for node in ast.walk(tree):
@@ -358,7 +372,8 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
 
 
 def probe_reads(expressions: Sequence[str]) -> tuple[str, ...]:
-    """The attributes observation expressions read (out.value, x.grad), in order: what a class must have."""
+    """The attributes observation expressions read
+    (out.value, x.grad), in order: what a class must have."""
     found: dict[str, None] = {}
     for text in expressions:
         try:

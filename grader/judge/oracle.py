@@ -1,11 +1,11 @@
 """Expected values, from trusted code only, confirmed by a second oracle and by central differences.
 
-`engine: scalar` exercises: the reference `Node`, confirmed by the same probe on torch's float64
-engine. `engine: tensor` exercises: the numpy reference `Tensor` (and the functions built on it,
-reference.tensor_tasks), confirmed on its torch float64 twin. `engine: torch` exercises: the
-exercise's own solution, run here. In both, every declared
-gradient is confirmed by central differences. This runs in the trusted process only; the sandbox's
-zygote is a fresh interpreter (grader.run.zygote), so no child of student code ever holds an expected value.
+`engine: scalar` exercises: the reference `Node`, confirmed by the same probe on torch's
+float64 engine. `engine: tensor` exercises: the numpy reference `Tensor` (and the functions
+built on it, reference.tensor_tasks), confirmed on its torch float64 twin. `engine: torch`
+exercises: the exercise's own solution, run here. In both, every declared gradient is confirmed
+by central differences. This runs in the trusted process only; the sandbox's zygote is a fresh
+interpreter (grader.run.zygote), so no child of student code ever holds an expected value.
 """
 
 from __future__ import annotations
@@ -52,14 +52,15 @@ class Expected:
 
     observations: Mapping[str, Value] | ErrorInfo
     disagreements: tuple[str, ...] = ()
-    #: what float32 arithmetic of a correct answer may add to each observation's tolerance here, by label
-    #: (grader.judge.precision); empty where the solution has no float32 form
+    #: what float32 arithmetic of a correct answer may add to each observation's tolerance
+    #: here, by label (grader.judge.precision); empty where the solution has no float32 form
     float32: Mapping[str, Tolerance] = field(default_factory=dict)
     #: the exercise accepts float32 answers (`precision: float32`): its checks allow that slack too
     accepts_float32: bool = False
 
     def tolerance(self, label: str, declared: Tolerance) -> Tolerance:
-        """The tolerance the check of `label` scores with: the declared one, and float32's slack where accepted."""
+        """The tolerance the check of `label` scores with:
+        the declared one, and float32's slack where accepted."""
         return (
             precision.explained(declared, self.float32.get(label))
             if self.accepts_float32
@@ -67,8 +68,9 @@ class Expected:
         )
 
     def explained(self, label: str, declared: Tolerance) -> Tolerance:
-        """How far from the expected value precision alone explains a value: the declared tolerance, widened by
-        float32's slack whether or not the exercise accepts float32 (what a name's evidence must go beyond)."""
+        """How far from the expected value precision alone explains a value:
+        the declared tolerance, widened by float32's slack whether or not the
+        exercise accepts float32 (what a name's evidence must go beyond)."""
         return precision.explained(declared, self.float32.get(label))
 
 
@@ -89,7 +91,8 @@ def expected_values(
     device: str = "cpu",
     torch_engine: bool = True,
 ) -> tuple[Expected, ...]:
-    """One `Expected` per probe, in order, computed on `device` (the CPU unless checking CUDA itself).
+    """One `Expected` per probe, in order, computed on
+    `device` (the CPU unless checking CUDA itself).
 
     A released pack has no solution: a torch exercise there reads the values `grade release` stored.
     `torch_engine=False` leaves out the torch engine's confirmation of an engine exercise (central
@@ -99,8 +102,8 @@ def expected_values(
     if exercise.engine in ("torch", "library") and exercise.solution is None:
         return released_values(exercise, seed)
     oracles = _oracles(exercise, device, torch_engine)
-    # Grading a tensor exercise samples a few elements of each gradient (each probe can be a whole network);
-    # validate checks them all.
+    # Grading a tensor exercise samples a few elements of each gradient
+    # (each probe can be a whole network); validate checks them all.
     fd_elements = (
         GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
     )
@@ -120,7 +123,8 @@ def expected_values(
 
 
 def _float32_oracle(exercise: Exercise, device: str) -> _Oracle | None:
-    """A torch exercise's solution with its float64 made float32 (grader.judge.precision), where it names float64."""
+    """A torch exercise's solution with its float64 made
+    float32 (grader.judge.precision), where it names float64."""
     if exercise.engine != "torch" or exercise.solution is None:
         return None
     source = precision.in_float32(exercise.solution.read_text(encoding="utf-8"))
@@ -137,7 +141,8 @@ def _float32_oracle(exercise: Exercise, device: str) -> _Oracle | None:
 def _calibrated(
     exercise: Exercise, probe: Probe, inputs: Inputs, value: Expected, oracle: _Oracle, seed: int
 ) -> Expected:
-    """`value` with the slack float32 gives at these inputs: the float32 solution's distance, with a margin."""
+    """`value` with the slack float32 gives at these
+    inputs: the float32 solution's distance, with a margin."""
     if isinstance(value.observations, ErrorInfo):
         return value
     got = run_probe(
@@ -199,8 +204,8 @@ def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list
 
 
 def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
-    """Expected values stored in a released pack (see `grader.course.pack.release`), for the seed they were made
-    with."""
+    """Expected values stored in a released pack (see
+    `grader.course.pack.release`), for the seed they were made with."""
     assert exercise.expected is not None
     stored = json.loads(exercise.expected.read_text(encoding="utf-8"))
     if stored["seed"] != seed:
@@ -212,9 +217,9 @@ def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
 
 
 def expected_to_data(value: Expected) -> dict[str, Any]:
-    """One probe's expected values as stored (a pack's expected.json, grader.judge.expected_cache): its
-    observations, or the error it raises, and float32's slack where there is one; the disagreements are the
-    storer's to keep."""
+    """One probe's expected values as stored (a pack's expected.json,
+    grader.judge.expected_cache): its observations, or the error it raises, and
+    float32's slack where there is one; the disagreements are the storer's to keep."""
     observed = value.observations
     if isinstance(observed, ErrorInfo):
         return {"error": error_to_data(observed)}
@@ -247,7 +252,8 @@ def expected_from_data(entry: object, disagreements: tuple[str, ...] = ()) -> Ex
 def _float32_from_data(
     data: object, observations: Mapping[str, Value]
 ) -> tuple[bool, dict[str, Tolerance]]:
-    """A stored float32 slack: whether it is accepted, and each observation's [rtol, atol], finite and not below 0."""
+    """A stored float32 slack: whether it is accepted, and
+    each observation's [rtol, atol], finite and not below 0."""
     if (
         type(data) is not dict
         or set(data) != {"accepted", "slack"}
@@ -386,7 +392,8 @@ def _central_difference(
     seed: int = 0,
     limit: int = MAX_FD_ELEMENTS,
 ) -> list[tuple[int, float]]:
-    """(flat index, slope) for every element of a small input; a seeded sample of `limit` of a large one's."""
+    """(flat index, slope) for every element of a small
+    input; a seeded sample of `limit` of a large one's."""
     value = inputs[name]
     size = len(value.data) if isinstance(value, TensorInput) else 1
     indices = (

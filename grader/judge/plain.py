@@ -1,4 +1,5 @@
-"""Compared values as plain JSON at full precision, for those who analyse reports (rounding is the renderers')."""
+"""Compared values as plain JSON at full precision, for
+those who analyse reports (rounding is the renderers')."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ _NOT_FINITE = {math.inf: "inf", -math.inf: "-inf"}
 
 
 def plain(value: Value) -> Any:
-    """A number as a JSON number, a tensor as nested lists (a 0-d one as its number), a list or tuple as a list;
-    nan and infinities as the strings "nan", "inf" and "-inf"; what is not data as an object naming its type."""
+    """A number as a JSON number, a tensor as nested lists (a 0-d one as its
+    number), a list or tuple as a list; nan and infinities as the strings
+    "nan", "inf" and "-inf"; what is not data as an object naming its type."""
     match value:
         case Number(v):
             return _number(v)
@@ -46,16 +48,18 @@ def plain(value: Value) -> Any:
     raise TypeError(f"not a Value: {value!r}")
 
 
-#: the most numbers (or items) a got value keeps in a report when it is bigger than the expected value: beyond, its
-#: prefix, shape and size (a 1.3 KB upload can return 150,000 floats; its report must not be megabytes)
+#: the most numbers (or items) a got value keeps in a report when it is
+#: bigger than the expected value: beyond, its prefix, shape and size (a 1.3
+#: KB upload can return 150,000 floats; its report must not be megabytes)
 KEEP = 64
 #: how many of a cut value's first numbers (or items) its summary keeps
 PREFIX = 16
 
 
 def plain_got(got: Value, want: Value) -> Any:
-    """`plain(got)`, unless it holds more than `want` and more than KEEP numbers: then what a student reads of it,
-    {"truncated": true, "kind", "shape", "size", "prefix"}: its first PREFIX numbers (or other leaves), flat."""
+    """`plain(got)`, unless it holds more than `want` and more than KEEP numbers:
+    then what a student reads of it, {"truncated": true, "kind", "shape", "size",
+    "prefix"}: its first PREFIX numbers (or other leaves), flat."""
     size = _size(got)
     if size <= max(KEEP, _size(want)) or not isinstance(got, Seq | Array):
         return plain(got)
@@ -71,7 +75,8 @@ def plain_got(got: Value, want: Value) -> Any:
 
 
 def _seq_shape(value: Value) -> list[int]:
-    """A nested list's lengths along its first items: [150000] for a flat list, [3, 4] for 3 lists of 4."""
+    """A nested list's lengths along its first items:
+    [150000] for a flat list, [3, 4] for 3 lists of 4."""
     shape: list[int] = []
     while isinstance(value, Seq) and len(shape) < 16:
         shape.append(len(value.items))

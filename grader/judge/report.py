@@ -27,13 +27,14 @@ class ObservationResult:
     got: str
     ok: bool
     problem: str = ""
-    #: both sides as plain JSON at full precision (grader.judge.plain); `expected` and `got` are them rounded for people
+    #: both sides as plain JSON at full precision (grader.judge.plain);
+    #: `expected` and `got` are them rounded for people
     expected_value: Any = None
     got_value: Any = None
 
 
-#: how one rule of an engine is wrong (grader.judge.diagnose.localize): a local slope, backward()'s walk,
-#: or a missing method
+#: how one rule of an engine is wrong (grader.judge.diagnose.localize):
+#: a local slope, backward()'s walk, or a missing method
 How = Literal[
     "swapped",
     "negated",
@@ -53,11 +54,13 @@ How = Literal[
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RuleFault:
-    """The rule a diagnosis blames: an operation's method (or backward), the operand whose slope is wrong, how."""
+    """The rule a diagnosis blames: an operation's method
+    (or backward), the operand whose slope is wrong, how."""
 
     #: the method, as the class defines it: "__mul__", "sigmoid", "backward"
     method: str
-    #: whose slope: the node the method is called on (self), the other operand, both; "" for backward and missing
+    #: whose slope: the node the method is called on (self),
+    #: the other operand, both; "" for backward and missing
     operand: Literal["self", "other", "both", ""]
     how: How
 
@@ -88,15 +91,16 @@ CauseKind = Literal[
 class Cause:
     """Why a check scored what it did, for programs to read: formats, the class summary, an LMS.
 
-    `kind`: passed or wrong-value (it ran to the end); precision (it ran to the end, and every wrong value is
-    within what float32 arithmetic gives there, grader.judge.precision: `detail` is "D A", the largest relative
-    difference and the relative tolerance the check allowed); exception (the student's code raised `detail`, at
-    `line` of the submission where known); not-attempted (a starter's stub raised NotImplementedError);
-    timeout, cpu-time, memory, signal, exit, output-limit and reply (the run was stopped, or its reply
-    broke the protocol); rule (a source or autograd rule is broken); missing-name (`detail` names what
-    the submission does not define); unreadable and no-submission (nothing could be graded); skipped
-    (not asked for here, such as CUDA on a machine without one); grader (the grader failed: never the
-    student's fault)."""
+    `kind`: passed or wrong-value (it ran to the end); precision (it ran to the end, and
+    every wrong value is within what float32 arithmetic gives there, grader.judge.precision:
+    `detail` is "D A", the largest relative difference and the relative tolerance the check
+    allowed); exception (the student's code raised `detail`, at `line` of the submission
+    where known); not-attempted (a starter's stub raised NotImplementedError); timeout,
+    cpu-time, memory, signal, exit, output-limit and reply (the run was stopped, or its
+    reply broke the protocol); rule (a source or autograd rule is broken); missing-name
+    (`detail` names what the submission does not define); unreadable and no-submission
+    (nothing could be graded); skipped (not asked for here, such as CUDA on a machine
+    without one); grader (the grader failed: never the student's fault)."""
 
     kind: CauseKind
     detail: str = ""
@@ -107,9 +111,10 @@ class Cause:
 class Diagnosis:
     """The likely mistake behind a failed check, and how sure the grader is of it."""
 
-    #: known-mistake: behaves exactly like one of the exercise's mutants; localized: each operation run
-    #: alone, and small compositions, put the fault in one rule (grader.judge.diagnose.localize); pattern: the numbers
-    #: fit a known shape of error (half, negated...) or the error names it; unknown: nothing known matches
+    #: known-mistake: behaves exactly like one of the exercise's mutants; localized:
+    #: each operation run alone, and small compositions, put the fault in one rule
+    #: (grader.judge.diagnose.localize); pattern: the numbers fit a known shape of
+    #: error (half, negated...) or the error names it; unknown: nothing known matches
     kind: Literal["known-mistake", "localized", "pattern", "unknown"]
     #: the mutant's mistake id, or the pattern's id; empty when unknown
     mistake: str
@@ -123,7 +128,8 @@ class Diagnosis:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """Where a failed integration check of a library course went wrong (grader.judge.library.trace)."""
+    """Where a failed integration check of a library
+    course went wrong (grader.judge.library.trace)."""
 
     #: the op it is traced to; with how == "own-check", every op it used whose own checks failed
     ops: tuple[str, ...]
@@ -153,17 +159,17 @@ class CheckResult:
     diagnosis: Diagnosis | None = None
     #: why it scored what it did, as data (the problem says it in words)
     cause: Cause = Cause("passed")
-    #: a public check's diagnosis on the public checks' evidence alone, where it differs from `diagnosis` (which
-    #: weighs the hidden checks' verdicts too): what its student sees before the deadline
-    #: (grader.judge.diagnose.public_diagnosis); None where the two are the same
+    #: a public check's diagnosis on the public checks' evidence alone, where it differs from
+    #: `diagnosis` (which weighs the hidden checks' verdicts too): what its student sees before
+    #: the deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
     public_diagnosis: Diagnosis | None = None
     #: a failed integration check of a library course: the op it is traced to, where one is found
     traced: Trace | None = None
 
     @property
     def message(self) -> str:
-        """The problem, what was run and the likely mistake, in one paragraph: for readers that see nothing else
-        (LMS, CI)."""
+        """The problem, what was run and the likely mistake, in one
+        paragraph: for readers that see nothing else (LMS, CI)."""
         text = self.problem
         if self.problem and self.code:
             code = "; ".join(
@@ -181,16 +187,19 @@ class ExerciseResult:
     id: str
     title: str
     checks: tuple[CheckResult, ...]
-    #: problems for this exercise: names it needs are missing, a rule is broken, a check stopped the run
+    #: problems for this exercise: names it needs are
+    #: missing, a rule is broken, a check stopped the run
     problems: tuple[str, ...] = ()
-    #: points in hidden checks this report does not include (a released pack leaves them out; they are graded
-    #: after the student submits): the score a student sees is out of max_score, not of the exercise's points
+    #: points in hidden checks this report does not include (a released pack
+    #: leaves them out; they are graded after the student submits): the score
+    #: a student sees is out of max_score, not of the exercise's points
     hidden_points: float = 0.0
-    #: mistakes another one hides from every check (a missing seed zeroes every gradient), each found on its own
-    #: localization probe with that one mended there (grader.judge.diagnose.faults): the student's next failures
+    #: mistakes another one hides from every check (a missing seed zeroes every
+    #: gradient), each found on its own localization probe with that one mended
+    #: there (grader.judge.diagnose.faults): the student's next failures
     masked: tuple[Diagnosis, ...] = ()
-    #: `masked` found on the public checks' evidence alone, where it differs: what a student sees before the
-    #: deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
+    #: `masked` found on the public checks' evidence alone, where it differs: what a student sees
+    #: before the deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
     public_masked: tuple[Diagnosis, ...] | None = None
 
     @property
@@ -211,12 +220,14 @@ class ExerciseResult:
 class Report:
     submission: str
     sha256: str
-    #: the seed of its inputs; None where it was drawn from a course secret, which `seed_token` stands for
+    #: the seed of its inputs; None where it was drawn
+    #: from a course secret, which `seed_token` stands for
     seed: int | None
     exercises: tuple[ExerciseResult, ...]
     grader_version: str
     seconds: float = 0.0
-    #: problems with the submission as a whole: it did not load, a cell raised, it stopped while loading
+    #: problems with the submission as a whole: it did
+    #: not load, a cell raised, it stopped while loading
     problems: tuple[str, ...] = ()
     #: facts about how it was read: magics that did not run, cells tagged skip-grading
     notes: tuple[str, ...] = ()
@@ -227,13 +238,14 @@ class Report:
     isolation: Isolation | None = None
     #: what its code did against the grader itself: tampering the guard refused, replies it forged
     integrity: tuple[str, ...] = ()
-    #: where the seed was drawn from the submission and a course secret: what the instructor turns back into
-    #: the seed (`grade seed TOKEN`), which the report never shows (grader.core.seeds)
+    #: where the seed was drawn from the submission and a course secret: what the instructor turns
+    #: back into the seed (`grade seed TOKEN`), which the report never shows (grader.core.seeds)
     seed_token: str | None = None
 
     @property
     def seed_shown(self) -> str:
-        """How a report names its seed: the number, or the token the instructor turns back into it."""
+        """How a report names its seed: the number, or
+        the token the instructor turns back into it."""
         return (
             f"seed token {self.seed_token}" if self.seed_token is not None else f"seed {self.seed}"
         )
@@ -290,10 +302,12 @@ def build_report(
     notes: Sequence[str] = (),
     seed_token: str | None = None,
 ) -> Report:
-    """The report of a grading: the only place a `Report` is assembled (`grader.outputs.render_json` reads one back).
+    """The report of a grading: the only place a `Report` is
+    assembled (`grader.outputs.render_json` reads one back).
 
-    `submission`: how the report names the graded file; `notes`: facts about how it was read, before
-    the run's own; `seed_token`: where the seed was drawn from a course secret, the token shown instead of it.
+    `submission`: how the report names the graded file; `notes`: facts
+    about how it was read, before the run's own; `seed_token`: where the
+    seed was drawn from a course secret, the token shown instead of it.
     """
     return Report(
         submission=submission,
@@ -339,7 +353,8 @@ def not_graded(exercises: Sequence[Exercise], problem: str, cause: Cause) -> Gra
 
 
 def exercise_mistakes(result: ExerciseResult) -> tuple[list[tuple[str, str, int]], int]:
-    """The distinct diagnoses of an exercise's failed checks, (kind, mistake, checks), and how many found none.
+    """The distinct diagnoses of an exercise's failed checks,
+    (kind, mistake, checks), and how many found none.
 
     Only checks that show expected and got values count as finding none: an error, a timeout or a
     missing class is its own explanation, already on the check.

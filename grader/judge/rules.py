@@ -1,5 +1,6 @@
-"""Source rules, read from the submission's syntax tree on the trusted side: the calls it must and must not make,
-and, as an early word, the imports its exercise does not allow (the child's guard enforces those)."""
+"""Source rules, read from the submission's syntax tree on the trusted
+side: the calls it must and must not make, and, as an early word, the
+imports its exercise does not allow (the child's guard enforces those)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,14 @@ class Violation:
 def check_source(
     cells: Sequence[SourceCell], rules: SourceRules, scope: Sequence[str] | None = None
 ) -> tuple[Violation, ...]:
-    """Every call rule the source breaks; cells that do not parse are skipped (the run reports them).
+    """Every call rule the source breaks; cells that
+    do not parse are skipped (the run reports them).
 
-    A call counts under the name it calls through: `_d = torch.autograd.grad; _d(...)`, `from torch.autograd
-    import grad as g`, `getattr(torch.autograd, "grad")(...)` all call grad. This is the early, friendly word:
-    a name built at run time escapes any reading of the source, so what an exercise must be sure of is proved
-    by what runs (`autograd`, `forbid_ops`, a tree without torch: grader.run.child.evidence).
+    A call counts under the name it calls through: `_d = torch.autograd.grad; _d(...)`,
+    `from torch.autograd import grad as g`, `getattr(torch.autograd, "grad")(...)` all
+    call grad. This is the early, friendly word: a name built at run time escapes any
+    reading of the source, so what an exercise must be sure of is proved by what runs
+    (`autograd`, `forbid_ops`, a tree without torch: grader.run.child.evidence).
 
     With `scope`, only the definitions of those names are checked: a notebook that answers several
     exercises calls backward() for one while another's `Dual` must not.
@@ -69,7 +72,8 @@ _ALIAS_ROUNDS = 8
 
 
 def _aliases(roots: Sequence[ast.AST], watched: frozenset[str]) -> dict[str, str]:
-    """Names bound to a watched callable, anywhere in the source: by import, by assignment, by getattr."""
+    """Names bound to a watched callable, anywhere in
+    the source: by import, by assignment, by getattr."""
     aliases: dict[str, str] = {}
     bindings: list[tuple[str, ast.expr]] = []
     for root in roots:
@@ -96,7 +100,8 @@ def _aliases(roots: Sequence[ast.AST], watched: frozenset[str]) -> dict[str, str
 
 
 def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
-    """(name, value) for each name an assignment binds: `a = v`, and `a, b = v, w` element by element."""
+    """(name, value) for each name an assignment binds:
+    `a = v`, and `a, b = v, w` element by element."""
     if isinstance(target, ast.Name):
         return [(target.id, value)]
     if (
@@ -114,11 +119,12 @@ def import_notes(
     exercise_id: str,
     own_modules: Sequence[str] = (),
 ) -> tuple[str, ...]:
-    """An early word on each import of a module the exercise does not allow (the guard refuses it when run)."""
+    """An early word on each import of a module the exercise
+    does not allow (the guard refuses it when run)."""
     notes = []
-    # an import statement spells `import`: a cell without the word has none, and is not parsed here; in one that
-    # has, only statements are visited (an import is one), not every expression (a walk of every node was a fifth
-    # of grading a correct submission)
+    # an import statement spells `import`: a cell without the word has none, and is not
+    # parsed here; in one that has, only statements are visited (an import is one), not
+    # every expression (a walk of every node was a fifth of grading a correct submission)
     for cell, root in _trees([c for c in cells if "import" in c.source]):
         for node in statements(root.body):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -141,7 +147,8 @@ def import_notes(
 
 
 def _trees(cells: Sequence[SourceCell]) -> list[tuple[str, ast.Module]]:
-    """Each cell's syntax tree, labelled; cells the parser fails on are left out (the run reports them)."""
+    """Each cell's syntax tree, labelled; cells the
+    parser fails on are left out (the run reports them)."""
     trees: list[tuple[str, ast.Module]] = []
     for cell in cells:
         tree = syntax_tree(cell.source)
@@ -166,7 +173,8 @@ def _scoped(
 
 
 def _called_name(func: ast.expr, aliases: dict[str, str] | None = None) -> str | None:
-    """The name a call goes through: `f`, `x.f`, an alias of a watched name, or `getattr(x, "f")`."""
+    """The name a call goes through: `f`, `x.f`, an
+    alias of a watched name, or `getattr(x, "f")`."""
     if isinstance(func, ast.Name):
         return (aliases or {}).get(func.id, func.id)
     if isinstance(func, ast.Attribute):

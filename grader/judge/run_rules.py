@@ -1,6 +1,6 @@
-"""Whether what ran during a probe breaks its exercise's run-time rules, read from the child's evidence
-(grader.run.child.evidence, grader.run.child.complex_watch): autograd required, torch's own derivative, complex
-numbers."""
+"""Whether what ran during a probe breaks its exercise's run-time rules, read from
+the child's evidence (grader.run.child.evidence, grader.run.child.complex_watch):
+autograd required, torch's own derivative, complex numbers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from grader.run.observed import ProbeRun
 
 
 def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) -> tuple[str, ...]:
-    """How what ran during a probe breaks the exercise's rule about autograd or torch's operators, in words."""
+    """How what ran during a probe breaks the exercise's
+    rule about autograd or torch's operators, in words."""
     if (
         not (exercise.autograd == "required" or exercise.forbid_ops or exercise.forbid_complex)
         or probe.raises is not None
@@ -61,8 +62,9 @@ def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) ->
 
 
 def _produced(value: object, produced: tuple[float, ...], tolerance: Tolerance) -> bool:
-    """Whether every number of an observed gradient is one autograd produced during the probe (within the
-    check's tolerance: a float32 gradient read as a Python float is still the engine's)."""
+    """Whether every number of an observed gradient is one autograd
+    produced during the probe (within the check's tolerance: a
+    float32 gradient read as a Python float is still the engine's)."""
     numbers = (
         (value.value,)
         if isinstance(value, Number)

@@ -1,5 +1,5 @@
-"""Read an exercise.yaml (or an assignment) into a validated, frozen `Exercise`; a bad spec names its file, line
-and field."""
+"""Read an exercise.yaml (or an assignment) into a validated,
+frozen `Exercise`; a bad spec names its file, line and field."""
 
 from __future__ import annotations
 
@@ -163,7 +163,8 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
 
 
 def _source_rules(data: dict[str, Any], course: Path) -> SourceRules:
-    """The exercise's `source` rules, with what its course allows every engine exercise (course.yaml)."""
+    """The exercise's `source` rules, with what its
+    course allows every engine exercise (course.yaml)."""
     rules = {key: tuple(names) for key, names in data.get("source", {}).items()}
     if data["engine"] != "torch":
         added = course_imports(course / COURSE_SETTINGS)
@@ -207,7 +208,8 @@ def _contract(data: dict[str, Any], where: Where) -> Contract:
 
 
 def _autograd_rule(data: dict[str, Any], probes: tuple[Probe, ...], where: Where) -> None:
-    """`autograd` is about torch, and `forbidden` leaves torch out of the tree: no torch for its probes either."""
+    """`autograd` is about torch, and `forbidden` leaves
+    torch out of the tree: no torch for its probes either."""
     rule = data.get("autograd")
     if rule is not None and data["engine"] != "torch":
         raise where.error(
@@ -394,7 +396,8 @@ def _tensor_input(name: str, value: dict[str, Any], at: At, where: Where) -> Inp
 
 
 def _tensor_reference(defines: dict[str, str], where: Where) -> None:
-    """A tensor exercise's oracle is the tensor reference: it must know every name the exercise asks for."""
+    """A tensor exercise's oracle is the tensor reference:
+    it must know every name the exercise asks for."""
     from reference.tensor_tasks import reference_names  # numpy, and only for tensor exercises
 
     try:

@@ -1,5 +1,5 @@
-"""A course's settings, beside its exercise folders (course.yaml): what every exercise of the folder may import,
-and a library course's package (grader.core.library)."""
+"""A course's settings, beside its exercise folders (course.yaml): what every exercise
+of the folder may import, and a library course's package (grader.core.library)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from grader.judge.spec_yaml import At, Where, check_schema, parse_yaml, read_spe
 
 
 def course_imports(path: Path) -> tuple[str, ...]:
-    """What a course's course.yaml lets every engine exercise import (numpy, where its lectures use it)."""
+    """What a course's course.yaml lets every engine
+    exercise import (numpy, where its lectures use it)."""
     if not path.is_file():
         return ()
     data, lines = parse_yaml(
@@ -23,7 +24,8 @@ def course_imports(path: Path) -> tuple[str, ...]:
 
 
 def library_settings(data: dict[str, Any], course: Path, where: Where) -> Library | None:
-    """A library exercise's package settings, from its course's course.yaml; other engines have none."""
+    """A library exercise's package settings, from its
+    course's course.yaml; other engines have none."""
     if data["engine"] != "library":
         for field in ("grades",):
             if field in data:
@@ -62,7 +64,8 @@ def library_settings(data: dict[str, Any], course: Path, where: Where) -> Librar
 
 
 def course_library(path: Path) -> Library | None:
-    """A library course's package settings (course.yaml's `package`), or None for any other course."""
+    """A library course's package settings (course.yaml's
+    `package`), or None for any other course."""
     if not path.is_file():
         return None
     data, lines = parse_yaml(

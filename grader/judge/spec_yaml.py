@@ -1,5 +1,5 @@
-"""Spec files read as YAML 1.2 with the line of every value, and checked against their JSON Schema: every
-message names the file, the line and the field."""
+"""Spec files read as YAML 1.2 with the line of every value, and checked against
+their JSON Schema: every message names the file, the line and the field."""
 
 from __future__ import annotations
 
@@ -111,7 +111,8 @@ def field_name(at: At) -> str:
         if isinstance(part, int):
             text += f"[{part}]"
         elif not part.isprintable() or not part.strip() or part != part.strip():
-            text += f"[{part!r}]"  # a key with line breaks or odd spaces, shown so that the message stays one line
+            # a key with line breaks or odd spaces, shown so that the message stays one line
+            text += f"[{part!r}]"
         else:
             text += f".{part}" if text else part
     return text or "the top level"
@@ -136,12 +137,14 @@ class Where:
 
 
 def schema_text(kind: str = "exercise") -> str:
-    """The JSON Schema the loader checks every spec against (`grade schema` prints it, for editors)."""
+    """The JSON Schema the loader checks every spec
+    against (`grade schema` prints it, for editors)."""
     return resources.files("grader").joinpath(f"schemas/{kind}.schema.json").read_text("utf-8")
 
 
 def parse_spec(path: Path) -> Any:
-    """A spec file's data, read as the loader reads it (YAML 1.2 floats such as 1e-6 are numbers)."""
+    """A spec file's data, read as the loader reads
+    it (YAML 1.2 floats such as 1e-6 are numbers)."""
     return parse_yaml(read_spec(path, "No such spec."), path)[0]
 
 

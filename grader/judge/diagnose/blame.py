@@ -1,12 +1,13 @@
-"""Name the root rule on each failed check: a fault localized in one rule replaces the symptoms it explains.
+"""Name the root rule on each failed check: a fault
+localized in one rule replaces the symptoms it explains.
 
-A wrong `+` makes `-` look wrong too (x - y is x + (-y)), and a `**` without its coefficient makes `/`
-look wrong (x / y is x * y ** -1): the mutant of node-sub whose second operand's sign is flipped, or
-the reference engine with /'s denominator negated, can match such a check exactly. Where grader.judge.diagnose.faults
-has put the fault in a rule the check's code uses (directly, or through what a method may be built
-from), the check names that rule: a known mistake stays only if the mutant's own localization shows
-the same fault, and a pattern of the numbers gives way to the rule behind it. Facts an error states
-(a method that is missing) stay as they are.
+A wrong `+` makes `-` look wrong too (x - y is x + (-y)), and a `**` without its coefficient
+makes `/` look wrong (x / y is x * y ** -1): the mutant of node-sub whose second operand's sign
+is flipped, or the reference engine with /'s denominator negated, can match such a check exactly.
+Where grader.judge.diagnose.faults has put the fault in a rule the check's code uses (directly,
+or through what a method may be built from), the check names that rule: a known mistake stays
+only if the mutant's own localization shows the same fault, and a pattern of the numbers gives
+way to the rule behind it. Facts an error states (a method that is missing) stay as they are.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ MISTAKES = {
     "wrong-value": "wrong-forward-value",
     "missing-coefficient": "missing-coefficient",
 }
-#: the ways wrong that say what the mistake is; "wrong-local" (another slope) or "traversal-order" cover several
+#: the ways wrong that say what the mistake is; "wrong-local"
+#: (another slope) or "traversal-order" cover several
 _SPECIFIC = frozenset(
     {
         "swapped",
@@ -71,7 +73,8 @@ FORWARD = {
 }
 #: patterns that state what an error says, not a shape of the numbers: they stay
 _STATED = STATED
-#: a known mistake whose own localization ran out of time twice cannot be held against the student's: no name
+#: a known mistake whose own localization ran out of time
+#: twice cannot be held against the student's: no name
 UNCONFIRMED = Diagnosis(
     kind="unknown",
     mistake="",
@@ -88,12 +91,12 @@ def blame(
     found: Sequence[Fault] | Callable[[], Sequence[Fault]],
     mutant_faults: Mapping[str, frozenset[tuple[str, str]]],
 ) -> ExerciseResult:
-    """`probe_of`: each check failed on its values, and its probe; `found`: the localized faults, or how to
-    find them (a run in the sandbox, made only where a check's diagnosis could change); `mutant_faults`:
-    each known mistake's localized (method, how).
+    """`probe_of`: each check failed on its values, and its probe; `found`: the localized
+    faults, or how to find them (a run in the sandbox, made only where a check's diagnosis
+    could change); `mutant_faults`: each known mistake's localized (method, how).
 
-    A fault explains only what it can produce, wrong values: a check that raised, stopped or never ran is
-    left out by the caller, and keeps what its error states.
+    A fault explains only what it can produce, wrong values: a check that raised,
+    stopped or never ran is left out by the caller, and keeps what its error states.
     """
     if not any(_open(result.checks[i]) for i in probe_of):
         return result
@@ -109,7 +112,8 @@ def blame(
         relevant = _relevant(exercise, probe_index, shown)
         if relevant:
             checks[index] = _named(check, relevant, mutant_faults)
-    # a fault the seed hides counts where a failed check's code uses its rule: the check it will fail next
+    # a fault the seed hides counts where a failed check's
+    # code uses its rule: the check it will fail next
     named = {(f.rule.method, f.rule.how) for f in shown}
     hidden = [
         f
@@ -126,7 +130,8 @@ def blame(
 
 
 def _open(check: CheckResult) -> bool:
-    """A failed check whose diagnosis a localized fault could still change (not a fact an error states)."""
+    """A failed check whose diagnosis a localized fault
+    could still change (not a fact an error states)."""
     diagnosis = check.diagnosis
     return (
         check.status == "failed"
@@ -137,7 +142,8 @@ def _open(check: CheckResult) -> bool:
 
 
 def _relevant(exercise: Exercise, probe_index: int, found: Sequence[Fault]) -> list[Fault]:
-    """The faults that can explain a check: in a rule its code uses, or one that it may be built from."""
+    """The faults that can explain a check: in a rule
+    its code uses, or one that it may be built from."""
     probe = exercise.probes[probe_index]
     uses = probe_uses(exercise, probe)
     reach = set(uses).union(*(built_on(method) for method in uses))
@@ -152,7 +158,8 @@ def _relevant(exercise: Exercise, probe_index: int, found: Sequence[Fault]) -> l
         relevant = [
             f for f in relevant if f.forward
         ]  # a check of values alone: only a wrong value explains it
-    # the most specific first: the walk, then what the exercise is about, then + and * under everything
+    # the most specific first: the walk, then what the
+    # exercise is about, then + and * under everything
     return sorted(relevant, key=lambda f: (f.rule.method != "backward", f.rule.method in BASE))
 
 
@@ -204,7 +211,8 @@ def _named(
 def localized(
     fault: Fault, mutant_faults: Mapping[str, frozenset[tuple[str, str]]] = _NONE
 ) -> Diagnosis:
-    """The fault as a diagnosis; named as the exercise's known mistake whose own localization shows the same."""
+    """The fault as a diagnosis; named as the exercise's
+    known mistake whose own localization shows the same."""
     same = (
         sorted(
             m for m, found in mutant_faults.items() if (fault.rule.method, fault.rule.how) in found
@@ -222,8 +230,9 @@ def localized(
 
 
 def mistake_id(fault: Fault) -> str:
-    """The id of a localized fault: the exercises' own where it is the same mistake (one name everywhere: an
-    operation that overwrites a grad is overwrite-not-accumulate, in a pack as in the instructor's grade)."""
+    """The id of a localized fault: the exercises' own where it is the
+    same mistake (one name everywhere: an operation that overwrites a grad
+    is overwrite-not-accumulate, in a pack as in the instructor's grade)."""
     if fault.rule.how == "accumulation" and not fault.across_calls:
         return "overwrite-not-accumulate"
     return MISTAKES[fault.rule.how]

@@ -1,16 +1,17 @@
-"""Facts a submission's syntax tree settles about its engine: hidden methods, a walk read forwards, placeholders.
+"""Facts a submission's syntax tree settles about its
+engine: hidden methods, a walk read forwards, placeholders.
 
 Each fact is claimed only where the tree shows it without doubt; any other way of writing the same
 thing is not recognised, and then nothing is claimed (grader.judge.names keeps the facts):
 
-- a method hidden by an instance attribute that does nothing: `__init__` sets `self.backward = lambda:
-  None` in a class that also defines `def backward`, so every instance's `backward` is the lambda, and
-  the method never runs;
-- a walk over an inputs-first list read forwards: a recursive visitor appends each node after visiting
-  the nodes it was made from (post-order, so the output comes last), and backward() then calls each
-  node's step in that list's own order, never reversed;
-- results left at the starter's placeholder: a function whose returned names are only ever set to None
-  (`out, cache = None, None` ... `return out, cache`), as CS231n's starters hand them out.
+- a method hidden by an instance attribute that does nothing: `__init__` sets
+  `self.backward = lambda: None` in a class that also defines `def backward`,
+  so every instance's `backward` is the lambda, and the method never runs;
+- a walk over an inputs-first list read forwards: a recursive visitor appends each node
+  after visiting the nodes it was made from (post-order, so the output comes last), and
+  backward() then calls each node's step in that list's own order, never reversed;
+- results left at the starter's placeholder: a function whose returned names are only ever set to
+  None (`out, cache = None, None` ... `return out, cache`), as CS231n's starters hand them out.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def shadowed(tree: ast.Module) -> frozenset[tuple[str, str]]:
-    """(class, method) for each method the class's `__init__` hides behind an instance attribute of its name."""
+    """(class, method) for each method the class's `__init__`
+    hides behind an instance attribute of its name."""
     found: set[tuple[str, str]] = set()
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
@@ -56,7 +58,8 @@ def shadowed(tree: ast.Module) -> frozenset[tuple[str, str]]:
 
 
 def _does_nothing(value: ast.expr | None) -> bool:
-    """`lambda: None`, `lambda *a: 0` or None itself: what stands in for the method does none of its work."""
+    """`lambda: None`, `lambda *a: 0` or None itself:
+    what stands in for the method does none of its work."""
     if isinstance(value, ast.Lambda):
         value = value.body
     return isinstance(value, ast.Constant)
@@ -81,7 +84,8 @@ def _is_property(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def forward_walks(tree: ast.Module) -> frozenset[str]:
-    """The methods that call each node's step over a post-order (inputs-first) list in its own order."""
+    """The methods that call each node's step over a
+    post-order (inputs-first) list in its own order."""
     found: set[str] = set()
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
@@ -94,7 +98,8 @@ def forward_walks(tree: ast.Module) -> frozenset[str]:
 
 
 def _postorder_lists(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The method's own list names that a visitor nested in it fills in post-order (each node after its inputs)."""
+    """The method's own list names that a visitor nested in
+    it fills in post-order (each node after its inputs)."""
     found: set[str] = set()
     for visitor in (n for n in ast.walk(method) if isinstance(n, _FUNCTIONS) and n is not method):
         if not visitor.args.args:
@@ -127,7 +132,8 @@ def _postorder_lists(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]
 
 
 def _bodies(function: ast.AST) -> Iterator[list[ast.stmt]]:
-    """Every statement list inside `function` (its body, an if's, a loop's), not those of functions inside it."""
+    """Every statement list inside `function` (its body,
+    an if's, a loop's), not those of functions inside it."""
     todo: list[ast.AST] = [function]
     while todo:
         node = todo.pop()
@@ -139,7 +145,8 @@ def _bodies(function: ast.AST) -> Iterator[list[ast.stmt]]:
 
 
 def _over_attribute_of(expression: ast.expr, name: str) -> bool:
-    """`v._prev`, `v.children`, `set(v._prev)`, `v._prev.values()`...: something read off node `name`."""
+    """`v._prev`, `v.children`, `set(v._prev)`,
+    `v._prev.values()`...: something read off node `name`."""
     return any(
         isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name
         for n in ast.walk(expression)
@@ -190,8 +197,9 @@ def _passed_lists(method: ast.AST, visitor: str, position: int) -> set[str]:
 
 
 def _forward_walked(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The lists the method walks in their own order calling each node's step (`for t in topo: t._backward()`),
-    less those it reverses, reorders or rebinds anywhere (one walk of the method)."""
+    """The lists the method walks in their own order calling each
+    node's step (`for t in topo: t._backward()`), less those it
+    reverses, reorders or rebinds anywhere (one walk of the method)."""
     walked: set[str] = set()
     changed: set[str] = set()
     for node in ast.walk(method):
@@ -230,7 +238,8 @@ def _forward_walked(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 
 def _rebound(target: ast.expr, value: ast.expr | None) -> set[str]:
-    """The names `target = value` binds to anything but a new empty list (`order, seen = [], set()` is a start)."""
+    """The names `target = value` binds to anything but a
+    new empty list (`order, seen = [], set()` is a start)."""
     if isinstance(target, ast.Name):
         empty = (isinstance(value, ast.List) and not value.elts) or (
             isinstance(value, ast.Call)
@@ -250,8 +259,8 @@ def _rebound(target: ast.expr, value: ast.expr | None) -> set[str]:
 
 
 def _steps(body: Sequence[ast.stmt], node: str) -> bool:
-    """The loop's body runs its node's step: calls a method of it with no arguments (`t._backward()`), or sends
-    its grad on (`parent.grad += t.grad * slope`)."""
+    """The loop's body runs its node's step: calls a method of it with no arguments
+    (`t._backward()`), or sends its grad on (`parent.grad += t.grad * slope`)."""
     calls = any(
         isinstance(s, ast.Expr)
         and isinstance(s.value, ast.Call)
@@ -276,9 +285,10 @@ def _steps(body: Sequence[ast.stmt], node: str) -> bool:
 
 
 def placeholder_returns(tree: ast.Module) -> dict[str, tuple[str, ...]]:
-    """Each function and method whose results are, at some positions, names only ever set to None: position by
-    position, the name where it is such a placeholder in every return, else "" (`return out, cache` after
-    `out, cache = None, None` is ("out", "cache"); once only `out = ...` is written, ("", "cache"))."""
+    """Each function and method whose results are, at some positions, names only
+    ever set to None: position by position, the name where it is such a placeholder
+    in every return, else "" (`return out, cache` after `out, cache = None, None`
+    is ("out", "cache"); once only `out = ...` is written, ("", "cache"))."""
     found: dict[str, tuple[str, ...]] = {}
     functions = [n for n in tree.body if isinstance(n, _FUNCTIONS)]
     functions += [
@@ -326,7 +336,8 @@ def _own(function: ast.AST) -> Iterator[ast.AST]:
 
 
 def _only_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names every binding of which in the function is None (a parameter is bound by the caller)."""
+    """The names every binding of which in the function
+    is None (a parameter is bound by the caller)."""
     every = {
         a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
     }
@@ -358,7 +369,8 @@ def _only_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 
 def _bind(target: ast.expr, value: ast.expr | None, bound: dict[str, bool]) -> None:
-    """Note each name `target` binds, and whether to None (position by position for `a, b = None, None`)."""
+    """Note each name `target` binds, and whether to
+    None (position by position for `a, b = None, None`)."""
     if isinstance(target, ast.Name):
         none = isinstance(value, ast.Constant) and value.value is None
         bound[target.id] = bound.get(target.id, True) and none

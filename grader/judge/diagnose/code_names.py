@@ -1,17 +1,19 @@
-"""Names the syntax tree gives a whole check: a method its instances hide, results still the starter's placeholders.
+"""Names the syntax tree gives a whole check: a method its
+instances hide, results still the starter's placeholders.
 
-These facts (grader.judge.diagnose.code_facts) explain a failed check whatever its values show, so they come last
-and replace what the values suggested:
+These facts (grader.judge.diagnose.code_facts) explain a failed check whatever
+its values show, so they come last and replace what the values suggested:
 
-- a check that calls `.backward()` on a class whose `__init__` sets `self.backward = lambda: None`
-  runs the lambda, never the method: every gradient stays as it started, which reads like a missing
-  seed, but the seed is in a method that never runs (shadowed-method);
-- a check whose values are wrong and that calls `.backward()` on a class whose `backward` is still a placeholder
-  (a body of `pass`, `...` or `return None`) ran nothing: every gradient stays as it started, which reads like a
-  missing seed, but the whole method is not written yet (not-written-yet, the rule `backward` missing);
-- a check whose wrong values are None read from a function's results that it only ever sets to None
-  (`out, cache = None, None` ... `return out, cache`, as CS231n's starters hand them out), or that
-  raised on such a None passed on, is told the function is not written yet (not-written-yet).
+- a check that calls `.backward()` on a class whose `__init__` sets `self.backward = lambda:
+  None` runs the lambda, never the method: every gradient stays as it started, which reads
+  like a missing seed, but the seed is in a method that never runs (shadowed-method);
+- a check whose values are wrong and that calls `.backward()` on a class whose
+  `backward` is still a placeholder (a body of `pass`, `...` or `return None`) ran
+  nothing: every gradient stays as it started, which reads like a missing seed, but
+  the whole method is not written yet (not-written-yet, the rule `backward` missing);
+- a check whose wrong values are None read from a function's results that it only ever sets to
+  None (`out, cache = None, None` ... `return out, cache`, as CS231n's starters hand them out), or
+  that raised on such a None passed on, is told the function is not written yet (not-written-yet).
 """
 
 from __future__ import annotations
@@ -63,8 +65,8 @@ def name_from_code(
 
 
 def _hidden(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
-    """(class, method) hidden on the exercise's classes; an operator's dunder is looked up on the type, so an
-    instance attribute of its name hides nothing."""
+    """(class, method) hidden on the exercise's classes; an operator's dunder is
+    looked up on the type, so an instance attribute of its name hides nothing."""
     names = {exercise.contract.class_name} | {
         name for name, kind in exercise.defines if kind == "class"
     }
@@ -131,7 +133,8 @@ def _not_written(cls: str, method: str) -> Diagnosis:
 def _placeholder(
     check: CheckResult, code: str, run: GroupRun, probe_index: int, defined: Definitions
 ) -> Diagnosis | None:
-    """not-written-yet where the check's None comes from a function's results left at their placeholders."""
+    """not-written-yet where the check's None comes from
+    a function's results left at their placeholders."""
     bound = _bound_results(code, defined.placeholders)
     got = run.probes[probe_index]
     if got is None or not bound:
@@ -175,8 +178,8 @@ def _placeholder(
 
 
 def _bound_results(code: str, placeholders: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
-    """The probe's names bound to a placeholder result: `dx, dw, db = affine_backward(...)` binds dw to
-    affine_backward where its second result is one."""
+    """The probe's names bound to a placeholder result: `dx, dw, db =
+    affine_backward(...)` binds dw to affine_backward where its second result is one."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -203,7 +206,8 @@ def _bound_results(code: str, placeholders: Mapping[str, tuple[str, ...]]) -> di
 
 
 def _passed_on(code: str, names: set[str]) -> list[str]:
-    """The placeholders' names the probe's code first gives to a call (where a None passed on raises first)."""
+    """The placeholders' names the probe's code first
+    gives to a call (where a None passed on raises first)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):

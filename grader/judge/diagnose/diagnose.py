@@ -1,12 +1,13 @@
-"""Name the likely mistake behind a failed check: a known mistake (a mutant it behaves like), or a pattern.
+"""Name the likely mistake behind a failed check: a
+known mistake (a mutant it behaves like), or a pattern.
 
-A known mistake is claimed only when every observation of the check matches what that mutant gave on
-the same inputs, and the mutant is wrong there too (on an exception or a text, only where it isolates
-that mistake: grader.judge.diagnose.weak_evidence). Otherwise the numbers and errors are read for the patterns of
-grader.judge.diagnose.patterns, then compared with the reference engine with one slope's sign flipped
-(grader.judge.diagnose.slips). Last, a fault localized in one rule (grader.judge.diagnose.faults) replaces the
-symptoms it explains (grader.judge.diagnose.blame). Otherwise the check says that nothing known matches; a
-diagnosis never claims more than it found.
+A known mistake is claimed only when every observation of the check matches what that mutant gave
+on the same inputs, and the mutant is wrong there too (on an exception or a text, only where it
+isolates that mistake: grader.judge.diagnose.weak_evidence). Otherwise the numbers and errors are
+read for the patterns of grader.judge.diagnose.patterns, then compared with the reference engine
+with one slope's sign flipped (grader.judge.diagnose.slips). Last, a fault localized in one rule
+(grader.judge.diagnose.faults) replaces the symptoms it explains (grader.judge.diagnose.blame).
+Otherwise the check says that nothing known matches; a diagnosis never claims more than it found.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class MutantRun:
     rules: frozenset[str] = frozenset()
     #: what localization finds wrong in it (grader.judge.diagnose.faults), as (method, how)
     faults: frozenset[tuple[str, str]] = frozenset()
-    #: what its code does that the solution's does not (grader.judge.diagnose.weak_evidence); None: read from its file
+    #: what its code does that the solution's does not
+    #: (grader.judge.diagnose.weak_evidence); None: read from its file
     distinctive: frozenset[str] | None = None
 
 
@@ -64,9 +66,9 @@ MutantRuns = Sequence[MutantRun]
 
 @dataclass(frozen=True, slots=True)
 class KnownMistakes:
-    """An exercise's known mistakes at a seed, each run once a diagnosis asks (grader.judge.mistake_runs). `could_fit`:
-    at least those that can fit a student who passed the checks of probes `passed`; `faults`: each one's (method,
-    how)."""
+    """An exercise's known mistakes at a seed, each run once a diagnosis asks
+    (grader.judge.mistake_runs). `could_fit`: at least those that can fit a student
+    who passed the checks of probes `passed`; `faults`: each one's (method, how)."""
 
     every: Callable[[], MutantRuns]
     could_fit: Callable[[frozenset[int], tuple[Expected, ...]], MutantRuns]
@@ -87,17 +89,18 @@ def diagnose_exercise(
 ) -> ExerciseResult:
     """The exercise's checks, each failed one with a diagnosis.
 
-    `runs`: the student's, by device; `mutants`: what each known mistake gave, or how to run them (asked only where
-    a failed check has values to compare); `rules`: the source rules the student's file breaks. A known
-    mistake is named on a check only when it fits the whole submission: the student fails every check
-    that mistake fails (a student who made it would), and, where the match is only an exception or a
-    text, the mistake raises it wherever the student does and nothing else could give it
-    (grader.judge.diagnose.weak_evidence). `defined`: the submission's syntax tree's facts, which confirm what an error
-    says (grader.judge.diagnose.named_errors). `slips`: the reference engine with one slope's sign
-    flipped (grader.judge.diagnose.slips), named where no known mistake or pattern is and every value of the check
-    matches one (or how to compute them, asked only then). `faults`: the rules localization found wrong
-    (grader.judge.diagnose.faults), or how to find them, asked only where a diagnosis could change; a check whose code
-    uses one names that rule, not the symptom (grader.judge.diagnose.blame).
+    `runs`: the student's, by device; `mutants`: what each known mistake gave, or how to run them
+    (asked only where a failed check has values to compare); `rules`: the source rules the student's
+    file breaks. A known mistake is named on a check only when it fits the whole submission: the
+    student fails every check that mistake fails (a student who made it would), and, where the match
+    is only an exception or a text, the mistake raises it wherever the student does and nothing else
+    could give it (grader.judge.diagnose.weak_evidence). `defined`: the submission's syntax tree's
+    facts, which confirm what an error says (grader.judge.diagnose.named_errors). `slips`: the
+    reference engine with one slope's sign flipped (grader.judge.diagnose.slips), named where no
+    known mistake or pattern is and every value of the check matches one (or how to compute them,
+    asked only then). `faults`: the rules localization found wrong (grader.judge.diagnose.faults),
+    or how to find them, asked only where a diagnosis could change; a check whose code uses one
+    names that rule, not the symptom (grader.judge.diagnose.blame).
     """
     try:
         return _diagnose(
@@ -108,7 +111,8 @@ def diagnose_exercise(
 
 
 def _undiagnosed(result: ExerciseResult, exc: Exception) -> ExerciseResult:
-    """Every failed check says that it could not be diagnosed, and why, for whoever reads the grader's bug."""
+    """Every failed check says that it could not be
+    diagnosed, and why, for whoever reads the grader's bug."""
     failed = Diagnosis(
         kind="unknown",
         mistake="",
@@ -147,8 +151,9 @@ def _diagnose(
         if check.status in ("failed", "error") and i in located
     }
     probe_of = {i: probe_index for i, (probe_index, _) in located.items()}
-    # the mistakes' runs only for values to compare or right values scored down for a rule (none for a file that
-    # did not load); for values alone, not those failing a check the student passed: they cannot fit (could_fit)
+    # the mistakes' runs only for values to compare or right values scored down
+    # for a rule (none for a file that did not load); for values alone, not
+    # those failing a check the student passed: they cannot fit (could_fit)
     compares, by_rule = _compares(exercise, result, located, failing, expected, rules)
     every = functools.cache(
         lambda: list(
@@ -171,8 +176,8 @@ def _diagnose(
     fails = {id(m): _mutant_fails(m, located, expected, exercise, result) for m in known}
     fits = [m for m in known if fails[id(m)] <= failing]
     matches: dict[int, list[Mutant]] = {}
-    # (check, mutant, whether the match isolates that mistake): a weak match (an exception, a text) that
-    # other mistakes share names a mistake only once a match elsewhere has established it
+    # (check, mutant, whether the match isolates that mistake): a weak match (an exception, a text)
+    # that other mistakes share names a mistake only once a match elsewhere has established it
     candidates: list[tuple[int, MutantRun, bool]] = []
     for index in failing:
         probe_index, run = located[index]
@@ -180,8 +185,8 @@ def _diagnose(
         probe = exercise.probes[probe_index]
         broken = rule_breaks(exercise, probe, run.probes[probe_index])
         if (rules or broken) and right(run, probe_index, expected[probe_index], tol):
-            # Right numbers, not scored for a broken rule (on the syntax tree, or by what ran): the mistake is
-            # the rule's, as in a mutant that breaks the same rules.
+            # Right numbers, not scored for a broken rule (on the syntax tree, or by what
+            # ran): the mistake is the rule's, as in a mutant that breaks the same rules.
             matches[index] = [
                 m.mutant
                 for m in known
@@ -194,7 +199,8 @@ def _diagnose(
         if exercise.engine != "torch" and not _has_values(
             result.checks[index].status, run.probes[probe_index]
         ):
-            continue  # an engine's own error, a stop or a check never run: no mistake's values to compare
+            # an engine's own error, a stop or a check never run: no mistake's values to compare
+            continue
         for m in fits:
             if m.run is None or not behaves_like(
                 run, m.run, probe_index, expected[probe_index], tol
@@ -264,7 +270,8 @@ def _diagnose(
         else:
             diagnosis = patterns.get(index, slipped.get(index, NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
-    # ---- hook: tensor exercises' patterns and backward chains (grader/judge/tensor/tensor_patterns.py) ----
+    # ---- hook: tensor exercises' patterns and backward
+    # chains (grader/judge/tensor/tensor_patterns.py) ----
     if exercise.engine == "tensor":
         from grader.judge.tensor import (
             tensor_patterns,
@@ -275,14 +282,15 @@ def _diagnose(
         )
     # ---- end of the hook ----
     result = dataclasses.replace(result, checks=tuple(checks))
-    # a localized rule explains wrong values only: a check that raised, stopped or never ran keeps what its
-    # error states, and asks for no localization
+    # a localized rule explains wrong values only: a check that raised, stopped
+    # or never ran keeps what its error states, and asks for no localization
     valued = {
         i: probe_of[i]
         for i in failing
         if _has_values(result.checks[i].status, located[i][1].probes[probe_of[i]])
     }
-    # what the syntax tree says of a whole check (a method its instances hide) explains it whatever the values show
+    # what the syntax tree says of a whole check (a method its
+    # instances hide) explains it whatever the values show
     named = name_from_code(
         exercise,
         blame(exercise, result, valued, faults, _faults(mutants, known, valued)),
@@ -300,8 +308,9 @@ def _compares(
     expected: tuple[Expected, ...],
     rules: frozenset[str],
 ) -> tuple[bool, bool]:
-    """Whether a failed check asks for the mistakes' runs (a torch check, values to compare, or right values scored
-    down for a rule), and whether one is of the last kind (matched with every mistake breaking the same rules)."""
+    """Whether a failed check asks for the mistakes' runs (a torch check,
+    values to compare, or right values scored down for a rule), and whether one
+    is of the last kind (matched with every mistake breaking the same rules)."""
     compares = by_rule = False
     for index in failing:
         probe_index, run = located[index]
@@ -325,7 +334,8 @@ def _faults(
     known: Sequence[MutantRun],
     valued: Mapping[int, int],
 ) -> Mapping[str, frozenset[tuple[str, str]]]:
-    """Each mistake's localized (method, how), run or not, where blame reads them (a check with values)."""
+    """Each mistake's localized (method, how), run or
+    not, where blame reads them (a check with values)."""
     return (
         mutants.faults()
         if isinstance(mutants, KnownMistakes) and valued
@@ -344,7 +354,8 @@ def _has_values(status: str, got: ProbeRun | None) -> bool:
 
 
 def _withheld(result: ExerciseResult) -> ExerciseResult:
-    """Hidden checks keep a diagnosis's name and hint, not its evidence; a check failed by precision names nothing."""
+    """Hidden checks keep a diagnosis's name and hint, not
+    its evidence; a check failed by precision names nothing."""
     return dataclasses.replace(
         result,
         checks=tuple(
@@ -412,9 +423,10 @@ def _consistent_patterns(
 ) -> dict[int, Diagnosis]:
     """Patterns for the checks no known mistake explains.
 
-    A ratio (half, double, negated...) can hold on one check by chance, so it is named only when every
-    numerically wrong check of the exercise shows the same one, and there are at least two. A wrong shape,
-    a known error and two exchanged values are facts of their own check, named where they occur.
+    A ratio (half, double, negated...) can hold on one check by chance, so it
+    is named only when every numerically wrong check of the exercise shows the
+    same one, and there are at least two. A wrong shape, a known error and two
+    exchanged values are facts of their own check, named where they occur.
     """
     found: dict[int, Diagnosis] = {}
     ratios: dict[int, Diagnosis | None] = {}
@@ -445,8 +457,8 @@ def _consistent_patterns(
                 None  # numbers, but no ratio: no ratio pattern can hold for the whole exercise
             )
     kinds = {d.mistake if d is not None else None for d in ratios.values()}
-    # one check alone is chance: a function that makes its own tensor can be off by a ratio on the one check
-    # where that matters
+    # one check alone is chance: a function that makes its own tensor
+    # can be off by a ratio on the one check where that matters
     if len(kinds) == 1 and None not in kinds and len(ratios) > 1:
         found.update({i: d for i, d in ratios.items() if d is not None})
     if any(
@@ -465,11 +477,13 @@ def _slips(
     expected: tuple[Expected, ...],
     slips: Sequence[SlipRun],
 ) -> dict[int, Diagnosis]:
-    """A sign slip in one rule, for each check where every value is what that slip gives (and wrong).
+    """A sign slip in one rule, for each check where
+    every value is what that slip gives (and wrong).
 
-    Where several slips give the same values, the one the rest of the submission agrees with most is
-    named: first the one that fails fewest of the checks the student passes (a student with that slip
-    would fail those too), then the one that fits the most failed checks; a tie names them all, as one of.
+    Where several slips give the same values, the one the rest of the submission
+    agrees with most is named: first the one that fails fewest of the checks the
+    student passes (a student with that slip would fail those too), then the one
+    that fits the most failed checks; a tie names them all, as one of.
     """
     matches: dict[int, list[SlipRun]] = {}
     for index in sorted(unexplained):

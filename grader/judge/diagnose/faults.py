@@ -1,4 +1,5 @@
-"""Read the localization probes (grader.judge.diagnose.localize): which rule of an engine is wrong, and how.
+"""Read the localization probes (grader.judge.diagnose.localize):
+which rule of an engine is wrong, and how.
 
 The walk first: a new node's grad must be 0 and an output's 1 after backward(); if not, the seed is
 wrong and nothing below it can be read. Then each operation alone, with upstream 1: its value and
@@ -46,11 +47,14 @@ class Fault:
     rule: RuleFault
     #: what the probes showed, in words a student can check
     evidence: str
-    #: state kept or reset between backward() calls: it explains only checks that call backward() again
+    #: state kept or reset between backward() calls: it
+    #: explains only checks that call backward() again
     across_calls: bool = False
-    #: the operation's value is wrong (not only a slope): it explains a check that reads values alone
+    #: the operation's value is wrong (not only a slope):
+    #: it explains a check that reads values alone
     forward: bool = False
-    #: found only once the probes seeded the output themselves: another fault (the seed) hides it from the checks
+    #: found only once the probes seeded the output themselves:
+    #: another fault (the seed) hides it from the checks
     masked: bool = False
 
 
@@ -61,10 +65,11 @@ def faults(
 ) -> tuple[Fault, ...]:
     """The root faults the localization probes show; empty where they show none, or no single rule.
 
-    `overwrites`: the methods and functions of the submission that overwrite a grad (grader.judge.names), which
-    tell an operation that loses a contribution from a walk that does, for every operation alike. `stepped`: the
-    operations that make their own backward step (a closure defined in the method, grader.judge.names), which
-    their step probes read where the walk hides them.
+    `overwrites`: the methods and functions of the submission that overwrite a
+    grad (grader.judge.names), which tell an operation that loses a contribution
+    from a walk that does, for every operation alike. `stepped`: the operations
+    that make their own backward step (a closure defined in the method,
+    grader.judge.names), which their step probes read where the walk hides them.
     """
     own = loc.view()
     reader = _Reader(own)
@@ -73,8 +78,8 @@ def faults(
     if seed is None:
         found, right = _read(own, overwrites)
     elif reader.never_seeds() and _Reader(given).keeps_the_seed():
-        # the probes seeded the output themselves: what else is wrong, hidden behind the missing seed, each rule
-        # read on its own probes as before
+        # the probes seeded the output themselves: what else is wrong, hidden
+        # behind the missing seed, each rule read on its own probes as before
         hidden, right = _read(given, overwrites)
         found = (
             seed,
@@ -82,7 +87,8 @@ def faults(
         )
     else:
         found, right = (seed,), set()
-    # each operation the walk left unread (it never ran, raised or misordered) by its own step, seeded
+    # each operation the walk left unread (it never ran,
+    # raised or misordered) by its own step, seeded
     read = right | {f.rule.method for f in found}
     steps, _ = _read(loc.view(STEP), overwrites, stepped=stepped - read)
     return (
@@ -97,8 +103,9 @@ def faults(
 
 
 def hides_more(loc: Localization) -> bool:
-    """Whether the walk may hide what else is wrong, so that the probes seeded by themselves and the operations'
-    own steps are worth a run: the output is not seeded, no operation reads right through it, or it is wrong."""
+    """Whether the walk may hide what else is wrong, so that the probes seeded
+    by themselves and the operations' own steps are worth a run: the output is
+    not seeded, no operation reads right through it, or it is wrong."""
     own = loc.view()
     if _Reader(own).seeding() is not None:
         return True
@@ -114,9 +121,10 @@ def _hidden(fault: Fault, how: str) -> Fault:
 def _read(
     loc: Localization, overwrites: frozenset[str] | None, stepped: frozenset[str] | None = None
 ) -> tuple[tuple[Fault, ...], set[str]]:
-    """The faults of the operations and the walk, read on probes whose output is seeded (by backward() or the
-    probe), and the operations found right. With `stepped`, the probes called each operation's own step by hand,
-    with no walk: only these operations, each of which makes its own step, are read, each on its own."""
+    """The faults of the operations and the walk, read on probes whose output is
+    seeded (by backward() or the probe), and the operations found right. With
+    `stepped`, the probes called each operation's own step by hand, with no walk: only
+    these operations, each of which makes its own step, are read, each on its own."""
     reader = _Reader(loc)
     walk = stepped is None
     reached = reader.got("__mul__:upstream", "x.grad")
@@ -137,7 +145,8 @@ def _read(
                 "sorted nodes outputs first",
             ),
         ), set()
-    # + and * right alone, under a factor and with an operand repeated: compositions of them test the walk
+    # + and * right alone, under a factor and with an
+    # operand repeated: compositions of them test the walk
     ingredients = walk and all(
         reader.right(spec.name)
         for spec in loc.specs
@@ -226,8 +235,9 @@ class _Reader(ProbeReader):
         return bool(seeds) and all(close(s, 1.0) for s in seeds)
 
     def operations(self, each_alone: bool = False) -> tuple[list[Fault], set[str]]:
-        """The operations' faults, and those found right. `each_alone`: each probe ran one operation's own step,
-        so k - x is read whatever x - y gave (faults keeps it only where __rsub__ makes its own node)."""
+        """The operations' faults, and those found right. `each_alone`: each
+        probe ran one operation's own step, so k - x is read whatever x - y
+        gave (faults keeps it only where __rsub__ makes its own node)."""
         found: list[Fault] = []
         right: set[str] = set()
         for method, symbol, reflected in BINARY:
@@ -272,7 +282,8 @@ class _Reader(ProbeReader):
             return None  # it raised or stopped alone: no values to read a rule from
         value, want_value = self.got(name, "value"), self.want(name, "value")
         if not self.numbers(name):
-            return None  # a grad or a value that is no number (a node, a list): no slope to read from it
+            # a grad or a value that is no number (a node, a list): no slope to read from it
+            return None
         if not close(value, want_value):
             return _fault(
                 method,
@@ -311,7 +322,9 @@ class _Reader(ProbeReader):
         """A probe of one operation with one node, x: its value and x's slope."""
         ran = self.ran(name)
         if not ran or self.right(name) or not self.numbers(name):
-            return []  # missing, raised or stopped alone, not numbers (no values to read a rule from), or right
+            # missing, raised or stopped alone, not numbers
+            # (no values to read a rule from), or right
+            return []
         value, want_value = self.got(name, "value"), self.want(name, "value")
         if not close(value, want_value):
             how: How = (
@@ -399,12 +412,14 @@ class _Reader(ProbeReader):
         return []
 
     def wrong(self, name: str) -> bool:
-        """The walk probe gave values, and they are wrong (one that raised or stopped shows nothing)."""
+        """The walk probe gave values, and they are wrong
+        (one that raised or stopped shows nothing)."""
         probe = f"traversal:{name}"
         return bool(self.ran(probe)) and self.numbers(probe) and not self.right(probe)
 
     def structure(self) -> Fault | None:
-        """One backward() call over + and *, each right alone: every node visited once, outputs first."""
+        """One backward() call over + and *, each right
+        alone: every node visited once, outputs first."""
         if self.wrong("chain"):
             return _fault(
                 "backward",
@@ -440,11 +455,13 @@ class _Reader(ProbeReader):
         return None
 
     def state(self) -> Fault | None:
-        """backward() called again: on the same graph, on a rebuilt one, on a new graph over an old node.
+        """backward() called again: on the same graph, on
+        a rebuilt one, on a new graph over an old node.
 
-        Grads reset by each call leave a rebuilt graph's leaf with the last call's contribution alone; a
-        mark of visited nodes kept from the first call makes the same graph's second walk skip it while
-        a rebuilt graph comes out right; anything else left over between calls shows otherwise.
+        Grads reset by each call leave a rebuilt graph's leaf with the last
+        call's contribution alone; a mark of visited nodes kept from the first
+        call makes the same graph's second walk skip it while a rebuilt graph
+        comes out right; anything else left over between calls shows otherwise.
         """
         twice, rebuilt, reuse = self.wrong("twice"), self.wrong("rebuilt"), self.wrong("reuse")
         if not (twice or rebuilt or reuse):

@@ -1,4 +1,5 @@
-"""Advice for errors whose message is stable and whose cause is known (research/autograd-mistakes.md 5c-5d).
+"""Advice for errors whose message is stable and whose
+cause is known (research/autograd-mistakes.md 5c-5d).
 
 Errors whose meaning depends on what the submission defines (a missing operator) are read in
 grader.judge.diagnose.named_errors, against its syntax tree.
@@ -117,13 +118,15 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-#: the advice that holds in an engine exercise too; the rest is about torch's own messages and habits
+#: the advice that holds in an engine exercise too;
+#: the rest is about torch's own messages and habits
 ANY_ENGINE = frozenset({"endless-recursion", "nested-too-deeply"})
 #: and what holds for a numpy tensor exercise too, once put in its words (TENSOR_ADVICE)
 TENSOR_TOO = frozenset({"none-value", "none-operand"})
 
 
-#: the advice of TENSOR_TOO in a numpy exercise's words: no torch there, so nothing of no_grad or leaves
+#: the advice of TENSOR_TOO in a numpy exercise's words:
+#: no torch there, so nothing of no_grad or leaves
 TENSOR_ADVICE = {
     "none-value": "something is None where an array was expected: often a function that does not return its result "
     "yet (a TODO left as `out = None`), a missing return, or a .grad read before backward() reached it.",
@@ -135,8 +138,9 @@ TENSOR_ADVICE = {
 def known_error(error: ErrorInfo, engine: str = "torch") -> tuple[str, str] | None:
     """The id and the advice for an error whose cause is known, if this is one.
 
-    An engine exercise gets only advice that is not about torch: "'NoneType' object has no attribute"
-    there is a node's None, not a .grad read before backward(); a numpy exercise gets it in numpy's words.
+    An engine exercise gets only advice that is not about torch: "'NoneType'
+    object has no attribute" there is a node's None, not a .grad read before
+    backward(); a numpy exercise gets it in numpy's words.
     """
     for ident, type_name, fragment, advice in KNOWN_ERRORS:
         if (

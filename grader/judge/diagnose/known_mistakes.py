@@ -1,5 +1,6 @@
-"""What a known mistake's file says whatever the seed, read once per process: the seed of each submission's own
-changes what a mutant gives on its checks (grader.judge.mistake_runs), not these."""
+"""What a known mistake's file says whatever the seed, read once
+per process: the seed of each submission's own changes what a
+mutant gives on its checks (grader.judge.mistake_runs), not these."""
 
 from __future__ import annotations
 
@@ -21,22 +22,23 @@ from grader.run.sandbox import Sandbox
 
 @dataclass(frozen=True, slots=True)
 class MutantFacts:
-    """What a mutant is whatever the seed: its file read, the source rules it breaks, what its code does that the
-    solution's does not, and for an engine mistake what localization finds wrong in it
-    (grader.judge.diagnose.faults), as (method, how). Found once, not for every student with a seed of their own:
-    every mutant of this course's engine exercises localizes to the same faults at every seed
-    (tests/test_mutant_runs.py)."""
+    """What a mutant is whatever the seed: its file read, the source rules it breaks, what
+    its code does that the solution's does not, and for an engine mistake what localization
+    finds wrong in it (grader.judge.diagnose.faults), as (method, how). Found once, not for
+    every student with a seed of their own: every mutant of this course's engine exercises
+    localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
 
     submission: Submission
     rules: frozenset[str]
     distinctive: frozenset[str]
     faults: frozenset[tuple[str, str]]
-    #: its localization ran out of time twice (grader.judge.diagnose.localize): `faults` is no evidence, and these
-    #: facts are not kept, so that the next diagnosis asks again
+    #: its localization ran out of time twice (grader.judge.diagnose.localize): `faults`
+    #: is no evidence, and these facts are not kept, so that the next diagnosis asks again
     unfinished: bool = False
 
 
-#: a mutant's facts by its exercise, its file and the solution's, as they were when read (an edit reads them again)
+#: a mutant's facts by its exercise, its file and the
+#: solution's, as they were when read (an edit reads them again)
 _FACTS: dict[tuple[object, ...], MutantFacts | None] = {}
 #: the seed a mutant is localized at
 LOCALIZED_AT = 0

@@ -1,5 +1,6 @@
-"""Whether a run of a probe passes, carries numbers, or behaves like another run (a known mistake's, a slipped
-engine's): the predicates diagnosis is built from, each on one probe and one tolerance."""
+"""Whether a run of a probe passes, carries numbers, or behaves like
+another run (a known mistake's, a slipped engine's): the predicates
+diagnosis is built from, each on one probe and one tolerance."""
 
 from __future__ import annotations
 
@@ -43,10 +44,11 @@ def passes_on(run: GroupRun, index: int, want: Expected, tol: Tolerance) -> bool
 def strong(
     run: GroupRun, index: int, expected: Expected | None = None, tol: Tolerance | None = None
 ) -> bool:
-    """Numbers matched, not just an exception, a text or zeros (nothing reached them), which many mistakes share.
+    """Numbers matched, not just an exception, a text or
+    zeros (nothing reached them), which many mistakes share.
 
-    With `expected`, only the wrong values count: a right seed of 1.0 beside zeros is no evidence of how
-    the zeros came about.
+    With `expected`, only the wrong values count: a right seed of
+    1.0 beside zeros is no evidence of how the zeros came about.
     """
     got = run.probes[index]
     if got is None or got.observations is None:
@@ -126,11 +128,12 @@ def behaves_like(
 def beyond_precision(
     got: Mapping[str, Value], theirs: Mapping[str, Value], expected: Expected, tol: Tolerance
 ) -> bool:
-    """A mistake's values are evidence only beyond what precision explains (grader.judge.precision): the student
-    is farther from the right values than float32 arithmetic gives somewhere, the mistake is too wherever the
-    student is, and the student is no farther from the mistake's values than that, everywhere. A correct float32
-    answer can equal a mistake's values where the mistake does no harm yet (a first step, before any gradient
-    piles up): that names nothing."""
+    """A mistake's values are evidence only beyond what precision explains
+    (grader.judge.precision): the student is farther from the right values than
+    float32 arithmetic gives somewhere, the mistake is too wherever the student is,
+    and the student is no farther from the mistake's values than that, everywhere.
+    A correct float32 answer can equal a mistake's values where the mistake does no
+    harm yet (a first step, before any gradient piles up): that names nothing."""
     assert not isinstance(expected.observations, ErrorInfo)
     wrong = [
         label

@@ -1,11 +1,13 @@
-"""Fault localization for whole engines: each operation alone, then small compositions, run in the sandbox.
+"""Fault localization for whole engines: each operation
+alone, then small compositions, run in the sandbox.
 
-When an engine exercise fails, the student's class is run on a synthetic set of probes that scores
-nothing (launched like the mutants: student code runs only in the sandbox): each operation alone,
-under an upstream factor, with a plain number on either side, with its operand repeated; then small
-compositions of + and * (a chain, a diamond, a node shared by a short and a long path, backward
-twice on one graph, a rebuilt graph, a new graph over an old intermediate). The same probes run on
-the reference engine here, in the trusted process, for the expected values. grader.judge.diagnose.faults reads the
+When an engine exercise fails, the student's class is run on a synthetic set of probes
+that scores nothing (launched like the mutants: student code runs only in the sandbox):
+each operation alone, under an upstream factor, with a plain number on either side,
+with its operand repeated; then small compositions of + and * (a chain, a diamond, a
+node shared by a short and a long path, backward twice on one graph, a rebuilt graph, a
+new graph over an old intermediate). The same probes run on the reference engine here,
+in the trusted process, for the expected values. grader.judge.diagnose.faults reads the
 two side by side and tells a wrong local rule from a wrong traversal.
 """
 
@@ -35,7 +37,8 @@ BINARY = (
     ("__mul__", "*", "__rmul__"),
     ("__truediv__", "/", "__rtruediv__"),
 )
-#: unary operations: method, the expression that calls it on x, the input it needs ("any", "positive", "negative")
+#: unary operations: method, the expression that calls it
+#: on x, the input it needs ("any", "positive", "negative")
 UNARY = (
     ("__neg__", "-x", "any"),
     ("__pow__", "x ** n", "any"),
@@ -49,7 +52,8 @@ UNARY = (
 EXPONENT = 3
 #: the stops that spent a run's time: the wall clock, or the CPU time
 OUT_OF_TIME = frozenset({"timeout", "cpu"})
-#: what a method may be built from, in the lessons' and micrograd's engines: its faults may be theirs
+#: what a method may be built from, in the lessons'
+#: and micrograd's engines: its faults may be theirs
 BUILT_FROM: dict[str, frozenset[str]] = {
     "__radd__": frozenset({"__add__"}),
     "__rmul__": frozenset({"__mul__"}),
@@ -96,7 +100,8 @@ _SYMBOL = {method: symbol for method, symbol, _ in BINARY}
 class Spec:
     """One localization probe: what it tests, its code, and what it observes."""
 
-    #: "__mul__:alone", "__mul__:upstream", "__radd__:number", "sigmoid:repeat", "traversal:diamond"...
+    #: "__mul__:alone", "__mul__:upstream", "__radd__:number",
+    #: "sigmoid:repeat", "traversal:diamond"...
     name: str
     method: str
     code: str
@@ -107,7 +112,8 @@ class Spec:
 
 @cache
 def specs() -> tuple[Spec, ...]:
-    """Every localization probe, operations first (a probe that loops stops only the ones after it)."""
+    """Every localization probe, operations first (a
+    probe that loops stops only the ones after it)."""
     found: list[Spec] = [Spec("fresh", "backward", "x = Node(a)", (("x.grad", "x.grad"),))]
     for method, symbol, reflected in BINARY:
         pair = (
@@ -198,8 +204,8 @@ def specs() -> tuple[Spec, ...]:
             "x = Node(a)\nh = x * b\nt = h * c\nu = t * k\nout = h + u\nout.backward()",
             ("x.grad", "h.grad"),
         ),
-        # twelve independent copies: a walk whose order depends on how a set of nodes happens to iterate
-        # cannot get all of them right by chance
+        # twelve independent copies: a walk whose order depends on how a set
+        # of nodes happens to iterate cannot get all of them right by chance
         (
             "shared-many",
             "x = Node(a)\ntotal = x * 0.0\nfor i in range(12):\n    h = x * (b * (1 + 0.1 * i))\n"
@@ -223,8 +229,8 @@ def specs() -> tuple[Spec, ...]:
             ("x.grad", "y.grad"),
         ),
     ]
-    # + and * alone at the very operands the compositions below meet: a rule wrong only for larger values
-    # must not pass for a wrong walk
+    # + and * alone at the very operands the compositions below meet: a
+    # rule wrong only for larger values must not pass for a wrong walk
     met = [
         ("__mul__", "a * b", "c"),
         ("__mul__", "a * b * c", "k"),
@@ -252,16 +258,17 @@ def specs() -> tuple[Spec, ...]:
         )
         for name, code, labels in walk
     ]
-    # each again with the output seeded by the probe itself (out.grad = 1.0 before out.backward()): a missing seed
-    # zeroes every gradient and hides what else is wrong; seeded here, the rules behind it show
-    # (grader.judge.diagnose.faults)
+    # each again with the output seeded by the probe itself (out.grad = 1.0 before
+    # out.backward()): a missing seed zeroes every gradient and hides what else is
+    # wrong; seeded here, the rules behind it show (grader.judge.diagnose.faults)
     found += [
         dataclasses.replace(spec, name=f"{SEEDED}{spec.name}", code=_seeded(spec.code))
         for spec in found
         if spec.name != "fresh"
     ]
-    # and each operation by its own backward step alone (micrograd's out._backward()), the walk left out: a walk
-    # that never runs (a backward() hidden by an instance attribute) or misorders hides the operations' rules
+    # and each operation by its own backward step alone (micrograd's
+    # out._backward()), the walk left out: a walk that never runs (a backward()
+    # hidden by an instance attribute) or misorders hides the operations' rules
     found += [
         dataclasses.replace(spec, name=f"{STEP}{spec.name}", code=_stepped(spec.code))
         for spec in found
@@ -274,8 +281,9 @@ def specs() -> tuple[Spec, ...]:
 SEEDED = "seeded:"
 #: and of one that calls the operations' own backward steps, outputs first, instead of backward()
 STEP = "step:"
-#: the probes of each operation that make its node in one step, by what follows the method in their names (not
-#: op(x) + x, whose + is a step of its own; k - x is one where __rsub__ makes its own node, as faults checks)
+#: the probes of each operation that make its node in one step, by what
+#: follows the method in their names (not op(x) + x, whose + is a step of its
+#: own; k - x is one where __rsub__ makes its own node, as faults checks)
 _STEPPED_KINDS: dict[str, frozenset[str]] = {
     **{method: frozenset({"alone", "upstream", "repeat", "number"}) for method, _, _ in BINARY},
     **{reflected: frozenset({"number"}) for _, _, reflected in BINARY},
@@ -297,7 +305,8 @@ _BACKWARD_CALL = re.compile(r"^(?P<indent>\s*)(?P<node>\w+)\.backward\(\)$", re.
 
 
 def _stepped(code: str) -> str:
-    """The probe with `out.backward()` replaced by the seed and each node's own step, outputs first."""
+    """The probe with `out.backward()` replaced by
+    the seed and each node's own step, outputs first."""
     made = [
         line.split(" = ")[0] for line in code.splitlines() if " = " in line and "Node(" not in line
     ]
@@ -306,7 +315,8 @@ def _stepped(code: str) -> str:
 
 
 def _seeded(code: str) -> str:
-    """The probe with `node.grad = 1.0` before each `node.backward()`: the seed given, not left to backward()."""
+    """The probe with `node.grad = 1.0` before each
+    `node.backward()`: the seed given, not left to backward()."""
     return _BACKWARD_CALL.sub(lambda m: f"{m['indent']}{m['node']}.grad = 1.0\n{m[0]}", code)
 
 
@@ -337,19 +347,20 @@ def inputs_for(seed: int) -> Inputs:
 
 @dataclass(frozen=True, slots=True)
 class Localization:
-    """The localization probes' specs, what the student's class gave on them, and what the reference gives."""
+    """The localization probes' specs, what the student's
+    class gave on them, and what the reference gives."""
 
     specs: tuple[Spec, ...]
     inputs: Inputs
     got: tuple[ProbeRun | None, ...]
     expected: tuple[ProbeRun, ...]
-    #: the run ran out of time twice (`localize`): how far it got hangs on how busy the machine was, so it is
-    #: no evidence
+    #: the run ran out of time twice (`localize`): how far it got
+    #: hangs on how busy the machine was, so it is no evidence
     unfinished: bool = False
 
     def view(self, kind: str = "") -> Localization:
-        """The probes of one kind under their plain names: as backward() seeds and walks them (""), seeded by the
-        probe (SEEDED), or by each operation's own step (STEP)."""
+        """The probes of one kind under their plain names: as backward() seeds and walks
+        them (""), seeded by the probe (SEEDED), or by each operation's own step (STEP)."""
         kept = [i for i, spec in enumerate(self.specs) if kind_of(spec.name) == kind]
         return Localization(
             tuple(
@@ -373,8 +384,8 @@ class Localization:
         )
 
 
-#: the kinds of localization probes, by the start of their names: as backward() seeds and walks them, seeded by
-#: the probe, and each operation's own step
+#: the kinds of localization probes, by the start of their names: as backward()
+#: seeds and walks them, seeded by the probe, and each operation's own step
 KINDS = ("", SEEDED, STEP)
 
 
@@ -383,8 +394,8 @@ def kind_of(name: str) -> str:
 
 
 def probe_exercise(exercise: Exercise, kinds: tuple[str, ...] = KINDS) -> Exercise:
-    """The exercise with the localization probes (of `kinds`) in place of its own: the same class, rules and
-    limits."""
+    """The exercise with the localization probes (of `kinds`)
+    in place of its own: the same class, rules and limits."""
     probes = tuple(
         _probe(spec, index, exercise.contract)
         for index, spec in enumerate(specs())
@@ -408,8 +419,8 @@ def localize(
     time_limit: float | None = None,
     kinds: tuple[str, ...] = KINDS,
 ) -> Localization | None:
-    """Run the localization probes (of `kinds`) on the submission's class in the sandbox; None for a non-engine
-    exercise."""
+    """Run the localization probes (of `kinds`) on the submission's
+    class in the sandbox; None for a non-engine exercise."""
     if exercise.engine != "scalar":
         return None
     group = probe_group(exercise, seed, kinds)
@@ -424,7 +435,8 @@ def localize(
 
 
 def out_of_time(run: RunResult) -> bool:
-    """Whether a run was stopped for its wall-clock or CPU time, as a whole or in one of its exercises."""
+    """Whether a run was stopped for its wall-clock or
+    CPU time, as a whole or in one of its exercises."""
     return any(
         stop is not None and stop.kind in OUT_OF_TIME
         for stop in (run.stop, *(g.stop for g in run.groups))
@@ -434,7 +446,8 @@ def out_of_time(run: RunResult) -> bool:
 def from_run(
     group: GroupRun, seed: int, kinds: tuple[str, ...] = KINDS, *, unfinished: bool = False
 ) -> Localization:
-    """The student's (or a mutant's) run of the localization probes (of `kinds`), beside the reference's."""
+    """The student's (or a mutant's) run of the localization
+    probes (of `kinds`), beside the reference's."""
     every, expected = specs(), expected_runs(seed)
     kept = [i for i, spec in enumerate(every) if kind_of(spec.name) in kinds]
     return Localization(
@@ -470,7 +483,8 @@ def expected_runs(seed: int) -> tuple[ProbeRun, ...]:
 
 
 def _probe(spec: Spec, index: int, contract: Contract = DEFAULT) -> Probe:
-    """A localization probe in the exercise's contract (its observations keep their labels: out.value's is value)."""
+    """A localization probe in the exercise's contract (its
+    observations keep their labels: out.value's is value)."""
     observe = tuple(
         (label, rename(expression, contract, "eval")) for label, expression in spec.observe
     )

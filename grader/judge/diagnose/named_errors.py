@@ -1,4 +1,5 @@
-"""Mistakes an engine's error message names by itself, once the submission's syntax tree confirms them.
+"""Mistakes an engine's error message names by itself,
+once the submission's syntax tree confirms them.
 
 "unsupported operand type(s) for -: 'float' and 'Value'" means a missing `__rsub__` only when the
 left operand is a plain number, the right one is the student's class, and that class really has no
@@ -28,7 +29,8 @@ OPERATORS = {
     "%": "mod",
     "@": "matmul",
 }
-#: the lessons' engine methods an AttributeError can be about (attributes such as .value are the contract's)
+#: the lessons' engine methods an AttributeError can be
+#: about (attributes such as .value are the contract's)
 ENGINE_METHODS = frozenset({"sigmoid", "relu", "tanh", "exp", "log", "backward"})
 #: and a tensor engine's (family C): its reductions and reshapes are methods too
 TENSOR_METHODS = frozenset({"sum", "mean", "max", "reshape", "transpose", "broadcast_to"})
@@ -53,7 +55,8 @@ OPERATIONS = frozenset(
     | {"__neg__"}
     | (ENGINE_METHODS - {"backward"})
 )
-#: the ids of the patterns an error states by itself: they are the facts of their own check, never guessed
+#: the ids of the patterns an error states by itself:
+#: they are the facts of their own check, never guessed
 STATED = frozenset(
     {
         "missing-method",
@@ -71,10 +74,11 @@ STATED = frozenset(
         "unstable-forward",
     }
 )
-#: what an error states only of code that is right wherever it gives values (an overflow in a wrong formula
-#: is the formula's fault)
+#: what an error states only of code that is right wherever it gives
+#: values (an overflow in a wrong formula is the formula's fault)
 RIGHT_ELSEWHERE = frozenset({"unstable-forward"})
-#: bounded functions: exp overflowing inside one means a formula that is not stable, not a value too large
+#: bounded functions: exp overflowing inside one means
+#: a formula that is not stable, not a value too large
 _BOUNDED = frozenset({"sigmoid", "tanh"})
 
 
@@ -83,8 +87,8 @@ def named_by_error(
 ) -> Diagnosis | None:
     """The mistake this error names, where what the submission defines confirms it; else None.
 
-    `uses`: the operations the check's code calls, where known: an operation that returns nothing explains a
-    None only where the check calls it.
+    `uses`: the operations the check's code calls, where known: an operation
+    that returns nothing explains a None only where the check calls it.
     """
     found = _not_written(error, defined) or _returns_nothing(error, defined, uses)
     for read in (_operands, _unary, _attribute, _signature, _undefined, _recursion, _overflow):
@@ -93,7 +97,8 @@ def named_by_error(
 
 
 def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
-    """NotImplementedError from a method of the submission: the starter's placeholder, not written yet."""
+    """NotImplementedError from a method of the submission:
+    the starter's placeholder, not written yet."""
     where = error.where
     if (
         error.type_name != "NotImplementedError"
@@ -113,7 +118,8 @@ def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
             "out. Write it, then grade again."
         )
     elif where.function not in defined.enclosing:
-        return None  # a name the file does not define inside a method: nothing the syntax tree confirms
+        # a name the file does not define inside a method: nothing the syntax tree confirms
+        return None
     elif len(outer) == 1 and outer[0] in OPERATIONS:
         method, hint = (
             outer[0],
@@ -255,8 +261,8 @@ def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
 
 
 def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis | None:
-    """A plain number where a node was read: unwrapped by an operation, an exponent used as a node, or a
-    number put among a node's children, which backward() then walks."""
+    """A plain number where a node was read: unwrapped by an operation, an exponent used
+    as a node, or a number put among a node's children, which backward() then walks."""
     holders = [c.name for c in defined.classes.values() if attr in c.attributes]
     where = error.where
     if not holders or where is None:
@@ -345,7 +351,8 @@ def _missing(mistake: str, method: str, error: ErrorInfo, hint: str) -> Diagnosi
 
 
 def _recursion(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
-    """A reflected + or * that calls itself: `other + self` with a number on the left calls __radd__ again."""
+    """A reflected + or * that calls itself: `other +
+    self` with a number on the left calls __radd__ again."""
     where = error.where
     if (
         error.type_name != "RecursionError"
@@ -369,7 +376,8 @@ def _recursion(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
 
 
 def _overflow(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
-    """math.exp overflowing inside sigmoid or tanh, whose values are bounded: a formula that is not stable."""
+    """math.exp overflowing inside sigmoid or tanh, whose
+    values are bounded: a formula that is not stable."""
     where = error.where
     if error.type_name != "OverflowError" or where is None:
         return None

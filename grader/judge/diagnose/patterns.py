@@ -1,4 +1,5 @@
-"""Patterns in a failed check's numbers, and errors that state their cause: what names a mistake when no mutant does.
+"""Patterns in a failed check's numbers, and errors that
+state their cause: what names a mistake when no mutant does.
 
 The numbers are compared with the expected ones for the patterns of research/autograd-mistakes.md
 section 6 (all zero, half, double, negated, exchanged, scaled by an input or by N, the wrong shape,
@@ -50,7 +51,8 @@ def pattern(
         else [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
     )
     for error in errors:
-        # an error that names its mistake, once the syntax tree confirms it (a class with no __sub__)
+        # an error that names its mistake, once the syntax
+        # tree confirms it (a class with no __sub__)
         named = None if defined is None else named_by_error(error, defined, uses)
         if named is not None:
             return named

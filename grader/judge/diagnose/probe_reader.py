@@ -1,7 +1,8 @@
-"""Reading one localization by its probes' names: what the student's class gave on each, beside the reference.
+"""Reading one localization by its probes' names: what
+the student's class gave on each, beside the reference.
 
-grader.judge.diagnose.faults reads a rule out of these numbers; this only looks them up. A probe a view does not
-hold (an operation's own step where only the walk ran) reads as one that did not run.
+grader.judge.diagnose.faults reads a rule out of these numbers; this only looks them up. A probe a
+view does not hold (an operation's own step where only the walk ran) reads as one that did not run.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class ProbeReader:
         return value.value if isinstance(value, Number) else None
 
     def ran(self, name: str) -> bool | None:
-        """True: it ran; False: it raised something other than a missing operation; None: the operation is missing."""
+        """True: it ran; False: it raised something other than
+        a missing operation; None: the operation is missing."""
         run = self.loc.got[self.index[name]] if name in self.index else None
         if run is None:
             return False

@@ -1,12 +1,14 @@
-"""Diagnose an exercise twice where it has hidden checks: on every check, and on the public checks' evidence alone.
+"""Diagnose an exercise twice where it has hidden checks:
+on every check, and on the public checks' evidence alone.
 
-A diagnosis weighs the whole submission: a known mistake is named on a check only where the student fails every
-check that mistake fails, a ratio only where every wrong check shows it, a slip by the checks it contradicts
-(grader.judge.diagnose.diagnose). Over every check, hidden ones included, a public check's diagnosis says something
-of the hidden verdicts: one bit of the hidden run before the deadline (submissions/hostile/
-diagnosis_reads_the_hidden_verdict.py). So each public check also gets the diagnosis made as though the hidden
-checks did not exist (their results and the student's records of them out of sight), kept in the report where it
-differs (`public_diagnosis`, `public_masked`): what a student's view shows before the deadline
+A diagnosis weighs the whole submission: a known mistake is named on a check only where the
+student fails every check that mistake fails, a ratio only where every wrong check shows it, a
+slip by the checks it contradicts (grader.judge.diagnose.diagnose). Over every check, hidden
+ones included, a public check's diagnosis says something of the hidden verdicts: one bit of the
+hidden run before the deadline (submissions/hostile/ diagnosis_reads_the_hidden_verdict.py). So
+each public check also gets the diagnosis made as though the hidden checks did not exist (their
+results and the student's records of them out of sight), kept in the report where it differs
+(`public_diagnosis`, `public_masked`): what a student's view shows before the deadline
 (grader.service.views), as a released pack without hidden checks would diagnose the same file.
 """
 
@@ -40,11 +42,13 @@ def diagnose_both(
     defined: Definitions | None,
     faults: Sequence[Fault] | Callable[[], Sequence[Fault]],
 ) -> ExerciseResult:
-    """diagnose_exercise's result (the full diagnosis, every check's evidence), each public check carrying the
-    diagnosis on the public checks' evidence alone where that differs, and the exercise its masked mistakes so.
+    """diagnose_exercise's result (the full diagnosis, every check's evidence),
+    each public check carrying the diagnosis on the public checks' evidence
+    alone where that differs, and the exercise its masked mistakes so.
 
-    The localization (`faults`) and the known mistakes' runs (`mutants`) run once for both, whichever asks first:
-    the localization runs on probes of its own, never the hidden checks', so what it finds is the same whoever
+    The localization (`faults`) and the known mistakes' runs (`mutants`) run
+    once for both, whichever asks first: the localization runs on probes of
+    its own, never the hidden checks', so what it finds is the same whoever
     asked; a mistake's run is the instructor's code, on every check."""
     faults = functools.cache(faults) if callable(faults) else faults
     mutants = functools.cache(mutants) if callable(mutants) else mutants
@@ -54,7 +58,8 @@ def diagnose_both(
     if not any(c.visibility == "hidden" for c in result.checks):
         return full
     hidden = {i for i, p in enumerate(exercise.probes) if p.visibility == "hidden"}
-    # the student's records of the hidden probes are out of sight too, not only the hidden checks' results
+    # the student's records of the hidden probes are out
+    # of sight too, not only the hidden checks' results
     seen = {
         device: dataclasses.replace(
             run, probes=tuple(None if i in hidden else p for i, p in enumerate(run.probes))

@@ -78,13 +78,15 @@ def write(path: Path, data: dict[str, Any]) -> Path:
 
 
 def stored_seed(exercise: Exercise) -> int | None:
-    """The seed a pack's known mistakes were stored for; None where the exercise has no such file."""
+    """The seed a pack's known mistakes were stored
+    for; None where the exercise has no such file."""
     data = _read(exercise)
     return None if data is None else data["seed"]
 
 
 def released_runs(exercise: Exercise, seed: int) -> tuple[MutantRun, ...]:
-    """The pack's known mistakes as runs on this exercise's probes; none for another seed, or without the file."""
+    """The pack's known mistakes as runs on this exercise's
+    probes; none for another seed, or without the file."""
     data = _read(exercise)
     if data is None or data["seed"] != seed:
         return ()
@@ -125,7 +127,8 @@ def _runs(exercise: Exercise, data: dict[str, Any]) -> tuple[MutantRun, ...]:
 
 
 def _read(exercise: Exercise) -> dict[str, Any] | None:
-    """The stored mistakes of a pack's exercise (no mutants, no solution: a course's own are run instead)."""
+    """The stored mistakes of a pack's exercise (no
+    mutants, no solution: a course's own are run instead)."""
     path = exercise.folder / FILE_NAME
     if (
         exercise.mutants

@@ -1,11 +1,13 @@
-"""Sign slips: the reference engine with one local slope's sign flipped, to name slips no mutant covers.
+"""Sign slips: the reference engine with one local
+slope's sign flipped, to name slips no mutant covers.
 
-A sign slip in one operation's rule for one operand (`k - x` giving x a slope of +1, the quotient's
-denominator losing its minus) rarely shows as a ratio of the right answer: in `(k - x) * (x - m)` the
-gradient is neither negated nor halved. Running the exercise's probes on each slipped engine, here in
-the trusted process (the reference engine is our code, not the student's), gives values a student
-with that slip produces exactly; `grader.judge.diagnose.diagnose` names a slip only where every value of a failed
-check matches one. Engine exercises (`engine: scalar`) only: torch's rules are not the student's.
+A sign slip in one operation's rule for one operand (`k - x` giving x a slope of +1, the
+quotient's denominator losing its minus) rarely shows as a ratio of the right answer: in
+`(k - x) * (x - m)` the gradient is neither negated nor halved. Running the exercise's
+probes on each slipped engine, here in the trusted process (the reference engine is our
+code, not the student's), gives values a student with that slip produces exactly;
+`grader.judge.diagnose.diagnose` names a slip only where every value of a failed check
+matches one. Engine exercises (`engine: scalar`) only: torch's rules are not the student's.
 """
 
 from __future__ import annotations
@@ -133,7 +135,8 @@ def slip_runs(exercise: Exercise, inputs: tuple[Inputs, ...], seed: int) -> tupl
 
 
 def to_write(starter: Path) -> frozenset[str]:
-    """The methods the student writes: in the exercise's starter, those that raise NotImplementedError.
+    """The methods the student writes: in the exercise's
+    starter, those that raise NotImplementedError.
 
     A slip is only ever blamed on one of these: the others came with the starter, right.
     """
@@ -165,10 +168,10 @@ METHODS = tuple(dict.fromkeys(slope.method for slope in SLOPES))
 def slipped(slope: Slope, shared: bool = False) -> type[Node]:
     """The reference `Node` with `slope` negated and every other rule right.
 
-    Each operation makes one node with its own slopes, as a student's engine does: in the reference,
-    `-x` is `x * -1.0`, and a slip in `*` would otherwise show in `-` and `/` as well. With `shared`,
-    the reverse of `slope.method` is the reference's own (k lifted, then the forward rule), so the slip
-    shows in it too.
+    Each operation makes one node with its own slopes, as a student's engine does:
+    in the reference, `-x` is `x * -1.0`, and a slip in `*` would otherwise show in
+    `-` and `/` as well. With `shared`, the reverse of `slope.method` is the
+    reference's own (k lifted, then the forward rule), so the slip shows in it too.
     """
     methods = {
         name: _atomic(name, slope.operand if name == slope.method else None)

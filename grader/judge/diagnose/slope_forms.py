@@ -1,7 +1,8 @@
-"""How a slope read on a localization probe is wrong, against the reference's: negated, from the output, other.
+"""How a slope read on a localization probe is wrong,
+against the reference's: negated, from the output, other.
 
-grader.judge.diagnose.faults reads each operation's probes; these compare one number with what the reference
-gives, and with the forms a slope written from the output instead of the input takes.
+grader.judge.diagnose.faults reads each operation's probes; these compare one number with what the
+reference gives, and with the forms a slope written from the output instead of the input takes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def how_wrong(
     at_output: float | None = None,
     at_input: float | None = None,
 ) -> How:
-    """How one slope is wrong; from-output covers the input and the output mixed up, either way round."""
+    """How one slope is wrong; from-output covers the
+    input and the output mixed up, either way round."""
     if got is None or want is None:
         return "wrong-local"
     if close(got, -want):
@@ -35,7 +37,8 @@ def how_wrong(
     return "wrong-local"
 
 
-#: slopes written with the output (s, t, e): the same formula with the input in its place is the classic slip
+#: slopes written with the output (s, t, e): the same
+#: formula with the input in its place is the classic slip
 OUTPUT_FORMS = {"sigmoid": lambda x: x * (1 - x), "tanh": lambda x: 1 - x * x, "exp": lambda x: x}
 
 

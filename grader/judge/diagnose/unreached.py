@@ -1,19 +1,21 @@
-"""Methods an engine lacks or has not written that no check got as far as: named from the syntax tree, beside the
-ones the errors name.
+"""Methods an engine lacks or has not written that no check got as
+far as: named from the syntax tree, beside the ones the errors name.
 
-A check stops at its first error. An engine without `__sub__` and without `__rsub__` fails "a number on either side"
-at `x - 2`, which names `__sub__`; `2 - x`, two lines later, never runs, so the student fixes one method, grades
-again, and only then hears of the other. Where the syntax tree settles it, the report names each method that a
-public check stopped at another missing or unwritten method calls, and that the exercise's class does not define
-(missing-method) or defines as the starter's placeholder with nothing after the class replacing it
-(not-written-yet), as a mistake hidden behind the others (the exercise's `masked` list), with the checks that call
-it. Public checks only: what a hidden check's code calls is part of what it keeps from the student until its
-results are released.
+A check stops at its first error. An engine without `__sub__` and without `__rsub__` fails
+"a number on either side" at `x - 2`, which names `__sub__`; `2 - x`, two lines later,
+never runs, so the student fixes one method, grades again, and only then hears of the
+other. Where the syntax tree settles it, the report names each method that a public check
+stopped at another missing or unwritten method calls, and that the exercise's class does
+not define (missing-method) or defines as the starter's placeholder with nothing after the
+class replacing it (not-written-yet), as a mistake hidden behind the others (the exercise's
+`masked` list), with the checks that call it. Public checks only: what a hidden check's
+code calls is part of what it keeps from the student until its results are released.
 
-It settles it only for a class whose members the file spells out: no base class, metaclass or class decorator (any
-may supply the method), no `__getattr__` or `__getattribute__`, no instance attribute of the method's name, nothing
-anywhere in the file assigned to an attribute of that name (`Node.__rsub__ = f` in a function), and a file that
-never calls `setattr`, `exec`, `locals` or `vars` (each may add a method the syntax tree cannot see).
+It settles it only for a class whose members the file spells out: no base class, metaclass
+or class decorator (any may supply the method), no `__getattr__` or `__getattribute__`, no
+instance attribute of the method's name, nothing anywhere in the file assigned to an
+attribute of that name (`Node.__rsub__ = f` in a function), and a file that never calls
+`setattr`, `exec`, `locals` or `vars` (each may add a method the syntax tree cannot see).
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ def unreached_missing(
     located: Mapping[int, tuple[int, GroupRun]],
     defined: Definitions | None,
 ) -> ExerciseResult:
-    """The result, with each method that the checks stopped at another missing method call and the class lacks,
-    not yet named, among the masked."""
+    """The result, with each method that the checks stopped at another
+    missing method call and the class lacks, not yet named, among the masked."""
     if defined is None or exercise.engine != "scalar" or _DYNAMIC & defined.identifiers:
         return result
     owner = defined.class_named(exercise.contract.class_name)
@@ -56,8 +58,9 @@ def unreached_missing(
     for index, check in enumerate(result.checks):
         probe = exercise.probes[located[index][0]] if index in located else None
         stopped_at = check.diagnosis.rule if check.diagnosis is not None else None
-        # only a check that stopped at another method missing or unwritten: it never got as far as the rest; and a
-        # hidden check's code is not the student's to read before its results are, so what it calls is not said
+        # only a check that stopped at another method missing or unwritten: it
+        # never got as far as the rest; and a hidden check's code is not the
+        # student's to read before its results are, so what it calls is not said
         if (
             check.status != "error"
             or stopped_at is None

@@ -1,13 +1,14 @@
-"""When a match with a known mistake on an exception or a text, not numbers, is evidence for that mistake.
+"""When a match with a known mistake on an exception
+or a text, not numbers, is evidence for that mistake.
 
 Numbers isolate a mistake: two different mistakes rarely give the same gradients. An exception, or a
-text such as gradcheck's "Jacobian mismatch", is shared by many: every wrong backward fails gradcheck
-the same way, and both the untouched detach-fix starter and `t.clone().numpy()` raise "Can't call
-numpy() on Tensor that requires grad". So a weak match names a mistake only when nothing else could
-give it: the probe's texts do not come from gradcheck, no mutant of another mistake gives the same
-outcome there, the student is right wherever that mistake leaves the values right (an overflow
-named as unstable only where the values are right elsewhere), and, for an exception, the student's
-code does what the mutant's code does that the solution's does not (a `.clone`).
+text such as gradcheck's "Jacobian mismatch", is shared by many: every wrong backward fails
+gradcheck the same way, and both the untouched detach-fix starter and `t.clone().numpy()` raise
+"Can't call numpy() on Tensor that requires grad". So a weak match names a mistake only when nothing
+else could give it: the probe's texts do not come from gradcheck, no mutant of another mistake gives
+the same outcome there, the student is right wherever that mistake leaves the values right (an
+overflow named as unstable only where the values are right elsewhere), and, for an exception, the
+student's code does what the mutant's code does that the solution's does not (a `.clone`).
 """
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ def isolates(
     tol: Tolerance,
     distinct: frozenset[str],
 ) -> bool:
-    """Whether the student's weak match with the mutant of `mistake` on one probe is evidence for it.
+    """Whether the student's weak match with the mutant
+    of `mistake` on one probe is evidence for it.
 
-    `others`: every mutant's mistake and run; `student_fails`, `mutant_fails`: the checks each fails;
-    `probe_of`: each check's probe; `distinct`: what the mutant's code does that the solution's does not.
+    `others`: every mutant's mistake and run; `student_fails`,
+    `mutant_fails`: the checks each fails; `probe_of`: each check's probe;
+    `distinct`: what the mutant's code does that the solution's does not.
     """
     if from_gradcheck(exercise.probes[probe_index]):
         return False
@@ -54,7 +57,8 @@ def isolates(
         for name, run in others
     ):
         return False
-    # the student is wrong exactly where the mistake is, and the same way on every one of those checks
+    # the student is wrong exactly where the mistake
+    # is, and the same way on every one of those checks
     if not set(student_fails) <= set(mutant_fails):
         return False
     if not all(
@@ -113,8 +117,8 @@ def same_error(a: ErrorInfo, b: ErrorInfo) -> bool:
 
 
 def distinctive(mutant: Path, solution: Path | None) -> frozenset[str]:
-    """What the mutant's code does that the solution's does not: attributes and functions it calls or reads
-    (nothing where there is no solution to compare with)."""
+    """What the mutant's code does that the solution's does not: attributes and
+    functions it calls or reads (nothing where there is no solution to compare with)."""
     return frozenset() if solution is None else _distinctive(mutant, solution)
 
 

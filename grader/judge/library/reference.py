@@ -1,6 +1,6 @@
-"""The course's reference package, imported in the grading process alone (it is the course's trusted code, as a
-torch exercise's solution is) and kept out of `sys.modules`, so that two courses' `needle` never meet and
-nothing imported later finds it by name."""
+"""The course's reference package, imported in the grading process alone (it is the
+course's trusted code, as a torch exercise's solution is) and kept out of `sys.modules`,
+so that two courses' `needle` never meet and nothing imported later finds it by name."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def reference_node(exercise: Exercise) -> type | None:
 
 
 def reference_standins(exercise: Exercise) -> Standins:
-    """Every op class of the reference package by its name, and how it computes: what stands in for an op no
-    check grades."""
+    """Every op class of the reference package by its name, and
+    how it computes: what stands in for an op no check grades."""
     library = exercise.library
     assert library is not None and library.graph is not None
     graph = library.graph
@@ -96,7 +96,8 @@ def resolve(modules: dict[str, types.ModuleType], dotted: str, library: Library)
 
 @cache
 def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, types.ModuleType]:
-    """The reference's modules under the top-level names `tops`, imported from its folder once per process."""
+    """The reference's modules under the top-level names
+    `tops`, imported from its folder once per process."""
     reference = library.reference
     if reference is None:
         raise GraderError(

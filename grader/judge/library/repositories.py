@@ -1,9 +1,10 @@
-"""The course's own code as package submissions: its reference repository (`grade validate`'s solution), its
-starter, and each known mistake, which is a one-function patch of the reference.
+"""The course's own code as package submissions: its reference repository (`grade validate`'s
+solution), its starter, and each known mistake, which is a one-function patch of the reference.
 
-A mistake's file holds, beside its docstring (mistake, hint), the code it changes: a top-level function that
-replaces the reference's function of that name, or a class whose methods replace those of the reference's
-class of that name. The patched files are graded like a student's package, in the sandbox.
+A mistake's file holds, beside its docstring (mistake, hint), the code it
+changes: a top-level function that replaces the reference's function of that
+name, or a class whose methods replace those of the reference's class of that
+name. The patched files are graded like a student's package, in the sandbox.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from grader.run.read.package import read_package
 
 
 def submission_of(exercise: Exercise, path: Path) -> Submission:
-    """`path` as the exercise grades it: a library's repository or mistake as a package, any other as a file."""
+    """`path` as the exercise grades it: a library's
+    repository or mistake as a package, any other as a file."""
     library = exercise.library
     if library is None:
         return load_submission(path)
@@ -68,7 +70,8 @@ def _patched(library: Library, mutant: Path, text: str) -> Submission:
 
 
 def _with_imports(source: str, imports: str) -> str:
-    """`source` with the mistake's own imports (math, for a formula of its own) before its first definition."""
+    """`source` with the mistake's own imports (math, for
+    a formula of its own) before its first definition."""
     if not imports:
         return source
     tree = ast.parse(source)
@@ -94,8 +97,8 @@ def _replace(
     new: ast.FunctionDef | ast.AsyncFunctionDef,
     text: str,
 ) -> str:
-    """Put `new` (a function, or a method of class `owner`) in place of the reference's one of its name; the file
-    it went into."""
+    """Put `new` (a function, or a method of class `owner`) in place
+    of the reference's one of its name; the file it went into."""
     where = f"{owner}.{new.name}" if owner else new.name
     found = []
     for rel, source in files.items():
@@ -119,7 +122,8 @@ def _replace(
 
 
 def _definitions(source: str, owner: str | None, name: str) -> list[tuple[int, int, int]]:
-    """(first line, last line, indent) of each top-level function `name`, or method `name` of class `owner`."""
+    """(first line, last line, indent) of each top-level
+    function `name`, or method `name` of class `owner`."""
     tree = ast.parse(source)
     body: list[ast.stmt] = tree.body
     if owner is not None:

@@ -1,11 +1,13 @@
-"""The course's reference stands in for every op an exercise does not grade: a traced result (the graph of ops
-that made a student's tensor, grader.run.child.graph) is evaluated again here, node by node, with the
-reference's compute for each op the exercise does not grade, and the student's own value for the ops it
-grades, for leaves, and for ops the reference does not have (a student's own helper op).
+"""The course's reference stands in for every op an exercise does not grade: a traced
+result (the graph of ops that made a student's tensor, grader.run.child.graph) is
+evaluated again here, node by node, with the reference's compute for each op the
+exercise does not grade, and the student's own value for the ops it grades, for
+leaves, and for ops the reference does not have (a student's own helper op).
 
-So a MatMul gradient built with a broken Summation is judged on its formula: the Summation node is computed by
-the reference. Nothing of the reference enters the child: the child sends the graph, the grading process
-evaluates it. A check that grades nothing (an integration check) keeps the student's own values throughout.
+So a MatMul gradient built with a broken Summation is judged on its formula: the
+Summation node is computed by the reference. Nothing of the reference enters the
+child: the child sends the graph, the grading process evaluates it. A check that
+grades nothing (an integration check) keeps the student's own values throughout.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from grader.core.values import Array, ErrorInfo, Number, Seq, Text, Traced, Trac
 from grader.run.child.reading import from_python
 from grader.run.observed import GroupRun, ProbeRun
 
-#: the elements an op's input or result may hold for the reference to compute it here: a probe's tensors are small,
-#: and a graph the submission made up (a (1024, 1) @ (1, 1024) product, a broadcast to a billion) is not run
+#: the elements an op's input or result may hold for the reference to compute
+#: it here: a probe's tensors are small, and a graph the submission made up
+#: (a (1024, 1) @ (1, 1024) product, a broadcast to a billion) is not run
 MAX_STANDIN_ELEMENTS = 1024
-#: the ops of one traced result the reference computes, at most; the rest keep the submission's values
+#: the ops of one traced result the reference computes,
+#: at most; the rest keep the submission's values
 MAX_STANDIN_NODES = 256
 
 
@@ -34,12 +38,14 @@ class Standins:
     ops: Mapping[str, type]
     #: the op's method computing a value (needle's compute, minitorch's forward)
     compute: str = "compute"
-    #: where given, the op is called on its class with a new one of these first (minitorch's Context)
+    #: where given, the op is called on its class with
+    #: a new one of these first (minitorch's Context)
     context: type | None = None
 
 
 def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
-    """`group` with every traced result of a library exercise evaluated (the identity for other exercises)."""
+    """`group` with every traced result of a library
+    exercise evaluated (the identity for other exercises)."""
     if exercise.library is None or exercise.library.graph is None:
         return group
     if (
@@ -89,7 +95,8 @@ def own_value(value: Value) -> Value:
 
 
 def evaluate(value: Value, standins: Standins, graded: frozenset[str]) -> Value:
-    """A traced result's value, with the reference for every op not `graded` (in lists and tuples too)."""
+    """A traced result's value, with the reference for
+    every op not `graded` (in lists and tuples too)."""
     if isinstance(value, Seq):
         return Seq(tuple(evaluate(item, standins, graded) for item in value.items), value.kind)
     if not isinstance(value, Traced):
@@ -107,8 +114,9 @@ def evaluate(value: Value, standins: Standins, graded: frozenset[str]) -> Value:
 
 
 def reference_value(node: TracedNode, inputs: Sequence[Value], standins: Standins) -> Value:
-    """What the reference's op computes from `inputs` (the node's own value where it cannot: an input that
-    raised reaches every node built on it, and settings or sizes the reference cannot take keep the student's)."""
+    """What the reference's op computes from `inputs` (the node's own value
+    where it cannot: an input that raised reaches every node built on it,
+    and settings or sizes the reference cannot take keep the student's)."""
     reference = standins.ops.get(node.op) if node.op is not None else None
     if reference is None:
         return node.value
@@ -125,7 +133,8 @@ def reference_value(node: TracedNode, inputs: Sequence[Value], standins: Standin
 
 
 def _plain_input(value: Value) -> Any:
-    """An input as the reference's op takes it (a float, an array), or None where it is neither or too big."""
+    """An input as the reference's op takes it (a float,
+    an array), or None where it is neither or too big."""
     if isinstance(value, Number):
         return value.value
     if isinstance(value, Array) and len(value.data) <= MAX_STANDIN_ELEMENTS:
@@ -157,8 +166,8 @@ def _compute(
 
 
 def _oversized(value: Value) -> bool:
-    """A setting that is a shape (whole numbers) of more elements than a stand-in computes: refused before the
-    reference's op could allocate it."""
+    """A setting that is a shape (whole numbers) of more elements than a
+    stand-in computes: refused before the reference's op could allocate it."""
     if not isinstance(value, Seq) or not value.items:
         return False
     sizes = [
@@ -173,8 +182,9 @@ def _oversized(value: Value) -> bool:
 
 
 def _is_setting(op_class: type, key: str) -> bool:
-    """Whether `key` may be set on the reference's op: an op's own setting (axes, shape), never a dunder, a private
-    attribute or a name the class gives a method (a setting `compute` would put the student's value in its place)."""
+    """Whether `key` may be set on the reference's op: an op's own setting
+    (axes, shape), never a dunder, a private attribute or a name the class gives
+    a method (a setting `compute` would put the student's value in its place)."""
     if not key.isidentifier() or key.startswith("_"):
         return False
     return not callable(getattr(op_class, key, None))

@@ -1,12 +1,14 @@
 """Where a failed integration check of a library course went wrong: which op it is traced to.
 
-An integration check runs the student's code alone (an SGD epoch, backward over a graph), so one wrong op
-fails it. Its traced results say which ops it used and what each computed. Two ways to name the op, in order:
+An integration check runs the student's code alone (an SGD epoch, backward
+over a graph), so one wrong op fails it. Its traced results say which ops
+it used and what each computed. Two ways to name the op, in order:
 
-- by value: walking a traced result from its leaves, the first node whose op, computed by the course's
-  reference from the very inputs the student's code gave it, disagrees with what the student's op computed;
-- by the op's own checks: the ops the check used (in its traced results, and the objects its exercise
-  names) whose own checks, elsewhere in the same report, failed.
+- by value: walking a traced result from its leaves, the first node
+  whose op, computed by the course's reference from the very inputs the
+  student's code gave it, disagrees with what the student's op computed;
+- by the op's own checks: the ops the check used (in its traced results, and the
+  objects its exercise names) whose own checks, elsewhere in the same report, failed.
 
 Only public checks are traced: a hidden check's trace would tell what its inputs led through.
 """
@@ -33,8 +35,9 @@ def traced(
     groups: Sequence[GroupRun | None],
     results: Sequence[ExerciseResult],
 ) -> list[ExerciseResult]:
-    """`results` with each failed public integration check of a library course traced to an op, where one is
-    found. `groups`: each exercise's part of the run, as the child sent it (before any stand-in)."""
+    """`results` with each failed public integration check of a library
+    course traced to an op, where one is found. `groups`: each exercise's
+    part of the run, as the child sent it (before any stand-in)."""
     if not any(exercise.library is not None for exercise in exercises):
         return list(results)
     owners = _own_checks(exercises, results)
@@ -92,8 +95,8 @@ def trace_check(
 
 
 def first_wrong(graph: Traced, standins: Standins, tolerance: Tolerance) -> str | None:
-    """The op of the first node whose value the reference computes otherwise from the same inputs (or that
-    raised where its inputs did not), or None."""
+    """The op of the first node whose value the reference computes otherwise
+    from the same inputs (or that raised where its inputs did not), or None."""
     for node in graph.nodes:
         if node.op is None or node.op not in standins.ops:
             continue
@@ -119,8 +122,8 @@ def _graphs(value: Value) -> list[Traced]:
 def _own_checks(
     exercises: Sequence[Exercise], results: Sequence[ExerciseResult]
 ) -> dict[str, list[str]]:
-    """For each op or object a check grades (by its dotted path and by its last part), the failed checks that
-    grade it, as "exercise: check"."""
+    """For each op or object a check grades (by its dotted path and by its
+    last part), the failed checks that grade it, as "exercise: check"."""
     owners: dict[str, list[str]] = {}
     for exercise, result in zip(exercises, results, strict=True):
         if exercise.library is None or not _one_per_probe(exercise, result):
@@ -135,7 +138,8 @@ def _own_checks(
 
 
 def _one_per_probe(exercise: Exercise, result: ExerciseResult) -> bool:
-    """Whether the result has a check per probe, in order (an exercise whose names are missing has fewer)."""
+    """Whether the result has a check per probe, in order
+    (an exercise whose names are missing has fewer)."""
     return len(result.checks) == len(exercise.probes) and all(
         check.name == probe.name
         for probe, check in zip(exercise.probes, result.checks, strict=True)

@@ -1,4 +1,5 @@
-"""Batch norm with one of its rules changed, for grader.judge.tensor.tensor_variants: its paths and its eps.
+"""Batch norm with one of its rules changed, for
+grader.judge.tensor.tensor_variants: its paths and its eps.
 
 Two families of CS231n `batchnorm_forward`/`batchnorm_backward` pairs, each a complete pair of
 functions a probe can call:

@@ -1,4 +1,5 @@
-"""Which wrong gradient of a backward chain is the root (manual backprop, issue 17), and which follow from it.
+"""Which wrong gradient of a backward chain is the root
+(manual backprop, issue 17), and which follow from it.
 
 In the backprop-ninja exercise each intermediate's gradient is a check of its own, and each is
 worked out from the gradients of the tensors it feeds. So for each wrong one, the reference's chain
@@ -10,8 +11,9 @@ rule is applied to the student's *own* values of those gradients, on the same in
   (everything it is made from is right). Where a root is the right value less the contribution
   through one of the tensors it feeds, that missing path is named.
 
-Applies to exercises that define `manual_backward` and observe `d<name>` for the intermediates of
-reference.tensor_tasks (inputs named as its parameters); elsewhere the checks pass through unchanged.
+Applies to exercises that define `manual_backward` and observe
+`d<name>` for the intermediates of reference.tensor_tasks (inputs
+named as its parameters); elsewhere the checks pass through unchanged.
 """
 
 from __future__ import annotations
@@ -187,7 +189,8 @@ def _numpy(value: object) -> np.ndarray:
 
 
 def _consumers(named: Mapping[str, Tensor], loss: Tensor) -> dict[str, set[str]]:
-    """For each named tensor, the named tensors (or the loss) whose gradient reaches it without another name."""
+    """For each named tensor, the named tensors (or the
+    loss) whose gradient reaches it without another name."""
     name_of = {id(t): n for n, t in named.items()}
     feeds: dict[str, set[str]] = {n: set() for n in named}
     for source, start in [(_LOSS, loss), *named.items()]:
@@ -207,7 +210,8 @@ def _consumers(named: Mapping[str, Tensor], loss: Tensor) -> dict[str, set[str]]
 def _through(
     named: Mapping[str, Tensor], loss: Tensor, target: str, source: str, gradient: np.ndarray | None
 ) -> np.ndarray:
-    """The part of `target`'s gradient that comes through `source`, given `source`'s gradient (the loss: 1)."""
+    """The part of `target`'s gradient that comes through
+    `source`, given `source`'s gradient (the loss: 1)."""
     start = loss if source == _LOSS else named[source]
     seed = np.ones(()) if source == _LOSS or gradient is None else gradient
     stop = {id(t) for n, t in named.items() if n != source}

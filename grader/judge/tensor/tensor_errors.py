@@ -1,20 +1,21 @@
-"""Tensor mistakes an error states once the syntax tree places it: a check that raised is named from what it raised.
+"""Tensor mistakes an error states once the syntax tree
+places it: a check that raised is named from what it raised.
 
-A check without values has nothing to compare with a mistake's (grader.judge.diagnose.diagnose), but some errors
-say what is wrong by themselves, where the syntax tree confirms where they come from:
+A check without values has nothing to compare with a mistake's (grader.judge.diagnose.diagnose), but
+some errors say what is wrong by themselves, where the syntax tree confirms where they come from:
 
-- numpy cannot broadcast a gradient of shape (2, 4) to (2, 3, 4) inside a reduction's backward, on a
-  check that reduces without keepdims: (2, 4) is (2, 3, 4) without axis 1, the reduced axis never put
-  back (sum-grad-not-expanded);
-- `np.broadcast_to` is given more axes than the input has inside a reduction's backward, on a check
-  that reduces with keepdims=True, while a reduction without keepdims is right: the axes keepdims kept
-  were put back again (keepdims-expanded-again);
-- a step raises inside an operation's backward in a file whose backward() calls each node's step over
-  its post-order list without reversing it (grader.judge.diagnose.code_facts): every step runs before the
-  tensors that use its output have added to its gradient (order-not-reversed).
+- numpy cannot broadcast a gradient of shape (2, 4) to (2, 3, 4) inside a
+  reduction's backward, on a check that reduces without keepdims: (2, 4) is (2,
+  3, 4) without axis 1, the reduced axis never put back (sum-grad-not-expanded);
+- `np.broadcast_to` is given more axes than the input has inside a reduction's backward,
+  on a check that reduces with keepdims=True, while a reduction without keepdims is
+  right: the axes keepdims kept were put back again (keepdims-expanded-again);
+- a step raises inside an operation's backward in a file whose backward() calls each node's step
+  over its post-order list without reversing it (grader.judge.diagnose.code_facts): every step
+  runs before the tensors that use its output have added to its gradient (order-not-reversed).
 
-The ids are the exercises' own for these mistakes, one name for student and instructor. The shapes go
-in the evidence only, which a hidden check withholds (the message is the submission's to choose).
+The ids are the exercises' own for these mistakes, one name for student and instructor. The shapes
+go in the evidence only, which a hidden check withholds (the message is the submission's to choose).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def stated(
     defined: Definitions | None,
     passing: Sequence[str],
 ) -> Diagnosis | None:
-    """The mistake `error`, raised by the check whose probe runs `code`, states; None where nothing confirms one.
+    """The mistake `error`, raised by the check whose probe
+    runs `code`, states; None where nothing confirms one.
 
     `passing`: the code of the checks the submission passes.
     """
@@ -129,8 +131,9 @@ def _rule(method: str) -> RuleFault:
 
 
 def _reductions(code: str, axis: bool = False) -> list[bool]:
-    """Each reduction the probe's code calls (x.sum(...), np.mean(x, ...)): whether with keepdims=True. With
-    `axis`, only those given an axis (a reduction to one number puts no axis back)."""
+    """Each reduction the probe's code calls (x.sum(...), np.mean(x,
+    ...)): whether with keepdims=True. With `axis`, only those given
+    an axis (a reduction to one number puts no axis back)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -176,7 +179,8 @@ def _numbers(text: str) -> tuple[int, ...]:
 
 
 def _removed_axes(small: tuple[int, ...], big: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The axes of `big` that `small` is `big` without (in order), where it is that and cannot broadcast to it."""
+    """The axes of `big` that `small` is `big` without (in
+    order), where it is that and cannot broadcast to it."""
     if not small or len(small) >= len(big) or _broadcasts(small, big):
         return None
     kept, axes = 0, []

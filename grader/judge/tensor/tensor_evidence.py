@@ -4,7 +4,8 @@ A name drawn from one check can be chance; these rules, applied to a tensor exer
 checks, keep a name only where the submission as a whole backs it:
 
 - a known mistake matched on an exception alone stands where the student's wrong numbers back it;
-- a variant named from an exception needs its very message and the student failing wherever it fails;
+- a variant named from an exception needs its very
+  message and the student failing wherever it fails;
 - a name given on nan alone (0/0 and inf/inf alike) needs other evidence for the same name;
 - a ratio of the right answer needs more than one check with wrong numbers;
 - zeros from a function exercise are placeholders not yet written, not a gradient nothing reached.
@@ -40,9 +41,10 @@ def raised_as(
 ) -> Diagnosis | None:
     """The variant that raises this check's very error, where it also fits the whole submission.
 
-    An exception is weak evidence, so: the same type and message (numbers too) as the variant's, no
-    variant of another kind of mistake raising it, and the student failing every check the variant fails,
-    with the same error wherever the variant raises (a `.T` that breaks only the batched products).
+    An exception is weak evidence, so: the same type and message (numbers too)
+    as the variant's, no variant of another kind of mistake raising it, and the
+    student failing every check the variant fails, with the same error wherever
+    the variant raises (a `.T` that breaks only the batched products).
     """
     probe_index, run = located[index]
     error = run.probes[probe_index].error  # type: ignore[union-attr]
@@ -85,11 +87,12 @@ def nan_alone(
     failing: set[int],
     expected: tuple[Expected, ...],
 ) -> list[CheckResult]:
-    """A name given on nan alone stands only where the same name has other evidence in the submission.
+    """A name given on nan alone stands only where the
+    same name has other evidence in the submission.
 
-    nan is what many instabilities give (0/0 and inf/inf alike): a loss that is nan says that something
-    overflowed or underflowed, not what. Its name needs a check where the values that went wrong are
-    numbers, or a nan at the very elements the mistake makes nan.
+    nan is what many instabilities give (0/0 and inf/inf alike): a loss that is nan says
+    that something overflowed or underflowed, not what. Its name needs a check where the
+    values that went wrong are numbers, or a nan at the very elements the mistake makes nan.
     """
     weak = {i for i in failing if i in located and _wrong_only_nan(exercise, located[i], expected)}
     named = {
@@ -129,7 +132,8 @@ def _wrong_only_nan(
 
 
 _MISSING_VALUE: Value = ErrorInfo("missing", "nothing observed")
-#: the ratios of the right answer, which chance can give on one check: general (grader.judge.diagnose.patterns) and ours
+#: the ratios of the right answer, which chance can give on one
+#: check: general (grader.judge.diagnose.patterns) and ours
 _RATIO_NAMES = RATIOS | {"mean-scale"}
 
 
@@ -140,7 +144,8 @@ def ratios_alone(
     failing: set[int],
     expected: tuple[Expected, ...],
 ) -> list[CheckResult]:
-    """A ratio names a mistake only where more than one check has wrong numbers, or the check isolates it.
+    """A ratio names a mistake only where more than one
+    check has wrong numbers, or the check isolates it.
 
     One wrong check that happens to be a multiple of the right answer isolates nothing: a function
     that makes its own tensor instead of using the caller's errs everywhere else, and its one number
@@ -153,7 +158,8 @@ def ratios_alone(
         return checks
 
     def isolated(index: int, mistake: str) -> bool:
-        # exactly N off, N a count the check's own code averages over (x.mean()): the mean is the one suspect
+        # exactly N off, N a count the check's own code
+        # averages over (x.mean()): the mean is the one suspect
         return (
             mistake == "mean-scale"
             and index in located
@@ -190,8 +196,9 @@ def _wrong_numbers(
 def placeholders(
     exercise: Exercise, checks: list[CheckResult], failing: set[int]
 ) -> list[CheckResult]:
-    """Zeros from a function of a tensor exercise are its placeholders (np.zeros_like) left unwritten, not a
-    gradient that nothing reached: there is no graph to walk, so the engine's advice would mislead."""
+    """Zeros from a function of a tensor exercise are its placeholders
+    (np.zeros_like) left unwritten, not a gradient that nothing reached:
+    there is no graph to walk, so the engine's advice would mislead."""
     if any(kind == "class" for _, kind in exercise.defines):
         return checks
     return [
@@ -217,7 +224,8 @@ _UNWRITTEN = Diagnosis(
 def errors_alone(
     checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]], failing: set[int]
 ) -> list[CheckResult]:
-    """A known mistake matched on an error alone stands only if it also matches the student's numbers somewhere.
+    """A known mistake matched on an error alone stands only
+    if it also matches the student's numbers somewhere.
 
     Many mistakes raise the same numpy error (a matmul of mismatched shapes); where the student's
     wrong numbers elsewhere are not that mistake's, the shared error is a coincidence, not evidence.

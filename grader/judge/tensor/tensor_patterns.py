@@ -1,19 +1,21 @@
-"""Tensor mistakes named from the numbers (issue 17): the tensor exercises' hook in grader.judge.diagnose.diagnose.
+"""Tensor mistakes named from the numbers (issue 17): the
+tensor exercises' hook in grader.judge.diagnose.diagnose.
 
 A failed check of a tensor exercise that no known mistake explains is named here only on evidence
 that isolates one mistake:
 
-- a fact about its arrays: a gradient that is right once summed over the broadcast axes, given
-  back its size-1 axes, reshaped, or its axes put back in order; or one that is exactly N times
-  the right one, N the size of an input's axis (a mean's 1/N);
-- the reference with one rule changed (grader.judge.tensor.tensor_variants: matmul's transposes, batch norm
-  without one of its paths or with eps misplaced, a softmax shifted wrongly or taking the log of
-  its probabilities), where every value of the check is what that variant gives on the same
+- a fact about its arrays: a gradient that is right once summed over the broadcast
+  axes, given back its size-1 axes, reshaped, or its axes put back in order; or one
+  that is exactly N times the right one, N the size of an input's axis (a mean's 1/N);
+- the reference with one rule changed (grader.judge.tensor.tensor_variants: matmul's transposes,
+  batch norm without one of its paths or with eps misplaced, a softmax shifted wrongly or taking the
+  log of its probabilities), where every value of the check is what that variant gives on the same
   inputs, and the variant is wrong there, or where it raises the very error the student's code does;
-- in a backward chain (manual backprop), which gradient is the root (grader.judge.tensor.tensor_chain).
+- in a backward chain (manual backprop), which gradient
+  is the root (grader.judge.tensor.tensor_chain).
 
-Then the whole submission must back each name (grader.judge.tensor.tensor_evidence). Where none holds, the
-check keeps what the general diagnosis found, or nothing.
+Then the whole submission must back each name (grader.judge.tensor.tensor_evidence).
+Where none holds, the check keeps what the general diagnosis found, or nothing.
 """
 
 from __future__ import annotations
@@ -72,10 +74,12 @@ def refine(
     inputs: tuple[Inputs, ...],
     defined: Definitions | None = None,
 ) -> list[CheckResult]:
-    """The checks, with the failed ones that a known mistake does not explain named where the arrays say so.
+    """The checks, with the failed ones that a known
+    mistake does not explain named where the arrays say so.
 
-    Any number a submission sends is safe here (inf, nan, 1e308: numpy's warnings are silenced, and a
-    value that cannot be compared names nothing); a bug here costs the tensor names, not the general ones.
+    Any number a submission sends is safe here (inf, nan, 1e308: numpy's
+    warnings are silenced, and a value that cannot be compared names
+    nothing); a bug here costs the tensor names, not the general ones.
     """
     try:
         with np.errstate(all="ignore"):
@@ -169,7 +173,8 @@ def _arrays(got: ProbeRun, want: Expected, inputs: Inputs, tol: Tolerance) -> Di
 def observation_pattern(
     expected: Value, got: Value, sizes: Sequence[int], tol: Tolerance
 ) -> tuple[str, str] | None:
-    """(mistake, what shows it) when `got` is `expected` but for one array mistake; None otherwise."""
+    """(mistake, what shows it) when `got` is `expected`
+    but for one array mistake; None otherwise."""
     with np.errstate(
         all="ignore"
     ):  # a submission's huge or tiny numbers overflow a ratio: that names nothing
@@ -262,8 +267,8 @@ def _scaled(want: np.ndarray, have: np.ndarray, sizes: Sequence[int]) -> tuple[s
 def summed_wrong_axes(
     expected: Value, got: Value, inputs: Inputs, tol: Tolerance
 ) -> tuple[str, str] | None:
-    """(summed-wrong-axis, what shows it) where the right value is an input summed over some axes and the
-    student's is the same input summed over other axes; None otherwise."""
+    """(summed-wrong-axis, what shows it) where the right value is an input summed over
+    some axes and the student's is the same input summed over other axes; None otherwise."""
     want, have = _array(expected), _array(got)
     if want is None or have is None or not np.isfinite(have).all():
         return None
@@ -305,7 +310,8 @@ def summed_wrong_axes(
 
 
 def _float32(want: np.ndarray, have: np.ndarray) -> bool:
-    """Every value is a float32 (float64 arithmetic almost never lands on one) and right to float32's precision."""
+    """Every value is a float32 (float64 arithmetic almost
+    never lands on one) and right to float32's precision."""
     scale = max(1.0, float(np.abs(want).max(initial=0.0)))
     return (
         bool(have.size)
@@ -321,7 +327,8 @@ _UNSUMMED = re.compile(
 
 
 def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
-    """numpy's own words for `grad += g` with g of a broadcast shape: the gradient was not summed back."""
+    """numpy's own words for `grad += g` with g of a
+    broadcast shape: the gradient was not summed back."""
     match = (
         None
         if error is None or error.type_name != "ValueError"
@@ -338,7 +345,8 @@ def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
         f"a gradient of shape {shape_text(big)} was added to one of shape {shape_text(small)}, which it "
         "broadcast from"
     )
-    # the shapes go in the evidence only, which a hidden check withholds: the message is the submission's to choose
+    # the shapes go in the evidence only, which a hidden check
+    # withholds: the message is the submission's to choose
     return Diagnosis(
         kind="pattern",
         mistake="unreduced-broadcast",
@@ -348,7 +356,8 @@ def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
 
 
 def _axis_sizes(inputs: Inputs) -> list[int]:
-    """Sizes a mean can divide by: each float input's axes, and products of its axes (mean over several)."""
+    """Sizes a mean can divide by: each float input's
+    axes, and products of its axes (mean over several)."""
     sizes: set[int] = set()
     for value in inputs.values():
         if isinstance(value, TensorInput) and value.dtype != "int64":
@@ -359,7 +368,8 @@ def _axis_sizes(inputs: Inputs) -> list[int]:
 
 
 def _broadcast_axes(small: tuple[int, ...], big: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The axes of `big` that broadcasting `small` to `big` added or stretched; None if it cannot."""
+    """The axes of `big` that broadcasting `small`
+    to `big` added or stretched; None if it cannot."""
     if len(small) > len(big):
         return None
     padded = (1,) * (len(big) - len(small)) + small

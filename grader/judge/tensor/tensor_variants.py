@@ -1,8 +1,10 @@
-"""The tensor reference with one rule changed, to name what a tensor exercise's mutants may not cover.
+"""The tensor reference with one rule changed, to
+name what a tensor exercise's mutants may not cover.
 
-Like grader.judge.diagnose.slips for the scalar engine: the exercise's probes run here, in the trusted process
-(these are our engines), on the reference with known mistakes in its rules. Each variant belongs to a
-family of alternatives for the same rules and says what it changes, one fact per place (`changes`):
+Like grader.judge.diagnose.slips for the scalar engine: the exercise's probes
+run here, in the trusted process (these are our engines), on the reference with
+known mistakes in its rules. Each variant belongs to a family of alternatives
+for the same rules and says what it changes, one fact per place (`changes`):
 
 - matmul's backward with its transposes on the wrong side, missing, the result transposed, or made
   with numpy's `.T` (which reverses every axis of a batch), for one operand or both;
@@ -78,7 +80,8 @@ _NUMPY_T = (
 
 
 def variant_runs(exercise: Exercise, inputs: tuple[Inputs, ...]) -> VariantRuns:
-    """Every probe of `exercise` on every variant that applies to it; the same inputs give the same runs."""
+    """Every probe of `exercise` on every variant that
+    applies to it; the same inputs give the same runs."""
     key = (
         str(exercise.spec_path),
         exercise.id,
@@ -113,7 +116,8 @@ def matching(
 
 
 def isolated(fits: list[Variant]) -> Variant | None:
-    """Among the variants that fit a check, the one that changes exactly what they all change; else None."""
+    """Among the variants that fit a check, the one that
+    changes exactly what they all change; else None."""
     if not fits or len({v.family for v in fits}) != 1:
         return None
     common = frozenset.intersection(*(v.changes for v in fits))
@@ -122,7 +126,8 @@ def isolated(fits: list[Variant]) -> Variant | None:
 
 
 def raising(runs: VariantRuns, probe_index: int, error: ErrorInfo) -> list[Variant]:
-    """The variants whose run of this probe raised this very error: its type and its whole message."""
+    """The variants whose run of this probe raised
+    this very error: its type and its whole message."""
     return [
         v
         for v, results in runs
