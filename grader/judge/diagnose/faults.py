@@ -509,8 +509,8 @@ def _fault(
     forward: bool = False,
 ) -> Fault:
     return Fault(
-        RuleFault(method=method, operand=operand, how=how),
-        evidence,  # type: ignore[arg-type]
+        RuleFault(method=method, operand=operand, how=how),  # type: ignore[arg-type]
+        evidence,
         across_calls,
         forward,
     )

@@ -96,10 +96,10 @@ def nan_alone(
     """
     weak = {i for i in failing if i in located and _wrong_only_nan(exercise, located[i], expected)}
     named = {
-        checks[i].diagnosis.mistake
-        for i in failing - weak  # type: ignore[union-attr]
-        if checks[i].diagnosis is not None and checks[i].diagnosis.kind != "unknown"
-    }  # type: ignore[union-attr]
+        checks[i].diagnosis.mistake  # type: ignore[union-attr]
+        for i in failing - weak
+        if checks[i].diagnosis is not None and checks[i].diagnosis.kind != "unknown"  # type: ignore[union-attr]
+    }
     return [
         dataclasses.replace(c, diagnosis=NOTHING)
         if i in weak
