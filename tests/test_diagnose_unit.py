@@ -1,4 +1,4 @@
-"""grader.judge.diagnose.diagnose on its own: hand-built runs of a student and of known mistakes in, the mistake
+"""grader.judge.diagnose.passes on its own: hand-built runs of a student and of known mistakes in, the mistake
 named out.
 
 Precision first: every test that names a mistake has a twin in which the evidence is weaker or
@@ -15,7 +15,9 @@ from hand_built import exercise, expect, group, mutant, no_inputs, numbers, obse
 from grader.core.exercise import Exercise
 from grader.core.values import ErrorInfo, Text
 from grader.judge.check import ExerciseRun, check_exercise
-from grader.judge.diagnose.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.evidence import Evidence as Found
+from grader.judge.diagnose.evidence import Given, MutantRun, OnDemand
+from grader.judge.diagnose.passes import diagnose
 from grader.judge.diagnose.slips import SLOPES, SlipRun
 from grader.judge.oracle import Expected
 from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault, exercise_mistakes
@@ -29,11 +31,18 @@ TYPE_ERROR = ErrorInfo("TypeError", "unsupported operand type(s) for *: 'int' an
 
 
 def diagnosed(ex: Exercise, expected: Sequence[Expected], student: GroupRun, mutants: Sequence[MutantRun] = (),
-              **more: object) -> ExerciseResult:
+              slips: Sequence[SlipRun] = ()) -> ExerciseResult:
     checked = check_exercise(ex, no_inputs(len(ex.probes)), tuple(expected),
                              {"cpu": ExerciseRun(run_result(student), student)})
-    return diagnose_exercise(ex, checked, no_inputs(len(ex.probes)), tuple(expected), {"cpu": student}, mutants,
-                             **more)  # type: ignore[arg-type]
+    return diagnose_exercise(ex, checked, tuple(expected), student, mutants, slips=slips)
+
+
+def diagnose_exercise(ex: Exercise, checked: ExerciseResult, expected: Sequence[Expected], student: GroupRun,
+                      mutants: Sequence[MutantRun] = (), *, rules: frozenset[str] = frozenset(),
+                      slips: Sequence[SlipRun] = ()) -> ExerciseResult:
+    """The diagnosis of `checked`, from the student's run on the CPU and the known mistakes' runs."""
+    return diagnose(Found(exercise=ex, result=checked, inputs=no_inputs(len(ex.probes)), expected=tuple(expected),
+                          runs={"cpu": student}, rules=rules, on_demand=OnDemand(Given(mutants, slips))))
 
 
 def named(check: CheckResult) -> str:
@@ -236,15 +245,15 @@ def test_right_values_that_break_a_rule_name_the_rule_or_the_mutant_that_breaks_
     rule = "calls torch.autograd.grad, which this exercise forbids"
     checked = check_exercise(ex, no_inputs(1), expected, {"cpu": ExerciseRun(run_result(student), student)},
                              (Violation(rule, 3),))
-    alone = diagnose_exercise(ex, checked, no_inputs(1), expected, {"cpu": student}, [], rules=frozenset({rule}))
+    alone = diagnose_exercise(ex, checked, expected, student, [], rules=frozenset({rule}))
     diagnosis = alone.checks[0].diagnosis
     assert diagnosis is not None and diagnosis.mistake == "breaks-a-rule"
     assert diagnosis.evidence == f"the values are right, but: {rule}"
-    like_a_mutant = diagnose_exercise(ex, checked, no_inputs(1), expected, {"cpu": student},
+    like_a_mutant = diagnose_exercise(ex, checked, expected, student,
                                       [MutantRun(OVERWRITE, runs(6.0), rules=frozenset({rule}))],
                                       rules=frozenset({rule}))
     assert named(like_a_mutant.checks[0]) == "overwrite"
-    other_rules = diagnose_exercise(ex, checked, no_inputs(1), expected, {"cpu": student},
+    other_rules = diagnose_exercise(ex, checked, expected, student,
                                     [MutantRun(OVERWRITE, runs(6.0), rules=frozenset({"another rule"}))],
                                     rules=frozenset({rule}))
     assert named(other_rules.checks[0]) == "breaks-a-rule"  # a mutant that breaks other rules is not this one
@@ -273,7 +282,7 @@ def test_the_graders_own_bug_costs_the_diagnoses_and_nothing_else() -> None:
     student = runs(3.7, 4.0)
     checked = check_exercise(ex, no_inputs(2), expected, {"cpu": ExerciseRun(run_result(student), student)})
     # one expected value short: diagnosing the second probe fails inside the grader
-    result = diagnose_exercise(ex, checked, no_inputs(2), expected[:1], {"cpu": student},
+    result = diagnose_exercise(ex, checked, expected[:1], student,
                                [MutantRun(OVERWRITE, runs(3.7, 4.0))])
     failed, passed = result.checks
     assert failed.diagnosis is not None and failed.diagnosis.kind == "unknown"
@@ -288,7 +297,7 @@ def test_a_check_on_a_device_without_a_run_is_not_diagnosed() -> None:
     student = runs(3.7)
     checked = check_exercise(ex, no_inputs(1), (expect(x__grad=6.0),),
                              {"cpu": ExerciseRun(run_result(student), student), "cuda": "no CUDA here"})
-    result = diagnose_exercise(ex, checked, no_inputs(1), (expect(x__grad=6.0),), {"cpu": student},
+    result = diagnose_exercise(ex, checked, (expect(x__grad=6.0),), student,
                                [MutantRun(OVERWRITE, runs(3.7))])
     cpu, cuda = result.checks
     assert named(cpu) == "overwrite" and cuda.status == "skipped" and cuda.diagnosis is None

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from grader.core.values import Array, Number, Value
 from grader.judge.catalog import Catalog
 from grader.judge.check import ExerciseRun, check_exercise
-from grader.judge.diagnose.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.evidence import Evidence, Given, MutantRun, OnDemand
+from grader.judge.diagnose.passes import diagnose
 from grader.judge.diagnose.slips import slip_runs
 from grader.judge.oracle import expected_values
 from grader.judge.report import Report
@@ -105,8 +106,8 @@ def _every_format(report: Report) -> None:
 def _grade(case: Case, student: GroupRun, mutants: Sequence[MutantRun]) -> Report:
     result = check_exercise(case.exercise, case.inputs, case.expected, {"cpu": ExerciseRun(_run_result(student),
                                                                                            student)})
-    result = diagnose_exercise(case.exercise, result, case.inputs, case.expected, {"cpu": student}, mutants,
-                               slips=case.slips)
+    result = diagnose(Evidence(exercise=case.exercise, result=result, inputs=case.inputs, expected=case.expected,
+                               runs={"cpu": student}, on_demand=OnDemand(Given(mutants, case.slips))))
     return Report(submission="s.py", sha256="0" * 64, seed=0, exercises=(result,), grader_version="test")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.exercise import Exercise
-from grader.judge import grading, mistake_runs
+from grader.judge import grading, mistake_runs, session
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.faults import faults
 from grader.judge.diagnose.localize import localize
@@ -114,9 +114,9 @@ def test_a_file_that_only_raised_runs_no_known_mistake(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(mistake_runs, "_run_one", counted)
     exercise = CATALOG.load("node-mul")
-    crashed = grading.grade(ROOT / "submissions" / "node-mul" / "syntax_error.py", [exercise], seed=424242)
+    crashed = session.grade(ROOT / "submissions" / "node-mul" / "syntax_error.py", [exercise], seed=424242)
     assert crashed.score == 0 and launched == []
-    wrong = grading.grade(ROOT / "submissions" / "node-mul" / "swapped_slopes.py", [exercise], seed=424243)
+    wrong = session.grade(ROOT / "submissions" / "node-mul" / "swapped_slopes.py", [exercise], seed=424243)
     assert len(launched) == len(exercise.mutants)  # one `grade` keeps no cache: every mistake runs
     assert any(c.diagnosis is not None and c.diagnosis.mistake == "swapped-locals"
                for e in wrong.exercises for c in e.checks)

@@ -20,7 +20,8 @@ from grader.core.numeric import Tolerance
 from grader.core.values import Array, Number, Seq, Text
 from grader.judge.catalog import Catalog
 from grader.judge.check import ExerciseRun, check_exercise
-from grader.judge.diagnose.diagnose import MutantRun, diagnose_exercise
+from grader.judge.diagnose.evidence import Evidence, Given, MutantRun, OnDemand
+from grader.judge.diagnose.passes import diagnose
 from grader.judge.grading import grade_submission
 from grader.judge.oracle import Expected
 from grader.judge.precision import MARGIN, in_float32, slack
@@ -82,7 +83,8 @@ def graded(expected: Expected, got: float, theirs: float) -> ExerciseResult:
     mine = group(observed(numbers(x__grad=got)))
     checked = check_exercise(ex, no_inputs(1), (expected,), {"cpu": ExerciseRun(run_result(mine), mine)})
     mistake = MutantRun(NEVER_CLEARED, group(observed(numbers(x__grad=theirs))))
-    return diagnose_exercise(ex, checked, no_inputs(1), (expected,), {"cpu": mine}, [mistake])
+    return diagnose(Evidence(exercise=ex, result=checked, inputs=no_inputs(1), expected=(expected,),
+                             runs={"cpu": mine}, on_demand=OnDemand(Given([mistake]))))
 
 
 def test_an_exercise_that_accepts_float32_scores_a_value_within_the_slack_full_marks() -> None:

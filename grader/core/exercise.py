@@ -8,10 +8,10 @@ from typing import Literal
 
 from grader.core.contract import DEFAULT as DEFAULT_CONTRACT
 from grader.core.contract import Contract
+from grader.core.engines import KINDS, Engine, EngineKind
 from grader.core.library import Library
 from grader.core.numeric import Tolerance
 
-Engine = Literal["scalar", "torch", "tensor", "library"]
 Visibility = Literal["public", "hidden"]
 Device = Literal["cpu", "cuda"]
 InputKind = Literal[
@@ -163,17 +163,22 @@ class Exercise:
     variants: tuple[Path, ...] = ()
 
     @property
+    def kind(self) -> EngineKind:
+        """What its engine means (grader.core.engines)."""
+        return KINDS[self.engine]
+
+    @property
     def uses_torch(self) -> bool:
         """Whether torch is in the submission's tree: a torch exercise's,
         unless it forbids autograd, which it proves by leaving torch out
         (forward-mode: a Dual class graded against its solution)."""
-        return self.engine == "torch" and self.autograd != "forbidden"
+        return self.kind.torch and self.autograd != "forbidden"
 
     @property
     def probe_engine(self) -> str:
         """What its probes run with: the engine's helpers, or `plain` (math and the builtins)
         for a torch exercise without torch, on either side (grader.run.child.execute.namespace)."""
-        return "plain" if self.engine == "torch" and not self.uses_torch else self.engine
+        return "plain" if self.kind.torch and not self.uses_torch else self.engine
 
     @property
     def names(self) -> tuple[tuple[str, str], ...]:

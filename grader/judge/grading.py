@@ -15,9 +15,10 @@ from typing import TypedDict, Unpack
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.devices import ALL_DEVICES, cuda_available
+from grader.judge.diagnose.evidence import Evidence, OnDemand
 from grader.judge.diagnose.faults import Fault, faults, hides_more
 from grader.judge.diagnose.localize import OUT_OF_TIME, SEEDED, STEP, localize
-from grader.judge.diagnose.public_diagnosis import diagnose_both
+from grader.judge.diagnose.passes import diagnose_with_public
 from grader.judge.diagnose.released_mistakes import stored_seed
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.hidden_runs import (
@@ -31,7 +32,7 @@ from grader.judge.hidden_runs import (
 )
 from grader.judge.library.standin import observed
 from grader.judge.library.trace import traced
-from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
+from grader.judge.mistake_runs import MutantCache, keep, known_mistakes
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
 from grader.judge.report import ExerciseResult, Graded
@@ -272,7 +273,7 @@ def _expected(
     # exercise's central differences take tens of milliseconds. The reference scalar engine takes
     # 1-5 ms, less than hashing the entry's key; a pack's stored values are on disk already.
     exercise = group.exercise
-    costly = exercise.expected is None and exercise.engine != "scalar"
+    costly = exercise.expected is None and not exercise.kind.cheap_expected
     stored = store if costly else None
     values = stored.load(exercise, group.inputs, seed) if stored is not None else None
     if values is None:
@@ -298,7 +299,7 @@ def examine(
     # the syntax tree's facts, for what errors and missing names mean: read once, if needed
     defined = definitions(cells) if _needs_definitions(runs) else None
     unfinished: list[str] = []  # exercises whose localization ran out of time twice (_localizer)
-    late: set[str] = set()  # the known mistakes whose runs did (mistakes_later)
+    late: set[str] = set()  # the known mistakes whose runs did (known_mistakes)
     results = []
     notes: tuple[str, ...] = ()
     for index, group in enumerate(planned.groups):
@@ -360,31 +361,29 @@ class Diagnosing:
 def diagnose(
     tools: Tools, planned: Planned, runs: Runs, scored: Scored, diagnosing: Diagnosing
 ) -> Scored:
-    """Name the mistake behind each failed check (grader.judge.diagnose), with the known mistakes
-    and slipped engines run only if it asks, and the faults localized only if it asks."""
+    """Name the mistake behind each failed check (grader.judge.diagnose.passes) on the exercise's
+    evidence, gathered once: the known mistakes and slipped engines run only if a pass asks, and
+    the faults localized only if a pass asks."""
     index, group = scored.index, planned.groups[scored.index]
-    mutants, slips = mistakes_later(
+    mistakes = known_mistakes(
         tools.sandbox, group, tools.time_limit, tools.mutant_cache, diagnosing.late
     )
     # code that ran out of time would run out again on the localization probes, and the student
     # would wait twice the limit for a name that a check without values cannot get anyway
     timed_out = any(_ran_out_of_time(found[index]) for found in runs.public.values())
-    located: Callable[[], tuple[Fault, ...]] | tuple[()] = ()
+    located: Callable[[], tuple[Fault, ...]] = tuple
     if not scored.violations and not timed_out:
         located = _localizer(tools, planned.submission, group, diagnosing)
-    result = diagnose_both(
-        group.exercise,
-        scored.result,
-        group.inputs,
-        runs.expected[index],
-        {d: found[index].group for d, found in runs.views.items()},
-        mutants,
-        frozenset(v.rule for v in scored.violations),
-        slips,
-        diagnosing.defined,
-        located,
+    evidence = Evidence(
+        exercise=group.exercise,
+        result=scored.result,
+        inputs=group.inputs,
+        expected=runs.expected[index],
+        runs={d: found[index].group for d, found in runs.views.items()},
+        rules=frozenset(v.rule for v in scored.violations),
+        on_demand=OnDemand(mistakes, faults=located, facts=lambda: diagnosing.defined),
     )
-    return Scored(index, result, scored.violations)
+    return Scored(index, diagnose_with_public(evidence), scored.violations)
 
 
 def _ran_out_of_time(found: tuple[RunResult, int]) -> bool:
@@ -471,10 +470,10 @@ def assemble(
     (problems, printed output, isolation, notes and integrity), each child's once."""
     children = {d: distinct_children(found) for d, found in runs.public.items()}
     several = len(runs.public) > 1
-    # advice for the file as a whole: torch's where any exercise uses torch, else the exercises'
-    # own engine's
-    engines = {g.exercise.engine for g in planned.groups}
-    engine = "torch" if "torch" in engines or len(engines) != 1 else next(iter(engines))
+    # advice for the file as a whole: its exercises' own engine's where they share one, else
+    # torch's, the most there is
+    kinds = {g.exercise.kind for g in planned.groups}
+    engine = next(iter(kinds)).name if len(kinds) == 1 else "torch"
     everything = [*children.values(), *runs.hidden.values()]
     return Graded(
         exercises=tuple(results),

@@ -1,25 +1,32 @@
-"""What the known mistakes and the slipped engines give at a seed: each
-run once per exercise and seed, and only when a diagnosis asks
-(grader.judge.grading hands the diagnosis how to make them, not the runs)."""
+"""What the known mistakes and the slipped engines give at a seed: each run once per exercise and
+seed, and only when a diagnosis asks (the pipeline hands the diagnosis how to make them, not the
+runs); and what a known mistake's file is whatever the seed, read once per process.
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from grader.core.errors import GraderError
 from grader.core.exercise import Exercise, Mutant
-from grader.judge.diagnose.diagnose import KnownMistakes, MutantRun, MutantRuns
-from grader.judge.diagnose.known_mistakes import mutant_facts, stamp
+from grader.judge.diagnose.evidence import Faulted, MutantRun, MutantRuns
+from grader.judge.diagnose.faults import faults
 from grader.judge.diagnose.likeness import passes
-from grader.judge.diagnose.localize import out_of_time
+from grader.judge.diagnose.localize import localize, out_of_time
 from grader.judge.diagnose.released_mistakes import released_runs
 from grader.judge.diagnose.slips import SlipRun, slip_runs
+from grader.judge.diagnose.weak_evidence import distinctive
 from grader.judge.hidden_runs import has_hidden, hidden_last, join_parts, part_of
+from grader.judge.library.repositories import submission_of
 from grader.judge.library.standin import observed
+from grader.judge.names import definitions
 from grader.judge.oracle import Expected
+from grader.judge.rules import check_source
 from grader.run.observed import RunResult
 from grader.run.read.load import Submission
 from grader.run.sandbox import Group, Sandbox, probes_to_run
@@ -103,13 +110,13 @@ class Mistakes:
         tests/test_mutant_runs.py), else all of them, whose failing probes are kept then."""
         exercise = self.group.exercise
         key = self.files()
-        failing = _FAILING.get(key) if exercise.engine != "torch" else None
+        failing = None if exercise.kind.torch else _FAILING.get(key)
         if failing is None:
             runs = self.every(sandbox, time_limit)
             # a torch mistake's failing checks are not held to be the same at every
             # seed; and what a run stopped early failed is not kept for the
             # process's life: a loaded machine would leave that mistake out for good
-            if exercise.engine != "torch" and not self.stopped:
+            if not exercise.kind.torch and not self.stopped:
                 _keep_failing(key, exercise, runs, expected)
             return runs
         return (
@@ -127,37 +134,55 @@ class Mistakes:
 MutantCache = dict[tuple[str, int], Mistakes]
 
 
-def mistakes_later(
+@dataclass(frozen=True, slots=True)
+class MistakesInSandbox:
+    """One exercise's known mistakes and slipped engines as a diagnosis asks for them
+    (grader.judge.diagnose.evidence.KnownMistakes): run in `sandbox`, kept in `entry`.
+
+    A submission whose failed checks only raised (one that did not load) asks for none, and
+    with a seed of its own nothing else would have run them (a child per mistake). A diagnosis
+    that compares values runs only the mistakes that can fit the student, once this process has
+    seen every mistake of the exercise run (`Mistakes.could_fit`). `late` gets the mistakes
+    asked for whose runs, or whose own localization, ran out of time twice."""
+
+    sandbox: Sandbox
+    entry: Mistakes
+    time_limit: float | None
+    late: set[str]
+
+    def every(self) -> MutantRuns:
+        return self._noted(self.entry.every(self.sandbox, self.time_limit))
+
+    def could_fit(self, passed: frozenset[int], expected: tuple[Expected, ...]) -> MutantRuns:
+        return self._noted(self.entry.could_fit(self.sandbox, self.time_limit, passed, expected))
+
+    def faults(self) -> Mapping[str, Faulted]:
+        group = self.entry.group
+        found = _faults(self.sandbox, group, self.time_limit)
+        self.late.update(m.mistake for m in group.exercise.mutants if m.mistake not in found)
+        return found
+
+    def slips(self) -> Sequence[SlipRun]:
+        return self.entry.slips()
+
+    def _noted(self, runs: MutantRuns) -> MutantRuns:
+        late = self.entry.late
+        self.late.update(
+            m.mutant.mistake for m in runs if m.run is None and m.mutant.mistake in late
+        )
+        return runs
+
+
+def known_mistakes(
     sandbox: Sandbox,
     group: Group,
     time_limit: float | None,
     cache: MutantCache | None,
     late: set[str],
-) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
-    """The known mistakes and the slipped engines, each run once and only when a diagnosis asks:
-    a submission whose failed checks only raised (one that did not load) asks for neither, and
-    with a seed of its own nothing else would have run them (a child per mistake). A diagnosis
-    that compares values runs only the mistakes that can fit the student, once this process has
-    seen every mistake of the exercise run (`Mistakes.could_fit`). `late` gets the mistakes this
-    diagnosis asked for whose runs, or whose own localization, ran out of time twice."""
-    entry = _entry(cache, group)
-
-    def noted(runs: MutantRuns) -> MutantRuns:
-        late.update(
-            m.mutant.mistake for m in runs if m.run is None and m.mutant.mistake in entry.late
-        )
-        return runs
-
-    def faults() -> Mapping[str, frozenset[tuple[str, str]]]:
-        found = _faults(sandbox, group, time_limit)
-        late.update(m.mistake for m in group.exercise.mutants if m.mistake not in found)
-        return found
-
-    return KnownMistakes(
-        lambda: noted(entry.every(sandbox, time_limit)),
-        lambda passed, expected: noted(entry.could_fit(sandbox, time_limit, passed, expected)),
-        faults,
-    ), entry.slips
+) -> MistakesInSandbox:
+    """The known mistakes and the slipped engines of `group`'s exercise at its seed, each run
+    once (per `cache`) and only when a diagnosis asks."""
+    return MistakesInSandbox(sandbox, _entry(cache, group), time_limit, late)
 
 
 def mistake_runs(
@@ -239,9 +264,7 @@ def _twice_if_late(
     return result
 
 
-def _faults(
-    sandbox: Sandbox, group: Group, time_limit: float | None
-) -> Mapping[str, frozenset[tuple[str, str]]]:
+def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping[str, Faulted]:
     """Each known mistake's localized (method, how), run at this seed or not:
     what it is whatever the seed. One whose localization ran out of time twice
     is left out: its name is then withheld (grader.judge.diagnose.blame)."""
@@ -251,6 +274,77 @@ def _faults(
         if facts is None or not facts.unfinished:
             found[mutant.mistake] = facts.faults if facts is not None else frozenset()
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class MutantFacts:
+    """What a mutant is whatever the seed: its file read, the source rules it breaks, what
+    its code does that the solution's does not, and for an engine mistake what localization
+    finds wrong in it (grader.judge.diagnose.faults), as (method, how). Found once, not for
+    every student with a seed of their own: every mutant of this course's engine exercises
+    localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
+
+    submission: Submission
+    rules: frozenset[str]
+    distinctive: frozenset[str]
+    faults: frozenset[tuple[str, str]]
+    #: its localization ran out of time twice (grader.judge.diagnose.localize): `faults`
+    #: is no evidence, and these facts are not kept, so that the next diagnosis asks again
+    unfinished: bool = False
+
+
+#: a mutant's facts by its exercise, its file and the
+#: solution's, as they were when read (an edit reads them again)
+_FACTS: dict[tuple[object, ...], MutantFacts | None] = {}
+#: the seed a mutant is localized at
+LOCALIZED_AT = 0
+
+
+def mutant_facts(
+    sandbox: Sandbox, mutant: Mutant, exercise: Exercise, time_limit: float | None
+) -> MutantFacts | None:
+    """The mutant's facts; None where its file cannot be read."""
+    key = (exercise.id, exercise.source, stamp(mutant.path), stamp(exercise.solution))
+    if key not in _FACTS:
+        try:
+            submission = submission_of(exercise, mutant.path)
+        except GraderError:
+            facts = None
+        else:
+            # an engine mistake's own localization: blame keeps its name only where it agrees
+            located = localize(sandbox, submission, exercise, LOCALIZED_AT, time_limit)
+            defined = definitions(submission.cells)
+            found = (
+                frozenset(
+                    (f.rule.method, f.rule.how)
+                    for f in faults(located, defined.grad_overwrites, defined.stepped)
+                )
+                if located is not None
+                else frozenset()
+            )
+            facts = MutantFacts(
+                submission,
+                frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
+                distinctive(mutant.path, exercise.solution),
+                found,
+                located is not None and located.unfinished,
+            )
+            if facts.unfinished:
+                return facts
+        if len(_FACTS) >= 512:
+            _FACTS.clear()
+        _FACTS[key] = facts
+    return _FACTS[key]
+
+
+def stamp(path: Path | None) -> tuple[object, ...]:
+    try:
+        info = os.stat(path) if path is not None else None
+    except OSError:
+        return (str(path),)
+    return (
+        (str(path),) if info is None else (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+    )
 
 
 #: each engine or tensor exercise's mistakes' failing probes, as this process

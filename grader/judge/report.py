@@ -52,6 +52,11 @@ How = Literal[
 ]
 
 
+#: whose slope: the node the method is called on (self), the other operand, both; "" for
+#: backward and missing
+Operand = Literal["self", "other", "both", ""]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RuleFault:
     """The rule a diagnosis blames: an operation's method
@@ -59,9 +64,7 @@ class RuleFault:
 
     #: the method, as the class defines it: "__mul__", "sigmoid", "backward"
     method: str
-    #: whose slope: the node the method is called on (self),
-    #: the other operand, both; "" for backward and missing
-    operand: Literal["self", "other", "both", ""]
+    operand: Operand
     how: How
 
 

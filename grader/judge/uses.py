@@ -86,7 +86,7 @@ def probe_uses(
 
 def exercise_uses(exercise: Exercise) -> frozenset[str]:
     """Every method any probe of an engine exercise calls."""
-    if exercise.engine != "scalar":
+    if not exercise.kind.operations:
         return frozenset()
     return frozenset().union(*(probe_uses(exercise, probe) for probe in exercise.probes))
 

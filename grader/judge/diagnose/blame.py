@@ -13,10 +13,11 @@ way to the rule behind it. Facts an error states (a method that is missing) stay
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from grader.core.exercise import Exercise, Probe
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.faults import Fault
 from grader.judge.diagnose.localize import built_on
 from grader.judge.diagnose.named_errors import STATED
@@ -84,25 +85,24 @@ UNCONFIRMED = Diagnosis(
 )
 
 
-def blame(
-    exercise: Exercise,
-    result: ExerciseResult,
-    probe_of: Mapping[int, int],
-    found: Sequence[Fault] | Callable[[], Sequence[Fault]],
-    mutant_faults: Mapping[str, frozenset[tuple[str, str]]],
-) -> ExerciseResult:
-    """`probe_of`: each check failed on its values, and its probe; `found`: the localized
-    faults, or how to find them (a run in the sandbox, made only where a check's diagnosis
-    could change); `mutant_faults`: each known mistake's localized (method, how).
+def name_localized(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+    """The result, each check failed on its values named by the localized fault that explains
+    it (the student's engine run in the sandbox, only where a check's diagnosis could change),
+    and the faults the seed hides from every check among its masked mistakes.
 
     A fault explains only what it can produce, wrong values: a check that raised,
-    stopped or never ran is left out by the caller, and keeps what its error states.
+    stopped or never ran keeps what its error states, and asks for no localization.
     """
+    probe_of = {i: evidence.probe_index(i) for i in evidence.failing if evidence.has_values(i)}
+    if not probe_of:
+        return result
+    mutant_faults = evidence.mutant_faults()
     if not any(_open(result.checks[i]) for i in probe_of):
         return result
-    found = found() if callable(found) else found
+    found = evidence.faults()
     if not found:
         return result
+    exercise = evidence.exercise
     shown = [f for f in found if not f.masked]
     checks = list(result.checks)
     for index, probe_index in probe_of.items():

@@ -24,18 +24,15 @@ from collections.abc import Mapping
 
 from grader.core.exercise import Exercise
 from grader.core.values import Nothing
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.names import Definitions
 from grader.judge.report import CheckResult, Diagnosis, ExerciseResult, RuleFault
 from grader.run.observed import GroupRun
 
 
-def name_from_code(
-    exercise: Exercise,
-    result: ExerciseResult,
-    located: Mapping[int, tuple[int, GroupRun]],
-    defined: Definitions | None,
-) -> ExerciseResult:
+def name_from_code(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """The result, with each failed check that a fact of the syntax tree explains named by it."""
+    exercise, located, defined = evidence.exercise, evidence.located, evidence.facts()
     if defined is None or not (
         defined.shadowed or defined.placeholders or defined.unwritten_methods
     ):

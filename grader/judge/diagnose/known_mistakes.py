@@ -1,91 +1,195 @@
-"""What a known mistake's file says whatever the seed, read once
-per process: the seed of each submission's own changes what a
-mutant gives on its checks (grader.judge.mistake_runs), not these."""
+"""The known-mistakes pass: a failed check names the exercise's known mistake (a mutant) whose
+run gave what the student's did.
+
+A known mistake is claimed only where it fits the whole submission: the student fails every check
+that mistake fails (a student who made it would), every observation of the check matches what the
+mutant gave on the same inputs, and the mutant is wrong there too. A match on an exception or a
+text, not numbers, names the mistake only where it isolates it (grader.judge.diagnose.weak_evidence)
+or a match elsewhere has established it. Right values scored down for a broken rule match the
+mistakes that break the same rules. Where a check fits several, the one that fits the most checks
+of the submission wins.
+"""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from pathlib import Path
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
 
-from grader.core.errors import GraderError
-from grader.core.exercise import Exercise, Mutant
-from grader.judge.diagnose.faults import faults
-from grader.judge.diagnose.localize import localize
-from grader.judge.diagnose.weak_evidence import distinctive
-from grader.judge.library.repositories import submission_of
-from grader.judge.names import definitions
-from grader.judge.rules import check_source
-from grader.run.read.load import Submission
-from grader.run.sandbox import Sandbox
+from grader.core.exercise import Mutant
+from grader.judge.diagnose.evidence import Evidence, MutantRun, MutantRuns
+from grader.judge.diagnose.likeness import behaves_like, passes, strong
+from grader.judge.diagnose.weak_evidence import distinctive, isolates, same_error
+from grader.judge.report import Diagnosis, ExerciseResult
+from grader.judge.run_rules import rule_breaks
+from grader.run.observed import GroupRun
 
-
-@dataclass(frozen=True, slots=True)
-class MutantFacts:
-    """What a mutant is whatever the seed: its file read, the source rules it breaks, what
-    its code does that the solution's does not, and for an engine mistake what localization
-    finds wrong in it (grader.judge.diagnose.faults), as (method, how). Found once, not for
-    every student with a seed of their own: every mutant of this course's engine exercises
-    localizes to the same faults at every seed (tests/test_mutant_runs.py)."""
-
-    submission: Submission
-    rules: frozenset[str]
-    distinctive: frozenset[str]
-    faults: frozenset[tuple[str, str]]
-    #: its localization ran out of time twice (grader.judge.diagnose.localize): `faults`
-    #: is no evidence, and these facts are not kept, so that the next diagnosis asks again
-    unfinished: bool = False
+#: (check, mutant, whether the match isolates that mistake)
+Candidate = tuple[int, MutantRun, bool]
 
 
-#: a mutant's facts by its exercise, its file and the
-#: solution's, as they were when read (an edit reads them again)
-_FACTS: dict[tuple[object, ...], MutantFacts | None] = {}
-#: the seed a mutant is localized at
-LOCALIZED_AT = 0
+def name_known(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+    """The result, each failed check that a known mistake fits named by it."""
+    compares, by_rule = _compares(evidence)
+    if not compares:
+        return result
+    if by_rule:
+        known = evidence.mutants()
+    else:
+        passed = frozenset(
+            evidence.probe_index(i) for i in evidence.located if i not in evidence.failing
+        )
+        known = evidence.could_fit(passed)
+    matches = _matches(evidence, known)
+    support = Counter(m.mistake for found in matches.values() for m in found)
+    checks = list(result.checks)
+    for index, found in matches.items():
+        if found:
+            checks[index] = dataclasses.replace(checks[index], diagnosis=_known(found, support))
+    return dataclasses.replace(result, checks=tuple(checks))
 
 
-def mutant_facts(
-    sandbox: Sandbox, mutant: Mutant, exercise: Exercise, time_limit: float | None
-) -> MutantFacts | None:
-    """The mutant's facts; None where its file cannot be read."""
-    key = (exercise.id, exercise.source, stamp(mutant.path), stamp(exercise.solution))
-    if key not in _FACTS:
-        try:
-            submission = submission_of(exercise, mutant.path)
-        except GraderError:
-            facts = None
-        else:
-            # an engine mistake's own localization: blame keeps its name only where it agrees
-            located = localize(sandbox, submission, exercise, LOCALIZED_AT, time_limit)
-            defined = definitions(submission.cells)
-            found = (
-                frozenset(
-                    (f.rule.method, f.rule.how)
-                    for f in faults(located, defined.grad_overwrites, defined.stepped)
-                )
-                if located is not None
-                else frozenset()
-            )
-            facts = MutantFacts(
-                submission,
-                frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
-                distinctive(mutant.path, exercise.solution),
-                found,
-                located is not None and located.unfinished,
-            )
-            if facts.unfinished:
-                return facts
-        if len(_FACTS) >= 512:
-            _FACTS.clear()
-        _FACTS[key] = facts
-    return _FACTS[key]
+def _compares(evidence: Evidence) -> tuple[bool, bool]:
+    """Whether a failed check asks for the mistakes' runs (values to compare, an error of a kind
+    whose mistakes are compared on errors too, or right values scored down for a rule), and
+    whether one is of the last kind (matched with every mistake breaking the same rules). A file
+    that did not load asks for none."""
+    compares = by_rule = False
+    for index in evidence.failing:
+        if evidence.exercise.kind.torch or evidence.has_values(index):
+            compares = True
+        if (evidence.rules or evidence.broken(index)) and evidence.right(index):
+            compares = by_rule = True
+    return compares, by_rule
 
 
-def stamp(path: Path | None) -> tuple[object, ...]:
-    try:
-        info = os.stat(path) if path is not None else None
-    except OSError:
-        return (str(path),)
-    return (
-        (str(path),) if info is None else (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+def _matches(evidence: Evidence, known: MutantRuns) -> dict[int, list[Mutant]]:
+    """The known mistakes that fit each failed check."""
+    fails = {id(m): _mutant_fails(evidence, m) for m in known}
+    fits = [m for m in known if fails[id(m)] <= evidence.failing]
+    matches: dict[int, list[Mutant]] = {}
+    # a weak match (an exception, a text) that other mistakes share names a
+    # mistake only once a match elsewhere has established it
+    candidates: list[Candidate] = []
+    for index in evidence.failing:
+        if (evidence.rules or evidence.broken(index)) and evidence.right(index):
+            # Right numbers, not scored for a broken rule (on the syntax tree, or by what
+            # ran): the mistake is the rule's, as in a mutant that breaks the same rules.
+            matches[index] = _breaking_the_same(evidence, index, known)
+            continue
+        matches[index] = []
+        if not evidence.exercise.kind.torch and not evidence.has_values(index):
+            # an engine's own error, a stop or a check never run: no mistake's values to compare
+            continue
+        for mutant in fits:
+            candidate = _candidate(evidence, index, mutant, fails[id(mutant)])
+            if candidate is not None:
+                candidates.append(candidate)
+    established = {m.mutant.mistake for _, m, isolating in candidates if isolating}
+    for index, mutant, isolating in candidates:
+        if isolating or mutant.mutant.mistake in established:
+            matches[index].append(mutant.mutant)
+    return matches
+
+
+def _breaking_the_same(evidence: Evidence, index: int, known: MutantRuns) -> list[Mutant]:
+    """The known mistakes whose files break the student's rules, and whose runs break the
+    rules check `index`'s run breaks."""
+    probe_index = evidence.probe_index(index)
+    probe = evidence.exercise.probes[probe_index]
+    broken = evidence.broken(index)
+    found = []
+    for m in known:
+        if m.rules != evidence.rules or m.run is None:
+            continue
+        if rule_breaks(evidence.exercise, probe, m.run.probes[probe_index]) == broken:
+            found.append(m.mutant)
+    return found
+
+
+def _candidate(
+    evidence: Evidence, index: int, mutant: MutantRun, mutant_fails: set[int]
+) -> Candidate | None:
+    """The mutant as a candidate for check `index`: it behaves as the student's run does there,
+    on numbers (it isolates the mistake) or on an exception or a text it raises wherever the
+    student does (it isolates it only where weak_evidence says so)."""
+    probe_index, run = evidence.located[index]
+    want, tol = evidence.expected[probe_index], evidence.tolerance(index)
+    if mutant.run is None or not behaves_like(run, mutant.run, probe_index, want, tol):
+        return None
+    if strong(run, probe_index, want, tol):
+        return index, mutant, True
+    if not _raises_wherever(evidence, mutant, run):
+        return None
+    others = [(m.mutant.mistake, m.run) for m in evidence.mutants()]
+    probe_of = {i: evidence.probe_index(i) for i in evidence.located}
+    distinct = mutant.distinctive
+    if distinct is None:
+        distinct = distinctive(mutant.mutant.path, evidence.exercise.solution)
+    isolating = isolates(
+        mutant.mutant.mistake,
+        mutant.run,
+        others,
+        run,
+        probe_index,
+        student_fails=evidence.failing,
+        mutant_fails=mutant_fails,
+        probe_of=probe_of,
+        exercise=evidence.exercise,
+        defined=evidence.facts(),
+        tol=tol,
+        distinct=distinct,
+    )
+    return index, mutant, isolating
+
+
+def _mutant_fails(evidence: Evidence, mutant: MutantRun) -> set[int]:
+    """The checks this mistake fails, on the CPU run of the mutant."""
+    if mutant.run is None:
+        return set(evidence.located)
+    failed = set()
+    for index, (probe_index, _) in evidence.located.items():
+        got = mutant.run.probes[probe_index]
+        raises = evidence.exercise.probes[probe_index].raises is not None
+        want, tol = evidence.expected[probe_index], evidence.tolerance(index)
+        if got is None or not passes(got, want, raises, tol):
+            failed.add(index)
+    return failed
+
+
+def _raises_wherever(evidence: Evidence, mutant: MutantRun, run: GroupRun) -> bool:
+    """Every probe of a failed check where the student's `run` raised an error, the mutant
+    raised the same one."""
+    for index in evidence.failing:
+        probe_index = evidence.probe_index(index)
+        got = run.probes[probe_index]
+        if got is None or got.error is None:
+            continue
+        theirs = None if mutant.run is None else mutant.run.probes[probe_index]
+        if theirs is None or theirs.error is None or not same_error(got.error, theirs.error):
+            return False
+    return True
+
+
+def _known(candidates: Sequence[Mutant], support: Counter[str]) -> Diagnosis:
+    best = max(support[m.mistake] for m in candidates)
+    top = sorted(
+        {m.mistake: m for m in candidates if support[m.mistake] == best}.values(),
+        key=lambda m: m.mistake,
+    )
+    if len(top) == 1:
+        (mutant,) = top
+        return Diagnosis(
+            kind="known-mistake",
+            mistake=mutant.mistake,
+            hint=mutant.hint,
+            evidence="every value matches what the known mistake "
+            f"{mutant.mistake} gives on these inputs",
+        )
+    names = " or ".join(m.mistake for m in top)
+    return Diagnosis(
+        kind="known-mistake",
+        mistake=top[0].mistake,
+        hint=" / ".join(m.hint for m in top),
+        evidence=f"the values match more than one known mistake here: {names}",
     )

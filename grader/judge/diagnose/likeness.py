@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from grader.core.compare import compare
-from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
-from grader.judge.diagnose.patterns import MISSING
 from grader.judge.diagnose.weak_evidence import same_error
 from grader.judge.oracle import Expected
-from grader.judge.report import CheckResult
 from grader.run.observed import GroupRun, ProbeRun
+
+#: what stands for an observation a run did not make
+MISSING = ErrorInfo("missing", "nothing observed")
 
 
 def passes(got: ProbeRun, want: Expected, raises: bool, tol: Tolerance) -> bool:
@@ -72,24 +72,6 @@ def strong(
         ):
             return True
     return False
-
-
-def locate(
-    exercise: Exercise, check: CheckResult, runs: Mapping[str, GroupRun]
-) -> tuple[int, GroupRun] | None:
-    name, device = (
-        (check.name[: -len(" [cuda]")], "cuda")
-        if check.name.endswith(" [cuda]")
-        else (check.name, "cpu")
-    )
-    index = next((i for i, p in enumerate(exercise.probes) if p.name == name), None)
-    run = runs.get(device)
-    return None if index is None or run is None else (index, run)
-
-
-def tolerance_of(exercise: Exercise, check: CheckResult, index: int) -> Tolerance:
-    probe = exercise.probes[index]
-    return probe.cuda_tolerance if check.name.endswith(" [cuda]") else probe.tolerance
 
 
 def right(student: GroupRun, index: int, expected: Expected, tol: Tolerance) -> bool:

@@ -421,7 +421,7 @@ def localize(
 ) -> Localization | None:
     """Run the localization probes (of `kinds`) on the submission's
     class in the sandbox; None for a non-engine exercise."""
-    if exercise.engine != "scalar":
+    if not exercise.kind.operations:
         return None
     group = probe_group(exercise, seed, kinds)
     run = sandbox.launch(submission, [group], device="cpu", time_limit=time_limit).result()

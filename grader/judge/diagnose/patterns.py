@@ -17,11 +17,14 @@ from collections.abc import Mapping
 from grader.core.compare import compare, fmt
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.hints import known_error
-from grader.judge.diagnose.named_errors import named_by_error
+from grader.judge.diagnose.likeness import MISSING, strong
+from grader.judge.diagnose.named_errors import RIGHT_ELSEWHERE, named_by_error
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
-from grader.judge.report import Diagnosis
+from grader.judge.report import Diagnosis, ExerciseResult
+from grader.judge.uses import probe_uses
 from grader.run.inputs import Inputs, TensorInput
 from grader.run.observed import ProbeRun
 
@@ -31,6 +34,60 @@ NOTHING = Diagnosis(
 )
 #: the patterns that are ratios of the right answer, which chance can give on one check
 RATIOS = {"all-zero", "negated", "half", "multiple", "scaled-by-input", "scaled-by-n"}
+
+
+def name_patterns(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+    """The result, with patterns named on the failed checks no known mistake explains.
+
+    A ratio (half, double, negated...) can hold on one check by chance, so it
+    is named only when every numerically wrong check of the exercise shows the
+    same one, and there are at least two. A wrong shape, a known error and two
+    exchanged values are facts of their own check, named where they occur.
+    """
+    found: dict[int, Diagnosis] = {}
+    ratios: dict[int, Diagnosis | None] = {}
+    for index in sorted(evidence.failing):
+        if result.checks[index].diagnosis is not None:
+            continue
+        diagnosis = _pattern_of(evidence, index)
+        if diagnosis.mistake in RATIOS:
+            ratios[index] = diagnosis
+        elif diagnosis.kind != "unknown":
+            found[index] = diagnosis
+        elif strong(evidence.located[index][1], evidence.probe_index(index)):
+            # numbers, but no ratio: no ratio pattern can hold for the whole exercise
+            ratios[index] = None
+    kinds = {d.mistake if d is not None else None for d in ratios.values()}
+    # one check alone is chance: a function that makes its own tensor
+    # can be off by a ratio on the one check where that matters
+    if len(kinds) == 1 and None not in kinds and len(ratios) > 1:
+        for index, ratio in ratios.items():
+            if ratio is not None:
+                found[index] = ratio
+    if any(evidence.has_values(i) for i in evidence.failing):
+        # wrong values elsewhere: an overflow is not the mistake, the formula is
+        found = {i: d for i, d in found.items() if d.mistake not in RIGHT_ELSEWHERE}
+    checks = list(result.checks)
+    for index, diagnosis in found.items():
+        checks[index] = dataclasses.replace(checks[index], diagnosis=diagnosis)
+    return dataclasses.replace(result, checks=tuple(checks))
+
+
+def _pattern_of(evidence: Evidence, index: int) -> Diagnosis:
+    """The pattern check `index` shows by itself."""
+    exercise = evidence.exercise
+    probe_index = evidence.probe_index(index)
+    probe = exercise.probes[probe_index]
+    uses = probe_uses(exercise, probe) if exercise.kind.operations else None
+    return pattern(
+        evidence.got(index),
+        evidence.expected[probe_index],
+        evidence.inputs[probe_index],
+        evidence.tolerance(index),
+        exercise.engine,
+        evidence.facts(),
+        uses,
+    )
 
 
 def pattern(
@@ -96,9 +153,6 @@ def pattern(
         labels = ", ".join(label for label, _ in found)
         return dataclasses.replace(first, evidence=f"{labels}: {first.evidence}")
     return nothing
-
-
-MISSING = ErrorInfo("missing", "nothing observed")
 
 
 def _numbers(value: Value) -> tuple[tuple[int, ...], tuple[float, ...]] | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from grader.core.exercise import Exercise, Mutant
 from grader.core.values import ErrorInfo, error_from_data, error_to_data, from_data, to_data
-from grader.judge.diagnose.diagnose import MutantRun
+from grader.judge.diagnose.evidence import MutantRun
 from grader.run.observed import Evidence, GroupRun, ProbeRun
 
 FILE_NAME = "mistakes.json"

@@ -21,14 +21,11 @@ attribute of that name (`Node.__rsub__ = f` in a function), and a file that neve
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 
-from grader.core.exercise import Exercise
 from grader.judge.diagnose.blame import FORWARD
-from grader.judge.names import Definitions
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.report import Diagnosis, ExerciseResult, RuleFault
 from grader.judge.uses import INTERFACE, probe_uses
-from grader.run.observed import GroupRun
 
 #: what can add a member the syntax tree does not show
 _DYNAMIC = frozenset({"setattr", "exec", "locals", "vars", "__getattr__", "__getattribute__"})
@@ -36,15 +33,11 @@ _DYNAMIC = frozenset({"setattr", "exec", "locals", "vars", "__getattr__", "__get
 _NAME_CHARS = 60
 
 
-def unreached_missing(
-    exercise: Exercise,
-    result: ExerciseResult,
-    located: Mapping[int, tuple[int, GroupRun]],
-    defined: Definitions | None,
-) -> ExerciseResult:
+def unreached_missing(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """The result, with each method that the checks stopped at another
     missing method call and the class lacks, not yet named, among the masked."""
-    if defined is None or exercise.engine != "scalar" or _DYNAMIC & defined.identifiers:
+    exercise, located, defined = evidence.exercise, evidence.located, evidence.facts()
+    if defined is None or _DYNAMIC & defined.identifiers:
         return result
     owner = defined.class_named(exercise.contract.class_name)
     if owner is None or _DYNAMIC & owner.members:

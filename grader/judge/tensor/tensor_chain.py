@@ -25,9 +25,9 @@ import numpy as np
 
 from grader.core.exercise import Exercise
 from grader.core.values import Array
-from grader.judge.oracle import Expected
-from grader.judge.report import CheckResult, Diagnosis
-from grader.run.inputs import Inputs, TensorInput
+from grader.judge.diagnose.evidence import Evidence
+from grader.judge.report import Diagnosis, ExerciseResult
+from grader.run.inputs import TensorInput
 from grader.run.observed import GroupRun
 from reference.tensor import Tensor, topological_order
 from reference.tensor_tasks import BACKWARD_ORDER, PARAMETERS, ninja_graph
@@ -35,18 +35,13 @@ from reference.tensor_tasks import BACKWARD_ORDER, PARAMETERS, ninja_graph
 _LOSS = "loss"
 
 
-def mark(
-    exercise: Exercise,
-    checks: list[CheckResult],
-    located: Mapping[int, tuple[int, GroupRun]],
-    failing: set[int],
-    expected: tuple[Expected, ...],
-    inputs: tuple[Inputs, ...],
-) -> list[CheckResult]:
-    """The checks, each wrong gradient of the chain marked as a root or as following from one."""
+def mark(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+    """The result, each wrong gradient of the chain marked as a root or as following from one."""
+    exercise, located, failing = evidence.exercise, evidence.located, evidence.failing
+    inputs, checks = evidence.inputs, list(result.checks)
     chain = _chain(exercise)
     if not chain or not located or any(name not in inputs[0] for name in (*PARAMETERS, "Xb", "Yb")):
-        return checks
+        return result
     run = next(iter(located.values()))[1]
     by_name = {exercise.probes[index].name: index for index in chain}
     check_of = {chain[by_name[c.name]]: i for i, c in enumerate(checks) if c.name in by_name}
@@ -65,7 +60,6 @@ def mark(
         if i in located and checks[i].status == "failed" and located[i][0] in chain
     }
     blame: dict[str, set[str]] = {}
-    checks = list(checks)
     for name in (n for n in BACKWARD_ORDER if n in wrong and n in values and n in check_of):
         if values[name].shape != named[name].shape or any(
             c != _LOSS and c not in values for c in feeds[name]
@@ -108,7 +102,7 @@ def mark(
                 tol.atol,
             ),
         )
-    return checks
+    return dataclasses.replace(result, checks=tuple(checks))
 
 
 def by_name_of(chain: Mapping[int, str], name: str) -> int:

@@ -1,7 +1,7 @@
 """Tensor mistakes an error states once the syntax tree
 places it: a check that raised is named from what it raised.
 
-A check without values has nothing to compare with a mistake's (grader.judge.diagnose.diagnose), but
+A check without values has nothing to compare with a mistake's (grader.judge.diagnose.known_mistakes), but
 some errors say what is wrong by themselves, where the syntax tree confirms where they come from:
 
 - numpy cannot broadcast a gradient of shape (2, 4) to (2, 3, 4) inside a

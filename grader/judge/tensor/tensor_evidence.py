@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 
 from grader.core.compare import compare
-from grader.core.exercise import Exercise
 from grader.core.values import Array, ErrorInfo, Number, Value
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.patterns import RATIOS
-from grader.judge.oracle import Expected
-from grader.judge.report import CheckResult, Diagnosis
+from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.tensor import tensor_variants
-from grader.run.observed import GroupRun
 
 NOTHING = Diagnosis(
     kind="unknown", mistake="", hint="", evidence="no known mistake or pattern matches"
@@ -32,12 +29,7 @@ NOTHING = Diagnosis(
 
 
 def raised_as(
-    exercise: Exercise,
-    variants: tensor_variants.VariantRuns,
-    index: int,
-    located: Mapping[int, tuple[int, GroupRun]],
-    failing: set[int],
-    expected: tuple[Expected, ...],
+    evidence: Evidence, variants: tensor_variants.VariantRuns, index: int
 ) -> Diagnosis | None:
     """The variant that raises this check's very error, where it also fits the whole submission.
 
@@ -46,8 +38,10 @@ def raised_as(
     student failing every check the variant fails, with the same error wherever
     the variant raises (a `.T` that breaks only the batched products).
     """
+    exercise, located, expected = evidence.exercise, evidence.located, evidence.expected
     probe_index, run = located[index]
-    error = run.probes[probe_index].error  # type: ignore[union-attr]
+    got = run.probes[probe_index]
+    error = None if got is None else got.error
     if error is None:
         return None
     raising = tensor_variants.raising(variants, probe_index, error)
@@ -56,7 +50,7 @@ def raised_as(
         return None
     results = {id(v): r for v, r in variants}
     tols = tuple(p.tolerance for p in exercise.probes)
-    failed = {located[i][0] for i in failing if i in located}
+    failed = {located[i][0] for i in evidence.failing}
 
     def consistent(candidate: tensor_variants.Variant) -> bool:
         for probe in tensor_variants.fails(results[id(candidate)], expected, tols):
@@ -80,13 +74,7 @@ def raised_as(
     )
 
 
-def nan_alone(
-    exercise: Exercise,
-    checks: list[CheckResult],
-    located: Mapping[int, tuple[int, GroupRun]],
-    failing: set[int],
-    expected: tuple[Expected, ...],
-) -> list[CheckResult]:
+def nan_alone(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """A name given on nan alone stands only where the
     same name has other evidence in the submission.
 
@@ -94,28 +82,26 @@ def nan_alone(
     that something overflowed or underflowed, not what. Its name needs a check where the
     values that went wrong are numbers, or a nan at the very elements the mistake makes nan.
     """
-    weak = {i for i in failing if i in located and _wrong_only_nan(exercise, located[i], expected)}
-    named = {
-        checks[i].diagnosis.mistake  # type: ignore[union-attr]
-        for i in failing - weak
-        if checks[i].diagnosis is not None and checks[i].diagnosis.kind != "unknown"  # type: ignore[union-attr]
-    }
-    return [
-        dataclasses.replace(c, diagnosis=NOTHING)
-        if i in weak
-        and c.diagnosis is not None
-        and c.diagnosis.kind != "unknown"
-        and c.diagnosis.mistake not in named
-        else c
-        for i, c in enumerate(checks)
-    ]
+    weak = {i for i in evidence.failing if _wrong_only_nan(evidence, i)}
+    named = set()
+    for index in evidence.failing - weak:
+        diagnosis = result.checks[index].diagnosis
+        if diagnosis is not None and diagnosis.kind != "unknown":
+            named.add(diagnosis.mistake)
+    checks = []
+    for index, check in enumerate(result.checks):
+        found = check.diagnosis
+        if index in weak and found is not None and found.kind != "unknown":
+            if found.mistake not in named:
+                check = dataclasses.replace(check, diagnosis=NOTHING)
+        checks.append(check)
+    return dataclasses.replace(result, checks=tuple(checks))
 
 
-def _wrong_only_nan(
-    exercise: Exercise, where: tuple[int, GroupRun], expected: tuple[Expected, ...]
-) -> bool:
-    probe_index, run = where
-    got, want = run.probes[probe_index], expected[probe_index]
+def _wrong_only_nan(evidence: Evidence, index: int) -> bool:
+    exercise = evidence.exercise
+    probe_index = evidence.probe_index(index)
+    got, want = evidence.got(index), evidence.expected[probe_index]
     if got is None or got.observations is None or isinstance(want.observations, ErrorInfo):
         return False
     wrong = [
@@ -137,13 +123,7 @@ _MISSING_VALUE: Value = ErrorInfo("missing", "nothing observed")
 _RATIO_NAMES = RATIOS | {"mean-scale"}
 
 
-def ratios_alone(
-    exercise: Exercise,
-    checks: list[CheckResult],
-    located: Mapping[int, tuple[int, GroupRun]],
-    failing: set[int],
-    expected: tuple[Expected, ...],
-) -> list[CheckResult]:
+def ratios_alone(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """A ratio names a mistake only where more than one
     check has wrong numbers, or the check isolates it.
 
@@ -151,38 +131,36 @@ def ratios_alone(
     that makes its own tensor instead of using the caller's errs everywhere else, and its one number
     can be any ratio.
     """
-    numeric = [
-        i for i in failing if i in located and _wrong_numbers(exercise, located[i], expected)
-    ]
+    numeric = [i for i in evidence.failing if _wrong_numbers(evidence, i)]
     if len(numeric) > 1:
-        return checks
+        return result
+    exercise = evidence.exercise
 
     def isolated(index: int, mistake: str) -> bool:
         # exactly N off, N a count the check's own code
         # averages over (x.mean()): the mean is the one suspect
-        return (
-            mistake == "mean-scale"
-            and index in located
-            and ".mean(" in exercise.probes[located[index][0]].code
-        )
+        code = exercise.probes[evidence.probe_index(index)].code
+        return mistake == "mean-scale" and ".mean(" in code
 
-    return [
-        dataclasses.replace(c, diagnosis=NOTHING)
-        if i in failing
-        and c.diagnosis is not None
-        and c.diagnosis.kind == "pattern"
-        and c.diagnosis.mistake in _RATIO_NAMES
-        and not isolated(i, c.diagnosis.mistake)
-        else c
-        for i, c in enumerate(checks)
-    ]
+    checks = []
+    for index, check in enumerate(result.checks):
+        found = check.diagnosis
+        if (
+            index in evidence.failing
+            and found is not None
+            and found.kind == "pattern"
+            and found.mistake in _RATIO_NAMES
+            and not isolated(index, found.mistake)
+        ):
+            check = dataclasses.replace(check, diagnosis=NOTHING)
+        checks.append(check)
+    return dataclasses.replace(result, checks=tuple(checks))
 
 
-def _wrong_numbers(
-    exercise: Exercise, where: tuple[int, GroupRun], expected: tuple[Expected, ...]
-) -> bool:
-    probe_index, run = where
-    got, want = run.probes[probe_index], expected[probe_index]
+def _wrong_numbers(evidence: Evidence, index: int) -> bool:
+    exercise = evidence.exercise
+    probe_index = evidence.probe_index(index)
+    got, want = evidence.got(index), evidence.expected[probe_index]
     if got is None or got.observations is None or isinstance(want.observations, ErrorInfo):
         return False
     return any(
@@ -193,23 +171,20 @@ def _wrong_numbers(
     )
 
 
-def placeholders(
-    exercise: Exercise, checks: list[CheckResult], failing: set[int]
-) -> list[CheckResult]:
+def placeholders(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """Zeros from a function of a tensor exercise are its placeholders
     (np.zeros_like) left unwritten, not a gradient that nothing reached:
     there is no graph to walk, so the engine's advice would mislead."""
-    if any(kind == "class" for _, kind in exercise.defines):
-        return checks
-    return [
-        dataclasses.replace(c, diagnosis=_UNWRITTEN)
-        if i in failing
-        and c.diagnosis is not None
-        and c.diagnosis.kind == "pattern"
-        and c.diagnosis.mistake == "all-zero"
-        else c
-        for i, c in enumerate(checks)
-    ]
+    if any(kind == "class" for _, kind in evidence.exercise.defines):
+        return result
+    checks = []
+    for index, check in enumerate(result.checks):
+        found = check.diagnosis
+        if index in evidence.failing and found is not None and found.kind == "pattern":
+            if found.mistake == "all-zero":
+                check = dataclasses.replace(check, diagnosis=_UNWRITTEN)
+        checks.append(check)
+    return dataclasses.replace(result, checks=tuple(checks))
 
 
 _UNWRITTEN = Diagnosis(
@@ -221,9 +196,7 @@ _UNWRITTEN = Diagnosis(
 )
 
 
-def errors_alone(
-    checks: list[CheckResult], located: Mapping[int, tuple[int, GroupRun]], failing: set[int]
-) -> list[CheckResult]:
+def errors_alone(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """A known mistake matched on an error alone stands only
     if it also matches the student's numbers somewhere.
 
@@ -232,8 +205,7 @@ def errors_alone(
     """
 
     def numeric(index: int) -> bool:
-        probe_index, run = located[index]
-        got = run.probes[probe_index]
+        got = evidence.got(index)
         return (
             got is not None
             and got.observations is not None
@@ -241,20 +213,18 @@ def errors_alone(
         )
 
     def named(index: int) -> str | None:
-        found = checks[index].diagnosis
+        found = result.checks[index].diagnosis
         return found.mistake if found is not None and found.kind == "known-mistake" else None
 
-    wrong_numbers = [i for i in failing if i in located and numeric(i)]
+    wrong_numbers = [i for i in evidence.failing if numeric(i)]
     backed = {named(i) for i in wrong_numbers} - {None}
     if not wrong_numbers:
-        return list(checks)
-    return [
-        dataclasses.replace(c, diagnosis=NOTHING)
-        if i in failing
-        and i in located
-        and not numeric(i)
-        and named(i) is not None
-        and named(i) not in backed
-        else c
-        for i, c in enumerate(checks)
-    ]
+        return result
+    checks = []
+    for index, check in enumerate(result.checks):
+        if index in evidence.failing and not numeric(index):
+            name = named(index)
+            if name is not None and name not in backed:
+                check = dataclasses.replace(check, diagnosis=NOTHING)
+        checks.append(check)
+    return dataclasses.replace(result, checks=tuple(checks))

@@ -1,5 +1,4 @@
-"""Tensor mistakes named from the numbers (issue 17): the
-tensor exercises' hook in grader.judge.diagnose.diagnose.
+"""Tensor mistakes named from the numbers: the tensor passes of grader.judge.diagnose.passes.
 
 A failed check of a tensor exercise that no known mistake explains is named here only on evidence
 that isolates one mistake:
@@ -24,24 +23,25 @@ import dataclasses
 import itertools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from grader.core.compare import compare
-from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.hints import TENSOR_TOO
-from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
-from grader.judge.report import CheckResult, Diagnosis
+from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.tensor import tensor_chain, tensor_errors, tensor_evidence, tensor_variants
 from grader.judge.tensor.tensor_errors import axes_text, shape_text
 from grader.run.inputs import Inputs, TensorInput
-from grader.run.observed import GroupRun, ProbeRun
+from grader.run.observed import ProbeRun
 
 _RATIO = 1e-6  # how close a ratio must be to N
+#: a pass over the evidence (grader.judge.diagnose.passes)
+Run = Callable[[Evidence, ExerciseResult], ExerciseResult]
 
 HINTS = {
     "unreduced-broadcast": "A broadcast input's gradient must be summed back to that input's shape: over the axes "
@@ -65,54 +65,41 @@ HINTS = {
 }
 
 
-def refine(
-    exercise: Exercise,
-    checks: list[CheckResult],
-    located: Mapping[int, tuple[int, GroupRun]],
-    failing: set[int],
-    expected: tuple[Expected, ...],
-    inputs: tuple[Inputs, ...],
-    defined: Definitions | None = None,
-) -> list[CheckResult]:
-    """The checks, with the failed ones that a known
-    mistake does not explain named where the arrays say so.
+def numpy_safe(run: Run) -> Run:
+    """A tensor pass, safe from any number a submission sends (inf, nan, 1e308: numpy's warnings
+    are silenced, and a value that cannot be compared names nothing): a bug here costs the
+    tensor names, not what the passes before it found."""
 
-    Any number a submission sends is safe here (inf, nan, 1e308: numpy's
-    warnings are silenced, and a value that cannot be compared names
-    nothing); a bug here costs the tensor names, not the general ones.
-    """
-    try:
-        with np.errstate(all="ignore"):
-            return _refine(exercise, checks, located, failing, expected, inputs, defined)
-    except Exception:  # noqa: BLE001 - the grader's own bug: keep what the general diagnosis found
-        return list(checks)
+    def safe(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+        try:
+            with np.errstate(all="ignore"):
+                return run(evidence, result)
+        except Exception:  # noqa: BLE001 - the grader's own bug: keep what the passes found
+            return result
+
+    return safe
 
 
-def _refine(
-    exercise: Exercise,
-    checks: list[CheckResult],
-    located: Mapping[int, tuple[int, GroupRun]],
-    failing: set[int],
-    expected: tuple[Expected, ...],
-    inputs: tuple[Inputs, ...],
-    defined: Definitions | None,
-) -> list[CheckResult]:
-    checks = tensor_evidence.errors_alone(checks, located, failing)
+def name_arrays(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+    """The result, with the failed checks that a known mistake does not explain named where
+    the arrays say so: an error stated where the syntax tree places it, the reference with one
+    rule changed (tensor_variants), or a fact about the arrays."""
+    exercise = evidence.exercise
+    checks = list(result.checks)
     variants: tensor_variants.VariantRuns | None = None
     passing = [
-        exercise.probes[located[i][0]].code
+        exercise.probes[evidence.probe_index(i)].code
         for i, c in enumerate(checks)
-        if c.status == "passed" and i in located
+        if c.status == "passed" and i in evidence.located
     ]
-    for index in sorted(failing):
+    for index in sorted(evidence.failing):
         check = checks[index]
         if check.diagnosis is not None and check.diagnosis.kind == "known-mistake":
             continue
-        probe_index, run = located[index]
-        got, want = run.probes[probe_index], expected[probe_index]
+        probe_index = evidence.probe_index(index)
+        got, want = evidence.got(index), evidence.expected[probe_index]
         if got is None or isinstance(want.observations, ErrorInfo):
             continue
-        tol = exercise.probes[probe_index].tolerance
         general = (
             check.diagnosis is None
             or check.diagnosis.kind == "unknown"
@@ -120,30 +107,27 @@ def _refine(
         )
         if got.observations is None and got.error is not None and general:
             # what the error states where the syntax tree places it, before a general word on a None
-            found = tensor_errors.stated(
-                exercise, got.error, exercise.probes[probe_index].code, defined, passing
-            )
+            code = exercise.probes[probe_index].code
+            found = tensor_errors.stated(exercise, got.error, code, evidence.facts(), passing)
             if found is not None:
                 checks[index] = dataclasses.replace(check, diagnosis=found)
                 continue
         if variants is None:
-            variants = tensor_variants.variant_runs(exercise, inputs)
+            variants = tensor_variants.variant_runs(exercise, evidence.inputs)
         if got.observations is None:
             if check.diagnosis is not None and check.diagnosis.kind != "unknown":
                 continue  # an error that already says what it is (a missing method)
             found = _unsummed_error(got.error) or tensor_evidence.raised_as(
-                exercise, variants, index, located, failing, expected
+                evidence, variants, index
             )
         else:
+            tol = exercise.probes[probe_index].tolerance
             found = tensor_variants.matching(variants, probe_index, got, want, tol) or _arrays(
-                got, want, inputs[probe_index], tol
+                got, want, evidence.inputs[probe_index], tol
             )
         if found is not None:
             checks[index] = dataclasses.replace(check, diagnosis=found)
-    checks = tensor_evidence.nan_alone(exercise, checks, located, failing, expected)
-    checks = tensor_evidence.ratios_alone(exercise, checks, located, failing, expected)
-    checks = tensor_evidence.placeholders(exercise, checks, failing)
-    return tensor_chain.mark(exercise, checks, located, failing, expected, inputs)
+    return dataclasses.replace(result, checks=tuple(checks))
 
 
 def _arrays(got: ProbeRun, want: Expected, inputs: Inputs, tol: Tolerance) -> Diagnosis | None:
@@ -389,3 +373,14 @@ def _array(value: Value) -> np.ndarray | None:
 
 def _close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
     return bool(np.all(np.abs(a - b) <= tol.atol + tol.rtol * np.abs(b)))
+
+
+#: the tensor passes, by the names grader.judge.diagnose.passes declares them in order
+TENSOR_PASSES: dict[str, Run] = {
+    "errors-alone": numpy_safe(tensor_evidence.errors_alone),
+    "arrays": numpy_safe(name_arrays),
+    "nan-alone": numpy_safe(tensor_evidence.nan_alone),
+    "ratios-alone": numpy_safe(tensor_evidence.ratios_alone),
+    "placeholders": numpy_safe(tensor_evidence.placeholders),
+    "chain": numpy_safe(tensor_chain.mark),
+}
