@@ -28,6 +28,8 @@ FORMAT_HELP = "see exercises/README.md for the format"
 #: a course's additions to the reference scalar engine,
 #: beside its exercises (grader.judge.course_ops)
 COURSE_OPS = "reference_ops.py"
+#: an exercise's own diagnosis, in its folder (grader.judge.diagnose.exercise_code)
+DIAGNOSIS = "diagnosis.py"
 #: a course's settings for every exercise of its folder, beside
 #: the exercise folders (grader/schemas/course.schema.json)
 COURSE_SETTINGS = "course.yaml"
@@ -161,6 +163,9 @@ class Exercise:
     #: correct answers written another way (variants/*.py):
     #: `grade validate` proves each scores full marks, unnamed
     variants: tuple[Path, ...] = ()
+    #: its own diagnosis code (diagnosis.py), if it has one: the course's trusted code, loaded in
+    #: the grading process only (grader.judge.diagnose.exercise_code)
+    diagnosis: Path | None = None
 
     @property
     def kind(self) -> EngineKind:

@@ -17,6 +17,7 @@ from grader.course.printed import printed_numbers
 from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
 from grader.judge.devices import ALL_DEVICES, cuda_available
+from grader.judge.diagnose.exercise_code import exercise_code
 from grader.judge.diagnose.slips import to_write
 from grader.judge.grading import ExpectedCache, grade_submission
 from grader.judge.library.repositories import submission_of
@@ -76,6 +77,7 @@ def validate_exercise(
     findings = [
         *[Finding(False, f"still to do: {todo}") for todo in todos(exercise)],
         *_course_ops_proven(exercise),
+        *_exercise_code_loads(exercise),
         *_oracles_agree(exercise, seeds),
         *[Finding(*found) for found in float32_calibrated(exercise, seeds)],
         *_cuda_agrees(exercise, seeds, devices),
@@ -110,6 +112,16 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
     ]
 
 
+def _exercise_code_loads(exercise: Exercise) -> list[Finding]:
+    """The exercise's own diagnosis (diagnosis.py, grader.judge.diagnose.exercise_code) loads and
+    declares what it may: a broken one would cost its diagnoses at every grading."""
+    try:
+        exercise_code(exercise)
+    except GraderError as exc:
+        return [Finding(False, str(exc))]
+    return []
+
+
 def _course_ops_proven(exercise: Exercise) -> list[Finding]:
     """Each operation the course adds to the reference engine (grader.judge.course_ops) agrees with
     torch float64 and central differences, before the expected values of any probe rest on it."""
@@ -128,7 +140,7 @@ def _course_ops_proven(exercise: Exercise) -> list[Finding]:
 def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
     """An engine exercise's probes call only what it teaches and the base (grader.judge.uses):
     a correct engine that lacks an operation the exercise does not teach loses nothing."""
-    if exercise.engine != "scalar":
+    if not exercise.kind.operations:
         return []
     may = allowed(exercise)
     found = [
@@ -258,7 +270,7 @@ def _tensor_twin_on_cuda(
     exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
 ) -> list[Finding]:
     """A tensor exercise's torch twin, on CUDA where there is one, agrees with the numpy reference."""
-    if exercise.engine != "tensor" or "cuda" not in devices or not cuda_available():
+    if not exercise.kind.sampled or "cuda" not in devices or not cuda_available():
         return []
     problems = [
         f"seed {seed}, probe '{probe.name}': {d}"
@@ -287,7 +299,7 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
 
     A size-1 dimension is a broadcast axis; a square matrix on purpose says `equal_dims: true`.
     """
-    if exercise.engine not in ("tensor", "library"):
+    if not exercise.kind.shaped:
         return []
     problems = []
     for probe in exercise.probes:

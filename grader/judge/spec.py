@@ -18,6 +18,7 @@ from grader.core.exercise import (
     COURSE_SETTINGS,
     DEFAULT_MEMORY_MB,
     DEFAULT_TIME_LIMIT,
+    DIAGNOSIS,
     Assignment,
     Exercise,
     InputSpec,
@@ -159,6 +160,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         grades=tuple(data.get("grades", ())),
         precision=data.get("precision", "float64"),
         variants=tuple(sorted((folder / "variants").glob("*.py"))),
+        diagnosis=folder / DIAGNOSIS if (folder / DIAGNOSIS).is_file() else None,
     )
 
 

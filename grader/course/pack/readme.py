@@ -53,7 +53,7 @@ def readme(
     from grader import __version__
     from grader.course.pack.export import TORCH_INDEX, TORCH_PIN
 
-    torch = [e.id for e in exercises if e.engine == "torch"]
+    torch = [e.id for e in exercises if e.kind.torch]
     first = exercises[0].id if exercises else "EXERCISE"
     library = next((e.library for e in exercises if e.library is not None), None)
     what = (

@@ -8,6 +8,7 @@
     OUT/python/..., OUT/minitorch/...    a library course: the starter repository, which the student fills in
     OUT/exercises/starter/...            ... and the course's own copy of it (its given files)
     OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
+    OUT/exercises/<id>/diagnosis.py      the exercise's own diagnosis, where it has one
     OUT/exercises/assignments/<id>.yaml
     OUT/exercises/pack.json              which version of each exercise it holds (pack.fingerprint)
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
@@ -34,7 +35,7 @@ from typing import Any
 import yaml
 
 from grader.core.errors import GraderError
-from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
+from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, DIAGNOSIS, Assignment, Exercise
 from grader.core.text import toml_string
 from grader.course.pack.fingerprint import write_fingerprints
 from grader.course.pack.library_pack import release_library
@@ -106,7 +107,7 @@ def release(
         expected = {
             e.id: pool.submit(_expected_data, e)
             for e in exercises.values()
-            if e.engine in ("torch", "library")
+            if e.kind.oracle == "course"
         }
         for exercise in sorted(
             exercises.values(), key=lambda e: e.uses_torch
@@ -294,6 +295,9 @@ def _pack_exercise(
         (folder / "starter.py").write_text(
             exercise.starter.read_text(encoding="utf-8"), encoding="utf-8"
         )
+    if exercise.diagnosis is not None:  # names a pack gives as the course's grade does
+        written.append(folder / DIAGNOSIS)
+        written[-1].write_text(exercise.diagnosis.read_text(encoding="utf-8"), encoding="utf-8")
     public = {p["name"] for p in data["probes"]}
     if expected is not None:
         data["expected"] = "expected.json"

@@ -12,6 +12,8 @@ order, as nbgrader lists its preprocessors:
 - nothing-known: each failed check still unnamed says that nothing known matches;
 - the tensor passes: array facts and the reference with one rule changed, then the rules that
   keep a name only where the whole submission backs it (grader.judge.tensor);
+- exercise: the passes an exercise declares in its own folder (its diagnosis.py,
+  grader.judge.diagnose.exercise_code), such as manual backprop's chain;
 - localized: a fault localized in one rule replaces the symptoms it explains;
 - syntax: what the syntax tree says of a whole check (a method its instances hide);
 - unreached: methods no check got as far as, named as masked mistakes;
@@ -33,6 +35,7 @@ from grader.core.engines import Engine
 from grader.judge.diagnose.blame import name_localized
 from grader.judge.diagnose.code_names import name_from_code
 from grader.judge.diagnose.evidence import Audience, Evidence
+from grader.judge.diagnose.exercise_code import exercise_code
 from grader.judge.diagnose.known_mistakes import name_known
 from grader.judge.diagnose.patterns import NOTHING, name_patterns, named_pattern
 from grader.judge.diagnose.slips import name_slips
@@ -89,6 +92,13 @@ def _withheld(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     return dataclasses.replace(result, checks=tuple(checks))
 
 
+def _exercise_passes(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
+    """The passes the exercise declares in its own folder, in their order."""
+    for run in exercise_code(evidence.exercise).passes:
+        result = run(evidence, result)
+    return result
+
+
 def _tensor(name: str) -> Pass:
     """A pass of grader.judge.tensor, which imports numpy: tensor exercises only."""
 
@@ -105,6 +115,7 @@ PATTERNS = Pass("patterns", name_patterns)
 RULE_BREAKS = Pass("rule-breaks", _rule_breaks)
 SIGN_SLIPS = Pass("sign-slips", name_slips)
 NOTHING_KNOWN = Pass("nothing-known", _nothing_known)
+EXERCISE = Pass("exercise", _exercise_passes)
 LOCALIZED = Pass("localized", name_localized)
 SYNTAX = Pass("syntax", name_from_code)
 UNREACHED = Pass("unreached", unreached_missing)
@@ -113,7 +124,16 @@ WITHHELD = Pass("withheld", _withheld)
 NAMING = (KNOWN, PATTERNS, RULE_BREAKS)
 #: each kind of engine's passes, in order
 PASSES: Mapping[Engine, tuple[Pass, ...]] = {
-    "scalar": (*NAMING, SIGN_SLIPS, NOTHING_KNOWN, LOCALIZED, SYNTAX, UNREACHED, WITHHELD),
+    "scalar": (
+        *NAMING,
+        SIGN_SLIPS,
+        NOTHING_KNOWN,
+        EXERCISE,
+        LOCALIZED,
+        SYNTAX,
+        UNREACHED,
+        WITHHELD,
+    ),
     "tensor": (
         *NAMING,
         NOTHING_KNOWN,
@@ -122,12 +142,12 @@ PASSES: Mapping[Engine, tuple[Pass, ...]] = {
         _tensor("nan-alone"),
         _tensor("ratios-alone"),
         _tensor("placeholders"),
-        _tensor("chain"),
+        EXERCISE,
         SYNTAX,
         WITHHELD,
     ),
-    "torch": (*NAMING, NOTHING_KNOWN, SYNTAX, WITHHELD),
-    "library": (*NAMING, NOTHING_KNOWN, SYNTAX, WITHHELD),
+    "torch": (*NAMING, NOTHING_KNOWN, EXERCISE, SYNTAX, WITHHELD),
+    "library": (*NAMING, NOTHING_KNOWN, EXERCISE, SYNTAX, WITHHELD),
 }
 
 #: (exercise, pass, check, the diagnosis before, after) for each name a pass changed, while

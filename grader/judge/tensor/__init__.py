@@ -1,6 +1,7 @@
-"""Diagnosis for tensor programs: the first wrong gradient in backward order (tensor_chain),
-the reference with one rule changed (tensor_variants), patterns of broadcasting and
-reduction, batch norm's parts, and tensor errors named where the syntax tree places them.
+"""Diagnosis for tensor programs: the reference with one rule changed (tensor_variants), patterns of
+broadcasting and reduction (tensor_patterns), the rules that keep a name only where the whole
+submission backs it (tensor_evidence), and tensor errors named where the syntax tree places them
+(tensor_errors).
 
 May import core/, run/ and the judge's modules below the pipeline; never judge.grading nor
 judge.hidden_runs.

@@ -7,11 +7,9 @@ that isolates one mistake:
   axes, given back its size-1 axes, reshaped, or its axes put back in order; or one
   that is exactly N times the right one, N the size of an input's axis (a mean's 1/N);
 - the reference with one rule changed (grader.judge.tensor.tensor_variants: matmul's transposes,
-  batch norm without one of its paths or with eps misplaced, a softmax shifted wrongly or taking the
-  log of its probabilities), where every value of the check is what that variant gives on the same
-  inputs, and the variant is wrong there, or where it raises the very error the student's code does;
-- in a backward chain (manual backprop), which gradient
-  is the root (grader.judge.tensor.tensor_chain).
+  and the variants an exercise declares in its folder), where every value of the check is what that
+  variant gives on the same inputs, and the variant is wrong there, or where it raises the very
+  error the student's code does.
 
 Then the whole submission must back each name (grader.judge.tensor.tensor_evidence).
 Where none holds, the check keeps what the general diagnosis found, or nothing.
@@ -34,7 +32,7 @@ from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.hints import TENSOR_TOO
 from grader.judge.oracle import Expected
 from grader.judge.report import Diagnosis, ExerciseResult
-from grader.judge.tensor import tensor_chain, tensor_errors, tensor_evidence, tensor_variants
+from grader.judge.tensor import tensor_errors, tensor_evidence, tensor_variants
 from grader.judge.tensor.tensor_errors import axes_text, shape_text
 from grader.run.inputs import Inputs, TensorInput
 from grader.run.observed import ProbeRun
@@ -382,5 +380,4 @@ TENSOR_PASSES: dict[str, Run] = {
     "nan-alone": numpy_safe(tensor_evidence.nan_alone),
     "ratios-alone": numpy_safe(tensor_evidence.ratios_alone),
     "placeholders": numpy_safe(tensor_evidence.placeholders),
-    "chain": numpy_safe(tensor_chain.mark),
 }

@@ -8,10 +8,10 @@ for the same rules and says what it changes, one fact per place (`changes`):
 
 - matmul's backward with its transposes on the wrong side, missing, the result transposed, or made
   with numpy's `.T` (which reverses every axis of a batch), for one operand or both;
-- batch norm's backward without one of its paths, and eps misplaced in the forward, dx or dgamma
-  (grader.judge.tensor.tensor_batchnorm);
-- a softmax loss shifted by nothing or by the whole batch's maximum instead of each row's, or taking
-  the log of softmax probabilities that underflow to 0 (`softmax_loss`).
+- those an exercise declares in its own folder (grader.judge.diagnose.exercise_code): batch norm's
+  backward without one of its paths, or with eps misplaced (layer-backward); a softmax loss shifted
+  by nothing or by the whole batch's maximum, or taking the log of probabilities that underflow to
+  0 (softmax-cross-entropy).
 
 A check names a variant only where its values are numbers that every fitting variant gives on the
 student's inputs, all of one family, and the variant whose changes are exactly what those share fits
@@ -31,9 +31,9 @@ from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
+from grader.judge.diagnose.exercise_code import exercise_code
 from grader.judge.oracle import Expected
 from grader.judge.report import Diagnosis
-from grader.judge.tensor import tensor_batchnorm
 from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs
 from grader.run.observed import ProbeRun
@@ -194,23 +194,18 @@ def _run(exercise: Exercise, inputs: tuple[Inputs, ...], variant: Variant) -> tu
 
 
 def _variants(exercise: Exercise) -> list[Variant]:
-    defined = {name for name, _ in exercise.defines}
+    """The variants that apply to the exercise: matmul's, wherever a Tensor class multiplies,
+    and those its own folder declares (grader.judge.diagnose.exercise_code)."""
     found: list[Variant] = []
+    defined = {name for name, _ in exercise.defines}
     if "Tensor" in defined and any("@" in p.code or "matmul" in p.code for p in exercise.probes):
         found += _matmul_variants(exercise)
-    names = reference_names(Tensor, exercise.defines)
-    if "batchnorm_backward" in defined:
-        found += [
-            Variant(m, h, {**names, **changed}, "batchnorm-paths", c)
-            for m, h, c, changed in tensor_batchnorm.path_variants()
-        ]
-    if "batchnorm_forward" in defined and "batchnorm_backward" in defined:
-        found += [
-            Variant(m, h, {**names, **changed}, "batchnorm-eps", c)
-            for m, h, c, changed in tensor_batchnorm.eps_variants()
-        ]
-    if "softmax_loss" in defined:
-        found += _softmax_variants(names)
+    declared = exercise_code(exercise).variants
+    if declared is not None:
+        for variant in declared(reference_names(Tensor, exercise.defines)):
+            if not isinstance(variant, Variant):
+                raise TypeError(f"{exercise.diagnosis}: variants() gives a {type(variant)}")
+            found.append(variant)
     return found
 
 
@@ -261,67 +256,3 @@ def _matmul_engine(
         )
 
     return type("MatmulVariant", (Tensor,), {"__slots__": (), "__matmul__": matmul})
-
-
-_SHIFTS = {
-    "none": (
-        "softmax-overflow",
-        "exp overflows for large logits (above about 709), giving inf and then nan: "
-        "subtract each row's maximum before exp; the softmax does not change.",
-    ),
-    "batch": (
-        "softmax-batch-max-shift",
-        "The logits are shifted by the maximum of the whole batch (x.max()), not "
-        "by each row's own (x.max(axis=1, keepdims=True)): in a row far below that "
-        "maximum every exp underflows to 0, and its softmax is 0/0 = nan.",
-    ),
-}
-_LOG_OF_PROBS = (
-    "log-of-softmax-underflow",
-    "The log of a probability that underflowed to 0 is -inf: take the "
-    "log-softmax directly, z - log(sum(exp(z))) with z = x - max(x) in each row, rather than the log "
-    "of the softmax.",
-)
-
-
-def _softmax_variants(names: dict[str, object]) -> list[Variant]:
-    def loss(
-        shift: str, log_of_probs: bool, dx_from_log: bool
-    ) -> Callable[[Arr, Arr], tuple[float, Arr]]:
-        def softmax_loss(x: Arr, y: Arr) -> tuple[float, Arr]:
-            x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64)
-            n = x.shape[0]
-            z = (
-                x - x.max(axis=1, keepdims=True)
-                if shift == "row"
-                else x - x.max()
-                if shift == "batch"
-                else x
-            )
-            p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
-            log_softmax = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-            logp = np.log(p) if log_of_probs else log_softmax
-            dx = np.exp(log_softmax) if dx_from_log else p.copy()
-            dx[np.arange(n), y] -= 1
-            return float(-logp[np.arange(n), y].mean()), dx / n
-
-        return softmax_loss
-
-    variants = []
-    for shift in ("row", "none", "batch"):
-        for log_of_probs in (False, True):
-            if shift == "row" and not log_of_probs:
-                continue
-            mistake, hint = _SHIFTS[shift] if shift != "row" else _LOG_OF_PROBS
-            if shift != "row" and log_of_probs:
-                hint = f"{hint} {_LOG_OF_PROBS[1]}"
-            changes = frozenset({f"shift:{shift}"} if shift != "row" else set()) | frozenset(
-                {"log:probs"} if log_of_probs else set()
-            )
-            for dx_from_log in (
-                False,
-                True,
-            ):  # two ways of writing the same right dx: no change of their own
-                changed = {**names, "softmax_loss": loss(shift, log_of_probs, dx_from_log)}
-                variants.append(Variant(mistake, hint, changed, "softmax", changes))
-    return variants

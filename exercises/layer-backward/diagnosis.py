@@ -1,5 +1,5 @@
-"""Batch norm with one of its rules changed, for
-grader.judge.tensor.tensor_variants: its paths and its eps.
+"""Batch norm's own mistakes, for this exercise's diagnosis (grader.judge.diagnose.exercise_code):
+the reference's batch norm with one of its rules changed, its paths and its eps.
 
 Two families of CS231n `batchnorm_forward`/`batchnorm_backward` pairs, each a complete pair of
 functions a probe can call:
@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.judge.tensor.tensor_variants import Variant
 from reference.tensor import Array
 from reference.tensor import Tensor as ReferenceTensor
 from reference.tensor_tasks import BN_EPS, BatchNormPaths, functions
@@ -151,3 +152,13 @@ def _backward(dx_form: str, dgamma_form: str) -> Callable[..., tuple[Array, Arra
         return dx, dgamma, dout.sum(axis=0)
 
     return batchnorm_backward
+
+
+def variants(names: Names) -> list[Variant]:
+    """The reference with batch norm's paths or eps changed, over the reference's `names`."""
+    found = []
+    for mistake, hint, changes, changed in path_variants():
+        found.append(Variant(mistake, hint, {**names, **changed}, "batchnorm-paths", changes))
+    for mistake, hint, changes, changed in eps_variants():
+        found.append(Variant(mistake, hint, {**names, **changed}, "batchnorm-eps", changes))
+    return found

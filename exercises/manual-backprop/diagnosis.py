@@ -1,5 +1,5 @@
-"""Which wrong gradient of a backward chain is the root
-(manual backprop, issue 17), and which follow from it.
+"""Which wrong gradient of this exercise's backward chain is the root, and which follow from it:
+its own diagnosis (grader.judge.diagnose.exercise_code), a pass run after the tensor passes.
 
 In the backprop-ninja exercise each intermediate's gradient is a check of its own, and each is
 worked out from the gradients of the tensors it feeds. So for each wrong one, the reference's chain
@@ -11,9 +11,9 @@ rule is applied to the student's *own* values of those gradients, on the same in
   (everything it is made from is right). Where a root is the right value less the contribution
   through one of the tensors it feeds, that missing path is named.
 
-Applies to exercises that define `manual_backward` and observe
-`d<name>` for the intermediates of reference.tensor_tasks (inputs
-named as its parameters); elsewhere the checks pass through unchanged.
+It reads the probes that observe `d<name>` for the intermediates of reference.tensor_tasks (inputs
+named as its parameters); where the exercise defines no `manual_backward`, the checks pass through
+unchanged.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from grader.core.exercise import Exercise
 from grader.core.values import Array
 from grader.judge.diagnose.evidence import Evidence
 from grader.judge.report import Diagnosis, ExerciseResult
+from grader.judge.tensor.tensor_patterns import numpy_safe
 from grader.run.inputs import TensorInput
 from grader.run.observed import GroupRun
 from reference.tensor import Tensor, topological_order
@@ -223,3 +224,7 @@ def _through(
 
 def _close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
     return bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+
+
+#: this exercise's passes, in order
+PASSES = (numpy_safe(mark),)
