@@ -26,10 +26,11 @@ class EngineKind:
     #: probe calls, the localization of a fault to one rule, the sign slips and the methods no
     #: check reached are read from them; a course may add operations (reference_ops.py)
     operations: bool
-    #: what computes the expected values: a reference engine here (with a torch float64 twin that
-    #: confirms them), or the course's own code (a torch exercise's solution, a library course's
-    #: reference package), which a released pack leaves out and stores the values of instead
-    oracle: Literal["reference", "course"]
+    #: what computes the expected values: the reference scalar engine or the reference tensor
+    #: engine here (each with a torch float64 twin that confirms them), or the course's own code
+    #: (a torch exercise's solution, a library course's reference package), which a released pack
+    #: leaves out and stores the values of instead
+    oracle: Literal["scalar", "tensor", "course"]
     #: written with torch: its probes and the submission import torch (unless the exercise forbids
     #: autograd), its solution may compute in float32, and its known mistakes are compared on
     #: every failed check (an error's text too: torch's mistakes fail gradcheck by their own words)
@@ -39,32 +40,45 @@ class EngineKind:
     sampled: bool
     #: its probes' inputs have shapes, which must expose axis mistakes (no two dimensions equal)
     shaped: bool
+    #: handed in as a package (a library course's repository), which its course's course.yaml
+    #: describes
+    package: bool
     advice: Advice
+    #: the fields of exercise.yaml this kind takes and the others do not
+    fields: frozenset[str] = frozenset()
+
+    @property
+    def reference(self) -> bool:
+        """Whether a reference engine of ours computes the expected values, here and in a pack."""
+        return self.oracle != "course"
 
     @property
     def cheap_expected(self) -> bool:
         """Whether the expected values take milliseconds here (the reference scalar engine):
         nothing is gained by keeping them on disk."""
-        return self.oracle == "reference" and not self.sampled
+        return self.oracle == "scalar"
 
 
 KINDS: Mapping[Engine, EngineKind] = {
     "scalar": EngineKind(
         "scalar",
         operations=True,
-        oracle="reference",
+        oracle="scalar",
         torch=False,
         sampled=False,
         shaped=False,
+        package=False,
         advice="engine",
+        fields=frozenset({"contract"}),
     ),
     "tensor": EngineKind(
         "tensor",
         operations=False,
-        oracle="reference",
+        oracle="tensor",
         torch=False,
         sampled=True,
         shaped=True,
+        package=False,
         advice="numpy",
     ),
     "torch": EngineKind(
@@ -74,7 +88,9 @@ KINDS: Mapping[Engine, EngineKind] = {
         torch=True,
         sampled=False,
         shaped=False,
+        package=False,
         advice="torch",
+        fields=frozenset({"precision", "autograd"}),
     ),
     "library": EngineKind(
         "library",
@@ -83,6 +99,8 @@ KINDS: Mapping[Engine, EngineKind] = {
         torch=False,
         sampled=False,
         shaped=True,
+        package=True,
         advice="engine",
+        fields=frozenset({"grades"}),
     ),
 }

@@ -270,7 +270,7 @@ def _tensor_twin_on_cuda(
     exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
 ) -> list[Finding]:
     """A tensor exercise's torch twin, on CUDA where there is one, agrees with the numpy reference."""
-    if not exercise.kind.sampled or "cuda" not in devices or not cuda_available():
+    if exercise.kind.oracle != "tensor" or "cuda" not in devices or not cuda_available():
         return []
     problems = [
         f"seed {seed}, probe '{probe.name}': {d}"

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from grader.core.compare import compare, show
+from grader.core.engines import Engine
 from grader.core.exercise import Device, Exercise, Probe
 from grader.core.numeric import Tolerance
 from grader.core.values import ErrorInfo, Value
@@ -142,7 +143,7 @@ def _problems(
     return problems
 
 
-def run_problems(run: RunResult, *, first: bool = True, engine: str = "torch") -> list[str]:
+def run_problems(run: RunResult, *, first: bool = True, engine: Engine = "torch") -> list[str]:
     """What went wrong with the submission as a whole
     in one run: loading, failing cells, stopping early.
 
@@ -217,7 +218,7 @@ def _device_check(
     device: Device,
     run: Run | None,
     index: int,
-    engine: str,
+    engine: Engine,
 ) -> CheckResult:
     """A check scored out of 1; the caller scales it to the probe's points for this device."""
     make = _Maker(probe, inputs, device)
@@ -335,7 +336,7 @@ def _ruled(
     return dataclasses.replace(check, problem=f"{check.problem} Also: {rule}.")
 
 
-def _error_text(error: ErrorInfo, engine: str, *, hidden: bool = False) -> str:
+def _error_text(error: ErrorInfo, engine: Engine, *, hidden: bool = False) -> str:
     """The student's exception, where it was raised, and advice where its cause is
     known. A hidden check's keeps the type and the line, not the message: the submission
     chooses that (`float(f"x{a}")` too), and it could quote the check's inputs."""
@@ -432,7 +433,7 @@ def _compare_observations(
     tolerance: Tolerance,
     partial: bool,
     make: _Maker,
-    engine: str,
+    engine: Engine,
 ) -> CheckResult:
     want_all = expected.observations
     got_all = probe_run.observations

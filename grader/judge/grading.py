@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, Unpack
 
+from grader.core.engines import Engine
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.devices import ALL_DEVICES, cuda_available
@@ -487,7 +488,7 @@ def assemble(
 
 
 def _problems(
-    children: Mapping[Device, list[RunResult]], several: bool, engine: str
+    children: Mapping[Device, list[RunResult]], several: bool, engine: Engine
 ) -> tuple[str, ...]:
     problems = []
     for device, found in children.items():

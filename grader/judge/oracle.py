@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.compare import compare
+from grader.core.engines import Engine
 from grader.core.errors import GraderError
 from grader.core.exercise import MAX_FD_ELEMENTS, Exercise, Probe
 from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS, Tolerance
@@ -99,13 +100,13 @@ def expected_values(
     differences still confirm every gradient), so that grading engine exercises never imports torch;
     `grade validate` keeps it.
     """
-    if exercise.engine in ("torch", "library") and exercise.solution is None:
+    if not exercise.kind.reference and exercise.solution is None:
         return released_values(exercise, seed)
     oracles = _oracles(exercise, device, torch_engine)
     # Grading a tensor exercise samples a few elements of each gradient
     # (each probe can be a whole network); validate checks them all.
     fd_elements = (
-        GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
+        GRADING_FD_ELEMENTS if exercise.kind.sampled and not torch_engine else MAX_FD_ELEMENTS
     )
     float32 = _float32_oracle(exercise, device)
     with warnings.catch_warnings():
@@ -125,7 +126,7 @@ def expected_values(
 def _float32_oracle(exercise: Exercise, device: str) -> _Oracle | None:
     """A torch exercise's solution with its float64 made
     float32 (grader.judge.precision), where it names float64."""
-    if exercise.engine != "torch" or exercise.solution is None:
+    if not exercise.kind.torch or exercise.solution is None:
         return None
     source = precision.in_float32(exercise.solution.read_text(encoding="utf-8"))
     if source is None:
@@ -157,50 +158,64 @@ def _calibrated(
 
 def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list[_Oracle]:
     """The names a probe sees, for each oracle; the first one gives the expected values."""
-    match exercise.engine:
-        case "scalar":
-            reference = _Oracle("reference engine", scalar_engine.names(exercise), "cpu")
-            if not torch_engine:
-                return [reference]
-            from reference.torch_engine import torch_node_class
+    return _ORACLES[exercise.engine](exercise, device, torch_engine)
 
-            twin = scalar_engine.names(exercise, torch_node_class(device))
-            return [reference, _Oracle(f"torch engine ({device}, float64)", twin, device)]
-        case "torch":
-            assert exercise.solution is not None  # packs without one never get here
-            return [
-                _Oracle(
-                    f"solution ({device})",
-                    solution_names(exercise.solution, exercise.defines),
-                    device,
-                )
-            ]
-        case "tensor":
-            from reference.tensor import Tensor
-            from reference.tensor_tasks import reference_names
 
-            reference = _Oracle(
-                "reference tensor engine", reference_names(Tensor, exercise.defines), "cpu"
-            )
-            if not torch_engine:
-                return [reference]
-            from reference.torch_tensor import torch_tensor_class
+def _scalar_oracles(exercise: Exercise, device: str, torch_engine: bool) -> list[_Oracle]:
+    """The reference engine, and its torch float64 twin."""
+    reference = _Oracle("reference engine", scalar_engine.names(exercise), "cpu")
+    if not torch_engine:
+        return [reference]
+    from reference.torch_engine import torch_node_class
 
-            twin = reference_names(torch_tensor_class(device), exercise.defines)
-            return [reference, _Oracle(f"torch tensor engine ({device}, float64)", twin, device)]
-        case "library":
-            from grader.judge.library.reference import reference_names as package_names
-            from grader.judge.library.reference import reference_node
+    twin = scalar_engine.names(exercise, torch_node_class(device))
+    return [reference, _Oracle(f"torch engine ({device}, float64)", twin, device)]
 
-            node = reference_node(exercise)
-            assert exercise.library is not None
-            read = (
-                data_of
-                if node is None or exercise.library.graph is None
-                else value_reader(node, exercise.library.graph.realize, data_of)
-            )
-            return [_Oracle("course's reference package", package_names(exercise), "cpu", read)]
-    raise ValueError(f"unknown engine {exercise.engine!r}")
+
+def _solution_oracles(exercise: Exercise, device: str, torch_engine: bool) -> list[_Oracle]:
+    """A torch exercise's solution."""
+    assert exercise.solution is not None  # packs without one never get here
+    names = solution_names(exercise.solution, exercise.defines)
+    return [_Oracle(f"solution ({device})", names, device)]
+
+
+def _tensor_oracles(exercise: Exercise, device: str, torch_engine: bool) -> list[_Oracle]:
+    """The reference tensor engine, and its torch float64 twin."""
+    from reference.tensor import Tensor
+    from reference.tensor_tasks import reference_names
+
+    names = reference_names(Tensor, exercise.defines)
+    reference = _Oracle("reference tensor engine", names, "cpu")
+    if not torch_engine:
+        return [reference]
+    from reference.torch_tensor import torch_tensor_class
+
+    twin = reference_names(torch_tensor_class(device), exercise.defines)
+    return [reference, _Oracle(f"torch tensor engine ({device}, float64)", twin, device)]
+
+
+def _package_oracles(exercise: Exercise, device: str, torch_engine: bool) -> list[_Oracle]:
+    """A library course's reference package."""
+    from grader.judge.library.reference import reference_names as package_names
+    from grader.judge.library.reference import reference_node
+
+    node = reference_node(exercise)
+    assert exercise.library is not None
+    read = (
+        data_of
+        if node is None or exercise.library.graph is None
+        else value_reader(node, exercise.library.graph.realize, data_of)
+    )
+    return [_Oracle("course's reference package", package_names(exercise), "cpu", read)]
+
+
+#: each kind's oracles
+_ORACLES: dict[Engine, Callable[[Exercise, str, bool], list[_Oracle]]] = {
+    "scalar": _scalar_oracles,
+    "torch": _solution_oracles,
+    "tensor": _tensor_oracles,
+    "library": _package_oracles,
+}
 
 
 def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from grader.core.contract import DEFAULT as DEFAULT_CONTRACT
 from grader.core.contract import Contract, problems
+from grader.core.engines import KINDS
 from grader.core.errors import SpecError
 from grader.core.exercise import (
     COURSE_OPS,
@@ -67,6 +68,7 @@ def load_assignment(path: Path) -> Assignment:
 def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     where = Where(path, lines)
     folder = path.parent
+    kind = KINDS[data["engine"]]
     if data["id"] != folder.name:
         raise where.error(
             ("id",), f"is {data['id']!r} but the folder is {folder.name!r}; they must match."
@@ -104,10 +106,9 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     # A released pack holds no solution: a torch exercise brings its expected values instead, and a
     # scalar one needs none, since the reference engine computes them.
     packed = "solution" not in data and (
-        expected is not None
-        or (data["engine"] in ("scalar", "tensor") and not (folder / "solution.py").exists())
+        expected is not None or (kind.reference and not (folder / "solution.py").exists())
     )
-    if data["engine"] == "tensor":
+    if kind.oracle == "tensor":
         _tensor_reference(data["defines"], where)
     _autograd_rule(data, probes, where)
     if library is not None:
@@ -125,7 +126,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     mutants = (
         tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
     )
-    if data.get("precision", "float64") != "float64" and data["engine"] != "torch":
+    if data.get("precision", "float64") != "float64" and "precision" not in kind.fields:
         raise where.error(
             ("precision",),
             f"is for engine: torch exercises, whose answers may compute in float32; "
@@ -155,7 +156,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         forbid_complex=bool(data.get("forbid_complex", False)),
         hidden_points=float(data.get("hidden_points", 0)),
         contract=contract,
-        course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
+        course_ops=course_ops if kind.operations and course_ops.is_file() else None,
         library=library,
         grades=tuple(data.get("grades", ())),
         precision=data.get("precision", "float64"),
@@ -168,7 +169,7 @@ def _source_rules(data: dict[str, Any], course: Path) -> SourceRules:
     """The exercise's `source` rules, with what its
     course allows every engine exercise (course.yaml)."""
     rules = {key: tuple(names) for key, names in data.get("source", {}).items()}
-    if data["engine"] != "torch":
+    if not KINDS[data["engine"]].torch:
         added = course_imports(course / COURSE_SETTINGS)
         rules["allow_imports"] = tuple(dict.fromkeys([*rules.get("allow_imports", ()), *added]))
     return SourceRules(**rules)
@@ -178,7 +179,7 @@ def _contract(data: dict[str, Any], where: Where) -> Contract:
     """The engine's names; the class must be one the exercise asks a submission to define."""
     if "contract" not in data:
         return DEFAULT_CONTRACT
-    if data["engine"] != "scalar":
+    if "contract" not in KINDS[data["engine"]].fields:
         raise where.error(
             ("contract",),
             f"is for engine: scalar exercises; this one is engine: {data['engine']}. "
@@ -213,7 +214,7 @@ def _autograd_rule(data: dict[str, Any], probes: tuple[Probe, ...], where: Where
     """`autograd` is about torch, and `forbidden` leaves
     torch out of the tree: no torch for its probes either."""
     rule = data.get("autograd")
-    if rule is not None and data["engine"] != "torch":
+    if rule is not None and "autograd" not in KINDS[data["engine"]].fields:
         raise where.error(
             ("autograd",), f"is for engine: torch exercises; this one is engine: {data['engine']}."
         )

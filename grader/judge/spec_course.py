@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from grader.core.engines import KINDS
 from grader.core.exercise import COURSE_SETTINGS
 from grader.core.library import Graph, Library, last_name
 from grader.judge.spec_yaml import At, Where, check_schema, parse_yaml, read_spec
@@ -26,7 +27,7 @@ def course_imports(path: Path) -> tuple[str, ...]:
 def library_settings(data: dict[str, Any], course: Path, where: Where) -> Library | None:
     """A library exercise's package settings, from its
     course's course.yaml; other engines have none."""
-    if data["engine"] != "library":
+    if not KINDS[data["engine"]].package:
         for field in ("grades",):
             if field in data:
                 raise where.error((field,), "is for engine: library exercises.")

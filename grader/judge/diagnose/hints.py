@@ -7,6 +7,7 @@ grader.judge.diagnose.named_errors, against its syntax tree.
 
 from __future__ import annotations
 
+from grader.core.engines import KINDS, Engine
 from grader.core.values import ErrorInfo
 
 #: (id, exception type, message fragment, advice); the first match wins
@@ -135,27 +136,24 @@ TENSOR_ADVICE = {
 }
 
 
-def known_error(error: ErrorInfo, engine: str = "torch") -> tuple[str, str] | None:
+def known_error(error: ErrorInfo, engine: Engine = "torch") -> tuple[str, str] | None:
     """The id and the advice for an error whose cause is known, if this is one.
 
     An engine exercise gets only advice that is not about torch: "'NoneType'
     object has no attribute" there is a node's None, not a .grad read before
     backward(); a numpy exercise gets it in numpy's words.
     """
-    for ident, type_name, fragment, advice in KNOWN_ERRORS:
-        if (
-            error.type_name == type_name
-            and fragment in error.message
-            and (
-                engine == "torch"
-                or ident in ANY_ENGINE
-                or (engine == "tensor" and ident in TENSOR_TOO)
-            )
-        ):
-            return ident, TENSOR_ADVICE.get(ident, advice) if engine == "tensor" else advice
+    advice = KINDS[engine].advice
+    for ident, type_name, fragment, text in KNOWN_ERRORS:
+        if error.type_name != type_name or fragment not in error.message:
+            continue
+        if advice == "torch" or ident in ANY_ENGINE:
+            return ident, text
+        if advice == "numpy" and ident in TENSOR_TOO:
+            return ident, TENSOR_ADVICE.get(ident, text)
     return None
 
 
-def hint_for(error: ErrorInfo, engine: str = "torch") -> str | None:
+def hint_for(error: ErrorInfo, engine: Engine = "torch") -> str | None:
     known = known_error(error, engine)
     return None if known is None else known[1]

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 
 from grader.core.compare import compare, fmt
+from grader.core.engines import Engine
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
 from grader.judge.diagnose.evidence import Evidence
@@ -95,7 +96,7 @@ def pattern(
     expected: Expected,
     inputs: Inputs,
     tol: Tolerance,
-    engine: str,
+    engine: Engine,
     defined: Definitions | None,
     uses: frozenset[str] | None = None,
 ) -> Diagnosis:
