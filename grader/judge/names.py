@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 from grader.judge.diagnose.code_facts import forward_walks, placeholder_returns, shadowed
 from grader.run.read.load import SourceCell
@@ -37,45 +38,124 @@ class ClassFacts:
         return None if self.has_bases else False
 
 
-@dataclass(frozen=True, slots=True)
 class Definitions:
-    """The top-level definitions of a submission, by name
-    (the last one wins, as in a notebook run top to bottom)."""
+    """The top-level definitions of a submission, by name (the last one wins, as in a notebook run
+    top to bottom), and the facts its syntax tree settles, each read the first time a diagnosis
+    asks for it: the file is parsed once, and a fact no pass asks for is never computed."""
 
-    classes: dict[str, ClassFacts]
-    functions: tuple[str, ...]
-    #: module-level `Node = Value`: the name, and the name it is bound to
-    aliases: dict[str, str]
-    #: every name and attribute the code mentions (clone, detach, math...)
-    identifiers: frozenset[str] = frozenset()
-    #: the methods and functions that overwrite a grad with a computed value (grad_overwrites)
-    grad_overwrites: frozenset[str] = frozenset()
-    #: functions and methods whose body is a placeholder:
-    #: pass, ..., raise NotImplementedError, return None
-    unwritten: frozenset[str] = frozenset()
-    #: methods of a class that never return a value (an operation whose result is None)
-    returns_nothing: frozenset[str] = frozenset()
-    #: each function defined inside another (a _backward closure),
-    #: and the top-level methods and functions it is defined in
-    enclosing: dict[str, frozenset[str]] = field(default_factory=dict)
-    #: where each top-level function and method is: (cell label, first line, last line, name)
-    spans: tuple[tuple[str, int, int, str], ...] = ()
-    #: (class, method): a method its class's __init__ hides behind an instance attribute
-    #: (grader.judge.diagnose.code_facts)
-    shadowed: frozenset[tuple[str, str]] = frozenset()
-    #: methods that walk a post-order (inputs-first)
-    #: list of nodes forwards, calling each node's step
-    forward_walks: frozenset[str] = frozenset()
-    #: (class, method): a method of a class whose body is a placeholder,
-    #: as the starter hands it out (pass, ..., return None, raise
-    #: NotImplementedError), and that nothing after the class replaces
-    unwritten_methods: frozenset[tuple[str, str]] = frozenset()
-    #: functions and methods whose results are, at some positions, still the starter's
-    #: None placeholders: the returned name at each such position, "" at the others
-    placeholders: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: every attribute the code assigns to anywhere
-    #: (`Node.__rsub__ = f` inside a function too), but on self
-    patched: frozenset[str] = frozenset()
+    def __init__(
+        self,
+        classes: dict[str, ClassFacts],
+        functions: tuple[str, ...],
+        aliases: dict[str, str],
+        trees: Sequence[tuple[str, ast.Module]] = (),
+    ) -> None:
+        self.classes = classes
+        self.functions = functions
+        #: module-level `Node = Value`: the name, and the name it is bound to
+        self.aliases = aliases
+        #: (cell label, syntax tree) of each cell that parses
+        self._labelled = tuple(trees)
+        self._trees = tuple(tree for _, tree in self._labelled)
+
+    @cached_property
+    def _mentions(self) -> tuple[frozenset[str], frozenset[str]]:
+        names: set[str] = set()
+        assigned: set[str] = set()
+        for tree in self._trees:
+            named, stored = mentioned(tree)
+            names |= named
+            assigned |= stored
+        return frozenset(names), frozenset(assigned)
+
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        """Every name and attribute the code mentions (clone, detach, math...): what a mutant's
+        distinctive code is looked for in (grader.judge.diagnose.weak_evidence), and what can add
+        a member the syntax tree does not show (grader.judge.diagnose.unreached)."""
+        return self._mentions[0]
+
+    @cached_property
+    def patched(self) -> frozenset[str]:
+        """Every attribute the code assigns to anywhere (`Node.__rsub__ = f` inside a function
+        too), but on self: a method added where the syntax tree cannot tell."""
+        return self._mentions[1]
+
+    @cached_property
+    def grad_overwrites(self) -> frozenset[str]:
+        """The methods and functions that overwrite a grad with a computed value: where an
+        engine's accumulation happens, or fails to (grader.judge.diagnose.faults)."""
+        return grad_overwrites(self._trees)
+
+    @cached_property
+    def _bodies(self) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
+        return _bodies(self._trees)
+
+    @cached_property
+    def unwritten(self) -> frozenset[str]:
+        """Functions and methods whose body is a placeholder: pass, ..., raise
+        NotImplementedError, return None (grader.judge.diagnose.named_errors)."""
+        return self._bodies[0]
+
+    @cached_property
+    def returns_nothing(self) -> frozenset[str]:
+        """Methods of a class that never return a value (an operation whose result is None); a
+        method whose every result is still a placeholder returns nothing too."""
+        methods = {
+            m.name for tree in self._trees for m, is_method in _top_functions(tree) if is_method
+        }
+        empty = {
+            name
+            for name, positions in self.placeholders.items()
+            if name in methods and all(positions)
+        }
+        return self._bodies[1] | empty
+
+    @cached_property
+    def enclosing(self) -> dict[str, frozenset[str]]:
+        """Each function defined inside another (a _backward closure), and the top-level methods
+        and functions it is defined in."""
+        return self._bodies[2]
+
+    @cached_property
+    def spans(self) -> tuple[tuple[str, int, int, str], ...]:
+        """Where each top-level function and method is: (cell label, first line, last line,
+        name)."""
+        found = []
+        for label, tree in self._labelled:
+            for function, _ in _top_functions(tree):
+                found.append(
+                    (label, function.lineno, function.end_lineno or function.lineno, function.name)
+                )
+        return tuple(found)
+
+    @cached_property
+    def shadowed(self) -> frozenset[tuple[str, str]]:
+        """(class, method): a method its class's __init__ hides behind an instance attribute
+        (grader.judge.diagnose.code_facts)."""
+        return frozenset().union(*(shadowed(tree) for tree in self._trees))
+
+    @cached_property
+    def forward_walks(self) -> frozenset[str]:
+        """Methods that walk a post-order (inputs-first) list of nodes forwards, calling each
+        node's step (grader.judge.diagnose.code_facts)."""
+        return frozenset().union(*(forward_walks(tree) for tree in self._trees))
+
+    @cached_property
+    def unwritten_methods(self) -> frozenset[tuple[str, str]]:
+        """(class, method): a method of a class whose body is a placeholder, as the starter hands
+        it out (pass, ..., return None, raise NotImplementedError), and that nothing after the
+        class replaces."""
+        return _unwritten_methods(self._trees)
+
+    @cached_property
+    def placeholders(self) -> dict[str, tuple[str, ...]]:
+        """Functions and methods whose results are, at some positions, still the starter's None
+        placeholders: the returned name at each such position, "" at the others."""
+        found: dict[str, tuple[str, ...]] = {}
+        for tree in self._trees:
+            found.update(placeholder_returns(tree))
+        return found
 
     @property
     def stepped(self) -> frozenset[str]:
@@ -112,19 +192,14 @@ class Definitions:
 
 
 def definitions(cells: Sequence[SourceCell]) -> Definitions:
-    """Classes, functions and aliases defined at the top of any cell that parses."""
+    """Classes, functions and aliases defined at the top of any cell that parses; the rest of
+    the syntax tree's facts when asked."""
     classes: dict[str, ClassFacts] = {}
     functions: dict[str, None] = {}
     aliases: dict[str, str] = {}
     later: list[tuple[str, str]] = []  # Value.value = property(...), after the class
-    identifiers: set[str] = set()
-    patched: set[str] = set()
     labelled = _labelled(cells)
-    trees = [tree for _, tree in labelled]
-    for tree in trees:
-        named, assigned = mentioned(tree)
-        identifiers |= named
-        patched |= assigned
+    for _, tree in labelled:
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 classes[node.name] = _class_facts(node)
@@ -142,36 +217,7 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
             classes[owner] = ClassFacts(
                 facts.name, facts.members | {member}, facts.attributes, facts.has_bases
             )
-    unwritten, returns_nothing, enclosing = _bodies(trees)
-    spans = tuple(
-        (label, f.lineno, f.end_lineno or f.lineno, f.name)
-        for label, tree in labelled
-        for f, _ in _top_functions(tree)
-    )
-    placeholders = {
-        name: positions for tree in trees for name, positions in placeholder_returns(tree).items()
-    }
-    methods = {m.name for tree in trees for m, is_method in _top_functions(tree) if is_method}
-    # a method whose every result is still a placeholder returns nothing, as one that never returns
-    returns_nothing |= {
-        name for name, positions in placeholders.items() if name in methods and all(positions)
-    }
-    return Definitions(
-        classes,
-        tuple(functions),
-        aliases,
-        frozenset(identifiers),
-        grad_overwrites(trees),
-        unwritten,
-        returns_nothing,
-        enclosing,
-        spans,
-        frozenset().union(*(shadowed(tree) for tree in trees)),
-        frozenset().union(*(forward_walks(tree) for tree in trees)),
-        unwritten_methods=_unwritten_methods(trees),
-        placeholders=placeholders,
-        patched=frozenset(patched),
-    )
+    return Definitions(classes, tuple(functions), aliases, labelled)
 
 
 def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
