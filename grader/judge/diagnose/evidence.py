@@ -148,6 +148,8 @@ class Evidence:
     #: the source rules the student's file breaks (grader.judge.rules)
     rules: frozenset[str] = frozenset()
     on_demand: OnDemand = field(default_factory=OnDemand)
+    #: who it is narrowed for: an instructor may know everything
+    audience: Audience = Audience.INSTRUCTOR
     #: each check that ran, by its index: its probe's index, and the run of its device
     located: Mapping[int, tuple[int, GroupRun]] = field(init=False)
     #: the checks that ran and failed or raised: those a diagnosis names
@@ -245,6 +247,7 @@ class Evidence:
             runs=runs,
             rules=self.rules,
             on_demand=self.on_demand,
+            audience=audience,
         )
 
 

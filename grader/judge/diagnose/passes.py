@@ -150,8 +150,8 @@ PASSES: Mapping[Engine, tuple[Pass, ...]] = {
     "library": (*NAMING, NOTHING_KNOWN, EXERCISE, SYNTAX, WITHHELD),
 }
 
-#: (exercise, pass, check, the diagnosis before, after) for each name a pass changed, while
-#: `tracing` (benchmarks/passes.py)
+#: (exercise, pass, check, the diagnosis before, after) for each name a pass changed in the full
+#: diagnosis (the instructor's), while `tracing` (benchmarks/passes.py)
 Change = tuple[str, str, str, Diagnosis | None, Diagnosis | None]
 _TRACE: contextvars.ContextVar[list[Change] | None] = contextvars.ContextVar("trace", default=None)
 
@@ -213,7 +213,7 @@ def diagnose_with_public(evidence: Evidence) -> ExerciseResult:
 
 def _trace(evidence: Evidence, step: Pass, before: ExerciseResult, after: ExerciseResult) -> None:
     changes = _TRACE.get()
-    if changes is None:
+    if changes is None or evidence.audience is not Audience.INSTRUCTOR:
         return
     exercise = evidence.exercise.id
     for old, new in zip(before.checks, after.checks, strict=True):
