@@ -32,7 +32,10 @@ from grader.run.observed import GroupRun, ProbeRun, RunResult, Stop
 HIDDEN_FAILED = "This hidden check did not pass; its details are withheld."
 #: a hidden check that did not finish: what stopped it (an exception's type, line and message,
 #: a timeout during it) is the submission's to choose, and could carry the check's inputs out
-HIDDEN_ERROR = "This hidden check did not finish: your code raised an error or stopped there; its details are withheld."
+HIDDEN_ERROR = (
+    "This hidden check did not finish: your code raised an error or stopped there; its details "
+    "are withheld."
+)
 HIDDEN_GRADER_ERROR = (
     "The grader failed while running this hidden check; its details are withheld. This is not your "
     "fault: tell your instructor."
@@ -67,8 +70,8 @@ def check_exercise(
     ran = {device: run for device, run in runs.items() if isinstance(run, ExerciseRun)}
     several = len(ran) > 1
     problems = [
-        f"Your code breaks a rule of exercise {exercise.id}: {v.describe()}. No check is scored until "
-        "it is fixed."
+        f"Your code breaks a rule of exercise {exercise.id}: "
+        f"{v.describe()}. No check is scored until it is fixed."
         for v in violations
     ]
     for device, run in ran.items():
@@ -123,8 +126,8 @@ def _problems(
         else ""
     )
     problems = [
-        f"Your {_what(run)} does not define {text}; exercise {exercise.id}'s checks that use it are not "
-        f"run.{found}"
+        f"Your {_what(run)} does not define {text}; exercise "
+        f"{exercise.id}'s checks that use it are not run.{found}"
         for text in group.missing
     ]
     stop = group.stop

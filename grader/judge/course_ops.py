@@ -89,8 +89,8 @@ def _load(path: Path, source: str) -> tuple[CourseOp, ...]:
             or not callable(entry.get("torch"))
         ):
             raise GraderError(
-                f"{at}: needs 'forward' (values -> (value, slopes)) and 'torch' (tensors -> tensor), "
-                f"both functions."
+                f"{at}: needs 'forward' (values -> (value, slopes)) "
+                "and 'torch' (tensors -> tensor), both functions."
             )
         unknown = sorted(set(entry) - {"forward", "torch", "arity", "domain"})
         if unknown:
@@ -176,8 +176,8 @@ def prove(op: CourseOp, points: int = PROOF_POINTS) -> list[str]:
             return [f"{op.where}: forward({shown}) raised {type(exc).__name__}: {exc}"]
         if len(slopes) != op.arity:
             return [
-                f"{op.where}: forward({shown}) gives {len(slopes)} slopes for {op.arity} operand(s); "
-                f"give one per operand (set 'arity' for more than the node itself)"
+                f"{op.where}: forward({shown}) gives {len(slopes)} slopes for {op.arity} "
+                "operand(s); give one per operand (set 'arity' for more than the node itself)"
             ]
         tensors = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
         out = op.torch(*tensors)
@@ -185,21 +185,22 @@ def prove(op: CourseOp, points: int = PROOF_POINTS) -> list[str]:
         want = [0.0 if t.grad is None else float(t.grad) for t in tensors]
         if not ENGINE_AGREEMENT.close(float(value), float(out.detach())):
             return [
-                f"{op.where}: at ({shown}) the value is {value:.8g}, torch float64 gives {float(out):.8g}"
+                f"{op.where}: at ({shown}) the value is "
+                f"{value:.8g}, torch float64 gives {float(out):.8g}"
             ]
         for i, (slope, torch_slope) in enumerate(zip(slopes, want, strict=True)):
             if not ENGINE_AGREEMENT.close(slope, torch_slope):
                 return [
-                    f"{op.where}: at ({shown}) the slope to operand {i} is {slope:.8g}, torch float64 gives "
-                    f"{torch_slope:.8g}"
+                    f"{op.where}: at ({shown}) the slope to operand {i} is "
+                    f"{slope:.8g}, torch float64 gives {torch_slope:.8g}"
                 ]
             plus = [v + FD_EPS if j == i else v for j, v in enumerate(values)]
             minus = [v - FD_EPS if j == i else v for j, v in enumerate(values)]
             numeric = (op.forward(*plus)[0] - op.forward(*minus)[0]) / (2 * FD_EPS)
             if not FD_AGREEMENT.close(numeric, slope):
                 return [
-                    f"{op.where}: at ({shown}) the slope to operand {i} is {slope:.8g}, central differences "
-                    f"give {numeric:.8g}"
+                    f"{op.where}: at ({shown}) the slope to operand {i} is "
+                    f"{slope:.8g}, central differences give {numeric:.8g}"
                 ]
     return []
 
@@ -214,6 +215,6 @@ def _draw(rng: random.Random, domain: Domain) -> float:
 def proven_line(ops: Sequence[CourseOp]) -> str:
     names = ", ".join(op.name for op in ops)
     return (
-        f"the course's added operations ({names}) agree with torch float64 and central differences at "
-        f"{PROOF_POINTS} points each"
+        f"the course's added operations ({names}) agree with torch "
+        f"float64 and central differences at {PROOF_POINTS} points each"
     )

@@ -140,8 +140,9 @@ def import_notes(
                 if not permits(name) and name.partition(".")[0] not in own_modules:
                     place = f"{cell}, line {node.lineno}" if cell else f"line {node.lineno}"
                     notes.append(
-                        f"{place} imports {name}, which exercise {exercise_id} does not allow: where that "
-                        f"line runs, {name.partition('.')[0]} is a placeholder that fails when used."
+                        f"{place} imports {name}, which exercise {exercise_id} does "
+                        f"not allow: where that line runs, {name.partition('.')[0]} "
+                        "is a placeholder that fails when used."
                     )
     return tuple(dict.fromkeys(notes))
 

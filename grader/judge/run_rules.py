@@ -37,8 +37,9 @@ def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) ->
         ]
         if made:
             broken.append(
-                f"{', '.join(made)} {'is' if len(made) == 1 else 'are'} not what backward() computed: "
-                "worked out by hand, or taken from another graph than the one the check asks about"
+                f"{', '.join(made)} {'is' if len(made) == 1 else 'are'} not "
+                "what backward() computed: worked out by hand, or taken "
+                "from another graph than the one the check asks about"
             )
     if exercise.autograd == "required" and evidence.not_from_engine:
         names = ", ".join(f"{n}.grad" for n in evidence.not_from_engine)
@@ -55,8 +56,8 @@ def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) ->
             "" if probe.visibility == "hidden" else f" ({evidence.complex_at})"
         )  # hidden: the submission's choice
         broken.append(
-            f"your code computed with complex numbers{where}: a complex step finds a derivative without "
-            "deriving it, and this exercise asks for each one by hand"
+            f"your code computed with complex numbers{where}: a complex step finds a "
+            "derivative without deriving it, and this exercise asks for each one by hand"
         )
     return tuple(broken)
 

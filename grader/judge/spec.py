@@ -338,7 +338,8 @@ def _input(name: str, value: Any, at: At, where: Where, shared: bool = False) ->
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return InputSpec(name, "literal", (value,), shared=shared)
     if isinstance(value, str):
-        return InputSpec(name, value, shared=shared)  # type: ignore[arg-type]  # the schema allows only the kinds
+        # the schema allows only the kinds
+        return InputSpec(name, value, shared=shared)  # type: ignore[arg-type]
     if "tensor" in value:
         return dataclasses.replace(_tensor_input(name, value, at, where), shared=shared)
     ((kind, values),) = value.items()

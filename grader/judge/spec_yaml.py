@@ -88,8 +88,8 @@ def _plain(node: yaml.Node, at: At, lines: dict[At, int], loader: Loader, path: 
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise SpecError(
-                    f"{path}, line {key_node.start_mark.line + 1}: {field_name(at)}: keys must be plain "
-                    f"names, not lists or mappings."
+                    f"{path}, line {key_node.start_mark.line + 1}: {field_name(at)}: "
+                    "keys must be plain names, not lists or mappings."
                 )
             key = str(key_node.value)
             if key in result:
@@ -132,7 +132,8 @@ class Where:
 
     def error(self, at: At, problem: str, line_offset: int = 0) -> SpecError:
         return SpecError(
-            f"{self.path}, line {line_of(self.lines, at) + line_offset}: {field_name(at)}: {problem}"
+            f"{self.path}, line {line_of(self.lines, at) + line_offset}: "
+            f"{field_name(at)}: {problem}"
         )
 
 
@@ -179,7 +180,8 @@ def _explain(error: jsonschema.ValidationError) -> str:
         case "enum":
             return f"must be one of {', '.join(map(str, rule))}; got {got!r}"
         case "oneOf":
-            return f"{got!r} is not a valid value here: it must be {schema.get('description', 'as documented')}"
+            described = schema.get("description", "as documented")
+            return f"{got!r} is not a valid value here: it must be {described}"
         case "exclusiveMinimum":
             return f"must be more than {rule}, got {got!r}"
         case "minimum":

@@ -243,16 +243,17 @@ def hint(rule: RuleFault) -> str:
     method, how = rule.method, rule.how
     if method == "backward":
         return {
-            "traversal-order": "backward() must visit every node once, in reverse topological order: sort the nodes "
-            "depth-first (each after the nodes it was made from), then walk the list backwards, so "
-            "that a node passes its grad on only once every node that uses it has added to it.",
-            "visited": "Remember the nodes already listed in a set local to one backward() call: a node listed twice "
-            "passes its gradient on twice, and a mark left on the nodes from an earlier call makes the "
-            "next walk skip them.",
-            "seeding": "Every node starts with grad 0; backward() sets the output's grad to 1.0 (d out/d out) before "
-            "the walk.",
-            "accumulation": "Gradients add up: within a walk with +=, and across backward() calls (a leaf keeps its "
-            "grad, as in PyTorch); backward() must not reset them.",
+            "traversal-order": "backward() must visit every node once, in reverse topological "
+            "order: sort the nodes depth-first (each after the nodes it was "
+            "made from), then walk the list backwards, so that a node passes "
+            "its grad on only once every node that uses it has added to it.",
+            "visited": "Remember the nodes already listed in a set local to one backward() "
+            "call: a node listed twice passes its gradient on twice, and a mark "
+            "left on the nodes from an earlier call makes the next walk skip them.",
+            "seeding": "Every node starts with grad 0; backward() sets the "
+            "output's grad to 1.0 (d out/d out) before the walk.",
+            "accumulation": "Gradients add up: within a walk with +=, and across backward() calls "
+            "(a leaf keeps its grad, as in PyTorch); backward() must not reset them.",
         }.get(how, "backward() walks the graph wrongly.")
     slopes = [s for s in SLOPES if s.method == method]
     expression = slopes[0].expression if slopes else method
@@ -262,22 +263,23 @@ def hint(rule: RuleFault) -> str:
     formulas = "; ".join(f"d({s.expression})/d{s.variable} is {s.formula}" for s in which)
     ending = f" ({formulas})" if formulas else ""
     return {
-        "swapped": f"The local slopes of {expression} ({method}) are exchanged: each operand must get the derivative "
-        f"with respect to itself{ending}.",
+        "swapped": f"The local slopes of {expression} ({method}) are exchanged: each "
+        f"operand must get the derivative with respect to itself{ending}.",
         "negated": f"A local slope of {expression} ({method}) has the wrong sign{ending}.",
-        "missing-upstream": f"{method}'s backward passes its local slope on alone: multiply it by out.grad, the "
-        f"gradient arriving from above{ending}.",
-        "from-output": f"{method}'s local slope mixes up the input and the output: it uses one where the formula "
-        f"needs the other{ending}.",
+        "missing-upstream": f"{method}'s backward passes its local slope on alone: multiply "
+        f"it by out.grad, the gradient arriving from above{ending}.",
+        "from-output": f"{method}'s local slope mixes up the input and the output: "
+        f"it uses one where the formula needs the other{ending}.",
         "wrong-local": f"The local slope of {expression} ({method}) is wrong{ending}.",
-        "wrong-value": f"{expression} ({method}) computes the wrong value: it must be "
-        f"{FORWARD.get(method, expression)}. Fix what it returns first: a slope written from a wrong "
-        "value is wrong too.",
-        "missing-coefficient": "The power rule brings the exponent down as a factor: d(x ** n)/dx is "
-        "n * x ** (n - 1), not x ** (n - 1).",
-        "no-backward": f"`{method}` has no backward yet: its value is right, but it passes no gradient to its "
-        f"operands (its node keeps the placeholder backward, or never gets the one written). Give it a "
-        f"backward that adds its local slope times out.grad to each operand's grad{ending}.",
-        "accumulation": f"{method}'s backward must add to its inputs' grads with +=, not =: a node used twice (x used "
-        f"on both sides) gets both contributions.",
+        "wrong-value": f"{expression} ({method}) computes the wrong value: it must "
+        f"be {FORWARD.get(method, expression)}. Fix what it returns "
+        "first: a slope written from a wrong value is wrong too.",
+        "missing-coefficient": "The power rule brings the exponent down as a factor: "
+        "d(x ** n)/dx is n * x ** (n - 1), not x ** (n - 1).",
+        "no-backward": f"`{method}` has no backward yet: its value is right, but it passes "
+        "no gradient to its operands (its node keeps the placeholder "
+        "backward, or never gets the one written). Give it a backward that "
+        f"adds its local slope times out.grad to each operand's grad{ending}.",
+        "accumulation": f"{method}'s backward must add to its inputs' grads with +=, not =: "
+        "a node used twice (x used on both sides) gets both contributions.",
     }.get(how, f"{method} is wrong{ending}.")

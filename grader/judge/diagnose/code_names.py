@@ -100,13 +100,13 @@ def _shadowed(cls: str, method: str) -> Diagnosis:
         kind="pattern",
         mistake="shadowed-method",
         hint=(
-            f"{cls}.__init__ sets self.{method} to a stand-in that does nothing, and an instance's own attribute hides "
-            f"the class's method of the same name: every {cls}'s .{method}() runs that stand-in, never your def "
-            f"{method}, so none of its work happens. Give the attribute another name (micrograd's is self._backward), "
-            "or remove it."
+            f"{cls}.__init__ sets self.{method} to a stand-in that does nothing, and an instance's "
+            f"own attribute hides the class's method of the same name: every {cls}'s .{method}() "
+            f"runs that stand-in, never your def {method}, so none of its work happens. Give the "
+            "attribute another name (micrograd's is self._backward), or remove it."
         ),
-        evidence=f"the syntax tree: {cls}.__init__ assigns self.{method}, and {cls} defines {method}(); this check "
-        f"calls .{method}()",
+        evidence=f"the syntax tree: {cls}.__init__ assigns self.{method}, "
+        f"and {cls} defines {method}(); this check calls .{method}()",
     )
 
 
@@ -116,13 +116,13 @@ def _not_written(cls: str, method: str) -> Diagnosis:
         kind="pattern",
         mistake="not-written-yet",
         hint=(
-            f"`{cls}.{method}()` is not written yet: its body is still a placeholder, so calling it does nothing and "
-            f"every gradient stays as it started. Write it: seed the output's gradient with 1, "
-            "then visit every node the output was made from, outputs first, each once, running "
-            "each node's own step."
+            f"`{cls}.{method}()` is not written yet: its body is still a placeholder, "
+            "so calling it does nothing and every gradient stays as it started. Write "
+            "it: seed the output's gradient with 1, then visit every node the output "
+            "was made from, outputs first, each once, running each node's own step."
         ),
-        evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder (pass, ... or return None); this check "
-        f"calls .{method}() and its values are wrong",
+        evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder (pass, ... "
+        f"or return None); this check calls .{method}() and its values are wrong",
         rule=RuleFault(method=method, operand="", how="missing"),
     )
 
@@ -165,11 +165,12 @@ def _placeholder(
         kind="pattern",
         mistake="not-written-yet",
         hint=(
-            f"{shown} {'is' if len(names) == 1 else 'are'} not written yet: {left}, as the starter hands "
-            f"{'it' if len(names) == 1 else 'them'} out. Write {'it' if len(names) == 1 else 'them'}, then grade again."
+            f"{shown} {'is' if len(names) == 1 else 'are'} not written yet: "
+            f"{left}, as the starter hands {'it' if len(names) == 1 else 'them'} "
+            f"out. Write {'it' if len(names) == 1 else 'them'}, then grade again."
         ),
-        evidence=f"the check read None where {shown} returns a name {'it' if len(names) == 1 else 'each'} only ever "
-        "sets to None",
+        evidence=f"the check read None where {shown} returns a name "
+        f"{'it' if len(names) == 1 else 'each'} only ever sets to None",
         rule=RuleFault(method=names[0], operand="", how="missing") if len(names) == 1 else None,
     )
 

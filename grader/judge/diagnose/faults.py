@@ -140,9 +140,9 @@ def _read(
                 "backward",
                 "",
                 "traversal-order",
-                f"(x * y) * c at {reader.at('__mul__:upstream')}: x.grad "
-                "is 0, each operation right alone: only the output's own inputs got a gradient; walk the "
-                "sorted nodes outputs first",
+                f"(x * y) * c at {reader.at('__mul__:upstream')}: x.grad is "
+                "0, each operation right alone: only the output's own "
+                "inputs got a gradient; walk the sorted nodes outputs first",
             ),
         ), set()
     # + and * right alone, under a factor and with an
@@ -387,8 +387,8 @@ class _Reader(ProbeReader):
                     method,
                     "both" if "y" in expression else "self",
                     "missing-upstream",
-                    f"({expression}) * c at {self.at(upstream)}: the slopes are right alone but not "
-                    "multiplied by c, the gradient arriving from above",
+                    f"({expression}) * c at {self.at(upstream)}: the slopes are right "
+                    "alone but not multiplied by c, the gradient arriving from above",
                 )
             ]
         if (
@@ -448,9 +448,8 @@ class _Reader(ProbeReader):
                     "backward",
                     "",
                     "traversal-order",
-                    f"h used directly and through h * c * k: "
-                    f"{self.shown(name, 'x.grad')}: a node may pass its grad on only after every node "
-                    "that uses it has added to it",
+                    f"h used directly and through h * c * k: {self.shown(name, 'x.grad')}: a node "
+                    "may pass its grad on only after every node that uses it has added to it",
                 )
         return None
 
@@ -493,8 +492,8 @@ class _Reader(ProbeReader):
             "",
             "visited",
             f"w * b, then w * c: {self.shown('rebuilt', 'w.grad')}: what the "
-            "first backward() kept (a list or a set of visited nodes, a default argument) leaks into the "
-            "next call: keep it local to one call",
+            "first backward() kept (a list or a set of visited nodes, a default "
+            "argument) leaks into the next call: keep it local to one call",
             across_calls=True,
         )
 

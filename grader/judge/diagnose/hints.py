@@ -22,8 +22,8 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
         "leaf-in-place",
         "RuntimeError",
         "a leaf Variable that requires grad is being used in an in-place operation",
-        "an update of weights belongs inside `with torch.no_grad():`; in a forward pass, compute out of place "
-        "(p = p * x, not p *= x), so that the graph keeps the leaf.",
+        "an update of weights belongs inside `with torch.no_grad():`; in a forward pass, "
+        "compute out of place (p = p * x, not p *= x), so that the graph keeps the leaf.",
     ),
     (
         "leaf-view-in-place",
@@ -47,28 +47,30 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
         "mismatch-grad-output",
         "RuntimeError",
         "Mismatch in shape: grad_output",
-        "a gradient given to backward() must have the output's shape: torch.ones_like(out), or reduce "
-        "the output to a single number first.",
+        "a gradient given to backward() must have the output's shape: "
+        "torch.ones_like(out), or reduce the output to a single number first.",
     ),
     (
         "item-before-backward",
         "AttributeError",
         "'float' object has no attribute 'backward'",
-        ".item() turns a tensor into a plain number, which has no graph: call backward() on the tensor, "
-        "and .item() afterwards.",
+        ".item() turns a tensor into a plain number, which has no "
+        "graph: call backward() on the tensor, and .item() afterwards.",
     ),
     (
         "freed-graph",
         "RuntimeError",
         "Trying to backward through the graph a second time",
-        "run the forward pass again before each backward(), or pass retain_graph=True to the first one.",
+        "run the forward pass again before each backward(), "
+        "or pass retain_graph=True to the first one.",
     ),
     (
         "not-connected-to-graph",
         "RuntimeError",
         "element 0 of tensors does not require grad and does not have a grad_fn",
-        "the result is not connected to anything that requires grad: was it computed under torch.no_grad(), "
-        "from detached tensors, or from a weight rebound with `w = w - ...` inside no_grad?",
+        "the result is not connected to anything that requires grad: "
+        "was it computed under torch.no_grad(), from detached tensors, "
+        "or from a weight rebound with `w = w - ...` inside no_grad?",
     ),
     (
         "modified-in-place",
@@ -80,7 +82,8 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
         "wrong-gradient-count",
         "RuntimeError",
         "returned an incorrect number of gradients",
-        "backward must return one gradient per input of forward (None for inputs that are not tensors).",
+        "backward must return one gradient per input of "
+        "forward (None for inputs that are not tensors).",
     ),
     (
         "wrong-gradient-shape",
@@ -92,29 +95,29 @@ KNOWN_ERRORS: tuple[tuple[str, str, str, str], ...] = (
         "none-value",
         "AttributeError",
         "'NoneType' object has no attribute",
-        "something is None: often a .grad read before backward(), or of a tensor that is not a leaf "
-        "that requires grad.",
+        "something is None: often a .grad read before backward(), "
+        "or of a tensor that is not a leaf that requires grad.",
     ),
     (
         "none-operand",
         "TypeError",
         "'NoneType'",
-        "a .grad is None: after `w = w - lr * w.grad` outside torch.no_grad(), w is no longer a leaf, "
-        "so its .grad stays None; update in place inside `with torch.no_grad():`.",
+        "a .grad is None: after `w = w - lr * w.grad` outside torch.no_grad(), w is no longer "
+        "a leaf, so its .grad stays None; update in place inside `with torch.no_grad():`.",
     ),
     (
         "nested-too-deeply",
         "RecursionError",
         "during compilation",
-        "one expression is nested too deeply for Python to compile (thousands of terms or brackets in one "
-        "statement): split it into several, or build it in a loop.",
+        "one expression is nested too deeply for Python to compile (thousands of terms "
+        "or brackets in one statement): split it into several, or build it in a loop.",
     ),
     (
         "endless-recursion",
         "RecursionError",
         "maximum recursion depth exceeded",
-        "a function calls itself without end: look for a method that calls itself (an __radd__ that "
-        "computes other + self, a backward that never stops).",
+        "a function calls itself without end: look for a method that calls itself "
+        "(an __radd__ that computes other + self, a backward that never stops).",
     ),
 )
 
@@ -129,10 +132,11 @@ TENSOR_TOO = frozenset({"none-value", "none-operand"})
 #: the advice of TENSOR_TOO in a numpy exercise's words:
 #: no torch there, so nothing of no_grad or leaves
 TENSOR_ADVICE = {
-    "none-value": "something is None where an array was expected: often a function that does not return its result "
-    "yet (a TODO left as `out = None`), a missing return, or a .grad read before backward() reached it.",
-    "none-operand": "an operand is None where an array was expected: often a function that does not return its "
-    "result yet, a missing return, or a .grad that no backward() has filled.",
+    "none-value": "something is None where an array was expected: often a function "
+    "that does not return its result yet (a TODO left as `out = None`), "
+    "a missing return, or a .grad read before backward() reached it.",
+    "none-operand": "an operand is None where an array was expected: often a function that does "
+    "not return its result yet, a missing return, or a .grad that no backward() has filled.",
 }
 
 

@@ -114,8 +114,8 @@ def _not_written(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
             return None
         method = where.function
         hint = (
-            f"`{method}` is not written yet: it still raises NotImplementedError, as the starter hands it "
-            "out. Write it, then grade again."
+            f"`{method}` is not written yet: it still raises NotImplementedError, "
+            "as the starter hands it out. Write it, then grade again."
         )
     elif where.function not in defined.enclosing:
         # a name the file does not define inside a method: nothing the syntax tree confirms
@@ -161,12 +161,13 @@ def _returns_nothing(
         kind="pattern",
         mistake="not-written-yet",
         hint=(
-            f"{shown} {'returns' if len(empty) == 1 else 'return'} nothing (None) yet, so what uses "
-            f"{'its' if len(empty) == 1 else 'their'} result fails: an operation returns the new node it makes "
-            "(return out)."
+            f"{shown} {'returns' if len(empty) == 1 else 'return'} nothing (None) "
+            f"yet, so what uses {'its' if len(empty) == 1 else 'their'} result "
+            "fails: an operation returns the new node it makes (return out)."
         ),
         rule=RuleFault(method=empty[0], operand="", how="missing") if len(empty) == 1 else None,
-        evidence=f"the code raised {error.type_name}: {error.message}; {shown} never return a value",
+        evidence=f"the code raised {error.type_name}: {error.message}; "
+        f"{shown} never return a value",
     )
 
 
@@ -183,8 +184,9 @@ def _operands(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
                 "missing-reflected-operator",
                 method,
                 error,
-                f"k {op} x, with a plain number on the left, calls {owner.name}.{method}, which your class "
-                f"does not define: define {method} (for {op}, it computes k {op} x, in that order).",
+                f"k {op} x, with a plain number on the left, calls "
+                f"{owner.name}.{method}, which your class does not define: define "
+                f"{method} (for {op}, it computes k {op} x, in that order).",
             )
         return None
     owner = defined.class_named(left)
@@ -243,9 +245,10 @@ def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
             kind="pattern",
             mistake="other-attribute-names",
             hint=(
-                f"Your class {owner.name} has no .{attr}, which this exercise reads: it keeps its numbers in {has}. "
-                f"Use the exercise's names, or add a property to the class ({attr} = property(lambda self: "
-                f"self.{owner.attributes[0]}) if .{owner.attributes[0]} holds what .{attr} means)."
+                f"Your class {owner.name} has no .{attr}, which this exercise reads: it "
+                f"keeps its numbers in {has}. Use the exercise's names, or add a property "
+                f"to the class ({attr} = property(lambda self: self.{owner.attributes[0]}) "
+                f"if .{owner.attributes[0]} holds what .{attr} means)."
             ),
             evidence=f"the code raised AttributeError: {error.message}; the class sets {has}",
         )
@@ -253,8 +256,8 @@ def _attribute(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         kind="pattern",
         mistake="unset-attribute",
         hint=(
-            f"Your code reads .{attr} of a {owner.name} ({error.where.describe()}), which {owner.name} never sets: "
-            f"it sets {has}. A misspelt name?"
+            f"Your code reads .{attr} of a {owner.name} ({error.where.describe()}), "
+            f"which {owner.name} never sets: it sets {has}. A misspelt name?"
         ),
         evidence=f"the code raised AttributeError: {error.message}",
     )
@@ -274,8 +277,8 @@ def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis
             kind="pattern",
             mistake="exponent-not-a-node",
             hint=(
-                f"In x ** n the exponent n is a plain number, not a {holders[0]}: it has no .{attr}. Use it as the "
-                "number it is, and leave it out of the node's children."
+                f"In x ** n the exponent n is a plain number, not a {holders[0]}: it has no "
+                f".{attr}. Use it as the number it is, and leave it out of the node's children."
             ),
             evidence=evidence,
         )
@@ -284,9 +287,9 @@ def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis
             kind="pattern",
             mistake="constant-not-wrapped",
             hint=(
-                f"A plain number reached code that reads .{attr}, which only your {holders[0]} objects have: an "
-                f"operation must accept a number on either side by wrapping it (other = other if "
-                f"isinstance(other, {holders[0]}) else {holders[0]}(other))."
+                f"A plain number reached code that reads .{attr}, which only your {holders[0]} "
+                "objects have: an operation must accept a number on either side by wrapping it "
+                f"(other = other if isinstance(other, {holders[0]}) else {holders[0]}(other))."
             ),
             evidence=evidence,
         )
@@ -295,9 +298,10 @@ def _number_read(error: ErrorInfo, defined: Definitions, attr: str) -> Diagnosis
             kind="pattern",
             mistake="number-as-child",
             hint=(
-                f"backward() met a plain number among a node's children and read its .{attr}: an operation lists "
-                f"a number (an exponent, a constant) as a child. Keep only {holders[0]} objects among the children "
-                f"(for x ** n, the children are (self,) alone)."
+                "backward() met a plain number among a node's children and "
+                f"read its .{attr}: an operation lists a number (an exponent, "
+                f"a constant) as a child. Keep only {holders[0]} objects among "
+                "the children (for x ** n, the children are (self,) alone)."
             ),
             evidence=evidence,
         )
@@ -314,9 +318,9 @@ def _signature(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         kind="pattern",
         mistake="wrong-signature",
         hint=(
-            f"{owner.name}.{method} is defined with other parameters than Python or your backward() calls it with "
-            f"({error.message}): for an operator, Python passes self (and the other operand for a binary one), "
-            "nothing more."
+            f"{owner.name}.{method} is defined with other parameters than Python or "
+            f"your backward() calls it with ({error.message}): for an operator, Python "
+            "passes self (and the other operand for a binary one), nothing more."
         ),
         evidence=f"the code raised TypeError: {error.message}",
     )
@@ -346,7 +350,8 @@ def _missing(mistake: str, method: str, error: ErrorInfo, hint: str) -> Diagnosi
         mistake=mistake,
         hint=hint,
         rule=RuleFault(method=method, operand="", how="missing"),
-        evidence=f"the code raised {error.type_name}: {error.message}; the class defines no {method}",
+        evidence=f"the code raised {error.type_name}: "
+        f"{error.message}; the class defines no {method}",
     )
 
 
@@ -367,8 +372,8 @@ def _recursion(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         kind="pattern",
         mistake=f"{where.function.strip('_')}-recursion",
         hint=(
-            f"{where.function} calls itself without end: with a plain number on the left, other {op} self calls "
-            f"{where.function} again (RecursionError). Return self {op} other."
+            f"{where.function} calls itself without end: with a plain number on the left, other "
+            f"{op} self calls {where.function} again (RecursionError). Return self {op} other."
         ),
         rule=None,
         evidence=f"the code raised RecursionError ({where.describe()})",
@@ -389,10 +394,10 @@ def _overflow(error: ErrorInfo, defined: Definitions) -> Diagnosis | None:
         kind="pattern",
         mistake="unstable-forward",
         hint=(
-            f"math.exp overflows for a large argument (math.exp(800) raises OverflowError), and {method} is written "
-            "with one formula that gives exp a large argument at one end. Use two branches, so that exp only ever "
-            "gets a negative argument (for sigmoid: 1 / (1 + math.exp(-x)) for x >= 0, e / (1 + e) with "
-            "e = math.exp(x) for x < 0)."
+            "math.exp overflows for a large argument (math.exp(800) raises OverflowError), and "
+            f"{method} is written with one formula that gives exp a large argument at one end. "
+            "Use two branches, so that exp only ever gets a negative argument (for sigmoid: 1 "
+            "/ (1 + math.exp(-x)) for x >= 0, e / (1 + e) with e = math.exp(x) for x < 0)."
         ),
         evidence=f"the code raised OverflowError ({where.describe()})",
     )

@@ -122,7 +122,8 @@ def pattern(
                 kind="pattern",
                 mistake=known[0],
                 hint=known[1][0].upper() + known[1][1:],
-                evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}",
+                evidence=f"the code raised {error.type_name}: "
+                f"{error.message.splitlines()[0][:160]}",
             )
     if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
         return nothing
@@ -165,27 +166,32 @@ def _numbers(value: Value) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
 
 
 PATTERNS = {
-    "wrong-shape": "The result's shape is not the expected one: a gradient has the shape of its input, so sum "
-    "over the dimensions that broadcasting added (or return one value per element).",
-    "all-zero": "Zero where something was expected: nothing reached it - an output not seeded with 1.0 before the "
-    "walk, nodes visited inputs first, an operation that passes nothing on, or a loop that never ran.",
-    "negated": "Right size, wrong sign: check the sign of a local derivative (d(x - y)/dy is -1) or of the "
-    "update (gradient descent subtracts).",
-    "half": "Exactly half: a contribution is lost - a node used twice (w * w, x + x) must add both with +=, "
-    "not overwrite with =, and a leaf's grad keeps adding across backward() calls unless cleared.",
-    "multiple": "A whole multiple too large: something is counted more than once - a node visited twice in "
-    "backward() (keep a set of visited nodes), or gradients that pile up across calls.",
-    "scaled-by-input": "Off by a factor that is one of the inputs: the gradient arriving from above "
-    "(out.grad) is missing, or an input's value is used where another's belongs.",
-    "scaled-by-n": "Off by a whole factor: something scales the result - a mean's 1/N missing or applied twice, a "
-    "sum where a mean belongs, or a learning rate or number of steps other than the one asked for.",
-    "exchanged": "Two gradients are exchanged: each operand's local derivative is the other operand's value "
-    "(d(x*y)/dx = y).",
-    "nonzero-where-zero": "Something flows where nothing may: a gradient that must be 0 (through a closed ReLU "
-    "gate, or to an input the output does not depend on) is not. Check the condition "
-    "that gates the gradient and the slope it uses when the gate is closed.",
-    "breaks-a-rule": "The values are right, but the file breaks the exercise's rule (see above): do the work the "
-    "way the exercise asks.",
+    "wrong-shape": "The result's shape is not the expected one: a gradient "
+    "has the shape of its input, so sum over the dimensions "
+    "that broadcasting added (or return one value per element).",
+    "all-zero": "Zero where something was expected: nothing reached it - an output "
+    "not seeded with 1.0 before the walk, nodes visited inputs first, "
+    "an operation that passes nothing on, or a loop that never ran.",
+    "negated": "Right size, wrong sign: check the sign of a local derivative (d(x "
+    "- y)/dy is -1) or of the update (gradient descent subtracts).",
+    "half": "Exactly half: a contribution is lost - a node used twice (w * "
+    "w, x + x) must add both with +=, not overwrite with =, and a "
+    "leaf's grad keeps adding across backward() calls unless cleared.",
+    "multiple": "A whole multiple too large: something is counted more than "
+    "once - a node visited twice in backward() (keep a set of "
+    "visited nodes), or gradients that pile up across calls.",
+    "scaled-by-input": "Off by a factor that is one of the inputs: the gradient arriving from "
+    "above (out.grad) is missing, or an input's value is used where another's belongs.",
+    "scaled-by-n": "Off by a whole factor: something scales the result - a mean's "
+    "1/N missing or applied twice, a sum where a mean belongs, or a "
+    "learning rate or number of steps other than the one asked for.",
+    "exchanged": "Two gradients are exchanged: each operand's local "
+    "derivative is the other operand's value (d(x*y)/dx = y).",
+    "nonzero-where-zero": "Something flows where nothing may: a gradient that must be 0 (through a "
+    "closed ReLU gate, or to an input the output does not depend on) is not. Check the "
+    "condition that gates the gradient and the slope it uses when the gate is closed.",
+    "breaks-a-rule": "The values are right, but the file breaks the exercise's "
+    "rule (see above): do the work the way the exercise asks.",
 }
 
 

@@ -47,8 +47,8 @@ class Slope:
     @property
     def hint(self) -> str:
         return (
-            f"The local slope of {self.expression} ({self.method}) with respect to {self.variable} has the "
-            f"wrong sign: d({self.expression})/d{self.variable} is {self.formula}."
+            f"The local slope of {self.expression} ({self.method}) with respect to {self.variable} "
+            f"has the wrong sign: d({self.expression})/d{self.variable} is {self.formula}."
         )
 
 

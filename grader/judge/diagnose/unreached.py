@@ -102,22 +102,24 @@ def _diagnosis(
     what = f" ({computes})" if computes else ""
     one = len(checks) == 1
     calls = (
-        f"{'the check' if one else 'the checks'} {quoted} call{'s' if one else ''} it: {'it' if one else 'they'} "
-        "stopped at another method missing first, so this one is still to come"
+        f"{'the check' if one else 'the checks'} {quoted} "
+        f"call{'s' if one else ''} it: {'it' if one else 'they'} stopped "
+        "at another method missing first, so this one is still to come"
     )
     if written:
         return Diagnosis(
             kind="pattern",
             mistake="not-written-yet",
             hint=(f"{cls}.{method}{what} is not written yet, and {calls}. Write it too."),
-            evidence=f"the syntax tree: {cls}.{method}'s body is only a placeholder, and nothing after the class "
-            "replaces it",
+            evidence=f"the syntax tree: {cls}.{method}'s body is only a "
+            "placeholder, and nothing after the class replaces it",
             rule=RuleFault(method=method, operand="", how="missing"),
         )
     return Diagnosis(
         kind="pattern",
         mistake="missing-method",
         hint=(f"Your class {cls} has no {method}{what}, and {calls}. Define {method} too."),
-        evidence=f"the syntax tree: class {cls} defines no {method}, and nothing in the file adds one",
+        evidence=f"the syntax tree: class {cls} defines no "
+        f"{method}, and nothing in the file adds one",
         rule=RuleFault(method=method, operand="", how="missing"),
     )

@@ -89,8 +89,8 @@ def resolve(modules: dict[str, types.ModuleType], dotted: str, library: Library)
             break
         return found
     raise GraderError(
-        f"{library.reference}: the course's reference has nothing at {dotted}; an exercise names it "
-        f"in 'defines' (see docs/authoring.md)."
+        f"{library.reference}: the course's reference has nothing at "
+        f"{dotted}; an exercise names it in 'defines' (see docs/authoring.md)."
     )
 
 
@@ -112,7 +112,8 @@ def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, type
         try:
             for top in tops:
                 importlib.import_module(top)
-        except Exception as exc:  # noqa: BLE001 - the course's own code: say what broke, in its words
+        # the course's own code: say what broke, in its words
+        except Exception as exc:  # noqa: BLE001
             raise GraderError(
                 f"{library.reference}: the course's reference cannot be imported: "
                 f"{type(exc).__name__}: {exc}."
@@ -128,8 +129,8 @@ def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, type
     ]
     if outside:
         raise GraderError(
-            f"{library.reference}: the reference's {outside[0]} was imported from outside its folder; "
-            f"name its packages so that nothing installed shadows them."
+            f"{library.reference}: the reference's {outside[0]} was imported from outside "
+            "its folder; name its packages so that nothing installed shadows them."
         )
     return loaded
 

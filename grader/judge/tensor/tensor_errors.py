@@ -1,8 +1,9 @@
 """Tensor mistakes an error states once the syntax tree
 places it: a check that raised is named from what it raised.
 
-A check without values has nothing to compare with a mistake's (grader.judge.diagnose.known_mistakes), but
-some errors say what is wrong by themselves, where the syntax tree confirms where they come from:
+A check without values has nothing to compare with a mistake's
+(grader.judge.diagnose.known_mistakes), but some errors say what is wrong
+by themselves, where the syntax tree confirms where they come from:
 
 - numpy cannot broadcast a gradient of shape (2, 4) to (2, 3, 4) inside a
   reduction's backward, on a check that reduces without keepdims: (2, 4) is (2,
@@ -41,15 +42,15 @@ _SHAPES = re.compile(
 _TOO_MANY_AXES = "input operand has more dimensions than allowed by the axis remapping"
 
 HINTS = {
-    "sum-grad-not-expanded": "Without keepdims the reduced axes are gone from out.grad (x.sum(axis=1) of a (2, 3, 4) "
-    "tensor is (2, 4)): put them back as size 1 (np.expand_dims(g, axis)) before "
-    "broadcasting the gradient to the input's shape.",
-    "keepdims-expanded-again": "With keepdims=True the reduced axes are still in out.grad, as size 1: put them back "
-    "only when keepdims is False, or the gradient gets an axis too many and no longer "
-    "broadcasts to the input's shape.",
-    "order-not-reversed": "backward() builds its list depth-first, each tensor after the tensors it was made from, "
-    "so the output comes last; walk it reversed (outputs first), or each _backward runs before "
-    "the tensors that use its output have added to its gradient.",
+    "sum-grad-not-expanded": "Without keepdims the reduced axes are gone from out.grad "
+    "(x.sum(axis=1) of a (2, 3, 4) tensor is (2, 4)): put them back as size 1 "
+    "(np.expand_dims(g, axis)) before broadcasting the gradient to the input's shape.",
+    "keepdims-expanded-again": "With keepdims=True the reduced axes are still in out.grad, as size "
+    "1: put them back only when keepdims is False, or the gradient gets an axis too many and "
+    "no longer broadcasts to the input's shape.",
+    "order-not-reversed": "backward() builds its list depth-first, each tensor after the tensors "
+    "it was made from, so the output comes last; walk it reversed (outputs first), or each "
+    "_backward runs before the tensors that use its output have added to its gradient.",
 }
 
 

@@ -69,8 +69,8 @@ def raised_as(
         kind="pattern",
         mistake=variant.mistake,
         hint=variant.hint,
-        evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}, as the "
-        f"reference engine with this mistake ({variant.mistake}) does, and only there",
+        evidence=f"the code raised {error.type_name}: {error.message.splitlines()[0][:160]}, as "
+        f"the reference engine with this mistake ({variant.mistake}) does, and only there",
     )
 
 

@@ -42,24 +42,27 @@ _RATIO = 1e-6  # how close a ratio must be to N
 Run = Callable[[Evidence, ExerciseResult], ExerciseResult]
 
 HINTS = {
-    "unreduced-broadcast": "A broadcast input's gradient must be summed back to that input's shape: over the axes "
-    "broadcasting added in front, and over the axes it stretched from size 1 (keepdims=True).",
-    "keepdims-missing": "The values are right, but the gradient lost its input's size-1 axes: reduce with "
-    "keepdims=True, or reshape the gradient to the input's shape.",
-    "extra-size-1-axes": "The values are right, but the gradient has axes of size 1 its input does not have (a sum "
-    "with keepdims=True where the input has no such axis): reduce without keepdims, or reshape "
-    "the gradient to the input's shape.",
-    "unreshaped-gradient": "The values are right, in the wrong shape: a reshape's backward reshapes the gradient "
-    "back to its input's shape.",
-    "permuted-gradient": "The values are right, with the axes in another order: a transpose's backward applies the "
-    "inverse permutation (np.argsort(axes)), and in a matmul each transpose belongs on its side.",
-    "summed-wrong-axis": "A gradient summed over the wrong axes: the gradient of a broadcast (a bias added to every "
-    "row, a column statistic) sums over the axes that were copied, the batch axis 0 for a bias "
-    "of shape (D,) added to (N, D), and keeps the input's own axes.",
-    "float32-precision": "The values are float32, about 7 significant digits, where the checks compare float64's 16: "
-    "keep the data in float64 (np.array(data, dtype=np.float64), and no dtype=np.float32).",
-    "mean-scale": "Exactly N times off, N the size of the averaged axes: a mean divides by N, the number of values "
-    "each mean averages, in its forward and in its backward, once.",
+    "unreduced-broadcast": "A broadcast input's gradient must be summed back to that "
+    "input's shape: over the axes broadcasting added in front, "
+    "and over the axes it stretched from size 1 (keepdims=True).",
+    "keepdims-missing": "The values are right, but the gradient lost its input's size-1 axes: "
+    "reduce with keepdims=True, or reshape the gradient to the input's shape.",
+    "extra-size-1-axes": "The values are right, but the gradient has axes of size 1 its input does "
+    "not have (a sum with keepdims=True where the input has no such axis): reduce without "
+    "keepdims, or reshape the gradient to the input's shape.",
+    "unreshaped-gradient": "The values are right, in the wrong shape: a reshape's "
+    "backward reshapes the gradient back to its input's shape.",
+    "permuted-gradient": "The values are right, with the axes in another order: a transpose's "
+    "backward applies the inverse permutation (np.argsort(axes)), and in "
+    "a matmul each transpose belongs on its side.",
+    "summed-wrong-axis": "A gradient summed over the wrong axes: the gradient of a broadcast (a "
+    "bias added to every row, a column statistic) sums over the axes that were copied, the "
+    "batch axis 0 for a bias of shape (D,) added to (N, D), and keeps the input's own axes.",
+    "float32-precision": "The values are float32, about 7 significant digits, where "
+    "the checks compare float64's 16: keep the data in float64 "
+    "(np.array(data, dtype=np.float64), and no dtype=np.float32).",
+    "mean-scale": "Exactly N times off, N the size of the averaged axes: a mean divides by N, the "
+    "number of values each mean averages, in its forward and in its backward, once.",
 }
 
 
@@ -236,7 +239,8 @@ def _scaled(want: np.ndarray, have: np.ndarray, sizes: Sequence[int]) -> tuple[s
         if abs(ratio - n) <= _RATIO * n:
             return (
                 "mean-scale",
-                f"is exactly {n} times the right value (N = {n}, the size of an axis averaged over)",
+                f"is exactly {n} times the right value "
+                f"(N = {n}, the size of an axis averaged over)",
             )
         if abs(ratio - 1 / n) <= _RATIO / n:
             return (
@@ -324,8 +328,8 @@ def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
     if _broadcast_axes(small, big) is None:
         return None
     detail = (
-        f"a gradient of shape {shape_text(big)} was added to one of shape {shape_text(small)}, which it "
-        "broadcast from"
+        f"a gradient of shape {shape_text(big)} was added to one "
+        f"of shape {shape_text(small)}, which it broadcast from"
     )
     # the shapes go in the evidence only, which a hidden check
     # withholds: the message is the submission's to choose

@@ -74,8 +74,8 @@ _GRAD_B: dict[str, tuple[str, Callable[[Arr, Arr, Arr], Arr]]] = {
 _RIGHT_A: Callable[[Arr, Arr, Arr], Arr] = lambda a, b, g: g @ b.swapaxes(-1, -2)  # noqa: E731
 _RIGHT_B: Callable[[Arr, Arr, Arr], Arr] = lambda a, b, g: a.swapaxes(-1, -2) @ g  # noqa: E731
 _NUMPY_T = (
-    "numpy's .T reverses every axis, so on a batch (more than 2 axes) it is no matrix transpose: swap "
-    "the last two axes, a.swapaxes(-1, -2), for each product's transpose."
+    "numpy's .T reverses every axis, so on a batch (more than 2 axes) it is no matrix "
+    "transpose: swap the last two axes, a.swapaxes(-1, -2), for each product's transpose."
 )
 
 
@@ -219,8 +219,9 @@ def _matmul_variants(exercise: Exercise) -> list[Variant]:
             said = [f"a's gradient is out.grad @ b.T, not {said_a}"] if form_a != "right" else []
             said += [f"b's gradient is a.T @ out.grad, not {said_b}"] if form_b != "right" else []
             hint = (
-                f"In out = a @ b, {' and '.join(said)}: each gradient has its operand's shape, and the "
-                "transposed factor goes on the side that makes it so, even where square shapes would allow both."
+                f"In out = a @ b, {' and '.join(said)}: each gradient has its "
+                "operand's shape, and the transposed factor goes on the side "
+                "that makes it so, even where square shapes would allow both."
             )
             if "numpy .T" in (form_a, form_b):
                 hint += " " + _NUMPY_T
