@@ -191,20 +191,16 @@ def _found(exercise: Exercise, defined: Definitions | None) -> str:
     wanted = [f"{name}(...)" for name, _ in exercise.defines]
     # the attributes observed belong to the exercise's own objects
     # only where probes build them (Node(a), Dual(a, 1.0))
-    built = any(
-        f"{name}(" in p.code
-        for name, kind in exercise.defines
-        if kind == "class"
-        for p in exercise.probes
-    )
-    reads = (
-        [
-            f".{attr}"
-            for attr in probe_reads(tuple(o for p in exercise.probes for _, o in p.observe))
-        ]
-        if built
-        else []
-    )
+    built = False
+    for name, kind in exercise.defines:
+        if kind == "class" and any(f"{name}(" in probe.code for probe in exercise.probes):
+            built = True
+    reads = []
+    if built:
+        observed = []
+        for probe in exercise.probes:
+            observed += [expression for _, expression in probe.observe]
+        reads = [f".{attr}" for attr in probe_reads(tuple(observed))]
     names = [f"`{name}`" for name in wanted + reads]
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     return f" It defines {defined.describe()}; this exercise reads {listed}."
@@ -442,33 +438,10 @@ def _compare_observations(
     got_all = probe_run.observations
     if isinstance(want_all, ErrorInfo) or got_all is None:
         raise ValueError("observations are compared only when both sides have them")
-    observations = []
-    for label, want in want_all.items():
-        got = got_all.get(label)
-        if got is None:
-            observations.append(
-                ObservationResult(
-                    label=label,
-                    expected=show(want),
-                    got="nothing",
-                    ok=False,
-                    problem="nothing was observed",
-                    expected_value=plain(want),
-                )
-            )
-            continue
-        problem = compare(want, got, expected.tolerance(label, tolerance))
-        observations.append(
-            ObservationResult(
-                label=label,
-                expected=show(want),
-                got=show(got),
-                ok=problem is None,
-                problem=problem or "",
-                expected_value=plain(want),
-                got_value=plain_got(got, want),
-            )
-        )
+    observations = [
+        _observation(label, want, got_all.get(label), expected.tolerance(label, tolerance))
+        for label, want in want_all.items()
+    ]
     wrong = [o for o in observations if not o.ok]
     if not wrong:
         return make("passed", "", 1.0, tuple(observations))
@@ -492,6 +465,29 @@ def _compare_observations(
         score,
         tuple(observations),
         cause=cause,
+    )
+
+
+def _observation(label: str, want: Value, got: Value | None, tol: Tolerance) -> ObservationResult:
+    """One compared quantity: both sides shown, and what is wrong with it."""
+    if got is None:
+        return ObservationResult(
+            label=label,
+            expected=show(want),
+            got="nothing",
+            ok=False,
+            problem="nothing was observed",
+            expected_value=plain(want),
+        )
+    problem = compare(want, got, tol)
+    return ObservationResult(
+        label=label,
+        expected=show(want),
+        got=show(got),
+        ok=problem is None,
+        problem=problem or "",
+        expected_value=plain(want),
+        got_value=plain_got(got, want),
     )
 
 

@@ -58,8 +58,6 @@ def load_ops(path: Path | None) -> tuple[CourseOp, ...]:
 
 @cache
 def _load(path: Path, source: str) -> tuple[CourseOp, ...]:
-    from reference.scalar import Node
-
     module = types.ModuleType(f"course_ops_{path.parent.name.replace('-', '_')}")
     module.__file__ = str(path)
     try:
@@ -72,53 +70,44 @@ def _load(path: Path, source: str) -> tuple[CourseOp, ...]:
             f"{path}: defines no OPS mapping; it needs OPS = {{'name': {{'forward': ..., "
             f"'torch': ...}}}} (see docs/authoring.md)."
         )
-    ops = []
-    for name, entry in table.items():
-        at = f"{path}: OPS[{name!r}]"
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-            raise GraderError(
-                f"{at}: an operation's name must be a plain method name (abs, maximum)."
-            )
-        if hasattr(Node, name):
-            raise GraderError(
-                f"{at}: the reference engine has {name} already; a course adds new operations only."
-            )
-        if (
-            not isinstance(entry, dict)
-            or not callable(entry.get("forward"))
-            or not callable(entry.get("torch"))
-        ):
-            raise GraderError(
-                f"{at}: needs 'forward' (values -> (value, slopes)) "
-                "and 'torch' (tensors -> tensor), both functions."
-            )
-        unknown = sorted(set(entry) - {"forward", "torch", "arity", "domain"})
-        if unknown:
-            raise GraderError(
-                f"{at}: unknown key {unknown[0]!r}; the keys are forward, torch, arity, domain."
-            )
-        arity, domain = entry.get("arity", 1), entry.get("domain", "any")
-        if not isinstance(arity, int) or arity < 1:
-            raise GraderError(
-                f"{at}: 'arity' is the number of operands, the node itself included (1 or more)."
-            )
-        if domain not in DOMAINS:
-            raise GraderError(
-                f"{at}: 'domain' must be one of {', '.join(DOMAINS)}; got {domain!r}."
-            )
-        code = getattr(entry["forward"], "__code__", None)
-        ops.append(
-            CourseOp(
-                name,
-                entry["forward"],
-                entry["torch"],
-                arity,
-                domain,
-                path,
-                code.co_firstlineno if code is not None else 1,
-            )
+    return tuple(_op(path, name, entry) for name, entry in table.items())
+
+
+def _op(path: Path, name: object, entry: object) -> CourseOp:
+    """One entry of OPS, checked: a plain new method name, and its functions."""
+    from reference.scalar import Node
+
+    at = f"{path}: OPS[{name!r}]"
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+        raise GraderError(f"{at}: an operation's name must be a plain method name (abs, maximum).")
+    if hasattr(Node, name):
+        raise GraderError(
+            f"{at}: the reference engine has {name} already; a course adds new operations only."
         )
-    return tuple(ops)
+    if (
+        not isinstance(entry, dict)
+        or not callable(entry.get("forward"))
+        or not callable(entry.get("torch"))
+    ):
+        raise GraderError(
+            f"{at}: needs 'forward' (values -> (value, slopes)) "
+            "and 'torch' (tensors -> tensor), both functions."
+        )
+    unknown = sorted(set(entry) - {"forward", "torch", "arity", "domain"})
+    if unknown:
+        raise GraderError(
+            f"{at}: unknown key {unknown[0]!r}; the keys are forward, torch, arity, domain."
+        )
+    arity, domain = entry.get("arity", 1), entry.get("domain", "any")
+    if not isinstance(arity, int) or arity < 1:
+        raise GraderError(
+            f"{at}: 'arity' is the number of operands, the node itself included (1 or more)."
+        )
+    if domain not in DOMAINS:
+        raise GraderError(f"{at}: 'domain' must be one of {', '.join(DOMAINS)}; got {domain!r}.")
+    code = getattr(entry["forward"], "__code__", None)
+    line = code.co_firstlineno if code is not None else 1
+    return CourseOp(name, entry["forward"], entry["torch"], arity, domain, path, line)
 
 
 #: one class per engine and course, so that a probe's nodes

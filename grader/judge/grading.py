@@ -130,7 +130,10 @@ def plan(
     """Each exercise's inputs at `seed`, and the devices its probes use: those not asked for, or
     not on this machine, are skipped, with why."""
     groups = tuple(Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises)
-    used = {device for exercise in exercises for p in exercise.probes for device in p.devices}
+    used: set[Device] = set()
+    for exercise in exercises:
+        for probe in exercise.probes:
+            used.update(probe.devices)
     skipped: dict[Device, str] = {}
     for device in (d for d in ALL_DEVICES if d in used):
         if device not in devices:
@@ -475,16 +478,24 @@ def assemble(
     # torch's, the most there is
     kinds = {g.exercise.kind for g in planned.groups}
     engine = next(iter(kinds)).name if len(kinds) == 1 else "torch"
-    everything = [*children.values(), *runs.hidden.values()]
+    seen = _all(children)
     return Graded(
         exercises=tuple(results),
         problems=_problems(children, several, engine),
         output=_output(children, several),
-        output_truncated=any(r.output_truncated for found in children.values() for r in found),
-        isolation=_weakest([r.isolation for found in everything for r in found]),
+        output_truncated=any(r.output_truncated for r in seen),
+        isolation=_weakest([r.isolation for r in seen + _all(runs.hidden)]),
         notes=_notes(notes, children),
         integrity=_integrity(children, runs.hidden),
     )
+
+
+def _all(runs: Mapping[Device, list[RunResult]]) -> list[RunResult]:
+    """Every device's runs, one list."""
+    found: list[RunResult] = []
+    for device_runs in runs.values():
+        found += device_runs
+    return found
 
 
 def _problems(
@@ -517,7 +528,9 @@ def _weakest(isolations: Iterable[Isolation | None]) -> Isolation | None:
 
 def _notes(notes: Sequence[str], children: Mapping[Device, list[RunResult]]) -> tuple[str, ...]:
     """The notes, each once: a note on an import the guard refused gives way to the refusal's."""
-    refused = [text for found in children.values() for r in found for text in r.refused_imports]
+    refused: list[str] = []
+    for run_result in _all(children):
+        refused += run_result.refused_imports
     kept = [n for n in notes if not any(f"imports {r.split()[0]}," in n for r in refused)]
     for text in refused:
         kept.append(
@@ -532,9 +545,10 @@ def _integrity(
 ) -> tuple[str, ...]:
     """What the submission did against the grader, each once: what only the hidden part saw is
     one withheld line, as for its refusals."""
-    seen = [r for found in children.values() for r in found]
-    apart = [r for found in hidden.values() for r in found]
-    lines = [f"your code {text}; it was refused" for r in seen for text in r.integrity]
+    seen, apart = _all(children), _all(hidden)
+    lines = []
+    for child in seen:
+        lines += [f"your code {text}; it was refused" for text in child.integrity]
     for child in seen:
         for stop in (child.stop, *(g.stop for g in child.groups)):
             if stop is not None and stop.kind == "forged-reply":

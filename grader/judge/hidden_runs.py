@@ -40,9 +40,11 @@ HIDDEN_INTEGRITY = (
 
 
 def has_hidden(groups: Sequence[Group], device: Device) -> bool:
-    return any(
-        p.visibility == "hidden" and device in p.devices for g in groups for p in g.exercise.probes
-    )
+    """Whether any group has a hidden check on `device`."""
+    for group in groups:
+        if any(p.visibility == "hidden" and device in p.devices for p in group.exercise.probes):
+            return True
+    return False
 
 
 def public_part(groups: Sequence[Group], device: Device) -> Visibility | None:
@@ -161,12 +163,13 @@ def hidden_integrity(
     (a forged reply too), or where `also` (the record of autograd saw something there
     alone). It is the only line of a report's integrity that comes from the hidden
     run: what a course server withholds with the hidden checks until the deadline."""
-    seen = {text for run in public for text in run.integrity}
-    hidden = list(hidden)
-    forged = any(
-        stop is not None and stop.kind == "forged-reply"
-        for run in hidden
-        for stop in (run.stop, *(g.stop for g in run.groups))
-    )
-    refused = any(text not in seen for run in hidden for text in run.integrity)
-    return [HIDDEN_INTEGRITY] if forged or refused or also else []
+    seen: set[str] = set()
+    for run in public:
+        seen.update(run.integrity)
+    withheld = also
+    for run in hidden:
+        stops = (run.stop, *(g.stop for g in run.groups))
+        forged = any(stop is not None and stop.kind == "forged-reply" for stop in stops)
+        refused = any(text not in seen for text in run.integrity)
+        withheld = withheld or forged or refused
+    return [HIDDEN_INTEGRITY] if withheld else []

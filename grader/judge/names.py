@@ -15,7 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from grader.judge.diagnose.code_facts import forward_walks, placeholder_returns, shadowed
+from grader.judge.diagnose.code_facts import (
+    forward_walks,
+    placeholder_returns,
+    shadowed,
+    top_functions,
+)
 from grader.run.read.load import SourceCell
 from grader.run.read.syntax import statements, syntax_tree
 
@@ -101,9 +106,9 @@ class Definitions:
     def returns_nothing(self) -> frozenset[str]:
         """Methods of a class that never return a value (an operation whose result is None); a
         method whose every result is still a placeholder returns nothing too."""
-        methods = {
-            m.name for tree in self._trees for m, is_method in _top_functions(tree) if is_method
-        }
+        methods = set()
+        for tree in self._trees:
+            methods |= {m.name for m, is_method in top_functions(tree) if is_method}
         empty = {
             name
             for name, positions in self.placeholders.items()
@@ -123,7 +128,7 @@ class Definitions:
         name)."""
         found = []
         for label, tree in self._labelled:
-            for function, _ in _top_functions(tree):
+            for function, _ in top_functions(tree):
                 found.append(
                     (label, function.lineno, function.end_lineno or function.lineno, function.name)
                 )
@@ -220,21 +225,6 @@ def definitions(cells: Sequence[SourceCell]) -> Definitions:
     return Definitions(classes, tuple(functions), aliases, labelled)
 
 
-def _top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
-    """The module's functions and its classes' methods, each with whether it is a method."""
-    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = [
-        (n, False) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
-    found += [
-        (m, True)
-        for c in tree.body
-        if isinstance(c, ast.ClassDef)
-        for m in c.body
-        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
-    return found
-
-
 def _bodies(
     trees: Sequence[ast.Module],
 ) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
@@ -244,7 +234,7 @@ def _bodies(
     nothing: set[str] = set()
     enclosing: dict[str, set[str]] = {}
     for tree in trees:
-        for function, is_method in _top_functions(tree):
+        for function, is_method in top_functions(tree):
             if placeholder(function.body):
                 unwritten.add(function.name)
             returns = False
@@ -336,15 +326,7 @@ def grad_overwrites(trees: Sequence[ast.Module]) -> frozenset[str]:
     * y, not self.grad = 1.0 or 0.0): where an engine's accumulation happens, or fails to."""
     found: set[str] = set()
     for tree in trees:
-        functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        functions += [
-            m
-            for c in tree.body
-            if isinstance(c, ast.ClassDef)
-            for m in c.body
-            if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-        ]
-        for function in functions:
+        for function, _ in top_functions(tree):
             if function.name == "__init__":
                 continue
             for node in ast.walk(function):
@@ -402,7 +384,8 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
         elif isinstance(
             item, ast.Assign
         ):  # __radd__ = __add__, and __radd__, __rmul__ = __add__, __mul__
-            members |= {n.id for t in item.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            for target in item.targets:
+                members |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
             members.add(item.target.id)
         elif isinstance(item, (ast.Import, ast.ImportFrom)):

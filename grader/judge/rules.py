@@ -109,7 +109,10 @@ def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
         and isinstance(value, (ast.Tuple, ast.List))
         and len(target.elts) == len(value.elts)
     ):
-        return [pair for t, v in zip(target.elts, value.elts, strict=True) for pair in _pairs(t, v)]
+        pairs = []
+        for t, v in zip(target.elts, value.elts, strict=True):
+            pairs += _pairs(t, v)
+        return pairs
     return []
 
 
@@ -164,13 +167,13 @@ def _scoped(
     """The trees, or with `scope` only the top-level definitions of those names."""
     if scope is None:
         return list(trees)
-    return [
-        (label, node)
-        for label, tree in trees
-        for node in tree.body
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.name in scope
-    ]
+    scoped: list[tuple[str, ast.AST]] = []
+    for label, tree in trees:
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name in scope:
+                    scoped.append((label, node))
+    return scoped
 
 
 def _called_name(func: ast.expr, aliases: dict[str, str] | None = None) -> str | None:

@@ -28,6 +28,7 @@ from grader.core.exercise import (
     Raises,
     SourceRules,
 )
+from grader.core.library import Library
 from grader.core.numeric import CUDA_TOLERANCE, DEFAULT_TOLERANCE, Tolerance
 from grader.judge.spec_course import course_imports, library_settings
 from grader.judge.spec_yaml import At, Where, check_schema, line_of, parse_yaml, read_spec
@@ -73,29 +74,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         raise where.error(
             ("id",), f"is {data['id']!r} but the folder is {folder.name!r}; they must match."
         )
-    tolerance = _tolerance(data.get("tolerance"), DEFAULT_TOLERANCE)
-    cuda_tolerance = _tolerance(data.get("cuda_tolerance"), CUDA_TOLERANCE)
-    shared = tuple(
-        _input(name, value, ("inputs", name), where, shared=True)
-        for name, value in data.get("inputs", {}).items()
-    )
-    probes = tuple(
-        _probe(p, ("probes", i), where, tolerance, cuda_tolerance, shared)
-        for i, p in enumerate(data["probes"])
-    )
-    names = [p.name for p in probes]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise where.error(
-                ("probes", i, "name"),
-                f"{name!r} is used by an earlier probe; names must be unique.",
-            )
-    total = sum(p.points for p in probes)
-    if abs(total - data["points"]) > 1e-9:
-        raise where.error(
-            ("points",),
-            f"is {data['points']} but the probes' points add up to {total:g}; make them agree.",
-        )
+    probes = _probes(data, where)
     library = library_settings(data, folder.parent, where)
     starter = (
         library.starter
@@ -103,29 +82,12 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         else _file(folder, data.get("starter", "starter.py"), ("starter",), where)
     )
     expected = _file(folder, data["expected"], ("expected",), where) if "expected" in data else None
-    # A released pack holds no solution: a torch exercise brings its expected values instead, and a
-    # scalar one needs none, since the reference engine computes them.
-    packed = "solution" not in data and (
-        expected is not None or (kind.reference and not (folder / "solution.py").exists())
-    )
+    packed = _packed(data, folder, expected)
     if kind.oracle == "tensor":
         _tensor_reference(data["defines"], where)
     _autograd_rule(data, probes, where)
-    if library is not None:
-        packed = library.reference is None or not library.reference.is_dir()
-        solution = None if packed else library.reference
-    else:
-        solution = (
-            None
-            if packed
-            else _file(folder, data.get("solution", "solution.py"), ("solution",), where)
-        )
-    mutants_dir = folder / data.get("mutants", "mutants")
-    if "mutants" in data and not mutants_dir.is_dir():
-        raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
-    mutants = (
-        tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
-    )
+    solution = _solution(data, where, library, packed)
+    mutants = _mutants(data, where)
     if data.get("precision", "float64") != "float64" and "precision" not in kind.fields:
         raise where.error(
             ("precision",),
@@ -163,6 +125,66 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         variants=tuple(sorted((folder / "variants").glob("*.py"))),
         diagnosis=folder / DIAGNOSIS if (folder / DIAGNOSIS).is_file() else None,
     )
+
+
+def _probes(data: dict[str, Any], where: Where) -> tuple[Probe, ...]:
+    """The probes, each with its tolerances and the exercise's shared inputs; their names unique
+    and their points adding up to the exercise's."""
+    tolerance = _tolerance(data.get("tolerance"), DEFAULT_TOLERANCE)
+    cuda_tolerance = _tolerance(data.get("cuda_tolerance"), CUDA_TOLERANCE)
+    shared = tuple(
+        _input(name, value, ("inputs", name), where, shared=True)
+        for name, value in data.get("inputs", {}).items()
+    )
+    probes = tuple(
+        _probe(p, ("probes", i), where, tolerance, cuda_tolerance, shared)
+        for i, p in enumerate(data["probes"])
+    )
+    names = [p.name for p in probes]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise where.error(
+                ("probes", i, "name"),
+                f"{name!r} is used by an earlier probe; names must be unique.",
+            )
+    total = sum(p.points for p in probes)
+    if abs(total - data["points"]) > 1e-9:
+        raise where.error(
+            ("points",),
+            f"is {data['points']} but the probes' points add up to {total:g}; make them agree.",
+        )
+    return probes
+
+
+def _packed(data: dict[str, Any], folder: Path, expected: Path | None) -> bool:
+    """Whether the exercise is a released pack's, which holds no solution: a torch exercise
+    brings its expected values instead, and a scalar one needs none, since the reference engine
+    computes them."""
+    if "solution" in data:
+        return False
+    return expected is not None or (
+        KINDS[data["engine"]].reference and not (folder / "solution.py").exists()
+    )
+
+
+def _solution(
+    data: dict[str, Any], where: Where, library: Library | None, packed: bool
+) -> Path | None:
+    """The exercise's solution, or a library course's reference package; None in a pack."""
+    if library is not None:
+        packed = library.reference is None or not library.reference.is_dir()
+        return None if packed else library.reference
+    if packed:
+        return None
+    return _file(where.path.parent, data.get("solution", "solution.py"), ("solution",), where)
+
+
+def _mutants(data: dict[str, Any], where: Where) -> tuple[Mutant, ...]:
+    """The known mistakes of the exercise's mutants folder, one a file."""
+    folder = where.path.parent / data.get("mutants", "mutants")
+    if "mutants" in data and not folder.is_dir():
+        raise where.error(("mutants",), f"folder {folder} does not exist.")
+    return tuple(_mutant(p) for p in sorted(folder.glob("*.py"))) if folder.is_dir() else ()
 
 
 def _source_rules(data: dict[str, Any], course: Path) -> SourceRules:
@@ -252,64 +274,23 @@ def _probe(
     cuda_tolerance: Tolerance,
     shared: tuple[InputSpec, ...] = (),
 ) -> Probe:
-    own = tuple(
-        _input(name, value, at + ("inputs", name), where)
-        for name, value in data.get("inputs", {}).items()
-    )
-    for spec in own:
-        if any(spec.name == other.name for other in shared):
-            raise where.error(
-                at + ("inputs", spec.name), "is also an input of the whole exercise; rename one."
-            )
-    inputs = shared + own
-    input_names = {spec.name for spec in inputs}
+    inputs = _probe_inputs(data, at, where, shared)
     _compiles(data["code"], "exec", at + ("code",), where)
     if "observe" not in data and "raises" not in data:
         raise where.error(
             at, "needs 'observe' (what to compare) or 'raises' (the error the code must raise)."
         )
-    observe: list[tuple[str, str]] = []
-    for i, item in enumerate(data.get("observe", [])):
-        label, expr = (item, item) if isinstance(item, str) else next(iter(item.items()))
-        _compiles(expr, "eval", at + ("observe", i), where)
-        if label in dict(observe):
-            raise where.error(at + ("observe", i), f"{label!r} is observed twice.")
-        observe.append((label, expr))
+    observe = _observe(data, at, where)
     labels = dict(observe)
     output = data.get("output")
     if output is not None:
         _compiles(output, "eval", at + ("output",), where)
-    gradients = tuple(data.get("gradients", {}).items())
-    kinds = {spec.name: spec for spec in inputs}
-    for label, input_name in gradients:
-        if label not in labels:
-            raise where.error(
-                at + ("gradients", label), f"{label!r} is not one of this probe's observations."
-            )
-        if input_name not in input_names:
-            raise where.error(
-                at + ("gradients", label), f"{input_name!r} is not one of this probe's inputs."
-            )
-        if kinds[input_name].dtype == "int64":
-            raise where.error(
-                at + ("gradients", label), f"{input_name!r} holds integers, which have no gradient."
-            )
+    gradients = _gradients(data, at, where, labels, inputs)
     if gradients and output is None:
         raise where.error(
             at + ("gradients",), "needs 'output': the expression whose gradients these are."
         )
-    printed: list[tuple[str, str | tuple[str, ...]]] = []
-    for label, number in data.get("printed", {}).items():
-        if label not in labels:
-            raise where.error(
-                at + ("printed", label), f"{label!r} is not one of this probe's observations."
-            )
-        printed.append((label, tuple(number) if isinstance(number, list) else str(number)))
-    for i, label in enumerate(data.get("near_zero", [])):
-        if label not in labels:
-            raise where.error(
-                at + ("near_zero", i), f"{label!r} is not one of this probe's observations."
-            )
+    printed = _printed(data, at, where, labels)
     return Probe(
         near_zero=tuple(data.get("near_zero", [])),
         grades=tuple(data.get("grades", ())),
@@ -332,6 +313,81 @@ def _probe(
         printed=tuple(printed),
         line=line_of(where.lines, at),
     )
+
+
+def _probe_inputs(
+    data: dict[str, Any], at: At, where: Where, shared: tuple[InputSpec, ...]
+) -> tuple[InputSpec, ...]:
+    """The exercise's shared inputs, then the probe's own, whose names differ from theirs."""
+    own = tuple(
+        _input(name, value, at + ("inputs", name), where)
+        for name, value in data.get("inputs", {}).items()
+    )
+    for spec in own:
+        if any(spec.name == other.name for other in shared):
+            raise where.error(
+                at + ("inputs", spec.name), "is also an input of the whole exercise; rename one."
+            )
+    return shared + own
+
+
+def _observe(data: dict[str, Any], at: At, where: Where) -> list[tuple[str, str]]:
+    """What the probe compares: (label, expression), each label once."""
+    observe: list[tuple[str, str]] = []
+    for i, item in enumerate(data.get("observe", [])):
+        label, expr = (item, item) if isinstance(item, str) else next(iter(item.items()))
+        _compiles(expr, "eval", at + ("observe", i), where)
+        if label in dict(observe):
+            raise where.error(at + ("observe", i), f"{label!r} is observed twice.")
+        observe.append((label, expr))
+    return observe
+
+
+def _gradients(
+    data: dict[str, Any],
+    at: At,
+    where: Where,
+    labels: dict[str, str],
+    inputs: tuple[InputSpec, ...],
+) -> tuple[tuple[str, str], ...]:
+    """(observation, input) for each gradient central differences confirm: an observation of
+    the probe's, with respect to one of its inputs that holds numbers."""
+    gradients = tuple(data.get("gradients", {}).items())
+    kinds = {spec.name: spec for spec in inputs}
+    for label, input_name in gradients:
+        if label not in labels:
+            raise where.error(
+                at + ("gradients", label), f"{label!r} is not one of this probe's observations."
+            )
+        if input_name not in kinds:
+            raise where.error(
+                at + ("gradients", label), f"{input_name!r} is not one of this probe's inputs."
+            )
+        if kinds[input_name].dtype == "int64":
+            raise where.error(
+                at + ("gradients", label), f"{input_name!r} holds integers, which have no gradient."
+            )
+    return gradients
+
+
+def _printed(
+    data: dict[str, Any], at: At, where: Where, labels: dict[str, str]
+) -> list[tuple[str, str | tuple[str, ...]]]:
+    """What the lesson prints for some of the probe's observations (a number as text, a text, or
+    a list of texts), and which are zero by design: observations of the probe's each."""
+    printed: list[tuple[str, str | tuple[str, ...]]] = []
+    for label, number in data.get("printed", {}).items():
+        if label not in labels:
+            raise where.error(
+                at + ("printed", label), f"{label!r} is not one of this probe's observations."
+            )
+        printed.append((label, tuple(number) if isinstance(number, list) else str(number)))
+    for i, label in enumerate(data.get("near_zero", [])):
+        if label not in labels:
+            raise where.error(
+                at + ("near_zero", i), f"{label!r} is not one of this probe's observations."
+            )
+    return printed
 
 
 def _input(name: str, value: Any, at: At, where: Where, shared: bool = False) -> InputSpec:

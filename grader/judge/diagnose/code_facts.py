@@ -154,15 +154,15 @@ def _over_attribute_of(expression: ast.expr, name: str) -> bool:
 
 
 def _calls(body: Sequence[ast.stmt], function: str) -> bool:
-    return any(
-        isinstance(n, ast.Call)
-        and (
-            (isinstance(n.func, ast.Name) and n.func.id == function)
-            or (isinstance(n.func, ast.Attribute) and n.func.attr == function)
-        )
-        for statement in body
-        for n in ast.walk(statement)
-    )
+    for statement in body:
+        for n in ast.walk(statement):
+            if not isinstance(n, ast.Call):
+                continue
+            if isinstance(n.func, ast.Name) and n.func.id == function:
+                return True
+            if isinstance(n.func, ast.Attribute) and n.func.attr == function:
+                return True
+    return False
 
 
 def _appended(statement: ast.stmt, node: str) -> str | None:
@@ -270,17 +270,23 @@ def _steps(body: Sequence[ast.stmt], node: str) -> bool:
         and s.value.func.value.id == node
         for s in body
     )
-    return calls or any(
-        isinstance(n, ast.AugAssign)
-        and any(
-            isinstance(r, ast.Attribute)
-            and r.attr == "grad"
-            and isinstance(r.value, ast.Name)
-            and r.value.id == node
-            for r in ast.walk(n.value)
-        )
-        for s in body
-        for n in ast.walk(s)
+    if calls:
+        return True
+    for statement in body:
+        for n in ast.walk(statement):
+            if isinstance(n, ast.AugAssign) and _reads_grad_of(n.value, node):
+                return True
+    return False
+
+
+def _reads_grad_of(expression: ast.expr, node: str) -> bool:
+    """`expression` reads `node.grad`."""
+    return any(
+        isinstance(r, ast.Attribute)
+        and r.attr == "grad"
+        and isinstance(r.value, ast.Name)
+        and r.value.id == node
+        for r in ast.walk(expression)
     )
 
 
@@ -290,15 +296,7 @@ def placeholder_returns(tree: ast.Module) -> dict[str, tuple[str, ...]]:
     in every return, else "" (`return out, cache` after `out, cache = None, None`
     is ("out", "cache"); once only `out = ...` is written, ("", "cache"))."""
     found: dict[str, tuple[str, ...]] = {}
-    functions = [n for n in tree.body if isinstance(n, _FUNCTIONS)]
-    functions += [
-        m
-        for c in tree.body
-        if isinstance(c, ast.ClassDef)
-        for m in c.body
-        if isinstance(m, _FUNCTIONS)
-    ]
-    for function in functions:
+    for function, _ in top_functions(tree):
         returned = [r.value for r in _own(function) if isinstance(r, ast.Return)]
         shapes = [
             value.elts if isinstance(value, ast.Tuple) else [value]
@@ -322,6 +320,18 @@ def placeholder_returns(tree: ast.Module) -> dict[str, tuple[str, ...]]:
         positions = tuple(next(iter(n)) if len(n) == 1 else "" for n in names)
         if any(positions):
             found[function.name] = positions
+    return found
+
+
+def top_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
+    """The module's functions, then its classes' methods, each with whether it is a method."""
+    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = []
+    for node in tree.body:
+        if isinstance(node, _FUNCTIONS):
+            found.append((node, False))
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            found += [(m, True) for m in node.body if isinstance(m, _FUNCTIONS)]
     return found
 
 

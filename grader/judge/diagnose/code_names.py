@@ -211,13 +211,10 @@ def _passed_on(code: str, names: set[str]) -> list[str]:
     except (SyntaxError, ValueError):
         return []
     for statement in tree.body:
-        given = [
-            a.id
-            for node in ast.walk(statement)
-            if isinstance(node, ast.Call)
-            for a in node.args
-            if isinstance(a, ast.Name) and a.id in names
-        ]
+        given = []
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call):
+                given += [a.id for a in node.args if isinstance(a, ast.Name) and a.id in names]
         if given:
             return list(dict.fromkeys(given))
     return []

@@ -19,6 +19,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from grader.core.compare import fmt
+from grader.core.values import Number
 from grader.judge.diagnose.localize import (
     BINARY,
     EXPONENT,
@@ -27,11 +28,13 @@ from grader.judge.diagnose.localize import (
     UNARY,
     Localization,
     built_on,
+    start_values,
 )
-from grader.judge.diagnose.probe_reader import ProbeReader
 from grader.judge.diagnose.slope_forms import close, how_wrong, neg, output_form, show, slope_at
 from grader.judge.report import How, RuleFault
 
+#: what an error says when the operation itself is missing, not wrong
+MISSING = ("unsupported operand", "has no attribute", "bad operand type")
 #: what compositions of + and * need right before they can test the walk (with the ":met:" probes)
 INGREDIENTS = (
     "__add__:alone",
@@ -127,61 +130,24 @@ def _read(
     these operations, each of which makes its own step, are read, each on its own."""
     reader = _Reader(loc)
     walk = stepped is None
-    reached = reader.got("__mul__:upstream", "x.grad")
-    if (
-        walk
-        and reader.right("__add__:alone")
-        and reader.right("__mul__:alone")
-        and reached == 0
-        and reader.want("__mul__:upstream", "x.grad")
-    ):
-        return (
-            _fault(
-                "backward",
-                "",
-                "traversal-order",
-                f"(x * y) * c at {reader.at('__mul__:upstream')}: x.grad is "
-                "0, each operation right alone: only the output's own "
-                "inputs got a gradient; walk the sorted nodes outputs first",
-            ),
-        ), set()
+    inputs_only = reader.inputs_only() if walk else None
+    if inputs_only is not None:
+        return (inputs_only,), set()
     # + and * right alone, under a factor and with an
     # operand repeated: compositions of them test the walk
-    ingredients = walk and all(
-        reader.right(spec.name)
-        for spec in loc.specs
-        if spec.name in INGREDIENTS or ":met:" in spec.name
-    )
+    ingredients = walk and reader.ingredients()
     if ingredients:
         found_walk = reader.structure()
-        if (
-            found_walk is not None
-        ):  # a walk that misses or misorders nodes: no operation can be read through it
+        # a walk that misses or misorders nodes: no operation can be read through it
+        if found_walk is not None:
             return (found_walk,), set()
     found, right = reader.operations(each_alone=not walk)
     if not right or (found and all(reader.nothing_passed(f.rule.method) for f in found)):
-        return (
-            (),
-            set(),
-        )  # no operation right, or nothing passed back by any: the walk, not one rule
+        # no operation right, or nothing passed back by any: the walk, not one rule
+        return (), set()
     if stepped is not None:
         return tuple(f for f in found if f.rule.method in stepped), right
-    found = [
-        f
-        for f in found
-        if not (built_on(f.rule.method) & {g.rule.method for g in found if g is not f})
-    ]
-    lost = [f for f in found if f.rule.how == "accumulation" and f.rule.method != "backward"]
-    if walk and len(lost) > 1 and overwrites and not overwrites & {f.rule.method for f in lost}:
-        # every operation loses a contribution, and only the walk overwrites grads: the walk's fault
-        whole = _fault(
-            "backward",
-            "",
-            "accumulation",
-            f"{lost[0].evidence}, in every operation alike, and backward() "
-            "assigns grads with = where += belongs",
-        )
-        found = [f for f in found if f not in lost] + [whole]
+    found = _walk_overwrites(_roots(found), overwrites)
     if ingredients:
         state = reader.state()
         if state is not None:
@@ -189,7 +155,137 @@ def _read(
     return tuple(found), right
 
 
-class _Reader(ProbeReader):
+def _roots(found: list[Fault]) -> list[Fault]:
+    """The faults no other one explains: an operation built from a faulty one is not blamed."""
+    kept = []
+    for fault in found:
+        others = {g.rule.method for g in found if g is not fault}
+        if not built_on(fault.rule.method) & others:
+            kept.append(fault)
+    return kept
+
+
+def _walk_overwrites(found: list[Fault], overwrites: frozenset[str] | None) -> list[Fault]:
+    """Every operation loses a contribution, and only the walk overwrites grads: the walk's
+    fault, not theirs."""
+    lost = [f for f in found if f.rule.how == "accumulation" and f.rule.method != "backward"]
+    if len(lost) < 2 or not overwrites or overwrites & {f.rule.method for f in lost}:
+        return found
+    whole = _fault(
+        "backward",
+        "",
+        "accumulation",
+        f"{lost[0].evidence}, in every operation alike, and backward() "
+        "assigns grads with = where += belongs",
+    )
+    return [f for f in found if f not in lost] + [whole]
+
+
+class _Reader:
+    """One localization's probes by name: what the student's class gave, beside the reference,
+    and the faults they show. A probe a view does not hold (an operation's own step where only the
+    walk ran) reads as one that did not run."""
+
+    def __init__(self, loc: Localization) -> None:
+        self.loc = loc
+        self.index = {spec.name: i for i, spec in enumerate(loc.specs)}
+
+    def x_of(self, name: str) -> float | None:
+        """The value x starts from in a probe of one operation."""
+        start = dict(self.loc.specs[self.index[name]].start).get("x")
+        if start is None:
+            return None
+        value = eval(start, {"abs": abs}, dict(self.loc.inputs))  # our own expression of the inputs
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def at(self, name: str) -> str:
+        return start_values(self.loc.specs[self.index[name]], self.loc.inputs)
+
+    def got(self, name: str, label: str) -> float | None:
+        if name not in self.index:  # a probe this view has not (an operation's step of a walk)
+            return None
+        run = self.loc.got[self.index[name]]
+        value = None if run is None or run.observations is None else run.observations.get(label)
+        return value.value if isinstance(value, Number) else None
+
+    def want(self, name: str, label: str) -> float | None:
+        if name not in self.index:
+            return None
+        run = self.loc.expected[self.index[name]]
+        value = None if run.observations is None else run.observations.get(label)
+        return value.value if isinstance(value, Number) else None
+
+    def ran(self, name: str) -> bool | None:
+        """True: it ran; False: it raised something other than
+        a missing operation; None: the operation is missing."""
+        run = self.loc.got[self.index[name]] if name in self.index else None
+        if run is None:
+            return False
+        if run.error is not None:
+            return None if any(text in run.error.message for text in MISSING) else False
+        return run.observations is not None
+
+    def numbers(self, name: str) -> bool:
+        """Every observation of the probe is a number, where the reference's is."""
+        return all(
+            self.got(name, label) is not None
+            for label, _ in self.loc.specs[self.index[name]].observe
+            if self.want(name, label) is not None
+        )
+
+    def nothing_passed(self, method: str) -> bool:
+        """The operation's probes ran and every gradient they gave is 0."""
+        runs = [self.loc.got[i] for spec, i in self.index.items() if spec.startswith(f"{method}:")]
+        grads = []
+        for run in runs:
+            if run is not None and run.observations is not None:
+                for label, value in run.observations.items():
+                    if label.endswith(".grad") and label != "out.grad":
+                        grads.append(value)
+        return bool(grads) and all(isinstance(v, Number) and v.value == 0 for v in grads)
+
+    def right(self, name: str) -> bool | None:
+        """Whether every observation matches; None where the operation is missing."""
+        ran = self.ran(name)
+        if not ran:
+            return ran
+        labels = [label for label, _ in self.loc.specs[self.index[name]].observe]
+        return all(close(self.got(name, label), self.want(name, label)) for label in labels)
+
+    def shown(self, name: str, label: str) -> str:
+        return (
+            f"{label} is {show(self.got(f'traversal:{name}', label))} where "
+            f"{show(self.want(f'traversal:{name}', label))} was expected"
+        )
+
+    def inputs_only(self) -> Fault | None:
+        """+ and * right alone, yet (x * y) * c leaves x at 0: the walk reached only the output's
+        own inputs."""
+        if (
+            self.right("__add__:alone")
+            and self.right("__mul__:alone")
+            and self.got("__mul__:upstream", "x.grad") == 0
+            and self.want("__mul__:upstream", "x.grad")
+        ):
+            return _fault(
+                "backward",
+                "",
+                "traversal-order",
+                f"(x * y) * c at {self.at('__mul__:upstream')}: x.grad is "
+                "0, each operation right alone: only the output's own "
+                "inputs got a gradient; walk the sorted nodes outputs first",
+            )
+        return None
+
+    def ingredients(self) -> bool:
+        """Whether + and * are right alone, under a factor and with an operand repeated (and
+        where met inside compositions): then compositions of them test the walk."""
+        return all(
+            self.right(spec.name)
+            for spec in self.loc.specs
+            if spec.name in INGREDIENTS or ":met:" in spec.name
+        )
+
     def seeding(self) -> Fault | None:
         fresh = self.got("fresh", "x.grad")
         if fresh is not None and fresh != 0:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from grader.core.exercise import Mutant
 from grader.judge.diagnose.evidence import Evidence, MutantRun, MutantRuns
 from grader.judge.diagnose.likeness import behaves_like, passes, strong
-from grader.judge.diagnose.weak_evidence import distinctive, isolates, same_error
+from grader.judge.diagnose.weak_evidence import isolates, same_error
 from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.run_rules import rule_breaks
 from grader.run.observed import GroupRun
@@ -41,7 +41,9 @@ def name_known(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
         )
         known = evidence.could_fit(passed)
     matches = _matches(evidence, known)
-    support = Counter(m.mistake for found in matches.values() for m in found)
+    support: Counter[str] = Counter()
+    for found in matches.values():
+        support.update(m.mistake for m in found)
     checks = list(result.checks)
     for index, found in matches.items():
         if found:
@@ -121,25 +123,7 @@ def _candidate(
         return index, mutant, True
     if not _raises_wherever(evidence, mutant, run):
         return None
-    others = [(m.mutant.mistake, m.run) for m in evidence.mutants()]
-    probe_of = {i: evidence.probe_index(i) for i in evidence.located}
-    distinct = mutant.distinctive
-    if distinct is None:
-        distinct = distinctive(mutant.mutant.path, evidence.exercise.solution)
-    isolating = isolates(
-        mutant.mutant.mistake,
-        mutant.run,
-        others,
-        run,
-        probe_index,
-        student_fails=evidence.failing,
-        mutant_fails=mutant_fails,
-        probe_of=probe_of,
-        exercise=evidence.exercise,
-        defined=evidence.facts(),
-        tol=tol,
-        distinct=distinct,
-    )
+    isolating = isolates(evidence, index, mutant, mutant_fails)
     return index, mutant, isolating
 
 

@@ -116,148 +116,17 @@ def specs() -> tuple[Spec, ...]:
     probe that loops stops only the ones after it)."""
     found: list[Spec] = [Spec("fresh", "backward", "x = Node(a)", (("x.grad", "x.grad"),))]
     for method, symbol, reflected in BINARY:
-        pair = (
-            ("value", "out.value"),
-            ("out.grad", "out.grad"),
-            ("x.grad", "x.grad"),
-            ("y.grad", "y.grad"),
-        )
-        found += [
-            Spec(
-                f"{method}:alone",
-                method,
-                f"x, y = Node(a), Node(b)\nout = x {symbol} y\nout.backward()",
-                pair,
-                XY,
-            ),
-            Spec(
-                f"{method}:upstream",
-                method,
-                f"x, y = Node(a), Node(b)\nh = x {symbol} y\nout = h * c\nout.backward()",
-                (("x.grad", "x.grad"), ("y.grad", "y.grad")),
-                (*XY, ("c", "c")),
-            ),
-            Spec(
-                f"{method}:repeat",
-                method,
-                f"x = Node(a)\nout = x {symbol} x\nout.backward()",
-                (("value", "out.value"), ("x.grad", "x.grad")),
-                (("x", "a"),),
-            ),
-            Spec(
-                f"{method}:number",
-                method,
-                f"x = Node(a)\nout = x {symbol} k\nout.backward()",
-                (("value", "out.value"), ("x.grad", "x.grad")),
-                (("x", "a"), ("k", "k")),
-            ),
-            Spec(
-                f"{reflected}:number",
-                reflected,
-                f"x = Node(a)\nout = k {symbol} x\nout.backward()",
-                (("value", "out.value"), ("x.grad", "x.grad")),
-                (("k", "k"), ("x", "a")),
-            ),
-        ]
+        found += _binary_specs(method, symbol, reflected)
     for method, expression, domain in UNARY:
-        tag = f"{method}:{domain}" if method == "relu" else method
-        start = f"x = Node({_SIGNED[domain]})"
-        call = expression
-        shown = (("x", _SIGNED[domain]), *((("n", "n"),) if method == "__pow__" else ()))
-        found += [
-            Spec(
-                f"{tag}:alone",
-                method,
-                f"{start}\nout = {call}\nout.backward()",
-                (("value", "out.value"), ("out.grad", "out.grad"), ("x.grad", "x.grad")),
-                shown,
-            ),
-            Spec(
-                f"{tag}:upstream",
-                method,
-                f"{start}\nh = {call}\nout = h * c\nout.backward()",
-                (("x.grad", "x.grad"),),
-                (*shown, ("c", "c")),
-            ),
-            Spec(
-                f"{tag}:repeat",
-                method,
-                f"{start}\nout = {call} + x\nout.backward()",
-                (("x.grad", "x.grad"),),
-                shown,
-            ),
-        ]
-    walk = [
-        (
-            "chain",
-            "x = Node(a)\nh1 = x * b\nh2 = h1 * c\nout = h2 * k\nout.backward()",
-            ("x.grad", "h1.grad", "h2.grad"),
-        ),
-        ("diamond", "v = Node(a)\nb1 = v + v\nc1 = b1 + b1\nc1.backward()", ("v.grad", "b1.grad")),
-        (
-            "shared-long",
-            "x = Node(a)\nh = x * b\nt = h * c\nu = t * k\nout = u + h\nout.backward()",
-            ("x.grad", "h.grad"),
-        ),
-        (
-            "shared-long-left",
-            "x = Node(a)\nh = x * b\nt = h * c\nu = t * k\nout = h + u\nout.backward()",
-            ("x.grad", "h.grad"),
-        ),
-        # twelve independent copies: a walk whose order depends on how a set
-        # of nodes happens to iterate cannot get all of them right by chance
-        (
-            "shared-many",
-            "x = Node(a)\ntotal = x * 0.0\nfor i in range(12):\n    h = x * (b * (1 + 0.1 * i))\n"
-            "    u = h * c * k\n    total = total + (u + h if i % 2 else h + u)\ntotal.backward()",
-            ("x.grad",),
-        ),
-        (
-            "twice",
-            "x, y = Node(a), Node(b)\nout = x * y\nout.backward()\nout.backward()",
-            ("x.grad", "y.grad"),
-        ),
-        (
-            "rebuilt",
-            "w = Node(a)\nfirst = w * b\nfirst.backward()\nsecond = w * c\nsecond.backward()",
-            ("w.grad",),
-        ),
-        (
-            "reuse",
-            "x, y = Node(a), Node(b)\nh = x * y\nfirst = h * 0.0 + x * c\nfirst.backward()\n"
-            "second = h * k\nsecond.backward()",
-            ("x.grad", "y.grad"),
-        ),
-    ]
-    # + and * alone at the very operands the compositions below meet: a
-    # rule wrong only for larger values must not pass for a wrong walk
-    met = [
-        ("__mul__", "a * b", "c"),
-        ("__mul__", "a * b * c", "k"),
-        ("__add__", "2 * a", "2 * a"),
-        ("__add__", "a * b * c * k", "a * b"),
-        ("__add__", "a * b", "a * b * c * k"),
-    ]
-    found += [
-        Spec(
-            f"{method}:met:{i}",
-            method,
-            f"x, y = Node({left}), Node({right})\nout = x {_SYMBOL[method]} y\nout.backward()",
-            (("value", "out.value"), ("x.grad", "x.grad"), ("y.grad", "y.grad")),
-            (("x", left), ("y", right)),
-        )
-        for i, (method, left, right) in enumerate(met)
-    ]
-    found += [
-        Spec(
-            f"traversal:{name}",
-            "backward",
-            code,
-            tuple((label, label) for label in labels),
-            (("a", "a"), ("b", "b"), ("c", "c"), ("k", "k")),
-        )
-        for name, code, labels in walk
-    ]
+        found += _unary_specs(method, expression, domain)
+    for i, (method, left, right) in enumerate(_MET):
+        code = f"x, y = Node({left}), Node({right})\nout = x {_SYMBOL[method]} y\nout.backward()"
+        pair = (("value", "out.value"), ("x.grad", "x.grad"), ("y.grad", "y.grad"))
+        found.append(Spec(f"{method}:met:{i}", method, code, pair, (("x", left), ("y", right))))
+    starts = (("a", "a"), ("b", "b"), ("c", "c"), ("k", "k"))
+    for name, code, labels in _WALKS:
+        observed = tuple((label, label) for label in labels)
+        found.append(Spec(f"traversal:{name}", "backward", code, observed, starts))
     # each again with the output seeded by the probe itself (out.grad = 1.0 before
     # out.backward()): a missing seed zeroes every gradient and hides what else is
     # wrong; seeded here, the rules behind it show (grader.judge.diagnose.faults)
@@ -275,6 +144,138 @@ def specs() -> tuple[Spec, ...]:
         if spec.name.removeprefix(f"{spec.method}:") in _STEPPED_KINDS.get(spec.method, ())
     ]
     return tuple(found)
+
+
+def _binary_specs(method: str, symbol: str, reflected: str) -> list[Spec]:
+    """x op y alone, under an upstream factor, with its operand repeated, and with a plain
+    number on either side."""
+    pair = (
+        ("value", "out.value"),
+        ("out.grad", "out.grad"),
+        ("x.grad", "x.grad"),
+        ("y.grad", "y.grad"),
+    )
+    grads = (("x.grad", "x.grad"), ("y.grad", "y.grad"))
+    one = (("value", "out.value"), ("x.grad", "x.grad"))
+    return [
+        Spec(
+            f"{method}:alone",
+            method,
+            f"x, y = Node(a), Node(b)\nout = x {symbol} y\nout.backward()",
+            pair,
+            XY,
+        ),
+        Spec(
+            f"{method}:upstream",
+            method,
+            f"x, y = Node(a), Node(b)\nh = x {symbol} y\nout = h * c\nout.backward()",
+            grads,
+            (*XY, ("c", "c")),
+        ),
+        Spec(
+            f"{method}:repeat",
+            method,
+            f"x = Node(a)\nout = x {symbol} x\nout.backward()",
+            one,
+            (("x", "a"),),
+        ),
+        Spec(
+            f"{method}:number",
+            method,
+            f"x = Node(a)\nout = x {symbol} k\nout.backward()",
+            one,
+            (("x", "a"), ("k", "k")),
+        ),
+        Spec(
+            f"{reflected}:number",
+            reflected,
+            f"x = Node(a)\nout = k {symbol} x\nout.backward()",
+            one,
+            (("k", "k"), ("x", "a")),
+        ),
+    ]
+
+
+def _unary_specs(method: str, expression: str, domain: str) -> list[Spec]:
+    """op(x) alone, under an upstream factor, and added to x."""
+    tag = f"{method}:{domain}" if method == "relu" else method
+    start = f"x = Node({_SIGNED[domain]})"
+    shown = (("x", _SIGNED[domain]), *((("n", "n"),) if method == "__pow__" else ()))
+    grad = (("x.grad", "x.grad"),)
+    return [
+        Spec(
+            f"{tag}:alone",
+            method,
+            f"{start}\nout = {expression}\nout.backward()",
+            (("value", "out.value"), ("out.grad", "out.grad"), ("x.grad", "x.grad")),
+            shown,
+        ),
+        Spec(
+            f"{tag}:upstream",
+            method,
+            f"{start}\nh = {expression}\nout = h * c\nout.backward()",
+            grad,
+            (*shown, ("c", "c")),
+        ),
+        Spec(
+            f"{tag}:repeat", method, f"{start}\nout = {expression} + x\nout.backward()", grad, shown
+        ),
+    ]
+
+
+#: the compositions that test backward()'s walk: their names, code, and what they observe
+_WALKS = [
+    (
+        "chain",
+        "x = Node(a)\nh1 = x * b\nh2 = h1 * c\nout = h2 * k\nout.backward()",
+        ("x.grad", "h1.grad", "h2.grad"),
+    ),
+    ("diamond", "v = Node(a)\nb1 = v + v\nc1 = b1 + b1\nc1.backward()", ("v.grad", "b1.grad")),
+    (
+        "shared-long",
+        "x = Node(a)\nh = x * b\nt = h * c\nu = t * k\nout = u + h\nout.backward()",
+        ("x.grad", "h.grad"),
+    ),
+    (
+        "shared-long-left",
+        "x = Node(a)\nh = x * b\nt = h * c\nu = t * k\nout = h + u\nout.backward()",
+        ("x.grad", "h.grad"),
+    ),
+    # twelve independent copies: a walk whose order depends on how a set
+    # of nodes happens to iterate cannot get all of them right by chance
+    (
+        "shared-many",
+        "x = Node(a)\ntotal = x * 0.0\nfor i in range(12):\n    h = x * (b * (1 + 0.1 * i))\n"
+        "    u = h * c * k\n    total = total + (u + h if i % 2 else h + u)\ntotal.backward()",
+        ("x.grad",),
+    ),
+    (
+        "twice",
+        "x, y = Node(a), Node(b)\nout = x * y\nout.backward()\nout.backward()",
+        ("x.grad", "y.grad"),
+    ),
+    (
+        "rebuilt",
+        "w = Node(a)\nfirst = w * b\nfirst.backward()\nsecond = w * c\nsecond.backward()",
+        ("w.grad",),
+    ),
+    (
+        "reuse",
+        "x, y = Node(a), Node(b)\nh = x * y\nfirst = h * 0.0 + x * c\nfirst.backward()\n"
+        "second = h * k\nsecond.backward()",
+        ("x.grad", "y.grad"),
+    ),
+]
+
+#: + and * alone at the very operands the compositions of _WALKS meet: a
+#: rule wrong only for larger values must not pass for a wrong walk
+_MET = [
+    ("__mul__", "a * b", "c"),
+    ("__mul__", "a * b * c", "k"),
+    ("__add__", "2 * a", "2 * a"),
+    ("__add__", "a * b * c * k", "a * b"),
+    ("__add__", "a * b", "a * b * c * k"),
+]
 
 
 #: the name of a probe run with its output seeded by the probe, in front of the probe's own name

@@ -100,39 +100,19 @@ def pattern(
     defined: Definitions | None,
     uses: frozenset[str] | None = None,
 ) -> Diagnosis:
-    nothing = NOTHING
-    errors = (
-        []
-        if got is None
-        else [got.error]
-        if got.error is not None
-        else [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
-    )
-    for error in errors:
-        # an error that names its mistake, once the syntax
-        # tree confirms it (a class with no __sub__)
-        named = None if defined is None else named_by_error(error, defined, uses)
-        if named is not None:
-            return named
-        known = known_error(
-            error, engine
-        )  # a torch error whose cause is known names the mistake by itself
-        if known is not None:
-            return Diagnosis(
-                kind="pattern",
-                mistake=known[0],
-                hint=known[1][0].upper() + known[1][1:],
-                evidence=f"the code raised {error.type_name}: "
-                f"{error.message.splitlines()[0][:160]}",
-            )
+    """The pattern a check's run shows: an error that states its cause, else a shape of its
+    wrong numbers; NOTHING where none holds."""
+    stated = _stated(got, engine, defined, uses)
+    if stated is not None:
+        return stated
     if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
-        return nothing
+        return NOTHING
     want_all, got_all = expected.observations, got.observations
     wrong = [
         label for label, want in want_all.items() if compare(want, got_all.get(label, MISSING), tol)
     ]
     if not wrong:
-        return nothing
+        return NOTHING
     exchanged = _exchanged(wrong, want_all, got_all, tol)
     if exchanged is not None:
         return exchanged
@@ -154,7 +134,33 @@ def pattern(
         assert first is not None
         labels = ", ".join(label for label, _ in found)
         return dataclasses.replace(first, evidence=f"{labels}: {first.evidence}")
-    return nothing
+    return NOTHING
+
+
+def _stated(
+    got: ProbeRun | None, engine: Engine, defined: Definitions | None, uses: frozenset[str] | None
+) -> Diagnosis | None:
+    """What an error the run raised (or observed) names by itself: once the syntax tree
+    confirms it (a class with no __sub__), or a torch error whose cause is known."""
+    if got is None:
+        return None
+    errors = [got.error] if got.error is not None else []
+    if got.error is None:
+        errors = [v for v in (got.observations or {}).values() if isinstance(v, ErrorInfo)]
+    for error in errors:
+        named = None if defined is None else named_by_error(error, defined, uses)
+        if named is not None:
+            return named
+        known = known_error(error, engine)
+        if known is not None:
+            return Diagnosis(
+                kind="pattern",
+                mistake=known[0],
+                hint=known[1][0].upper() + known[1][1:],
+                evidence=f"the code raised {error.type_name}: "
+                f"{error.message.splitlines()[0][:160]}",
+            )
+    return None
 
 
 def _numbers(value: Value) -> tuple[tuple[int, ...], tuple[float, ...]] | None:

@@ -244,7 +244,9 @@ SlipKey = tuple[Slope, bool]
 def _ranks(evidence: Evidence, matches: dict[int, list[SlipRun]]) -> dict[SlipKey, tuple[int, int]]:
     """Each fitting slip's rank: fewest of the student's passed checks contradicted, then the
     most failed checks fitted."""
-    support = Counter((s.slope, s.shared) for found in matches.values() for s in found)
+    support: Counter[SlipKey] = Counter()
+    for found in matches.values():
+        support.update((s.slope, s.shared) for s in found)
     passed = [
         i
         for i, c in enumerate(evidence.result.checks)

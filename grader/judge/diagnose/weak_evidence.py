@@ -15,67 +15,52 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.core.compare import compare
-from grader.core.exercise import Exercise, Probe
+from grader.core.exercise import Probe
 from grader.core.numeric import Tolerance
 from grader.core.values import ErrorInfo
-from grader.judge.names import Definitions
-from grader.run.observed import GroupRun, ProbeRun
+from grader.run.observed import ProbeRun
+
+if TYPE_CHECKING:  # the evidence's own module reads same_error from here
+    from grader.judge.diagnose.evidence import Evidence, MutantRun
 
 
 def isolates(
-    mistake: str,
-    theirs: GroupRun,
-    others: Sequence[tuple[str, GroupRun | None]],
-    student: GroupRun,
-    probe_index: int,
-    *,
-    student_fails: Collection[int],
-    mutant_fails: Collection[int],
-    probe_of: Mapping[int, int],
-    exercise: Exercise,
-    defined: Definitions | None,
-    tol: Tolerance,
-    distinct: frozenset[str],
+    evidence: Evidence, index: int, mutant: MutantRun, mutant_fails: Collection[int]
 ) -> bool:
-    """Whether the student's weak match with the mutant
-    of `mistake` on one probe is evidence for it.
-
-    `others`: every mutant's mistake and run; `student_fails`,
-    `mutant_fails`: the checks each fails; `probe_of`: each check's probe;
-    `distinct`: what the mutant's code does that the solution's does not.
-    """
-    if from_gradcheck(exercise.probes[probe_index]):
+    """Whether the student's weak match on check `index` with the run of `mutant` (which fails
+    the checks `mutant_fails`) is evidence for its mistake."""
+    exercise, tol = evidence.exercise, evidence.tolerance(index)
+    probe_index, student = evidence.located[index]
+    theirs = mutant.run
+    if theirs is None or from_gradcheck(exercise.probes[probe_index]):
         return False
     outcome = theirs.probes[probe_index]
-    if any(
-        name != mistake and run is not None and same_outcome(run.probes[probe_index], outcome, tol)
-        for name, run in others
-    ):
-        return False
+    for other in evidence.mutants():
+        if other.mutant.mistake == mutant.mutant.mistake or other.run is None:
+            continue
+        if same_outcome(other.run.probes[probe_index], outcome, tol):
+            return False
     # the student is wrong exactly where the mistake
     # is, and the same way on every one of those checks
-    if not set(student_fails) <= set(mutant_fails):
+    if not set(evidence.failing) <= set(mutant_fails):
         return False
-    if not all(
-        same_outcome(student.probes[probe_of[i]], theirs.probes[probe_of[i]], tol)
-        for i in mutant_fails
-    ):
-        return False
-    got = student.probes[probe_index]
-    if (
-        got is not None
-        and got.error is not None
-        and defined is not None
-        and distinct
-        and not distinct & defined.identifiers
-    ):
-        return False
-    return True
+    for i in mutant_fails:
+        at = evidence.probe_index(i)
+        if not same_outcome(student.probes[at], theirs.probes[at], tol):
+            return False
+    got, defined = student.probes[probe_index], evidence.facts()
+    if got is None or got.error is None or defined is None:
+        return True
+    distinct = mutant.distinctive
+    if distinct is None:
+        distinct = distinctive(mutant.mutant.path, exercise.solution)
+    return not distinct or bool(distinct & defined.identifiers)
 
 
 def from_gradcheck(probe: Probe) -> bool:

@@ -128,7 +128,9 @@ def _definitions(source: str, owner: str | None, name: str) -> list[tuple[int, i
     body: list[ast.stmt] = tree.body
     if owner is not None:
         classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
-        body = [member for cls in classes for member in cls.body]
+        body = []
+        for cls in classes:
+            body += cls.body
     return [
         (_first_line(n), n.end_lineno or n.lineno, n.col_offset)
         for n in body

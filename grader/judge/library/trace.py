@@ -72,10 +72,11 @@ def trace_check(
     exercise: Exercise, tolerance: Tolerance, values: Sequence[Value], owners: dict[str, list[str]]
 ) -> Trace | None:
     """The op one failed check is traced to: by value first, else by the op's own failed checks."""
-    graphs = [graph for value in values for graph in _graphs(value)]
-    reference = (
-        exercise.solution is not None
-    )  # a released pack has none: its trace is by own checks alone
+    graphs: list[Traced] = []
+    for value in values:
+        graphs += _graphs(value)
+    # a released pack has no reference: its trace is by own checks alone
+    reference = exercise.solution is not None
     if reference and exercise.library is not None and exercise.library.graph is not None and graphs:
         from grader.judge.library.reference import reference_standins
 
@@ -84,14 +85,17 @@ def trace_check(
             op = first_wrong(graph, standins, tolerance)
             if op is not None:
                 return Trace(ops=(op,), how="value", checks=tuple(owners.get(op, ())))
-    used = [node.op for graph in graphs for node in graph.nodes if node.op is not None]
+    used: list[str] = []
+    for graph in graphs:
+        used += [node.op for node in graph.nodes if node.op is not None]
     used += [last_name(dotted) for dotted, _ in exercise.defines]
     failing = [op for op in dict.fromkeys(used) if owners.get(op)]
     if not failing:
         return None
-    return Trace(
-        ops=tuple(failing), how="own-check", checks=tuple(c for op in failing for c in owners[op])
-    )
+    checks: list[str] = []
+    for op in failing:
+        checks += owners[op]
+    return Trace(ops=tuple(failing), how="own-check", checks=tuple(checks))
 
 
 def first_wrong(graph: Traced, standins: Standins, tolerance: Tolerance) -> str | None:
@@ -114,9 +118,11 @@ def first_wrong(graph: Traced, standins: Standins, tolerance: Tolerance) -> str 
 def _graphs(value: Value) -> list[Traced]:
     if isinstance(value, Traced):
         return [value]
+    found: list[Traced] = []
     if isinstance(value, Seq):
-        return [graph for item in value.items for graph in _graphs(item)]
-    return []
+        for item in value.items:
+            found += _graphs(item)
+    return found
 
 
 def _own_checks(

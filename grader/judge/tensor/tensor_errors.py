@@ -91,6 +91,16 @@ def stated(
     reduction = sorted(outer & REDUCTIONS)
     if error.type_name != "ValueError" or not reduction:
         return None
+    return _in_reduction(error, reduction[0], code, passing)
+
+
+def _in_reduction(
+    error: ErrorInfo, reduction: str, code: str, passing: Sequence[str]
+) -> Diagnosis | None:
+    """A ValueError raised in `reduction`'s backward: a gradient not expanded back over the
+    reduced axes, or expanded again where keepdims kept them."""
+    assert error.where is not None
+    where = error.where
     calls = _reductions(code)
     shapes = _shapes(error.message)
     if shapes is not None and any(not keep for keep in calls):
@@ -99,26 +109,29 @@ def stated(
         if removed is not None:
             return _named(
                 "sum-grad-not-expanded",
-                f"the code raised ValueError in {reduction[0]}'s backward "
+                f"the code raised ValueError in {reduction}'s backward "
                 f"({where.describe()}): a gradient of shape {shape_text(small)} "
                 f"broadcast to {shape_text(big)}, which is {shape_text(big)} "
                 f"without {axes_text(removed)}",
-                _rule(reduction[0]),
+                _rule(reduction),
             )
-    if (
-        _TOO_MANY_AXES in error.message
-        and calls
-        and all(calls)
-        and any(not keep for other in passing for keep in _reductions(other, axis=True))
-    ):
+    if _TOO_MANY_AXES in error.message and calls and all(calls) and _unkept(passing):
         return _named(
             "keepdims-expanded-again",
-            f"the code raised ValueError in {reduction[0]}'s backward "
+            f"the code raised ValueError in {reduction}'s backward "
             f"({where.describe()}): {_TOO_MANY_AXES}, on a reduction with "
             "keepdims=True, where one without keepdims is right",
-            _rule(reduction[0]),
+            _rule(reduction),
         )
     return None
+
+
+def _unkept(passing: Sequence[str]) -> bool:
+    """Whether a check the submission passes reduces along an axis without keepdims."""
+    for code in passing:
+        if not all(_reductions(code, axis=True)):
+            return True
+    return False
 
 
 def _named(mistake: str, evidence: str, rule: RuleFault) -> Diagnosis:

@@ -266,12 +266,10 @@ def summed_wrong_axes(
         ):
             continue
         data = np.array(value.data, dtype=np.float64).reshape(value.shape)
-        sums = [
-            (axes, keep, data.sum(axis=axes, keepdims=keep))
-            for k in range(1, data.ndim + 1)
-            for axes in itertools.combinations(range(data.ndim), k)
-            for keep in (False, True)
-        ]
+        sums = []
+        for k in range(1, data.ndim + 1):
+            for axes in itertools.combinations(range(data.ndim), k):
+                sums += [(axes, keep, data.sum(axis=axes, keepdims=keep)) for keep in (False, True)]
         right = sorted(
             {
                 axes
