@@ -98,13 +98,13 @@ def grade_one(sandbox: Sandbox, submission: Submission, groups: list[Group], cac
     """The whole grading of one submission, as a batch worker does it (expected values and known mistakes
     kept per exercise and seed); with `apart` False, as before hidden checks ran apart: every check in one
     run (the grader's own switch, set here only)."""
-    grading.has_hidden = hidden_runs.has_hidden = mistake_runs.has_hidden = \
+    grading.has_hidden_part = hidden_runs.has_hidden_part = mistake_runs.has_hidden_part = \
         _HAS_HIDDEN if apart else (lambda groups, device: False)
     grading.grade_submission(sandbox, submission, [g.exercise for g in groups], seed=groups[0].seed, devices=("cpu",),
                              time_limit=float(TIME_LIMIT), cache=caches[0], mutant_cache=caches[1])
 
 
-_HAS_HIDDEN = hidden_runs.has_hidden
+_HAS_HIDDEN = hidden_runs.has_hidden_part
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from grader.judge.catalog import Catalog
 from grader.judge.check import HIDDEN_ERROR
-from grader.judge.hidden_runs import hidden_last
+from grader.judge.hidden_runs import public_part_first
 from grader.judge.session import grade
 from grader.outputs.formats import render
 from grader.outputs.render_json import report_to_dict
@@ -195,7 +195,7 @@ def test_a_public_check_after_a_hidden_one_keeps_the_hidden_checks_in_a_child_of
     hidden = [p for p in shipped.probes if p.visibility == "hidden"]
     public = [p for p in shipped.probes if p.visibility != "hidden"]
     exercise = dataclasses.replace(shipped, probes=(*public[:5], *hidden, *public[5:]))
-    assert not hidden_last(exercise, "cpu")
+    assert not public_part_first(exercise, "cpu")
     sandbox.asked.clear()
     sandbox.together = 0
     report = grade(ROOT / "exercises" / "node-backward" / "solution.py", [exercise], seed=SEED, sandbox=sandbox)
@@ -211,5 +211,5 @@ def test_every_shipped_exercise_puts_its_hidden_checks_last(catalog: Catalog) ->
     docs/authoring.md says so)."""
     courses = [catalog, Catalog(ROOT / "examples" / "courses" / "micrograd")]
     late = [f"{c.root.name}/{i}" for c in courses for i in c.ids() for device in ("cpu", "cuda")
-            if not hidden_last(c.load(i), device)]
+            if not public_part_first(c.load(i), device)]
     assert not late, late

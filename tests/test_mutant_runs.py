@@ -16,7 +16,7 @@ from grader.judge import grading, mistake_runs, session
 from grader.judge.catalog import Catalog
 from grader.judge.diagnose.faults import faults
 from grader.judge.diagnose.localize import localize
-from grader.judge.hidden_runs import hidden_last, join_parts, part_of
+from grader.judge.hidden_runs import group_part, join_parts, public_part_first
 from grader.judge.names import definitions
 from grader.run.inputs import draw_inputs
 from grader.run.read.load import load_submission
@@ -71,7 +71,7 @@ def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: 
     assert len(mistakes.mutants) == len(exercise.mutants)
     for found in mistakes.mutants:
         submission = load_submission(found.mutant.path)
-        public, hidden = (sandbox.launch(submission, [part_of(group, side)]).result().groups[0]
+        public, hidden = (sandbox.launch(submission, [group_part(group, side)]).result().groups[0]
                           for side in ("public", "hidden"))
         apart = join_parts(exercise, public, hidden)
         assert found.run is not None
@@ -81,8 +81,9 @@ def test_a_mutant_run_gives_what_its_public_and_hidden_runs_apart_gave(sandbox: 
 
 def test_a_hidden_check_among_the_public_ones_is_kept_apart_for_mutants() -> None:
     """A hidden check before public ones (which must not meet the state it leaves) runs apart for a mistake too."""
-    assert not hidden_last(_hidden_moved_up("node-backward"), "cpu")
-    assert hidden_last(CATALOG.load("node-backward"), "cpu") and hidden_last(CATALOG.load("node-mul"), "cpu")
+    assert not public_part_first(_hidden_moved_up("node-backward"), "cpu")
+    assert public_part_first(CATALOG.load("node-backward"), "cpu")
+    assert public_part_first(CATALOG.load("node-mul"), "cpu")
 
 
 def test_slipped_engines_are_computed_only_when_asked(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,7 +128,7 @@ def test_every_engine_and_tensor_mutant_fails_the_same_probes_at_every_seed(sand
     """The premise of leaving out the mistakes that cannot fit (grader.judge.mistake_runs.Mistakes.could_fit): what a
     mistake fails at one seed, it fails at every seed, and nothing else. Were it to fail a probe only at some
     seeds, this names it (and a student at another seed could miss its name)."""
-    from grader.judge.diagnose.likeness import passes
+    from grader.judge.diagnose.matching import passes
     from grader.judge.oracle import expected_values
 
     differ = []

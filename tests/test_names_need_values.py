@@ -107,7 +107,7 @@ def _misnamed_error(check: CheckResult, engine: str, right: list[str]) -> str | 
             ("the code raised", "withheld")))):
         return None  # what the error states (a tensor exercise's shapes, in numpy's words)
     if engine == "torch" and d.kind == "known-mistake" and d.mistake in right:
-        return None  # torch's own error, and the code does what the mistake does (grader.judge.diagnose.weak_evidence)
+        return None  # torch's own error, and the code does what the mistake does (grader.judge.diagnose.matching)
     return f"{d.kind} {d.mistake} on a check that raised, stopped or never ran"
 
 

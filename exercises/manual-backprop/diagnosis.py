@@ -38,12 +38,12 @@ _LOSS = "loss"
 
 def mark(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """The result, each wrong gradient of the chain marked as a root or as following from one."""
-    exercise, located, failing = evidence.exercise, evidence.located, evidence.failing
+    exercise, ran, failing = evidence.exercise, evidence.ran, evidence.failing
     inputs, checks = evidence.inputs, list(result.checks)
     chain = _chain(exercise)
-    if not chain or not located or any(name not in inputs[0] for name in (*PARAMETERS, "Xb", "Yb")):
+    if not chain or not ran or any(name not in inputs[0] for name in (*PARAMETERS, "Xb", "Yb")):
         return result
-    run = next(iter(located.values()))[1]
+    run = next(iter(ran.values()))[1]
     by_name = {exercise.probes[index].name: index for index in chain}
     check_of = {chain[by_name[c.name]]: i for i, c in enumerate(checks) if c.name in by_name}
     values = {
@@ -56,9 +56,9 @@ def mark(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     )
     feeds = _consumers(named, loss)
     wrong = {
-        chain[located[i][0]]
+        chain[ran[i][0]]
         for i in failing
-        if i in located and checks[i].status == "failed" and located[i][0] in chain
+        if i in ran and checks[i].status == "failed" and ran[i][0] in chain
     }
     blame: dict[str, set[str]] = {}
     for name in (n for n in BACKWARD_ORDER if n in wrong and n in values and n in check_of):

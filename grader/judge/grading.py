@@ -23,7 +23,7 @@ from grader.judge.diagnose.passes import diagnose_with_public
 from grader.judge.diagnose.released_mistakes import stored_seed
 from grader.judge.expected_cache import ExpectedStore
 from grader.judge.hidden_runs import (
-    has_hidden,
+    has_hidden_part,
     hidden_integrity,
     in_two_parts,
     join_parts,
@@ -33,7 +33,7 @@ from grader.judge.hidden_runs import (
 )
 from grader.judge.library.standin import observed
 from grader.judge.library.trace import traced
-from grader.judge.mistake_runs import MutantCache, keep, known_mistakes
+from grader.judge.mistake_runs import MutantCache, add_bounded, known_mistakes
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
 from grader.judge.report import ExerciseResult, Graded
@@ -182,9 +182,9 @@ def run(tools: Tools, planned: Planned) -> Runs:
     sent: tuple[GroupRun | None, ...] = (None,) * len(planned.groups)
     for device in planned.launch:
         starts = first if device == planned.launch[0] else None
-        public[device], hidden_part, apart = _run_on(tools, planned, device, starts)
-        if apart is not None:
-            hidden[device] = apart
+        public[device], hidden_part, own_runs = _run_on(tools, planned, device, starts)
+        if own_runs is not None:
+            hidden[device] = own_runs
         joined = _joined(planned.groups, public[device], hidden_part)
         if device == planned.launch[0]:
             sent = tuple(joined)
@@ -222,8 +222,8 @@ def _run_on(
     groups = list(planned.groups)
     if isinstance(first, TwoPartRun):
         public = first.public()
-        hidden_part, apart = first.hidden()
-        return public, hidden_part, apart
+        hidden_part, own_runs = first.hidden()
+        return public, hidden_part, own_runs
     if first is None:
         visibility = public_part(groups, device)
         first = tools.sandbox.start(
@@ -234,12 +234,12 @@ def _run_on(
             visibility=visibility,
         )
     public = first.results()
-    if not has_hidden(groups, device):
+    if not has_hidden_part(groups, device):
         return public, [None] * len(groups), None
-    hidden_part, apart = run_hidden_part(
+    hidden_part, own_runs = run_hidden_part(
         tools.sandbox, planned.submission, groups, device, tools.time_limit, public
     )
-    return public, hidden_part, apart
+    return public, hidden_part, own_runs
 
 
 def _joined(
@@ -287,7 +287,7 @@ def _expected(
         if stored is not None:
             stored.save(exercise, group.inputs, seed, values)
     if cache is not None:
-        keep(cache, key, values)
+        add_bounded(cache, key, values)
     return values
 
 
@@ -375,9 +375,9 @@ def diagnose(
     # code that ran out of time would run out again on the localization probes, and the student
     # would wait twice the limit for a name that a check without values cannot get anyway
     timed_out = any(_ran_out_of_time(found[index]) for found in runs.public.values())
-    located: Callable[[], tuple[Fault, ...]] = tuple
+    localization: Callable[[], tuple[Fault, ...]] = tuple
     if not scored.violations and not timed_out:
-        located = _localizer(tools, planned.submission, group, diagnosing)
+        localization = _localizer(tools, planned.submission, group, diagnosing)
     evidence = Evidence(
         exercise=group.exercise,
         result=scored.result,
@@ -385,7 +385,7 @@ def diagnose(
         expected=runs.expected[index],
         runs={d: found[index].group for d, found in runs.views.items()},
         rules=frozenset(v.rule for v in scored.violations),
-        on_demand=OnDemand(mistakes, faults=located, facts=lambda: diagnosing.defined),
+        on_demand=OnDemand(mistakes, faults=localization, facts=lambda: diagnosing.defined),
     )
     return Scored(index, diagnose_with_public(evidence), scored.violations)
 
@@ -545,7 +545,7 @@ def _integrity(
 ) -> tuple[str, ...]:
     """What the submission did against the grader, each once: what only the hidden part saw is
     one withheld line, as for its refusals."""
-    seen, apart = _all(children), _all(hidden)
+    seen, hidden_runs = _all(children), _all(hidden)
     lines = []
     for child in seen:
         lines += [f"your code {text}; it was refused" for text in child.integrity]
@@ -554,8 +554,8 @@ def _integrity(
             if stop is not None and stop.kind == "forged-reply":
                 lines.append(f"your code {stop.text}")
     engine_seen = engine_integrity(seen)
-    engine_apart = [text for text in engine_integrity(apart) if text not in engine_seen]
-    lines += hidden_integrity(seen, apart, also=bool(engine_apart))
+    engine_hidden = [text for text in engine_integrity(hidden_runs) if text not in engine_seen]
+    lines += hidden_integrity(seen, hidden_runs, also=bool(engine_hidden))
     return tuple(dict.fromkeys(lines + engine_seen))
 
 

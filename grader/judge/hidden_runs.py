@@ -39,7 +39,7 @@ HIDDEN_INTEGRITY = (
 )
 
 
-def has_hidden(groups: Sequence[Group], device: Device) -> bool:
+def has_hidden_part(groups: Sequence[Group], device: Device) -> bool:
     """Whether any group has a hidden check on `device`."""
     for group in groups:
         if any(p.visibility == "hidden" and device in p.devices for p in group.exercise.probes):
@@ -50,7 +50,7 @@ def has_hidden(groups: Sequence[Group], device: Device) -> bool:
 def public_part(groups: Sequence[Group], device: Device) -> Visibility | None:
     """What a device's first run asks for: its public part where there
     are hidden checks (a hidden part follows), else every check."""
-    return "public" if has_hidden(groups, device) else None
+    return "public" if has_hidden_part(groups, device) else None
 
 
 def run_hidden_part(
@@ -65,7 +65,9 @@ def run_hidden_part(
     or where the public part never loaded the submission or stopped in the group's checks (a
     hidden part would only fail the same way). Nothing of the grader's own runs beside them:
     whatever it read could carry what the submission saw there into the visible report."""
-    wanted = [i for i, g in enumerate(groups) if has_hidden([g], device) and _loaded(*public[i])]
+    wanted = [
+        i for i, g in enumerate(groups) if has_hidden_part([g], device) and _loaded(*public[i])
+    ]
     found: list[GroupRun | None] = [None] * len(groups)
     if not wanted:
         return found, []
@@ -81,7 +83,7 @@ def run_hidden_part(
     return found, distinct_children(results)
 
 
-def hidden_last(exercise: Exercise, device: Device) -> bool:
+def public_part_first(exercise: Exercise, device: Device) -> bool:
     """Whether every public check on `device` comes before the first hidden one: a public
     part and then a hidden part give each check the state it meets in one run of all."""
     on = probes_to_run(exercise, device)
@@ -97,7 +99,9 @@ def in_two_parts(groups: Sequence[Group], device: Device) -> bool:
     """Whether a submission's hidden part follows its public part in the same child, a two-part
     run (one exercise, hidden checks last); else it runs in a child of its own (run_hidden_part)."""
     return (
-        len(groups) == 1 and has_hidden(groups, device) and hidden_last(groups[0].exercise, device)
+        len(groups) == 1
+        and has_hidden_part(groups, device)
+        and public_part_first(groups[0].exercise, device)
     )
 
 
@@ -107,7 +111,7 @@ def loaded_groups(public: RunResult) -> list[int]:
     return [i for i in range(len(public.groups)) if _loaded(public, i)]
 
 
-def part_of(group: Group, visibility: Visibility) -> Group:
+def group_part(group: Group, visibility: Visibility) -> Group:
     """The group's public or hidden part: only the checks a `visibility` run makes on the
     CPU (grader.run.sandbox.probes_to_run); the others stay in their places, for no device
     (a known mistake's run mirrors the student's this way, its localization beside it)."""

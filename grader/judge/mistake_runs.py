@@ -16,12 +16,11 @@ from grader.core.errors import GraderError
 from grader.core.exercise import Exercise, Mutant
 from grader.judge.diagnose.evidence import Faulted, MutantRun, MutantRuns
 from grader.judge.diagnose.faults import faults
-from grader.judge.diagnose.likeness import passes
 from grader.judge.diagnose.localize import localize, out_of_time
+from grader.judge.diagnose.matching import distinctive, passes
 from grader.judge.diagnose.released_mistakes import released_runs
 from grader.judge.diagnose.slips import SlipRun, slip_runs
-from grader.judge.diagnose.weak_evidence import distinctive
-from grader.judge.hidden_runs import has_hidden, hidden_last, join_parts, part_of
+from grader.judge.hidden_runs import group_part, has_hidden_part, join_parts, public_part_first
 from grader.judge.library.repositories import submission_of
 from grader.judge.library.standin import observed
 from grader.judge.names import definitions
@@ -217,17 +216,17 @@ def _entry(cache: MutantCache | None, group: Group) -> Mistakes:
         return Mistakes(group)
     key = (group.exercise.id, group.seed)
     if key not in cache:
-        keep(cache, key, Mistakes(group))
+        add_bounded(cache, key, Mistakes(group))
     return cache[key]
 
 
 def _sides(group: Group, public_only: bool) -> list[Group]:
     if public_only:
-        return [part_of(group, "public")] if has_hidden([group], "cpu") else [group]
+        return [group_part(group, "public")] if has_hidden_part([group], "cpu") else [group]
     return (
         [group]
-        if not has_hidden([group], "cpu") or hidden_last(group.exercise, "cpu")
-        else [part_of(group, "public"), part_of(group, "hidden")]
+        if not has_hidden_part([group], "cpu") or public_part_first(group.exercise, "cpu")
+        else [group_part(group, "public"), group_part(group, "hidden")]
     )
 
 
@@ -380,7 +379,7 @@ def _keep_failing(
 KEPT = 256
 
 
-def keep(cache: dict[tuple[str, int], T], key: tuple[str, int], value: T) -> None:
+def add_bounded(cache: dict[tuple[str, int], T], key: tuple[str, int], value: T) -> None:
     """Keep `value` under `key`; past KEPT entries, the oldest go."""
     cache[key] = value
     while len(cache) > KEPT:

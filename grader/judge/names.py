@@ -76,7 +76,7 @@ class Definitions:
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every name and attribute the code mentions (clone, detach, math...): what a mutant's
-        distinctive code is looked for in (grader.judge.diagnose.weak_evidence), and what can add
+        distinctive code is looked for in (grader.judge.diagnose.matching), and what can add
         a member the syntax tree does not show (grader.judge.diagnose.unreached)."""
         return self._mentions[0]
 

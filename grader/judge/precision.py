@@ -11,7 +11,7 @@ is MARGIN times how far that run lands from the float64 one, element by element 
 An exercise that accepts float32 (`precision: float32` in its spec) widens
 its checks by that slack. Every exercise weighs a name's evidence against it:
 a known mistake is named only where the student's values are farther from the
-right ones than float32 explains (grader.judge.diagnose.likeness), and a
+right ones than float32 explains (grader.judge.diagnose.matching), and a
 check that fails by no more than it says so instead (grader.judge.check).
 """
 

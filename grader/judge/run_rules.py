@@ -52,9 +52,8 @@ def rule_breaks(exercise: Exercise, probe: Probe, probe_run: ProbeRun | None) ->
             f"your code ran torch's own {ops}, the derivative this exercise asks you to write"
         )
     if exercise.forbid_complex and evidence.complex_at:
-        where = (
-            "" if probe.visibility == "hidden" else f" ({evidence.complex_at})"
-        )  # hidden: the submission's choice
+        # where, in a public check only: the place is the submission's choice
+        where = f" ({evidence.complex_at})" if probe.visibility == "public" else ""
         broken.append(
             f"your code computed with complex numbers{where}: a complex step finds a "
             "derivative without deriving it, and this exercise asks for each one by hand"

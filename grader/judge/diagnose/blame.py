@@ -115,7 +115,7 @@ def name_localized(evidence: Evidence, result: ExerciseResult) -> ExerciseResult
     # a fault the seed hides counts where a failed check's
     # code uses its rule: the check it will fail next
     named = {(f.rule.method, f.rule.how) for f in shown}
-    hidden = [
+    masked = [
         f
         for f in found
         if f.masked
@@ -125,7 +125,7 @@ def name_localized(evidence: Evidence, result: ExerciseResult) -> ExerciseResult
     return dataclasses.replace(
         result,
         checks=tuple(checks),
-        masked=tuple(dict.fromkeys(localized(f, mutant_faults) for f in hidden)),
+        masked=tuple(dict.fromkeys(localized(f, mutant_faults) for f in masked)),
     )
 
 

@@ -1,10 +1,10 @@
 """Facts a submission's syntax tree settles about its
-engine: hidden methods, a walk read forwards, placeholders.
+engine: shadowed methods, a walk read forwards, placeholders.
 
 Each fact is claimed only where the tree shows it without doubt; any other way of writing the same
 thing is not recognised, and then nothing is claimed (grader.judge.names keeps the facts):
 
-- a method hidden by an instance attribute that does nothing: `__init__` sets
+- a method shadowed by an instance attribute that does nothing: `__init__` sets
   `self.backward = lambda: None` in a class that also defines `def backward`,
   so every instance's `backward` is the lambda, and the method never runs;
 - a walk over an inputs-first list read forwards: a recursive visitor appends each node

@@ -32,21 +32,22 @@ from grader.run.observed import GroupRun
 
 def name_from_code(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """The result, with each failed check that a fact of the syntax tree explains named by it."""
-    exercise, located, defined = evidence.exercise, evidence.located, evidence.facts()
+    exercise, ran, defined = evidence.exercise, evidence.ran, evidence.facts()
     if defined is None or not (
         defined.shadowed or defined.placeholders or defined.unwritten_methods
     ):
         return result
-    hidden = _hidden(exercise, defined)
+    shadowed = _shadowed_methods(exercise, defined)
     unwritten = _unwritten_backward(exercise, defined)
     checks = list(result.checks)
     for index, check in enumerate(checks):
-        if check.status not in ("failed", "error") or index not in located:
+        if check.status not in ("failed", "error") or index not in ran:
             continue
-        probe_index, run = located[index]
+        probe_index, run = ran[index]
         code = exercise.probes[probe_index].code
+        called = [(cls, method) for cls, method in shadowed if f".{method}(" in code]
         named = (
-            next((_shadowed(cls, method) for cls, method in hidden if f".{method}(" in code), None)
+            (_shadowed(*called[0]) if called else None)
             or (
                 _not_written(*unwritten)
                 if unwritten is not None
@@ -61,8 +62,8 @@ def name_from_code(evidence: Evidence, result: ExerciseResult) -> ExerciseResult
     return dataclasses.replace(result, checks=tuple(checks))
 
 
-def _hidden(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
-    """(class, method) hidden on the exercise's classes; an operator's dunder is
+def _shadowed_methods(exercise: Exercise, defined: Definitions) -> list[tuple[str, str]]:
+    """(class, method) shadowed on the exercise's classes; an operator's dunder is
     looked up on the type, so an instance attribute of its name hides nothing."""
     names = {exercise.contract.class_name} | {
         name for name, kind in exercise.defines if kind == "class"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from grader.core.exercise import Exercise, Mutant
 from grader.core.numeric import Tolerance
-from grader.judge.diagnose.likeness import right
+from grader.judge.diagnose.matching import all_right
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
 from grader.judge.report import ExerciseResult
@@ -46,7 +46,7 @@ class MutantRun:
     #: what localization finds wrong in it (grader.judge.diagnose.faults)
     faults: Faulted = frozenset()
     #: what its code does that the solution's does not
-    #: (grader.judge.diagnose.weak_evidence); None: read from its file
+    #: (grader.judge.diagnose.matching); None: read from its file
     distinctive: frozenset[str] | None = None
 
 
@@ -151,31 +151,31 @@ class Evidence:
     #: who it is narrowed for: an instructor may know everything
     audience: Audience = Audience.INSTRUCTOR
     #: each check that ran, by its index: its probe's index, and the run of its device
-    located: Mapping[int, tuple[int, GroupRun]] = field(init=False)
+    ran: Mapping[int, tuple[int, GroupRun]] = field(init=False)
     #: the checks that ran and failed or raised: those a diagnosis names
     failing: frozenset[int] = field(init=False)
 
     def __post_init__(self) -> None:
-        located = {}
+        ran = {}
         for index, check in enumerate(self.result.checks):
             device = "cuda" if check.name.endswith(" [cuda]") else "cpu"
             name = check.name.removesuffix(" [cuda]")
             probe = _probe_named(self.exercise, name)
             run = self.runs.get(device)
             if check.status != "skipped" and probe is not None and run is not None:
-                located[index] = (probe, run)
+                ran[index] = (probe, run)
         failing = frozenset(
-            index for index in located if self.result.checks[index].status in ("failed", "error")
+            index for index in ran if self.result.checks[index].status in ("failed", "error")
         )
-        object.__setattr__(self, "located", located)
+        object.__setattr__(self, "ran", ran)
         object.__setattr__(self, "failing", failing)
 
     def probe_index(self, index: int) -> int:
-        return self.located[index][0]
+        return self.ran[index][0]
 
     def got(self, index: int) -> ProbeRun | None:
         """What the student's run recorded for check `index`."""
-        probe_index, run = self.located[index]
+        probe_index, run = self.ran[index]
         return run.probes[probe_index]
 
     def tolerance(self, index: int) -> Tolerance:
@@ -200,10 +200,10 @@ class Evidence:
         probe_index = self.probe_index(index)
         return rule_breaks(self.exercise, self.exercise.probes[probe_index], self.got(index))
 
-    def right(self, index: int) -> bool:
+    def all_right(self, index: int) -> bool:
         """Every value of check `index` is right (a check can fail on right values: a rule)."""
-        probe_index, run = self.located[index]
-        return right(run, probe_index, self.expected[probe_index], self.tolerance(index))
+        probe_index, run = self.ran[index]
+        return all_right(run, probe_index, self.expected[probe_index], self.tolerance(index))
 
     def mutants(self) -> MutantRuns:
         """Every known mistake's run."""

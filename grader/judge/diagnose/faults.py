@@ -81,12 +81,12 @@ def faults(
     if seed is None:
         found, right = _read(own, overwrites)
     elif reader.never_seeds() and _Reader(given).keeps_the_seed():
-        # the probes seeded the output themselves: what else is wrong, hidden
+        # the probes seeded the output themselves: what else is wrong, masked
         # behind the missing seed, each rule read on its own probes as before
-        hidden, right = _read(given, overwrites)
+        masked, right = _read(given, overwrites)
         found = (
             seed,
-            *(_hidden(f, "with out.grad = 1.0 set before out.backward()") for f in hidden),
+            *(_masked(f, "with out.grad = 1.0 set before out.backward()") for f in masked),
         )
     else:
         found, right = (seed,), set()
@@ -97,7 +97,7 @@ def faults(
     return (
         *found,
         *(
-            _hidden(
+            _masked(
                 f, "out.grad set to 1.0 and each node's own _backward() called, without backward()"
             )
             for f in steps
@@ -116,7 +116,7 @@ def hides_more(loc: Localization) -> bool:
     return not right or any(f.rule.method == "backward" for f in found)
 
 
-def _hidden(fault: Fault, how: str) -> Fault:
+def _masked(fault: Fault, how: str) -> Fault:
     """A fault the checks' own values do not show: found once the probes gave what hides it."""
     return dataclasses.replace(fault, masked=True, evidence=f"{fault.evidence}; {how}")
 

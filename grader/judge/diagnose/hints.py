@@ -1,5 +1,5 @@
-"""Advice for errors whose message is stable and whose
-cause is known (research/autograd-mistakes.md 5c-5d).
+"""Advice for errors whose message is stable and whose cause is known: torch's own messages for
+an in-place change of a leaf, a backward through a freed graph, a non-scalar output, and the like.
 
 Errors whose meaning depends on what the submission defines (a missing operator) are read in
 grader.judge.diagnose.named_errors, against its syntax tree.

@@ -4,7 +4,7 @@ run gave what the student's did.
 A known mistake is claimed only where it fits the whole submission: the student fails every check
 that mistake fails (a student who made it would), every observation of the check matches what the
 mutant gave on the same inputs, and the mutant is wrong there too. A match on an exception or a
-text, not numbers, names the mistake only where it isolates it (grader.judge.diagnose.weak_evidence)
+text, not numbers, names the mistake only where it isolates it (grader.judge.diagnose.matching)
 or a match elsewhere has established it. Right values scored down for a broken rule match the
 mistakes that break the same rules. Where a check fits several, the one that fits the most checks
 of the submission wins.
@@ -18,8 +18,7 @@ from collections.abc import Sequence
 
 from grader.core.exercise import Mutant
 from grader.judge.diagnose.evidence import Evidence, MutantRun, MutantRuns
-from grader.judge.diagnose.likeness import behaves_like, passes, strong
-from grader.judge.diagnose.weak_evidence import isolates, same_error
+from grader.judge.diagnose.matching import behaves_like, has_numbers, isolates, passes, same_error
 from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.run_rules import rule_breaks
 from grader.run.observed import GroupRun
@@ -37,7 +36,7 @@ def name_known(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
         known = evidence.mutants()
     else:
         passed = frozenset(
-            evidence.probe_index(i) for i in evidence.located if i not in evidence.failing
+            evidence.probe_index(i) for i in evidence.ran if i not in evidence.failing
         )
         known = evidence.could_fit(passed)
     matches = _matches(evidence, known)
@@ -60,7 +59,7 @@ def _compares(evidence: Evidence) -> tuple[bool, bool]:
     for index in evidence.failing:
         if evidence.exercise.kind.torch or evidence.has_values(index):
             compares = True
-        if (evidence.rules or evidence.broken(index)) and evidence.right(index):
+        if (evidence.rules or evidence.broken(index)) and evidence.all_right(index):
             compares = by_rule = True
     return compares, by_rule
 
@@ -74,7 +73,7 @@ def _matches(evidence: Evidence, known: MutantRuns) -> dict[int, list[Mutant]]:
     # mistake only once a match elsewhere has established it
     candidates: list[Candidate] = []
     for index in evidence.failing:
-        if (evidence.rules or evidence.broken(index)) and evidence.right(index):
+        if (evidence.rules or evidence.broken(index)) and evidence.all_right(index):
             # Right numbers, not scored for a broken rule (on the syntax tree, or by what
             # ran): the mistake is the rule's, as in a mutant that breaks the same rules.
             matches[index] = _breaking_the_same(evidence, index, known)
@@ -115,11 +114,11 @@ def _candidate(
     """The mutant as a candidate for check `index`: it behaves as the student's run does there,
     on numbers (it isolates the mistake) or on an exception or a text it raises wherever the
     student does (it isolates it only where weak_evidence says so)."""
-    probe_index, run = evidence.located[index]
+    probe_index, run = evidence.ran[index]
     want, tol = evidence.expected[probe_index], evidence.tolerance(index)
     if mutant.run is None or not behaves_like(run, mutant.run, probe_index, want, tol):
         return None
-    if strong(run, probe_index, want, tol):
+    if has_numbers(run, probe_index, want, tol):
         return index, mutant, True
     if not _raises_wherever(evidence, mutant, run):
         return None
@@ -130,9 +129,9 @@ def _candidate(
 def _mutant_fails(evidence: Evidence, mutant: MutantRun) -> set[int]:
     """The checks this mistake fails, on the CPU run of the mutant."""
     if mutant.run is None:
-        return set(evidence.located)
+        return set(evidence.ran)
     failed = set()
-    for index, (probe_index, _) in evidence.located.items():
+    for index, (probe_index, _) in evidence.ran.items():
         got = mutant.run.probes[probe_index]
         raises = evidence.exercise.probes[probe_index].raises is not None
         want, tol = evidence.expected[probe_index], evidence.tolerance(index)

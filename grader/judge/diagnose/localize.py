@@ -137,7 +137,7 @@ def specs() -> tuple[Spec, ...]:
     ]
     # and each operation by its own backward step alone (micrograd's
     # out._backward()), the walk left out: a walk that never runs (a backward()
-    # hidden by an instance attribute) or misorders hides the operations' rules
+    # shadowed by an instance attribute) or misorders hides the operations' rules
     found += [
         dataclasses.replace(spec, name=f"{STEP}{spec.name}", code=_stepped(spec.code))
         for spec in found

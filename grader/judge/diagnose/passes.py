@@ -60,7 +60,7 @@ def _rule_breaks(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
         if found is not None and found.kind == "known-mistake":
             continue
         broken = (*sorted(evidence.rules), *evidence.broken(index))
-        if broken and evidence.right(index):
+        if broken and evidence.all_right(index):
             evidence_text = f"the values are right, but: {'; '.join(broken)}"
             diagnosis = named_pattern("breaks-a-rule", evidence_text)
             checks[index] = dataclasses.replace(checks[index], diagnosis=diagnosis)

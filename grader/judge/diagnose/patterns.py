@@ -1,11 +1,11 @@
 """Patterns in a failed check's numbers, and errors that
 state their cause: what names a mistake when no mutant does.
 
-The numbers are compared with the expected ones for the patterns of research/autograd-mistakes.md
-section 6 (all zero, half, double, negated, exchanged, scaled by an input or by N, the wrong shape,
-non-zero where the gradient is 0). An error names its mistake when the submission's syntax tree
-confirms it (grader.judge.diagnose.named_errors), or when it is a torch error whose cause is known
-(grader.judge.diagnose.hints).
+The numbers are compared with the expected ones for the shapes a wrong gradient commonly takes (all
+zero, half, double, negated, exchanged, scaled by an input or by N, the wrong shape, non-zero where
+the gradient is 0), each named only where every wrong value of the check takes it. An error names
+its mistake when the submission's syntax tree confirms it (grader.judge.diagnose.named_errors), or
+when it is a torch error whose cause is known (grader.judge.diagnose.hints).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
 from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.hints import known_error
-from grader.judge.diagnose.likeness import MISSING, strong
+from grader.judge.diagnose.matching import MISSING, has_numbers
 from grader.judge.diagnose.named_errors import RIGHT_ELSEWHERE, named_by_error
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
@@ -55,7 +55,7 @@ def name_patterns(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
             ratios[index] = diagnosis
         elif diagnosis.kind != "unknown":
             found[index] = diagnosis
-        elif strong(evidence.located[index][1], evidence.probe_index(index)):
+        elif has_numbers(evidence.ran[index][1], evidence.probe_index(index)):
             # numbers, but no ratio: no ratio pattern can hold for the whole exercise
             ratios[index] = None
     kinds = {d.mistake if d is not None else None for d in ratios.values()}

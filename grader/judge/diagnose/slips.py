@@ -25,7 +25,7 @@ from grader.core.exercise import Exercise
 from grader.core.values import ErrorInfo
 from grader.judge import scalar_engine
 from grader.judge.diagnose.evidence import Evidence
-from grader.judge.diagnose.likeness import behaves_like, passes_on, strong
+from grader.judge.diagnose.matching import behaves_like, has_numbers, passes_on
 from grader.judge.report import Diagnosis, ExerciseResult, Operand, RuleFault
 from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, probe_seed
@@ -222,9 +222,9 @@ def name_slips(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     slips = evidence.slips()
     matches: dict[int, list[SlipRun]] = {}
     for index in unexplained:
-        probe_index, run = evidence.located[index]
+        probe_index, run = evidence.ran[index]
         want = evidence.expected[probe_index]
-        if not strong(run, probe_index) or isinstance(want.observations, ErrorInfo):
+        if not has_numbers(run, probe_index) or isinstance(want.observations, ErrorInfo):
             continue
         tol = evidence.tolerance(index)
         matches[index] = [s for s in slips if behaves_like(run, s.run, probe_index, want, tol)]
@@ -250,7 +250,7 @@ def _ranks(evidence: Evidence, matches: dict[int, list[SlipRun]]) -> dict[SlipKe
     passed = [
         i
         for i, c in enumerate(evidence.result.checks)
-        if c.status == "passed" and i in evidence.located
+        if c.status == "passed" and i in evidence.ran
     ]
 
     def contradictions(slip: SlipRun) -> int:

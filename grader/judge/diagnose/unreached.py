@@ -36,7 +36,7 @@ _NAME_CHARS = 60
 def unreached_missing(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     """The result, with each method that the checks stopped at another
     missing method call and the class lacks, not yet named, among the masked."""
-    exercise, located, defined = evidence.exercise, evidence.located, evidence.facts()
+    exercise, ran, defined = evidence.exercise, evidence.ran, evidence.facts()
     if defined is None or _DYNAMIC & defined.identifiers:
         return result
     owner = defined.class_named(exercise.contract.class_name)
@@ -49,7 +49,7 @@ def unreached_missing(evidence: Evidence, result: ExerciseResult) -> ExerciseRes
     }
     callers: dict[str, list[str]] = {}
     for index, check in enumerate(result.checks):
-        probe = exercise.probes[located[index][0]] if index in located else None
+        probe = exercise.probes[ran[index][0]] if index in ran else None
         stopped_at = check.diagnosis.rule if check.diagnosis is not None else None
         # only a check that stopped at another method missing or unwritten: it
         # never got as far as the rest; and a hidden check's code is not the

@@ -10,7 +10,7 @@ it used and what each computed. Two ways to name the op, in order:
 - by the op's own checks: the ops the check used (in its traced results, and the
   objects its exercise names) whose own checks, elsewhere in the same report, failed.
 
-Only public checks are traced: a hidden check's trace would tell what its inputs led through.
+Only public checks are traced: a trace tells what a check's inputs led through.
 """
 
 from __future__ import annotations

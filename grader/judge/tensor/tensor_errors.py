@@ -16,7 +16,8 @@ by themselves, where the syntax tree confirms where they come from:
   runs before the tensors that use its output have added to its gradient (order-not-reversed).
 
 The ids are the exercises' own for these mistakes, one name for student and instructor. The shapes
-go in the evidence only, which a hidden check withholds (the message is the submission's to choose).
+go in the evidence only, which is withheld with the check's inputs (the message is the submission's
+to choose).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which tensor names the whole submission supports: evidence a single check cannot give (issue 24).
+"""Which tensor names the whole submission supports: evidence a single check cannot give.
 
 A name drawn from one check can be chance; these rules, applied to a tensor exercise's diagnosed
 checks, keep a name only where the submission as a whole backs it:
@@ -38,8 +38,8 @@ def raised_as(
     student failing every check the variant fails, with the same error wherever
     the variant raises (a `.T` that breaks only the batched products).
     """
-    exercise, located, expected = evidence.exercise, evidence.located, evidence.expected
-    probe_index, run = located[index]
+    exercise, ran, expected = evidence.exercise, evidence.ran, evidence.expected
+    probe_index, run = ran[index]
     got = run.probes[probe_index]
     error = None if got is None else got.error
     if error is None:
@@ -50,7 +50,7 @@ def raised_as(
         return None
     results = {id(v): r for v, r in variants}
     tols = tuple(p.tolerance for p in exercise.probes)
-    failed = {located[i][0] for i in evidence.failing}
+    failed = {ran[i][0] for i in evidence.failing}
 
     def consistent(candidate: tensor_variants.Variant) -> bool:
         for probe in tensor_variants.fails(results[id(candidate)], expected, tols):

@@ -91,7 +91,7 @@ def name_arrays(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
     passing = [
         exercise.probes[evidence.probe_index(i)].code
         for i, c in enumerate(checks)
-        if c.status == "passed" and i in evidence.located
+        if c.status == "passed" and i in evidence.ran
     ]
     for index in sorted(evidence.failing):
         check = checks[index]
@@ -329,8 +329,8 @@ def _unsummed_error(error: ErrorInfo | None) -> Diagnosis | None:
         f"a gradient of shape {shape_text(big)} was added to one "
         f"of shape {shape_text(small)}, which it broadcast from"
     )
-    # the shapes go in the evidence only, which a hidden check
-    # withholds: the message is the submission's to choose
+    # the shapes go in the evidence only, which is withheld with the
+    # check's inputs: the message is the submission's to choose
     return Diagnosis(
         kind="pattern",
         mistake="unreduced-broadcast",
