@@ -113,7 +113,7 @@ def _candidate(
 ) -> Candidate | None:
     """The mutant as a candidate for check `index`: it behaves as the student's run does there,
     on numbers (it isolates the mistake) or on an exception or a text it raises wherever the
-    student does (it isolates it only where weak_evidence says so)."""
+    student does (it isolates it only where matching.isolates says so)."""
     probe_index, run = evidence.ran[index]
     want, tol = evidence.expected[probe_index], evidence.tolerance(index)
     if mutant.run is None or not behaves_like(run, mutant.run, probe_index, want, tol):

@@ -3,10 +3,10 @@
 A pack ships no mutants (their code is one line from the solution), so a student grading with it
 would read "fits no known mistake" where the instructor's grade names one. `grade release` stores,
 for the pack's seed, each mistake's id, hint, the source rules it breaks, what localization finds
-wrong in it, what its code does that the solution's does not (weak_evidence), and what it gave on
-each public probe: numbers, or an exception's type and message without its line, which would quote
-the mutant's code. Read back, they are the same `MutantRun`s the instructor's grade builds, so both
-name the same mistakes with the same words on the public checks.
+wrong in it, what its code does that the solution's does not (matching.distinctive), and what it
+gave on each public probe: numbers, or an exception's type and message without its line, which
+would quote the mutant's code. Read back, they are the same `MutantRun`s the instructor's grade
+builds, so both name the same mistakes with the same words on the public checks.
 """
 
 from __future__ import annotations
