@@ -40,7 +40,6 @@ HARNESS = (
     "grader.run.inputs",
     "grader.run.child.execute",
     "grader.run.observed",
-    "grader.run.guard.guard_rules",
     "grader.run.guard.guard_public",
     "grader.run.guard.guard_code",
     "grader.run.guard.guard",

@@ -13,8 +13,6 @@ from opcode import opmap
 from types import FrameType
 from typing import Any
 
-from grader.run.guard.guard_rules import _TEXT_ONLY_FRAME_USERS
-
 _CODE = type(compile("", "", "exec"))
 _lstat, _readlink, _open, _read, _close, _access, _fstat = (os.lstat, os.readlink, os.open, os.read, os.close,
                                                              os.access, os.fstat)
@@ -25,6 +23,18 @@ _IMPORT_NAME, _EXTENDED_ARG = opmap["IMPORT_NAME"], opmap["EXTENDED_ARG"]
 Places = tuple[tuple[str, ...], tuple[str, ...]]
 #: the most of a file read to compare it with code claiming to be it
 MAX_FILE = 64 * 1024 * 1024
+#: standard-library functions that read frames and give back only text (names, lines)
+_TEXT_ONLY_FRAME_USERS = frozenset({
+    ("traceback.py", "_extract_from_extended_frame_gen"),
+    ("traceback.py", "extract_stack"),
+    ("traceback.py", "format_stack"),
+    ("traceback.py", "print_stack"),
+    ("logging/__init__.py", "findCaller"),
+    ("collections/__init__.py", "namedtuple"),
+    ("typing.py", "_caller"),
+    ("enum.py", "_create_"),
+    ("warnings.py", "warn"),
+})
 
 
 def text(value: object) -> str:
