@@ -136,30 +136,42 @@ def _engine(send: Callable[[Any], Any], original: Any) -> Any:
 
 
 def _own_world() -> dict[str, Any]:
-    """The record's functions rebuilt over globals and builtins of their own, a copy taken before the submission
-    runs: a submission that reaches this module's namespace (or any builtins dict) changes nothing they call."""
-    world: dict[str, Any] = {"__builtins__": dict(builtins.__dict__), "MAX_NODES": MAX_NODES,
-                             "MAX_PRODUCED": MAX_PRODUCED, "sys": types.SimpleNamespace(_getframe=sys._getframe)}
-    for function in (_record, _walk, _same, _sight, tensor_base):
-        world[function.__name__] = types.FunctionType(function.__code__, world, function.__name__)
+    """The record's functions rebuilt over globals and builtins of their own, a copy taken before
+    the submission runs: a submission that reaches this module's namespace (or any builtins dict)
+    changes nothing they call."""
+    world: dict[str, Any] = {
+        "__builtins__": dict(builtins.__dict__),
+        "MAX_NODES": MAX_NODES,
+        "MAX_PRODUCED": MAX_PRODUCED,
+        "sys": types.SimpleNamespace(_getframe=sys._getframe),
+    }
+    functions = (_record, _graph_readers, _backward, _kept, _told, _walk, _same, _sight,
+                 tensor_base)
+    for function in functions:
+        name = function.__name__
+        world[name] = types.FunctionType(function.__code__, world, name)
     return world
 
 
-def _record(torch: Any, engine: Any, trusted: tuple[str, ...], numbers: Callable[[Any], tuple[float, ...]],
-            produced_wanted: bool, token: object, sight: Callable[[Any], Any]) -> Generator[Any, Any, None]:
-    """The record of one probe. Messages: ("run", args, kwargs) runs the engine for real and records it;
-    ("watch", token) starts a record, ("report", token, leaves) ends it."""
-    type_, id_, len_, getframe, base = type, id, len, sys._getframe, BaseException
-    tensor, parameter = torch.Tensor, torch.nn.Parameter
-    grad_of = tensor_base(torch).grad.__get__
-    grad_fn_of = tensor_base(torch).grad_fn.__get__
-    function_base = torch._C._FunctionBase
-    function_next = function_base.next_functions.__get__
-    runs = {"student": 0, "probe": 0}
-    produced: list[float] = []
-    left: dict[int, tuple[float, ...] | None] = {}  # id(leaf) -> the numbers the engine left in its .grad
-    watching = False
-    tampered = 0  # messages only the submission sends: thrown in, or neither a run nor the harness's
+def _record(torch: Any, engine: Any, trusted: tuple[str, ...],
+            numbers: Callable[[Any], tuple[float, ...]], produced_wanted: bool, token: object,
+            sight: Callable[[Any], Any]) -> Generator[Any, Any, None]:
+    """The record of one probe. Messages: ("run", args, kwargs) runs the engine for real and
+    records it; ("watch", token) starts a record, ("report", token, leaves) ends it.
+
+    Its state is a dict in this generator's locals, passed to no frame but those of its own
+    functions while they run."""
+    type_, len_, base = type, len, BaseException
+    graph = _graph_readers(torch)
+    running = (engine, trusted, numbers, produced_wanted, sight, token)
+    state: dict[str, Any] = {
+        "runs": {"student": 0, "probe": 0},
+        "produced": [],
+        "left": {},  # id(leaf) -> the numbers the engine left in its .grad
+        "watching": False,
+        # messages only the submission sends: thrown in, or neither a run nor the harness's
+        "tampered": 0,
+    }
     answer: Any = None
     while True:
         try:
@@ -168,65 +180,105 @@ def _record(torch: Any, engine: Any, trusted: tuple[str, ...], numbers: Callable
             message = None
         answer = None
         if type_(message) is not tuple or not message or type_(message[0]) is not str:
-            tampered += 1
-            continue
-        kind = message[0]
-        if kind == "run" and len_(message) == 3:
-            args, kwargs = message[1], message[2]
-            if type_(args) is not tuple or type_(kwargs) is not dict:
-                tampered += 1
-                continue
-            leaves: list[Any] = []
-            if watching:
-                frame: Any = getframe(1)
-                while frame is not None and frame.f_code.co_filename.startswith(trusted):
-                    frame = frame.f_back  # torch's own frames, and the grader's
-                named = frame is not None and frame.f_code.co_filename.startswith("<probe ")
-                runs["probe" if named else "student"] += 1
-                roots = args[0] if args else kwargs.get("tensors", ())
-                leaves = _walk(roots, tensor, parameter, grad_fn_of, function_base, function_next, type_, id_)
-            sight((token, True))
-            try:
-                result = engine.run_backward(*args, **kwargs)
-                answer = ("return", result)
-            except base as exc:  # handed back to the caller, as the engine raised it
-                answer = ("raise", exc)
-                result = None
-            finally:
-                sight((token, False))
-            if watching:
-                made = [grad_of(leaf) for leaf in leaves]
-                for leaf, grad in zip(leaves, made, strict=True):
-                    left[id_(leaf)] = numbers(grad) if type_(grad) is tensor else None
-                if produced_wanted:
-                    made += list(result) if type_(result) in (tuple, list) else []
-                    for grad in made:
-                        if type_(grad) is tensor and len_(produced) < MAX_PRODUCED:
-                            produced.extend(numbers(grad)[:MAX_PRODUCED - len_(produced)])
+            state["tampered"] += 1
+        elif message[0] == "run" and len_(message) == 3:
+            answer = _backward(message[1], message[2], state, graph, running)
         elif len_(message) >= 2 and message[1] is token:
-            if kind == "watch":
-                runs.update(student=0, probe=0)
-                produced.clear()
-                left.clear()
-                watching = True
-            elif kind == "report" and len_(message) == 3:
-                forged = []
-                for name, leaf in message[2].items():
-                    grad = grad_of(leaf)
-                    if type_(grad) is tensor and not _same(left.get(id_(leaf)), numbers(grad)):
-                        forged.append(name)  # set by hand, or changed after the engine left it
-                watching = False
-                answer = {"runs": runs["student"], "probe_runs": runs["probe"], "not_from_engine": forged,
-                          "produced": list(produced), "tampered": tampered}
-                tampered = 0
+            answer = _told(message, state, graph, numbers)
         else:
-            tampered += 1
+            state["tampered"] += 1
 
 
-def _walk(roots: Any, tensor: type, parameter: type, grad_fn_of: Any, function_base: type, function_next: Any,
-          type_: Any, id_: Any) -> list[Any]:
-    """The leaves a backward from `roots` accumulates into, found before it runs (the graph may be freed),
-    read through torch's C types only: a Function's backward class is the submission's and may be patched."""
+def _graph_readers(torch: Any) -> tuple[Any, ...]:
+    """What a graph is read through, torch's C types only: the tensor and parameter types, a
+    tensor's grad and grad_fn, a Function's base type and its next_functions."""
+    base = tensor_base(torch)
+    function_base = torch._C._FunctionBase
+    return (torch.Tensor, torch.nn.Parameter, base.grad.__get__, base.grad_fn.__get__,
+            function_base, function_base.next_functions.__get__)
+
+
+def _backward(args: Any, kwargs: Any, state: dict[str, Any], graph: tuple[Any, ...],
+              running: tuple[Any, ...]) -> Any:
+    """A backward started through torch's engine: run for real, and recorded while a probe is
+    watched; what the engine gave or raised, for the caller."""
+    type_, getframe, base = type, sys._getframe, BaseException
+    engine, trusted, numbers, produced_wanted, sight, token = running
+    if type_(args) is not tuple or type_(kwargs) is not dict:
+        state["tampered"] += 1
+        return None
+    leaves: list[Any] = []
+    if state["watching"]:
+        frame: Any = getframe(2)  # the record's caller: the engine's run_backward
+        while frame is not None and frame.f_code.co_filename.startswith(trusted):
+            frame = frame.f_back  # torch's own frames, and the grader's
+        named = frame is not None and frame.f_code.co_filename.startswith("<probe ")
+        state["runs"]["probe" if named else "student"] += 1
+        roots = args[0] if args else kwargs.get("tensors", ())
+        leaves = _walk(roots, graph)
+    sight((token, True))
+    try:
+        result = engine.run_backward(*args, **kwargs)
+        answer = ("return", result)
+    except base as exc:  # handed back to the caller, as the engine raised it
+        answer = ("raise", exc)
+        result = None
+    finally:
+        sight((token, False))
+    if state["watching"]:
+        _kept(leaves, result, state, graph, numbers, produced_wanted)
+    return answer
+
+
+def _kept(leaves: list[Any], result: Any, state: dict[str, Any], graph: tuple[Any, ...],
+          numbers: Callable[[Any], tuple[float, ...]], produced_wanted: bool) -> None:
+    """What the engine left in each leaf's .grad, and, where asked, every gradient it made."""
+    type_, id_, len_ = type, id, len
+    tensor, grad_of = graph[0], graph[2]
+    made = [grad_of(leaf) for leaf in leaves]
+    for leaf, grad in zip(leaves, made, strict=True):
+        state["left"][id_(leaf)] = numbers(grad) if type_(grad) is tensor else None
+    if not produced_wanted:
+        return
+    made += list(result) if type_(result) in (tuple, list) else []
+    produced = state["produced"]
+    for grad in made:
+        if type_(grad) is tensor and len_(produced) < MAX_PRODUCED:
+            produced.extend(numbers(grad)[:MAX_PRODUCED - len_(produced)])
+
+
+def _told(message: tuple[Any, ...], state: dict[str, Any], graph: tuple[Any, ...],
+          numbers: Callable[[Any], tuple[float, ...]]) -> Any:
+    """The harness's word: a fresh record ("watch"), or the record of the probe ("report")."""
+    kind = message[0]
+    if kind == "watch":
+        state["runs"].update(student=0, probe=0)
+        state["produced"].clear()
+        state["left"].clear()
+        state["watching"] = True
+        return None
+    if kind != "report" or len(message) != 3:
+        return None
+    tensor, grad_of = graph[0], graph[2]
+    forged = []
+    for name, leaf in message[2].items():
+        grad = grad_of(leaf)
+        if type(grad) is tensor and not _same(state["left"].get(id(leaf)), numbers(grad)):
+            forged.append(name)  # set by hand, or changed after the engine left it
+    state["watching"] = False
+    runs = state["runs"]
+    answer = {"runs": runs["student"], "probe_runs": runs["probe"], "not_from_engine": forged,
+              "produced": list(state["produced"]), "tampered": state["tampered"]}
+    state["tampered"] = 0
+    return answer
+
+
+def _walk(roots: Any, graph: tuple[Any, ...]) -> list[Any]:
+    """The leaves a backward from `roots` accumulates into, found before it runs (the graph may
+    be freed), read through torch's C types only: a Function's backward class is the
+    submission's and may be patched."""
+    type_, id_ = type, id
+    tensor, parameter, _, grad_fn_of, function_base, function_next = graph
     roots = roots if type_(roots) in (tuple, list) else (roots,)
     todo = [grad_fn_of(t) for t in roots if type_(t) is tensor]
     seen: set[int] = set()

@@ -100,7 +100,7 @@ def _serve(sock: socket.socket, config: ZygoteConfig, target: Target, hello: Hel
         pid = os.fork()
         if pid == 0:
             try:
-                _child(header, req_r, rep_w, out_w, workdir, config.mode, target, hello, startup)
+                _child(header, (req_r, rep_w, out_w), workdir, config.mode, (target, hello, startup))
             except BaseException:  # noqa: BLE001 - the grader's own failure: say it where the output goes
                 import traceback
 
@@ -224,8 +224,11 @@ def _wipe(workdir: str, pid_namespace: bool, keep: tuple[str, ...]) -> None:
                     pass
 
 
-def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, mode: str, target: Target,
-           hello: Hello, startup: frozenset[str]) -> NoReturn:
+def _child(header: RunHeader, fds: tuple[int, int, int], workdir: str, mode: str,
+           call: tuple[Target, Hello, frozenset[str]]) -> NoReturn:
+    """Become the run's child, alone and limited, in its folder: then the run's target."""
+    req_r, rep_w, out_w = fds
+    target, hello, startup = call
     os.setsid()  # a session of its own: nothing of it reads the grading process's terminal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDONLY)

@@ -13,6 +13,7 @@ import atexit
 import errno
 import functools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,8 +44,16 @@ class Place:
     @property
     def weaker(self) -> tuple[str, ...]:
         """The limits that stay per process here: "memory", "processes", both or none."""
-        held = {c for h in self.hierarchies for c in h.controllers}
+        held = _held(self.hierarchies)
         return tuple(NAMES[c] for c in CONTROLLERS if c not in held)
+
+
+def _held(hierarchies: Sequence[Hierarchy]) -> set[str]:
+    """The controllers the hierarchies hold between them."""
+    held: set[str] = set()
+    for hierarchy in hierarchies:
+        held.update(hierarchy.controllers)
+    return held
 
 
 def place() -> Place:
@@ -67,7 +76,7 @@ def _place_for(pid: int) -> Place:
             v2.append(controller)
     if v2 and "" in own and "" in mounts:
         hierarchies += _v2(tuple(v2), own[""], mounts[""], pid)
-    held = {c for h in hierarchies for c in h.controllers}
+    held = _held(hierarchies)
     missing = [c for c in CONTROLLERS if c not in held]
     why = "; ".join(f"no {c} cgroup this process may make groups in" for c in missing)
     return Place(tuple(hierarchies), why)

@@ -57,7 +57,9 @@ def layout(policy: ImportPolicy, hide: Sequence[str] = ()) -> Layout:
         covers = [h for h in hidden if _inside_any(h, binds)]
         return Layout(binds=binds, covers=tuple(covers), rebinds=(), masked=(), gpu_proc=True)
     sites = sorted(_site_folders())
-    packages = {folder for name in policy.packages for folder in package_folders(name)}
+    packages: set[str] = set()
+    for name in policy.packages:
+        packages.update(package_folders(name))
     binds = _outermost({*_base_folders(), grader})
     covers = [s for s in sites if _inside_any(s, binds) or _inside_any(s, SYSTEM)]
     covers += [h for h in hidden if _inside_any(h, binds) and not _inside_any(h, covers)]

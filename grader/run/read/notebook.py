@@ -56,58 +56,31 @@ class Notebook:
 
 
 def read_notebook(path: Path, data: bytes) -> Notebook:
-    """Parse and validate `data` (the bytes of `path`) as an nbformat 4 notebook, within the caps above.
+    """Parse and validate `data` (the bytes of `path`) as an nbformat 4 notebook, within the caps
+    above.
 
-    Every step is linear in the size of `data`, and every way the file can fail is a `NotebookError`
-    naming what is wrong (and which cap, where one was hit): never an exception of the grader's.
+    Every step is linear in the size of `data`, and every way the file can fail is a
+    `NotebookError` naming what is wrong (and which cap, where one was hit): never an exception of
+    the grader's.
     """
-    try:
-        raw = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise NotebookError(f"{path}: not a notebook: not UTF-8 text (byte {exc.start}).") from None
-    except json.JSONDecodeError as exc:
-        raise NotebookError(f"{path}: not a notebook: not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                            f"{exc.msg}). Re-save it from Jupyter, or grade the .py instead.") from None
-    except (RecursionError, MemoryError):
-        raise NotebookError(f"{path}: not a notebook: its JSON is nested deeper than the grader reads (the cap on "
-                            f"nesting is {MAX_NESTING} levels).") from None
-    if may_hold_surrogates(data):  # "\ud800" decodes to a str no format can write
-        raw = clean_data(raw)
-    if not isinstance(raw, dict) or "nbformat" not in raw:
-        raise NotebookError(f"{path}: not a notebook: the JSON has no 'nbformat' field.")
-    if raw.get("nbformat") != 4:
-        raise NotebookError(f"{path}: nbformat {_shown(raw.get('nbformat'))} notebooks are not supported; open it "
-                            f"in a current Jupyter and save it again (nbformat 4).")
+    raw = _parsed(path, data)
     _within_caps(path, raw)
     raw, notes = repair(raw)
     off_schema = _off_schema(raw)
     notebook = _cells_of(raw)
     if notebook is None:  # not even a list of cells with their sources: nothing to grade
-        raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {off_schema or 'its cells cannot be read'}.")
+        why = off_schema or "its cells cannot be read"
+        raise NotebookError(f"{path}: not a valid nbformat 4 notebook: {why}.")
     if off_schema:
-        notes.append(f"The notebook does not follow nbformat 4's schema ({off_schema}); its code cells were "
-                     "read anyway, as Jupyter opens it.")
+        notes.append(f"The notebook does not follow nbformat 4's schema ({off_schema}); its code "
+                     "cells were read anyway, as Jupyter opens it.")
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     lines = sum(cell.source.count("\n") + 1 for cell in code)
     if lines > MAX_LINES:
-        raise NotebookError(f"{path}: its code cells hold {lines} lines; the grader reads at most {MAX_LINES} (the "
-                            f"cap on lines). Hand in the work, without generated code.")
-    cells: list[Cell] = []
-    neutralised: list[str] = []
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type != "code":
-            continue
-        tags = cell.metadata.get("tags", [])
-        if isinstance(tags, list) and SKIP_TAG in tags:
-            notes.append(f"Cell {number} is tagged {SKIP_TAG} and was not run.")
-            continue
-        source, changes = neutralise(cell.source)
-        neutralised += [f"Cell {number}, line {line}: `{clip(text, 80)}` did not run ({why})."
-                        for line, text, why in changes[:MAX_NOTES - len(neutralised) + 1]]
-        cells.append(Cell(number, source))
-    if len(neutralised) > MAX_NOTES:
-        neutralised[MAX_NOTES:] = [f"More lines of IPython syntax did not run (only the first {MAX_NOTES} are "
-                                   "listed)."]
+        raise NotebookError(f"{path}: its code cells hold {lines} lines; the grader reads at most "
+                            f"{MAX_LINES} (the cap on lines). Hand in the work, without generated "
+                            "code.")
+    cells, neutralised = _code_cells(notebook, notes)
     meta = notebook.metadata.get(METADATA_KEY, {})
     if not isinstance(meta, dict):  # free-form metadata: nbformat's schema does not check it
         notes.append(f"The notebook's metadata {METADATA_KEY!r} is not a mapping; it was ignored.")
@@ -119,6 +92,53 @@ def read_notebook(path: Path, data: bytes) -> Notebook:
         assignment=_text(meta.get("assignment")),
         nbformat=f"{notebook.nbformat}.{_shown(notebook.nbformat_minor)}",
     )
+
+
+def _parsed(path: Path, data: bytes) -> dict[str, Any]:
+    """The notebook's JSON, as an nbformat 4 notebook's."""
+    try:
+        raw = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"{path}: not a notebook: not UTF-8 text (byte {exc.start}).") from None
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"{path}: not a notebook: not valid JSON (line {exc.lineno}, column "
+                            f"{exc.colno}: {exc.msg}). Re-save it from Jupyter, or grade the .py "
+                            "instead.") from None
+    except (RecursionError, MemoryError):
+        raise NotebookError(f"{path}: not a notebook: its JSON is nested deeper than the grader "
+                            f"reads (the cap on nesting is {MAX_NESTING} levels).") from None
+    if may_hold_surrogates(data):  # "\ud800" decodes to a str no format can write
+        raw = clean_data(raw)
+    if not isinstance(raw, dict) or "nbformat" not in raw:
+        raise NotebookError(f"{path}: not a notebook: the JSON has no 'nbformat' field.")
+    if raw.get("nbformat") != 4:
+        raise NotebookError(f"{path}: nbformat {_shown(raw.get('nbformat'))} notebooks are not "
+                            "supported; open it in a current Jupyter and save it again "
+                            "(nbformat 4).")
+    return raw
+
+
+def _code_cells(notebook: Any, notes: list[str]) -> tuple[list[Cell], list[str]]:
+    """The code cells to run, IPython's syntax neutralised; and a note of each line that will not
+    run (the skipped cells' go into `notes`)."""
+    cells: list[Cell] = []
+    neutralised: list[str] = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.get("tags", [])
+        if isinstance(tags, list) and SKIP_TAG in tags:
+            notes.append(f"Cell {number} is tagged {SKIP_TAG} and was not run.")
+            continue
+        source, changes = neutralise(cell.source)
+        for line, text, why in changes[:MAX_NOTES - len(neutralised) + 1]:
+            shown = clip(text, 80)
+            neutralised.append(f"Cell {number}, line {line}: `{shown}` did not run ({why}).")
+        cells.append(Cell(number, source))
+    if len(neutralised) > MAX_NOTES:
+        neutralised[MAX_NOTES:] = [f"More lines of IPython syntax did not run (only the first "
+                                   f"{MAX_NOTES} are listed)."]
+    return cells, neutralised
 
 
 def _within_caps(path: Path, raw: dict[str, Any]) -> None:
