@@ -342,7 +342,7 @@ class Running:
             self._reply += chunk
             if len(self._reply) > self._limits.reply_bytes:
                 self._reply_overflow = True
-                del self._reply[self._limits.reply_bytes:]
+                del self._reply[self._limits.reply_bytes :]
         elif self._output_kept:
             self._output_total += len(chunk)
             room = self._limits.output_bytes - len(self._output)

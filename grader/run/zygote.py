@@ -304,8 +304,15 @@ class Zygote:
         weaker = group.weaker if group is not None else tuple(cgroups.NAMES.values())
         ends = Ends(self._sock, self._runs, req_w, rep_r, out_r)
         counted = Counted(group, oom_kills or 0, weaker)
-        return Running(ends, request, limits, finished=finished, deadline=deadline,
-                       counted=counted, two_parts=two_parts)
+        return Running(
+            ends,
+            request,
+            limits,
+            finished=finished,
+            deadline=deadline,
+            counted=counted,
+            two_parts=two_parts,
+        )
 
     def _header(self, limits: Limits) -> tuple[RunHeader, int | None]:
         """The next run's header, and the OOM kills in the zygote's cgroups so far (None: no

@@ -1,11 +1,11 @@
 """Inside the sandboxed child: load the submission, run the probes, reply with plain data.
 
-The reply is written only by the guard (grader.run.guard.guard), from the local `event` of `_run`'s own frame,
-signed under a key the guard alone holds; the trusted side parses it as untrusted data. Everything the
-loop calls is bound into its locals before the submission's first line runs, and this module runs as the
-harness's private copy (grader.run.child.warm), so rebinding what the submission can reach changes nothing here.
-The submission's modules get builtins of their own. Nothing here can make a check pass: the child never
-sees expected values.
+The reply is written only by the guard (grader.run.guard.guard), from the local `event` of `_run`'s
+own frame, signed under a key the guard alone holds; the trusted side parses it as untrusted data.
+Everything the loop calls is bound into its locals before the submission's first line runs, and this
+module runs as the harness's private copy (grader.run.child.warm), so rebinding what the submission
+can reach changes nothing here. The submission's modules get builtins of their own. Nothing here can
+make a check pass: the child never sees expected values.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     try:
         key = _read_exact(request_fd, KEY_BYTES)
         request = Request.from_json(json.loads(_read_frame(request_fd)))
-        _run(key, request, request_fd, reply_fd, hello, startup)
-    except BaseException:  # noqa: BLE001 - before the guard there is no reply to say it in; the status says it
+        _run(key, request, (request_fd, reply_fd), hello, startup)
+    except BaseException:  # noqa: BLE001 - no reply before the guard: the status says it
         _exit(71)
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -63,15 +63,14 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     _exit(0)
 
 
-def _run(key: bytearray, request: Request, request_fd: int, reply_fd: int, hello: Hello,
-         startup: frozenset[str]) -> None:
-    """Load the submission as Jupyter or an import would, then run each group's probes.
-
-    This frame is the harness: every message leaves through its local `event`, which the guard
-    reads from it alone. A .py file is one cell: if it raises, it did not load, and no probe
-    runs; a notebook goes on past a failing cell. A two-part run's second part (the hidden
-    checks) is read once all of the first has been taken, and run on the same module.
+def _run(
+    key: bytearray, request: Request, fds: tuple[int, int], hello: Hello, startup: frozenset[str]
+) -> None:
+    """Load the submission as Jupyter or an import would, then run each group's probes (and a
+    two-part run's second part). This frame is the harness: every message leaves through its
+    local `event`, which the guard reads from it alone.
     """
+    request_fd, reply_fd = fds
     audit, exec_, compile_, range_, len_ = sys.audit, exec, compile, range, len
     error_data_, group_, probe_, more_, todo_ = error_data, _group, _probe, _more, _todo
     event: tuple[str, dict[str, Any]] = ("ready", hello.to_json())
@@ -100,11 +99,10 @@ def _run(key: bytearray, request: Request, request_fd: int, reply_fd: int, hello
         todo = groups
         while todo:
             for g in range_(len_(todo)):
-                missing, context = group_(todo[g], module, sources, tools)
+                missing, context, probes = group_(todo[g], module, sources, tools)
                 event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
                 absent = {item["name"] for item in missing}
-                probes = todo[g][3]
                 for p in range_(len_(probes)):
                     if absent.intersection(probes[p][3]):
                         continue  # its check says which name it needs
@@ -153,7 +151,8 @@ def _set_up(request: Request, hello: Hello) -> tuple[Any, ...]:
         groups.append((group.engine, list(group.defines), group.watched, probes, graph))
     writable = tuple(_writable(hello.mode))
     own_files = seal(functools.partial(_student_files, writable), "student_files")
-    scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
+    # the C scanner: it holds its parsers
+    scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
     tools = (missing_names, library_missing, reader, _read_frame, second_part_fields, scan)
     probing = (scope_of, run_probe_data, set_flag, error_data)
     run = (request.device, helpers, recorder, probing)
@@ -210,9 +209,10 @@ def _lay_out(
 
 def _group(
     entry: _Group, module: types.ModuleType, sources: dict[str, Any], tools: tuple[Any, ...]
-) -> tuple[list[dict[str, str]], _Context]:
-    """The names a group asks for that the submission lacks, and what its probes run with."""
-    engine, defines, watched, _, graph = entry
+) -> tuple[list[dict[str, str]], _Context, list[Any]]:
+    """The names a group asks for that the submission lacks, what its probes run with, and its
+    probes."""
+    engine, defines, watched, probes, graph = entry
     missing_, library_missing_, reader_, _, _, _ = tools
     if engine == "library":
         missing, provided = library_missing_(defines, sources)
@@ -220,7 +220,7 @@ def _group(
     else:
         (missing, provided), read = missing_(module, defines), None
     flag = graph and graph["lazy"]
-    return missing, (engine, provided, read, flag, watched)
+    return missing, (engine, provided, read, flag, watched), probes
 
 
 def _probe(probe: tuple[Any, ...], context: _Context, run: tuple[Any, ...]) -> dict[str, Any]:
@@ -256,9 +256,7 @@ def _probe(probe: tuple[Any, ...], context: _Context, run: tuple[Any, ...]) -> d
     return {**evidence, "error": found}
 
 
-def _more(
-    request_fd: int, two_parts: bool, tools: tuple[Any, ...]
-) -> tuple[list[Any], list[Any]]:
+def _more(request_fd: int, two_parts: bool, tools: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
     """A two-part run's second part, read once all of the first is said: each probe for the guard
     to compile (name, code, observations), and each group's place and probes."""
     if not two_parts:
@@ -286,9 +284,9 @@ def _todo(groups: list[_Group], parts: list[Any], compiled: list[Any]) -> list[_
 
 
 def _helpers(request: Request, pristine: dict[str, Any]) -> dict[str, object]:
-    """What probe code may use besides the engine's names, taken now, before any submission code runs: the
-    builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors. Each probe gets
-    its own copy of each (execute.scope_of)."""
+    """What probe code may use besides the engine's names, taken now, before any submission code
+    runs: the builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors.
+    Each probe gets its own copy of each (execute.scope_of)."""
     helpers: dict[str, object] = {"__builtins__": pristine, "math": math}
     engines = {group.engine for group in request.groups}
     if "torch" in engines:
@@ -310,8 +308,9 @@ def _copy(module: types.ModuleType) -> types.ModuleType:
 
 
 def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
-    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.child.evidence),
-    and whether the submission computed with complex numbers where one forbids them (grader.run.child.complex_watch)."""
+    """What autograd does during each probe, recorded where an exercise has a rule about it
+    (grader.run.child.evidence), and whether the submission computed with complex numbers where one
+    forbids them (grader.run.child.complex_watch)."""
     from grader.run.child.evidence import record_autograd, together
 
     parts: list[Any] = []
@@ -321,9 +320,16 @@ def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
         for group in groups:
             forbidden_ops.update(group.forbid_ops)
         ops = sorted(forbidden_ops)
-        torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]  # the recorder is reachable through torch
-        parts.append(record_autograd(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
-                                     produced=any(g.autograd == "required" for g in groups)))
+        # a copy: the recorder is reachable through torch
+        torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]
+        parts.append(
+            record_autograd(
+                torch,
+                ops,
+                [*_TRUSTED, os.path.dirname(str(torch.__file__))],
+                produced=any(g.autograd == "required" for g in groups),
+            )
+        )
     if any(g.forbid_complex for g in request.groups):
         from grader.run.child.complex_watch import record_complex
 
@@ -332,10 +338,11 @@ def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
 
 
 def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files: Any) -> None:
-    """The submission's modules get builtins of their own, never the harness's: the graded module and what it
-    imports from its own files (or any file it may write). Taken as the guard has just wrapped __import__,
-    before the submission's first line. `import builtins` still gives the interpreter's module, which the
-    libraries share (torch enumerates it): rebinding that changes the libraries, never the harness."""
+    """The submission's modules get builtins of their own, never the harness's: the graded module
+    and what it imports from its own files (or any file it may write). Taken as the guard has just
+    wrapped __import__, before the submission's first line. `import builtins` still gives the
+    interpreter's module, which the libraries share (torch enumerates it): rebinding that changes
+    the libraries, never the harness."""
     mine = dict(pristine)
     mine["__import__"] = builtins.__import__
     _DICT(module)["__builtins__"] = mine
@@ -349,24 +356,28 @@ class _StudentLoader(SourceFileLoader):
     """The loader of the submission's own .py files: they run with the submission's builtins."""
 
     builtins: ClassVar[dict[str, Any]] = {}
-    #: the run's folder: a file under it is compiled under its path in the repository, which errors then name
+    #: the run's folder: a file under it is compiled under its path in the repository, which errors
+    #: then name
     top: ClassVar[str] = "/"
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__dict__["__builtins__"] = type(self).builtins
         super().exec_module(module)
 
-    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> types.CodeType:  # type: ignore[override]
-        shown = path[len(self.top):] if type(path) is str and path.startswith(self.top) else path
+    def source_to_code(  # type: ignore[override]
+        self, data: Any, path: Any, *, _optimize: int = -1
+    ) -> types.CodeType:
+        shown = path[len(self.top) :] if type(path) is str and path.startswith(self.top) else path
         return compile(data, shown, "exec", dont_inherit=True)
 
 
 def _student_files(writable: tuple[str, ...], path: str) -> FileFinder:
-    """A path hook for folders the submission may write (its own folder, /tmp): their .py files are its own, and
-    nothing else there (a .pyc, a C extension) is imported."""
+    """A path hook for folders the submission may write (its own folder, /tmp): their .py files are
+    its own, and nothing else there (a .pyc, a C extension) is imported."""
     real = os.path.realpath(path or ".") + "/" if isinstance(path, str) else ""
     if not (any(real.startswith(w) for w in writable) and os.access(real, os.W_OK)):
-        raise ImportError("not a folder of the submission's")  # a package's, bound read-only under /tmp: its own
+        # a package's, bound read-only under /tmp: its own
+        raise ImportError("not a folder of the submission's")
     return FileFinder(path, (_StudentLoader, SOURCE_SUFFIXES))
 
 
@@ -386,15 +397,19 @@ def _extensions(allowed: frozenset[str] | None, forbidden: frozenset[str]) -> An
 
 def _refusal(exercise: str) -> Any:
     def refusal(module: str) -> str:
-        return f"{module} is not available in exercise {exercise}, which does not allow importing it."
+        return (
+            f"{module} is not available in exercise {exercise}, which does not allow importing it."
+        )
 
     return refusal
 
 
-def _scrub(startup: frozenset[str], allowed: frozenset[str] | None, forbidden: frozenset[str]) -> None:
-    """Leave in sys.modules only what the interpreter started with and what the submission may import:
-    the grader's own modules, and what they brought that it may not import, are imported afresh if asked
-    for, so the guard sees the asking."""
+def _scrub(
+    startup: frozenset[str], allowed: frozenset[str] | None, forbidden: frozenset[str]
+) -> None:
+    """Leave in sys.modules only what the interpreter started with and what the submission may
+    import: the grader's own modules, and what they brought that it may not import, are imported
+    afresh if asked for, so the guard sees the asking."""
     for name in list(sys.modules):
         keep = name in startup or permits(name, allowed, forbidden)
         if name.partition(".")[0] == "grader" or not keep:
@@ -416,9 +431,9 @@ _TRUSTED = _trusted_folders()
 
 
 def _writable(mode: str) -> list[str]:
-    """Where the submission can write: in landlock mode its own folder alone, which is all its Landlock
-    layer allows whatever os.access says (nothing can ask Landlock), and which the guard counts as wholly
-    the submission's (`owned`)."""
+    """Where the submission can write: in landlock mode its own folder alone, which is all its
+    Landlock layer allows whatever os.access says (nothing can ask Landlock), and which the guard
+    counts as wholly the submission's (`owned`)."""
     places = (os.getcwd(),) if mode == "landlock" else (os.getcwd(), "/tmp", "/var/tmp", "/dev/shm")
     return [os.path.realpath(p).rstrip("/") + "/" for p in places]
 

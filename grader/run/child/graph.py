@@ -1,10 +1,10 @@
 """A library's tensor read as the graph of ops that made it (grader.core.values.Traced's wire form).
 
-The child reads, for each node, the op's class name and plain settings, the nodes it was made from, and the
-value the submission's own ops compute for it; the trusted side evaluates every op the exercise does not
-grade again with the course's reference (grader.judge.library.standin), so one broken op costs only its own
-points. Reading runs the submission's code (its attributes, its compute): anything it raises is that node's
-error, and the walk is iterative and bounded in nodes.
+The child reads, for each node, the op's class name and plain settings, the nodes it was made from,
+and the value the submission's own ops compute for it; the trusted side evaluates every op the
+exercise does not grade again with the course's reference (grader.judge.library.standin), so one
+broken op costs only its own points. Reading runs the submission's code (its attributes, its
+compute): anything it raises is that node's error, and the walk is iterative and bounded in nodes.
 """
 
 from __future__ import annotations
@@ -23,10 +23,16 @@ _PLAIN = frozenset({"num", "bool", "none", "str", "list", "tuple"})
 Reader = Callable[[object], dict[str, Any]]
 
 
-def graph_reader(node_class: type, names: Mapping[str, str], data_of: Reader,
-                 error_of: Callable[[BaseException], dict[str, Any]]) -> Reader:
-    """A reader of observations: instances of `node_class` as graphs, anything else as `data_of` reads it.
-    `names`: the graph's attribute names (grader.core.library.Graph: op, inputs, realize)."""
+def graph_reader(
+    node_class: type,
+    names: Mapping[str, str],
+    data_of: Reader,
+    error_of: Callable[[BaseException], dict[str, Any]],
+) -> Reader:
+    """A reader of observations: instances of `node_class` as graphs, anything else as `data_of`
+    reads it. `names`: the graph's attribute names (grader.core.library.Graph: op, inputs,
+    realize)."""
+
     def one(obj: object) -> dict[str, Any]:
         if node_class not in _MRO(type(obj)):
             return data_of(obj)
@@ -34,15 +40,22 @@ def graph_reader(node_class: type, names: Mapping[str, str], data_of: Reader,
 
     def read(obj: object) -> dict[str, Any]:
         kind = type(obj)
-        if (kind is list or kind is tuple) and len(obj) <= 64:  # type: ignore[arg-type]
-            return {"t": "list" if kind is list else "tuple", "v": [one(item) for item in obj]}  # type: ignore[attr-defined]
+        items: Any = obj
+        if (kind is list or kind is tuple) and len(items) <= 64:
+            listed = [one(item) for item in items]
+            return {"t": "list" if kind is list else "tuple", "v": listed}
         return one(obj)
 
     return read
 
 
-def _graph(root: object, node_class: type, names: Mapping[str, str], data_of: Reader,
-           error_of: Callable[[BaseException], dict[str, Any]]) -> dict[str, Any]:
+def _graph(
+    root: object,
+    node_class: type,
+    names: Mapping[str, str],
+    data_of: Reader,
+    error_of: Callable[[BaseException], dict[str, Any]],
+) -> dict[str, Any]:
     order = _order(root, node_class, names["inputs"])
     if isinstance(order, str):
         return {"t": "object", "type": _NAME(type(root)), "repr": order}
@@ -50,14 +63,20 @@ def _graph(root: object, node_class: type, names: Mapping[str, str], data_of: Re
     nodes = []
     for node, parents in order:
         op = _attribute(node, names["op"])
-        nodes.append({"op": None if op is None else str.__str__(_NAME(type(op))),
-                      "settings": _settings(op, data_of), "inputs": [position[id(p)] for p in parents],
-                      "value": _value(node, names["realize"], data_of, error_of)})
+        nodes.append(
+            {
+                "op": None if op is None else str.__str__(_NAME(type(op))),
+                "settings": _settings(op, data_of),
+                "inputs": [position[id(p)] for p in parents],
+                "value": _value(node, names["realize"], data_of, error_of),
+            }
+        )
     return {"t": "graph", "nodes": nodes}
 
 
 def _order(root: object, node_class: type, inputs: str) -> list[tuple[object, list[object]]] | str:
-    """The nodes under `root`, each after the nodes it was made from, with those; or why they cannot be read."""
+    """The nodes under `root`, each after the nodes it was made from, with those; or why they cannot
+    be read."""
     order: list[tuple[object, list[object]]] = []
     done: set[int] = set()
     on_path: set[int] = set()
@@ -121,8 +140,9 @@ def _settings(op: object, data_of: Reader) -> dict[str, Any]:
     return settings
 
 
-def _value(node: object, realize: str, data_of: Reader,
-           error_of: Callable[[BaseException], dict[str, Any]]) -> dict[str, Any]:
+def _value(
+    node: object, realize: str, data_of: Reader, error_of: Callable[[BaseException], dict[str, Any]]
+) -> dict[str, Any]:
     try:
         return data_of(getattr(node, realize)())
     except BaseException as exc:  # noqa: BLE001 - the submission's own ops computing it
@@ -130,7 +150,9 @@ def _value(node: object, realize: str, data_of: Reader,
 
 
 def value_reader(node_class: type, realize: str, data_of: Reader) -> Reader:
-    """A reader of the reference's own tensors (the trusted side): each one's value, computed by the reference."""
+    """A reader of the reference's own tensors (the trusted side): each one's value, computed by the
+    reference."""
+
     def one(obj: object) -> dict[str, Any]:
         if node_class not in _MRO(type(obj)):
             return data_of(obj)
@@ -138,8 +160,10 @@ def value_reader(node_class: type, realize: str, data_of: Reader) -> Reader:
 
     def read(obj: object) -> dict[str, Any]:
         kind = type(obj)
-        if (kind is list or kind is tuple) and len(obj) <= 64:  # type: ignore[arg-type]
-            return {"t": "list" if kind is list else "tuple", "v": [one(item) for item in obj]}  # type: ignore[attr-defined]
+        items: Any = obj
+        if (kind is list or kind is tuple) and len(items) <= 64:
+            listed = [one(item) for item in items]
+            return {"t": "list" if kind is list else "tuple", "v": listed}
         return one(obj)
 
     return read

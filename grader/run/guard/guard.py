@@ -90,9 +90,19 @@ _REFUSED = {
 #: what hands out frames, each a way up the stack into the grader's own frames and their variables
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 #: the events of a reply, the only kinds of line the guard writes
-_KINDS = frozenset({
-    "ready", "cell", "cell_error", "loaded", "group", "start", "probe", "done", "crashed",
-})
+_KINDS = frozenset(
+    {
+        "ready",
+        "cell",
+        "cell_error",
+        "loaded",
+        "group",
+        "start",
+        "probe",
+        "done",
+        "crashed",
+    }
+)
 #: file names no code of the submission's may carry: the interpreter's frozen modules' and the
 #: probes'
 _TRUSTED_NAMES = ("<frozen ", "<probe ")
@@ -215,7 +225,7 @@ def _sender(
         data = mac.hexdigest().encode() + b" " + body + b"\n"
         view = memoryview(data)
         while view:
-            view = view[write(reply_fd, view):]
+            view = view[write(reply_fd, view) :]
 
     return send
 
@@ -396,9 +406,7 @@ def _carrier(
         name = text(args[0])
         if event == DYNAMIC:
             origin = text(args[1])
-            if state["student"] and (
-                not extensions(name) or trusted_file(origin, places) is None
-            ):
+            if state["student"] and (not extensions(name) or trusted_file(origin, places) is None):
                 refuse_c("C extension", name, getframe(3))
             return originals["create_dynamic"], (namespace_type(name=name, origin=origin),)
         if state["student"] and name in ("_signal", "_imp"):
@@ -490,8 +498,11 @@ def _loading(
         if event == "marshal.loads" and not (
             args and is_file(opened.pop(thread(), ""), args[0], places, 16)
         ):
-            refuse_now("loading bytecode that is not a library file's", frame,
-                       "tried to load bytecode of its own (marshal)")
+            refuse_now(
+                "loading bytecode that is not a library file's",
+                frame,
+                "tried to load bytecode of its own (marshal)",
+            )
         if event == "marshal.load":
             refuse_now("marshal.load()", frame, "tried to load bytecode of its own (marshal.load)")
         if event == "compile" and len(args) > 1:
@@ -532,14 +543,15 @@ def _compiling(
     else:
         filename = text(given)
     claimed = (
-        filename in _OWN_FILES
-        or filename.startswith(_TRUSTED_NAMES)
-        or inside(filename, trusted)
+        filename in _OWN_FILES or filename.startswith(_TRUSTED_NAMES) or inside(filename, trusted)
     )
     if claimed and not is_file(filename, args[0], places):
-        refuse_now(f"compiling code under the name {filename[:80]}", frame,
-                   "tried to compile code under the name of a file of the library's or the "
-                   f"grader's ({filename[:80]})")
+        refuse_now(
+            f"compiling code under the name {filename[:80]}",
+            frame,
+            "tried to compile code under the name of a file of the library's or the "
+            f"grader's ({filename[:80]})",
+        )
 
 
 def _hook(

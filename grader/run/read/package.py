@@ -1,10 +1,12 @@
-"""Read a student's package (a folder, a git checkout, a zip or a tarball) on the trusted side, running none of it.
+"""Read a student's package (a folder, a git checkout, a zip or a tarball) on the trusted side,
+running none of it.
 
-The course names the files a repository hands in (globs under its root); everything else, the student's own
-tests, conftest.py and setup.py included, is never read. Every archive is hostile: an entry's name is only a
-name (an absolute path, `..` or a drive is refused, never joined to a folder), nothing is extracted, a link or
-a device among the course's files is refused, and what is read is bounded in entries, bytes unpacked and bytes
-kept, whatever the headers say. A refusal is a `SubmissionError` that says which cap or rule, and what to do.
+The course names the files a repository hands in (globs under its root); everything else, the
+student's own tests, conftest.py and setup.py included, is never read. Every archive is hostile: an
+entry's name is only a name (an absolute path, `..` or a drive is refused, never joined to a
+folder), nothing is extracted, a link or a device among the course's files is refused, and what is
+read is bounded in entries, bytes unpacked and bytes kept, whatever the headers say. A refusal is a
+`SubmissionError` that says which cap or rule, and what to do.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from pathlib import Path, PurePosixPath
 
 from grader.core.library import Library
 from grader.run.read.archive import MAX_ENTRIES, SKIPPED, Entry, tar_files, zip_files
-from grader.run.read.load import MAX_SOURCE_BYTES, SourceCell, Submission, SubmissionError, read_capped
+from grader.run.read.load import (
+    MAX_SOURCE_BYTES,
+    SourceCell,
+    Submission,
+    SubmissionError,
+    read_capped,
+)
 
 #: the course's files one package may hold
 MAX_PACKAGE_FILES = 200
@@ -44,14 +52,21 @@ def read_package(path: Path, library: Library) -> Submission:
     elif name.endswith(".zip"):
         contents = zip_files(path, partial(_choose, library=library, where=path))
     elif name.endswith(ARCHIVES):
-        contents = tar_files(path, partial(_choose, library=library, where=path),
-                             partial(_could_be, library), MAX_PACKAGE_BYTES * 2)
+        contents = tar_files(
+            path,
+            partial(_choose, library=library, where=path),
+            partial(_could_be, library),
+            MAX_PACKAGE_BYTES * 2,
+        )
     elif not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder. Give the repository's folder, or its .zip or "
-                              f"tarball.")
+        raise SubmissionError(
+            f"{path}: no such file or folder. Give the repository's folder, or its .zip or tarball."
+        )
     else:
-        raise SubmissionError(f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
-                              f"the repository whole.")
+        raise SubmissionError(
+            f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
+            f"the repository whole."
+        )
     return _submission(path, contents)
 
 
@@ -66,12 +81,21 @@ def _submission(path: Path, contents: dict[str, bytes]) -> Submission:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            raise SubmissionError(f"{rel}, line {line}: not UTF-8 text (byte {exc.start}); save the file as "
-                                  f"UTF-8.") from None
+            raise SubmissionError(
+                f"{rel}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8."
+            ) from None
         files.append(SourceCell(rel, text))
         digest.update(f"{rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
-    return Submission(path=path, name=path.name, kind="package", cells=(), sha256=digest.hexdigest(),
-                      declared_exercise=None, declared_assignment=None, package=tuple(files))
+    return Submission(
+        path=path,
+        name=path.name,
+        kind="package",
+        cells=(),
+        sha256=digest.hexdigest(),
+        declared_exercise=None,
+        declared_assignment=None,
+        package=tuple(files),
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -103,11 +127,14 @@ def matches(library: Library, rel: str) -> bool:
     return any(_pattern(glob).fullmatch(rel) for glob in library.files)
 
 
-def _choose(entries: dict[PurePosixPath, Entry], library: Library, where: Path) -> dict[str, PurePosixPath]:
-    """The course's files among `entries`, by their path in the repository -> their path under the top.
+def _choose(
+    entries: dict[PurePosixPath, Entry], library: Library, where: Path
+) -> dict[str, PurePosixPath]:
+    """The course's files among `entries`, by their path in the repository -> their path under the
+    top.
 
-    The repository's root is the folder (the top, or one up to MAX_ROOT_DEPTH down) under which most of
-    the course's files lie: a zip of a clone holds `repo-main/...`."""
+    The repository's root is the folder (the top, or one up to MAX_ROOT_DEPTH down) under which most
+    of the course's files lie: a zip of a clone holds `repo-main/...`."""
     under: dict[PurePosixPath, dict[str, PurePosixPath]] = {}
     for path in entries:
         for skip in range(min(MAX_ROOT_DEPTH, len(path.parts) - 1) + 1):
@@ -117,23 +144,33 @@ def _choose(entries: dict[PurePosixPath, Entry], library: Library, where: Path) 
     roots = sorted(under, key=lambda root: (-len(under[root]), len(root.parts), str(root)))
     best = under[roots[0]] if roots else {}
     if not best:
-        raise SubmissionError(f"{where}: holds none of the files this course takes ({', '.join(library.files)}). "
-                              f"Hand in the repository whole, as it was cloned.")
+        raise SubmissionError(
+            f"{where}: holds none of the files this course takes ({', '.join(library.files)}). "
+            f"Hand in the repository whole, as it was cloned."
+        )
     if len(best) > MAX_PACKAGE_FILES:
-        raise SubmissionError(f"{where}: holds {len(best)} of the course's files; a package may hold at most "
-                              f"{MAX_PACKAGE_FILES} (the cap on files). Remove the copies you do not need.")
+        raise SubmissionError(
+            f"{where}: holds {len(best)} of the course's files; a package may hold at most "
+            f"{MAX_PACKAGE_FILES} (the cap on files). Remove the copies you do not need."
+        )
     for rel, path in best.items():
         entry = entries[path]
         if entry.kind != "file":
-            raise SubmissionError(f"{rel}: is {entry.kind}, not a file; the grader reads only files handed in "
-                                  f"whole. Replace it with the file itself.")
+            raise SubmissionError(
+                f"{rel}: is {entry.kind}, not a file; the grader reads only files handed in "
+                f"whole. Replace it with the file itself."
+            )
         if entry.size > MAX_SOURCE_BYTES:
-            raise SubmissionError(f"{rel}: is over {MAX_SOURCE_BYTES // 1024} KiB; a file may be at most "
-                                  f"{MAX_SOURCE_BYTES // 1024} KiB (the cap on size).")
+            raise SubmissionError(
+                f"{rel}: is over {MAX_SOURCE_BYTES // 1024} KiB; a file may be at most "
+                f"{MAX_SOURCE_BYTES // 1024} KiB (the cap on size)."
+            )
     total = sum(entries[p].size for p in best.values())
     if total > MAX_PACKAGE_BYTES:
-        raise SubmissionError(f"{where}: the course's files hold {total // 1024} KiB; a package may hold at most "
-                              f"{MAX_PACKAGE_BYTES // 1024} KiB (the cap on size).")
+        raise SubmissionError(
+            f"{where}: the course's files hold {total // 1024} KiB; a package may hold at most "
+            f"{MAX_PACKAGE_BYTES // 1024} KiB (the cap on size)."
+        )
     return best
 
 
@@ -151,8 +188,10 @@ def _folder_entries(top: Path) -> Iterator[tuple[PurePosixPath, Entry]]:
                 for entry in listing:
                     seen += 1
                     if seen > MAX_ENTRIES:
-                        raise SubmissionError(f"{top}: holds more than {MAX_ENTRIES} files and folders (the cap "
-                                              f"on entries); hand in the repository without its data.")
+                        raise SubmissionError(
+                            f"{top}: holds more than {MAX_ENTRIES} files and folders (the cap "
+                            f"on entries); hand in the repository without its data."
+                        )
                     rel = here / entry.name
                     kind = _folder_kind(entry)
                     if kind == "folder":
