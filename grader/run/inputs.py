@@ -3,7 +3,8 @@ kinks.
 
 The rules, each so that a mistake shows in the values: no 0 and no +-1 (where a missing factor
 or term would still give the right number), no two inputs equal or opposite (so swapped or negated
-gradients show), magnitudes of order one, three decimals so a student can retype them. The same seed, exercise and probe always give the same values.
+gradients show), magnitudes of order one, three decimals so a student can retype them. The same
+seed, exercise and probe always give the same values.
 """
 
 from __future__ import annotations
