@@ -79,8 +79,10 @@ def make_course(folder: Path, database: str) -> Path:
 
 
 def store(engine: object, course: object, family: str, count: int, rng: random.Random) -> list[int]:
+    import time
+
     from grader.outputs.students import Student
-    from grader.service.intake import take
+    from grader.service.intake import Upload, take
     from grader.service.tokens import Who, issue
 
     assignment, files = WARM if family == "warm" else FAMILIES[family]
@@ -88,8 +90,9 @@ def store(engine: object, course: object, family: str, count: int, rng: random.R
     ids = []
     for i in range(count):
         body = (SAMPLES / rng.choice(files)).read_bytes() + f"\n# {family} {i}\n".encode()
-        receipt = take(engine, course, Who(f"{family}{i}", "student"), course.assignments[assignment],
-                       body, "x.py", ".py", f"k{i}", b"0123456789abcdef0123")
+        upload = Upload(who=Who(f"{family}{i}", "student"), rules=course.assignments[assignment], content=body,
+                        name="x.py", suffix=".py", key=f"k{i}", arrived=time.time())
+        receipt = take(engine, course, upload, b"0123456789abcdef0123")
         ids.append(receipt.submission)
     return ids
 

@@ -52,13 +52,14 @@ COMMANDS = {
     "gradebook": "write an assignment's counted scores as the batch's gradebook, and publish them",
     "roster": "bring the course server's roster from the LMS (grade roster sync: LTI Names and Roles)",
     "store": "back up the course server's store while it runs, restore a backup, or copy it to PostgreSQL",
+    "course": "check a course server's course.toml as grade serve reads it (grade course check)",
 }
 
 
 #: the commands grader.cli_batch runs; grader.cli_course runs the others
 _CLASS_COMMANDS = frozenset({"batch", "merge", "feedback", "publish"})
 #: the course server's, which grader.cli_service runs
-_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster"})
+_SERVICE_COMMANDS = frozenset({"serve", "submit", "tokens", "worker", "regrade", "gradebook", "roster", "course"})
 
 
 def command_function(command: str, kind: str) -> Any:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from grader.cli_options import (
     Parser,
@@ -59,7 +60,11 @@ def batch_parser() -> Parser:
                              "(SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
     parser.add_argument("--gradebook-columns", choices=("total", "exercises", "both"),
                         help="gradebook.csv's columns: the assignment's total, each exercise, or both (default: "
-                             "the total with --assignment, else each exercise)")
+                             "the total with --assignment or --column, else each exercise)")
+    parser.add_argument("--column", metavar="TITLE",
+                        help="the total's column title in gradebook.csv: the LMS's assignment "
+                             "these scores are (Canvas matches a column to its assignment by "
+                             "title, or 'title (id)'); default: --assignment's id")
     parser.add_argument("--seed", type=int,
                         help="one seed for every submission, instead of one drawn per submission from the course "
                              "secret (default, without a secret: 0)")
@@ -75,9 +80,12 @@ def batch_command(argv: list[str]) -> int:
     args = batch_parser().parse_args(argv)
     if args.jobs < 1:
         raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
-    if args.gradebook_columns in ("total", "both") and not args.assignment:
-        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment: the total is the "
-                          f"assignment's.")
+    if args.gradebook_columns in ("total", "both") and not (args.assignment or args.column):
+        raise GraderError(f"--gradebook-columns {args.gradebook_columns} needs --assignment or "
+                          "--column: the total is the assignment's.")
+    if args.column is not None and not args.column.strip():
+        raise GraderError("--column needs a title: the LMS assignment's, as its gradebook "
+                          "shows it.")
     from grader.course.batch import Setup
     from grader.course.grade_class import ClassRequest, grade_class, plan_class
 
@@ -92,7 +100,8 @@ def batch_command(argv: list[str]) -> int:
     check_isolation(setup.isolation)  # before any worker starts: a refusal is one line, not a grader error each
     plan = plan_class(ClassRequest(submissions=args.submissions, out=args.out, setup=setup, roster=args.roster,
                                    names=args.names, shard=args.shard, resume=args.resume, force=args.force,
-                                   jobs=args.jobs, columns=args.gradebook_columns), catalog)
+                                   jobs=args.jobs, columns=args.gradebook_columns,
+                                   column=args.column), catalog)
     entries, todo = plan.entries, plan.todo
     where = f"{args.submissions} ({plan.klass.names} names" + (f", {plan.manifest.label}" if args.shard else "") + ")"
     print(f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
@@ -100,6 +109,10 @@ def batch_command(argv: list[str]) -> int:
     _say_seeds(setup.seed, secret, catalog)
     if plan.klass.ignored:
         print(f"skipped, not a submission in {plan.klass.names} names: {_few(plan.klass.ignored)}", file=sys.stderr)
+    if plan.klass.marked_late:
+        print("marked late in the download (Canvas's _LATE), graded as any other (a batch applies "
+              "no late policy; summary.html lists them): "
+              f"{_few(list(plan.klass.marked_late))}", file=sys.stderr)
     if plan.klass.not_on_roster:
         print(f"not on the roster, kept apart and not graded: {_few(plan.klass.not_on_roster)}", file=sys.stderr)
     try:
@@ -252,13 +265,22 @@ def feedback_command(argv: list[str]) -> int:
 
 def publish_parser() -> Parser:
     parser = Parser(prog="grade publish",
-                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS Score to the line "
-                                "item of --platform (a TOML file: client_id, token_url, key_file, key_id, lineitem). "
-                                "What was sent is recorded in REPORTS/published/lti.json: publishing again sends "
-                                "only the scores that changed.")
+                    description="Send a batch's scores to the LMS. lti: each student's LTI 1.3 AGS "
+                                "Score to the assignment's own line item: --lineitem, else the one "
+                                "the platform's line items service (lineitems in --platform, a "
+                                "TOML file: client_id, token_url, key_file, key_id, lineitems) "
+                                "holds for it, found by resourceId or made. What was sent is "
+                                "recorded per line item in REPORTS/published/lti.json: publishing "
+                                "again sends only the scores that changed.")
     parser.add_argument("service", choices=("lti",))
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     parser.add_argument("--platform", type=Path, required=True, metavar="CONFIG")
+    parser.add_argument("--lineitem", metavar="URL",
+                        help="the LMS column (its line item's URL) these scores go to")
+    parser.add_argument("--assignment", metavar="ID",
+                        help="the column's resourceId, for a batch of several exercises graded "
+                             "without --assignment (default: the batch's assignment, or its one "
+                             "exercise)")
     parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
     return parser
 
@@ -266,12 +288,40 @@ def publish_parser() -> Parser:
 def publish_command(argv: list[str]) -> int:
     args = publish_parser().parse_args(argv)
     try:
-        from grader.course.lms.publish import publish_lti, read_platform
+        from grader.course.lms.platform import read_platform
+        from grader.course.lms.publish import Target, publish_lti
     except ImportError as exc:  # PyJWT, cryptography and urllib3 are the [lti] extra
         raise GraderError(f"grade publish lti needs {exc.name}: pip install 'autograd-grader[lti]'.") from None
+    if args.lineitem is not None and urlsplit(args.lineitem).scheme not in ("http", "https"):
+        raise GraderError(f"--lineitem {args.lineitem!r} is not an http(s) URL: give the line "
+                          "item's URL.")
     platform = read_platform(args.platform)
-    done = publish_lti(args.reports, platform, dry_run=args.dry_run)
+    target = Target(assignment=_batch_assignment(args.reports, args.assignment),
+                    lineitem=args.lineitem or "", source="--lineitem" if args.lineitem else "")
+    done = publish_lti(args.reports, platform, target, dry_run=args.dry_run)
     verb = "would send" if args.dry_run else "sent"
-    print(f"{verb} {len(done.sent)} scores to {platform.lineitem}; {done.unchanged} unchanged since the last "
-          f"publish" + (f"; not sent (the grader failed on them): {_few(done.skipped)}" if done.skipped else ""))
+    print(f"{verb} {len(done.sent)} scores to {done.lineitem or target.assignment}'s column "
+          f"({done.how}); {done.unchanged} unchanged since the last publish"
+          + (f"; not sent (the grader failed on them): {_few(done.skipped)}"
+             if done.skipped else ""))
     return ExitCode.OK
+
+
+def _batch_assignment(reports: Path, given: str | None) -> str:
+    """The assignment a batch's scores are: its column's resourceId in the LMS."""
+    from grader.course.manifest import read_manifest
+    from grader.outputs.layout import MANIFEST
+
+    manifest = read_manifest(reports) if (reports / MANIFEST).is_file() else None
+    graded = (manifest.assignment or manifest.column) if manifest is not None else None
+    if given is not None and graded and given != graded:
+        raise GraderError(f"--assignment {given!r}: {reports} graded assignment {graded!r}; its "
+                          f"scores go to {graded}'s column only.")
+    if given or graded:
+        return str(given or graded)
+    if manifest is not None and len(manifest.exercises) == 1:
+        return manifest.exercises[0]
+    graded_what = ", ".join(manifest.exercises) if manifest is not None else "no batch.json"
+    raise GraderError(f"which assignment are the scores of {reports}? It graded {graded_what}: "
+                      "name its column with --assignment ID (the line item's resourceId) or "
+                      "--lineitem URL.")

@@ -3,6 +3,7 @@ calls the library and prints what came of it."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -87,11 +88,17 @@ def schema_command(argv: list[str]) -> int:
 
 
 def validate_parser() -> Parser:
+    from grader.course.fairness import VARIANT_SEEDS
+
     parser = Parser(prog="grade validate",
                      description="Prove exercises sound: oracles agree, the solution scores full marks, "
-                                 "every mutant loses points.")
+                                 "every mutant loses points; and fair: every correct answer of variants/ "
+                                 "scores full marks, unnamed, at every seed.")
     parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate (default: all)")
     parser.add_argument("--seeds", type=int, default=3, help="how many seeds to try (default 3)")
+    parser.add_argument("--variant-seeds", type=int, default=VARIANT_SEEDS, metavar="N",
+                        help=f"how many seeds each correct answer of variants/ is graded at (default "
+                             f"{VARIANT_SEEDS})")
     add_device_option(parser)
     add_exercises_option(parser)
     return parser
@@ -99,8 +106,9 @@ def validate_parser() -> Parser:
 
 def validate_command(argv: list[str]) -> int:
     args = validate_parser().parse_args(argv)
-    if args.seeds < 1:
-        raise GraderError(f"--seeds must be at least 1, got {args.seeds}.")
+    if args.seeds < 1 or args.variant_seeds < 1:
+        raise GraderError(f"--seeds and --variant-seeds must be at least 1, got {args.seeds} and "
+                          f"{args.variant_seeds}.")
     from grader.course.validate import validate_exercise
     from grader.run.sandbox import Sandbox
 
@@ -110,7 +118,8 @@ def validate_command(argv: list[str]) -> int:
     failed = 0
     with Sandbox(hide=[catalog.root]) as sandbox:
         for exercise in exercises:
-            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), devices(args.device))
+            validation = validate_exercise(exercise, sandbox, list(range(args.seeds)), devices(args.device),
+                                           range(args.variant_seeds))
             failed += not validation.ok
             print(f"{'ok  ' if validation.ok else 'FAIL'} {exercise.id}")
             for finding in validation.findings:
@@ -131,6 +140,9 @@ def release_parser() -> Parser:
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="where to write the pack")
     parser.add_argument("--server", metavar="URL",
                         help="the course server's address, for grade submit (written to the pack's grade-course.toml)")
+    parser.add_argument("--course", type=Path, metavar="DIR",
+                        help="the course server's folder (course.toml): the README's grade submit lines name its "
+                             "assignments (default: $AUTOGRADER_COURSE, if set)")
     add_exercises_option(parser)
     return parser
 
@@ -143,9 +155,20 @@ def release_command(argv: list[str]) -> int:
     everything = not args.ids and not args.assignment
     ids = catalog.ids() if everything else args.ids
     assignments = catalog.assignment_ids() if everything else args.assignment
-    written = release(catalog, args.out, ids, assignments, server=args.server)
+    written = release(catalog, args.out, ids, assignments, server=args.server, submitted=_submitted(args.course))
     print(f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} assignments")
     return ExitCode.OK
+
+
+def _submitted(course: Path | None) -> list[tuple[str, tuple[str, ...], str | None]]:
+    """The course server's assignments, as the pack's README names them: from --course, else $AUTOGRADER_COURSE."""
+    folder = course or (Path(os.environ["AUTOGRADER_COURSE"]) if os.environ.get("AUTOGRADER_COURSE") else None)
+    if folder is None:
+        return []
+    from grader.service.config import find_course, load_course
+
+    rules = load_course(find_course(folder)).assignments.values()
+    return [(r.id, r.exercise_ids, r.catalog_assignment) for r in rules]
 
 
 def export_parser() -> Parser:

@@ -1,5 +1,6 @@
-"""The course server's commands: serve, worker, tokens, roster, regrade and gradebook (the instructor's), and submit
-(the student's). Each parses its arguments, calls grader.service and prints what came of it."""
+"""The course server's commands: serve, worker, tokens, roster, regrade, gradebook and course check (the
+instructor's), and submit (the student's). Each parses its arguments, calls grader.service and prints what came
+of it."""
 
 from __future__ import annotations
 
@@ -195,40 +196,80 @@ def gradebook_parser() -> Parser:
     _course_option(parser)
     parser.add_argument("assignment", help="the assignment (course.toml's id)")
     parser.add_argument("--out", "-o", type=Path, metavar="DIR", help="default: server/gradebook/ASSIGNMENT")
-    parser.add_argument("--publish", type=Path, metavar="LMS.TOML", help="then send the scores to this line item")
+    parser.add_argument("--publish", type=Path, metavar="LMS.TOML",
+                        help="then send the scores to the assignment's own column in this LMS (its "
+                             "line item: course.toml's [lti.lineitems], its link's launches, or "
+                             "found or made in the registration's lineitems)")
+    parser.add_argument("--release-hidden", action="store_true",
+                        help="with --publish: send the scores of students whose deadline has not "
+                             "passed too, telling them what the hidden checks gave (default: held "
+                             "back until their deadline)")
     return parser
 
 
 def gradebook_command(argv: list[str]) -> int:
     args = gradebook_parser().parse_args(argv)
-    from grader.service.deadlines import in_force, overrides
+    from grader.service.deadlines import stored_course
     from grader.service.gradebook import export
 
     course, engine = _open(args)
-    course = in_force(course, overrides(engine))  # the deadlines the pages set: it counts what the server counts
+    course = stored_course(engine, course)  # the deadlines and corrections the pages set: what the server counts
     rules = course.assignments.get(args.assignment)
     if rules is None:
         raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
     folder, files = export(engine, course, rules, args.out)
     print(f"wrote {folder}: {len(files.rows)} students (gradebook.csv, summary.html)")
     if args.publish is not None:
-        from grader.course.lms.publish import publish_lti, read_platform
+        from grader.course.lms.platform import read_platform
+        from grader.service.lti import columns
 
-        published = publish_lti(folder, read_platform(args.publish))
-        print(f"published {len(published.sent)} score(s); {published.unchanged} unchanged, "
-              f"{len(published.skipped)} skipped (grader errors)")
+        platform = read_platform(args.publish)
+        early = columns.before_deadline(engine, course, rules)
+        if early.held and args.release_hidden:
+            print(f"releasing the hidden checks' results of {len(early.held)} of {early.students} "
+                  "students whose deadline has not passed (--release-hidden)")
+        published = columns.publish(engine, course, rules, platform,
+                                    release_hidden=args.release_hidden,
+                                    folder=folder)
+        print(f"published: {columns.said(published)}")
+        if published.held:
+            print("held back: "
+                  f"{', '.join(published.held[:8])}{' ...' if len(published.held) > 8 else ''}: "
+                  "their scores would tell them what the hidden checks gave. Publish again after "
+                  "their deadline, or now with --release-hidden.")
+    return ExitCode.OK
+
+
+def course_parser() -> Parser:
+    parser = Parser(prog="grade course", description="grade course check: read course.toml as grade serve does and "
+                                                     "say what each assignment is (what it grades, how students "
+                                                     "submit, its deadline and close, its late policy), or what is "
+                                                     "wrong with it: the file, the line and the fix.")
+    parser.add_argument("action", choices=("check",), help="check: read and check course.toml, change nothing")
+    parser.add_argument("--course", type=Path, metavar="DIR", help=_COURSE_HELP)
+    return parser
+
+
+def course_command(argv: list[str]) -> int:
+    args = course_parser().parse_args(argv)
+    from grader.service.config import find_course, load_course
+    from grader.service.policy.course_check import report
+
+    print("\n".join(report(load_course(find_course(args.course)))))
     return ExitCode.OK
 
 
 def roster_parser() -> Parser:
     parser = Parser(prog="grade roster", description="grade roster sync: the course's students from the LMS's Names "
-                                                     "and Roles service (course.toml's [lti] platform): new ones "
-                                                     "added, names and LTI ids brought up to date, and those the LMS "
-                                                     "no longer lists removed (their sign-in ends, their tokens are "
-                                                     "revoked, their submissions stay).")
+                                                     "and Roles service, every linked context's (course.toml's [lti] "
+                                                     "context_id): new ones added, names and LTI ids brought up to "
+                                                     "date, those linked by the id kind [lti] link_by names, and "
+                                                     "those no linked context lists any more removed (their sign-in "
+                                                     "ends, their tokens are revoked, their submissions stay).")
     parser.add_argument("action", choices=("sync",), help="sync: fetch the membership and update the roster")
     _course_option(parser)
-    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    parser.add_argument("--dry-run", action="store_true", help="say what would change, removals first, and change "
+                                                                "nothing")
     return parser
 
 
@@ -242,13 +283,22 @@ def roster_command(argv: list[str]) -> int:
                           f"(Students from the LMS) shows one.")
     done = sync_roster(engine, course.lti, dry_run=args.dry_run)
     would = "would be " if args.dry_run else ""
-    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's list")
-    for label, ids in (("added", done.added), ("linked by SIS id", done.linked), ("updated", done.updated),
-                       ("removed (sign-in ended, tokens revoked)", done.removed), ("skipped", done.skipped)):
+    contexts = f" of {len(done.contexts)} linked LMS context(s) ({', '.join(done.contexts)})" if done.contexts else ""
+    print(f"{done.members} member(s) on {done.pages} page(s) of the LMS's lists{contexts}")
+    # removals first: what a sync takes away is what to read before running it for real
+    for label, ids in (("removed (sign-in ended, tokens revoked)", done.removed), ("added", done.added),
+                       ("linked", done.linked), ("updated", done.updated)):
         if ids:
-            shown = ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
-            print(f"{would if label != 'skipped' else ''}{label}: {shown}")
+            print(f"{would}{label}: {_listed(ids)}")
+    if done.refused:
+        print(f"refused, a collision for you to sort out: {_listed(done.refused)}")
+    if done.skipped:
+        print(f"skipped: {_listed(done.skipped)}")
     return ExitCode.OK
+
+
+def _listed(ids: list[str]) -> str:
+    return ", ".join(ids[:10]) + (f", ... ({len(ids)})" if len(ids) > 10 else "")
 
 
 def submit_parser() -> Parser:
@@ -268,6 +318,12 @@ def submit_parser() -> Parser:
     parser.add_argument("--ca-file", type=Path, metavar="PEM",
                         help="verify an https server against these certificates (default: $AUTOGRADER_CA_FILE, "
                              "else the system's)")
+    parser.add_argument("--server", metavar="URL", help="the course server (default: $AUTOGRADER_SERVER, else the "
+                                                        "grade-course.toml of the pack you were given, in a folder "
+                                                        "of yours)")
+    parser.add_argument("--new-server", action="store_true",
+                        help="send your token to a server other than the one it was first sent to (your course "
+                             "moved); refused without it")
     return parser
 
 
@@ -277,20 +333,25 @@ def submit_command(argv: list[str]) -> int:
 
     from grader.service import client
 
-    where = client.settings(ca_file=args.ca_file)
+    where = client.settings(ca_file=args.ca_file, server=args.server)
+    said = client.bind(where, new_server=args.new_server)  # refused: another server than the token's first
+    print(f"Sending to {where.server} (from {where.source})" + (f" {said}" if said else ""), file=sys.stderr)
     if args.status or args.history or args.login:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")
             print("Send this link to no one: it signs in as you whoever opens it. Open it within 5 minutes "
                   f"(once), and sign in on its page:\n{found['url']}")
             return ExitCode.OK
-        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history")
-        print(json.dumps(found, indent=2) if args.json else _listing(found, args.status))
+        _, found = client.call(where, "GET", "/api/status" if args.status else "/api/history",
+                               headers=client.pack_header(Path.cwd()) if args.status else None)
+        print(json.dumps(found, indent=2) if args.json else client.listing(found, args.status))
+        if args.status and not args.json:
+            sys.stdout.write(client.stale_text(found))
         return ExitCode.OK
     if args.file is None:
         raise GraderError("grade submit FILE: which file? (or --status, --history, --login)")
     receipt = client.upload(where, args.file, args.exercise, args.assignment)
-    sys.stdout.write(client.receipt_text(receipt))
+    sys.stdout.write(client.receipt_text(receipt) + client.stale_text(receipt))
     sys.stdout.flush()
     if args.no_wait:
         return ExitCode.OK
@@ -301,33 +362,3 @@ def submit_command(argv: list[str]) -> int:
     text, code = client.report_text(found, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     sys.stdout.write(text)
     return code
-
-
-def _listing(found: dict[str, Any], status: bool) -> str:
-    from datetime import UTC, datetime
-
-    def when(moment: float | None) -> str:
-        return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-    lines = []
-    if status:
-        for a in found["assignments"]:
-            counted = a["counted"]
-            score = "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
-            left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
-            lines.append(f"{a['id']}: deadline {when(a['deadline'])}, {left}, counts {score} ({counted['why']}); "
-                         f"{a.get('late_rule', '')}")
-        if found.get("late_days_left") is not None:
-            lines.append(f"late days left: {found['late_days_left']}")
-    else:
-        for s in found["submissions"]:
-            score = s["outcome"] or s["state"]
-            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
-                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
-            elif s["outcome"] == "graded":
-                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
-            late = f", {s['days_late']:g} d late" if s["days_late"] else ""
-            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'])} {s['filename']}{late}: "
-                         f"{score}")
-        lines = lines or ["no submissions yet"]
-    return "\n".join(lines)

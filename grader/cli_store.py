@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grader.cli_options import Parser
 from grader.cli_service import _course_option as course_option
-from grader.core.errors import ExitCode
+from grader.core.errors import ExitCode, GraderError
 
 _ABOUT = {
     "backup": "write a consistent copy of the store to DEST while the server runs (SQLite: a SQLite file; "
@@ -47,8 +47,17 @@ def store_command(argv: list[str]) -> int:
     from grader.service.config import find_course, load_course
     from grader.service.db.store import open_store, shown_url
 
-    course = load_course(find_course(args.course),
-                         database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
+    folder = find_course(args.course)
+    if args.action == "restore":  # a course restored on a new machine: all it lacks, said at once
+        from grader.service.db.course_files import missing
+
+        gaps = missing(folder)
+        if gaps:
+            listed = "\n  ".join(gaps)
+            raise GraderError(f"{folder} lacks what the course needs beside its store; copy these "
+                              f"from where the course ran (docs/deploy.md, Backups), then restore:"
+                              f"\n  {listed}")
+    course = load_course(folder, database=args.database or os.environ.get("AUTOGRADER_DATABASE"))
     where = shown_url(course.database)
     if args.action == "backup":
         from grader.service.db.backup import backup
@@ -59,9 +68,12 @@ def store_command(argv: list[str]) -> int:
     elif args.action == "restore":
         from grader.service.db.backup import restore
 
-        found = restore(open_store(course.database), args.source, force=args.force)
-        print(f"restored {args.source} into {where}: {found.line()}. Start grade serve: what was queued or being "
-              f"graded at the backup is graded again.")
+        done = restore(open_store(course.database), args.source, force=args.force)
+        print(f"restored {args.source} into {where}: {done.snapshot.line()}. Start grade serve: what was queued or "
+              f"being graded at the backup is graded again.")
+        # a restore never revives a credential: what the store held of them is applied again, and said
+        print("credentials: " + ("; ".join(done.credentials) if done.credentials else
+                                 "none changed (the store replaced held none the backup lacked)"))
     else:
         from grader.service.db.store_copy import copy_store
 

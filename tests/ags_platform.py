@@ -1,23 +1,38 @@
-"""A small LTI 1.3 platform for the tests: an OAuth 2 token endpoint and one AGS line item, on 127.0.0.1; and for
-the launch, its OIDC side (the authorization endpoint, its key set) and a Names and Roles service.
+"""A small LTI 1.3 platform for the tests: an OAuth 2 token endpoint and an AGS line items service with its line
+items, on 127.0.0.1; and for the launch, its OIDC side (the authorization endpoint, its key set) and a Names and
+Roles service.
 
 It checks what a real platform must, from the specifications: the token request is the
 client-credentials grant with a JWT client assertion (1EdTech Security Framework 1.0, section 4.1:
 grant_type, client_assertion_type, client_assertion, scope; the JWT signed RS256 by the registered key,
 its kid in the header, iss and sub the client id, aud the token endpoint, exp, iat and a jti never seen
-before); a Score (LTI AGS 2.0, Score publish service) is POSTed to the line item's URL with /scores
-appended and its query kept, as application/vnd.ims.lis.v1.score+json, with a bearer token granted the
-score scope, and holds a userId, activityProgress and gradingProgress from the spec's lists, a timestamp
-with sub-second precision, and a scoreMaximum above 0 with any scoreGiven. A score not newer than the
-last one for its user is ignored, as the spec requires.
+before), for scopes the registration grants (`granted`; another is invalid_scope, as Canvas answers); a Score
+(LTI AGS 2.0, Score publish service) is POSTed to its line item's URL with /scores appended and its query kept,
+as application/vnd.ims.lis.v1.score+json, with a bearer token granted the score scope, and holds a userId,
+activityProgress and gradingProgress from the spec's lists, a timestamp with sub-second precision, and a
+scoreMaximum above 0 with any scoreGiven. A score not newer than the last one for its user in its line item is
+ignored, as the spec requires; each line item keeps its own (`gradebook`: the LMS's columns).
+
+The line items service (AGS 2.0, line item service), as Canvas and Moodle keep it (`flavour`): a GET of the
+container (Accept application/vnd.ims.lis.v2.lineitemcontainer+json, the lineitem or lineitem.readonly scope)
+lists the tool's line items, filtered by resource_id, tag and resource_link_id; a POST
+(application/vnd.ims.lis.v2.lineitem+json, the lineitem scope, label and scoreMaximum required) makes one, 201.
+Canvas: /api/lti/courses/7/line_items, its items /api/lti/courses/7/line_items/N, pages of `page_size` linked
+by `Link: <...>; rel="next"` (Api.paginate). Moodle: /mod/lti/services.php/7/lineitems?type_id=3 (type_id kept on
+every URL), its items .../lineitems/N/lineitem?type_id=3, everything on one page unless the tool asks `limit`
+(then `from`, and rel=“next” in typographic quotes, as mod/lti writes it). Line item 42 is a column the
+instructor made by hand for the tool (no resourceId).
 
 The launch, as Canvas and Moodle make it (Security Framework 5.1.1): /launch?user=U&link=L is the student's
-click in the LMS (/course?user=U&link=L shows it in a frame of the LMS's course page, as an LMS embeds a tool), a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint,
-client_id, lti_deployment_id) to the tool; /authorize checks the authentication request (scope openid,
-response_type id_token, response_mode form_post, prompt none, the registered client_id and redirect_uri, a
-state and a nonce) and answers with a page that posts the id_token, signed RS256 by the platform's own key
-(published at /jwks with its kid), and the state to the redirect_uri. /memberships is NRPS 2.0: a bearer
-token granted the membership scope, pages of `page_size` members linked by `Link: <...>; rel="next"`.
+click in the LMS (/course?user=U&link=L shows it in a frame of the LMS's course page, as an LMS embeds a tool),
+a page that posts the login initiation (iss, login_hint, target_link_uri, lti_message_hint, client_id,
+lti_deployment_id) to the tool; /authorize checks the authentication request (scope openid, response_type
+id_token, response_mode form_post, prompt none, the registered client_id and redirect_uri, a state and a nonce)
+and answers with a page that posts the id_token, signed RS256 by the platform's own key (published at /jwks with
+its kid), and the state to the redirect_uri. /memberships is NRPS 2.0: a bearer token granted the membership
+scope, pages of `page_size` members linked by `Link: <...>; rel="next"`. A link sits in an LMS context (a course,
+a section: `link_contexts`, else context_id), whose launches carry that context and its own memberships URL, which
+lists the users in it (a user's "contexts").
 
 Deep Linking 2.0: a launch whose lti_message_hint is DEEP_LINK is an LtiDeepLinkingRequest (no resource link; its
 deep_linking_settings, changed by `deep_linking`). /deep_link_return takes the tool's LtiDeepLinkingResponse as
@@ -45,7 +60,13 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+READONLY_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
+LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
+CONTAINER_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+SCOPES = frozenset({SCORE_SCOPE, LINEITEM_SCOPE, READONLY_SCOPE, NRPS_SCOPE})
 NRPS_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
@@ -65,14 +86,25 @@ class Platform:
     key_id: str
     public_key: str
     base: str = ""
-    lineitem_path: str = "/api/lti/courses/7/line_items/42"
+    #: "canvas" or "moodle": the paths and pages of its line items service
+    flavour: str = "canvas"
+    #: the scopes the tool's registration has (Canvas's developer key, Moodle's services settings)
+    granted: set[str] = field(default_factory=lambda: set(SCOPES))
+    #: line item number -> the line item (its id is made from the number when listed)
+    items: dict[int, dict[str, Any]] = field(default_factory=lambda: {42: {"label": "Homework (by hand)",
+                                                                            "scoreMaximum": 10.0}})
+    #: line item number -> user -> the Score that applies (the LMS's gradebook)
+    gradebook: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    #: every line item made through the service, in order
+    made: list[int] = field(default_factory=list)
+    #: False: the line items service lists every item, whatever the filters say (a platform that ignores them)
+    filters: bool = True
     #: every request, as (path, headers, body)
     requests: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
     token_requests: list[dict[str, str]] = field(default_factory=list)
     assertions: list[dict[str, Any]] = field(default_factory=list)
+    #: every score that applied, in order
     scores: list[dict[str, Any]] = field(default_factory=list)
-    #: the latest accepted timestamp per user
-    latest: dict[str, str] = field(default_factory=dict)
     #: statuses to answer the next score POSTs with, before accepting (503, 429, 401...)
     fail_next: list[int] = field(default_factory=list)
     #: users whose scores are refused with 400
@@ -94,6 +126,9 @@ class Platform:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: resource link id -> its custom parameters
     custom: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: resource link id -> the LMS context (a course, a section) it is in, where not context_id; a user's "contexts"
+    #: (default: [context_id]) are the ones NRPS lists them in
+    link_contexts: dict[str, str] = field(default_factory=dict)
     #: what the next id_token's claims are changed to (a key set to None is left out)
     override: dict[str, Any] = field(default_factory=dict)
     authorizations: list[dict[str, str]] = field(default_factory=list)
@@ -135,10 +170,15 @@ class Platform:
     def memberships_url(self) -> str:
         return f"{self.base}/memberships?course=7"
 
+    def context_url(self, context: str) -> str:
+        """A context's Names and Roles URL (context_id's is memberships_url)."""
+        return self.memberships_url if context == self.context_id else \
+            f"{self.base}/memberships?{urlencode({'context': context})}"
+
     def registration(self, key_file: str, **extra: object) -> str:
         """The TOML of this platform's registration, as the tool keeps it (lms.toml)."""
         values = {"client_id": self.client_id, "token_url": self.token_url, "key_file": key_file,
-                  "key_id": self.key_id, "lineitem": self.lineitem, "issuer": self.issuer, "auth_url": self.auth_url,
+                  "key_id": self.key_id, "lineitems": self.lineitems, "issuer": self.issuer, "auth_url": self.auth_url,
                   "jwks_url": self.jwks_url, "deployment_ids": [self.deployment_id], "backoff": 0, **extra}
         return "".join(f"{k} = {json.dumps(v)}\n" for k, v in values.items())
 
@@ -147,6 +187,7 @@ class Platform:
         """The id_token of `user`'s launch of `link`, as the platform signs it; `changes` (and `override`) alter
         its claims (None removes one), `key` and `kid` sign it otherwise."""
         person = self.users.get(user, {})
+        context = self.link_contexts.get(link, self.context_id)
         now = int(time.time())
         claims: dict[str, Any] = {
             "iss": self.issuer, "aud": self.client_id, "sub": user, "iat": now, "exp": now + 300, "nonce": nonce,
@@ -154,10 +195,11 @@ class Platform:
             CLAIM + "message_type": "LtiResourceLinkRequest", CLAIM + "version": "1.3.0",
             CLAIM + "deployment_id": self.deployment_id, CLAIM + "target_link_uri": target,
             CLAIM + "resource_link": {"id": link, "title": f"Link {link}"},
-            CLAIM + "context": {"id": self.context_id, "label": "AG101", "title": "Autograd 101"},
+            CLAIM + "context": {"id": context, "label": "AG101", "title": "Autograd 101"},
             CLAIM + "roles": person.get("roles", [LEARNER]), CLAIM + "custom": self.custom.get(link, {}),
             "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
-                "context_memberships_url": self.memberships_url, "service_versions": ["2.0"]}}
+                "context_memberships_url": self.context_url(context), "service_versions": ["2.0"]},
+            AGS_CLAIM: self.endpoint(link)}
         if link == DEEP_LINK:
             del claims[CLAIM + "resource_link"]
             claims[CLAIM + "message_type"] = "LtiDeepLinkingRequest"
@@ -173,6 +215,15 @@ class Platform:
                 claims[name] = value
         return jwt.encode(claims, key or self.signing_key, algorithm="RS256", headers={"kid": kid or self.kid})
 
+    def endpoint(self, link: str) -> dict[str, Any]:
+        """The AGS endpoint claim of a launch of `link`: the service, and the link's own line item where exactly
+        one is attached to it (as Canvas and Moodle name it; two, and neither names one)."""
+        attached = [n for n, item in self.items.items() if item.get("resourceLinkId") == link]
+        claim: dict[str, Any] = {"scope": sorted(self.granted - {NRPS_SCOPE}), "lineitems": self.lineitems}
+        if len(attached) == 1:
+            claim["lineitem"] = self.item_url(attached[0])
+        return claim
+
     def launch_page(self, user: str, link: str) -> str:
         """The LMS page a click on `link` opens: it posts the login initiation to the tool."""
         fields = {"iss": self.issuer, "login_hint": user, "target_link_uri": self.login_url.replace(
@@ -181,8 +232,45 @@ class Platform:
         return _autopost(self.login_url, fields)
 
     @property
+    def container_path(self) -> str:
+        return "/api/lti/courses/7/line_items" if self.flavour == "canvas" else "/mod/lti/services.php/7/lineitems"
+
+    @property
+    def query(self) -> str:
+        """What the service's URLs carry in their query (Moodle: the tool's type)."""
+        return "" if self.flavour == "canvas" else "?type_id=3"
+
+    @property
+    def lineitems(self) -> str:
+        """The line items service (the AGS endpoint claim's `lineitems`)."""
+        return f"{self.base}{self.container_path}{self.query}"
+
+    def item_path(self, number: int) -> str:
+        return f"{self.container_path}/{number}" + ("" if self.flavour == "canvas" else "/lineitem")
+
+    def item_url(self, number: int) -> str:
+        return f"{self.base}{self.item_path(number)}{self.query}"
+
+    @property
     def lineitem(self) -> str:
-        return f"{self.base}{self.lineitem_path}?course=7"
+        """The column the instructor made by hand (42)."""
+        return self.item_url(42)
+
+    def listed(self, number: int) -> dict[str, Any]:
+        """A line item as the service shows it."""
+        return {"id": self.item_url(number), **self.items[number]}
+
+    def column(self, resource_id: str) -> dict[str, dict[str, Any]]:
+        """The scores of the one line item whose resourceId is `resource_id`, by user."""
+        (number,) = [n for n, item in self.items.items() if item.get("resourceId") == resource_id]
+        return self.gradebook.get(number, {})
+
+    def make(self, item: dict[str, Any]) -> int:
+        number = max(self.items) + 1
+        self.items[number] = {k: v for k, v in item.items() if k in ("label", "scoreMaximum", "resourceId", "tag",
+                                                                       "resourceLinkId")}
+        self.made.append(number)
+        return number
 
 
 @contextmanager
@@ -236,6 +324,8 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 self._authorize(query)
             elif url.path == "/memberships":
                 self._memberships(query)
+            elif url.path == platform.container_path:
+                self._list_items(url.query)
             else:
                 self._answer(404, {"error": f"no such endpoint {self.path}"})
 
@@ -265,18 +355,20 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 return
             if self.headers.get("Accept") != NRPS_TYPE:
                 platform.problems.append(f"Accept {self.headers.get('Accept')!r}")
+            context = query.get("context", platform.context_id)
             members = [{"user_id": sub, "roles": p.get("roles", [LEARNER]), "status": p.get("status", "Active"),
                         "name": p.get("name", ""), "email": p.get("email", ""),
                         **({"lis_person_sourcedid": p["sourcedid"]} if p.get("sourcedid") else {})}
-                       for sub, p in platform.users.items()]
+                       for sub, p in platform.users.items() if context in p.get("contexts", [platform.context_id])]
             page = int(query.get("page", "1"))
             chunk = members[(page - 1) * platform.page_size: page * platform.page_size]
             headers = {}
             if page * platform.page_size < len(members):
+                where = {"course": "7"} if context == platform.context_id else {"context": context}
                 following = platform.next_link if platform.next_link and page == 1 else \
-                    f"/memberships?{urlencode({'course': '7', 'page': page + 1})}"
+                    f"/memberships?{urlencode({**where, 'page': page + 1})}"
                 headers["Link"] = f'<{following}>; rel="next"'
-            self._answer(200, {"id": platform.memberships_url, "context": {"id": platform.context_id},
+            self._answer(200, {"id": platform.context_url(context), "context": {"id": context},
                                "members": chunk}, headers, NRPS_TYPE)
 
         def _page(self, text: str, status: int = 200) -> None:
@@ -295,8 +387,10 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 self._token(body)
             elif url.path == "/deep_link_return":
                 self._deep_link_return(body)
-            elif url.path == platform.lineitem_path + "/scores" and parse_qs(url.query) == {"course": ["7"]}:
-                self._score(body)
+            elif url.path == platform.container_path:
+                self._make_item(url.query, body)
+            elif url.path.endswith("/scores") and self._number(url.path[:-len("/scores")], url.query) is not None:
+                self._score(self._number(url.path[:-len("/scores")], url.query) or 0, body)
             else:
                 self._answer(404, {"error": f"no such endpoint {self.path}"})
 
@@ -311,8 +405,12 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             if form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
                 problems.append(f"client_assertion_type {form.get('client_assertion_type')!r}")
             asked = set(form.get("scope", "").split())
-            if not asked or not asked <= {SCORE_SCOPE, NRPS_SCOPE}:
+            if not asked or not asked <= SCOPES:
                 problems.append(f"scope {form.get('scope')!r}")
+            elif not asked <= platform.granted:  # a scope the registration lacks: refused, as Canvas does
+                self._answer(400, {"error": "invalid_scope", "error_description": f"not granted: "
+                                   f"{' '.join(sorted(asked - platform.granted))}"})
+                return
             try:
                 header = jwt.get_unverified_header(form.get("client_assertion", ""))
                 claims = jwt.decode(form.get("client_assertion", ""), platform.public_key, algorithms=["RS256"],
@@ -351,17 +449,82 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
                 if item["type"] == "ltiResourceLink":
                     item["link"] = f"dl-{number}"
                     platform.custom[item["link"]] = dict(item.get("custom", {}))
+                    if isinstance(item.get("lineItem"), dict):  # the link's own gradebook column (3.4.2)
+                        platform.make({**item["lineItem"], "resourceLinkId": item["link"]})
             platform.deep_links.append(items)
             self._page("<h1>Added to the course</h1>" + "".join(
                 f"<p class=added>{html.escape(i['title'])}: {i.get('link', '')}</p>" for i in items)
                 + (f"<p class=msg>{html.escape(claims.get(DL_CLAIM + 'msg', ''))}</p>"))
 
-        def _score(self, body: bytes) -> None:
+        def _number(self, path: str, query: str) -> int | None:
+            """The line item a path names, with the query its URLs carry (Moodle's type_id), or None."""
+            for number in platform.items:
+                if path == platform.item_path(number) and (f"?{query}" if query else "") == platform.query:
+                    return number
+            return None
+
+        def _granted(self, *scopes: str) -> bool:
             authorization = self.headers.get("Authorization", "")
-            if not authorization.startswith("Bearer ") or SCORE_SCOPE not in platform.scopes.get(authorization[7:],
-                                                                                               set()):
+            held = platform.scopes.get(authorization[7:], set()) if authorization.startswith("Bearer ") else set()
+            return any(scope in held for scope in scopes)
+
+        def _list_items(self, query: str) -> None:
+            asked = {k: v[0] for k, v in parse_qs(query).items()}
+            if not self._granted(LINEITEM_SCOPE, READONLY_SCOPE):
                 self._answer(401, {"error": "invalid token"})
                 return
+            if platform.flavour == "moodle" and asked.get("type_id") != "3":
+                self._answer(400, {"error": "No context or unsupported content type"})
+                return
+            if self.headers.get("Accept") != CONTAINER_TYPE:
+                platform.problems.append(f"Accept {self.headers.get('Accept')!r} for the line items")
+            keys = {"resource_id": "resourceId", "tag": "tag", "resource_link_id": "resourceLinkId"}
+            listed = [platform.listed(n) for n in sorted(platform.items) if not platform.filters or
+                      all(platform.items[n].get(field) == asked[key] for key, field in keys.items() if key in asked)]
+            size, start = self._paging(asked, len(listed))
+            chunk = listed[start:start + size]
+            headers = {}
+            if start + size < len(listed):
+                following = dict(asked, **({"page": str(start // size + 2)} if platform.flavour == "canvas"
+                                           else {"from": str(start + size)}))
+                target = platform.next_link if platform.next_link and start == 0 else \
+                    f"{platform.base}{platform.container_path}?{urlencode(following)}"
+                link = f"<{target}>; rel="
+                # Moodle writes rel=“next”, in UTF-8 (the header's bytes: latin-1 is what http.server encodes)
+                headers["Link"] = link + ('"next"' if platform.flavour == "canvas" else
+                                          "\u201cnext\u201d".encode().decode("latin-1"))
+            self._answer(200, chunk, headers, CONTAINER_TYPE)
+
+        def _paging(self, asked: dict[str, str], count: int) -> tuple[int, int]:
+            """(page size, first index): Canvas pages always (its per-page cap), Moodle only when asked `limit`."""
+            if platform.flavour == "canvas":
+                size = min(int(asked.get("limit", platform.page_size)), platform.page_size)
+                return size, (int(asked.get("page", "1")) - 1) * size
+            limit = int(asked.get("limit", "0"))
+            return (limit, int(asked.get("from", "0"))) if limit > 0 else (max(count, 1), 0)
+
+        def _make_item(self, query: str, body: bytes) -> None:
+            if not self._granted(LINEITEM_SCOPE):
+                self._answer(401, {"error": "the token lacks the lineitem scope"})
+                return
+            if platform.flavour == "moodle" and query != "type_id=3":
+                self._answer(400, {"error": "No context or unsupported content type"})
+                return
+            if self.headers.get("Content-Type") != LINEITEM_TYPE:
+                platform.problems.append(f"Content-Type {self.headers.get('Content-Type')!r} for a line item")
+            item = json.loads(body)
+            if not isinstance(item, dict) or not isinstance(item.get("label"), str) or \
+                    not isinstance(item.get("scoreMaximum"), int | float):
+                self._answer(400, {"error": "No label or Score Maximum"})
+                return
+            number = platform.make(item)
+            self._answer(201, platform.listed(number), media=LINEITEM_TYPE)
+
+        def _score(self, number: int, body: bytes) -> None:
+            if not self._granted(SCORE_SCOPE):
+                self._answer(401, {"error": "invalid token"})
+                return
+            authorization = self.headers.get("Authorization", "")
             if platform.fail_next:
                 status = platform.fail_next.pop(0)
                 if status == 401:
@@ -382,12 +545,13 @@ def _handler(platform: Platform) -> type[BaseHTTPRequestHandler]:
             if score["userId"] in platform.refuse:
                 self._answer(400, {"error": "User not found in course or is not a student"})
                 return
-            if score["timestamp"] > platform.latest.get(score["userId"], ""):  # only newer scores apply
-                platform.latest[score["userId"]] = score["timestamp"]
+            column = platform.gradebook.setdefault(number, {})
+            if score["timestamp"] > column.get(score["userId"], {}).get("timestamp", ""):  # only newer apply
+                column[score["userId"]] = score
                 platform.scores.append(score)
-            self._answer(200, {"resultUrl": f"{platform.lineitem}/results/{score['userId']}"})
+            self._answer(200, {"resultUrl": f"{platform.item_url(number)}/results/{score['userId']}"})
 
-        def _answer(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None,
+        def _answer(self, status: int, payload: dict[str, Any] | list[Any], headers: dict[str, str] | None = None,
                     media: str = "application/json") -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)

@@ -47,6 +47,20 @@ def expected_cache() -> Iterator[Path]:
             os.environ["AUTOGRADER_CACHE"] = before
 
 
+@pytest.fixture(scope="session", autouse=True)
+def student_settings() -> Iterator[Path]:
+    """The suite's own $XDG_CONFIG_HOME, for `grade submit` run here and in subprocesses: which server each token
+    was first sent to (grader.service.client.where) is kept there, never in the user's own."""
+    with tempfile.TemporaryDirectory(prefix="autograd-grader-test-config-") as folder:
+        before = os.environ.get("XDG_CONFIG_HOME")
+        os.environ["XDG_CONFIG_HOME"] = folder
+        yield Path(folder)
+        if before is None:
+            del os.environ["XDG_CONFIG_HOME"]
+        else:
+            os.environ["XDG_CONFIG_HOME"] = before
+
+
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return Catalog(ROOT / "exercises")

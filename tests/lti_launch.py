@@ -19,14 +19,15 @@ from service_helpers import Server, course_folder, grade
 
 #: LMS users: three students on the roster (s3 by SIS id only), an instructor, and one the roster does not know
 USERS: dict[str, dict[str, Any]] = {
-    "lti-s1": {"name": "Ann One", "email": "s1@example.edu", "roles": [LEARNER], "sourcedid": "s1"},
-    "lti-s2": {"name": "Bob Two", "email": "s2@example.edu", "roles": [LEARNER], "sourcedid": "s2"},
-    "lti-s3": {"name": "Cat Three", "email": "s3@example.edu", "roles": [LEARNER], "sourcedid": "s3"},
+    "lti-s1": {"name": "Ann One", "email": "s1@example.edu", "roles": [LEARNER], "sourcedid": "9001"},
+    "lti-s2": {"name": "Bob Two", "email": "s2@example.edu", "roles": [LEARNER], "sourcedid": "9002"},
+    "lti-s3": {"name": "Cat Three", "email": "s3@example.edu", "roles": [LEARNER], "sourcedid": "9003"},
     "lti-prof": {"name": "Pat Prof", "email": "prof@example.edu", "roles": [INSTRUCTOR]},
     "lti-stranger": {"name": "Sam Stranger", "email": "sam@example.edu", "roles": [LEARNER]},
 }
-ROSTER = ("id,name,email,lti_user_id\ns1,Student s1,s1@example.edu,lti-s1\ns2,Student s2,s2@example.edu,lti-s2\n"
-          "s3,Student s3,s3@example.edu,\n")
+#: the gradebook ids s1, s2, s3; their SIS ids 9001-9003, as the LMS gives them (lis_person_sourcedid)
+ROSTER = ("id,name,email,lti_user_id,sis_user_id\ns1,Student s1,s1@example.edu,lti-s1,9001\n"
+          "s2,Student s2,s2@example.edu,lti-s2,9002\ns3,Student s3,s3@example.edu,,9003\n")
 
 
 def tool_key(folder: Path) -> Path:
@@ -44,11 +45,13 @@ def public_pem(key_file: Path) -> str:
 
 
 def lti_course(folder: Path, platform: Platform, key_file: Path, *, deadline: str, url: str = "",
-               registration: dict[str, object] | None = None, database: str = "", more: str = "") -> Path:
+               registration: dict[str, object] | None = None, database: str = "", more: str = "",
+               link_by: str = "") -> Path:
     """A course (hw1, node-mul) linked to `platform`'s context, its link rl-hw1 opening hw1, its roster loaded;
-    `more`: course.toml's text before [lti] (another assignment)."""
+    `more`: course.toml's text before [lti] (another assignment); `link_by`: [lti] link_by, if given."""
     table = (f'{more}\n[lti]\nplatform = "lms.toml"\ncontext_id = "{platform.context_id}"\n'
-             + (f'url = "{url}"\n' if url else "") + '\n[lti.links]\n"rl-hw1" = "hw1"\n')
+             + (f'url = "{url}"\n' if url else "") + (f'link_by = "{link_by}"\n' if link_by else "")
+             + '\n[lti.links]\n"rl-hw1" = "hw1"\n')
     course = course_folder(folder, deadline=deadline, students=[], extra=table)
     if database:
         (course / "course.toml").write_text(f'database = "{database}"\n' + (course / "course.toml").read_text())

@@ -220,3 +220,47 @@ def wait_until(check: object, timeout: float, what: str) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def call(server: Server, path: str, token: str | None = None, method: str = "GET", body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, str]:
+    """One request to the server as a browser or a script makes it: the status and the body (redirects followed)."""
+    import urllib.error
+    import urllib.request
+
+    sent = {**({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
+    request = urllib.request.Request(server.url + path, data=body, method=method, headers=sent)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, exc.read().decode()
+
+
+def page_session(server: Server, token: str) -> str:
+    """A page session's cookie value, from a login link (its page's form posted, as its owner does)."""
+    import urllib.error
+    import urllib.request
+
+    class Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: object, **kwargs: object) -> None:
+            return None
+
+    link = server.submit(token, "--login").stdout.split()[-1]
+    try:
+        urllib.request.build_opener(Stay).open(urllib.request.Request(link, data=b"", headers={"Origin": server.url}),
+                                               timeout=60)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return str(exc.headers["set-cookie"].split(";")[0].split("=", 1)[1])
+    raise AssertionError("the login link set no session")
+
+
+def post_form(server: Server, session: str, path: str, fields: dict[str, str]) -> tuple[int, str]:
+    """A page's form posted from the server's own page, with the session's cookie."""
+    from urllib.parse import urlencode
+
+    return call(server, path, method="POST", body=urlencode(fields).encode(),
+                headers={"Cookie": f"grader_session={session}", "Origin": server.url,
+                         "Content-Type": "application/x-www-form-urlencoded"})

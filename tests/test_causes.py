@@ -92,7 +92,7 @@ def test_the_cause_is_in_the_json_and_read_back(tmp_path: Path, sandbox: Sandbox
                               "        raise KeyError('no')\n", 1)
     data = report_to_dict(graded(tmp_path, sandbox, source))
     jsonschema.validate(data, report_schema())
-    assert data["version"] == "1.7"
+    assert data["version"] == "1.9"
     kinds = {c["cause"]["kind"] for e in data["exercises"] for c in e["checks"]}
     assert kinds == {"exception"}  # every check of node-mul multiplies
     assert report_to_dict(report_from_dict(json.loads(json.dumps(data)))) == data

@@ -214,7 +214,7 @@ def test_one_roster_takes_a_class_from_the_download_to_canvas_and_an_ags_publish
     with running(Platform(client_id="grader-tool", key_id="k1", public_key=public)) as platform:
         settings = tmp_path / "lms.toml"
         settings.write_text(f'client_id = "grader-tool"\ntoken_url = "{platform.token_url}"\nkey_file = "tool.pem"\n'
-                            f'key_id = "k1"\nlineitem = "{platform.lineitem}"\nbackoff = 0\n')
+                            f'key_id = "k1"\nlineitems = "{platform.lineitems}"\nbackoff = 0\n')
         assert main(["publish", "lti", str(out), "--platform", str(settings)]) == 0
     assert platform.problems == []
     assert {s["userId"]: s["scoreGiven"] for s in platform.scores} == {
@@ -268,3 +268,22 @@ def test_a_file_name_cannot_take_another_students_place_or_write_to_the_terminal
     assert fay["score"] == 10 and fay["submission"]["path"] == "fosterfay_1010_55510_engine.py"
     assert "guptaraj_1011_55600_fosterfay_1010_55510_engine.py" not in json.dumps(fay)  # not in Fay's files
     assert "fosterfay_1010_55510_engine.py" in json.dumps(raj)  # it is one of Raj's, under the name he gave it
+
+
+def test_canvas_late_marker_is_reported_and_the_column_is_the_assignments(tmp_path: Path, capsys: Capture) -> None:
+    """Canvas's _LATE (Ito handed in late) is said on the terminal and under "Needs attention", never silently
+    dropped; and the gradebook's one column is the LMS assignment's title (--column), not the exercise's id."""
+    folder = canvas_download(tmp_path / "download")
+    roster = roster_csv(tmp_path / "roster.csv")
+    out = tmp_path / "reports"
+    assert batch(folder, out, "--roster", str(roster), "--column", "Homework 1 (4417)") == 0
+    err = capsys.readouterr().err
+    assert "marked late in the download (Canvas's _LATE), graded as any other" in err and ": 1013" in err, err
+    summary = json.loads((out / "summary.json").read_text())
+    late = next(a for a in summary["attention"] if a["kind"] == "late")
+    assert [f["name"] for f in late["students"]] == ["Ito, Ken"] and "no late policy" in late["advice"]
+    assert "Marked late by the LMS" in (out / "summary.html").read_text()
+    with (out / "gradebook.csv").open(newline="") as handle:
+        header, possible, *rows = list(csv.reader(handle))
+    assert header[5:] == ["Homework 1 (4417)"] and possible[5:] == ["10"]
+    assert {r[1]: r[5] for r in rows}["1010"] == "10"

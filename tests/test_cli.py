@@ -62,7 +62,7 @@ def test_colour_when_asked(capsys: Capture) -> None:
 def test_json_report_validates_and_is_identical_for_the_same_seed(capsys: Capture) -> None:
     code, first = json_report(capsys, str(MUTANT))
     jsonschema.validate(first, report_schema())
-    assert code == 1 and first["version"] == "1.7" and first["score"] == 1 and first["max_score"] == 10
+    assert code == 1 and first["version"] == "1.9" and first["score"] == 1 and first["max_score"] == 10
     assert (first["public_score"], first["hidden_points"]) == (1, 0)
     _, again = json_report(capsys, str(MUTANT))
     assert without_timings(again) == without_timings(first)

@@ -97,7 +97,8 @@ def test_tokens_csv_and_the_packs_files_have_plain_newlines(tmp_path: Path, monk
         assert b"\r" not in (pack / name).read_bytes(), name
     readme = (pack / "README.md").read_text()
     assert "## Submit your work" in readme and "https://grader.example.edu" in readme
-    assert "grade submit node-mul.py" in readme and "grade submit --status" in readme and "never share it" in readme
+    assert "grade submit FILE --assignment ID" in readme and "grade submit --status" in readme
+    assert "never share it" in readme
     # followed word for word: the token line the README shows, added to the file it names, is found there
     shown = re.search(r"```toml\n(token = \"agt_\.\.\.\")\n```", readme)
     assert shown is not None and "`grade-course.toml` names your course's server" in readme

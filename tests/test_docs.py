@@ -47,8 +47,13 @@ def test_the_readme_is_short_and_its_set_up_commands_are_those_ci_runs() -> None
     readme = ROOT / "README.md"
     assert len(readme.read_text(encoding="utf-8").splitlines()) < 250
     set_up = blocks(readme)[0]
-    install = "pip install torch==2.13.0 -e '.[dev]' && grade submissions/node-mul/swapped_slopes.py"
+    grade = "grade submissions/node-mul/correct_lesson_style.py"
+    install = f"pip install torch==2.13.0 -e '.[dev]' && {grade}"
     assert set_up.text.splitlines() == [install, "python -m pytest"]
+    # a script or a CI step reads the set-up's exit code: a working install must end in 0
+    ran = subprocess.run([sys.executable, "-m", "grader", *grade.split()[1:]], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert "python -m pytest" in ci and "pip install --quiet -e '.[dev]'" in ci
 

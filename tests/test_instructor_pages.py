@@ -128,6 +128,8 @@ def test_the_class_table_deadlines_and_regrade_in_chromium(served: tuple[Server,
         student = person(browser).new_page()
         _signed_in(student, _login(server, tokens["s2"]))
         assert student.url.endswith("/me") and "Autograd test course" in student.inner_text("body")
+        # named as the roster names them (their markup shown as text), not by their id
+        assert student.inner_text("h1") == "Autograd test course: <script>alert(1)</script> Bob"
         shots(student, folder, "student")
         student.set_input_files("input[type=file]", str(NODE_MUL / "correct_lesson_style.py"))
         student.click("form.upload button")
@@ -200,6 +202,10 @@ def test_the_class_table_deadlines_and_regrade_in_chromium(served: tuple[Server,
         past = datetime.now(UTC) - timedelta(hours=1)
         row.locator("input[name=when]").fill(past.strftime("%Y-%m-%dT%H:%M:%S"))
         row.locator("button:text-is('Set')").click()
+        # a deadline in the past releases the hidden results: the page asks first, and says to whom
+        assert "This releases hidden results" in prof_page.inner_text("h1")
+        assert "hw1 to 3 students" in prof_page.inner_text("body")  # s3's extension keeps theirs back
+        prof_page.click("button:text-is('Confirm: release them')")
         late = server.submit(tokens["s4"], str(NODE_MUL / "correct_lesson_style.py"), "--no-wait")
         assert late.returncode == 0 and "late" in late.stdout, late.stdout
         prof_page.locator("tr:has(td:text-is('hw1'))").first.locator("button:text-is('back to course.toml')").click()
@@ -389,3 +395,18 @@ def test_a_student_can_use_none_of_the_instructors_forms(served: tuple[Server, d
     assert status == 404 and "Autograd test course" in page and "<h1>Not found</h1>" in page
     status, text = _call(server, "/api/no-such-thing", tokens["s3"])
     assert status == 404 and "API" in json.loads(text)["error"]
+
+
+def test_a_worker_that_stopped_leaves_the_listing(served: tuple[Server, dict[str, str], str]) -> None:
+    """A worker that stopped as asked is listed a few minutes ("stopped"), then no more; a lost one would stay."""
+    import time
+
+    server, _, prof = served
+    for name in ("w-earlier", "w-just-now"):
+        done = grade("worker", "--course", str(server.course), "--name", name, "--idle-exit", "1", timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(server.course / "server" / "course.db") as db:
+        changed = db.execute("UPDATE workers SET stopped_at = ? WHERE id LIKE 'w-earlier%'", (time.time() - 600,))
+        assert changed.rowcount == 1
+    status, page = _call(server, "/instructor", headers={"Cookie": f"grader_session={_session(server, prof)}"})
+    assert status == 200 and "w-just-now" in page and "w-earlier" not in page, page[-3000:]

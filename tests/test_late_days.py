@@ -1,4 +1,4 @@
-"""Where late days go (grader.service.late_days, through grader.service.standing.count): the plan with the best
+"""Where late days go (grader.service.policy.late_days, through grader.service.standing.count): the plan with the best
 course total the budget allows, never below greedy's (deadline order, the rule before), checked against every plan
 on random courses; and the case a term showed, where greedy counted 10 of the 18 the rules allowed."""
 
@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.service.config import DAY, load_course
-from grader.service.late_days import Choice, best
 from grader.service.standing import Row, count
+
+if TYPE_CHECKING:
+    from grader.service.policy.late_days import Choice
 
 ROOT = Path(__file__).resolve().parent.parent
 HW1, HW2 = 1767225600.0, 1769904000.0  # the course's deadlines (2026-01-01, 2026-02-01)
 
-choices = st.lists(st.builds(Choice, st.integers(0, 20).map(float), st.integers(0, 4)), min_size=0, max_size=5)
-groups = st.lists(choices.map(lambda found: [Choice(0.0, 0), *found]), min_size=1, max_size=5)
+#: each group a free choice (nothing counted) and up to five of (points, late days)
+groups = st.lists(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 4)), max_size=5), min_size=1, max_size=5)
 
 
 def _total(groups: list[list[Choice]], plan: list[int]) -> tuple[float, int]:
@@ -39,7 +42,11 @@ def _greedy(groups: list[list[Choice]], budget: int) -> list[int]:
 
 @settings(max_examples=300, deadline=None)
 @given(groups, st.integers(0, 6))
-def test_the_plan_is_the_best_of_every_plan_and_never_below_greedy(found: list[list[Choice]], budget: int) -> None:
+def test_the_plan_is_the_best_of_every_plan_and_never_below_greedy(drawn: list[list[tuple[int, int]]],
+                                                                   budget: int) -> None:
+    from grader.service.policy.late_days import Choice, best
+
+    found = [[Choice(0.0, 0), *(Choice(float(points), days) for points, days in group)] for group in drawn]
     plan = best(found, budget)
     points, days = _total(found, plan)
     assert days <= budget
@@ -52,6 +59,8 @@ def test_the_plan_is_the_best_of_every_plan_and_never_below_greedy(found: list[l
 
 
 def test_a_group_without_a_free_choice_is_refused() -> None:
+    from grader.service.policy.late_days import Choice, best
+
     try:
         best([[Choice(5.0, 1)]], 3)
     except ValueError as exc:

@@ -181,9 +181,9 @@ def test_a_graded_op_keeps_the_students_value_and_the_others_are_the_references(
     with EWiseMul not graded is computed by the reference."""
     import numpy
 
-    from grader.judge.library.reference import reference_ops
+    from grader.judge.library.reference import reference_standins
 
-    ops = reference_ops(COURSE.load("elementwise"))
+    ops = reference_standins(COURSE.load("elementwise"))
     left = Array((2, 3), tuple(float(i) for i in range(1, 7)))
     right = Array((2, 3), tuple(float(i) for i in range(2, 8)))
     wrong = Array((2, 3), (0.0,) * 6)
@@ -197,9 +197,9 @@ def test_a_graded_op_keeps_the_students_value_and_the_others_are_the_references(
 
 def test_a_made_up_graph_is_not_computed_past_the_caps() -> None:
     """A (2048, 1) @ (1, 2048) product in a graph the submission sends keeps its own value, never computed here."""
-    from grader.judge.library.reference import reference_ops
+    from grader.judge.library.reference import reference_standins
 
-    ops = reference_ops(COURSE.load("matmul"))
+    ops = reference_standins(COURSE.load("matmul"))
     tall = Array((2048, 1), (1.0,) * 2048)
     claimed = Array((1,), (7.0,))
     graph = Traced((TracedNode(None, (), (), tall), TracedNode("Transpose", (), (0,), Array((1, 2048), tall.data)),
@@ -219,3 +219,47 @@ def test_a_traced_reply_is_parsed_strictly() -> None:
         from_data({"t": "graph", "nodes": []})
     parsed = from_data({"t": "list", "v": [{"t": "graph", "nodes": [leaf]}]})
     assert not isinstance(parsed, ErrorInfo)
+
+
+# ------------------------------------------------------------------------------------------------
+# The integration checks: the student's code alone, traced to an op
+
+
+def test_a_broken_log_keeps_the_losss_formula_and_the_epoch_is_traced_to_log(tmp_path: Path) -> None:
+    """Log.compute off by a factor: the loss's own check keeps its points (the reference's Log stands in); the
+    epoch, the student's code alone, fails and is traced by value to Log."""
+    repo = _repository(tmp_path, {OPS: ("        return array_api.log(a)", "        return array_api.log(a) * 1.5")})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("simple-ml")], seed=2, isolation="none")
+    checks = {c.name: c for c in report.exercises[0].checks}
+    assert checks["softmax loss"].status == "passed"
+    epoch = checks["an epoch of SGD"]
+    assert epoch.status == "failed" and epoch.traced is not None
+    assert (epoch.traced.ops, epoch.traced.how) == (("Log",), "value")
+    from grader.outputs.formats import render
+
+    text = render("text", report).decode()
+    assert "traced   Traced to Log: the first wrong value in this check came from it" in text
+
+
+def test_a_broken_gradient_is_traced_to_its_ops_own_failed_check(tmp_path: Path) -> None:
+    """Exp.gradient without the chain factor: no value is wrong, so the gradient's check names the ops it used
+    whose own checks failed, Exp's among them."""
+    repo = _repository(tmp_path, {OPS: ("        return out_grad * exp(node.inputs[0])",
+                                        "        return exp(node.inputs[0])")})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("elementwise"), COURSE.load("simple-ml")], seed=2,
+                   isolation="none")
+    gradient = next(c for c in report.exercises[1].checks if c.name == "gradient of the softmax loss")
+    assert gradient.status == "failed" and gradient.traced is not None
+    assert gradient.traced.how == "own-check" and gradient.traced.ops == ("Exp",)
+    assert gradient.traced.checks == ("elementwise: exp gradient",)
+    import json
+
+    import jsonschema
+
+    from grader.outputs.render_json import render_json, report_from_dict, report_schema
+
+    data = json.loads(render_json(report))
+    jsonschema.validate(data, report_schema())
+    assert report_from_dict(data).exercises[1].checks == report.exercises[1].checks

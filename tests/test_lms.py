@@ -126,7 +126,7 @@ def test_a_class_from_a_canvas_download_has_every_student_accounted_for(tmp_path
     assert summary["counts"] == {**summary["counts"], "students": 5, "graded": 3, "unreadable": 1, "missing": 1,
                                  "not_on_roster": 1}
     kinds = {a["kind"]: [s["name"] for s in a["students"]] for a in summary["attention"]}
-    assert kinds == {"unreadable": ["Lee, Ana"], "missing": ["Absent, Sam"],
+    assert kinds == {"unreadable": ["Lee, Ana"], "missing": ["Absent, Sam"], "late": ["Smith, Bob"],
                      "not-on-roster": ["stranger_99999"]}
     manifest = json.loads((out / "batch.json").read_text())
     assert manifest["names"] == "canvas" and manifest["not_on_roster"] == ["stranger_99999"]

@@ -16,10 +16,11 @@ import pytest
 from ags_platform import DEEP_LINK, DL_CLAIM, Platform, running
 from browser import browsing, person
 from lti_launch import USERS, authorize, launch, login, lti_course, opener, public_pem, request, serving, tool_key
+from service_helpers import grade
 
 pytestmark = pytest.mark.slow
 DEADLINE = (datetime.now(UTC) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
-HW2 = '\n[assignments.hw2]\nexercises = ["node-add", "node-sub"]\ndeadline = ' + DEADLINE + '\n'
+HW2 = '\n[assignments.hw2]\nexercises = ["node-add"]\ndeadline = ' + DEADLINE + '\n'
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_an_instructor_adds_an_assignment_and_its_link_opens_it(tool: str, platf
     assert status == 200, page
     assert set(buttons) == {"Add hw1", "Add hw2", "Add every assignment", "Cancel"}
     assert f'action="{platform.browser_base}/deep_link_return"' in page and "Add to Autograd 101" in page
-    assert "node-add, node-sub" in page  # what each assignment grades
+    assert "node-add" in page and "node-mul" in page  # what each assignment grades
     assert "grader_session" not in page and "/lti/open/" not in page  # it opens no session
     # the LMS checks the response (ags_platform.deep_link_problems) and makes the link
     status, body = _post_back(platform, buttons["Add hw2"])
@@ -163,3 +164,30 @@ def test_an_instructor_adds_an_assignment_in_a_browser(tool: str, platform: Plat
         student.wait_for_url(f"{tool}/me/assignments/hw1")
         assert "hw1" in student.inner_text("body")
 
+
+
+def test_the_link_brings_its_own_column_and_its_scores_go_there(key_file: Path, tmp_path: Path) -> None:
+    """Each link comes with a gradebook column of its own (the content item's lineItem: resourceId the assignment).
+    The LMS makes it and names it in the link's launches; publishing sends the assignment's scores there, and asks
+    the line items service nothing."""
+    lms = Platform(client_id="grader-tool", key_id="tool-key-1", public_key=public_pem(key_file),
+                   users={k: dict(v) for k, v in USERS.items()})
+    with running(lms) as platform:
+        course = lti_course(tmp_path / "course", platform, key_file, deadline=DEADLINE, more=HW2)
+        with serving(course, platform) as tool:
+            _, _, buttons = _picker(tool, platform)
+            assert _post_back(platform, buttons["Add every assignment"])[0] == 200
+            items = {i["custom"]["assignment"]: i for i in platform.deep_links[-1]}
+            assert items["hw2"]["lineItem"] == {"label": "hw2", "scoreMaximum": 10, "resourceId": "hw2",
+                                                "tag": "autograd-grader"}
+            assert items["hw1"]["lineItem"]["scoreMaximum"] == 10
+            column = {platform.items[n]["resourceLinkId"]: n for n in platform.made}[items["hw2"]["link"]]
+            pending = login(tool, platform, "lti-s1", items["hw2"]["link"])  # a student opens hw2 from the LMS
+            assert launch(tool, authorize(pending)[1], pending.cookie).status == 200
+        asked = len(platform.gets)
+        done = grade("gradebook", "hw2", "--course", str(course), "--publish", str(course / "lms.toml"),
+                     "--release-hidden")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"the launch of its LMS link {items['hw2']['link']}" in done.stdout, done.stdout
+        assert set(platform.gradebook[column]) == {"lti-s1", "lti-s2"} and len(platform.gradebook) == 1
+        assert platform.gets[asked:] == [] and platform.problems == []

@@ -323,7 +323,7 @@ def test_a_browser_launch_across_two_sites_reaches_the_students_page(tool: str, 
                                "--dump-dom", start], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     dom = done.stdout
-    assert "Autograd test course: s1" in dom and "all assignments" in dom and "hw1" in dom, dom[-3000:]
+    assert "Autograd test course: Student s1" in dom and "all assignments" in dom and "hw1" in dom, dom[-3000:]
     assert platform.authorizations[-1]["login_hint"] == "lti-s1"
 
 

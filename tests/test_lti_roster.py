@@ -35,7 +35,8 @@ def platform(key_file: Path) -> Iterator[Platform]:
 
 @pytest.fixture
 def course(platform: Platform, key_file: Path, tmp_path: Path) -> Path:
-    return lti_course(tmp_path / "course", platform, key_file, deadline=DEADLINE)
+    """A course whose CSV roster carries the SIS ids, and links LMS members by them."""
+    return lti_course(tmp_path / "course", platform, key_file, deadline=DEADLINE, link_by="sis_user_id")
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_the_roster_comes_from_names_and_roles_page_by_page(course: Path, tool: 
     assert code == 0 and "would be added: lti-stranger" in out and students(course) == before
     code, out = sync(course)
     assert code == 0, out
-    assert "5 member(s) on 3 page(s)" in out and "added: lti-stranger" in out and "linked by SIS id: s3" in out
+    assert "5 member(s) on 3 page(s)" in out and "added: lti-stranger" in out and "linked: s3" in out
     assert "updated: s1, s2" in out
     after = students(course)
     assert after["s1"] == ("Ann One", "lti-s1", "student") and after["s3"] == ("Cat Three", "lti-s3", "student")
@@ -106,18 +107,106 @@ def test_a_student_the_lms_no_longer_lists_loses_every_way_in(course: Path, tool
 
 def test_a_classmates_email_or_sis_id_hands_over_no_roster_entry(course: Path, tool: str,
                                                                 platform: Platform) -> None:
-    """A student who sets a classmate's address (and name) in their LMS profile, or whose SIS id names a roster
-    entry already bound to another LMS user, gets a roster entry of their own, never the classmate's."""
+    """A student who sets a classmate's address (and name) in their LMS profile gets a roster entry of their own,
+    never the classmate's; one whose SIS id names a roster entry already bound to another LMS user gets none: the
+    collision is refused and reported."""
     sign_in(tool, platform, "lti-prof")
     platform.users["lti-evil"] = {"name": "Student s3", "email": "s3@example.edu", "roles": [LEARNER]}
     platform.users["lti-evil2"] = {"name": "Ann One", "email": "x@example.edu", "roles": [LEARNER],
-                                   "sourcedid": "s1"}
+                                   "sourcedid": "9001"}
     del platform.users["lti-s3"]  # s3, not linked yet, is the one whose address was taken
     code, out = sync(course)
     assert code == 0, out
     found = students(course)
     assert found["s3"][1] == "" and found["s1"][1] == "lti-s1"
-    assert found["lti-evil"][1] == "lti-evil" and found["lti-evil2"][1] == "lti-evil2"
+    assert found["lti-evil"][1] == "lti-evil" and "lti-evil2" not in found
+    refused = next(line for line in out.splitlines() if line.startswith("refused, a collision"))
+    assert "lti-evil2 (" in refused and "'9001'" in refused and "lti-s1" not in refused, out
+
+
+@pytest.mark.parametrize("link_by", ["lti_user_id", "sis_user_id"])
+def test_an_sis_id_equal_to_a_classmates_gradebook_id_links_nothing(platform: Platform, key_file: Path,
+                                                                   tmp_path: Path, link_by: str) -> None:
+    """An LMS user whose SIS id is a classmate's gradebook id (s3, on the CSV roster and not linked yet) gets a row
+    of their own whichever id kind the course links by, and their launch opens their own page: the sync took the
+    SIS id against the roster's gradebook id too, and handed them s3's row, page and submissions."""
+    course = lti_course(tmp_path / "course", platform, key_file, deadline=DEADLINE, link_by=link_by)
+    platform.users["lti-evil"] = {"name": "Eve", "email": "eve@example.edu", "roles": [LEARNER], "sourcedid": "s3"}
+    del platform.users["lti-s3"]
+    with serving(course, platform) as tool:
+        sign_in(tool, platform, "lti-prof")
+        code, out = sync(course)
+        assert code == 0, out
+        found = students(course)
+        assert found["s3"][1] == "" and found["lti-evil"][1] == "lti-evil", found
+        session, _ = sign_in(tool, platform, "lti-evil")
+        assert api(tool, "/api/status", session)[1]["student"] == "lti-evil"
+
+
+@pytest.mark.parametrize("link_by", ["lti_user_id", "sis_user_id"])
+def test_an_sis_id_that_would_link_two_ways_is_refused_and_reported(platform: Platform, key_file: Path,
+                                                                    tmp_path: Path, link_by: str) -> None:
+    """Linking by SIS id, two LMS members who both give s3's SIS id: neither is linked, both are reported. Linking
+    by LMS user id, a member whose SIS id is an unlinked row's: no second row for it, and the report says how to
+    link them."""
+    course = lti_course(tmp_path / "course", platform, key_file, deadline=DEADLINE, link_by=link_by)
+    if link_by == "sis_user_id":
+        platform.users["lti-twin"] = {"name": "Cat Twin", "email": "twin@example.edu", "roles": [LEARNER],
+                                      "sourcedid": "9003"}
+    with serving(course, platform) as tool:
+        sign_in(tool, platform, "lti-prof")
+        code, out = sync(course)
+    assert code == 0, out
+    found = students(course)
+    assert found["s3"][1] == "" and "lti-twin" not in found and "lti-s3" not in found, found
+    refused = next(line for line in out.splitlines() if line.startswith("refused"))
+    if link_by == "sis_user_id":
+        assert refused.count("2 LMS members give the SIS id '9003'") == 2 and "lti-twin" in refused, out
+    else:
+        assert "lti-s3 (roster row 's3' has their SIS id '9003'" in refused, out
+        assert "give the row its lti_user_id, or link by SIS id" in refused, out
+
+
+def test_two_linked_contexts_each_keep_their_names_and_roles(course: Path, tool: str, platform: Platform) -> None:
+    """A course linked to two LMS contexts (the course, ctx-7, and a section, ctx-8): each launch keeps its own
+    context's Names and Roles URL, and a sync reads both. A section-B launch last no longer makes the sync read
+    section B alone and remove every section-A student (their tokens and sessions with them); a student is removed
+    once no linked context lists them, and --dry-run shows that removal first."""
+    toml = course / "course.toml"
+    toml.write_text(toml.read_text().replace(f'context_id = "{platform.context_id}"',
+                                             f'context_id = ["{platform.context_id}", "ctx-8"]')
+                    .replace('"rl-hw1" = "hw1"', '"rl-hw1" = "hw1"\n"rl-hw1-b" = "hw1"'))
+    platform.link_contexts["rl-hw1-b"] = "ctx-8"
+    platform.users["lti-prof"]["contexts"] = [platform.context_id, "ctx-8"]
+    platform.users["lti-b1"] = {"name": "Dee Bee", "email": "b1@example.edu", "roles": [LEARNER],
+                                "contexts": ["ctx-8"]}
+    wait_until(lambda: _launches(tool, platform, "lti-prof", "rl-hw1-b"), 10, "section B to be linked")
+    session_a, _ = sign_in(tool, platform, "lti-s1")
+    sign_in(tool, platform, "lti-prof")
+    sign_in(tool, platform, "lti-prof", "rl-hw1-b")  # section B's launch comes last
+    code, out = sync(course, "--dry-run")
+    assert code == 0 and "removed" not in out and "would be added: lti-b1" in out, out
+    code, out = sync(course)
+    assert code == 0 and "removed" not in out and "2 linked LMS context(s)" in out, out
+    assert api(tool, "/api/status", session_a)[0] == 200
+    assert students(course)["lti-b1"][1] == "lti-b1" and students(course)["s2"][1] == "lti-s2"
+    platform.users["lti-s2"]["contexts"] = ["ctx-8"]  # s2 moves to section B: still the course's
+    platform.users["lti-s1"]["contexts"] = []  # s1 leaves both
+    code, out = sync(course, "--dry-run")
+    assert out.splitlines()[1] == "would be removed (sign-in ended, tokens revoked): s1", out
+    code, out = sync(course)
+    assert code == 0 and "removed (sign-in ended, tokens revoked): s1\n" in out, out
+    assert api(tool, "/api/status", session_a)[0] == 401 and students(course)["s2"][1] == "lti-s2"
+    pages = {path.split("&page")[0] for path in platform.gets if path.startswith("/memberships")}
+    assert pages == {"/memberships?course=7", "/memberships?context=ctx-8"}, pages
+
+
+def _launches(tool: str, platform: Platform, user: str, link: str) -> bool:
+    from lti_launch import authorize, launch, login
+
+    pending = login(tool, platform, user, link)
+    answer = launch(tool, authorize(pending)[1], pending.cookie)
+    return answer.status == 200 and "Signed in" in answer.body
 
 
 def test_a_membership_that_cannot_be_trusted_changes_nothing(course: Path, tool: str, platform: Platform) -> None:
@@ -266,7 +355,13 @@ def test_the_lms_roster_reaches_the_gradebook_and_the_scores_go_back(course: Pat
                      env={"AUTOGRADER_SERVER": tool, "AUTOGRADER_TOKEN": token, "NO_COLOR": "1"}, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         assert api(tool, "/api/history", session)[1]["submissions"][0]["outcome"] == "graded"
+    # hw1's deadline is a week away: its scores are held back, unless the instructor releases the hidden verdicts
     done = grade("gradebook", "hw1", "--course", str(course), "--publish", str(course / "lms.toml"))
+    assert done.returncode == 0 and "held back: lti-stranger, s1, s2, s3:" in done.stdout, done.stdout + done.stderr
+    assert platform.scores == []
+    done = grade("gradebook", "hw1", "--course", str(course), "--publish", str(course / "lms.toml"),
+                 "--release-hidden")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "releasing the hidden checks' results of 4 of 4 students" in done.stdout
     sent = {score["userId"]: score.get("scoreGiven") for score in platform.scores}
     assert sent["lti-s3"] == 10.0 and "s3" not in sent

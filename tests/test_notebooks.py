@@ -237,7 +237,7 @@ def test_a_released_engine_exercise_grades_in_the_pack_alone(course: Path, tmp_p
                 f"submit (") in capsys.readouterr().out
     assert main([str(course / "tiny-engine" / "solution.py"), "--exercises", str(pack), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert (data["version"], data["score"], data["public_score"], data["hidden_points"]) == ("1.7", public, public,
+    assert (data["version"], data["score"], data["public_score"], data["hidden_points"]) == ("1.9", public, public,
                                                                                               hidden)
     assert data["exercises"][0]["hidden_points"] == hidden
     jsonschema.validate(data, report_schema())

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grader import __version__
 from grader.core.errors import GraderError
 from grader.core.text import clean, toml_string
 from grader.course.pack.release import release, with_advice
@@ -60,8 +61,9 @@ def test_the_pack_lists_exactly_the_files_it_wrote(pack: tuple[Path, list[Path]]
                        "exercises/first-gradient/exercise.yaml", "exercises/first-gradient/expected.json",
                        "exercises/first-gradient/mistakes.json", "exercises/first-gradient/starter.py",
                        "exercises/node-mul/exercise.yaml", "exercises/node-mul/mistakes.json",
-                       "exercises/node-mul/starter.py",
-                       "first-gradient.ipynb", "first-gradient.py", "node-mul.ipynb", "node-mul.py", "pair.ipynb"]
+                       "exercises/node-mul/starter.py", "exercises/pack.json",
+                       "first-gradient.ipynb", "first-gradient.py", "node-mul.ipynb", "node-mul.py", "pair.ipynb",
+                       f"wheels/autograd_grader-{__version__}-py3-none-any.whl"]
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)
@@ -178,11 +180,13 @@ def test_advice_under_a_one_line_docstring_or_a_file_that_does_not_parse_is_a_co
 
 def test_the_packs_readme_says_how_to_install_check_and_what_hidden_checks_and_time_limits_mean(
         course: Path, pack: tuple[Path, list[Path]], tmp_path: Path) -> None:
-    from grader import __version__
     from grader.course.pack.export import TORCH_PIN
 
     text = (pack[0] / "README.md").read_text(encoding="utf-8")
-    assert f'pip install "autograd-grader=={__version__}"' in text
+    # the grader from the pack itself (no index has it), only its dependencies from the student's index
+    wheel = f"wheels/autograd_grader-{__version__}-py3-none-any.whl"
+    assert f"pip install ./{wheel}   # the grader, from this folder" in text and (pack[0] / wheel).is_file()
+    assert "autograd-grader==" not in text
     assert f"pip install torch=={TORCH_PIN} --index-url https://download.pytorch.org/whl/cpu" in text
     assert "torch is needed by first-gradient only" in text  # node-mul never imports it
     assert "grade node-mul.py" in text and "grade pair.ipynb" in text
@@ -195,9 +199,11 @@ def test_the_packs_readme_says_how_to_install_check_and_what_hidden_checks_and_t
                f"{hidden:g} | {original.time_limit:g} s |" in text
     assert "## Hidden checks" in text and "graded after you submit" in text
     assert "## Time limits" in text and "Your code did not finish within" in text
-    # an engine exercise alone needs no torch, and the README says nothing of it
+    # an engine exercise alone runs no torch, but the grader installs with it: the CPU build, said so
     alone = release(Catalog(course), tmp_path, ["node-mul"], [])
-    assert "torch" not in (tmp_path / "README.md").read_text(encoding="utf-8") and tmp_path / "README.md" in alone
+    text = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert f"pip install torch=={TORCH_PIN} --index-url" in text and "no exercise of this folder runs it" in text
+    assert tmp_path / "README.md" in alone
 
 
 def test_markdown_in_released_notebooks_shows_dunder_names_as_code(course: Path, pack: tuple[Path, list[Path]]) -> None:

@@ -34,13 +34,13 @@ def test_a_new_scalar_exercise_says_what_is_left_and_validates_once_filled_in(
     assert "grade validate --exercises" in capsys.readouterr().out
     folder = course / "node-times"
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.*")) == [
-        "exercise.yaml", "mutants/example.py", "solution.py", "starter.py"]
+        "exercise.yaml", "mutants/example.py", "solution.py", "starter.py", "variants/example.py"]
     # a process of its own: validate's mutant cache is per process, and the files change below
     run = subprocess.run([sys.executable, "-m", "grader", "validate", "--seeds", "1", "--exercises", str(course),
                           "node-times"], capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 1, run.stderr
     left = [line.strip() for line in run.stdout.splitlines() if line.strip().startswith("✗")]
-    assert sum(text.startswith("✗ still to do: ") for text in left) == 5
+    assert sum(text.startswith("✗ still to do: ") for text in left) == 6
     assert any(f"{folder / 'mutants' / 'example.py'}, line 5: put one known mistake" in t for t in left)
     assert any("1 mutants; the catalogue asks for at least 3" in t for t in left)
 
@@ -73,7 +73,8 @@ def test_a_new_torch_exercise_loads_and_lists_its_marks(tmp_path: Path) -> None:
     assert exercise.engine == "torch" and dict(exercise.defines) == {"cube": "function"}
     assert [t.split(", line")[0] for t in todos(exercise)] == [
         str(tmp_path / "cube-grad" / f) for f in
-        ("exercise.yaml", "exercise.yaml", "starter.py", "solution.py", "mutants/example.py")]
+        ("exercise.yaml", "exercise.yaml", "starter.py", "solution.py", "mutants/example.py",
+         "variants/example.py")]
 
 
 def test_new_like_an_existing_exercise_copies_it_renamed_with_marks(tmp_path: Path) -> None:
@@ -83,8 +84,9 @@ def test_new_like_an_existing_exercise_copies_it_renamed_with_marks(tmp_path: Pa
     # every mutant of the original, not the first alone
     assert exercise.contract.class_name == "Value" and len(exercise.mutants) == 3
     assert sorted(m.path.name for m in exercise.mutants) == ["no_chain_factor.py", "no_sign.py", "overwrite.py"]
+    assert [v.name for v in exercise.variants] == ["kahn.py", "stack_sort.py"]  # and every variant
     assert exercise.starter.read_text(encoding="utf-8").startswith("# exercise: value-div\n")
-    assert len(todos(exercise)) == 6  # spec, starter, solution, three mutants
+    assert len(todos(exercise)) == 8  # spec, starter, solution, three mutants, two variants
 
 
 @pytest.mark.parametrize(("argv", "says"), [

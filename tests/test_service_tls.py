@@ -98,8 +98,10 @@ def test_grade_submit_verifies_the_servers_certificate_and_refuses_one_it_cannot
             assert "could not be verified" in refused.stderr and "--ca-file" in refused.stderr, refused.stderr
         history = server.submit(tokens["t1"], "--history", "--json", env={"AUTOGRADER_CA_FILE": str(ca)})
         assert len(json.loads(history.stdout)["submissions"]) == 1  # the refused uploads were never sent
-        plain = server.submit(tokens["t1"], "--status", env={"AUTOGRADER_SERVER": server.url.replace("https", "http"),
-                                                             "AUTOGRADER_SUBMIT_RETRIES": "0"})
+        downgraded = {"AUTOGRADER_SERVER": server.url.replace("https", "http"), "AUTOGRADER_SUBMIT_RETRIES": "0"}
+        plain = server.submit(tokens["t1"], "--status", env=downgraded)  # the token is bound to the https server
+        assert plain.returncode == 2 and f"first sent to {server.url}" in plain.stderr, plain.stderr
+        plain = server.submit(tokens["t1"], "--status", "--new-server", env=downgraded)
         assert plain.returncode == 2 and "cannot reach" in plain.stderr  # no plain HTTP beside it
     finally:
         server.stop()

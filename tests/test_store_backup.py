@@ -22,7 +22,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from service_helpers import SAMPLES, Postgres, Server, course_folder, grade, issue_tokens, postgres, wait_until
+from service_helpers import (
+    SAMPLES,
+    Postgres,
+    Server,
+    course_folder,
+    grade,
+    issue_tokens,
+    postgres,
+    serving,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 NODE_MUL = SAMPLES / "node-mul"
@@ -215,3 +225,103 @@ def test_a_postgresql_backup_taken_during_a_surge_restores_every_acknowledged_su
 def _pg_submissions(pg: Postgres, database: str) -> dict[int, str]:
     rows = pg.psql("SELECT id || ',' || sha256 FROM submissions", database=database).splitlines()
     return {int(line.split(",")[0]): line.split(",")[1] for line in rows}
+
+
+def test_a_restore_revives_no_revoked_credential(tmp_path: Path) -> None:
+    """A backup taken, then every token issued again (`grade tokens --again`: the old ones revoked, their sessions
+    ended), then the backup restored in place: the old token and its session stay refused, the new token works,
+    and `grade store restore` says which credentials it changed. The restore brought the revoked token and its
+    session back (200) and stopped the new one (401), and said nothing."""
+    from test_service_credentials import call, reissue, session_of
+
+    course = _course(tmp_path / "course")
+    old = issue_tokens(course)
+    dest = tmp_path / "backups" / "course.db"
+    server = Server(course, workers=0).start()
+    try:
+        session = session_of(server, old["b0"])
+        assert call(server, "GET", "/api/status", cookie=session).status == 200
+        done = grade("store", "backup", "--course", str(course), str(dest))
+        assert done.returncode == 0, done.stderr
+        new = reissue(course)
+        assert call(server, "GET", "/api/status", token=old["b0"]).status == 401
+    finally:
+        server.stop()
+    done = grade("store", "restore", "--course", str(course), "--force", str(dest))
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = done.stdout
+    assert f"revoked again: {len(STUDENTS)} token(s) revoked since the backup (b0, b1" in said, said
+    assert f"kept: {len(STUDENTS)} token(s) issued since the backup" in said, said
+    assert "ended every session and login link the backup held" in said, said
+    with serving(course, workers=0) as restored:
+        assert call(restored, "GET", "/api/status", token=old["b0"]).status == 401
+        assert call(restored, "GET", "/api/status", cookie=session).status == 401
+        assert call(restored, "GET", "/api/status", token=new["b0"]).status == 200
+
+
+def test_the_live_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    """Every student's code is in it: the SQLite file, its -wal and -shm, and its folder, as `grade serve` made them
+    under the usual umask (022); and a store made world-readable before is brought to 0600 when it is opened."""
+    import os
+    import stat
+
+    course = _course(tmp_path / "course")
+    tokens = issue_tokens(course)
+    store = course / "server" / "course.db"
+    old = os.umask(0o022)
+    try:
+        server = Server(course, workers=0).start()
+        try:
+            _upload(server.url, tokens["b0"], (NODE_MUL / "correct_lesson_style.py").read_bytes(), "k-1")
+            made = {p.name: stat.S_IMODE(p.stat().st_mode) for p in store.parent.glob("course.db*")}
+        finally:
+            server.stop()
+        assert made == {"course.db": 0o600, "course.db-wal": 0o600, "course.db-shm": 0o600}, made
+        assert stat.S_IMODE(store.parent.stat().st_mode) & 0o077 in (0, 0o055)  # made by grade tokens, or by us
+        store.chmod(0o644)
+        assert grade("tokens", "--course", str(course)).returncode == 0  # opened again
+        assert stat.S_IMODE(store.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_a_restore_names_every_missing_course_file_at_once(tmp_path: Path) -> None:
+    """A course restored on a new machine from its course.toml and roster alone: the restore names the exercises,
+    the course secret, the LMS registration and the tool's key together, and touches no store until they are
+    there."""
+    import shutil
+
+    from ags_platform import Platform, running
+    from lti_launch import lti_course, public_pem, tool_key
+    from service_helpers import ROOT
+
+    with running(Platform(client_id="grader-tool", key_id="tool-key-1",
+                          public_key=public_pem(tool_key(tmp_path)))) as platform:
+        course = lti_course(tmp_path / "course", platform, tmp_path / "tool.pem",
+                            deadline=(datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    shutil.move(tmp_path / "tool.pem", course / "tool.pem")
+    lms = course / "lms.toml"
+    lms.write_text(lms.read_text().replace(f'"{tmp_path / "tool.pem"}"', '"tool.pem"'))
+    shutil.copytree(ROOT / "exercises", course / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    toml = course / "course.toml"
+    toml.write_text(toml.read_text().replace(f'exercises = "{ROOT / "exercises"}"', 'exercises = "exercises"'))
+    issue_tokens(course)
+    Server(course, workers=0).start().stop()  # the store, and the course secret it makes at its first start
+    assert grade("store", "backup", "--course", str(course), str(tmp_path / "backup.db")).returncode == 0
+    restored = tmp_path / "restored"
+    restored.mkdir()
+    for name in ("course.toml", "roster.csv"):
+        shutil.copy(course / name, restored / name)
+    done = grade("store", "restore", "--course", str(restored), str(tmp_path / "backup.db"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    for named in ("exercises/ (the exercises", "course-secret (the course secret", "lms.toml (the LMS registration"):
+        assert named in done.stderr, (named, done.stderr)
+    shutil.copy(course / "lms.toml", restored / "lms.toml")  # now the key it names can be named too
+    done = grade("store", "restore", "--course", str(restored), str(tmp_path / "backup.db"))
+    for named in ("exercises/ (the exercises", "course-secret (the course secret", "tool.pem (the LTI tool's"):
+        assert named in done.stderr, (named, done.stderr)
+    assert not (restored / "server").exists()  # nothing was touched
+    for name in ("exercises", "course-secret", "tool.pem"):
+        (shutil.copytree if (course / name).is_dir() else shutil.copy)(course / name, restored / name)
+    done = grade("store", "restore", "--course", str(restored), str(tmp_path / "backup.db"))
+    assert done.returncode == 0 and "restored" in done.stdout, done.stdout + done.stderr

@@ -90,6 +90,8 @@ def test_an_instructor_runs_the_term_from_the_pages(platform: tuple[Platform, Pa
         time.sleep(1.1)
         row.locator("input[name=when]").fill(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S"))
         row.locator("button:text-is('Set')").click()
+        assert "This releases hidden results" in prof.inner_text("h1")  # it asks first: the deadline has passed
+        prof.click("button:text-is('Confirm: release them')")
         grant = prof.locator("form:has(button:text-is('Grant'))")
         grant.locator("select[name=student]").select_option("s3")
         grant.locator("input[name=days]").fill("2")
@@ -120,14 +122,17 @@ def test_an_instructor_runs_the_term_from_the_pages(platform: tuple[Platform, Pa
         exported = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
         assert {r["student"]: r["hw1"] for r in exported} == {"s1": "10", "s2": "7.5", "s3": "10"}
 
-        # the counted scores to the LMS's gradebook
+        # the counted scores to the LMS's gradebook, hw1's own column: s3's deadline (an extension) has not
+        # passed, so the page asks first, and the instructor sends every score
         prof.select_option("form[action='/instructor/publish'] select", "hw1")
         prof.click("button:text-is('Send the scores to the LMS')")
+        assert "has not passed for 1 of 3 students (1 by an extension)" in prof.inner_text("body")
+        prof.click("button:has-text('Send all 3')")
         assert "3 score(s) sent" in prof.inner_text(".notice")
         prof.goto(f"{tool}/instructor/deadlines")
         log = prof.inner_text("table >> nth=-1")
         assert all(word in log for word in ("deadline", "extension", "regrade", "publish", "prof"))
-    sent = {score["userId"]: score.get("scoreGiven") for score in lms.scores}
+    sent = {user: score.get("scoreGiven") for user, score in lms.column("hw1").items()}
     assert sent == {"lti-s1": 10.0, "lti-s2": 7.5, "lti-s3": 10.0}, sent
     after = _digest(course)  # the server wrote its own files (its secret, its store), and edited none of these
     assert {name: after.get(name) for name in files} == files and "course.toml" in files

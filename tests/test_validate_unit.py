@@ -194,3 +194,47 @@ def test_validating_an_exercise_does_not_depend_on_what_was_validated_before(tmp
     pristine = copy_of_node_mul(tmp_path / "pristine", "cache-twin")
     # the same exercise, a mutant fewer (an author who removed the twin, and validates again in the same session)
     assert failed(validate(pristine, sandbox)) == []
+
+
+# ---- fairness: correct answers written another way (grader.course.fairness) ----------------------------------
+
+
+def test_a_variant_that_loses_points_or_is_missing_fails_validate(tmp_path: Path, sandbox: Sandbox) -> None:
+    folder = copy_of_node_mul(tmp_path / "unfair", "unfair-mul")
+    shutil.copy(folder / "mutants" / "swapped_locals.py", folder / "variants" / "not_right.py")
+    validation = validate(folder, sandbox)
+    (found,) = [t for t in failed(validation) if t.startswith("variant not_right.py")]
+    assert found.startswith("variant not_right.py is a correct answer, but scores ") and " at seed 0: it loses '" \
+        in found
+    assert "variant kahn_closures.py scores full marks (10), unnamed, at every seed (1)" in passed(validation)
+    shutil.rmtree(folder / "variants")
+    (none,) = failed(validate(folder, sandbox))
+    assert none.startswith("no variants/: write at least one correct answer another way")
+
+
+def copy_of_first_gradient(parent: Path, exercise_id: str) -> Path:
+    folder = parent / exercise_id
+    shutil.copytree(ROOT / "exercises" / "first-gradient", folder)
+    spec = folder / "exercise.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("id: first-gradient", f"id: {exercise_id}"),
+                    encoding="utf-8")
+    return folder
+
+
+def test_float32_where_it_is_ill_conditioned_or_cannot_be_run_fails_validate(tmp_path: Path,
+                                                                            sandbox: Sandbox) -> None:
+    folder = copy_of_first_gradient(tmp_path, "saturated-gradient")
+    spec = folder / "exercise.yaml"
+    text = spec.read_text(encoding="utf-8")
+    saturating = "inputs: {x: {uniform: [1.5, 2.5]}, y: 0.0, w: positive, b: positive}"
+    assert saturating in text
+    spec.write_text(text.replace(saturating, "inputs: {x: {uniform: [8, 9]}, y: 0.0, w: {uniform: [1.6, 1.8]}, "
+                                             "b: {uniform: [1, 2]}}"), encoding="utf-8")
+    validation = validate(folder, sandbox)
+    (ill,) = [t for t in failed(validation) if "ill-conditioned" in t]
+    assert ill.startswith("probe 'a nearly saturated neuron': float32 is off by up to ")
+    # a solution in torch's default float32 has no float64 to make float32: nothing calibrates the checks
+    solution = folder / "solution.py"
+    solution.write_text(solution.read_text(encoding="utf-8").replace(", dtype=torch.float64", ""), encoding="utf-8")
+    assert any(t.startswith("precision: float32, but the solution names no float64")
+               for t in failed(validate(folder, sandbox)))

@@ -143,6 +143,11 @@ class Exercise:
     #: by dotted path; every other op a probe's result was built with is the course's reference
     library: Library | None = None
     grades: tuple[str, ...] = ()
+    #: the least precision a correct answer may compute in: a torch exercise whose starter, text or torch's default
+    #: make float32 tensors accepts float32, and its checks allow what float32 gives (grader.judge.precision)
+    precision: Literal["float64", "float32"] = "float64"
+    #: correct answers written another way (variants/*.py): `grade validate` proves each scores full marks, unnamed
+    variants: tuple[Path, ...] = ()
 
     @property
     def uses_torch(self) -> bool:

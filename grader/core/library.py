@@ -15,18 +15,24 @@ from pathlib import Path
 @dataclass(frozen=True, slots=True)
 class Graph:
     """How the library's tensors record what made them, so that a result can be evaluated again with the
-    course's reference ops (grader.judge.library.standin)."""
+    course's reference ops (grader.judge.library.standin). Attributes are dotted paths from a node
+    (minitorch's `history.last_fn`); None anywhere along one makes the node a leaf."""
 
     #: the dotted path of the class whose instances are graph nodes (needle.autograd.Value)
     node: str
-    #: the attribute holding the op that made a node (None on a leaf)
+    #: the attribute holding the op that made a node: an op object (needle) or an op class (minitorch)
     op: str = "op"
     #: the attribute holding the nodes it was made from
     inputs: str = "inputs"
-    #: the method that computes a node's value (with the student's own ops)
+    #: the attribute holding a node's value, or the method computing it (with the student's own ops)
     realize: str = "realize_cached_data"
     #: a module flag that defers computing while it is true (needle.autograd.LAZY_MODE), or None
     lazy: str | None = None
+    #: the op's method that computes a value from its inputs' values (needle's compute, minitorch's forward)
+    compute: str = "compute"
+    #: the dotted path of the library's context class, or None: where given, `compute` is called on the op's
+    #: class with a new context first (minitorch's ScalarFunction.forward(ctx, *values))
+    context: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +48,9 @@ class Library:
     #: the repository a student starts from, for `grade release` and `grade validate`
     starter: Path | None
     graph: Graph | None = None
+    #: files of the starter, the course's own and public (module 0's operators), whose functions stand in for the
+    #: student's of the same name: so a bug there, graded before, costs nothing here (grader.run.read.given)
+    given: tuple[str, ...] = ()
 
 
 def last_name(dotted: str) -> str:

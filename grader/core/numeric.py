@@ -20,6 +20,10 @@ class Tolerance:
             return got == expected
         return abs(got - expected) <= self.atol + self.rtol * abs(expected)
 
+    def widened(self, other: Tolerance) -> Tolerance:
+        """A tolerance that lets through whatever this one or `other` does: the larger of each term."""
+        return Tolerance(rtol=max(self.rtol, other.rtol), atol=max(self.atol, other.atol))
+
 
 #: student vs reference, float64 on both sides (autograd-mistakes.md 3.4)
 DEFAULT_TOLERANCE = Tolerance(rtol=1e-6, atol=1e-9)

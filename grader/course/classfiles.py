@@ -64,7 +64,8 @@ def write_class_files(out: Path, catalog: Catalog | None, manifest: Manifest | N
     else:
         gradebook = [total] if manifest.columns == "total" else [total, *columns]
     summary = class_summary(rows, columns, not_on_roster=manifest.not_on_roster if manifest else (),
-                            skipped=manifest.ignored if manifest else ())
+                            skipped=manifest.ignored if manifest else (),
+                            marked_late=manifest.marked_late if manifest else ())
     sweep(out)
     atomic(out / "gradebook.csv", gradebook_csv(rows, gradebook, total=total.id if total else None), durable=True)
     atomic(out / "junit.xml", junit_xml([(r.student.id, r.report) for r in rows]), durable=True)
@@ -86,9 +87,10 @@ def exercise_columns(rows: Sequence[StudentReport], catalog: Catalog | None) -> 
 
 def _total(manifest: Manifest | None, columns: Sequence[ExerciseColumn]) -> ExerciseColumn | None:
     """The assignment's one column, worth its exercises' points together: what the LMS's assignment holds."""
-    if manifest is None or manifest.assignment is None:
+    title = None if manifest is None else manifest.column or manifest.assignment
+    if title is None:
         return None
-    return ExerciseColumn(manifest.assignment, manifest.assignment, round(sum(c.points for c in columns), 6))
+    return ExerciseColumn(title, title, round(sum(c.points for c in columns), 6))
 
 
 def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> ClassFiles:

@@ -44,6 +44,8 @@ class Entry:
     missing: bool = False
     #: the submissions folder, which reports name files relative to
     root: Path = Path()
+    #: the LMS's download marked it late (Canvas's _LATE)
+    late: bool = False
 
     @property
     def digest(self) -> str:
@@ -59,6 +61,11 @@ class ClassList:
     #: entries that are no one's submission in this layout (README.md, a file outside the LMS's naming)
     ignored: tuple[str, ...] = ()
     roster_sha256: str = ""
+
+    @property
+    def marked_late(self) -> tuple[str, ...]:
+        """The students whose submission the download marked late."""
+        return tuple(e.student.id for e in self.entries if e.late)
 
     def fingerprint(self) -> str:
         """The whole class as found, before any shard: every shard of one batch must have seen the same."""
@@ -93,7 +100,7 @@ def discover(folder: Path, roster_path: Path | None = None, names: Names | None 
 
 def _match(download: Download, roster: Roster | None) -> tuple[list[Entry], list[str]]:
     if roster is None:
-        return [Entry(_student(f), f.files, f.origin) for f in download.found], []
+        return [Entry(_student(f), f.files, f.origin, late=f.late) for f in download.found], []
     entries, strangers = [], []
     matched: set[str] = set()
     for found in download.found:
@@ -102,7 +109,7 @@ def _match(download: Download, roster: Roster | None) -> tuple[list[Entry], list
             strangers.append(found.origin)
             continue
         matched.add(student.id)
-        entries.append(Entry(student, found.files, found.origin))
+        entries.append(Entry(student, found.files, found.origin, late=found.late))
     entries += [Entry(s, (), missing=True) for s in roster.students if s.id not in matched]
     return entries, strangers
 

@@ -37,6 +37,8 @@ class ClassRequest:
     force: bool = False
     jobs: int = 1
     columns: Columns | None = None
+    #: the total's column title (the LMS's assignment), where not the assignment's id
+    column: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,11 +85,12 @@ def plan_class(request: ClassRequest, catalog: Catalog) -> ClassPlan:
     manifest = Manifest(
         grader_version=__version__, setup=fingerprint, exercises=setup.exercise_ids, assignment=setup.assignment,
         seed=setup.seed, devices=setup.devices, time_limit=setup.time_limit, names=klass.names,
-        columns=request.columns or ("total" if setup.assignment else "exercises"),
+        columns=request.columns or ("total" if setup.assignment or request.column else "exercises"),
         roster_sha256=klass.roster_sha256, klass=klass.fingerprint(), shard=which,
         students=tuple(e.student.id for e in entries),
         folders=tuple(folder_of(Path(), e.student).name for e in entries),
-        not_on_roster=klass.not_on_roster, ignored=klass.ignored, secret=setup.secret_id)
+        not_on_roster=klass.not_on_roster, ignored=klass.ignored, secret=setup.secret_id,
+        column=request.column, marked_late=klass.marked_late)
     _one_class(request, manifest, klass)
     request.out.mkdir(parents=True, exist_ok=True)
     atomic(request.out / MANIFEST, manifest.to_json(), durable=True)

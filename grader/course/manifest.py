@@ -49,6 +49,11 @@ class Manifest:
     #: the id of the course secret each submission's seed was drawn from (grader.core.seeds.secret_id);
     #: None: every submission got `seed`
     secret: str | None = None
+    #: the total's column title in gradebook.csv (grade batch --column), if not the assignment's id
+    column: str | None = None
+    #: students whose submission the LMS's download marked late (Canvas's _LATE), which a batch
+    #: grades as any other
+    marked_late: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         data = {"version": MANIFEST_VERSION, **asdict(self)}
@@ -63,8 +68,13 @@ class Manifest:
 AGREE = (("grader_version", "grader version"), ("exercises", "exercises"), ("assignment", "assignment"),
          ("seed", "seed"), ("secret", "course secret"),
          ("devices", "devices"), ("time_limit", "time limit"), ("setup", "exercise specs"),
-         ("names", "--names"), ("columns", "gradebook columns"), ("roster_sha256", "roster"),
+         ("names", "--names"), ("columns", "gradebook columns"), ("column", "--column"),
+         ("roster_sha256", "roster"),
          ("klass", "submissions"))
+
+
+#: fields batches before them did not write
+_LATER = frozenset({"secret", "column", "marked_late"})
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -79,10 +89,13 @@ def read_manifest(folder: Path) -> Manifest:
     if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION:
         raise GraderError(f"{path}: written by another version of the grader; grade that batch again.")
     try:
-        values: dict[str, Any] = {f.name: data[f.name] for f in fields(Manifest) if f.name != "secret"}
+        values: dict[str, Any] = {f.name: data[f.name] for f in fields(Manifest)
+                                  if f.name not in _LATER}
     except KeyError as exc:
         raise GraderError(f"{path}: lacks {exc}; grade that batch again.") from None
     values["secret"] = data.get("secret")  # batches before seeds drawn from a secret had none
+    values["column"] = data.get("column")
+    values["marked_late"] = tuple(data.get("marked_late") or ())
     for name in ("exercises", "devices", "students", "folders", "not_on_roster", "ignored"):
         values[name] = tuple(values[name])
     values["shard"] = tuple(values["shard"]) if values["shard"] is not None else None

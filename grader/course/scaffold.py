@@ -21,7 +21,7 @@ Engine = Literal["scalar", "torch"]
 
 
 def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: Exercise | None = None) -> list[Path]:
-    """Write `root/exercise_id/` (spec, starter, solution, one example mutant); the files written."""
+    """Write `root/exercise_id/` (spec, starter, solution, one example mutant and variant); the files written."""
     if not re.fullmatch(ID_PATTERN, exercise_id):
         raise GraderError(f"{exercise_id!r} cannot be an exercise id: use lower-case letters, digits and '-' "
                           f"(node-div, value-tanh).")
@@ -29,11 +29,13 @@ def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: 
     if folder.exists():
         raise GraderError(f"{folder} exists already; choose another id, or edit that exercise.")
     (folder / "mutants").mkdir(parents=True)
+    (folder / "variants").mkdir()
     if like is not None:
         return _copy(like, folder, exercise_id)
     templates = resources.files("grader").joinpath(f"templates/{engine}")
     written = []
-    for name, target in (*((n, n) for n in TEMPLATE_FILES), ("mutant.py", "mutants/example.py")):
+    for name, target in (*((n, n) for n in TEMPLATE_FILES), ("mutant.py", "mutants/example.py"),
+                         ("variant.py", "variants/example.py")):
         text = Template(templates.joinpath(f"{name}.tmpl").read_text(encoding="utf-8")).substitute(id=exercise_id)
         path = folder / target
         path.write_text(text, encoding="utf-8")
@@ -42,7 +44,8 @@ def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: 
 
 
 def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
-    """The existing exercise's spec, starter, solution and every mutant, renamed, with marks where to start."""
+    """The existing exercise's spec, starter, solution, every mutant and variant, renamed, with marks where to
+    start."""
     header = re.compile(rf"^# exercise: {re.escape(like.id)}$", re.M)
     spec = like.spec_path.read_text(encoding="utf-8")
     spec = re.sub(rf"^id: {re.escape(like.id)}$", f"id: {exercise_id}", spec, count=1, flags=re.M)
@@ -60,6 +63,11 @@ def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
         written.append(_write(folder / "mutants" / mutant.path.name,
                               f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {mutant.mistake}; make it a mistake "
                               f"of this exercise, then delete this line.\n"))
+    for variant in like.variants:  # each is a correct answer of the other exercise: one of this one's, once edited
+        text = header.sub(f"# exercise: {exercise_id}", variant.read_text(encoding="utf-8"), count=1)
+        written.append(_write(folder / "variants" / variant.name,
+                              f"{text.rstrip()}\n# {MARK}: {like.id}'s variant {variant.name}; make it a correct "
+                              f"answer of this exercise written another way, then delete this line.\n"))
     return written
 
 
@@ -71,7 +79,7 @@ def _write(path: Path, text: str) -> Path:
 def todos(exercise: Exercise) -> list[str]:
     """'file, line N: what to do' for each `TODO(grade new)` mark left in the exercise's files."""
     files = [exercise.spec_path, exercise.starter, *([exercise.solution] if exercise.solution else []),
-             *(m.path for m in exercise.mutants)]
+             *(m.path for m in exercise.mutants), *exercise.variants]
     found = []
     for path in files:
         if path.is_dir():  # a library course's repositories: grade new writes no marks there

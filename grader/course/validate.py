@@ -1,33 +1,34 @@
-"""Prove an exercise sound: its oracles agree, its solution scores full marks, every mutant loses points."""
+"""Prove an exercise sound: its oracles agree, its solution scores full marks, every mutant loses points; and fair
+(grader.course.fairness): every correct answer of its variants/ scores full marks, unnamed."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 
-from grader.core.compare import compare, fmt_points, show
+from grader.core.compare import compare, fmt_points
 from grader.core.errors import GraderError
 from grader.core.exercise import Device, Exercise
-from grader.core.values import Array, ErrorInfo, Number, Seq, Text, Value
+from grader.core.values import Array, ErrorInfo, Number, Value
+from grader.course.fairness import float32_calibrated, variants_hold
+from grader.course.printed import printed_numbers
 from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
 from grader.judge.diagnose.slips import to_write
-from grader.judge.grading import ALL_DEVICES, cuda_available, grade_submission
+from grader.judge.grading import ALL_DEVICES, ExpectedCache, cuda_available, grade_submission
 from grader.judge.library.repositories import submission_of
 from grader.judge.mistake_runs import MutantCache
 from grader.judge.oracle import expected_values
 from grader.judge.report import ExerciseResult
 from grader.judge.uses import BASE, INTERFACE, allowed, probe_uses
 from grader.run.inputs import draw_inputs
+from grader.run.read.load import Submission
 from grader.run.sandbox import Sandbox
 
 MIN_MUTANTS = 3
 #: an expected value this many times atol or closer to zero (but not zero) is rounding noise
 NOISE_SCALE = 10
-#: a printed number is reproduced when it matches to the last digit the lesson shows
-PRINTED_SLACK = 0.5
 ORACLES = {
     "scalar": "the reference engine and torch's float64 engine",
     "torch": "the solution on the CPU in float64",
@@ -53,23 +54,33 @@ class Validation:
 
 
 def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
-                      devices: Sequence[Device] = ALL_DEVICES) -> Validation:
-    # The mutants' runs are shared by this exercise's gradings only: another exercise of the same id (an
-    # author's edited copy, validated again in one process) has other mutants.
+                      devices: Sequence[Device] = ALL_DEVICES,
+                      variant_seeds: Sequence[int] | None = None) -> Validation:
+    """`variant_seeds`: the seeds each correct answer of variants/ is graded at (grader.course.fairness);
+    `seeds` where None."""
+    # The mutants' runs and the expected values are shared by this exercise's gradings only: another exercise of
+    # the same id (an author's edited copy, validated again in one process) has other mutants.
     _MUTANTS.clear()
+    _EXPECTED.clear()
+
+    def grade(submission: Submission, seed: int) -> tuple[ExerciseResult, tuple[str, ...]]:
+        return _grade(exercise, sandbox, submission, seed, devices)
+
     findings = [
         *[Finding(False, f"still to do: {todo}") for todo in todos(exercise)],
         *_course_ops_proven(exercise),
         *_oracles_agree(exercise, seeds),
+        *[Finding(*found) for found in float32_calibrated(exercise, seeds)],
         *_cuda_agrees(exercise, seeds, devices),
         *_tensor_twin_on_cuda(exercise, seeds, devices),
         *_array_probe_rules(exercise),
         *degenerate_probes(exercise, seeds),
-        *_printed_numbers(exercise),
+        *[Finding(*found) for found in printed_numbers(exercise)],
         *_probes_use_what_is_taught(exercise),
         _solution_full_marks(exercise, sandbox, seeds, devices),
         _starter_incomplete(exercise, sandbox, seeds[0], devices),
         *_mutants_lose_points(exercise, sandbox, seeds, devices),
+        *[Finding(*found) for found in variants_hold(exercise, grade, variant_seeds or seeds)],
     ]
     return Validation(exercise.id, tuple(findings))
 
@@ -226,61 +237,17 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
     return [Finding(True, "every tensor input's dimensions differ from each other (broadcast axes aside)")]
 
 
-def _printed_numbers(exercise: Exercise) -> list[Finding]:
-    """Each number a lesson prints must come out of the reference, to the digits the lesson shows."""
-    findings: list[Finding] = []
-    printing = [(i, p) for i, p in enumerate(exercise.probes) if p.printed]
-    if not printing:
-        return findings
-    expected = expected_values(exercise, draw_inputs(exercise, 0))
-    for index, probe in printing:
-        if any(spec.kind != "literal" and not spec.values for spec in probe.inputs):
-            findings.append(Finding(False, f"probe '{probe.name}' lists printed numbers but has random inputs"))
-            continue
-        observations = expected[index].observations
-        for label, printed in probe.printed:
-            got = None if isinstance(observations, ErrorInfo) else observations.get(label)
-            shown = printed if isinstance(printed, str) else ", ".join(printed)
-            if got is not None and _reproduces(got, printed):
-                findings.append(Finding(True, f"the lesson's {label} = {shown} is reproduced ({show(got)})"))
-            else:
-                findings.append(Finding(False, f"the lesson's {label} = {shown} is not reproduced: the reference "
-                                               f"gives {show(got) if got is not None else 'nothing'}"))
-    return findings
-
-
-def _reproduces(got: Value, printed: str | tuple[str, ...]) -> bool:
-    if isinstance(printed, tuple):
-        return isinstance(got, Seq) and got.items == tuple(Text(t) for t in printed)
-    number = _as_printed(printed)
-    if number is None:
-        return got == Text(printed)
-    want, slack = number
-    value = got.value if isinstance(got, Number) else got.data[0] if isinstance(got, Array) and got.shape == () \
-        else None
-    return value is not None and abs(value - want) <= slack
-
-
-def _as_printed(text: str) -> tuple[float, float] | None:
-    """The number a lesson printed, and how far off it may be given the digits it shows; None for text."""
-    try:
-        if "/" in text:  # an exact fraction such as 4/9
-            return float(Fraction(text)), 1e-12
-        number = float(text)
-    except (ValueError, ZeroDivisionError):
-        return None
-    decimals = len(text.partition(".")[2]) if "." in text else 0
-    return number, PRINTED_SLACK * 10.0**-decimals
-
-
-#: what each mutant gives, shared by every grading of one exercise's validation (cleared for each)
+#: what each mutant gives and the expected values, shared by every grading of one exercise's validation (cleared
+#: for each)
 _MUTANTS: MutantCache = {}
+_EXPECTED: ExpectedCache = {}
 
 
-def _grade(exercise: Exercise, sandbox: Sandbox, path: Path, seed: int,
+def _grade(exercise: Exercise, sandbox: Sandbox, path: Path | Submission, seed: int,
            devices: Sequence[Device]) -> tuple[ExerciseResult, tuple[str, ...]]:
     """The exercise's result, and the problems of the file as a whole (it did not load...)."""
-    graded = grade_submission(sandbox, submission_of(exercise, path), [exercise], seed=seed, devices=devices,
+    submission = path if isinstance(path, Submission) else submission_of(exercise, path)
+    graded = grade_submission(sandbox, submission, [exercise], seed=seed, devices=devices, cache=_EXPECTED,
                               mutant_cache=_MUTANTS)
     return graded.exercises[0], graded.problems + graded.exercises[0].problems
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from grader.core.compare import compare, show
 from grader.core.exercise import Device, Exercise, Probe
 from grader.core.numeric import Tolerance
-from grader.core.values import ErrorInfo
+from grader.core.values import ErrorInfo, Value
 from grader.judge.diagnose.hints import hint_for
 from grader.judge.names import Definitions, probe_reads
 from grader.judge.oracle import Expected
 from grader.judge.plain import plain, plain_got, plain_input
+from grader.judge.precision import relative_difference
 from grader.judge.report import Cause, CauseKind, CheckResult, ExerciseResult, ObservationResult, Status
 from grader.judge.rules import Violation
 from grader.judge.run_rules import rule_breaks
@@ -239,6 +240,7 @@ class _Maker:
         cause = cause or Cause("passed" if status == "passed" else "wrong-value")
         if hidden and status == "failed":
             problem = HIDDEN_FAILED
+            cause = Cause(cause.kind) if cause.kind == "precision" else cause  # how far off says what was expected
         elif hidden and status == "error" and ran:  # what it ran into is its own run's: a check not run says why
             problem = HIDDEN_GRADER_ERROR if cause.kind == "grader" else HIDDEN_ERROR  # from the public run
             cause = Cause(cause.kind, cause.detail if cause.kind in ("rule", "missing-name", "grader") else "")
@@ -292,7 +294,7 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
                                                   ok=False, problem="nothing was observed",
                                                   expected_value=plain(want)))
             continue
-        problem = compare(want, got, tolerance)
+        problem = compare(want, got, expected.tolerance(label, tolerance))
         observations.append(ObservationResult(label=label, expected=show(want), got=show(got),
                                               ok=problem is None, problem=problem or "",
                                               expected_value=plain(want), got_value=plain_got(got, want)))
@@ -304,8 +306,28 @@ def _compare_observations(expected: Expected, probe_run: ProbeRun, tolerance: To
                     if isinstance(got := got_all.get(o.label), ErrorInfo) and (hint := hint_for(got, engine))})
     text = "; ".join(f"{o.label}: {o.problem}" for o in wrong) + "."
     raised = next((got for o in wrong if isinstance(got := got_all.get(o.label), ErrorInfo)), None)
-    return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations),
-                cause=None if raised is None else error_cause(raised))
+    cause = error_cause(raised) if raised is not None else precision_cause(expected, got_all, tolerance)
+    return make("failed", text + "".join(f" Hint: {h}" for h in hints), score, tuple(observations), cause=cause)
+
+
+def precision_cause(expected: Expected, got: Mapping[str, Value], tolerance: Tolerance) -> Cause | None:
+    """Cause("precision") where every wrong value is within what float32 arithmetic gives at these inputs
+    (grader.judge.precision): the check failed for precision alone, which names no mistake. Its detail is the
+    largest relative difference and the relative tolerance the check allowed, "D A"."""
+    want_all = expected.observations
+    if not expected.float32 or isinstance(want_all, ErrorInfo):
+        return None
+    difference, allowed = 0.0, 0.0
+    for label, want in want_all.items():
+        value = got.get(label)
+        checked = expected.tolerance(label, tolerance)
+        if value is not None and compare(want, value, checked) is None:
+            continue
+        if value is None or compare(want, value, expected.explained(label, tolerance)) is not None:
+            return None
+        difference = max(difference, relative_difference(want, value))
+        allowed = max(allowed, checked.rtol)
+    return Cause("precision", f"{difference:.2g} {allowed:.2g}")
 
 
 def _not_scored(check: CheckResult) -> CheckResult:

@@ -10,7 +10,7 @@ from pathlib import Path
 from grader.core.exercise import Device, Exercise
 from grader.judge.check import ExerciseRun, Run, check_exercise, run_problems
 from grader.judge.diagnose.faults import Fault, faults, hides_more
-from grader.judge.diagnose.localize import SEEDED, STEP, localize
+from grader.judge.diagnose.localize import OUT_OF_TIME, SEEDED, STEP, localize
 from grader.judge.diagnose.public_diagnosis import diagnose_both
 from grader.judge.diagnose.released_mistakes import stored_seed
 from grader.judge.expected_cache import ExpectedStore
@@ -24,6 +24,7 @@ from grader.judge.hidden_runs import (
     run_hidden_part,
 )
 from grader.judge.library.standin import observed
+from grader.judge.library.trace import traced
 from grader.judge.mistake_runs import MutantCache, keep, mistakes_later
 from grader.judge.names import Definitions, definitions
 from grader.judge.oracle import Expected, expected_values
@@ -39,8 +40,6 @@ ALL_DEVICES: tuple[Device, ...] = ("cpu", "cuda")
 _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 #: what CUDA needs to exist: NVIDIA's driver (also in containers), WSL's GPU, ROCm's (torch.cuda on AMD)
 _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg", "/dev/kfd")
-#: the stops that spent a run's time: the wall clock, or the CPU time
-_OUT_OF_TIME = frozenset({"timeout", "cpu"})
 
 
 def grade(path: Path | Submission, exercises: Sequence[Exercise], *, seed: int = 0,
@@ -114,6 +113,7 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         runs[launch[0]] = first.results()
     hidden: dict[Device, list[RunResult]] = {}
     views: dict[Device, list[ExerciseRun]] = {}
+    sent: list[GroupRun | None] = [None] * len(groups)  # the first device's, as the child sent it (traced)
     for device in launch:
         if device not in runs:
             runs[device] = sandbox.start(submission, groups, device=device, time_limit=time_limit,
@@ -124,11 +124,16 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
         elif has_hidden(groups, device):
             hidden_part, hidden[device] = run_hidden_part(sandbox, submission, groups, device, time_limit,
                                                           runs[device])
-        views[device] = [ExerciseRun(run, observed(g.exercise, join_parts(g.exercise, run.groups[k], h)))
-                         for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
+        joined = [join_parts(g.exercise, run.groups[k], h)
+                  for g, (run, k), h in zip(groups, runs[device], hidden_part, strict=True)]
+        if device == launch[0]:
+            sent = list(joined)
+        views[device] = [ExerciseRun(run, observed(g.exercise, group))
+                         for g, (run, _), group in zip(groups, runs[device], joined, strict=True)]
 
     results = []
     static_notes: tuple[str, ...] = ()
+    unfinished: list[str] = []  # the exercises whose localization ran out of time twice (_localizer)
     # the syntax tree's facts, for what errors and missing names mean: read once, and only if needed
     needed = any(view.run.load_error or view.group.missing or any(p is not None and p.error is not None
                                                                     for p in view.group.probes)
@@ -151,14 +156,17 @@ def grade_submission(sandbox: Sandbox, submission: Submission, exercises: Sequen
             mutants, slips = mistakes_later(sandbox, group, time_limit, mutant_cache)
             # code that ran out of time would run out again on the localization probes, and the student would
             # wait twice the limit for a name that a check without values cannot get anyway
-            timed_out = any(stop is not None and stop.kind in _OUT_OF_TIME for found in runs.values()
+            timed_out = any(stop is not None and stop.kind in OUT_OF_TIME for found in runs.values()
                             for run, k in [found[index]] for stop in (run.stop, run.groups[k].stop))
             result = diagnose_both(group.exercise, result, group.inputs, expected[index],
                                    {d: found[index].group for d, found in views.items()},
                                    mutants, frozenset(v.rule for v in violations), slips,
                                    defined, () if violations or timed_out else
-                                   _localizer(sandbox, submission, group, time_limit, defined))
+                                   _localizer(sandbox, submission, group, time_limit, defined, unfinished))
         results.append(result)
+    results = traced([g.exercise for g in groups], sent, results)
+    static_notes += tuple(f"Exercise {exercise_id}: your code ran out of time on the grader's own small probes of "
+                          f"each operation, twice; no rule is named from them." for exercise_id in unfinished)
     several = len(runs) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises' own engine's
     engines = {g.exercise.engine for g in groups}
@@ -210,19 +218,24 @@ def engine_integrity(runs: Iterable[RunResult]) -> list[str]:
 
 
 def _localizer(sandbox: Sandbox, submission: Submission, group: Group, time_limit: float | None,
-               defined: Definitions) -> Callable[[], tuple[Fault, ...]]:
+               defined: Definitions, unfinished: list[str]) -> Callable[[], tuple[Fault, ...]]:
     """How to localize the submission's faults: one more run in the sandbox, made only if a diagnosis asks.
 
     Never beside the hidden checks, though that would save a child: what a localization reads is quoted in
     the visible diagnosis, and a process that has run the hidden checks could write their inputs into it
-    (submissions/hostile/leaks_through_localization.py)."""
+    (submissions/hostile/leaks_through_localization.py). A localization that ran out of time twice is no
+    evidence (how far it got hangs on the machine's load): none of it is read, and the exercise goes in
+    `unfinished`, for a note."""
     def run() -> tuple[Fault, ...]:
         located = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=("",))
         if located is None:
             return ()
-        if hides_more(located):  # one more run, only where a missing seed or the walk may hide other faults
+        if not located.unfinished and hides_more(located):  # only where the seed or the walk may hide more
             more = localize(sandbox, submission, group.exercise, group.seed, time_limit, kinds=(SEEDED, STEP))
             located = located if more is None else located.merged(more)
+        if located.unfinished:
+            unfinished.append(group.exercise.id)
+            return ()
         return faults(located, defined.grad_overwrites, defined.stepped)
     return run
 

@@ -13,11 +13,14 @@ from grader.core.exercise import Exercise, Mutant
 from grader.judge.diagnose.diagnose import KnownMistakes, MutantRun, MutantRuns
 from grader.judge.diagnose.known_mistakes import mutant_facts, stamp
 from grader.judge.diagnose.likeness import passes
+from grader.judge.diagnose.localize import out_of_time
 from grader.judge.diagnose.released_mistakes import released_runs
 from grader.judge.diagnose.slips import SlipRun, slip_runs
 from grader.judge.hidden_runs import has_hidden, hidden_last, join_parts, part_of
 from grader.judge.library.standin import observed
 from grader.judge.oracle import Expected
+from grader.run.observed import RunResult
+from grader.run.read.load import Submission
 from grader.run.sandbox import Group, Sandbox, probes_to_run
 
 T = TypeVar("T")
@@ -45,10 +48,13 @@ class Mistakes:
         self._files: tuple[object, ...] | None = None
 
     def run(self, sandbox: Sandbox, mutant: Mutant, time_limit: float | None) -> MutantRun:
-        if mutant.path not in self._runs:
-            self._runs[mutant.path], stopped = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
-            self.stopped = self.stopped or stopped
-        return self._runs[mutant.path]
+        if mutant.path in self._runs:
+            return self._runs[mutant.path]
+        run, stopped = _run_one(sandbox, mutant, self.group, self.sides, time_limit)
+        self.stopped = self.stopped or stopped
+        if run.run is not None:  # one that ran out of time twice is asked again by the next diagnosis
+            self._runs[mutant.path] = run
+        return run
 
     def files(self) -> tuple[object, ...]:
         """The exercise and its files as they were first asked for (once per entry): what _FAILING is kept under."""
@@ -139,8 +145,9 @@ def _run_one(sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group],
     facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
     if facts is None:
         return MutantRun(mutant, None), False
-    results = [sandbox.launch(facts.submission, [side], device="cpu", time_limit=time_limit).result()
-               for side in sides]
+    results = [_twice_if_late(sandbox, facts.submission, side, time_limit) for side in sides]
+    if any(out_of_time(result) for result in results):  # how far it got is the machine's doing: no evidence
+        return MutantRun(mutant, None), True
     both = [result.groups[0] for result in results]
     stopped = any(result.stop is not None or result.groups[0].stop is not None for result in results)
     joined = observed(group.exercise, join_parts(group.exercise, both[0], both[1] if len(both) > 1 else None))
@@ -148,12 +155,22 @@ def _run_one(sandbox: Sandbox, mutant: Mutant, group: Group, sides: list[Group],
                      facts.faults, facts.distinctive), stopped
 
 
+def _twice_if_late(sandbox: Sandbox, submission: Submission, side: Group, time_limit: float | None) -> RunResult:
+    """A mistake's run; again where it ran out of time, which a busy machine alone can make it do."""
+    result = sandbox.launch(submission, [side], device="cpu", time_limit=time_limit).result()
+    if out_of_time(result):
+        result = sandbox.launch(submission, [side], device="cpu", time_limit=time_limit).result()
+    return result
+
+
 def _faults(sandbox: Sandbox, group: Group, time_limit: float | None) -> Mapping[str, frozenset[tuple[str, str]]]:
-    """Each known mistake's localized (method, how), run at this seed or not: what it is whatever the seed."""
+    """Each known mistake's localized (method, how), run at this seed or not: what it is whatever the seed. One whose
+    localization ran out of time twice is left out: its name is then withheld (grader.judge.diagnose.blame)."""
     found = {m.mutant.mistake: m.faults for m in released_runs(group.exercise, group.seed)}
     for mutant in group.exercise.mutants:
         facts = mutant_facts(sandbox, mutant, group.exercise, time_limit)
-        found[mutant.mistake] = facts.faults if facts is not None else frozenset()
+        if facts is None or not facts.unfinished:
+            found[mutant.mistake] = facts.faults if facts is not None else frozenset()
     return found
 
 

@@ -17,7 +17,7 @@ import random
 import types
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,9 +25,9 @@ from typing import Any
 from grader.core.compare import compare
 from grader.core.errors import GraderError
 from grader.core.exercise import MAX_FD_ELEMENTS, Exercise, Probe
-from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS
+from grader.core.numeric import ENGINE_AGREEMENT, FD_AGREEMENT, FD_EPS, Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value, error_from_data, error_to_data, from_data, to_data
-from grader.judge import scalar_engine
+from grader.judge import precision, scalar_engine
 from grader.run.child.execute import CompiledProbe, compile_probe, namespace, run_probe
 from grader.run.child.graph import value_reader
 from grader.run.child.reading import data_of
@@ -43,6 +43,20 @@ class Expected:
 
     observations: Mapping[str, Value] | ErrorInfo
     disagreements: tuple[str, ...] = ()
+    #: what float32 arithmetic of a correct answer may add to each observation's tolerance here, by label
+    #: (grader.judge.precision); empty where the solution has no float32 form
+    float32: Mapping[str, Tolerance] = field(default_factory=dict)
+    #: the exercise accepts float32 answers (`precision: float32`): its checks allow that slack too
+    accepts_float32: bool = False
+
+    def tolerance(self, label: str, declared: Tolerance) -> Tolerance:
+        """The tolerance the check of `label` scores with: the declared one, and float32's slack where accepted."""
+        return precision.explained(declared, self.float32.get(label)) if self.accepts_float32 else declared
+
+    def explained(self, label: str, declared: Tolerance) -> Tolerance:
+        """How far from the expected value precision alone explains a value: the declared tolerance, widened by
+        float32's slack whether or not the exercise accepts float32 (what a name's evidence must go beyond)."""
+        return precision.explained(declared, self.float32.get(label))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +83,39 @@ def expected_values(exercise: Exercise, inputs: tuple[Inputs, ...], *, seed: int
     # Grading a tensor exercise samples a few elements of each gradient (each probe can be a whole network);
     # validate checks them all.
     fd_elements = GRADING_FD_ELEMENTS if exercise.engine == "tensor" and not torch_engine else MAX_FD_ELEMENTS
+    float32 = _float32_oracle(exercise, device)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's advice to the probe's author is noise in a student's report
-        return tuple(_expected(exercise, probe, probe_inputs, oracles, probe_seed(seed, exercise.id, probe.name),
-                               fd_elements)
-                     for probe, probe_inputs in zip(exercise.probes, inputs, strict=True))
+        found = []
+        for probe, probe_inputs in zip(exercise.probes, inputs, strict=True):
+            at = probe_seed(seed, exercise.id, probe.name)
+            value = _expected(exercise, probe, probe_inputs, oracles, at, fd_elements)
+            if float32 is not None:
+                value = _calibrated(exercise, probe, probe_inputs, value, float32, at)
+            found.append(value)
+        return tuple(found)
+
+
+def _float32_oracle(exercise: Exercise, device: str) -> _Oracle | None:
+    """A torch exercise's solution with its float64 made float32 (grader.judge.precision), where it names float64."""
+    if exercise.engine != "torch" or exercise.solution is None:
+        return None
+    source = precision.in_float32(exercise.solution.read_text(encoding="utf-8"))
+    if source is None:
+        return None
+    module = _load_module(exercise.solution.with_name("solution-float32.py"), source)
+    return _Oracle(f"solution in float32 ({device})", {name: getattr(module, name) for name, _ in exercise.defines},
+                   device)
+
+
+def _calibrated(exercise: Exercise, probe: Probe, inputs: Inputs, value: Expected, oracle: _Oracle,
+                seed: int) -> Expected:
+    """`value` with the slack float32 gives at these inputs: the float32 solution's distance, with a margin."""
+    if isinstance(value.observations, ErrorInfo):
+        return value
+    got = run_probe(_compiled(probe), namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed))
+    slack = {} if isinstance(got, ErrorInfo) else precision.slack(value.observations, got)
+    return dataclasses.replace(value, float32=slack, accepts_float32=bool(slack) and exercise.precision == "float32")
 
 
 def _oracles(exercise: Exercise, device: str, torch_engine: bool = True) -> list[_Oracle]:
@@ -126,20 +168,42 @@ def released_values(exercise: Exercise, seed: int) -> tuple[Expected, ...]:
 
 def expected_to_data(value: Expected) -> dict[str, Any]:
     """One probe's expected values as stored (a pack's expected.json, grader.judge.expected_cache): its
-    observations, or the error it raises; the disagreements are the storer's to keep."""
+    observations, or the error it raises, and float32's slack where there is one; the disagreements are the
+    storer's to keep."""
     observed = value.observations
     if isinstance(observed, ErrorInfo):
         return {"error": error_to_data(observed)}
-    return {"observations": {label: to_data(v) for label, v in observed.items()}}
+    stored: dict[str, Any] = {"observations": {label: to_data(v) for label, v in observed.items()}}
+    if value.float32:
+        stored["float32"] = {"accepted": value.accepts_float32,
+                             "slack": {label: [t.rtol, t.atol] for label, t in value.float32.items()}}
+    return stored
 
 
 def expected_from_data(entry: object, disagreements: tuple[str, ...] = ()) -> Expected:
-    """`expected_to_data` read back, as strictly as a child's reply: exactly one of its two forms."""
+    """`expected_to_data` read back, as strictly as a child's reply: exactly one of its forms."""
     if type(entry) is dict and set(entry) == {"error"}:
         return Expected(error_from_data(entry["error"]), disagreements)
-    if type(entry) is dict and set(entry) == {"observations"} and type(entry["observations"]) is dict:
-        return Expected({str(label): from_data(v) for label, v in entry["observations"].items()}, disagreements)
+    if type(entry) is dict and set(entry) in ({"observations"}, {"observations", "float32"}) \
+            and type(entry["observations"]) is dict:
+        observations = {str(label): from_data(v) for label, v in entry["observations"].items()}
+        accepted, slack = _float32_from_data(entry.get("float32", {"accepted": False, "slack": {}}), observations)
+        return Expected(observations, disagreements, float32=slack, accepts_float32=accepted)
     raise ValueError("stored expected values are neither observations nor an error")
+
+
+def _float32_from_data(data: object, observations: Mapping[str, Value]) -> tuple[bool, dict[str, Tolerance]]:
+    """A stored float32 slack: whether it is accepted, and each observation's [rtol, atol], finite and not below 0."""
+    if type(data) is not dict or set(data) != {"accepted", "slack"} or type(data["accepted"]) is not bool \
+            or type(data["slack"]) is not dict:
+        raise ValueError("a stored float32 slack is not {accepted, slack}")
+    slack = {}
+    for label, pair in data["slack"].items():
+        if label not in observations or type(pair) is not list or len(pair) != 2 \
+                or not all(type(x) is float and math.isfinite(x) and x >= 0 for x in pair):
+            raise ValueError(f"a stored float32 slack for {label!r} is not [rtol, atol]")
+        slack[label] = Tolerance(rtol=pair[0], atol=pair[1])
+    return data["accepted"], slack
 
 
 def solution_names(path: Path, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:

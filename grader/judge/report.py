@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
 
 Status = Literal["passed", "failed", "error", "skipped"]
-REPORT_VERSION = "1.7"
+REPORT_VERSION = "1.9"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,16 +49,18 @@ class RuleFault:
     how: How
 
 
-CauseKind = Literal["passed", "wrong-value", "exception", "not-attempted", "timeout", "cpu-time", "memory", "signal",
-                    "exit", "output-limit", "reply", "rule", "missing-name", "unreadable", "no-submission",
-                    "skipped", "grader"]
+CauseKind = Literal["passed", "wrong-value", "precision", "exception", "not-attempted", "timeout", "cpu-time",
+                    "memory", "signal", "exit", "output-limit", "reply", "rule", "missing-name", "unreadable",
+                    "no-submission", "skipped", "grader"]
 
 
 @dataclass(frozen=True, slots=True)
 class Cause:
     """Why a check scored what it did, for programs to read: formats, the class summary, an LMS.
 
-    `kind`: passed or wrong-value (it ran to the end); exception (the student's code raised `detail`, at
+    `kind`: passed or wrong-value (it ran to the end); precision (it ran to the end, and every wrong value is
+    within what float32 arithmetic gives there, grader.judge.precision: `detail` is "D A", the largest relative
+    difference and the relative tolerance the check allowed); exception (the student's code raised `detail`, at
     `line` of the submission where known); not-attempted (a starter's stub raised NotImplementedError);
     timeout, cpu-time, memory, signal, exit, output-limit and reply (the run was stopped, or its reply
     broke the protocol); rule (a source or autograd rule is broken); missing-name (`detail` names what
@@ -89,6 +91,18 @@ class Diagnosis:
     rule: RuleFault | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Where a failed integration check of a library course went wrong (grader.judge.library.trace)."""
+
+    #: the op it is traced to; with how == "own-check", every op it used whose own checks failed
+    ops: tuple[str, ...]
+    #: "value": the first wrong value came from the op; "own-check": the ops' own checks failed
+    how: Literal["value", "own-check"]
+    #: the ops' own failed checks, as "exercise: check"
+    checks: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CheckResult:
     name: str
@@ -113,6 +127,8 @@ class CheckResult:
     #: weighs the hidden checks' verdicts too): what its student sees before the deadline
     #: (grader.judge.diagnose.public_diagnosis); None where the two are the same
     public_diagnosis: Diagnosis | None = None
+    #: a failed integration check of a library course: the op it is traced to, where one is found
+    traced: Trace | None = None
 
     @property
     def message(self) -> str:

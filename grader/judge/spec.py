@@ -91,6 +91,9 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
     if "mutants" in data and not mutants_dir.is_dir():
         raise where.error(("mutants",), f"folder {mutants_dir} does not exist.")
     mutants = tuple(_mutant(p) for p in sorted(mutants_dir.glob("*.py"))) if mutants_dir.is_dir() else ()
+    if data.get("precision", "float64") != "float64" and data["engine"] != "torch":
+        raise where.error(("precision",), f"is for engine: torch exercises, whose answers may compute in float32; "
+                                          f"this one is engine: {data['engine']}. Remove it.")
     contract = _contract(data, where)
     course_ops = folder.parent / COURSE_OPS
     return Exercise(
@@ -118,6 +121,8 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         course_ops=course_ops if data["engine"] == "scalar" and course_ops.is_file() else None,
         library=library,
         grades=tuple(data.get("grades", ())),
+        precision=data.get("precision", "float64"),
+        variants=tuple(sorted((folder / "variants").glob("*.py"))),
     )
 
 

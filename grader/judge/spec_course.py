@@ -67,6 +67,11 @@ def course_library(path: Path) -> Library | None:
                 raise where.error(("package", key), f"folder {folder} does not exist.")
             folders[key] = folder
     graph = package.get("graph")
+    given = tuple(package.get("given", ()))
+    for index, rel in enumerate(given):
+        if "starter" not in folders or not (folders["starter"] / rel).is_file():
+            raise where.error(("package", "given", index), "is not a file of the starter; a given file is the "
+                                                            "course's own, handed out with the starter.")
     return Library(files=tuple(package["files"]), import_paths=tuple(package.get("import_paths", ["."])),
                    reference=folders["reference"], starter=folders.get("starter"),
-                   graph=Graph(**graph) if graph is not None else None)
+                   graph=Graph(**graph) if graph is not None else None, given=given)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TypedDict
 
 from grader.judge.report import Report
@@ -33,12 +33,17 @@ class Attention(TypedDict):
 
 
 def needs_attention(rows: Sequence[StudentReport], not_on_roster: Sequence[str] = (),
-                    skipped: Sequence[str] = ()) -> list[Attention]:
-    """Each kind of trouble the class has, with the students it concerns; kinds without any are left out."""
+                    skipped: Sequence[str] = (),
+                    marked_late: Collection[str] = ()) -> list[Attention]:
+    """Each kind of trouble the class has, with the students it concerns; kinds without any are left
+    out.
+    `marked_late`: the ids of students whose submission the LMS's download marked late."""
     groups: dict[str, list[Flagged]] = {kind: [] for kind, _, _ in _KINDS}
     for row in rows:  # by student id: the caller sorts them
         for kind, detail in _troubles(row):
             groups[kind].append(_flag(row, detail))
+        if row.student.id in marked_late:
+            groups["late"].append(_flag(row, "the LMS marked it late"))
     groups["not-on-roster"] = [Flagged(student="", name=origin, detail="not on the roster: not graded", link="")
                                for origin in not_on_roster]
     groups["skipped"] = [Flagged(student="", name=entry, detail="not a submission in the download's layout",
@@ -59,6 +64,10 @@ _KINDS = (
     ("isolation", "Graded with weaker isolation", "Their code was not fully confined, or its memory and process limits "
                                                   "held per process only: grade final submissions as root, in a "
                                                   "container, with a writable cgroup."),
+    ("late", "Marked late by the LMS",
+     "The download marks these submissions late (Canvas's _LATE). A batch applies no late policy: "
+     "they are graded and scored as any other. Apply yours in the LMS, or take uploads on the "
+     "course server, whose late policies count them."),
     ("not-on-roster", "Not on the roster", "Kept apart, not graded: add them to the roster and run again with "
                                            "--resume."),
     ("skipped", "Skipped entries", "In the submissions folder but not a submission in its layout, so not graded: "

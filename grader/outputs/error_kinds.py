@@ -90,7 +90,7 @@ _CAUSE_KINDS = {
 def check_error(check: CheckResult, exercise: ExerciseResult, report: Report) -> tuple[str, str] | None:
     """The error kind that cost this check its points, read from its cause, and the text that says it."""
     cause = check.cause
-    if cause.kind in ("passed", "wrong-value", "skipped", "no-submission"):
+    if cause.kind in ("passed", "wrong-value", "precision", "skipped", "no-submission"):
         return None
     if cause.kind == "exception":
         # a hidden check's exception keeps no type (the submission chooses it, grader.judge.hidden_runs)

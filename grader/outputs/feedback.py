@@ -11,13 +11,15 @@ from __future__ import annotations
 from grader.core.compare import fmt_points
 from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mistakes
 from grader.outputs.html_page import e, page, plural
+from grader.outputs.precision_note import precision_note, with_precision_note
 from grader.outputs.render_text import MASKED_INTRO, hidden_points_note
 from grader.outputs.students import Outcome, Student
 
 _WORD = {"passed": ("PASS", "pass"), "failed": ("FAIL", "fail"), "error": ("ERROR", "error"),
          "skipped": ("SKIP", "skip")}
 _STATE = {"unreadable": "Your submission could not be graded.", "missing": "No submission was received from you.",
-          "grader-error": "The grader failed on your submission; this is not your fault, and your instructor knows."}
+          "grader-error": "The grader failed on your submission; this is not your fault, and your instructor knows.",
+          "excused": "Your instructor excused you from this assignment."}
 
 _CSS = """
 body { max-width: 56em; }
@@ -60,7 +62,7 @@ def _header(report: Report, student: Student | None, outcome: Outcome) -> str:
              f"</span></p>"]
     if outcome != "graded":
         lines.append(f'<p class="problem">{e(_STATE[outcome])}</p>')
-    if outcome != "grader-error":
+    if outcome not in ("grader-error", "excused"):
         lines.append(f'<p class="score">Score: {fmt_points(report.score)}/{fmt_points(report.max_score)}'
                      f'{e(hidden_points_note(report))} '
                      f'<span class="meta">({passed} of {plural(len(counted), "check")} passed)</span></p>')
@@ -102,7 +104,7 @@ def check_detail(check: CheckResult) -> str:
     """What a check that did not pass is about, what ran, expected and got, and the likely mistake, as HTML."""
     if check.visibility == "hidden":  # what it is about and how it went; no inputs, code, values or diagnosis
         about = f'<p class="about">{e(check.about)}</p>' if check.about else ""
-        return f'{about}<p class="note">{e(check.problem)}</p>'
+        return f'{about}<p class="note">{e(with_precision_note(check.problem, check))}</p>'
     detail = []
     if check.about:
         detail.append(f'<p class="about">{e(check.about)}</p>')
@@ -124,6 +126,8 @@ def check_detail(check: CheckResult) -> str:
                       f"{why}</tr></thead><tbody>{rows}</tbody></table></div>")
     elif check.problem:
         detail.append(f'<p class="{"skip" if check.status == "skipped" else "fail"}">{e(check.problem)}</p>')
+    if precision_note(check):
+        detail.append(f'<p class="note">{e(precision_note(check))}</p>')
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
         sure = {"known-mistake": "a known mistake", "localized": "found by running each operation alone"}.get(

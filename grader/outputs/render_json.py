@@ -16,7 +16,10 @@ from grader.judge.report import (
     ObservationResult,
     Report,
     RuleFault,
+    Trace,
 )
+from grader.outputs.precision_note import with_precision_note
+from grader.outputs.trace_note import with_trace_note
 from grader.run.observed import Isolation
 
 
@@ -72,7 +75,7 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "status": check.status,
         "score": check.score,
         "max_score": check.max_score,
-        "message": check.message,
+        "message": with_trace_note(with_precision_note(check.message, check), check),
         "problem": check.problem,
         "visibility": check.visibility,
         "inputs": dict(check.inputs),
@@ -86,6 +89,8 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "diagnosis": None if check.diagnosis is None else _diagnosis_to_dict(check.diagnosis),
         "cause": {"kind": check.cause.kind, "detail": check.cause.detail, "line": check.cause.line},
         **({} if check.public_diagnosis is None else {"public_diagnosis": _diagnosis_to_dict(check.public_diagnosis)}),
+        **({} if check.traced is None else {"traced": {
+            "ops": list(check.traced.ops), "how": check.traced.how, "checks": list(check.traced.checks)}}),
     }
 
 
@@ -133,6 +138,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                         else Cause("passed" if c["status"] == "passed" else "wrong-value"),
                         public_diagnosis=None if c.get("public_diagnosis") is None
                         else _diagnosis(c["public_diagnosis"]),
+                        traced=None if c.get("traced") is None else Trace(
+                            tuple(c["traced"]["ops"]), c["traced"]["how"], tuple(c["traced"]["checks"])),
                     )
                     for c in e["checks"]
                 ),

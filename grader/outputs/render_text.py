@@ -9,6 +9,8 @@ from rich.text import Text as _RichText
 
 from grader.core.compare import fmt_points
 from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mistakes
+from grader.outputs.precision_note import precision_note
+from grader.outputs.trace_note import trace_note
 
 #: what a terminal would act on in text a submission chose (its output, its exception messages): escape
 #: sequences, other C0 and C1 controls, and the marks that reorder text on screen
@@ -188,6 +190,10 @@ def _check(console: Console, check: CheckResult, width: int, *, details: bool = 
                                         (obs.problem or f"expected {obs.expected}, got {obs.got}", "red")))
     else:
         console.print(_text(indent + check.problem, style="red" if check.status != "skipped" else "yellow"))
+    if precision_note(check):
+        console.print(_text(indent + precision_note(check), style="yellow"))
+    if trace_note(check):
+        console.print(_assemble(indent, ("traced   ", "bold yellow"), trace_note(check)))
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
         sure = {"known-mistake": "a known mistake", "localized": "found by running each operation alone",

@@ -10,8 +10,9 @@ from grader.judge.report import Report
 
 #: graded: the grader ran it (whatever the score); unreadable: handed in, but nothing in it could be graded
 #: (not a readable file or notebook, or no file to grade: 0 points); missing: a roster student who handed in
-#: nothing (0 points); grader-error: the grader itself failed on it (an infrastructure problem, not the student's)
-Outcome = Literal["graded", "unreadable", "missing", "grader-error"]
+#: nothing (0 points); grader-error: the grader itself failed on it (an infrastructure problem, not the student's);
+#: excused: the instructor excused the student from it (no score: it counts neither points nor out of any)
+Outcome = Literal["graded", "unreadable", "missing", "grader-error", "excused"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

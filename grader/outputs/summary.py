@@ -40,7 +40,8 @@ _EPS = 1e-6
 
 
 def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *,
-                  not_on_roster: Sequence[str] = (), skipped: Sequence[str] = ()) -> Summary:
+                  not_on_roster: Sequence[str] = (), skipped: Sequence[str] = (),
+                  marked_late: Sequence[str] = ()) -> Summary:
     """What the instructor and CI want to know about a graded class, as plain data; no clocks, fixed order."""
     ordered = sorted(rows, key=lambda r: (r.student.id, r.student.submission))  # input order must not matter
     graded = [r for r in ordered if r.outcome == "graded"]
@@ -54,7 +55,8 @@ def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColum
                       missing=sum(r.outcome == "missing" for r in ordered),
                       grader_errors=sum(r.outcome == "grader-error" for r in ordered),
                       not_on_roster=len(not_on_roster)),
-        attention=needs_attention(ordered, sorted(not_on_roster), sorted(skipped)),
+        attention=needs_attention(ordered, sorted(not_on_roster), sorted(skipped),
+                                  frozenset(marked_late)),
         scores=_scores(ordered, round(sum(c.points for c in exercises), 6)),
         exercises=[_exercise_stats(c, [e for r in graded for e in r.report.exercises if e.id == c.id],
                                    sum(_zero_in(c, r) for r in zeros)) for c in exercises],
@@ -111,7 +113,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def score_of(row: StudentReport, total: float) -> tuple[float, float] | None:
     """(points, out of) as the gradebook has them: 0 of the total for unreadable and missing; None for a
-    grader error, whose cell stays blank. The one definition every statistic of the class uses."""
+    grader error, whose cell stays blank, and for a student excused. The one definition every statistic of the
+    class uses."""
     if row.outcome == "graded":
         return row.report.score, row.report.max_score
     if row.outcome in ("unreadable", "missing"):

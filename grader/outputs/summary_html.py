@@ -30,7 +30,8 @@ from grader.outputs.summary_schema import (
 _BLUE, _GREEN, _AMBER, _RED, _GREY = BLUE, GREEN, AMBER, RED, GREY
 #: how many students a kind of trouble names at the top before pointing to the table
 NAMED = 12
-_STATES = {"graded": "graded", "unreadable": "unreadable", "missing": "no submission", "grader-error": "grader error"}
+_STATES = {"graded": "graded", "unreadable": "unreadable", "missing": "no submission", "grader-error": "grader error",
+           "excused": "excused"}
 
 _CSS = """
 ul.stats { display: flex; flex-wrap: wrap; gap: .5em; list-style: none; padding: 0; margin: .4em 0; }

@@ -109,11 +109,12 @@ class GraphRequest:
 
     #: the dotted path of the class whose instances are graph nodes
     node: str
-    #: the attribute holding the op that made a node
+    #: the attribute (a dotted path from a node) holding the op that made it: an op object or
+    #: an op class
     op: str
-    #: the attribute holding the nodes it was made from
+    #: the attribute (a dotted path from a node) holding the nodes it was made from
     inputs: str
-    #: the method that computes a node's value
+    #: the attribute holding a node's value, or the method that computes it
     realize: str
     #: a module flag that defers computing while it is true, or None
     lazy: str | None

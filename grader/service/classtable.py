@@ -17,7 +17,7 @@ from datetime import datetime
 
 from sqlalchemy import Engine, select
 
-from grader.outputs.formats.gradebook import cell_text, number_text
+from grader.outputs.formats.gradebook import EXCUSED, cell_text, number_text
 from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading
@@ -38,6 +38,10 @@ class Cell:
     max_score: float | None
     why: str
     late: bool
+    #: the instructor excused the student from it
+    excused: bool = False
+    #: what counts follows an instructor's correction (a score set, a submission chosen, an excuse)
+    corrected: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,11 +104,12 @@ def _row(course: Course, student: str, name: str, section: str, rows: list[Row])
     cells = {}
     for rules in course.assignments.values():
         choice = counted[rules.id]
-        graded = choice.row is not None and choice.score is not None
+        graded = choice.score is not None and not choice.excused
         cells[rules.id] = Cell(submission=choice.row.id if choice.row is not None else None,
                                score=choice.score if graded else None,
                                max_score=choice.max_score if graded else None, why=choice.why,
-                               late=(graded and choice.factor < 1.0) or choice.late_days_used > 0)
+                               late=(graded and choice.factor < 1.0) or choice.late_days_used > 0,
+                               excused=choice.excused, corrected=choice.correction is not None)
     return ClassRow(student=student, name=name, section=section, cells=cells,
                     late_days_used=sum(c.late_days_used for c in counted.values()),
                     last_at=rows[0].received_at if rows else None, last_submission=rows[0].id if rows else None,
@@ -116,7 +121,7 @@ def shown(rows: Sequence[ClassRow], view: View) -> list[ClassRow]:
     text = view.text.casefold()
     kept = [r for r in rows if (not text or text in r.student.casefold() or text in r.name.casefold())
             and (not view.section or r.section == view.section)
-            and (not view.missing or r.cells[view.missing].score is None)]
+            and (not view.missing or (r.cells[view.missing].score is None and not r.cells[view.missing].excused))]
     kept.sort(key=lambda r: r.student)
     # a student without the value (no score, no submission) goes last either way
     keyed = [(_key(r, view.sort), r) for r in kept]
@@ -143,7 +148,8 @@ def _key(row: ClassRow, sort: str) -> float | str | None:
 
 def class_csv(rows: Sequence[ClassRow], course: Course) -> str:
     """The rows as CSV ("\\n" line endings): student, name, section, each assignment's counted score (blank where
-    nothing counts), late days used, the last submission's time in the course's zone, how many were made."""
+    nothing counts, EX where the student is excused), late days used, the last submission's time in the course's
+    zone, how many were made."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "name", "section", *course.assignments, "late_days_used", "last_submission",
@@ -152,7 +158,8 @@ def class_csv(rows: Sequence[ClassRow], course: Course) -> str:
         last = datetime.fromtimestamp(row.last_at, course.timezone).isoformat(timespec="seconds") \
             if row.last_at is not None else ""
         writer.writerow([cell_text(row.student), cell_text(row.name), cell_text(row.section),
-                         *(_points(row.cells[a].score) for a in course.assignments), row.late_days_used, last,
+                         *(EXCUSED if row.cells[a].excused else _points(row.cells[a].score)
+                           for a in course.assignments), row.late_days_used, last,
                          row.submissions])
     return buffer.getvalue()
 

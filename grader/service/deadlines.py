@@ -14,18 +14,21 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from grader.service.config import Course
+from grader.service.config import Correction, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.policy.audit import DEADLINE, EXTENSION, PUBLISH, REGRADE, Entry, audit, record
+from grader.service.policy.corrections import read as read_corrections
 
-#: the audit log's actions
-DEADLINE, EXTENSION, REGRADE, PUBLISH = "deadline", "extension", "regrade", "publish"
+__all__ = ["DEADLINE", "EXTENSION", "PUBLISH", "REGRADE", "Entry", "audit", "record"]  # their home before
+
 o, a = schema.rule_overrides.c, schema.audit_log.c
 
 
@@ -40,20 +43,6 @@ class Override:
     set_at: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Entry:
-    """One line of the audit log."""
-
-    id: int
-    at: float
-    actor: str
-    action: str
-    assignment: str
-    student: str
-    old: str
-    new: str
-
-
 def overrides(engine: Engine) -> list[Override]:
     with reading(engine) as db:
         return _overrides(db)
@@ -65,15 +54,17 @@ def _overrides(db: Connection) -> list[Override]:
                                 .order_by(o.assignment, o.student))]
 
 
-def in_force(course: Course, found: list[Override]) -> Course:
-    """`course` (as course.toml says) with the store's overrides applied; an override of an assignment course.toml
-    no longer has is ignored."""
-    if not found:
+def in_force(course: Course, found: list[Override],
+             fixes: Mapping[tuple[str, str], Correction] | None = None) -> Course:
+    """`course` (as course.toml says) with the store's overrides and corrections applied (grader.service.
+    corrections); one of an assignment course.toml no longer has is ignored."""
+    if not found and not fixes:
         return course
     assignments = dict(course.assignments)
     for rules in course.assignments.values():
         mine = [x for x in found if x.assignment == rules.id]
-        if not mine:
+        corrected = {s: fix for (a, s), fix in (fixes or {}).items() if a == rules.id}
+        if not mine and not corrected:
             continue
         deadline, extensions = rules.deadline, dict(rules.extensions)
         for x in mine:
@@ -87,8 +78,24 @@ def in_force(course: Course, found: list[Override]) -> Course:
                     extensions.pop(x.student, None)
                 else:
                     extensions[x.student] = x.moment
-        assignments[rules.id] = dataclasses.replace(rules, deadline=deadline, extensions=extensions)
+        assignments[rules.id] = dataclasses.replace(rules, deadline=deadline, extensions=extensions,
+                                                    corrections=corrected)
     return dataclasses.replace(course, assignments=assignments)
+
+
+def stored_course(engine: Engine, course: Course) -> Course:
+    """`course` with what the pages set in the store over it, read now: what `grade gradebook` counts by."""
+    with reading(engine) as db:
+        return in_force(course, _overrides(db), read_corrections(db))
+
+
+def proposed(toml: Course, found: list[Override], assignment: str, student: str, moment: float | None,
+             reset: bool = False) -> list[Override]:
+    """The overrides as they would be after `change` (nothing written): what a page weighs before it asks."""
+    kept = [x for x in found if (x.assignment, x.student) != (assignment, student)]
+    if reset:
+        return kept
+    return [*kept, Override(assignment=assignment, student=student, moment=moment, set_by="", set_at=0.0)]
 
 
 #: the longest a process holds the rules it last read before it asks the store again: a deadline another process
@@ -98,15 +105,17 @@ REFRESH_EVERY = 0.1
 
 
 class StoredRules:
-    """The store's overrides as one process last read them: `refresh` reads them again when the audit log has grown
-    (one indexed query: the max of its key), the server before a request once REFRESH_EVERY has passed, in a thread;
-    `apply` lays them over a course.toml's course without touching the store, so the event loop never waits on it."""
+    """The store's overrides and corrections as one process last read them: `refresh` reads them again when the
+    audit log has grown (one indexed query: the max of its key; every change to either is audited), the server
+    before a request once REFRESH_EVERY has passed, in a thread; `apply` lays them over a course.toml's course
+    without touching the store, so the event loop never waits on it."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._lock = threading.Lock()
         self._revision = -1
         self._found: list[Override] = []
+        self._fixes: dict[tuple[str, str], Correction] = {}
         self._base: Course | None = None
         self._course: Course | None = None
         self._asked = float("-inf")
@@ -126,16 +135,16 @@ class StoredRules:
                 revision = int(db.execute(select(func.coalesce(func.max(a.id), 0))).scalar_one())
                 if revision == self._revision:
                     return
-                found = _overrides(db)
+                found, fixes = _overrides(db), read_corrections(db)
         except SQLAlchemyError:  # the store is unreachable: the rules last read stand; writes fail loudly anyway
             return
         with self._lock:
-            self._revision, self._found, self._course = revision, found, None
+            self._revision, self._found, self._fixes, self._course = revision, found, fixes, None
 
     def apply(self, course: Course) -> Course:
         with self._lock:
             if self._course is None or course is not self._base:
-                self._base, self._course = course, in_force(course, self._found)
+                self._base, self._course = course, in_force(course, self._found, self._fixes)
             return self._course
 
 
@@ -145,19 +154,8 @@ def shown(moment: float | None, course: Course) -> str:
         datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
-def record(db: Connection, actor: str, action: str, assignment: str = "", student: str = "", old: str = "",
-           new: str = "") -> Entry:
-    """Write one line of the audit log, in the caller's transaction."""
-    at = time.time()
-    ident = db.execute(insert(schema.audit_log).values(at=at, actor=actor, action=action, assignment=assignment,
-                                                       student=student, old=old, new=new)
-                       .returning(a.id)).scalar_one()
-    return Entry(id=ident, at=at, actor=actor, action=action, assignment=assignment, student=student, old=old,
-                 new=new)
-
-
 def change(engine: Engine, toml: Course, actor: str, assignment: str, student: str, moment: float | None,
-           reset: bool = False) -> Entry:
+           reset: bool = False, note: str = "") -> Entry:
     """Set (or, with `reset`, give back to course.toml) the class's deadline (student "") or one student's; the
     audit log's entry for it. The old value is the one in force, read in the same transaction."""
     with writing(engine) as db:
@@ -171,13 +169,5 @@ def change(engine: Engine, toml: Course, actor: str, assignment: str, student: s
         after = in_force(toml, _overrides(db)).assignments[assignment]
         new = after.deadline if student == "" else after.extensions.get(student)
         action = DEADLINE if student == "" else EXTENSION
-        note = " (course.toml's again)" if reset else ""
+        note = (" (course.toml's again)" if reset else "") + note
         return record(db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note)
-
-
-def audit(engine: Engine, limit: int = 200) -> list[Entry]:
-    """The audit log, newest first."""
-    with reading(engine) as db:
-        return [Entry(id=r.id, at=r.at, actor=r.actor, action=r.action, assignment=r.assignment, student=r.student,
-                      old=r.old, new=r.new)
-                for r in db.execute(select(schema.audit_log).order_by(a.id.desc()).limit(limit))]

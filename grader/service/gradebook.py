@@ -20,14 +20,14 @@ from grader.core.seeds import secret_id
 from grader.course.batch import atomic, write_student
 from grader.course.classfiles import ClassFiles, write_class_files
 from grader.course.manifest import Manifest
-from grader.judge.report import Cause, build_report, not_graded
+from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.layout import MANIFEST, STUDENTS, folder_of
 from grader.outputs.students import Outcome, Student, StudentReport
 from grader.service.config import Course, Rules
 from grader.service.db import schema
 from grader.service.db.store import reading
-from grader.service.standing import count, report_json, rows_of
-from grader.service.views import as_graded, counted_copy, stored_report
+from grader.service.standing import Counted, count, report_json, rows_of
+from grader.service.views import as_graded, counted_copy, set_copy, stored_report
 
 
 def roster(engine: Engine) -> list[Student]:
@@ -40,23 +40,39 @@ def roster(engine: Engine) -> list[Student]:
 
 
 def counted_rows(engine: Engine, course: Course, rules: Rules) -> Iterator[StudentReport]:
-    """Each roster student's counted report for one assignment: graded, unreadable, or missing (0 points)."""
+    """Each roster student's counted report for one assignment (grader.service.standing.count, the one rule of what
+    counts): graded, unreadable, missing (0 points), or excused by the instructor (no score)."""
     exercises: list[Exercise] = [course.catalog().load(i) for i in rules.exercise_ids]
     for student in roster(engine):
         with reading(engine) as db:
             rows = rows_of(db, student.id)
         chosen = count(course, student.id, rows)[rules.id]
         text = report_json(engine, chosen.row.id) if chosen.row is not None and chosen.score is not None else None
-        if chosen.row is None or text is None:
-            report = build_report(not_graded(exercises, "No submission was received." if chosen.row is None else
-                                             "The submission that counts is still being graded.",
-                                             Cause("no-submission")), submission="", sha256="", seed=0)
-            outcome: Outcome = "missing"
-        else:
-            report = counted_copy(as_graded(stored_report(text), chosen.row.seed_token), chosen.factor, chosen.why)
-            outcome = "unreadable" if chosen.row.outcome == "unreadable" else "graded"
+        report = as_graded(stored_report(text), chosen.row.seed_token) if text is not None and chosen.row else None
+        if report is not None and chosen.row is not None:
             student = dataclasses.replace(student, submission=chosen.row.filename)
-        yield StudentReport(student=student, report=report, outcome=outcome)
+        yield _counted_report(student, exercises, chosen, report)
+
+
+def _counted_report(student: Student, exercises: list[Exercise], chosen: Counted,
+                    report: Report | None) -> StudentReport:
+    """The report the gradebook and the LMS take for what counts: the late policy in its scores, or the score the
+    instructor set; excused, or nothing counted, without one of the student's."""
+    fix = chosen.correction
+    if chosen.excused or report is None or (fix is not None and fix.kind == "score"):
+        problem = "No submission was received." if chosen.row is None else \
+            "The submission that counts is still being graded."
+        if chosen.excused:
+            problem = f"Excused: {chosen.why}."
+        base = report or build_report(not_graded(exercises, problem, Cause("no-submission")), submission="",
+                                      sha256="", seed=0)
+        if chosen.excused:
+            return StudentReport(student=student, report=base, outcome="excused")
+        if fix is not None and fix.kind == "score":
+            return StudentReport(student=student, report=set_copy(base, chosen.score or 0.0, chosen.why))
+        return StudentReport(student=student, report=base, outcome="missing")
+    outcome: Outcome = "unreadable" if chosen.row is not None and chosen.row.outcome == "unreadable" else "graded"
+    return StudentReport(student=student, report=counted_copy(report, chosen.factor, chosen.why), outcome=outcome)
 
 
 def export(engine: Engine, course: Course, rules: Rules, out: Path | None = None) -> tuple[Path, ClassFiles]:

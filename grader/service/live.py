@@ -16,6 +16,12 @@ session (the course in force has no [lti], and the store accepts no deployment) 
 right again; the rest of the course stays as last read. `problem` says why, in the log and on the instructor's
 page.
 
+An edit that would release hidden results at once (a deadline moved into the past: a typo of 12-04 for 12-14)
+is held, not applied (`hold`): the server keeps the rules it had, says what the edit would release to how many
+students in its log and on the instructor's pages, and applies it once an instructor confirms it there
+(grader.service.policy.confirm), on every server of the course. A restart applies course.toml as it is: `grade course
+check` says beforehand which deadlines have passed.
+
 `LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late policies,
 limits. (Rules set from the pages and kept in the store can join course.toml here.)
 """
@@ -52,11 +58,16 @@ class LiveCourse:
     """The course in force, read again from course.toml when it changes (thread-safe)."""
 
     def __init__(self, course: Course, say: Callable[[str], None] = _stderr,
-                 on_lti: Callable[[LtiSettings | None], None] | None = None) -> None:
+                 on_lti: Callable[[LtiSettings | None], None] | None = None,
+                 hold: Callable[[Course, Course, bytes], str | None] | None = None) -> None:
         self._course = course
         self._say = say
         #: what to do with a new [lti] or registration before it applies (the store's deployments follow it)
         self._on_lti = on_lti
+        #: why an edit (the course in force, the fresh one, course.toml's bytes) must wait, or None: it applies
+        self._hold = hold
+        #: an edit held until an instructor confirms it: the fresh course and course.toml's bytes
+        self.held: tuple[Course, bytes] | None = None
         self._path = course.folder / CONFIG
         #: the registration watched: the one the last course.toml read named, kept while launches are closed
         self._registration = course.lti.registration if course.lti is not None else None
@@ -96,7 +107,10 @@ class LiveCourse:
                 source = self._read()
                 if source != self._source:
                     self._source = source
+                    self.held = None
                     self._reload(source[0])
+            elif self.held is not None:  # confirmed on a page, of this server or another: it applies now
+                self._apply(*self.held)
         return self._course
 
     def _reload(self, source: bytes) -> None:
@@ -117,6 +131,18 @@ class LiveCourse:
                            f"of any grade worker); until then none of this edit applies but [lti] and the LMS "
                            f"registration.")
             return
+        self._apply(fresh, source)
+
+    def _apply(self, fresh: Course, source: bytes) -> None:
+        """Apply a checked edit, unless it must wait for an instructor's word (`hold`): then only its [lti] and
+        LMS registration apply, as under an edit that waits for a restart."""
+        waiting = self._hold(self._course, fresh, source) if self._hold is not None else None
+        if waiting is not None:
+            self.held = (fresh, source)
+            self._course = replace(self._course, lti=fresh.lti)
+            self._complain(waiting)
+            return
+        self.held = None
         self._course = fresh
         if self.problem is not None:
             self._say(f"{self._path}: read again; the problem is gone.")

@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from grader.core.errors import GraderError
 from grader.service.db.store import write_failure
-from grader.service.intake import Receipt, take
+from grader.service.intake import Receipt, Upload, take
 from grader.service.tokens import Who
 from grader.service.uploads import Refused, check_upload
 
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 
 async def receive(state: State, who: Who, exercise: str | None, assignment: str | None, content: bytes | Refused,
-                  name: str, key: str) -> Receipt | Refused:
-    """Store `content` for the assignment named (or the one `exercise` belongs to), or say why not."""
+                  name: str, key: str, arrived: float) -> Receipt | Refused:
+    """Store `content` for the assignment named (or the one `exercise` belongs to), or say why not. `arrived`: when
+    its body was whole (grader.service.policy.clock.arrived), the upload's time."""
     try:
         rules = state.course.assignment_for(exercise, assignment)
     except GraderError as exc:
@@ -35,8 +36,8 @@ async def receive(state: State, who: Who, exercise: str | None, assignment: str 
         return checked
     assert isinstance(content, bytes)
     try:
-        return await run_in_threadpool(take, state.engine, state.course, who, rules, content, name, checked, key,
-                                       state.secret)
+        upload = Upload(who=who, rules=rules, content=content, name=name, suffix=checked, key=key, arrived=arrived)
+        return await run_in_threadpool(take, state.engine, state.course, upload, state.secret)
     except SQLAlchemyError as exc:
         code, why = write_failure(exc)
         return Refused(code, f"your submission was NOT stored: {why}. Submit again in a moment; if this goes on, "

@@ -6,25 +6,19 @@ points alone.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grader.service.config import Course, Rules
 from grader.service.intake import used_today
-from grader.service.standing import Row, late_now, standing, worths
+from grader.service.policy import clock
+from grader.service.policy.release import is_released
+from grader.service.standing import Counted, Row, late_now, standing, worths
 from grader.service.work import queue
 
 if TYPE_CHECKING:
     from grader.service.state import State
-
-
-def is_released(course: Course, student: str, assignment: str) -> bool:
-    """Whether the hidden checks of `student`'s `assignment` are out: their own deadline (extension included) passed."""
-    rules = course.assignments.get(assignment)
-    deadline = rules.deadline_for(student) if rules is not None else None
-    return deadline is not None and time.time() >= deadline
 
 
 def late_rule(rules: Rules) -> str:
@@ -76,6 +70,8 @@ def labelled(course: Course, student: str, rows: Sequence[Row], every: Sequence[
 
 
 def status_of(state: State, student: str) -> dict[str, object]:
+    """A student's standing as `grade submit --status` and their page show it, every moment also in the course's
+    zone (`*_shown`)."""
     course = state.course
     counted = standing(state.engine, course, student)
     assignments = []
@@ -85,18 +81,32 @@ def status_of(state: State, student: str) -> dict[str, object]:
         choice = counted[rules.id]
         spent += choice.late_days_used
         deadline = rules.deadline_for(student)
-        released = deadline is not None and time.time() >= deadline
-        # before the deadline, which submission counts (and its total) would tell how the hidden checks went
-        shown = {"submission": choice.row.id if choice.row else None, "score": choice.score,
-                 "max_score": choice.max_score, "why": choice.why} if released else \
-            {"submission": None, "score": None, "max_score": None,
-             "why": "decided at the deadline, with the hidden checks"}
+        closes = course.closes_for(rules, student)
+        released = is_released(course, student, rules.id)
         assignments.append({
             "id": rules.id, "exercises": list(rules.exercise_ids), "opens": rules.opens, "deadline": deadline,
-            "extended": student in rules.extensions, "late": rules.late, "late_rule": late_rule(rules),
+            "closes": closes, "opens_shown": clock.shown(rules.opens, course),
+            "deadline_shown": clock.shown(deadline, course), "closes_shown": clock.shown(closes, course),
+            "extended": rules.extended(student), "late": rules.late, "late_rule": late_rule(rules),
             "counts": rules.counts,
             "submitted_today": used, "left_today": max(rules.per_day - used, 0) if rules.per_day else None,
-            "hidden_released": released, "counted": shown})
-    return {"student": student, "course": course.name, "assignments": assignments,
+            "hidden_released": released, "counted": _counted(choice, released)})
+    return {"student": student, "course": course.name, "timezone": clock.shown_zone(course),
+            "assignments": assignments,
             "late_days_left": max(course.late_days - spent, 0) if course.late_days else None,
             "queue": queue.depth(state.engine)}
+
+
+def _counted(choice: Counted, released: bool) -> dict[str, object]:
+    """What counts, as a student may see it now. Before their deadline, which submission counts (and its total)
+    would tell how the hidden checks went; an instructor's score or excuse tells nothing of them, and shows."""
+    fix = choice.correction
+    if released or (fix is not None and fix.kind in ("score", "excused")):
+        return {"submission": choice.row.id if choice.row else None, "score": choice.score,
+                "max_score": choice.max_score, "why": choice.why, "excused": choice.excused}
+    if fix is not None:
+        because = f": {fix.reason}" if fix.reason else ""
+        return {"submission": fix.submission, "score": None, "max_score": None, "excused": False,
+                "why": f"chosen by your instructor{because}; its score shows after the deadline"}
+    return {"submission": None, "score": None, "max_score": None, "excused": False,
+            "why": "decided at the deadline, with the hidden checks"}

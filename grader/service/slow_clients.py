@@ -1,6 +1,8 @@
 """uvicorn's HTTP/1.1 protocol with a deadline on what the client sends: each request must arrive whole (its
 headers and its body) within REQUEST_SECONDS of the connection, or of the end of the previous response; else the
-connection is closed.
+connection is closed. And the moment each request did arrive whole, which is an upload's time
+(grader.service.policy.clock): stamped as the server process reads its last byte, before the request waits on
+anything (the rules' refresh, its credential's look-up, the store's writer).
 
 Why: uvicorn closes an idle connection only after a response (its keep-alive), and any byte puts that off. A
 connection that sends nothing, or a header or a body a byte every few seconds (slowloris), was kept for ever: one
@@ -13,9 +15,12 @@ how many connections one client holds; this bounds how long each lasts without o
 from __future__ import annotations
 
 import asyncio
+import time
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from grader.service.policy.clock import ARRIVED
 
 #: the longest a request may take to arrive whole: a course's largest upload (256 KiB by default) over a link of
 #: 10 KB/s, and a request's headers (one packet) many times over
@@ -34,6 +39,14 @@ class Timely(H11Protocol):
     def on_response_complete(self) -> None:
         self._arm()  # before uvicorn reads a pipelined request, which is then within this deadline too
         super().on_response_complete()
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        cycle = self.cycle
+        # the request's last byte was read just now (uvicorn reads up to 64 KiB ahead of the app; a larger body's
+        # last byte once the app has read the rest): its time, kept where the app reads it
+        if cycle is not None and not cycle.more_body and ARRIVED not in cycle.scope["state"]:
+            cycle.scope["state"][ARRIVED] = time.time()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._deadline is not None:

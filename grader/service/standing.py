@@ -5,9 +5,9 @@ over it), and every reader takes it from here: the student's pages and `grade su
 gradebook and its export, the LMS. For each assignment, the rules offer choices: under counts = "best" any
 graded submission, under "last" the newest, each worth its score after the late policy (a penalty, late days
 spent, or 0). An instructor's correction (a score set by hand, the submission chosen to count, or the assignment
-excused: grader.service.corrections) takes the place of the rules' choice for that student's assignment. Late
+excused: grader.service.policy.corrections) takes the place of the rules' choice for that student's assignment. Late
 days go where they count most: the choice for each assignment is the one of the plan with the best course
-total the budget allows (grader.service.late_days), not the first assignment's in deadline order. A deadline
+total the budget allows (grader.service.policy.late_days), not the first assignment's in deadline order. A deadline
 moved later (an extension granted, a deadline moved in course.toml) applies to what was already submitted
 (`late_now`).
 
@@ -26,7 +26,7 @@ from sqlalchemy import Connection, Engine, func, select
 from grader.service.config import Correction, Course, Rules
 from grader.service.db import schema
 from grader.service.db.store import reading
-from grader.service.late_days import Choice, best
+from grader.service.policy.late_days import Choice, best
 
 s, r, j = schema.submissions.c, schema.results.c, schema.jobs.c
 

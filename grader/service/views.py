@@ -99,3 +99,20 @@ def counted_copy(report: Report, factor: float, why: str) -> Report:
                                                           for c in e.checks)) for e in report.exercises)
     note = f"Late policy: {why}; the scores here are {round(factor * 100)}% of what the checks earned."
     return dataclasses.replace(report, exercises=exercises, notes=(*report.notes, note))
+
+
+def set_copy(report: Report, score: float, why: str) -> Report:
+    """The report whose scores the gradebook takes when an instructor set the score by hand: `score` shared over
+    the checks in proportion to their points (the last takes what rounding leaves), so that every format and the
+    LMS read that score, and a note that says who set it and why."""
+    checks = [(e.id, c.name) for e in report.exercises for c in e.checks]
+    most = sum(c.max_score for e in report.exercises for c in e.checks)
+    given: dict[tuple[str, str], float] = {}
+    for key, check in zip(checks, (c for e in report.exercises for c in e.checks), strict=True):
+        given[key] = round(score * check.max_score / most, 6) if most > 0 else 0.0
+    if checks:
+        given[checks[-1]] = round(score - sum(v for k, v in given.items() if k != checks[-1]), 6)
+    exercises = tuple(dataclasses.replace(e, checks=tuple(dataclasses.replace(c, score=given[(e.id, c.name)])
+                                                          for c in e.checks)) for e in report.exercises)
+    note = f"Score {why}; the checks' points here are shared out to make it, in proportion to their points."
+    return dataclasses.replace(report, exercises=exercises, notes=(*report.notes, note))

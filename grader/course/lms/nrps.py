@@ -1,7 +1,8 @@
 """A course's members from the platform's LTI Names and Role Provisioning Service (NRPS 2.0): every page of the
 context's membership, as plain records.
 
-The token is the client-credentials grant of grader.course.lms.publish, for NRPS's read-only scope. Pages follow
+The token is the client-credentials grant of grader.course.lms.platform, for NRPS's read-only scope.
+Pages follow
 the `Link: <...>; rel="next"` header, and only within the membership URL's own origin: the bearer token is
 never sent to another host, whatever a page says. Each page is bounded, and so is their number.
 """
@@ -9,13 +10,12 @@ never sent to another host, whatever a page says. Each page is bounded, and so i
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 from grader.core.errors import GraderError
-from grader.course.lms.publish import Platform, ServiceClient
+from grader.course.lms.links import next_page, origin
+from grader.course.lms.platform import Platform, ServiceClient
 
 MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
@@ -23,7 +23,6 @@ LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 #: a course of 10,000 is a few MB a page at most; a platform sending more is broken or hostile
 PAGE_BYTES = 20_000_000
 MAX_PAGES = 1000
-_LINK = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*)*)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,7 +54,7 @@ class Membership:
 
 def fetch_members(platform: Platform, url: str) -> Membership:
     """Every member on every page of `url`, the context's memberships URL."""
-    origin = _origin(url)
+    start = origin(url)
     client = ServiceClient(platform, MEMBERSHIP_SCOPE)
     members: list[Member] = []
     seen: set[str] = set()
@@ -76,16 +75,12 @@ def fetch_members(platform: Platform, url: str) -> Membership:
         if not isinstance(listed, list):
             raise GraderError(f"{page}: the answer has no members list; nothing was changed.")
         members += [_member(page, m) for m in listed]
-        page = _next(headers.get("link", ""), page)
-        if page is not None and _origin(page) != origin:
-            raise GraderError(f"{url}: a page's next link goes to another site ({_origin(page)}); not followed "
-                              f"(the platform's token would go with it), and nothing was changed.")
+        page = next_page(headers.get("link", ""), page)
+        if page is not None and origin(page) != start:
+            raise GraderError(f"{url}: a page's next link goes to another site ({origin(page)}); "
+                              "not followed (the platform's token would go with it), and nothing "
+                              "was changed.")
     return Membership(context, tuple(members), len(seen))
-
-
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme, parts.netloc.lower()
 
 
 def _json(page: str, body: bytes) -> dict[str, Any]:
@@ -112,13 +107,3 @@ def _member(page: str, raw: Any) -> Member:
                   sourcedid=text("lis_person_sourcedid"),
                   roles=tuple(r for r in roles if isinstance(r, str)) if isinstance(roles, list) else (),
                   status=text("status") or "Active")
-
-
-def _next(header: str, base: str) -> str | None:
-    """The rel="next" target of a Link header (RFC 8288), resolved against the page it came with."""
-    for target, params in _LINK.findall(header):
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key.strip().lower() == "rel" and "next" in value.strip().strip('"').lower().split():
-                return urljoin(base, str(target).strip())
-    return None

@@ -13,15 +13,23 @@ from grader.core.exercise import Assignment, Exercise
 README = "README.md"
 
 
+#: a course server's assignment as a pack's README names it: its id (what `grade submit --assignment` takes), the
+#: exercises one uploaded file answers for it, and the catalog's assignment it stands for (its notebook), if any
+Submitted = tuple[str, tuple[str, ...], str | None]
+
+
 def write_readme(out: Path, exercises: Sequence[Exercise], assignments: Sequence[Assignment],
-                 server: str | None = None) -> Path:
+                 server: str | None = None, submitted: Sequence[Submitted] = (), *, wheel: str | None = None) -> Path:
     path = out / README
-    path.write_text(readme(exercises, assignments, server), encoding="utf-8", newline="\n")
+    path.write_text(readme(exercises, assignments, server, submitted, wheel=wheel), encoding="utf-8", newline="\n")
     return path
 
 
-def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None) -> str:
-    """`server`: the course server the pack's grade-course.toml names (None: the pack names none)."""
+def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], server: str | None = None,
+           submitted: Sequence[Submitted] = (), *, wheel: str | None = None) -> str:
+    """`server`: the course server the pack's grade-course.toml names (None: the pack names none); `submitted`:
+    its course's assignments (course.toml's, from `grade release --course`), for the submit lines; `wheel`: the
+    grader's wheel in the pack, relative to it (None: the pack has none, and the grader comes from an index)."""
     from grader import __version__
     from grader.course.pack.export import TORCH_INDEX, TORCH_PIN
 
@@ -33,12 +41,19 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
              "`exercises/`, the public checks, so that you can check your work yourself before you submit it.", "",
              "## Install", "",
              "With Python 3.11 or newer (in a virtual environment if you like):", "", "```sh"]
-    if torch:
-        lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a plain "
-                  "`pip install torch` downloads gigabytes of CUDA"]
-    lines += [f'pip install "autograd-grader=={__version__}"', "```", ""]
-    if torch:
-        lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it.", ""]
+    lines += [f"pip install torch=={TORCH_PIN} --index-url {TORCH_INDEX}   # the CPU build: a "
+              "plain `pip install torch` downloads gigabytes of CUDA"]
+    if wheel is None:
+        lines += [f'pip install "autograd-grader=={__version__}"', "```", ""]
+    else:
+        lines += [f"pip install ./{wheel}   # the grader, from this folder", "```", "",
+                  "The grader comes with this folder: the second line installs it from here, "
+                  "and takes only what it needs (numpy, PyYAML and a few more) from your usual "
+                  "package index. A newer folder from your course brings a newer grader: "
+                  f"`pip install --force-reinstall --no-deps ./{wheel}` there.", ""]
+    lines += [f"torch is needed by {', '.join(torch)} only; the other exercises never import it."
+              if torch else "The grader installs with torch (the first line keeps it small); no "
+              "exercise of this folder runs it.", ""]
     lines += ["## Check your work", "", "In this folder:", "", "```sh", f"grade {first}.py", f"grade {first}.ipynb"]
     lines += [f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
               for a in assignments[:1]]
@@ -48,7 +63,7 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
               "notebook has run so far, in its own process, and shows the same report as a table.", "",
               "The report says which checks passed, what each ran, what was expected and what your code gave, and "
               "the mistake it most likely is. `grade` exits 0 when every check passed, 1 when points were lost.", "",
-              *_submit(first, assignments, server),
+              *_submit(assignments, server, submitted),
               "## The exercises", "",
               "| exercise | files | points you can check here | in hidden checks | time limit |",
               "|---|---|---|---|---|"]
@@ -75,8 +90,10 @@ def readme(exercises: Sequence[Exercise], assignments: Sequence[Assignment], ser
     return "\n".join(lines)
 
 
-def _submit(first: str, assignments: Sequence[Assignment], server: str | None) -> list[str]:
-    """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes."""
+def _submit(assignments: Sequence[Assignment], server: str | None, submitted: Sequence[Submitted]) -> list[str]:
+    """How to hand the work in: `grade submit`, the server it sends to, and where the student's token goes. A line
+    names an assignment of the course's server (course.toml's ids, which are not always the exercises' or the
+    catalog's); without the course, the form that is always right, and `--status` to list them."""
     from grader.course.pack.release import COURSE_FILE
 
     where = (f"This folder's `{COURSE_FILE}` names your course's server ({server}). Add the token your instructor "
@@ -88,13 +105,16 @@ def _submit(first: str, assignments: Sequence[Assignment], server: str | None) -
               "or set `$AUTOGRADER_TOKEN` to it" + ("" if server else " (and `$AUTOGRADER_SERVER` to the address)")
               + ". The token is yours alone: it is how the server knows you, so never share it, and keep the file "
               "out of anything you publish (a git repository, a forum post). Then, in this folder:", "", "```sh"]
-    commands = [(f"grade submit {first}.py", "a receipt once the server has stored it, then the public checks' "
-                                             "report"),
-                *[(f"grade submit {a.id}.ipynb --assignment {a.id}", "a notebook answering the whole assignment")
-                  for a in assignments[:1]],
-                ("grade submit --status", "deadlines, submissions left today, what counts"),
-                ("grade submit --history", "every submission the server holds of yours"),
-                ("grade submit --login", "a one-time link to your page on the server")]
+    commands = [("grade submit --status", "the course's assignments, deadlines, submissions left today, what "
+                                          "counts")]
+    for ident, exercise_ids, notebook in submitted:
+        file = f"{notebook}.ipynb" if notebook else f"{exercise_ids[0]}.py" if len(exercise_ids) == 1 else "FILE"
+        answers = exercise_ids[0] if len(exercise_ids) == 1 else f"one file answering {', '.join(exercise_ids)}"
+        commands.append((f"grade submit {file} --assignment {ident}", answers))
+    if not submitted:
+        commands.append(("grade submit FILE --assignment ID", "ID: the assignment, as --status names it"))
+    commands += [("grade submit --history", "every submission the server holds of yours"),
+                 ("grade submit --login", "a one-time link to your page on the server")]
     width = max(len(command) for command, _ in commands)
     lines += [f"{command.ljust(width)}   # {about}" for command, about in commands]
     lines += ["```", "",

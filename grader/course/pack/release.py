@@ -7,7 +7,9 @@
     OUT/exercises/<id>/expected.json     torch exercises: the expected values at the default seed
     OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
     OUT/exercises/assignments/<id>.yaml
+    OUT/exercises/pack.json              which version of each exercise it holds (pack.fingerprint)
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
+    OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution, so
 the pack carries that oracle's answers for the default seed instead; and so that a student's grade
@@ -31,8 +33,10 @@ import yaml
 from grader.core.errors import GraderError
 from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
 from grader.core.text import toml_string
+from grader.course.pack.fingerprint import write_fingerprints
 from grader.course.pack.markdown import code_dunders
-from grader.course.pack.readme import write_readme
+from grader.course.pack.readme import Submitted, write_readme
+from grader.course.pack.wheel import WHEELS, grader_wheel
 from grader.judge.catalog import ASSIGNMENTS, SPEC_NAME, Catalog
 from grader.judge.diagnose import released_mistakes
 from grader.judge.mistake_runs import MutantCache, mistake_runs
@@ -54,10 +58,12 @@ def is_http_address(server: str) -> bool:
 
 
 def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
-            server: str | None = None, *, mutant_cache: MutantCache | None = None) -> list[Path]:
+            server: str | None = None, *, mutant_cache: MutantCache | None = None,
+            submitted: Sequence[Submitted] = ()) -> list[Path]:
     """Write the pack for these exercises and assignments (and the exercises they include); list the files.
 
     `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
+    `submitted`: its course's assignments (course.toml's), which the README's `grade submit` lines name.
     `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
     """
     if server is not None and not is_http_address(server):
@@ -97,7 +103,13 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
         written.append(pack)
-    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server))
+    # which version of each exercise the pack holds, so that the server can say when it is stale
+    folders = {e.id: e.folder for e in exercises.values()}
+    written.append(write_fingerprints(out / "exercises", folders))
+    wheel = grader_wheel(out / WHEELS)  # the grader itself: no index has it (pack.wheel)
+    written.append(wheel)
+    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server, submitted,
+                                wheel=f"{WHEELS}/{wheel.name}"))
     if server is not None:
         written.append(out / COURSE_FILE)
         written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"

@@ -172,8 +172,7 @@ def _diagnose(exercise: Exercise, result: ExerciseResult, inputs: tuple[Inputs, 
         else:
             diagnosis = patterns.get(index, slipped.get(index, NOTHING))
         checks[index] = dataclasses.replace(check, diagnosis=diagnosis)
-    # ---- hook: tensor exercises' own patterns and backward chains (issue 17;
-    # grader/judge/tensor/tensor_patterns.py) ----
+    # ---- hook: tensor exercises' patterns and backward chains (grader/judge/tensor/tensor_patterns.py) ----
     if exercise.engine == "tensor":
         from grader.judge.tensor import tensor_patterns  # numpy and the tensor reference, for tensor exercises only
 
@@ -219,8 +218,9 @@ def _has_values(status: str, got: ProbeRun | None) -> bool:
 
 
 def _withheld(result: ExerciseResult) -> ExerciseResult:
-    """Hidden checks keep their diagnosis's name and hint, not its evidence, which quotes their values."""
+    """Hidden checks keep a diagnosis's name and hint, not its evidence; a check failed by precision names nothing."""
     return dataclasses.replace(result, checks=tuple(
+        dataclasses.replace(c, diagnosis=None) if c.cause.kind == "precision" else
         dataclasses.replace(c, diagnosis=dataclasses.replace(c.diagnosis, evidence="withheld: this check is hidden"))
         if c.visibility == "hidden" and c.diagnosis is not None else c for c in result.checks))
 

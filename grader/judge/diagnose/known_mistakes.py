@@ -31,6 +31,9 @@ class MutantFacts:
     rules: frozenset[str]
     distinctive: frozenset[str]
     faults: frozenset[tuple[str, str]]
+    #: its localization ran out of time twice (grader.judge.diagnose.localize): `faults` is no evidence, and these
+    #: facts are not kept, so that the next diagnosis asks again
+    unfinished: bool = False
 
 
 #: a mutant's facts by its exercise, its file and the solution's, as they were when read (an edit reads them again)
@@ -56,7 +59,10 @@ def mutant_facts(sandbox: Sandbox, mutant: Mutant, exercise: Exercise,
                               for f in faults(located, defined.grad_overwrites, defined.stepped)) \
                 if located is not None else frozenset()
             facts = MutantFacts(submission, frozenset(v.rule for v in check_source(submission.cells, exercise.source)),
-                                 distinctive(mutant.path, exercise.solution), found)
+                                 distinctive(mutant.path, exercise.solution), found,
+                                 located is not None and located.unfinished)
+            if facts.unfinished:
+                return facts
         if len(_FACTS) >= 512:
             _FACTS.clear()
         _FACTS[key] = facts

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from grader.core.compare import compare
 from grader.core.exercise import Exercise
 from grader.core.numeric import Tolerance
-from grader.core.values import Array, ErrorInfo, Number
+from grader.core.values import Array, ErrorInfo, Number, Value
 from grader.judge.diagnose.patterns import MISSING
 from grader.judge.diagnose.weak_evidence import same_error
 from grader.judge.oracle import Expected
@@ -22,7 +22,7 @@ def passes(got: ProbeRun, want: Expected, raises: bool, tol: Tolerance) -> bool:
             same_error(got.error, want.observations)
     if got.error is not None or got.observations is None or isinstance(want.observations, ErrorInfo):
         return False
-    return all(compare(value, got.observations.get(label, MISSING), tol) is None
+    return all(compare(value, got.observations.get(label, MISSING), want.tolerance(label, tol)) is None
                for label, value in want.observations.items())
 
 
@@ -42,7 +42,8 @@ def strong(run: GroupRun, index: int, expected: Expected | None = None, tol: Tol
         return False
     want = None if expected is None or isinstance(expected.observations, ErrorInfo) else expected.observations
     for label, value in got.observations.items():
-        if want is not None and tol is not None and label in want and compare(want[label], value, tol) is None:
+        if want is not None and expected is not None and tol is not None and label in want \
+                and compare(want[label], value, expected.tolerance(label, tol)) is None:
             continue
         if (isinstance(value, Number) and value.value != 0) or \
                 (isinstance(value, Array) and any(x != 0 for x in value.data)):
@@ -66,7 +67,7 @@ def right(student: GroupRun, index: int, expected: Expected, tol: Tolerance) -> 
     got = student.probes[index]
     if got is None or got.observations is None or isinstance(expected.observations, ErrorInfo):
         return False
-    return all(compare(want, got.observations.get(label, MISSING), tol) is None
+    return all(compare(want, got.observations.get(label, MISSING), expected.tolerance(label, tol)) is None
                for label, want in expected.observations.items())
 
 
@@ -83,8 +84,23 @@ def behaves_like(student: GroupRun, mutant: GroupRun | None, index: int, expecte
         return True
     if got.observations is None or theirs.observations is None:
         return False
-    mutant_is_wrong = any(compare(want, theirs.observations.get(label, ErrorInfo("missing", "")), tol)
-                          for label, want in expected.observations.items())
-    same = all(label in theirs.observations and compare(theirs.observations[label], value, tol) is None
-               for label, value in got.observations.items())
-    return mutant_is_wrong and same
+    return beyond_precision(got.observations, theirs.observations, expected, tol)
+
+
+def beyond_precision(got: Mapping[str, Value], theirs: Mapping[str, Value], expected: Expected,
+                     tol: Tolerance) -> bool:
+    """A mistake's values are evidence only beyond what precision explains (grader.judge.precision): the student
+    is farther from the right values than float32 arithmetic gives somewhere, the mistake is too wherever the
+    student is, and the student is no farther from the mistake's values than that, everywhere. A correct float32
+    answer can equal a mistake's values where the mistake does no harm yet (a first step, before any gradient
+    piles up): that names nothing."""
+    assert not isinstance(expected.observations, ErrorInfo)
+    wrong = [label for label, want in expected.observations.items()
+             if compare(want, got.get(label, MISSING), expected.explained(label, tol)) is not None]
+    if not wrong:
+        return False
+    mutant_wrong = all(compare(expected.observations[label], theirs.get(label, MISSING),
+                               expected.explained(label, tol)) is not None for label in wrong)
+    same = all(label in theirs and compare(theirs[label], value, expected.explained(label, tol)) is None
+               for label, value in got.items())
+    return mutant_wrong and same

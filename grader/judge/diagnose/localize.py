@@ -23,7 +23,7 @@ from grader.core.numeric import DEFAULT_TOLERANCE
 from grader.core.values import ErrorInfo
 from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, show_input
-from grader.run.observed import GroupRun, ProbeRun
+from grader.run.observed import GroupRun, ProbeRun, RunResult
 from grader.run.read.load import Submission
 from grader.run.sandbox import Group, Sandbox
 from reference.scalar import Node
@@ -36,6 +36,8 @@ UNARY = (("__neg__", "-x", "any"), ("__pow__", "x ** n", "any"), ("sigmoid", "x.
          ("relu", "x.relu()", "positive"), ("relu", "x.relu()", "negative"), ("tanh", "x.tanh()", "any"),
          ("exp", "x.exp()", "any"), ("log", "x.log()", "positive"))
 EXPONENT = 3
+#: the stops that spent a run's time: the wall clock, or the CPU time
+OUT_OF_TIME = frozenset({"timeout", "cpu"})
 #: what a method may be built from, in the lessons' and micrograd's engines: its faults may be theirs
 BUILT_FROM: dict[str, frozenset[str]] = {
     "__radd__": frozenset({"__add__"}),
@@ -194,6 +196,9 @@ class Localization:
     inputs: Inputs
     got: tuple[ProbeRun | None, ...]
     expected: tuple[ProbeRun, ...]
+    #: the run ran out of time twice (`localize`): how far it got hangs on how busy the machine was, so it is
+    #: no evidence
+    unfinished: bool = False
 
     def view(self, kind: str = "") -> Localization:
         """The probes of one kind under their plain names: as backward() seeds and walks them (""), seeded by the
@@ -201,11 +206,12 @@ class Localization:
         kept = [i for i, spec in enumerate(self.specs) if kind_of(spec.name) == kind]
         return Localization(tuple(dataclasses.replace(self.specs[i], name=self.specs[i].name.removeprefix(kind))
                                   for i in kept), self.inputs, tuple(self.got[i] for i in kept),
-                            tuple(self.expected[i] for i in kept))
+                            tuple(self.expected[i] for i in kept), self.unfinished)
 
     def merged(self, other: Localization) -> Localization:
         """These probes and another run's (of other kinds, on the same inputs)."""
-        return Localization(self.specs + other.specs, self.inputs, self.got + other.got, self.expected + other.expected)
+        return Localization(self.specs + other.specs, self.inputs, self.got + other.got, self.expected + other.expected,
+                            self.unfinished or other.unfinished)
 
 
 #: the kinds of localization probes, by the start of their names: as backward() seeds and walks them, seeded by
@@ -238,19 +244,26 @@ def localize(sandbox: Sandbox, submission: Submission, exercise: Exercise, seed:
     exercise."""
     if exercise.engine != "scalar":
         return None
-    run = sandbox.launch(submission, [probe_group(exercise, seed, kinds)], device="cpu",
-                         time_limit=time_limit).result()
+    group = probe_group(exercise, seed, kinds)
+    run = sandbox.launch(submission, [group], device="cpu", time_limit=time_limit).result()
+    if out_of_time(run):  # a busy machine, or code that loops: asked again, the first never tells which
+        run = sandbox.launch(submission, [group], device="cpu", time_limit=time_limit).result()
     if not run.groups or run.groups[0].missing:
         return None
-    return from_run(run.groups[0], seed, kinds)
+    return from_run(run.groups[0], seed, kinds, unfinished=out_of_time(run))
 
 
-def from_run(group: GroupRun, seed: int, kinds: tuple[str, ...] = KINDS) -> Localization:
+def out_of_time(run: RunResult) -> bool:
+    """Whether a run was stopped for its wall-clock or CPU time, as a whole or in one of its exercises."""
+    return any(stop is not None and stop.kind in OUT_OF_TIME for stop in (run.stop, *(g.stop for g in run.groups)))
+
+
+def from_run(group: GroupRun, seed: int, kinds: tuple[str, ...] = KINDS, *, unfinished: bool = False) -> Localization:
     """The student's (or a mutant's) run of the localization probes (of `kinds`), beside the reference's."""
     every, expected = specs(), expected_runs(seed)
     kept = [i for i, spec in enumerate(every) if kind_of(spec.name) in kinds]
     return Localization(tuple(every[i] for i in kept), inputs_for(seed), group.probes,
-                        tuple(expected[i] for i in kept))
+                        tuple(expected[i] for i in kept), unfinished)
 
 
 @cache

@@ -16,6 +16,7 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.core.library import Library
+from grader.judge.library.standin import Standins
 
 _LOCK = threading.Lock()
 
@@ -37,17 +38,24 @@ def reference_node(exercise: Exercise) -> type | None:
     return found if isinstance(found, type) else None
 
 
-def reference_ops(exercise: Exercise) -> dict[str, type]:
-    """Every op class of the reference package by its name: what stands in for an op no exercise grades."""
+def reference_standins(exercise: Exercise) -> Standins:
+    """Every op class of the reference package by its name, and how it computes: what stands in for an op no
+    check grades."""
     library = exercise.library
     assert library is not None and library.graph is not None
+    graph = library.graph
+    modules = reference_modules(library, _tops(exercise))
     node = reference_node(exercise)
     ops: dict[str, type] = {}
-    for module in reference_modules(library, _tops(exercise)).values():
+    for module in modules.values():
         for name, value in vars(module).items():
-            if isinstance(value, type) and callable(getattr(value, "compute", None)) and value is not node:
+            if isinstance(value, type) and callable(getattr(value, graph.compute, None)) and value is not node:
                 ops.setdefault(name, value)
-    return ops
+    context = resolve(modules, graph.context, library) if graph.context is not None else None
+    if context is not None and not isinstance(context, type):
+        raise GraderError(f"{library.reference}: the course's graph names {graph.context} as its context, which "
+                          f"is not a class (see docs/authoring.md).")
+    return Standins(ops, graph.compute, context)
 
 
 def _tops(exercise: Exercise) -> tuple[str, ...]:
@@ -55,7 +63,7 @@ def _tops(exercise: Exercise) -> tuple[str, ...]:
     assert library is not None
     dotted = [name for name, _ in exercise.defines]
     if library.graph is not None:
-        dotted.append(library.graph.node)
+        dotted += [library.graph.node, *([library.graph.context] if library.graph.context else [])]
     return tuple(sorted({name.partition(".")[0] for name in dotted}))
 
 

@@ -41,20 +41,42 @@ def _patched(library: Library, mutant: Path, text: str) -> Submission:
     reference = read_package(library.reference, library)
     files = {cell.label: cell.source for cell in reference.package}
     tree = ast.parse(text, str(mutant))
+    lines = text.splitlines(keepends=True)
+    imports = ""
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom) and getattr(node, "module", None) != "__future__":
+            imports += "".join(lines[node.lineno - 1:node.end_lineno])
+    changed: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            _replace(files, mutant, None, node, text)
+            changed.add(_replace(files, mutant, None, node, text))
         elif isinstance(node, ast.ClassDef):
             for member in node.body:
                 if isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef):
-                    _replace(files, mutant, node.name, member, text)
+                    changed.add(_replace(files, mutant, node.name, member, text))
+    for rel in changed:
+        files[rel] = _with_imports(files[rel], imports)
     package = tuple(SourceCell(rel, source) for rel, source in sorted(files.items()))
     return dataclasses.replace(reference, path=mutant, name=mutant.name, package=package)
 
 
+def _with_imports(source: str, imports: str) -> str:
+    """`source` with the mistake's own imports (math, for a formula of its own) before its first definition."""
+    if not imports:
+        return source
+    tree = ast.parse(source)
+    first = next((node for node in tree.body if not isinstance(node, ast.Import | ast.ImportFrom | ast.Expr)), None)
+    lines = source.splitlines(keepends=True)
+    at = len(lines)
+    if first is not None:
+        at = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))]) - 1
+    return "".join(lines[:at]) + imports + "".join(lines[at:])
+
+
 def _replace(files: dict[str, str], mutant: Path, owner: str | None, new: ast.FunctionDef | ast.AsyncFunctionDef,
-             text: str) -> None:
-    """Put `new` (a function, or a method of class `owner`) in place of the reference's one of its name."""
+             text: str) -> str:
+    """Put `new` (a function, or a method of class `owner`) in place of the reference's one of its name; the file
+    it went into."""
     where = f"{owner}.{new.name}" if owner else new.name
     found = []
     for rel, source in files.items():
@@ -68,6 +90,7 @@ def _replace(files: dict[str, str], mutant: Path, owner: str | None, new: ast.Fu
     lines = files[rel].splitlines(keepends=True)
     body = textwrap.dedent("".join(text.splitlines(keepends=True)[_first_line(new) - 1:new.end_lineno]))
     files[rel] = "".join(lines[:start - 1]) + textwrap.indent(body, " " * indent) + "".join(lines[end:])
+    return rel
 
 
 def _definitions(source: str, owner: str | None, name: str) -> list[tuple[int, int, int]]:

@@ -5,13 +5,14 @@ grades, for leaves, and for ops the reference does not have (a student's own hel
 
 So a MatMul gradient built with a broken Summation is judged on its formula: the Summation node is computed by
 the reference. Nothing of the reference enters the child: the child sends the graph, the grading process
-evaluates it.
+evaluates it. A check that grades nothing (an integration check) keeps the student's own values throughout.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from grader.core.exercise import Exercise
@@ -26,80 +27,110 @@ MAX_STANDIN_ELEMENTS = 1024
 MAX_STANDIN_NODES = 256
 
 
+@dataclass(frozen=True, slots=True)
+class Standins:
+    """The reference's ops by class name, and how one computes (grader.core.library.Graph)."""
+
+    ops: Mapping[str, type]
+    #: the op's method computing a value (needle's compute, minitorch's forward)
+    compute: str = "compute"
+    #: where given, the op is called on its class with a new one of these first (minitorch's Context)
+    context: type | None = None
+
+
 def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
     """`group` with every traced result of a library exercise evaluated (the identity for other exercises)."""
     if exercise.library is None or exercise.library.graph is None:
         return group
-    ops = _ops(exercise)
+    from grader.judge.library.reference import reference_standins
+
+    standins = reference_standins(exercise)
     probes: list[ProbeRun | None] = []
     for spec, probe in zip(exercise.probes, group.probes, strict=True):
         if probe is None or probe.observations is None:
             probes.append(probe)
             continue
         graded = frozenset(dotted.rpartition(".")[2] for dotted in spec.grades or exercise.grades)
-        found = {label: evaluate(value, ops, graded) for label, value in probe.observations.items()}
+        if graded:
+            found = {label: evaluate(value, standins, graded) for label, value in probe.observations.items()}
+        else:
+            found = {label: own_value(value) for label, value in probe.observations.items()}
         probes.append(dataclasses.replace(probe, observations=found))
     return dataclasses.replace(group, probes=tuple(probes))
 
 
-def _ops(exercise: Exercise) -> Mapping[str, type]:
-    from grader.judge.library.reference import reference_ops
+def own_value(value: Value) -> Value:
+    """A traced result's value as the student's own ops computed it (in lists and tuples too)."""
+    if isinstance(value, Seq):
+        return Seq(tuple(own_value(item) for item in value.items), value.kind)
+    if isinstance(value, Traced):
+        return value.nodes[-1].value
+    return value
 
-    return reference_ops(exercise)
 
-
-def evaluate(value: Value, ops: Mapping[str, type], graded: frozenset[str]) -> Value:
+def evaluate(value: Value, standins: Standins, graded: frozenset[str]) -> Value:
     """A traced result's value, with the reference for every op not `graded` (in lists and tuples too)."""
     if isinstance(value, Seq):
-        return Seq(tuple(evaluate(item, ops, graded) for item in value.items), value.kind)
+        return Seq(tuple(evaluate(item, standins, graded) for item in value.items), value.kind)
     if not isinstance(value, Traced):
         return value
     results: list[Value] = []
     budget = MAX_STANDIN_NODES
     for node in value.nodes:
         inputs = [results[i] for i in node.inputs]
-        if budget > 0 and node.op in ops:
+        if budget > 0 and node.op in standins.ops and node.op not in graded:
             budget -= 1
-            results.append(_node(node, inputs, ops, graded))
+            results.append(reference_value(node, inputs, standins))
         else:
             results.append(node.value)
     return results[-1]
 
 
-def _node(node: TracedNode, inputs: Sequence[Value], ops: Mapping[str, type], graded: frozenset[str]) -> Value:
-    reference = ops.get(node.op) if node.op is not None and node.op not in graded else None
+def reference_value(node: TracedNode, inputs: Sequence[Value], standins: Standins) -> Value:
+    """What the reference's op computes from `inputs` (the node's own value where it cannot: an input that
+    raised reaches every node built on it, and settings or sizes the reference cannot take keep the student's)."""
+    reference = standins.ops.get(node.op) if node.op is not None else None
     if reference is None:
         return node.value
     failed = next((value for value in inputs if isinstance(value, ErrorInfo)), None)
     if failed is not None:
-        return failed  # what an input of the student's own raised reaches every node built on it
-    arrays = [value for value in inputs if isinstance(value, Array)]
-    if len(arrays) != len(inputs) or any(len(a.data) > MAX_STANDIN_ELEMENTS for a in arrays):
+        return failed
+    plain = [_plain_input(value) for value in inputs]
+    if any(value is None for value in plain):
         return node.value
     try:
-        return _compute(reference, node.settings, [_array(a) for a in arrays])
+        return _compute(reference, node.settings, plain, standins)
     except Exception:  # noqa: BLE001 - settings the reference's op cannot take: the student's own value stands
         return node.value
 
 
-def _compute(op_class: type, settings: tuple[tuple[str, Value], ...], inputs: list[Any]) -> Value:
-    op: Any = object.__new__(op_class)
-    for key, value in settings:
-        if key.isidentifier() and not key.startswith("_"):  # an op's own setting, never a dunder or a private
-            vars(op)[key] = _plain(value)
-    found = op.compute(*inputs)
-    if getattr(found, "size", MAX_STANDIN_ELEMENTS + 1) > MAX_STANDIN_ELEMENTS:
+def _plain_input(value: Value) -> Any:
+    """An input as the reference's op takes it (a float, an array), or None where it is neither or too big."""
+    if isinstance(value, Number):
+        return value.value
+    if isinstance(value, Array) and len(value.data) <= MAX_STANDIN_ELEMENTS:
+        import numpy
+
+        return numpy.array(value.data, dtype=numpy.float64).reshape(value.shape)
+    return None
+
+
+def _compute(op_class: type, settings: tuple[tuple[str, Value], ...], inputs: list[Any],
+             standins: Standins) -> Value:
+    if standins.context is not None:
+        found = getattr(op_class, standins.compute)(standins.context(), *inputs)
+    else:
+        op: Any = object.__new__(op_class)
+        for key, value in settings:
+            if key.isidentifier() and not key.startswith("_"):  # an op's own setting, never a dunder or a private
+                vars(op)[key] = _plain(value)
+        found = getattr(op, standins.compute)(*inputs)
+    if getattr(found, "size", 1) > MAX_STANDIN_ELEMENTS:
         raise ValueError("more elements than a stand-in computes")
     result = from_python(found)
-    if not isinstance(result, Array):
-        raise TypeError("the reference's op did not give an array")
+    if not isinstance(result, Array | Number):
+        raise TypeError("the reference's op gave neither an array nor a number")
     return result
-
-
-def _array(value: Array) -> Any:
-    import numpy
-
-    return numpy.array(value.data, dtype=numpy.float64).reshape(value.shape)
 
 
 def _plain(value: Value) -> object:

@@ -11,6 +11,8 @@ from grader.outputs.students import ExerciseColumn, StudentReport
 #: the student columns Canvas expects, in its order; the first assignment column follows "Section"
 STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "Points Possible"
+#: a cell of a student the instructor excused, as Canvas's gradebook import reads it
+EXCUSED = "EX"
 
 
 def gradebook_csv(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *, total: str | None = None) -> str:
@@ -38,6 +40,9 @@ def _cells(row: StudentReport, columns: Sequence[ExerciseColumn], total: str | N
     if row.outcome == "grader-error":
         # The grader failed, not the student: a blank keeps whatever score Canvas already has.
         return ["" for _ in columns]
+    if row.outcome == "excused":
+        # Canvas's import takes EX as "excused": the assignment counts neither points nor out of any
+        return [EXCUSED for _ in columns]
     scores = {e.id: e.score for e in row.report.exercises}
     unknown = not scores
     if total is not None:

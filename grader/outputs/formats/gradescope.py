@@ -8,6 +8,8 @@ from typing import Any
 from grader import __version__
 from grader.core.compare import fmt_points
 from grader.judge.report import CheckResult, ExerciseResult, Report
+from grader.outputs.precision_note import with_precision_note
+from grader.outputs.trace_note import with_trace_note
 
 #: Gradescope's harness cuts every output longer than this (characters), in the middle, with MARKER
 MAX_OUTPUT = 100_000
@@ -83,7 +85,8 @@ def _test(exercise: ExerciseResult, e: int, check: CheckResult, c: int, several:
     }
     # A hidden check says how it went, never what it ran or which mistake it points at: the hint would tell
     # what the hidden check tests, and every resubmission meets the same inputs.
-    output = (check.problem if check.visibility == "hidden" else check.message) or ("Skipped." if skipped else "")
+    output = with_trace_note(with_precision_note(check.problem if check.visibility == "hidden" else check.message,
+                                                 check), check) or ("Skipped." if skipped else "")
     if output:
         test["output"] = truncate_middle(output)
     return test

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from grader.judge.report import CheckResult, ExerciseResult, Report
+from grader.outputs.precision_note import with_precision_note
 
 # Characters XML 1.0 cannot carry at all, even escaped: C0 controls other than tab and newlines (ANSI colour
 # codes in what students print), lone surrogates, U+FFFE and U+FFFF.
@@ -94,7 +95,7 @@ def _testcase(classname: str, check: CheckResult, ms: int) -> ET.Element:
         # The attribute is the short problem (test reporters show it in one line); the text adds what was run.
         result = ET.SubElement(case, _RESULT[check.status],
                                {"message": _clean(check.problem or check.message), "type": check.status})
-        result.text = _clean(check.message)
+        result.text = _clean(with_precision_note(check.message, check))
     elif check.status == "skipped":
         ET.SubElement(case, "skipped", {"message": _clean(check.message or "skipped")})
     return case

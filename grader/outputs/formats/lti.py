@@ -15,6 +15,7 @@ SCORE_MEDIA_TYPE = "application/vnd.ims.lis.v1.score+json"
 COMMENT_LIMIT = 400
 GRADER_FAILED = ("The autograder itself failed on this submission, so no score was given. "
                  "This is not a problem with your work.")
+EXCUSED = "Your instructor excused you from this assignment: it counts neither points nor out of any."
 
 
 def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Outcome = "graded") -> dict[str, Any]:
@@ -26,6 +27,11 @@ def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Out
         # No scoreGiven: a grader bug must not write a zero into the gradebook.
         score["comment"] = GRADER_FAILED
         score["gradingProgress"] = "Failed"
+    elif outcome == "excused":
+        # No scoreGiven: the platform clears the score (AGS has no "excused"), so the assignment counts neither
+        # points nor out of any; the comment says why.
+        score["comment"] = _shorten(EXCUSED + " " + " ".join(report.problems[:1]), COMMENT_LIMIT)
+        score["gradingProgress"] = "FullyGraded"
     else:
         # Platforms reject scoreMaximum 0; a report where nothing counted is 0 out of 1.
         score["scoreGiven"] = 0.0 if outcome in ("unreadable", "missing") else report.score

@@ -56,17 +56,19 @@ def _graph(
     data_of: Reader,
     error_of: Callable[[BaseException], dict[str, Any]],
 ) -> dict[str, Any]:
-    order = _order(root, node_class, names["inputs"])
+    order = _order(root, node_class, names["op"], names["inputs"])
     if isinstance(order, str):
         return {"t": "object", "type": _NAME(type(root)), "repr": order}
     position = {id(node): i for i, (node, _) in enumerate(order)}
     nodes = []
     for node, parents in order:
         op = _attribute(node, names["op"])
+        # minitorch's history names the function's class; needle an op object
+        is_class = type in _MRO(type(op))
         nodes.append(
             {
-                "op": None if op is None else str.__str__(_NAME(type(op))),
-                "settings": _settings(op, data_of),
+                "op": None if op is None else str.__str__(_NAME(op if is_class else type(op))),
+                "settings": {} if is_class else _settings(op, data_of),
                 "inputs": [position[id(p)] for p in parents],
                 "value": _value(node, names["realize"], data_of, error_of),
             }
@@ -74,9 +76,11 @@ def _graph(
     return {"t": "graph", "nodes": nodes}
 
 
-def _order(root: object, node_class: type, inputs: str) -> list[tuple[object, list[object]]] | str:
+def _order(
+    root: object, node_class: type, op: str, inputs: str
+) -> list[tuple[object, list[object]]] | str:
     """The nodes under `root`, each after the nodes it was made from, with those; or why they cannot
-    be read."""
+    be read. A node without an op is a leaf, whatever its inputs hold."""
     order: list[tuple[object, list[object]]] = []
     done: set[int] = set()
     on_path: set[int] = set()
@@ -96,7 +100,7 @@ def _order(root: object, node_class: type, inputs: str) -> list[tuple[object, li
             return "a graph with a cycle"
         if len(done) + len(stack) > MAX_NODES:
             return f"a graph of more than {MAX_NODES} nodes"
-        found = _attribute(node, inputs)
+        found = [] if _attribute(node, op) is None else _attribute(node, inputs)
         if type(found) not in (list, tuple):
             return f"a node whose {inputs} is not a list"
         parents = list(found)
@@ -110,11 +114,18 @@ def _order(root: object, node_class: type, inputs: str) -> list[tuple[object, li
     return order
 
 
-def _attribute(obj: object, name: str) -> Any:
-    try:
-        return getattr(obj, name)
-    except BaseException:  # noqa: BLE001 - the submission's attribute raised: no value there
-        return None
+def _attribute(obj: object, dotted: str) -> Any:
+    """The attribute at a dotted path (history.last_fn), or None where the path ends early or
+    raises."""
+    found: Any = obj
+    for name in dotted.split("."):
+        if found is None:
+            return None
+        try:
+            found = getattr(found, name)
+        except BaseException:  # noqa: BLE001 - the submission's attribute raised: no value there
+            return None
+    return found
 
 
 def _settings(op: object, data_of: Reader) -> dict[str, Any]:
@@ -144,9 +155,16 @@ def _value(
     node: object, realize: str, data_of: Reader, error_of: Callable[[BaseException], dict[str, Any]]
 ) -> dict[str, Any]:
     try:
-        return data_of(getattr(node, realize)())
+        return data_of(_realized(node, realize))
     except BaseException as exc:  # noqa: BLE001 - the submission's own ops computing it
         return error_of(exc)
+
+
+def _realized(node: object, realize: str) -> object:
+    """A node's value: the attribute `realize` (minitorch's data), called where it is a method
+    (needle's realize_cached_data)."""
+    found = getattr(node, realize)
+    return found() if callable(found) else found
 
 
 def value_reader(node_class: type, realize: str, data_of: Reader) -> Reader:
@@ -156,7 +174,7 @@ def value_reader(node_class: type, realize: str, data_of: Reader) -> Reader:
     def one(obj: object) -> dict[str, Any]:
         if node_class not in _MRO(type(obj)):
             return data_of(obj)
-        return data_of(getattr(obj, realize)())
+        return data_of(_realized(obj, realize))
 
     def read(obj: object) -> dict[str, Any]:
         kind = type(obj)

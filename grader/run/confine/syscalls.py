@@ -34,6 +34,7 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER =
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 PR_CAPBSET_DROP, PR_SET_KEEPCAPS = 24, 8
 CAP_SETGID, CAP_SETUID = 6, 7
+_ADDR_NO_RANDOMIZE, _PERSONALITY_QUERY = 0x0040000, 0xFFFFFFFF
 #: syscalls without a libc wrapper, by architecture (x86_64, aarch64)
 _NUMBERS = {
     "x86_64": {
@@ -85,6 +86,16 @@ def pivot_root(new: bytes, old: bytes) -> bool:
 
 def prctl(option: int, arg: int = 0) -> bool:
     return bool(libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0) == 0)
+
+
+def fixed_addresses() -> bool:
+    """Turn address-space randomization off for this process and what it execs and forks
+    (personality's ADDR_NO_RANDOMIZE); False where refused (a seccomp profile may allow only the
+    default persona)."""
+    current = int(libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY)))
+    return (
+        current != -1 and int(libc.personality(ctypes.c_ulong(current | _ADDR_NO_RANDOMIZE))) != -1
+    )
 
 
 def syscall(name: str, *args: object) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.core.library import Library
 from grader.run.read.archive import MAX_ENTRIES, SKIPPED, Entry, tar_files, zip_files
+from grader.run.read.given import with_given
 from grader.run.read.load import (
     MAX_SOURCE_BYTES,
     SourceCell,
@@ -67,11 +68,13 @@ def read_package(path: Path, library: Library) -> Submission:
             f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
             f"the repository whole."
         )
-    return _submission(path, contents)
+    return _submission(path, contents, library)
 
 
-def _submission(path: Path, contents: dict[str, bytes]) -> Submission:
-    files = []
+def _submission(path: Path, contents: dict[str, bytes], library: Library) -> Submission:
+    """The package's files as text, its digest (of what the student handed in), and the course's
+    given files in place (grader.run.read.given)."""
+    texts = {}
     digest = hashlib.sha256()
     for rel in sorted(contents):
         data = contents[rel]
@@ -84,8 +87,10 @@ def _submission(path: Path, contents: dict[str, bytes]) -> Submission:
             raise SubmissionError(
                 f"{rel}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8."
             ) from None
-        files.append(SourceCell(rel, text))
+        texts[rel] = text
         digest.update(f"{rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    texts, notes = with_given(texts, library)
+    files = tuple(SourceCell(rel, texts[rel]) for rel in sorted(texts))
     return Submission(
         path=path,
         name=path.name,
@@ -94,7 +99,8 @@ def _submission(path: Path, contents: dict[str, bytes]) -> Submission:
         sha256=digest.hexdigest(),
         declared_exercise=None,
         declared_assignment=None,
-        package=tuple(files),
+        notes=notes,
+        package=files,
     )
 
 

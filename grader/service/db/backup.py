@@ -8,6 +8,9 @@ is in the backup, whole, with its job; nothing committed after it is. SQLite: th
 neither wait for it nor disturb it), into a file beside DEST renamed into place once complete and checked.
 PostgreSQL: pg_dump's custom format, on a snapshot exported by a transaction of ours (pg_export_snapshot), in
 which the figures printed are counted too: they are the dump's own.
+
+A restore never revives a credential (grader.service.db.credentials): what the store held of them just before is
+applied again over the backup's, and every session ends.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from sqlalchemy import Connection, Engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
 from grader.service.db import schema
+from grader.service.db.credentials import Credentials, reapply
 from grader.service.db.store import (
     BUSY_SECONDS,
     StoreError,
@@ -178,11 +182,20 @@ def live_workers(engine: Engine) -> list[str]:
             w.stopped_at.is_(None), w.heartbeat_at >= time.time() - LIVE_SECONDS)).scalars()]
 
 
-def restore(engine: Engine, source: Path, *, force: bool = False) -> Snapshot:
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What a restored store holds, and what of its credentials the restore changed back, in words."""
+
+    snapshot: Snapshot
+    credentials: list[str]
+
+
+def restore(engine: Engine, source: Path, *, force: bool = False) -> Restored:
     """Put the backup `source` back as the store of `engine` (migrated to the newest schema after); what it holds.
 
     Refused while workers grade on the store, and, unless `force`, when the store holds anything: a restore
-    replaces every submission in it.
+    replaces every submission in it. The credentials the store held before are applied again over the backup's
+    (grader.service.db.credentials): a token revoked since the backup stays revoked.
     """
     shown = shown_url(str(engine.url))
     live = live_workers(engine)
@@ -199,6 +212,7 @@ def restore(engine: Engine, source: Path, *, force: bool = False) -> Snapshot:
                          f"PostgreSQL database with --database postgresql://...")
     with reading(engine) as db:
         held = count(db)
+        before = Credentials.read(db)
     if (held.students or held.submissions) and not force:
         raise StoreError(f"the store {shown} holds {held.line()}: a restore replaces all of it. To restore into it "
                          f"anyway, stop the server and its workers, keep a copy of it as it is (grade store backup "
@@ -212,8 +226,9 @@ def restore(engine: Engine, source: Path, *, force: bool = False) -> Snapshot:
     engine.dispose()
     migrate(engine)  # a backup made by an older grader: brought to this one's schema
     _forget_the_old_workers(engine)
-    with reading(engine) as db:
-        return count(db)
+    with writing(engine) as db:
+        changed = reapply(db, before)
+        return Restored(count(db), changed)
 
 
 def _forget_the_old_workers(engine: Engine) -> None:

@@ -14,9 +14,19 @@ Times are epoch seconds (a double): one type on SQLite and PostgreSQL, compared 
 - workers: each worker's host, load and last heartbeat, for the instructor page;
 - rule_overrides, audit_log: deadlines and extensions set from the instructor's pages over course.toml's, and every
   change made from the pages (grader.service.deadlines; migration v0004_pages_deadlines_audit);
+- corrections: an instructor's corrections of what counts for one student's assignment, set from the pages: a
+  score set by hand, the submission chosen, the assignment excused (grader.service.policy.corrections; migration
+  v0008_corrections);
 - lti_platforms, lti_states, lti_sessions: LTI 1.3 launch (grader.service.lti.lti): the deployments accepted, the
   logins under way (single-use state and nonce), and the sessions launches made, each tied to its platform and
-  LTI user (migration v0003_lti_launch).
+  LTI user (migration v0003_lti_launch); lti_contexts: each LMS context launched from, with its Names and Roles
+  URL (migration v0009_lti_contexts);
+- lti_lineitems: each assignment's LMS column as its links' launches name it (the AGS endpoint claim's
+  `lineitem`), with lti_platforms' `lineitems_url`, the line items service of the LMS course (migration
+  v0006_lti_lineitems; grader.service.lti.columns);
+- stale_packs: who last showed a pack holding an older version of an exercise than the course's
+  (migration
+  v0007_stale_packs; grader.service.packs).
 """
 
 from __future__ import annotations
@@ -154,9 +164,41 @@ lti_platforms = Table(
     Column("issuer", Text, nullable=False),
     Column("client_id", Text, nullable=False),
     Column("deployment_id", Text, nullable=False),
-    #: the last launch's Names and Roles URL and LMS context, for grade roster sync
+    #: no longer written: each context's Names and Roles URL is in lti_contexts (migration v0009_lti_contexts)
     Column("memberships_url", Text, nullable=False, default="", server_default=""),
     Column("context_id", Text, nullable=False, default="", server_default=""),
+    #: the last launch's AGS line items service (its endpoint claim's `lineitems`), for publishing
+    Column("lineitems_url", Text, nullable=False, default="", server_default=""),
+)
+
+stale_packs = Table(
+    "stale_packs", metadata,
+    Column("student", String(200), primary_key=True),
+    Column("exercise", String(200), primary_key=True),
+    #: the exercise's fingerprint in the student's pack (grader.course.pack.fingerprint)
+    Column("fingerprint", String(64), nullable=False),
+    Column("seen_at", Double, nullable=False),
+)
+
+lti_lineitems = Table(
+    "lti_lineitems", metadata,
+    #: a digest of (assignment, line item): a row per column a launch of the assignment's link named
+    Column("id", String(64), primary_key=True),
+    Column("assignment", String(200), nullable=False, index=True),
+    Column("lineitem", Text, nullable=False),
+    #: the resource link whose launch named it
+    Column("resource_link", Text, nullable=False),
+    Column("seen_at", Double, nullable=False),
+)
+
+lti_contexts = Table(
+    "lti_contexts", metadata,
+    #: a deployment's LMS context (a course, a section) a launch came from, with its own Names and Roles URL: grade
+    #: roster sync reads every one, and removes only a member none of them lists
+    Column("platform", String(64), ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True),
+    Column("context_id", Text, primary_key=True),
+    Column("memberships_url", Text, nullable=False, default="", server_default=""),
+    Column("seen_at", Double, nullable=False, default=0.0, server_default="0"),
 )
 
 lti_states = Table(
@@ -194,11 +236,25 @@ audit_log = Table(
     Column("at", Double, nullable=False),
     #: who: the instructor's id (their token's or their launch's)
     Column("actor", String(200), nullable=False),
-    #: deadline, extension or regrade
+    #: deadline, extension, regrade, publish, score, choose, excuse, clear or confirm
     Column("action", String(40), nullable=False),
     Column("assignment", String(200), nullable=False, default=""),
     Column("student", String(200), nullable=False, default=""),
     #: the value before and after, as the page showed it (ISO 8601 in the course's zone, "none", a count)
     Column("old", Text, nullable=False, default=""),
     Column("new", Text, nullable=False, default=""),
+)
+
+corrections = Table(
+    "corrections", metadata,
+    Column("assignment", String(200), primary_key=True),
+    Column("student", String(200), primary_key=True),
+    #: score (set by hand), submission (chosen to count) or excused
+    Column("kind", String(20), nullable=False),
+    Column("score", Double, nullable=True),
+    Column("submission", Integer, nullable=True),
+    #: the instructor's words, which the student reads
+    Column("reason", Text, nullable=False, default=""),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", Double, nullable=False),
 )

@@ -64,7 +64,8 @@ def is_sqlite(engine: Engine) -> bool:
 
 def _sqlite(url: str, durable: bool) -> Engine:
     path = Path(url.removeprefix("sqlite:///"))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _owner_only(path)
     # as many connections kept as the server's threads use at once (anyio's 40): a burst of uploads would otherwise
     # open, set up and close one for each request past the pool's default five
     engine = create_engine(url, pool_size=SQLITE_CONNECTIONS, max_overflow=SQLITE_CONNECTIONS,
@@ -90,6 +91,24 @@ def _sqlite(url: str, durable: bool) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+def _owner_only(path: Path) -> None:
+    """The store holds every student's code and the tokens' digests: readable by its owner only,
+    from its first byte. SQLite gives its -wal and -shm the mode of the database's file, so making
+    that one 0600 (empty, as
+    SQLite starts a database) covers all three; a store made before is brought to 0600 too."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(descriptor)
+    except FileExistsError:
+        pass
+    for found in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if found.stat().st_mode & 0o077 and found.stat().st_uid == os.geteuid():
+                found.chmod(0o600)
+        except FileNotFoundError:
+            pass
 
 
 @contextmanager

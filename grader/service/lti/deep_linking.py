@@ -4,7 +4,9 @@ The platform launches the tool with an LtiDeepLinkingRequest (through the same O
 launch, grader.service.lti.lti); the tool's answer is a page of the course's assignments, each with a button that
 posts an LtiDeepLinkingResponse to the platform's deep_link_return_url: a JWT signed with the tool's key (the one
 whose public half /lti/jwks publishes). Each assignment becomes an LTI resource link whose custom parameter
-([lti] custom, "assignment" by default) names it, so that its launches open it with no [lti.links] entry to write.
+([lti] custom, "assignment" by default) names it, so that its launches open it with no [lti.links]
+entry to write, and with a line item of its own (its `lineItem`): the assignment's column in the
+LMS's gradebook.
 
 Why each response is signed before the instructor picks: the pages run no script (their CSP), so a pick posted to
 this server could not be sent on to the LMS without a second click; signed at once, one click posts it straight to
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from grader.course.lms.lineitems import TAG
 from grader.service.config import Course
 from grader.service.lti.lti_config import LtiSettings
 from grader.service.lti.lti_token import CLAIM, Refused, bad_token, short
@@ -86,10 +89,17 @@ def pick(course: Course, settings: LtiSettings, claims: Mapping[str, Any], instr
 
 
 def _item(course: Course, settings: LtiSettings, assignment: str, tool_url: str) -> dict[str, Any]:
-    exercises = course.assignments[assignment].exercise_ids
+    """The link of `assignment`, with its own gradebook column: the platform makes the line item
+    (Deep Linking 2.0, 3.4.2: resourceId the assignment, as the line items service finds it) and
+    names it in the launches of
+    the link, where the server takes it from (grader.service.lti.columns)."""
+    rules = course.assignments[assignment]
+    exercises, points = rules.exercise_ids, rules.points
     return {"type": "ltiResourceLink", "title": assignment, "url": f"{tool_url}/lti/launch",
             "text": f"{course.name}: {assignment} ({', '.join(exercises)})"[:1000],
-            "custom": {settings.custom: assignment}}
+            "custom": {settings.custom: assignment},
+            "lineItem": {"label": assignment, "scoreMaximum": points if points > 0 else 1.0,
+                         "resourceId": assignment, "tag": TAG}}
 
 
 def _signed(settings: LtiSettings, deployment: str, items: list[dict[str, Any]], echo: Mapping[str, str]) -> str:

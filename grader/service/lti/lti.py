@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, delete, func, insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.lti import deep_linking
+from grader.service.lti import columns, deep_linking
 from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings, platform_id
 from grader.service.lti.lti_token import CLAIM, Keys, Refused, check_claims, launch_problem, origin, short
@@ -223,10 +225,9 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
         person = _person(db, claims, instructor)
         if isinstance(person, Refused):
             return person
-        p = schema.lti_platforms.c
         if isinstance(memberships, str) and urlsplit(memberships).scheme in ("http", "https"):
-            db.execute(update(schema.lti_platforms).where(p.id == ident).values(
-                memberships_url=memberships, context_id=claims[CLAIM + "context"]["id"]))
+            _remember(db, ident, claims[CLAIM + "context"]["id"], memberships)
+        columns.remember(db, ident, assignment, link, claims)  # the LMS column of the link, for publishing
         destination = ((f"/instructor?assignment={quote(assignment)}" if assignment else "/instructor") if instructor
                        else (f"/me/assignments/{quote(assignment, safe='')}" if assignment else "/me"))
         db.execute(insert(schema.lti_states).values(
@@ -237,6 +238,16 @@ def _admit(engine: Engine, course: Course, settings: LtiSettings, claims: dict[s
         f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{short(link)}\" = \"ASSIGNMENT\" "
         f"(one of {', '.join(course.assignments)}), or give the link the custom parameter {settings.custom}=ID.")
     return Launch(code, destination, instructor, setup)
+
+
+def _remember(db: Connection, platform: str, context: str, memberships: str) -> None:
+    """The Names and Roles URL of the LMS context (a course, a section) a launch came from, kept beside every other
+    linked context's: grade roster sync reads them all (grader.service.lti.lti_roster). One statement, so that two
+    launches of a context at once (on PostgreSQL, two servers) both keep it."""
+    dialect_insert = sqlite_insert if db.dialect.name == "sqlite" else pg_insert
+    found = {"memberships_url": memberships, "seen_at": time.time()}
+    db.execute(dialect_insert(schema.lti_contexts).values(platform=platform, context_id=context, **found)
+               .on_conflict_do_update(index_elements=["platform", "context_id"], set_=found))
 
 
 def _teaches(claims: Mapping[str, Any]) -> bool:

@@ -3,7 +3,11 @@ which LMS link opens which assignment.
 
     [lti]
     platform = "lms.toml"        # the registration, the file grade publish lti reads (relative to course.toml)
-    context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list); a launch shows its own
+    context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list: courses, sections); a
+                                 # launch shows its own
+    link_by = "lti_user_id"      # how grade roster sync links an LMS member to a roster row: by their LMS user id
+                                 # (the roster's lti_user_id), or "sis_user_id" (their SIS id, against the roster's
+                                 # sis_user_id column); never one kind against another
     custom = "assignment"        # the custom parameter that names the assignment (default: assignment)
     # url = "https://grader.example.edu"   # this server's address as registered in the LMS (default: as asked)
     # frame_ancestors = ["https://school.instructure.com"]   # the LMS's own pages, which frame a launch (default:
@@ -11,6 +15,9 @@ which LMS link opens which assignment.
 
     [lti.links]                  # an LMS link's resource link id -> the assignment it opens
     "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
+
+    [lti.lineitems]              # an assignment -> its LMS column (line item), named by hand
+    hw1 = "https://canvas.example.edu/api/lti/courses/7/line_items/42"
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from grader.core.errors import GraderError
-from grader.course.lms.publish import LAUNCH_KEYS, Platform, read_platform
+from grader.course.lms.platform import LAUNCH_KEYS, Platform, read_platform
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,15 +41,24 @@ class LtiSettings:
     context_ids: tuple[str, ...] = ()
     #: resource link id -> assignment id
     links: dict[str, str] = field(default_factory=dict)
+    #: assignment id -> the line item (LMS column) named for it by hand; one each, never shared
+    lineitems: dict[str, str] = field(default_factory=dict)
     custom: str = "assignment"
     #: this server's public address (scheme and host), as the LMS knows it; "" takes the request's
     url: str = ""
     #: the origins whose pages may frame a launch's answers ([lti] frame_ancestors); none: the registration's
     frame_ancestors: tuple[str, ...] = ()
+    #: the one id kind grade roster sync links an LMS member to a roster row by (LINK_KINDS)
+    link_by: str = "lti_user_id"
 
     def deployments(self) -> dict[str, str]:
         """The store's id of each accepted deployment -> its deployment id."""
         return {platform_id(self.platform.issuer, self.platform.client_id, d): d for d in self.platform.deployment_ids}
+
+
+#: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id, or the SIS id the
+#: LMS gives (lis_person_sourcedid) against the roster's sis_user_id
+LINK_KINDS = ("lti_user_id", "sis_user_id")
 
 
 def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
@@ -97,6 +113,7 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     if unknown:
         raise GraderError(f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
                           f"course ({', '.join(sorted(assignments))}).")
+    lineitems = _lineitems(path, table.get("lineitems", {}), assignments)
     custom, url = table.get("custom", "assignment"), table.get("url", "")
     if not isinstance(custom, str) or not custom:
         raise GraderError(f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\".")
@@ -108,9 +125,39 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     if not isinstance(framing, list) or not all(isinstance(f, str) and origin_of(f) for f in framing):
         raise GraderError(f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
                           f"like [\"https://school.instructure.com\"].")
+    link_by = table.get("link_by", "lti_user_id")
+    if link_by not in LINK_KINDS:
+        raise GraderError(f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
+                          f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}.")
     return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, custom=custom, url=url.rstrip("/"),
-                       frame_ancestors=tuple(framing))
+                       links={str(k): v for k, v in links.items()}, lineitems=lineitems, custom=custom,
+                       url=url.rstrip("/"), frame_ancestors=tuple(framing), link_by=link_by)
+
+
+def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
+    """[lti.lineitems]: each assignment's LMS column, named by hand; an assignment of the course
+    each, a line item's URL each, and never one line item for two (the scores of one would overwrite
+    the other's)."""
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
+    unknown = sorted(k for k in table if k not in assignments)
+    if unknown:
+        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
+                          f"assignment of this course ({', '.join(sorted(assignments))}).")
+    for assignment, url in table.items():
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line "
+                              "item's URL.")
+    holders: dict[str, list[str]] = {}
+    for assignment, url in table.items():
+        holders.setdefault(url, []).append(assignment)
+    shared = [f"{' and '.join(sorted(names))} ({url})"
+              for url, names in holders.items() if len(names) > 1]
+    if shared:
+        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
+                          "one assignment's scores would overwrite the other's: give each "
+                          "assignment its own line item.")
+    return {str(k): v for k, v in table.items()}
 
 
 def _check_key(path: Path, platform: Platform) -> None:

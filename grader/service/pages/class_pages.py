@@ -10,7 +10,6 @@ request made with the session cookie.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from urllib.parse import urlencode
 
 from sqlalchemy import select
@@ -21,12 +20,15 @@ from starlette.routing import Route
 
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
-from grader.service import access, deadlines
-from grader.service.classtable import ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service import access, deadlines, packs
+from grader.service.classtable import Cell, ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.lti import columns
 from grader.service.pages.forms import fields
 from grader.service.pages.layout import course_page
+from grader.service.policy import clock
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.work import queue
@@ -49,9 +51,7 @@ table.class th:first-child { background: #f3f3f3; }
 
 
 def when(moment: float | None, state: State) -> str:
-    if moment is None:
-        return "none"
-    return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
+    return clock.shown(moment, state.course)
 
 
 @access.instructor
@@ -80,7 +80,7 @@ def _class_html(state: State, view: View, regraded: int | None) -> str:
             f'<nav><a href="/instructor/deadlines">deadlines and extensions</a> {summaries} '
             f'<a href="{e(csv_link)}">class.csv</a></nav>'
             + (f'<p class="notice">{e(notice)}</p>' if notice else "")
-            + _live(state)
+            + _live(state) + _stale_packs(state)
             + f"<h2>Students ({len(kept)} of {len(rows)})</h2>" + _filters(view, rows, state)
             + _table(kept, view, state)
             + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
@@ -96,6 +96,9 @@ def _live(state: State) -> str:
     now = time.time()
     cells = []
     for w in queue.worker_rows(state.engine, now - 3600):
+        stopped = float(w["stopped_at"] or 0.0)  # type: ignore[arg-type]
+        if stopped and now - stopped > STOPPED_SHOWN:
+            continue  # it stopped as asked: nothing to look at
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
         lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
         alive = "stopped" if w["stopped_at"] else ('<span class="late">lost</span>' if lost else "alive")
@@ -105,10 +108,31 @@ def _live(state: State) -> str:
             f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
             f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
             + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
-               if cells else "<p>No worker has been seen in the last hour.</p>")
+               if cells else "<p>No worker is running, and none was lost in the last hour.</p>")
             + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
 
 
+def _stale_packs(state: State) -> str:
+    """Who works from a pack older than the course's exercises (grader.service.packs), and what to
+    do about it."""
+    found = packs.stale_packs(state.engine, state.course)
+    if not found:
+        return ""
+    rows = []
+    for stale in found:
+        named = ", ".join(stale.students[:30]) + (" ..." if len(stale.students) > 30 else "")
+        rows.append([e(stale.exercise), e(named), str(len(stale.students)),
+                     e(when(stale.last_seen, state))])
+    return ('<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack '
+            "these students work from was released: their own <code>grade</code> checks against "
+            "the old checks, and the server grades with the new. Release the pack again "
+            "(<code>grade release ... --out pack/</code>) and hand it out; each student is listed "
+            "until they submit from a current pack.</p>"
+            + table(["exercise", "students", "how many", "last seen"], rows) + "</section>")
+
+
+#: how long a worker that stopped as asked stays listed (a lost one stays an hour: look into it)
+STOPPED_SHOWN = 300.0
 #: the heartbeat interval of a worker registered before workers said theirs (a 30 s lease's third)
 LEGACY_BEAT = 10.0
 
@@ -157,13 +181,7 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         person = f'<a href="/instructor/students/{e(row.student)}">{e(row.name or row.student)}</a>'
         cells = [person, f'<span class="id">{e(row.student)}</span>', e(row.section)]
         for assignment, cell in row.cells.items():
-            if cell.submission is None:
-                cells.append('<td class="num none" title="no submission">-</td>')
-                continue
-            shown_score = f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
-            mark = ' <span class="late">late</span>' if cell.late else ""
-            cells.append(f'<td class="num"><a href="/instructor/submissions/{cell.submission}" '
-                         f'title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>')
+            cells.append(_cell(assignment, cell, row.student))
         last = f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">' \
             f"{e(when(row.last_at, state))}</a></td>" if row.last_submission is not None else "none"
         cells += [str(row.late_days_used), last, str(row.submissions)]
@@ -172,6 +190,20 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         body.append(f'<tr><td colspan="{len(columns)}">No student matches.</td></tr>')
     return (f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(body)}'
             "</tbody>\n</table></div>")
+
+
+def _cell(assignment: str, cell: Cell, student: str) -> str:
+    """One counted score: a link to the submission it counts (or to the student's corrections, where it is the
+    instructor's), marked late or set by hand."""
+    if cell.submission is None and cell.score is None and not cell.excused:
+        return '<td class="num none" title="no submission">-</td>'
+    shown_score = "excused" if cell.excused else \
+        f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
+    mark = (' <span class="late">late</span>' if cell.late else "") + \
+        (' <span class="muted">by hand</span>' if cell.corrected else "")
+    link = f"/instructor/submissions/{cell.submission}" if cell.submission is not None and not cell.corrected \
+        else f"/instructor/students/{e(student)}#corrections"
+    return f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>'
 
 
 def _header(key: str, label: str, view: View) -> str:
@@ -199,11 +231,37 @@ def _publish_form(state: State) -> str:
     if state.course.lti is None:
         return ""
     assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
-    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the LMS\'s gradebook (the line '
-            "item of course.toml's [lti] platform); a score sent before and unchanged is not sent again.</p>"
-            '<form class="inline" method="post" action="/instructor/publish">'
+    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the '
+            "assignment's own column in the LMS's gradebook (its line item: course.toml's "
+            "[lti.lineitems], the one its LMS link launches with, or the one the LMS holds for it, "
+            "found or made); a score sent before and unchanged is not sent again. Before a "
+            "student's deadline, you are asked first: their score tells them what the hidden "
+            'checks gave.</p><form class="inline" method="post" action="/instructor/publish">'
             f'<label>assignment<select name="assignment">{assignments}</select></label>'
             '<button type="submit">Send the scores to the LMS</button></form>')
+
+
+def _confirm_publish(assignment: str, early: columns.Early) -> str:
+    """What publishing before the deadline releases, and the choice: the students past it only, or
+    all."""
+    held = len(early.held)
+    extended = f" ({early.extended} by an extension)" if early.extended else ""
+    ready = early.students - held
+
+    def button(choice: str, label: str) -> str:
+        return (f'<form class="inline" method="post" action="/instructor/publish">'
+                f'<input type="hidden" name="assignment" value="{e(assignment)}">'
+                f'<input type="hidden" name="confirm" value="{choice}">'
+                f'<button type="submit">{e(label)}</button></form>')
+
+    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1><p>The deadline of "
+            f"{e(assignment)} has not passed for {held} of {early.students} students{extended}. "
+            "Their scores count the hidden checks, which they are not shown before their "
+            "deadline: a score sent now tells each of them what the hidden checks gave.</p>"
+            + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
+            + button("all", f"Send all {early.students}: tell {held} their hidden checks' "
+                            "verdicts now")
+            + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
 
 
 @access.instructor
@@ -251,8 +309,9 @@ def _audited(state: State, actor: str, assignment: str, student: str, count: int
 
 @access.instructor
 async def publish(request: Request, who: Who) -> Response:
-    """The counted scores of one assignment sent to the LMS's gradebook (AGS), as `grade gradebook --publish` does,
-    to the line item of course.toml's [lti] platform; only changed scores are sent again."""
+    """The counted scores of one assignment sent to its own column of the LMS's gradebook (AGS), as
+    `grade gradebook --publish` does (grader.service.lti.columns); only changed scores are sent
+    again. Before a student's deadline, it asks first and says what it releases to how many."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
@@ -262,25 +321,26 @@ async def publish(request: Request, who: Who) -> Response:
     if rules is None or course.lti is None:
         return HTMLResponse(course_page(state, "Not sent", "<h1>Nothing was sent</h1><p>Name an assignment of a "
                                                            "course with an [lti] platform.</p>"), 422)
+    choice = form.get("confirm", "")
+    early = await run_in_threadpool(columns.before_deadline, state.engine, course, rules)
+    if early.held and choice not in ("passed", "all"):
+        asked = _confirm_publish(rules.id, early)
+        return HTMLResponse(course_page(state, "Send the scores?", asked, CSS))
     try:
-        said = await run_in_threadpool(_publish, state, who.student, rules.id)
+        said = await run_in_threadpool(_publish, state, who.student, rules, choice == "all")
     except GraderError as exc:
         return HTMLResponse(course_page(state, "Not sent", f"<h1>Nothing was sent</h1><p>{e(exc)}</p>"), 502)
     return RedirectResponse(f"/instructor?regrade={said}", status_code=303)
 
 
-def _publish(state: State, actor: str, assignment: str) -> int:
-    from grader.course.lms.publish import publish_lti
-    from grader.service.gradebook import export
-
+def _publish(state: State, actor: str, rules: Rules, release_hidden: bool) -> int:
     course = state.course
     assert course.lti is not None
-    folder, _ = export(state.engine, course, course.assignments[assignment])
-    done = publish_lti(folder, course.lti.platform, say=lambda _: None)
+    done = columns.publish(state.engine, course, rules, course.lti.platform,
+                           release_hidden=release_hidden)
     with writing(state.engine) as db:
-        return deadlines.record(db, actor, deadlines.PUBLISH, assignment, "", "",
-                                f"{len(done.sent)} score(s) sent, {done.unchanged} unchanged, "
-                                f"{len(done.skipped)} skipped").id
+        entry = deadlines.record(db, actor, deadlines.PUBLISH, rules.id, "", "", columns.said(done))
+    return entry.id
 
 
 def _on_roster(state: State, student: str) -> bool:

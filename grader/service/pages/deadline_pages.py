@@ -21,6 +21,9 @@ from grader.service.deadlines import Override
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import CSS, instructor_form, when
 from grader.service.pages.layout import cards, course_page
+from grader.service.policy.audit import CONFIRM
+from grader.service.policy.confirm import confirm, digest
+from grader.service.policy.release import in_words, newly_released
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 
@@ -56,7 +59,9 @@ def _html(state: State, changed: int | None) -> str:
     for rules in course.assignments.values():
         found = stored.get((rules.id, ""))
         reset = _button("reset", rules.id, "", "back to course.toml") if found else ""
-        rows.append([e(rules.id), e(when(rules.opens, state)), e(when(rules.deadline, state)), _source(found, state),
+        closes = course.closes_for(rules, "")
+        rows.append([e(rules.id), e(when(rules.opens, state)), e(when(rules.deadline, state)),
+                     e(when(closes, state)) if closes is not None else "never", _source(found, state),
                      _form(rules.id, "", _local(rules.deadline, course), "Set") + reset])
     extensions = []
     for rules in course.assignments.values():
@@ -70,27 +75,33 @@ def _html(state: State, changed: int | None) -> str:
                 _button("none", rules.id, student, "withdraw")
             if found is not None and found.moment is not None and student not in toml.assignments[rules.id].extensions:
                 undo = _button("reset", rules.id, student, "withdraw")
-            extensions.append([e(rules.id), e(student), e(names.get(student, "")),
-                               e(when(moment, state)) if moment is not None else "withdrawn (the class's deadline)",
+            mine = e(when(moment, state)) if moment is not None else "withdrawn (the class's deadline)"
+            if moment is not None and not rules.extended(student):
+                mine += ' <span class="muted">(not after the class\'s deadline, which holds)</span>'
+            extensions.append([e(rules.id), e(student), e(names.get(student, "")), mine,
                                _source(found, state), undo])
     entries = deadlines.audit(state.engine)
     log = [[f'<span class="nowrap">{e(when(x.at, state))}</span>', e(x.actor), e(x.action), e(x.assignment),
             e(x.student), e(x.old), e(x.new)]
            for x in entries]
     # the change just made, named by its audit entry (never text from the query: a link could say anything)
-    done = next((x for x in entries if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION)),
-                None)
-    notice = f"{done.action} of {done.assignment}{' for ' + done.student if done.student else ''}: {done.old} -> " \
-             f"{done.new}" if done is not None else ""
+    done = next((x for x in entries if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION,
+                                                                         CONFIRM)), None)
+    notice = "" if done is None else "course.toml's edit is confirmed: it applies on every server within a " \
+        "second." if done.action == CONFIRM else \
+        f"{done.action} of {done.assignment}{' for ' + done.student if done.student else ''}: {done.old} -> {done.new}"
     assignments = "".join(f"<option>{e(a)}</option>" for a in course.assignments)
     options = "".join(f'<option value="{e(p.id)}">{e(p.id)} {e(p.name)}</option>' for p in people)
     zone = datetime.now(course.timezone).strftime("%Z")
     body = ('<nav><a href="/instructor">&larr; class</a></nav><h1>Deadlines and extensions</h1>'
-            + (f'<p class="notice">{e(notice)}</p>' if notice else "")
+            + (f'<p class="notice">{e(notice)}</p>' if notice else "") + _held(state)
             + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept in the '
             "course's store over course.toml, applies at once to every process of the course, and is in the "
             "audit log below; course.toml stays the starting point.</p>"
-            + "<h2>Deadlines</h2>" + cards(["assignment", "opens", "deadline", "from", "change"], rows)
+            + "<h2>Deadlines</h2>" + cards(["assignment", "opens", "deadline", "closes", "from", "change"], rows)
+            + '<p class="muted">An assignment closes (takes no more uploads) at course.toml\'s <code>closes</code>, '
+            "else at the deadline plus the days late work can still count; a student's own closes as much later "
+            "as their extension. A deadline set in the past asks first: it releases hidden results.</p>"
             + "<h2>Extensions</h2>"
             + (cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions) if extensions
                else "<p>No extension is granted.</p>")
@@ -139,11 +150,64 @@ async def change(request: Request, who: Who) -> Response:
     moment = _moment(form, course, course.assignments[assignment].deadline, student) if action == "set" else None
     if isinstance(moment, str):
         return _refused(state, 422, moment)
+    released = await run_in_threadpool(_releases, state, toml, assignment, student, moment, action == "reset")
+    if released and form.get("confirm") != "yes":
+        return HTMLResponse(_asked(state, form, released))
+    note = f" (confirmed: it released {in_words(released)})" if released else ""
     entry = await run_in_threadpool(deadlines.change, state.engine, toml, who.student, assignment, student,
-                                    moment, action == "reset")
+                                    moment, action == "reset", note)
     if state.stored is not None:
         state.stored.forget()  # this process's next request, the page that shows it, reads it
     return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
+
+
+def _releases(state: State, toml: Course, assignment: str, student: str, moment: float | None,
+              reset: bool) -> dict[str, list[str]]:
+    """What the change would release now: for each assignment, the students whose hidden results come out."""
+    found = deadlines.overrides(state.engine)
+    after = deadlines.in_force(toml, deadlines.proposed(toml, found, assignment, student, moment, reset))
+    return newly_released(deadlines.in_force(toml, found), after, [p.id for p in roster(state.engine)])
+
+
+def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -> str:
+    """The page that asks before a change releases hidden results: what, to how many, and the same form again."""
+    kept = "".join(f'<input type="hidden" name="{e(k)}" value="{e(v)}">' for k, v in form.items()
+                   if k in ("action", "assignment", "student", "when", "days"))
+    count = sum(len(v) for v in released.values())
+    body = ('<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>This releases hidden results</h1>'
+            f"<p>The deadline this sets has passed: the hidden checks' results, and which submission counts, come "
+            f"out at once to {count} student{'s' if count != 1 else ''}: {e(in_words(released))}. Nothing was "
+            "changed yet.</p>"
+            f'<form class="inline" method="post" action="/instructor/deadlines">{kept}'
+            '<input type="hidden" name="confirm" value="yes"><button type="submit">Confirm: release them</button>'
+            '</form><p><a href="/instructor/deadlines">Cancel</a> (a typo? set the date again)</p>')
+    return course_page(state, "confirm the deadline", body, CSS)
+
+
+@access.instructor
+async def confirm_edit(request: Request, who: Who) -> Response:
+    """An instructor's word that course.toml's held edit applies (grader.service.policy.confirm)."""
+    sent = await instructor_form(request)
+    if isinstance(sent, Response):
+        return sent
+    state, form = sent
+    held = state.live.held
+    if held is None or digest(held[1]) != form.get("edit", ""):
+        return _refused(state, 409, "course.toml has changed since that page was drawn, or holds nothing to "
+                                    "confirm: look again.")
+    entry = await run_in_threadpool(confirm, state.engine, who.student, held[1], state.live.problem or "")
+    return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
+
+
+def _held(state: State) -> str:
+    """course.toml's edit that waits for a confirmation, if any, with its button."""
+    held = state.live.held
+    if held is None:
+        return ""
+    return (f'<h2>course.toml waits for you</h2><p class="late">{e(state.live.problem or "")}</p>'
+            '<form class="inline" method="post" action="/instructor/deadlines/confirm">'
+            f'<input type="hidden" name="edit" value="{digest(held[1])}">'
+            "<button type=\"submit\">Confirm course.toml's edit: release them</button></form>")
 
 
 def _moment(form: dict[str, str], course: Course, deadline: float | None, student: str) -> float | str:
@@ -180,4 +244,5 @@ def _refused(state: State, status: int, message: str) -> HTMLResponse:
 
 
 def routes() -> list[Route]:
-    return [Route("/instructor/deadlines", deadlines_page), Route("/instructor/deadlines", change, methods=["POST"])]
+    return [Route("/instructor/deadlines", deadlines_page), Route("/instructor/deadlines", change, methods=["POST"]),
+            Route("/instructor/deadlines/confirm", confirm_edit, methods=["POST"])]

@@ -7,10 +7,9 @@ writes (no scripts); a session cookie from a one-time login link (`grade submit 
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from urllib.parse import quote
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -23,8 +22,10 @@ from grader.service.db import schema
 from grader.service.db.store import reading
 from grader.service.pages.layout import CSS as _CSS
 from grader.service.pages.layout import cards, course_page, not_found
-from grader.service.seen import is_released, labelled, status_of
-from grader.service.standing import Row, rows_of, worths
+from grader.service.policy import clock
+from grader.service.policy.release import is_released
+from grader.service.seen import labelled, status_of
+from grader.service.standing import Row, count, rows_of, worths
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 from grader.service.view_cache import view_key
@@ -32,9 +33,7 @@ from grader.service.views import shown
 
 
 def _when(moment: float | None, state: State) -> str:
-    if moment is None:
-        return "none"
-    return datetime.fromtimestamp(moment, state.course.timezone).strftime("%Y-%m-%d %H:%M %Z")
+    return clock.shown(moment, state.course)
 
 
 __all__ = ["cards", "course_page", "not_found", "routes"]
@@ -96,20 +95,22 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
         status = status_of(state, who.student)
         with reading(state.engine) as db:
             rows = rows_of(db, who.student, chosen, limit=200)
+            name = _name(db, who.student)
         assignments = []
         for a in status["assignments"]:  # type: ignore[attr-defined]
             if chosen is not None and a["id"] != chosen:
                 continue
             counted = a["counted"]
             left = "no limit" if a["left_today"] is None else str(a["left_today"])
+            closes = f"; closes {a['closes_shown']}" if a["closes"] is not None else ""
+            score = "excused" if counted["excused"] else f"{num(counted['score'])}/{num(counted['max_score'])}" \
+                if counted["score"] is not None else "-"
             assignments.append([e(a["id"]), e(", ".join(a["exercises"])),
-                                e(_when(a["deadline"], state)) + (" (your extension)" if a["extended"] else ""),
-                                e(left), e(f"{num(counted['score'])}/{num(counted['max_score'])}"
-                                           if counted["score"] is not None else "-") + f" <span class=\"muted\">"
-                                f"{e(counted['why'])}</span>",
+                                e(a["deadline_shown"] + (" (your extension)" if a["extended"] else "") + closes),
+                                e(left), e(score) + f' <span class="muted">{e(counted["why"])}</span>',
                                 "shown" if a["hidden_released"] else "after the deadline"])
         late = status["late_days_left"]
-        body = (f"<h1>{e(state.course.name)}: {e(who.student)}</h1>"
+        body = (f"<h1>{e(state.course.name)}: {e(name)}</h1>"
                 + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
                 + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
                 + (f" Late days left: {late}." if late is not None else "") + "</p>"
@@ -198,23 +199,41 @@ def _columns(state: State, ids: tuple[str, ...]) -> list[ExerciseColumn]:
     return [ExerciseColumn(i, catalog.load(i).title, catalog.load(i).points) for i in ids]
 
 
+def _name(db: Connection, student: str) -> str:
+    """The roster's name of `student` (a page names a person by it), else their id."""
+    st = schema.students.c
+    found = db.execute(select(st.name).where(st.id == student)).scalar_one_or_none()
+    return str(found) if found else student
+
+
 @access.instructor
 async def student_history(request: Request, who: Who) -> Response:
     state = state_of(request)
     student = request.path_params["student"]
+    entry = request.query_params.get("entry", "")
+
+    from grader.service.pages.class_pages import CSS
+    from grader.service.pages.correction_pages import ACTIONS, section
+    from grader.service.policy.audit import audit
 
     def build() -> str:
-        status = status_of(state, student)
         with reading(state.engine) as db:
             rows = rows_of(db, student, limit=500)
-        counted = [[e(a["id"]), e(f"{num(a['counted']['score'])}/{num(a['counted']['max_score'])}"
-                                  if a["counted"]["score"] is not None else "-"), e(a["counted"]["why"])]
-                   for a in status["assignments"]]  # type: ignore[attr-defined]
-        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(student)}</h1><h2>Counted</h2>'
-                + table(["assignment", "counts", "why"], counted)
+            every = rows_of(db, student)
+            name = _name(db, student)
+        chosen = count(state.course, student, every)  # what counts, as the instructor sees it (released or not)
+        counted = [[e(c.assignment), e("excused" if c.excused else f"{num(c.score)}/{num(c.max_score)}"
+                                      if c.score is not None else "-"), e(c.why)] for c in chosen.values()]
+        # the correction just made, named by its audit entry (never text from the query)
+        done = next((x for x in audit(state.engine, 50) if str(x.id) == entry and x.action in ACTIONS), None)
+        notice = f"{done.action} of {done.assignment} for {done.student}: {done.old} -> {done.new}" if done else ""
+        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
+                f"{e(student)}</span></h1>"
+                + (f'<p class="notice">{e(notice)}</p>' if notice else "") + "<h2>Counted</h2>"
+                + table(["assignment", "counts", "why"], counted) + section(state, student, every, chosen)
                 + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
                                                                   instructor=True))
-        return course_page(state, student, body)
+        return course_page(state, student, body, CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
 

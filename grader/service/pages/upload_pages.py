@@ -8,7 +8,6 @@ key made when the page was drawn: sending the form twice (a reload, a double cli
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -20,6 +19,7 @@ from grader.service.config import Course
 from grader.service.intake import Receipt
 from grader.service.pages.forms import upload
 from grader.service.pages.layout import course_page
+from grader.service.policy import clock
 from grader.service.receive import receive, too_big
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
@@ -46,10 +46,12 @@ async def submit(request: Request, who: Who) -> Response:
     state = state_of(request)
     course = state.course
     form = await upload(request, course.max_upload_bytes)
+    arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
     if isinstance(form, str):
         return _refused(state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form))
     assignment = form.fields.get("assignment") or None
-    receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""))
+    receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""),
+                            arrived)
     if isinstance(receipt, Refused):
         return _refused(state, receipt, {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
                         back=assignment)
@@ -70,16 +72,17 @@ def _refused(state: State, refused: Refused, headers: dict[str, str] | None = No
 
 
 def _receipt(state: State, receipt: Receipt) -> str:
-    moment = datetime.fromtimestamp(receipt.received_at, UTC).isoformat(timespec="milliseconds")
+    moment = clock.shown_exactly(receipt.received_at, state.course)
     late = (f'<li class="late">{e(receipt.late_policy or f"{receipt.days_late:g} day(s) late")}</li>'
             if receipt.days_late > 0 else "<li>on time</li>")
+    effect = f'<li class="effect">{e(receipt.effect)}</li>' if receipt.effect else ""
     left = f"<li>{receipt.left_today} more today</li>" if receipt.left_today is not None else ""
     again = "<p>This file was already received (the form was sent again): it is stored once.</p>" \
         if receipt.replayed else ""
     body = (f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav>'
             f"<h1>Received: submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}"
-            f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>server time {e(moment)}</li>'
-            f"{late}{left}</ul>"
+            f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>received {e(moment)}</li>'
+            f"{late}{effect}{left}</ul>"
             f'<p><a href="/me/submissions/{receipt.submission}">Its report</a> (it is graded in a moment; reload '
             "that page until it shows).</p>")
     return course_page(state, f"submission {receipt.submission}", body)

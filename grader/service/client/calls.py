@@ -1,83 +1,40 @@
-"""`grade submit`: what a student runs. Upload a file, print the receipt once the server has stored it, then wait for
-and print the report of the public checks; `--status`, `--history` and `--login` ask the server what it holds.
+"""`grade submit`'s requests: upload a file and print its receipt once the server has stored it, wait for and print
+the report of the public checks; ask the server what it holds (`--status`, `--history`, `--login`).
 
-Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. The
-server's address and the student's token come from $AUTOGRADER_SERVER and $AUTOGRADER_TOKEN, else from
-grade-course.toml (`server = "..."`, and `token = "..."` if the student keeps it there) in the current folder
-or one above it: `grade release --server URL` puts the file in the pack. An upload is retried on a dropped
-connection or a busy server with the same idempotency key, so it is stored once however often it is sent.
+Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. Where the
+requests go, and with which token, is grader.service.client.where's. An upload is retried on a dropped connection
+or a busy server with the same idempotency key, so it is stored once however often it is sent.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
+import re
 import ssl
+import sys
 import time
-import tomllib
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
-from grader.course.pack.release import COURSE_FILE, is_http_address
+from grader.service.client.where import Settings
 
+#: an exercise id, as the server may name one back (anything else it says of a pack is not printed)
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 #: tries after the first, while the server is unreachable or busy ($AUTOGRADER_SUBMIT_RETRIES)
 RETRIES = int(os.environ.get("AUTOGRADER_SUBMIT_RETRIES") or 5)
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    server: str
-    token: str
-    #: the certificates an https server's must chain to: None, the system's store (and $SSL_CERT_FILE)
-    ca_file: Path | None = None
-
-    def tls(self) -> ssl.SSLContext | None:
-        """What an https server is verified against: its name and chain, always (never turned off)."""
-        if not self.server.startswith("https://"):
-            return None
-        try:
-            return ssl.create_default_context(cafile=self.ca_file)
-        except (OSError, ssl.SSLError) as exc:
-            raise GraderError(f"--ca-file {self.ca_file}: cannot read certificates from it ({exc}); it is a PEM "
-                              f"file of the certificate authority your course named.") from None
-
-
 class ServerRefused(GraderError):
     """The server answered, and said no (the message is its own)."""
-
-
-def settings(start: Path | None = None, ca_file: Path | None = None) -> Settings:
-    """The server and token: the environment first, then the nearest grade-course.toml; and what verifies an https
-    server (`ca_file`, else $AUTOGRADER_CA_FILE, else the system's store)."""
-    server, token = os.environ.get("AUTOGRADER_SERVER", ""), os.environ.get("AUTOGRADER_TOKEN", "")
-    ca = ca_file or (Path(os.environ["AUTOGRADER_CA_FILE"]) if os.environ.get("AUTOGRADER_CA_FILE") else None)
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
-        path = candidate / COURSE_FILE
-        if path.is_file():
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise GraderError(f"{path}: cannot be read ({exc}).") from None
-            server = server or str(data.get("server", ""))
-            token = token or str(data.get("token", ""))
-            break
-    if not server:
-        raise GraderError(f"no course server: set $AUTOGRADER_SERVER, or run inside the pack your course handed out "
-                          f"(its {COURSE_FILE} names the server).")
-    if not is_http_address(server):
-        raise GraderError(f"the course server {server!r} is not an http(s) address.")
-    if not token:
-        raise GraderError(f"no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "
-                          f"token = \"...\" to {COURSE_FILE}.")
-    return Settings(server.strip().rstrip("/"), token.strip(), ca)
 
 
 def call(where: Settings, method: str, path: str, body: bytes | None = None,
@@ -99,7 +56,10 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if not retry or attempt == retries:
                 raise ServerRefused(str(data.get("error") or f"the server answered {exc.code} {exc.reason}")) \
                     from None
-            delay = max(delay, float(exc.headers.get("Retry-After") or 0))
+            delay = max(delay, _seconds(exc.headers.get("Retry-After")))
+            why = str(data.get("error") or f"the server is busy ({exc.code})")
+            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again "
+                     f"({attempt + 1} of {retries})")
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
         # idempotency key, so one that was stored is not stored twice
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
@@ -113,9 +73,27 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             if attempt == retries:
                 raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
                                   f"or try again later: nothing was lost.") from None
+            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in "
+                     f"{delay:.0f} s ({attempt + 1} of {retries})")
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
+
+
+def _seconds(retry_after: str | None) -> float:
+    """Retry-After's delay in seconds, at most 300 (an HTTP date, or nothing readable, is no delay
+    of its own)."""
+    try:
+        seconds = float(retry_after or 0)
+    except ValueError:
+        return 0.0
+    return min(max(seconds, 0.0), 300.0) if math.isfinite(seconds) else 0.0
+
+
+def _waiting(line: str) -> None:
+    """Say that the client waits, and how long, before it does: a silent wait looks like a hang."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _answer(where: Settings, raw: bytes) -> Any:
@@ -148,8 +126,30 @@ def upload(where: Settings, path: Path, exercise: str | None, assignment: str | 
     query = urllib.parse.urlencode({k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v})
     _, receipt = call(where, "POST", "/api/submissions" + (f"?{query}" if query else ""), content, {
         "Content-Type": "application/octet-stream", "Idempotency-Key": key or str(uuid.uuid4()),
-        "X-Filename": urllib.parse.quote(path.name)})
+        "X-Filename": urllib.parse.quote(path.name), **pack_header(path.parent, Path.cwd())})
     return dict(receipt)
+
+
+def pack_header(*folders: Path) -> dict[str, str]:
+    """The header saying which version of each exercise the student's pack holds (the pack in or
+    above one of
+    `folders`), so that the server can say whether it is stale; none without a pack."""
+    from grader.course.pack.fingerprint import HEADER, header_value, pack_near
+
+    held = pack_near(*folders)
+    return {HEADER: header_value(held)} if held else {}
+
+
+def stale_text(answer: dict[str, Any]) -> str:
+    """What the server said of the student's pack: the exercises that changed since its release."""
+    named = answer.get("stale_pack") or []
+    old = [name for name in named if isinstance(name, str) and _ID.fullmatch(name)][:20]
+    if not old:
+        return ""
+    return (f"Your pack is out of date for {', '.join(old)}: the course changed "
+            f"{'it' if len(old) == 1 else 'them'} after your pack was released, so your own "
+            "`grade` checks against old checks (the server grades with the new ones). Get the new "
+            "pack from your course and copy your work into it.\n")
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:
@@ -178,8 +178,11 @@ def receipt_text(receipt: dict[str, Any]) -> str:
     left = "" if receipt.get("left_today") is None else f"; {receipt['left_today']} more today"
     again = " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
     policy = f"  late: {receipt['late_policy']}\n" if receipt.get("late_policy") else ""
+    effect = f"  counts: {receipt['effect']}\n" if receipt.get("effect") else ""
+    # the server's one clock, in the course's zone ("received"); a server before it sent the ISO time alone
+    when = f"received {receipt['received']}" if receipt.get("received") else f"server time {receipt['server_time']}"
     return (f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
-            f"  sha256 {receipt['sha256']}\n  server time {receipt['server_time']}{left}\n{policy}")
+            f"  sha256 {receipt['sha256']}\n  {when}{left}\n{policy}{effect}")
 
 
 def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
@@ -196,3 +199,38 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
         f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} " \
         f"({found.get('late_policy', '')}).\n"
     return render_text(report, color=color) + counts, int(report.exit_code)
+
+
+def listing(found: dict[str, Any], status: bool) -> str:
+    """`--status` (`status`) or `--history` as the terminal shows them, every moment in the course's zone."""
+
+    def when(moment: float | None, shown: str | None) -> str:
+        """The server's words for a moment, in the course's zone; a server before them sent epoch seconds."""
+        if shown:
+            return shown
+        return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    lines = []
+    if status:
+        for a in found["assignments"]:
+            counted = a["counted"]
+            score = "excused" if counted.get("excused") else \
+                "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
+            left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
+            closes = f", closes {when(a['closes'], a.get('closes_shown'))}" if a.get("closes") is not None else ""
+            lines.append(f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
+                         f"counts {score} ({counted['why']}); {a.get('late_rule', '')}")
+        if found.get("late_days_left") is not None:
+            lines.append(f"late days left: {found['late_days_left']}")
+    else:
+        for s in found["submissions"]:
+            score = s["outcome"] or s["state"]
+            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
+                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
+            elif s["outcome"] == "graded":
+                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
+            late = f", {s['days_late']:g} d late" if s["days_late"] else ""
+            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
+                         f"{s['filename']}{late}: {score}")
+        lines = lines or ["no submissions yet"]
+    return "\n".join(lines)

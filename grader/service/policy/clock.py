@@ -1,7 +1,8 @@
 """One clock for the course server: what time an upload has, and how a moment is shown.
 
-An upload's time is when the server had all of it: its request's body received whole, taken once in the
-request's handler (`arrived`) and carried to the store with it. Not when its request began (a body begun
+An upload's time is when the server had all of it: its request's last byte read by the server process
+(grader.service.slow_clients stamps it then, before the request waits on anything), read once in the request's
+handler (`arrived`) and carried to the store with it. Not when its request began (a body begun
 before the deadline and trickled in after it could be written after it), and not when the store wrote it
 (in a burst, the writer takes uploads one transaction after another, hundreds of milliseconds after they
 arrived). The opening, the close, the day's limit, days late and the receipt all read this one time.
@@ -13,14 +14,22 @@ Every moment a person reads, on a page, a receipt or `grade submit --status`, is
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from grader.service.config import Course
 
+#: where the server keeps the moment a request arrived whole, in its ASGI scope's state
+#: (grader.service.slow_clients stamps it as it reads the request's last byte)
+ARRIVED = "grader_arrived"
 
-def arrived() -> float:
-    """Now, as an upload's time: call it once its body is whole, before anything waits on the store."""
-    return time.time()
+
+def arrived(scope: Mapping[str, Any] | None = None) -> float:
+    """An upload's time: when the server read its request's last byte, as the protocol stamped it in `scope`; where
+    none did (another server, a test's client), now: call it once the body is whole, before anything waits."""
+    stamped = (scope or {}).get("state", {}).get(ARRIVED)
+    return float(stamped) if isinstance(stamped, float) else time.time()
 
 
 def shown(moment: float | None, course: Course) -> str:
@@ -39,3 +48,8 @@ def shown_exactly(moment: float, course: Course) -> str:
 def iso(moment: float, course: Course) -> str:
     """A moment as ISO 8601 with the course's offset, to the millisecond (the receipt's `server_time`)."""
     return datetime.fromtimestamp(moment, course.timezone).isoformat(timespec="milliseconds")
+
+
+def shown_zone(course: Course) -> str:
+    """The course's zone as its abbreviation now ("CET"), which every shown moment carries."""
+    return datetime.now(course.timezone).strftime("%Z")
