@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.values import Array, BadReply, ErrorInfo, Traced, TracedNode, from_data
+from grader.core.values import Array, BadReply, ErrorInfo, Number, Traced, TracedNode, from_data
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.library.standin import evaluate
+from grader.judge.session import grade
 from grader.run.read.load import SubmissionError
 from grader.run.read.package import MAX_SOURCE_BYTES, read_package
 
@@ -263,3 +263,104 @@ def test_a_broken_gradient_is_traced_to_its_ops_own_failed_check(tmp_path: Path)
     data = json.loads(render_json(report))
     jsonschema.validate(data, report_schema())
     assert report_from_dict(data).exercises[1].checks == report.exercises[1].checks
+
+
+def test_a_setting_named_like_the_ops_method_never_replaces_the_references_compute() -> None:
+    """A Summation node whose op carries `compute` and a private setting: the reference's own compute sums."""
+    from grader.judge.library.reference import reference_standins
+
+    standins = reference_standins(COURSE.load("shapes"))
+    leaf = Array((2, 3), tuple(float(i) for i in range(6)))
+    settings = (("axes", Number(1.0)), ("compute", Number(0.0)), ("_hidden", Number(1.0)))
+    graph = Traced((TracedNode(None, (), (), leaf), TracedNode("Summation", settings, (0,), Array((2,), (9.0, 9.0)))))
+    assert evaluate(graph, standins, frozenset()) == Array((2,), (3.0, 12.0))
+
+
+def test_a_shape_setting_of_billions_is_never_computed_here() -> None:
+    """BroadcastTo to (4, 10**9) claimed by a traced node keeps the student's value; the reference never runs it."""
+    from grader.core.values import Seq
+    from grader.judge.library.reference import reference_standins
+
+    standins = reference_standins(COURSE.load("shapes"))
+    leaf = Array((4, 1), (1.0, 2.0, 3.0, 4.0))
+    shape = Seq((Number(4.0), Number(1e9)), "tuple")
+    claimed = Array((1,), (5.0,))
+    graph = Traced((TracedNode(None, (), (), leaf), TracedNode("BroadcastTo", (("shape", shape),), (0,), claimed)))
+    assert evaluate(graph, standins, frozenset()) == claimed
+
+
+def test_a_repository_importing_its_package_from_the_root_as_pytest_does_is_graded_as_it_runs(tmp_path: Path) -> None:
+    """`from python.needle.ops import ...` in apps/simple_ml.py works under `python -m pytest` run from the root (the
+    root is on sys.path): the package is imported twice, and a loss built with both copies' ops is still read as
+    one graph. (Its backward mixes the copies' Tensors, which fails outside the grader too.)"""
+    simple_ml = "apps/simple_ml.py"
+    repo = _repository(tmp_path, {
+        simple_ml: ("import needle as ndl\n", "import needle as ndl\nfrom python.needle.ops import summation\n")})
+    text = (repo / simple_ml).read_text().replace("return ndl.summation(log_total - picked) / batch",
+                                                  "return summation(log_total - picked) / batch")
+    (repo / simple_ml).write_text(text)
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("simple-ml")], seed=0, isolation="none")
+    assert _scores(report)["softmax loss"] == "passed", report.exercises[0].checks[0].problem
+
+
+def test_a_gradient_that_writes_its_mask_into_the_nodes_own_array_is_graded_on_what_it_returns(tmp_path: Path) -> None:
+    """ReLU.gradient reusing node.realize_cached_data() as its mask, in place: the gradient is right, and the op's
+    value was read before it ran."""
+    old = ("        gate = Tensor(node.inputs[0].realize_cached_data() > 0, dtype=out_grad.dtype, "
+           "requires_grad=False)\n        return out_grad * gate")
+    new = ("        out = node.realize_cached_data()\n        out[out > 0] = 1\n"
+           "        return out_grad * Tensor(out, requires_grad=False)")
+    repo = _repository(tmp_path, {OPS: (old, new)})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("elementwise")], seed=0, isolation="none")
+    assert _scores(report)["relu gradient"] == "passed"
+
+
+def test_a_stray_from_import_of_a_refused_module_costs_nothing_until_used(tmp_path: Path) -> None:
+    """An editor's `from turtle import pd` atop the ops module (turtle is refused: it reaches for a display): the
+    name is taken as a placeholder that fails when used, so the package imports and its ops keep their points;
+    the report says what was refused."""
+    repo = _repository(tmp_path)
+    ops = repo / OPS
+    ops.write_text("from turtle import pd\n" + ops.read_text())
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul")], seed=0, isolation="none")
+    assert report.exercises[0].score == report.exercises[0].max_score, _scores(report)
+    assert any("imported turtle" in note for note in report.notes)
+
+
+def test_ops_are_computed_as_they_are_made_as_the_courses_tests_do(tmp_path: Path) -> None:
+    """A MatMul.gradient that reads an input's cached_data directly (computed once it is made, in needle's default
+    eager mode) is graded as the course's own tests run it."""
+    reads = "        assert node.cached_data.ndim >= 2 and left.cached_data is not None\n"
+    repo = _repository(tmp_path, {OPS: ("        left, right = node.inputs\n",
+                                        "        left, right = node.inputs\n" + reads)})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul")], seed=0, isolation="none")
+    assert report.exercises[0].score == report.exercises[0].max_score, _scores(report)
+
+
+def test_an_op_not_written_yet_does_not_cost_the_ops_built_on_it(tmp_path: Path) -> None:
+    """Summation.compute still raising NotImplementedError: MatMul's batch gradient sums with it; the check runs
+    again with each op computed only when read, and the course's Summation stands in."""
+    repo = _repository(tmp_path, {OPS: ("        return array_api.sum(a, axis=self.axes)",
+                                        "        raise NotImplementedError()")})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("matmul"), COURSE.load("shapes")], seed=0,
+                   isolation="none")
+    matmul = report.exercises[0]
+    assert matmul.score == matmul.max_score, _scores(report)
+    assert _scores(report)["summation compute"] == "error"
+
+
+def test_an_epoch_a_few_parts_in_a_hundred_thousand_off_keeps_its_points(tmp_path: Path) -> None:
+    """An epoch whose weights are off by a few parts in 10**5 (what float32 data or an epsilon in a division gives
+    over two steps; measured on a student's repository whose own tests compare the weights' norms): the epoch's
+    check allows 1e-4."""
+    repo = _repository(tmp_path, {"apps/simple_ml.py": (
+        "        W1 = ndl.Tensor(W1.realize_cached_data() - lr * W1.grad.realize_cached_data())",
+        "        W1 = ndl.Tensor(W1.realize_cached_data() - lr * (1 + 3e-5) * W1.grad.realize_cached_data())")})
+    assert LIBRARY is not None
+    report = grade(read_package(repo, LIBRARY), [COURSE.load("simple-ml")], seed=0, isolation="none")
+    assert _scores(report)["an epoch of SGD"] == "passed", report.exercises[0].checks[2].problem

@@ -27,7 +27,7 @@ SAMPLES = sorted([*(ROOT / "submissions").glob("*/*.py"), *(ROOT / "submissions"
 #: outcome and saved_as_latin1 are read by tests/test_hostile.py's batch
 ALLOWED = {"about", "exercise", "assignment", "args", "exit_code", "score", "statuses", "report_contains", "mistake",
            "error_contains", "requires", "truth", "outcome", "saved_as_latin1", "report_lacks", "max_report_bytes",
-           "slow"}
+           "slow", "exercises"}
 CATALOG = Catalog(ROOT / "exercises")
 
 
@@ -44,7 +44,9 @@ def _expectation(sample: Path) -> dict[str, Any]:
 def _arguments(sample: Path, expect: dict[str, Any]) -> list[str]:
     which = ["--exercise", expect["exercise"]] if "exercise" in expect else \
         ["--assignment", expect["assignment"]] if "assignment" in expect else []  # else: the file names it
-    return [str(sample), *which, *map(str, expect.get("args", []))]
+    # another catalog than exercises/ (a library course's, under examples/courses), by its path in the repository
+    catalog = ["--exercises", str(ROOT / expect["exercises"])] if "exercises" in expect else []
+    return [str(sample), *which, *catalog, *map(str, expect.get("args", []))]
 
 
 def _slow(sample: Path) -> bool:
@@ -53,6 +55,8 @@ def _slow(sample: Path) -> bool:
     expect = yaml.safe_load(sample.with_suffix(".expect.yaml").read_text(encoding="utf-8")) or {}
     if expect.get("slow") or "--time-limit" in map(str, expect.get("args", [])):
         return True
+    if "exercises" in expect:  # a library course: numpy, and every exercise of it
+        return False
     ids = [expect["exercise"]] if "exercise" in expect else \
         CATALOG.load_assignment(expect["assignment"])[1] if "assignment" in expect else _declared(sample)
     return any((CATALOG.load(e) if isinstance(e, str) else e).engine == "torch" for e in ids)

@@ -127,9 +127,12 @@ class Catalog:
 
 def shared_name(exercises: Sequence[Exercise]) -> tuple[str, str, str] | None:
     """The first name two of `exercises` both need defined, with the two (name, first, second): one file, or one
-    notebook, cannot answer both."""
+    notebook, cannot answer both. A library course's names are its package's, one object each whichever exercise
+    asks: one repository answers them all."""
     owners: dict[str, str] = {}
     for exercise in exercises:
+        if exercise.library is not None:
+            continue
         for name, _ in exercise.defines:
             if name in owners:
                 return name, owners[name], exercise.id

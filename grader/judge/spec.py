@@ -83,7 +83,7 @@ def _build(data: dict[str, Any], lines: dict[At, int], path: Path) -> Exercise:
         _tensor_reference(data["defines"], where)
     _autograd_rule(data, probes, where)
     if library is not None:
-        packed = not library.reference.is_dir()
+        packed = library.reference is None or not library.reference.is_dir()
         solution = None if packed else library.reference
     else:
         solution = None if packed else _file(folder, data.get("solution", "solution.py"), ("solution",), where)

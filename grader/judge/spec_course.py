@@ -73,5 +73,5 @@ def course_library(path: Path) -> Library | None:
             raise where.error(("package", "given", index), "is not a file of the starter; a given file is the "
                                                             "course's own, handed out with the starter.")
     return Library(files=tuple(package["files"]), import_paths=tuple(package.get("import_paths", ["."])),
-                   reference=folders["reference"], starter=folders.get("starter"),
+                   reference=folders.get("reference"), starter=folders.get("starter"),
                    graph=Graph(**graph) if graph is not None else None, given=given)

@@ -1,1 +1,2 @@
-"""Writing a report down: the text and JSON reports, the LMS formats, feedback pages and the class summary."""
+"""Writing a report down: the text and JSON reports,
+the LMS formats, feedback pages and the class summary."""

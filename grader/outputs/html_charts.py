@@ -1,4 +1,5 @@
-"""The summary page's charts, as HTML and one inline SVG: horizontal bars in a table, and the histogram."""
+"""The summary page's charts, as HTML and one inline
+SVG: horizontal bars in a table, and the histogram."""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ def bar_chart(title: str, bars: Sequence[Bar]) -> str:
     for bar in bars:
         width = round(100 * min(max(bar.fraction or 0.0, 0.0), 1.0), 1)
         tip = f' title="{e(bar.tip)}"' if bar.tip else ""
-        rows.append(f'<tr{tip}><th scope="row">{e(bar.label)}</th><td class="bar"><span class="track">'
-                    f'<span class="fill" style="width:{width}%;background:{bar.colour}"></span></span></td>'
-                    f'<td class="text">{e(bar.text)}</td></tr>')
+        rows.append(
+            f'<tr{tip}><th scope="row">{e(bar.label)}</th><td class="bar"><span class="track">'
+            f'<span class="fill" style="width:{width}%;background:{bar.colour}"></span></span></td>'
+            f'<td class="text">{e(bar.text)}</td></tr>'
+        )
     return f'<table class="bars" aria-label="{e(title)}">\n' + "\n".join(rows) + "\n</table>"
 
 
@@ -40,14 +43,18 @@ def histogram(bins: Sequence[Bin]) -> str:
     for index, b in enumerate(bins):
         x, h = left + index * slot, round(plot * b["count"] / top, 1)
         band = f"{b['low']}–{b['high']}%"
-        bars.append(f"<g><title>{band}: {plural(b['count'], 'student')}</title>"
-                    f'<rect x="{x + 6}" y="{base - h}" width="{slot - 12}" height="{h}" fill="{BLUE}"/>'
-                    f'<text x="{x + slot // 2}" y="{base - h - 4}" text-anchor="middle">{b["count"]}</text>'
-                    f'<text x="{x + slot // 2}" y="{base + 16}" text-anchor="middle">{band}</text></g>')
+        bars.append(
+            f"<g><title>{band}: {plural(b['count'], 'student')}</title>"
+            f'<rect x="{x + 6}" y="{base - h}" width="{slot - 12}" height="{h}" fill="{BLUE}"/>'
+            f'<text x="{x + slot // 2}" y="{base - h - 4}" text-anchor="middle">{b["count"]}</text>'
+            f'<text x="{x + slot // 2}" y="{base + 16}" text-anchor="middle">{band}</text></g>'
+        )
     width = left + slot * len(bins) + 10
-    return (f'<svg class="chart" viewBox="0 0 {width} {base + 44}" '
-            f'width="{width}" height="{base + 44}">\n<title>Students per band of the percentage score</title>\n'
-            + "\n".join(bars)
-            + f'\n<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#555"/>'
-            f'\n<text x="{(left + width) // 2}" y="{base + 38}" text-anchor="middle">share of the maximum score'
-            "</text>\n</svg>")
+    return (
+        f'<svg class="chart" viewBox="0 0 {width} {base + 44}" '
+        f'width="{width}" height="{base + 44}">\n<title>Students per band of the percentage score</title>\n'
+        + "\n".join(bars)
+        + f'\n<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#555"/>'
+        f'\n<text x="{(left + width) // 2}" y="{base + 38}" text-anchor="middle">share of the maximum score'
+        "</text>\n</svg>"
+    )

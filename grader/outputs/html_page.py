@@ -1,11 +1,13 @@
-"""The shell of the pages the grader writes (class summary, student feedback): one file, no scripts, nothing fetched."""
+"""The shell of the pages the grader writes (class summary,
+student feedback): one file, no scripts, nothing fetched."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
 
-#: nothing may load from anywhere; styles are inline. Should a text slip through unescaped, it cannot run.
+#: nothing may load from anywhere; styles are inline.
+#: Should a text slip through unescaped, it cannot run.
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 BASE_CSS = """
@@ -39,24 +41,39 @@ def e(text: object) -> str:
 
 def page(title: str, body: str, css: str = "") -> str:
     """A whole page: UTF-8, the CSP, a phone-friendly viewport and the styles inline."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{e(title)}</title>\n<style>{BASE_CSS}{css}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{e(title)}</title>\n<style>{BASE_CSS}{css}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: frozenset[int] = frozenset(),
-          css_class: str = "", row_classes: Sequence[str] = ()) -> str:
-    """A table in a box that scrolls sideways on a narrow screen; cells arrive escaped (some hold markup)."""
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: frozenset[int] = frozenset(),
+    css_class: str = "",
+    row_classes: Sequence[str] = (),
+) -> str:
+    """A table in a box that scrolls sideways on a narrow
+    screen; cells arrive escaped (some hold markup)."""
     head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
     classes = list(row_classes) or [""] * len(rows)
-    body = "".join((f'<tr class="{e(css)}">' if css else "<tr>")
-                   + "".join(f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
-                             for i, c in enumerate(row))
-                   + "</tr>\n" for row, css in zip(rows, classes, strict=True))
+    body = "".join(
+        (f'<tr class="{e(css)}">' if css else "<tr>")
+        + "".join(
+            f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>\n"
+        for row, css in zip(rows, classes, strict=True)
+    )
     attribute = f' class="{css_class}"' if css_class else ""
-    return (f'<div class="scroll"><table{attribute}>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n'
-            "</table></div>")
+    return (
+        f'<div class="scroll"><table{attribute}>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n'
+        "</table></div>"
+    )
 
 
 def num(value: float | None) -> str:

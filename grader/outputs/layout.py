@@ -1,4 +1,5 @@
-"""Where a batch's files live in its reports folder, so that every module names them the same way."""
+"""Where a batch's files live in its reports folder,
+so that every module names them the same way."""
 
 from __future__ import annotations
 

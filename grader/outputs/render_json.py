@@ -1,4 +1,5 @@
-"""The report as versioned JSON, the form LMS exporters and CI read (schema: schemas/report.schema.json)."""
+"""The report as versioned JSON, the form LMS exporters
+and CI read (schema: schemas/report.schema.json)."""
 
 from __future__ import annotations
 
@@ -40,9 +41,14 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "notes": list(report.notes),
         "output": report.output,
         "output_truncated": report.output_truncated,
-        "isolation": None if report.isolation is None else {
-            "level": report.isolation.level, "mode": report.isolation.mode,
-            "description": report.isolation.description, "weaker_limits": list(report.isolation.weaker_limits)},
+        "isolation": None
+        if report.isolation is None
+        else {
+            "level": report.isolation.level,
+            "mode": report.isolation.mode,
+            "description": report.isolation.description,
+            "weaker_limits": list(report.isolation.weaker_limits),
+        },
         "integrity": list(report.integrity),
         "exercises": [_exercise(e) for e in report.exercises],
     }
@@ -63,8 +69,11 @@ def _exercise(exercise: ExerciseResult) -> dict[str, Any]:
         "problems": list(exercise.problems),
         "checks": [_check(c) for c in exercise.checks],
         "masked": [_diagnosis_to_dict(d) for d in exercise.masked],
-        **({} if exercise.public_masked is None else {
-            "public_masked": [_diagnosis_to_dict(d) for d in exercise.public_masked]}),
+        **(
+            {}
+            if exercise.public_masked is None
+            else {"public_masked": [_diagnosis_to_dict(d) for d in exercise.public_masked]}
+        ),
     }
 
 
@@ -82,23 +91,56 @@ def _check(check: CheckResult) -> dict[str, Any]:
         "input_values": dict(check.input_values),
         "code": check.code,
         "observations": [
-            {"label": o.label, "expected": o.expected, "got": o.got, "ok": o.ok, "problem": o.problem,
-             "expected_value": o.expected_value, "got_value": o.got_value}
+            {
+                "label": o.label,
+                "expected": o.expected,
+                "got": o.got,
+                "ok": o.ok,
+                "problem": o.problem,
+                "expected_value": o.expected_value,
+                "got_value": o.got_value,
+            }
             for o in check.observations
         ],
         "diagnosis": None if check.diagnosis is None else _diagnosis_to_dict(check.diagnosis),
         "cause": {"kind": check.cause.kind, "detail": check.cause.detail, "line": check.cause.line},
-        **({} if check.public_diagnosis is None else {"public_diagnosis": _diagnosis_to_dict(check.public_diagnosis)}),
-        **({} if check.traced is None else {"traced": {
-            "ops": list(check.traced.ops), "how": check.traced.how, "checks": list(check.traced.checks)}}),
+        **(
+            {}
+            if check.public_diagnosis is None
+            else {"public_diagnosis": _diagnosis_to_dict(check.public_diagnosis)}
+        ),
+        **(
+            {}
+            if check.traced is None
+            else {
+                "traced": {
+                    "ops": list(check.traced.ops),
+                    "how": check.traced.how,
+                    "checks": list(check.traced.checks),
+                }
+            }
+        ),
     }
 
 
 def _diagnosis_to_dict(diagnosis: Diagnosis) -> dict[str, Any]:
-    return {"kind": diagnosis.kind, "mistake": diagnosis.mistake, "hint": diagnosis.hint,
-            "evidence": diagnosis.evidence,
-            **({} if diagnosis.rule is None else {"rule": {
-                "method": diagnosis.rule.method, "operand": diagnosis.rule.operand, "how": diagnosis.rule.how}})}
+    return {
+        "kind": diagnosis.kind,
+        "mistake": diagnosis.mistake,
+        "hint": diagnosis.hint,
+        "evidence": diagnosis.evidence,
+        **(
+            {}
+            if diagnosis.rule is None
+            else {
+                "rule": {
+                    "method": diagnosis.rule.method,
+                    "operand": diagnosis.rule.operand,
+                    "how": diagnosis.rule.how,
+                }
+            }
+        ),
+    }
 
 
 def report_from_dict(data: dict[str, Any]) -> Report:
@@ -114,8 +156,14 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         notes=tuple(data["notes"]),
         output=data["output"],
         output_truncated=data["output_truncated"],
-        isolation=Isolation(**{**data["isolation"], "weaker_limits": tuple(data["isolation"].get("weaker_limits", ()))})
-        if data.get("isolation") else None,
+        isolation=Isolation(
+            **{
+                **data["isolation"],
+                "weaker_limits": tuple(data["isolation"].get("weaker_limits", ())),
+            }
+        )
+        if data.get("isolation")
+        else None,
         integrity=tuple(data.get("integrity", ())),
         exercises=tuple(
             ExerciseResult(
@@ -124,22 +172,36 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                 problems=tuple(e["problems"]),
                 hidden_points=e.get("hidden_points", 0.0),
                 masked=tuple(_diagnosis(d) for d in e.get("masked", ())),
-                public_masked=None if e.get("public_masked") is None
+                public_masked=None
+                if e.get("public_masked") is None
                 else tuple(_diagnosis(d) for d in e["public_masked"]),
                 checks=tuple(
                     CheckResult(
-                        name=c["name"], about=c["about"], status=c["status"], score=c["score"],
-                        max_score=c["max_score"], problem=c["problem"], visibility=c["visibility"],
-                        inputs=tuple(c["inputs"].items()), input_values=tuple(c.get("input_values", {}).items()),
+                        name=c["name"],
+                        about=c["about"],
+                        status=c["status"],
+                        score=c["score"],
+                        max_score=c["max_score"],
+                        problem=c["problem"],
+                        visibility=c["visibility"],
+                        inputs=tuple(c["inputs"].items()),
+                        input_values=tuple(c.get("input_values", {}).items()),
                         code=c["code"],
                         observations=tuple(ObservationResult(**o) for o in c["observations"]),
                         diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
-                        cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"]) if "cause" in c
+                        cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"])
+                        if "cause" in c
                         else Cause("passed" if c["status"] == "passed" else "wrong-value"),
-                        public_diagnosis=None if c.get("public_diagnosis") is None
+                        public_diagnosis=None
+                        if c.get("public_diagnosis") is None
                         else _diagnosis(c["public_diagnosis"]),
-                        traced=None if c.get("traced") is None else Trace(
-                            tuple(c["traced"]["ops"]), c["traced"]["how"], tuple(c["traced"]["checks"])),
+                        traced=None
+                        if c.get("traced") is None
+                        else Trace(
+                            tuple(c["traced"]["ops"]),
+                            c["traced"]["how"],
+                            tuple(c["traced"]["checks"]),
+                        ),
                     )
                     for c in e["checks"]
                 ),
@@ -159,5 +221,10 @@ def report_schema() -> dict[str, Any]:
 
 def _diagnosis(data: dict[str, Any]) -> Diagnosis:
     rule = data.get("rule")
-    return Diagnosis(kind=data["kind"], mistake=data["mistake"], hint=data["hint"], evidence=data["evidence"],
-                     rule=None if rule is None else RuleFault(**rule))
+    return Diagnosis(
+        kind=data["kind"],
+        mistake=data["mistake"],
+        hint=data["hint"],
+        evidence=data["evidence"],
+        rule=None if rule is None else RuleFault(**rule),
+    )

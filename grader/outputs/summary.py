@@ -1,8 +1,9 @@
-"""How a whole class did, as JSON-ready data (summary.json); grader.outputs.summary_html draws it as one offline page.
+"""How a whole class did, as JSON-ready data (summary.json);
+grader.outputs.summary_html draws it as one offline page.
 
-One definition of the class's mean (and median, range, histogram) everywhere, the CLI's included: over every
-student the gradebook gives a number, so graded, unreadable and missing students (the last two at 0), and
-never a grader error, whose cell stays blank.
+One definition of the class's mean (and median, range, histogram) everywhere, the CLI's
+included: over every student the gradebook gives a number, so graded, unreadable and
+missing students (the last two at 0), and never a grader error, whose cell stays blank.
 """
 
 from __future__ import annotations
@@ -39,35 +40,60 @@ TOP = 10
 _EPS = 1e-6
 
 
-def class_summary(rows: Sequence[StudentReport], columns: Sequence[ExerciseColumn], *,
-                  not_on_roster: Sequence[str] = (), skipped: Sequence[str] = (),
-                  marked_late: Sequence[str] = ()) -> Summary:
-    """What the instructor and CI want to know about a graded class, as plain data; no clocks, fixed order."""
-    ordered = sorted(rows, key=lambda r: (r.student.id, r.student.submission))  # input order must not matter
+def class_summary(
+    rows: Sequence[StudentReport],
+    columns: Sequence[ExerciseColumn],
+    *,
+    not_on_roster: Sequence[str] = (),
+    skipped: Sequence[str] = (),
+    marked_late: Sequence[str] = (),
+) -> Summary:
+    """What the instructor and CI want to know about a
+    graded class, as plain data; no clocks, fixed order."""
+    ordered = sorted(
+        rows, key=lambda r: (r.student.id, r.student.submission)
+    )  # input order must not matter
     graded = [r for r in ordered if r.outcome == "graded"]
     zeros = [r for r in ordered if r.outcome in ("unreadable", "missing")]
     exercises = _exercise_columns(graded, columns)
     by_check = _results_by_check(graded, exercises)
     return Summary(
         version=SUMMARY_VERSION,
-        counts=Counts(students=len(ordered), graded=len(graded),
-                      unreadable=sum(r.outcome == "unreadable" for r in ordered),
-                      missing=sum(r.outcome == "missing" for r in ordered),
-                      grader_errors=sum(r.outcome == "grader-error" for r in ordered),
-                      not_on_roster=len(not_on_roster)),
-        attention=needs_attention(ordered, sorted(not_on_roster), sorted(skipped),
-                                  frozenset(marked_late)),
+        counts=Counts(
+            students=len(ordered),
+            graded=len(graded),
+            unreadable=sum(r.outcome == "unreadable" for r in ordered),
+            missing=sum(r.outcome == "missing" for r in ordered),
+            grader_errors=sum(r.outcome == "grader-error" for r in ordered),
+            not_on_roster=len(not_on_roster),
+        ),
+        attention=needs_attention(
+            ordered, sorted(not_on_roster), sorted(skipped), frozenset(marked_late)
+        ),
         scores=_scores(ordered, round(sum(c.points for c in exercises), 6)),
-        exercises=[_exercise_stats(c, [e for r in graded for e in r.report.exercises if e.id == c.id],
-                                   sum(_zero_in(c, r) for r in zeros)) for c in exercises],
+        exercises=[
+            _exercise_stats(
+                c,
+                [e for r in graded for e in r.report.exercises if e.id == c.id],
+                sum(_zero_in(c, r) for r in zeros),
+            )
+            for c in exercises
+        ],
         checks=[_check_stats(key, results) for key, results in by_check.items()],
         failing_checks=_failing_checks(by_check),
         error_kinds=error_kinds(graded),
-        slowest=sorted((Slow(student=r.student.id, name=r.student.name, seconds=round(r.report.seconds, 3))
-                        for r in graded),
-                       key=lambda s: -s["seconds"])[:TOP],  # stable: equal times stay in student order
-        grader_errors=[GraderErrorRow(student=r.student.id, name=r.student.name, error=r.error)
-                       for r in ordered if r.outcome == "grader-error"],
+        slowest=sorted(
+            (
+                Slow(student=r.student.id, name=r.student.name, seconds=round(r.report.seconds, 3))
+                for r in graded
+            ),
+            key=lambda s: -s["seconds"],
+        )[:TOP],  # stable: equal times stay in student order
+        grader_errors=[
+            GraderErrorRow(student=r.student.id, name=r.student.name, error=r.error)
+            for r in ordered
+            if r.outcome == "grader-error"
+        ],
         mistakes=_mistakes(graded),
     )
 
@@ -87,13 +113,24 @@ def _mistakes(graded: Sequence[StudentReport]) -> list[Mistake]:
                     students[key].append(row.student.id)
                 checks.setdefault(key, Counter())[check.name] += 1
     ordered = sorted(students, key=lambda k: (-len(students[k]), k))
-    return [Mistake(exercise=k[0], mistake=k[1], kind=k[2], students=len(students[k]),
-                    checks=[name for name, _ in checks[k].most_common()], example_student=students[k][0])
-            for k in ordered[:TOP]]
+    return [
+        Mistake(
+            exercise=k[0],
+            mistake=k[1],
+            kind=k[2],
+            students=len(students[k]),
+            checks=[name for name, _ in checks[k].most_common()],
+            example_student=students[k][0],
+        )
+        for k in ordered[:TOP]
+    ]
 
 
-def _exercise_columns(graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]) -> list[ExerciseColumn]:
-    """The gradebook's columns, then any exercise a report has that they lack (by id), so nothing is dropped."""
+def _exercise_columns(
+    graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]
+) -> list[ExerciseColumn]:
+    """The gradebook's columns, then any exercise a report
+    has that they lack (by id), so nothing is dropped."""
     known = {c.id for c in columns}
     extra: dict[str, ExerciseColumn] = {}
     for result in (e for r in graded for e in r.report.exercises if e.id not in known):
@@ -112,9 +149,9 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def score_of(row: StudentReport, total: float) -> tuple[float, float] | None:
-    """(points, out of) as the gradebook has them: 0 of the total for unreadable and missing; None for a
-    grader error, whose cell stays blank, and for a student excused. The one definition every statistic of the
-    class uses."""
+    """(points, out of) as the gradebook has them: 0 of the total for unreadable
+    and missing; None for a grader error, whose cell stays blank, and for a
+    student excused. The one definition every statistic of the class uses."""
     if row.outcome == "graded":
         return row.report.score, row.report.max_score
     if row.outcome in ("unreadable", "missing"):
@@ -133,14 +170,26 @@ def _student_score(row: StudentReport, total: float) -> StudentScore:
         for check in exercise.checks:
             if check.diagnosis is not None and check.diagnosis.kind != "unknown":
                 mistakes[check.diagnosis.mistake] += 1
-            if row.outcome == "graded" and check.status in ("failed", "error") and \
-                    (found := check_error(check, exercise, report)) is not None:
+            if (
+                row.outcome == "graded"
+                and check.status in ("failed", "error")
+                and (found := check_error(check, exercise, report)) is not None
+            ):
                 errors[found[0]] += 1
-    return StudentScore(student=row.student.id, name=row.student.name, outcome=row.outcome, score=score,
-                        max_score=max_score, percent=percent, seconds=round(report.seconds, 3),
-                        file=report.submission if row.outcome in ("graded", "grader-error") else "",
-                        mistakes=[m for m, _ in mistakes.most_common()], errors=[e for e, _ in errors.most_common()],
-                        problem=report.problems[0] if report.problems else "", link=feedback_link(row.student))
+    return StudentScore(
+        student=row.student.id,
+        name=row.student.name,
+        outcome=row.outcome,
+        score=score,
+        max_score=max_score,
+        percent=percent,
+        seconds=round(report.seconds, 3),
+        file=report.submission if row.outcome in ("graded", "grader-error") else "",
+        mistakes=[m for m, _ in mistakes.most_common()],
+        errors=[e for e, _ in errors.most_common()],
+        problem=report.problems[0] if report.problems else "",
+        link=feedback_link(row.student),
+    )
 
 
 def _scores(rows: Sequence[StudentReport], total: float) -> Scores:
@@ -170,14 +219,17 @@ def _full_marks(result: ExerciseResult) -> bool:
 
 
 def _zero_in(column: ExerciseColumn, row: StudentReport) -> bool:
-    """Whether the gradebook gives this unreadable or missing student 0 in the column: in each exercise they
-    were to answer, or in all of them where that is unknown (grader.outputs.formats.gradebook)."""
+    """Whether the gradebook gives this unreadable or missing student
+    0 in the column: in each exercise they were to answer, or in all
+    of them where that is unknown (grader.outputs.formats.gradebook)."""
     return not row.report.exercises or any(e.id == column.id for e in row.report.exercises)
 
 
-def _exercise_stats(column: ExerciseColumn, results: Sequence[ExerciseResult], zeros: int) -> ExerciseStats:
-    """Over the students the gradebook scores in this column, as the class's mean is: `zeros` are the
-    unreadable and missing ones, at 0."""
+def _exercise_stats(
+    column: ExerciseColumn, results: Sequence[ExerciseResult], zeros: int
+) -> ExerciseStats:
+    """Over the students the gradebook scores in this column, as the
+    class's mean is: `zeros` are the unreadable and missing ones, at 0."""
     scored = [r for r in results if r.max_score > 0]
     full = sum(_full_marks(r) for r in scored)
     percents = [p for r in scored if (p := _percent(r.score, r.max_score)) is not None]
@@ -198,8 +250,11 @@ def _exercise_stats(column: ExerciseColumn, results: Sequence[ExerciseResult], z
 ByCheck = dict[tuple[str, str], list[tuple[str, CheckResult]]]
 
 
-def _results_by_check(graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]) -> ByCheck:
-    """Exercise by exercise in column order; checks in the order the reports list them (the spec's)."""
+def _results_by_check(
+    graded: Sequence[StudentReport], columns: Sequence[ExerciseColumn]
+) -> ByCheck:
+    """Exercise by exercise in column order; checks
+    in the order the reports list them (the spec's)."""
     by_check: ByCheck = {}
     for column in columns:
         for row in graded:
@@ -210,30 +265,51 @@ def _results_by_check(graded: Sequence[StudentReport], columns: Sequence[Exercis
 
 
 def _never_ran(check: CheckResult) -> bool:
-    # The report has no flag for it: such a check is an error whose problem says "Not run: ..." (grader.check).
+    # The report has no flag for it: such a check is an error
+    # whose problem says "Not run: ..." (grader.check).
     return check.status == "error" and check.problem.startswith("Not run:")
 
 
 def _check_stats(key: tuple[str, str], results: Sequence[tuple[str, CheckResult]]) -> CheckStats:
-    count = {status: sum(c.status == status for _, c in results) for status in ("passed", "failed", "error")}
+    count = {
+        status: sum(c.status == status for _, c in results)
+        for status in ("passed", "failed", "error")
+    }
     ran = sum(count.values())
-    return CheckStats(exercise=key[0], check=key[1], visibility=results[0][1].visibility,
-                      passed=count["passed"], failed=count["failed"], error=count["error"],
-                      not_run=sum(_never_ran(c) for _, c in results), skipped=len(results) - ran,
-                      pass_rate=round(count["passed"] / ran, 6) if ran else None)
+    return CheckStats(
+        exercise=key[0],
+        check=key[1],
+        visibility=results[0][1].visibility,
+        passed=count["passed"],
+        failed=count["failed"],
+        error=count["error"],
+        not_run=sum(_never_ran(c) for _, c in results),
+        skipped=len(results) - ran,
+        pass_rate=round(count["passed"] / ran, 6) if ran else None,
+    )
 
 
 def _failing_checks(by_check: ByCheck) -> list[FailingCheck]:
     failing = []
     for (exercise, name), results in by_check.items():
-        bad = [(student, c) for student, c in results if c.status in ("failed", "error") and not _never_ran(c)]
+        bad = [
+            (student, c)
+            for student, c in results
+            if c.status in ("failed", "error") and not _never_ran(c)
+        ]
         if bad:
             failed = sum(c.status == "failed" for _, c in bad)
-            failing.append(FailingCheck(
-                exercise=exercise, check=name, failing=len(bad), failed=failed, error=len(bad) - failed,
-                students=sum(c.status != "skipped" for _, c in results),
-                example_student=bad[0][0], example_problem=bad[0][1].problem))
+            failing.append(
+                FailingCheck(
+                    exercise=exercise,
+                    check=name,
+                    failing=len(bad),
+                    failed=failed,
+                    error=len(bad) - failed,
+                    students=sum(c.status != "skipped" for _, c in results),
+                    example_student=bad[0][0],
+                    example_problem=bad[0][1].problem,
+                )
+            )
     # sorted() is stable: equal counts keep the exercise and spec order.
     return sorted(failing, key=lambda f: -f["failing"])[:TOP]
-
-

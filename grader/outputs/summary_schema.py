@@ -1,8 +1,9 @@
-"""The shape of summary.json, the class summary: what grader.outputs.summary writes and summary_html reads.
+"""The shape of summary.json, the class summary: what
+grader.outputs.summary writes and summary_html reads.
 
-Rates are fractions in [0, 1] and percentages are in [0, 100]; either is null where its denominator is 0 (no
-students, or a maximum of 0 points). Lists are in a fixed order, so the same reports always give
-byte-identical JSON, whatever order the batch found them in.
+Rates are fractions in [0, 1] and percentages are in [0, 100]; either is null where its
+denominator is 0 (no students, or a maximum of 0 points). Lists are in a fixed order, so
+the same reports always give byte-identical JSON, whatever order the batch found them in.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class StudentScore(TypedDict):
     student: str
     name: str
     outcome: Outcome
-    #: unreadable and missing: 0 out of the columns' total; grader-error: null (no score is the student's)
+    #: unreadable and missing: 0 out of the columns' total;
+    #: grader-error: null (no score is the student's)
     score: float | None
     max_score: float | None
     percent: float | None
@@ -52,8 +54,8 @@ class StudentScore(TypedDict):
 
 
 class Scores(TypedDict):
-    """Statistics over every student with a score in the gradebook (graded, unreadable and missing ones);
-    the histogram counts those whose maximum is not 0."""
+    """Statistics over every student with a score in the gradebook (graded,
+    unreadable and missing ones); the histogram counts those whose maximum is not 0."""
 
     max_score: float  # the columns' total
     mean: float | None
@@ -72,8 +74,8 @@ class ExerciseStats(TypedDict):
     title: str
     max_points: float
     graded: int  # graded students with a result for this exercise
-    #: what the mean and the full-marks rate are over: those, and the unreadable and missing students the
-    #: gradebook gives 0 here (the class's mean is over the same students)
+    #: what the mean and the full-marks rate are over: those, and the unreadable and missing
+    #: students the gradebook gives 0 here (the class's mean is over the same students)
     scored: int
     mean_score: float | None
     mean_percent: float | None
@@ -88,7 +90,8 @@ class CheckStats(TypedDict):
     passed: int
     failed: int
     error: int
-    #: of the errors, the checks that never ran: the code did not load, or stopped at an earlier check
+    #: of the errors, the checks that never ran: the
+    #: code did not load, or stopped at an earlier check
     not_run: int
     skipped: int
     #: passed / (passed + failed + error): a check that errored or never ran counts as not passed
@@ -96,7 +99,8 @@ class CheckStats(TypedDict):
 
 
 class FailingCheck(TypedDict):
-    """A check that ran and did not pass; checks that never ran are left to `error_kinds`, which name why."""
+    """A check that ran and did not pass; checks that
+    never ran are left to `error_kinds`, which name why."""
 
     exercise: str
     check: str
@@ -121,11 +125,13 @@ class GraderErrorRow(TypedDict):
 
 
 class Mistake(TypedDict):
-    """A diagnosed mistake, and how many students made it (named on at least one of their failed checks)."""
+    """A diagnosed mistake, and how many students made
+    it (named on at least one of their failed checks)."""
 
     exercise: str
     mistake: str
-    #: known-mistake (behaves like one of the exercise's mutants), localized (one rule, by running it alone) or pattern
+    #: known-mistake (behaves like one of the exercise's mutants),
+    #: localized (one rule, by running it alone) or pattern
     kind: str
     students: int
     #: the checks where it was named, the most frequent first
@@ -136,8 +142,9 @@ class Mistake(TypedDict):
 class Summary(TypedDict):
     version: str
     counts: Counts
-    #: who needs the instructor: grader errors, integrity, unreadable, 0 for a reason they can fix, timeouts,
-    #: missing, isolation, strangers, and the entries of the folder skipped as no submission
+    #: who needs the instructor: grader errors, integrity, unreadable, 0
+    #: for a reason they can fix, timeouts, missing, isolation,
+    #: strangers, and the entries of the folder skipped as no submission
     attention: list[Attention]
     scores: Scores
     exercises: list[ExerciseStats]

@@ -1,5 +1,5 @@
-"""What a failed integration check of a library course tells its student about the op it is traced to
-(grader.judge.library.trace), in every format."""
+"""What a failed integration check of a library course tells its student
+about the op it is traced to (grader.judge.library.trace), in every format."""
 
 from __future__ import annotations
 
@@ -13,11 +13,15 @@ def trace_note(check: CheckResult) -> str:
         return ""
     own = f" Its own checks failed too ({'; '.join(trace.checks)})." if trace.checks else ""
     if trace.how == "value":
-        return (f"Traced to {trace.ops[0]}: the first wrong value in this check came from it, given inputs your "
-                f"code computed.{own} Fix {trace.ops[0]} first.")
+        return (
+            f"Traced to {trace.ops[0]}: the first wrong value in this check came from it, given inputs your "
+            f"code computed.{own} Fix {trace.ops[0]} first."
+        )
     ops = _joined(trace.ops)
-    return (f"This check runs your code alone and used {ops}, whose own checks failed ({'; '.join(trace.checks)}): "
-            f"fix {'it' if len(trace.ops) == 1 else 'them'} first.")
+    return (
+        f"This check runs your code alone and used {ops}, whose own checks failed ({'; '.join(trace.checks)}): "
+        f"fix {'it' if len(trace.ops) == 1 else 'them'} first."
+    )
 
 
 def with_trace_note(text: str, check: CheckResult) -> str:

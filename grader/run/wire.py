@@ -109,8 +109,7 @@ class GraphRequest:
 
     #: the dotted path of the class whose instances are graph nodes
     node: str
-    #: the attribute (a dotted path from a node) holding the op that made it: an op object or
-    #: an op class
+    #: the attribute (a dotted path from a node) holding the op that made it: an op or an op's class
     op: str
     #: the attribute (a dotted path from a node) holding the nodes it was made from
     inputs: str

@@ -194,13 +194,13 @@ class Zygote:
         try:
             os.close(failed_r)
             assert self._scratch is not None
-            isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
-            # and the addresses themselves: the same allocations land at the same addresses in
-            # every zygote (a student's code reads them with id() anyway: randomizing them hid
-            # nothing from it)
+            # and the addresses themselves, before any confinement could refuse it: the same
+            # allocations land at the same addresses in every zygote (a student's code reads them
+            # with id() anyway)
             from grader.run.confine import syscalls
 
             syscalls.fixed_addresses()
+            isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
             low = 3
             for fd in sorted({*inherited, failed_w}):
                 if fd != failed_w:

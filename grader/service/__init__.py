@@ -1,1 +1,2 @@
-"""The course server and its client (grade serve, grade submit, grade tokens, grade worker): a layer above course/."""
+"""The course server and its client (grade serve, grade
+submit, grade tokens, grade worker): a layer above course/."""

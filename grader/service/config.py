@@ -1,5 +1,5 @@
-"""A course server's configuration: `course.toml` in the course folder, checked whole, frozen (the server reads it
-again when it changes: grader.service.live).
+"""A course server's configuration: `course.toml` in the course folder, checked
+whole, frozen (the server reads it again when it changes: grader.service.live).
 
     name = "Autograd 101"
     exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,
@@ -61,17 +61,36 @@ from grader.service.policy.rules import one_namespace, read_rules
 from grader.service.toml_where import Where
 
 CONFIG = "course.toml"
-#: the server's own files in the course folder: the SQLite store, the workers' scratch, the gradebook's folder
+#: the server's own files in the course folder: the SQLite
+#: store, the workers' scratch, the gradebook's folder
 DATA = "server"
 Rounding = Literal["day", "hour"]
 #: what days late are counted in, by course.toml's late_rounding: part of one counts whole
 ROUNDING = {"day": DAY, "hour": 3600.0}
-#: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named with its line
-#: (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
-COURSE_KEYS = frozenset({"name", "exercises", "roster", "timezone", "late_days", "late_rounding", "max_upload_kib",
-                         "uploads_per_minute", "queued_per_student", "isolation", "secret_file", "seed", "database",
-                         "assignments", "extensions", "lti"})
-#: a student's uploads waiting to be graded at once, unless course.toml's queued_per_student says otherwise
+#: the keys course.toml may hold, at its top and in an assignment: any other is a typo, named
+#: with its line (`penalty_perday = 0.1` ignored would leave late work at the default, 0)
+COURSE_KEYS = frozenset(
+    {
+        "name",
+        "exercises",
+        "roster",
+        "timezone",
+        "late_days",
+        "late_rounding",
+        "max_upload_kib",
+        "uploads_per_minute",
+        "queued_per_student",
+        "isolation",
+        "secret_file",
+        "seed",
+        "database",
+        "assignments",
+        "extensions",
+        "lti",
+    }
+)
+#: a student's uploads waiting to be graded at once,
+#: unless course.toml's queued_per_student says otherwise
 DEFAULT_QUEUED = 5
 
 
@@ -89,13 +108,16 @@ class Course:
     secret_file: Path
     database: str
     assignments: dict[str, Rules]
-    #: one seed for every submission (as `grade batch --seed`); None: each its own, from the secret (the default)
+    #: one seed for every submission (as `grade batch --seed`);
+    #: None: each its own, from the secret (the default)
     fixed_seed: int | None = None
     #: days late are counted in whole days (a minute late is a day late) or whole hours
     late_rounding: Rounding = "day"
-    #: LTI 1.3 launch from the LMS ([lti], grader.service.lti.lti_config); None: tokens are the only way in
+    #: LTI 1.3 launch from the LMS ([lti],
+    #: grader.service.lti.lti_config); None: tokens are the only way in
     lti: LtiSettings | None = None
-    #: a student's uploads waiting to be graded at once; past it an upload is refused (429, Retry-After). 0: no limit
+    #: a student's uploads waiting to be graded at once; past
+    #: it an upload is refused (429, Retry-After). 0: no limit
     queued_per_student: int = DEFAULT_QUEUED
 
     @property
@@ -109,34 +131,44 @@ class Course:
         return sorted({i for r in self.assignments.values() for i in r.exercise_ids})
 
     def assignment_for(self, exercise: str | None, assignment: str | None) -> Rules:
-        """The assignment a submission is for, from what the student named (or their file's header declares)."""
+        """The assignment a submission is for, from what the
+        student named (or their file's header declares)."""
         listed = ", ".join(sorted(self.assignments)) or "none"
         if assignment is not None:
             for rules in self.assignments.values():
                 if assignment in (rules.id, rules.catalog_assignment):
                     return rules
-            raise GraderError(f"this course has no assignment {assignment[:80]!r}; its assignments: {listed}.")
+            raise GraderError(
+                f"this course has no assignment {assignment[:80]!r}; its assignments: {listed}."
+            )
         if exercise is None:
-            raise GraderError("which assignment is this for? Pass --assignment ID or --exercise ID, or add a line "
-                              f"'# exercise: ID' to the file. This course's assignments: {listed}.")
+            raise GraderError(
+                "which assignment is this for? Pass --assignment ID or --exercise ID, or add a line "
+                f"'# exercise: ID' to the file. This course's assignments: {listed}."
+            )
         holding = [r for r in self.assignments.values() if exercise in r.exercise_ids]
         alone = [r for r in holding if r.exercise_ids == (exercise,)]
         if alone:
             return alone[0]
         if holding:
-            raise GraderError(f"{exercise} is part of assignment {holding[0].id} "
-                              f"({', '.join(holding[0].exercise_ids)}): submit one file that answers all of them, "
-                              f"with --assignment {holding[0].id}.")
-        raise GraderError(f"this course grades no exercise {exercise[:80]!r}; its assignments: {listed}.")
+            raise GraderError(
+                f"{exercise} is part of assignment {holding[0].id} "
+                f"({', '.join(holding[0].exercise_ids)}): submit one file that answers all of them, "
+                f"with --assignment {holding[0].id}."
+            )
+        raise GraderError(
+            f"this course grades no exercise {exercise[:80]!r}; its assignments: {listed}."
+        )
 
     def days_late(self, rules: Rules, student: str, received: float) -> float:
-        """How late a submission received at `received` is, by the student's deadline in force now."""
+        """How late a submission received at `received`
+        is, by the student's deadline in force now."""
         return days_late(received, rules.deadline_for(student), ROUNDING[self.late_rounding])
 
     def closes_for(self, rules: Rules, student: str) -> float | None:
-        """When the assignment stops taking the student's uploads: course.toml's `closes` (never before their own
-        deadline), else their deadline plus the time late work can still earn points under the late policy;
-        None: never."""
+        """When the assignment stops taking the student's uploads: course.toml's
+        `closes` (never before their own deadline), else their deadline plus the
+        time late work can still earn points under the late policy; None: never."""
         deadline = rules.deadline_for(student)
         if rules.closes is not None:
             return rules.closes if deadline is None else max(rules.closes, deadline)
@@ -146,8 +178,9 @@ class Course:
         return None if grace is None else deadline + grace
 
     def grace(self, rules: Rules) -> float | None:
-        """Seconds after a deadline in which late work can still earn points (None: always): the last whole
-        `late_rounding` unit that counts, since a file a second into the next one counts 0."""
+        """Seconds after a deadline in which late work can still earn
+        points (None: always): the last whole `late_rounding` unit
+        that counts, since a file a second into the next one counts 0."""
         unit = ROUNDING[self.late_rounding]
         if rules.late == "none":
             return 0.0
@@ -161,19 +194,23 @@ class Course:
         return None if units == math.inf else max(units, 0) * unit
 
     def secret(self) -> bytes:
-        """The seed secret, made on first use (mode 600): hidden checks' inputs are drawn from it. The same file
-        and rules as `grade batch`'s and `grade export`'s (grader.course.secret), so all three draw one seed."""
+        """The seed secret, made on first use (mode 600): hidden checks' inputs
+        are drawn from it. The same file and rules as `grade batch`'s and
+        `grade export`'s (grader.course.secret), so all three draw one seed."""
         if not self.secret_file.exists():
             write_new_secret(self.secret_file)
         return read_secret(self.secret_file).value
 
 
 def find_course(explicit: Path | None) -> Path:
-    """`explicit`, else $AUTOGRADER_COURSE, else the current folder: the folder holding course.toml."""
+    """`explicit`, else $AUTOGRADER_COURSE, else the
+    current folder: the folder holding course.toml."""
     folder = explicit or Path(os.environ.get("AUTOGRADER_COURSE") or ".")
     if not (folder / CONFIG).is_file():
-        raise GraderError(f"{folder / CONFIG}: no course configuration here. Run in the course's folder, or pass "
-                          f"--course DIR (or set $AUTOGRADER_COURSE); docs/server.md shows a course.toml.")
+        raise GraderError(
+            f"{folder / CONFIG}: no course configuration here. Run in the course's folder, or pass "
+            f"--course DIR (or set $AUTOGRADER_COURSE); docs/server.md shows a course.toml."
+        )
     return folder.resolve()
 
 
@@ -194,39 +231,58 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
     try:
         zone: tzinfo = UTC if zone_name == "UTC" else ZoneInfo(zone_name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise GraderError(f"{where.at('timezone')}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, "
-                          "UTC).") from None
-    rounding = where.choice(data, "late_rounding", "day", tuple(ROUNDING), " (day: a minute late is a day late; "
-                                                                          "hour: an hour late)")
+        raise GraderError(
+            f"{where.at('timezone')}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, "
+            "UTC)."
+        ) from None
+    rounding = where.choice(
+        data,
+        "late_rounding",
+        "day",
+        tuple(ROUNDING),
+        " (day: a minute late is a day late; hour: an hour late)",
+    )
     extensions = data.get("extensions", {})
     if not isinstance(extensions, dict):
         raise GraderError(f"{path}: [extensions] must be a table of assignments.")
     table = data.get("assignments", {})
     if not isinstance(table, dict) or not table:
         raise GraderError(f"{path}: no [assignments.ID] table: the course grades nothing.")
-    assignments = {name: read_rules(where, name, spec, catalog, extensions.get(name, {}), zone)
-                   for name, spec in table.items()}
+    assignments = {
+        name: read_rules(where, name, spec, catalog, extensions.get(name, {}), zone)
+        for name, spec in table.items()
+    }
     one_namespace(where, assignments, catalog)
     roster = where.text(data, "roster", "")
-    return Course(folder=folder, name=where.text(data, "name", folder.name), exercises=exercises,
-                  roster=folder / roster if roster else None, timezone=zone,
-                  late_days=where.number(data, "late_days", 0), max_upload_bytes=where.number(
-                      data, "max_upload_kib", 256) * 1024,
-                  uploads_per_minute=where.number(data, "uploads_per_minute", 6),
-                  queued_per_student=where.number(data, "queued_per_student", DEFAULT_QUEUED),
-                  isolation=_level(isolation),
-                  secret_file=folder / where.text(data, "secret_file", "course-secret"),
-                  database=database or where.text(data, "database", "") or sqlite_url(folder / DATA / "course.db"),
-                  assignments=assignments, fixed_seed=_seed(where, data.get("seed")),
-                  late_rounding="hour" if rounding == "hour" else "day",
-                  lti=read_lti(path, data.get("lti"), set(assignments)))
+    return Course(
+        folder=folder,
+        name=where.text(data, "name", folder.name),
+        exercises=exercises,
+        roster=folder / roster if roster else None,
+        timezone=zone,
+        late_days=where.number(data, "late_days", 0),
+        max_upload_bytes=where.number(data, "max_upload_kib", 256) * 1024,
+        uploads_per_minute=where.number(data, "uploads_per_minute", 6),
+        queued_per_student=where.number(data, "queued_per_student", DEFAULT_QUEUED),
+        isolation=_level(isolation),
+        secret_file=folder / where.text(data, "secret_file", "course-secret"),
+        database=database
+        or where.text(data, "database", "")
+        or sqlite_url(folder / DATA / "course.db"),
+        assignments=assignments,
+        fixed_seed=_seed(where, data.get("seed")),
+        late_rounding="hour" if rounding == "hour" else "day",
+        lti=read_lti(path, data.get("lti"), set(assignments)),
+    )
 
 
 def _seed(where: Where, value: Any) -> int | None:
     if value is None or value == "per-submission":
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise GraderError(f"{where.at('seed')}: seed is a whole number, or \"per-submission\" (the default).")
+        raise GraderError(
+            f"{where.at('seed')}: seed is a whole number, or \"per-submission\" (the default)."
+        )
     return value
 
 
@@ -239,8 +295,9 @@ def sqlite_url(path: Path) -> str:
 
 
 def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
-    """course.toml's `exercises` (relative to it); without one, the course folder's exercises/, else the catalog
-    `grade` itself finds ($AUTOGRADER_EXERCISES, else the one beside the grader): a course may name catalog ids."""
+    """course.toml's `exercises` (relative to it); without one, the course folder's
+    exercises/, else the catalog `grade` itself finds ($AUTOGRADER_EXERCISES, else
+    the one beside the grader): a course may name catalog ids."""
     if "exercises" in data or (folder / "exercises").is_dir():
         exercises = folder / where.text(data, "exercises", "exercises")
         if not exercises.is_dir():
@@ -250,15 +307,20 @@ def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
         return Catalog.find().root
     except GraderError:
         named = os.environ.get(ENV_VAR)
-        elsewhere = f"${ENV_VAR} ({named}) is not a folder" if named else \
-            f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
-        raise GraderError(f"{where.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
-                          f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder.") from None
+        elsewhere = (
+            f"${ENV_VAR} ({named}) is not a folder"
+            if named
+            else f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
+        )
+        raise GraderError(
+            f"{where.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
+            f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder."
+        ) from None
 
 
 def days_late(received: float, deadline: float | None, unit: float = DAY) -> float:
-    """Days late, rounded up to a whole `unit` (by default a day: a minute late is a day late); 0 when on time or
-    with no deadline."""
+    """Days late, rounded up to a whole `unit` (by default a day: a
+    minute late is a day late); 0 when on time or with no deadline."""
     if deadline is None or received <= deadline:
         return 0.0
     return math.ceil((received - deadline) / unit - 1e-9) * unit / DAY

@@ -1,12 +1,13 @@
-"""Deadlines and extensions set from the instructor's pages: kept in the store over course.toml's, read again by
-every server before each request it answers and by `grade gradebook` (so every process of the course agrees at
-once), and each change written to the audit log in the same transaction (who, what, when, old and new value).
+"""Deadlines and extensions set from the instructor's pages: kept in the store over
+course.toml's, read again by every server before each request it answers and by `grade
+gradebook` (so every process of the course agrees at once), and each change written to
+the audit log in the same transaction (who, what, when, old and new value).
 
-course.toml stays the starting point: a row here overrides one value (an assignment's deadline, or one
-student's), and removing the row gives course.toml's value back. A row's moment None means "none": no deadline
-for the class, or no extension for the student (one course.toml grants is withdrawn). When the class deadline is
-moved here, course.toml's extensions move with it (they are extra time over the class's); an extension set on
-the page is a date and stays as set.
+course.toml stays the starting point: a row here overrides one value (an assignment's deadline,
+or one student's), and removing the row gives course.toml's value back. A row's moment None
+means "none": no deadline for the class, or no extension for the student (one course.toml grants
+is withdrawn). When the class deadline is moved here, course.toml's extensions move with it
+(they are extra time over the class's); an extension set on the page is a date and stays as set.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from grader.service.db.store import reading, writing
 from grader.service.policy.audit import DEADLINE, EXTENSION, PUBLISH, REGRADE, Entry, audit, record
 from grader.service.policy.corrections import read as read_corrections
 
-__all__ = ["DEADLINE", "EXTENSION", "PUBLISH", "REGRADE", "Entry", "audit", "record"]  # their home before
+__all__ = [
+    "DEADLINE",
+    "EXTENSION",
+    "PUBLISH",
+    "REGRADE",
+    "Entry",
+    "audit",
+    "record",
+]  # their home before
 
 o, a = schema.rule_overrides.c, schema.audit_log.c
 
@@ -49,15 +58,27 @@ def overrides(engine: Engine) -> list[Override]:
 
 
 def _overrides(db: Connection) -> list[Override]:
-    return [Override(assignment=r.assignment, student=r.student, moment=r.moment, set_by=r.set_by, set_at=r.set_at)
-            for r in db.execute(select(o.assignment, o.student, o.moment, o.set_by, o.set_at)
-                                .order_by(o.assignment, o.student))]
+    return [
+        Override(
+            assignment=r.assignment,
+            student=r.student,
+            moment=r.moment,
+            set_by=r.set_by,
+            set_at=r.set_at,
+        )
+        for r in db.execute(
+            select(o.assignment, o.student, o.moment, o.set_by, o.set_at).order_by(
+                o.assignment, o.student
+            )
+        )
+    ]
 
 
-def in_force(course: Course, found: list[Override],
-             fixes: Mapping[tuple[str, str], Correction] | None = None) -> Course:
-    """`course` (as course.toml says) with the store's overrides and corrections applied (grader.service.
-    corrections); one of an assignment course.toml no longer has is ignored."""
+def in_force(
+    course: Course, found: list[Override], fixes: Mapping[tuple[str, str], Correction] | None = None
+) -> Course:
+    """`course` (as course.toml says) with the store's overrides and corrections applied
+    (grader.service.corrections); one of an assignment course.toml no longer has is ignored."""
     if not found and not fixes:
         return course
     assignments = dict(course.assignments)
@@ -69,7 +90,9 @@ def in_force(course: Course, found: list[Override],
         deadline, extensions = rules.deadline, dict(rules.extensions)
         for x in mine:
             if x.student == "":
-                if rules.deadline is not None and x.moment is not None:  # course.toml's extra time moves with it
+                if (
+                    rules.deadline is not None and x.moment is not None
+                ):  # course.toml's extra time moves with it
                     extensions = {s: m + (x.moment - rules.deadline) for s, m in extensions.items()}
                 deadline = x.moment
         for x in mine:
@@ -78,37 +101,50 @@ def in_force(course: Course, found: list[Override],
                     extensions.pop(x.student, None)
                 else:
                     extensions[x.student] = x.moment
-        assignments[rules.id] = dataclasses.replace(rules, deadline=deadline, extensions=extensions,
-                                                    corrections=corrected)
+        assignments[rules.id] = dataclasses.replace(
+            rules, deadline=deadline, extensions=extensions, corrections=corrected
+        )
     return dataclasses.replace(course, assignments=assignments)
 
 
 def stored_course(engine: Engine, course: Course) -> Course:
-    """`course` with what the pages set in the store over it, read now: what `grade gradebook` counts by."""
+    """`course` with what the pages set in the store
+    over it, read now: what `grade gradebook` counts by."""
     with reading(engine) as db:
         return in_force(course, _overrides(db), read_corrections(db))
 
 
-def proposed(toml: Course, found: list[Override], assignment: str, student: str, moment: float | None,
-             reset: bool = False) -> list[Override]:
-    """The overrides as they would be after `change` (nothing written): what a page weighs before it asks."""
+def proposed(
+    toml: Course,
+    found: list[Override],
+    assignment: str,
+    student: str,
+    moment: float | None,
+    reset: bool = False,
+) -> list[Override]:
+    """The overrides as they would be after `change`
+    (nothing written): what a page weighs before it asks."""
     kept = [x for x in found if (x.assignment, x.student) != (assignment, student)]
     if reset:
         return kept
-    return [*kept, Override(assignment=assignment, student=student, moment=moment, set_by="", set_at=0.0)]
+    return [
+        *kept,
+        Override(assignment=assignment, student=student, moment=moment, set_by="", set_at=0.0),
+    ]
 
 
-#: the longest a process holds the rules it last read before it asks the store again: a deadline another process
-#: sets reaches this one's requests within it (asking before every request was a query and a thread's turn each, a
-#: fifth of the server's CPU in a burst of uploads)
+#: the longest a process holds the rules it last read before it asks the store again: a deadline
+#: another process sets reaches this one's requests within it (asking before every request was a
+#: query and a thread's turn each, a fifth of the server's CPU in a burst of uploads)
 REFRESH_EVERY = 0.1
 
 
 class StoredRules:
-    """The store's overrides and corrections as one process last read them: `refresh` reads them again when the
-    audit log has grown (one indexed query: the max of its key; every change to either is audited), the server
-    before a request once REFRESH_EVERY has passed, in a thread; `apply` lays them over a course.toml's course
-    without touching the store, so the event loop never waits on it."""
+    """The store's overrides and corrections as one process last read them: `refresh`
+    reads them again when the audit log has grown (one indexed query: the max of its
+    key; every change to either is audited), the server before a request once
+    REFRESH_EVERY has passed, in a thread; `apply` lays them over a course.toml's
+    course without touching the store, so the event loop never waits on it."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -136,7 +172,9 @@ class StoredRules:
                 if revision == self._revision:
                     return
                 found, fixes = _overrides(db), read_corrections(db)
-        except SQLAlchemyError:  # the store is unreachable: the rules last read stand; writes fail loudly anyway
+        except (
+            SQLAlchemyError
+        ):  # the store is unreachable: the rules last read stand; writes fail loudly anyway
             return
         with self._lock:
             self._revision, self._found, self._fixes, self._course = revision, found, fixes, None
@@ -150,24 +188,45 @@ class StoredRules:
 
 def shown(moment: float | None, course: Course) -> str:
     """A moment as the audit log keeps it: in the course's zone, to the second, or "none"."""
-    return "none" if moment is None else \
-        datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
+    return (
+        "none"
+        if moment is None
+        else datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
+    )
 
 
-def change(engine: Engine, toml: Course, actor: str, assignment: str, student: str, moment: float | None,
-           reset: bool = False, note: str = "") -> Entry:
-    """Set (or, with `reset`, give back to course.toml) the class's deadline (student "") or one student's; the
-    audit log's entry for it. The old value is the one in force, read in the same transaction."""
+def change(
+    engine: Engine,
+    toml: Course,
+    actor: str,
+    assignment: str,
+    student: str,
+    moment: float | None,
+    reset: bool = False,
+    note: str = "",
+) -> Entry:
+    """Set (or, with `reset`, give back to course.toml) the class's
+    deadline (student "") or one student's; the audit log's entry for
+    it. The old value is the one in force, read in the same transaction."""
     with writing(engine) as db:
         before = in_force(toml, _overrides(db)).assignments[assignment]
         old = before.deadline if student == "" else before.extensions.get(student)
         keyed = (o.assignment == assignment, o.student == student)
         db.execute(delete(schema.rule_overrides).where(*keyed))
         if not reset:
-            db.execute(insert(schema.rule_overrides).values(assignment=assignment, student=student, moment=moment,
-                                                            set_by=actor, set_at=time.time()))
+            db.execute(
+                insert(schema.rule_overrides).values(
+                    assignment=assignment,
+                    student=student,
+                    moment=moment,
+                    set_by=actor,
+                    set_at=time.time(),
+                )
+            )
         after = in_force(toml, _overrides(db)).assignments[assignment]
         new = after.deadline if student == "" else after.extensions.get(student)
         action = DEADLINE if student == "" else EXTENSION
         note = (" (course.toml's again)" if reset else "") + note
-        return record(db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note)
+        return record(
+            db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note
+        )

@@ -1,29 +1,30 @@
-"""course.toml as it is now: the server reads it again when the file changes, checks it whole, and uses it from the
-next request on. A broken edit changes nothing: the config in force stays, and the server says what is wrong
-(file and line) in its log and on the instructor's page. An edit to what the running processes were started
-with (the exercises folder, isolation, the secret file, the database, the exercises an assignment grades,
-the assignments themselves: the workers warmed up for them) is not applied, and the server says a restart is
-needed.
+"""course.toml as it is now: the server reads it again when the file changes, checks it whole,
+and uses it from the next request on. A broken edit changes nothing: the config in force stays,
+and the server says what is wrong (file and line) in its log and on the instructor's page. An
+edit to what the running processes were started with (the exercises folder, isolation, the
+secret file, the database, the exercises an assignment grades, the assignments themselves: the
+workers warmed up for them) is not applied, and the server says a restart is needed.
 
-The LMS registration that [lti] names (lms.toml) is watched too: an edit to it or to [lti] applies at once, even
-while another edit waits for a restart, and the store's accepted deployments follow it before it does (`on_lti`),
-so that a removed deployment's launches are refused and its sessions end within LOOK_EVERY, not at the next
-restart.
+The LMS registration that [lti] names (lms.toml) is watched too: an edit to it or to
+[lti] applies at once, even while another edit waits for a restart, and the store's
+accepted deployments follow it before it does (`on_lti`), so that a removed deployment's
+launches are refused and its sessions end within LOOK_EVERY, not at the next restart.
 
-LMS launches fail closed: where the registration cannot be read, lists no deployment, or course.toml itself
-cannot be read, the server cannot know which LMS it may trust, so it admits no launch and ends every launch's
-session (the course in force has no [lti], and the store accepts no deployment) until the files read whole and
-right again; the rest of the course stays as last read. `problem` says why, in the log and on the instructor's
-page.
+LMS launches fail closed: where the registration cannot be read, lists no deployment, or
+course.toml itself cannot be read, the server cannot know which LMS it may trust, so it
+admits no launch and ends every launch's session (the course in force has no [lti], and the
+store accepts no deployment) until the files read whole and right again; the rest of the
+course stays as last read. `problem` says why, in the log and on the instructor's page.
 
-An edit that would release hidden results at once (a deadline moved into the past: a typo of 12-04 for 12-14)
-is held, not applied (`hold`): the server keeps the rules it had, says what the edit would release to how many
-students in its log and on the instructor's pages, and applies it once an instructor confirms it there
-(grader.service.policy.confirm), on every server of the course. A restart applies course.toml as it is: `grade course
-check` says beforehand which deadlines have passed.
+An edit that would release hidden results at once (a deadline moved into the past: a
+typo of 12-04 for 12-14) is held, not applied (`hold`): the server keeps the rules it
+had, says what the edit would release to how many students in its log and on the
+instructor's pages, and applies it once an instructor confirms it there
+(grader.service.policy.confirm), on every server of the course. A restart applies
+course.toml as it is: `grade course check` says beforehand which deadlines have passed.
 
-`LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late policies,
-limits. (Rules set from the pages and kept in the store can join course.toml here.)
+`LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late
+policies, limits. (Rules set from the pages and kept in the store can join course.toml here.)
 """
 
 from __future__ import annotations
@@ -57,19 +58,26 @@ def _stderr(text: str) -> None:
 class LiveCourse:
     """The course in force, read again from course.toml when it changes (thread-safe)."""
 
-    def __init__(self, course: Course, say: Callable[[str], None] = _stderr,
-                 on_lti: Callable[[LtiSettings | None], None] | None = None,
-                 hold: Callable[[Course, Course, bytes], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        course: Course,
+        say: Callable[[str], None] = _stderr,
+        on_lti: Callable[[LtiSettings | None], None] | None = None,
+        hold: Callable[[Course, Course, bytes], str | None] | None = None,
+    ) -> None:
         self._course = course
         self._say = say
-        #: what to do with a new [lti] or registration before it applies (the store's deployments follow it)
+        #: what to do with a new [lti] or registration before
+        #: it applies (the store's deployments follow it)
         self._on_lti = on_lti
-        #: why an edit (the course in force, the fresh one, course.toml's bytes) must wait, or None: it applies
+        #: why an edit (the course in force, the fresh one,
+        #: course.toml's bytes) must wait, or None: it applies
         self._hold = hold
         #: an edit held until an instructor confirms it: the fresh course and course.toml's bytes
         self.held: tuple[Course, bytes] | None = None
         self._path = course.folder / CONFIG
-        #: the registration watched: the one the last course.toml read named, kept while launches are closed
+        #: the registration watched: the one the last course.toml
+        #: read named, kept while launches are closed
         self._registration = course.lti.registration if course.lti is not None else None
         self._lock = threading.Lock()
         self._stamp = self._stat()
@@ -77,7 +85,8 @@ class LiveCourse:
         #: the file the processes were started with: what RESTART_KEYS are compared with
         self._started = self._source[0]
         self._looked = time.monotonic()
-        #: what is wrong with course.toml as it is on disk (a broken edit, or one that needs a restart)
+        #: what is wrong with course.toml as it is on disk
+        #: (a broken edit, or one that needs a restart)
         self._wrong: str | None = None
         #: why LMS launches are closed, while they are
         self.closed: str | None = None
@@ -109,7 +118,9 @@ class LiveCourse:
                     self._source = source
                     self.held = None
                     self._reload(source[0])
-            elif self.held is not None:  # confirmed on a page, of this server or another: it applies now
+            elif (
+                self.held is not None
+            ):  # confirmed on a page, of this server or another: it applies now
                 self._apply(*self.held)
         return self._course
 
@@ -117,25 +128,31 @@ class LiveCourse:
         try:
             fresh = load_course(self._course.folder, database=self._course.database)
         except GraderError as exc:
-            self._complain(f"{exc} The server keeps the rest of the configuration it had; fix the file and it is "
-                           "read again.")
+            self._complain(
+                f"{exc} The server keeps the rest of the configuration it had; fix the file and it is "
+                "read again."
+            )
             self._close()
             return
         self._registration = fresh.lti.registration if fresh.lti is not None else None
         needs = self._restart_needed(source, fresh)
         if not self._follow(fresh.lti):
             return
-        if needs:  # the LMS registration applies at once all the same: it may have removed a deployment
+        if (
+            needs
+        ):  # the LMS registration applies at once all the same: it may have removed a deployment
             self._course = replace(self._course, lti=fresh.lti)
-            self._complain(f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
-                           f"of any grade worker); until then none of this edit applies but [lti] and the LMS "
-                           f"registration.")
+            self._complain(
+                f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
+                f"of any grade worker); until then none of this edit applies but [lti] and the LMS "
+                f"registration."
+            )
             return
         self._apply(fresh, source)
 
     def _apply(self, fresh: Course, source: bytes) -> None:
-        """Apply a checked edit, unless it must wait for an instructor's word (`hold`): then only its [lti] and
-        LMS registration apply, as under an edit that waits for a restart."""
+        """Apply a checked edit, unless it must wait for an instructor's word (`hold`): then
+        only its [lti] and LMS registration apply, as under an edit that waits for a restart."""
         waiting = self._hold(self._course, fresh, source) if self._hold is not None else None
         if waiting is not None:
             self.held = (fresh, source)
@@ -151,17 +168,21 @@ class LiveCourse:
         self._wrong = None
 
     def _follow(self, lti: LtiSettings | None) -> bool:
-        """Have the store accept the deployments of `lti` before it applies; False (and the course in force kept)
-        where the store cannot, to be tried again at the next look. A registration that reads again opens
-        launches again."""
+        """Have the store accept the deployments of `lti` before it applies; False
+        (and the course in force kept) where the store cannot, to be tried again
+        at the next look. A registration that reads again opens launches again."""
         if lti != self._course.lti or self.closed is not None:
             if self._on_lti is not None:
                 try:
                     self._on_lti(lti)
-                except SQLAlchemyError as exc:  # the edit waits, and is tried again at the next look
+                except (
+                    SQLAlchemyError
+                ) as exc:  # the edit waits, and is tried again at the next look
                     self._stamp, self._source = (), ()
-                    self._complain(f"{self._path}: the LMS registration changed, and the store could not follow "
-                                   f"it ({type(exc).__name__}: {exc}); the server keeps the configuration it had.")
+                    self._complain(
+                        f"{self._path}: the LMS registration changed, and the store could not follow "
+                        f"it ({type(exc).__name__}: {exc}); the server keeps the configuration it had."
+                    )
                     return False
         if self.closed is not None:
             self._say(f"{self._path}: the LMS registration reads again; LMS launches are open.")
@@ -169,8 +190,8 @@ class LiveCourse:
         return True
 
     def _close(self) -> None:
-        """Admit no LMS launch and end every launch's session: the registration in force cannot be trusted (a
-        course that took no launch has none to close)."""
+        """Admit no LMS launch and end every launch's session: the registration in
+        force cannot be trusted (a course that took no launch has none to close)."""
         if self._course.lti is None and self.closed is None and self._registration is None:
             return
         self._course = replace(self._course, lti=None)
@@ -180,7 +201,9 @@ class LiveCourse:
         if self._on_lti is not None:
             try:
                 self._on_lti(None)
-            except SQLAlchemyError:  # this process admits none already; the store is asked again at the next look
+            except (
+                SQLAlchemyError
+            ):  # this process admits none already; the store is asked again at the next look
                 self._stamp, self._source = (), ()
 
     def _restart_needed(self, source: bytes, fresh: Course) -> list[str]:

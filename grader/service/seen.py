@@ -1,7 +1,7 @@
-"""What a reader is shown of a student's standing: each assignment's deadline, limits and counted submission
-(`--status` and the pages), and each submission's label in a history, which after the deadline says what it
-counts (its score after the late policy, and whether it is the one that counts), before it the public checks'
-points alone.
+"""What a reader is shown of a student's standing: each assignment's deadline, limits
+and counted submission (`--status` and the pages), and each submission's label in a
+history, which after the deadline says what it counts (its score after the late policy,
+and whether it is the one that counts), before it the public checks' points alone.
 """
 
 from __future__ import annotations
@@ -29,7 +29,11 @@ def late_rule(rules: Rules) -> str:
         return "late work is stored, and counts 0"
     if rules.late == "late-days":
         return "late work spends your late days; past them it counts 0"
-    limit = f", and counts 0 after {rules.max_late_days:g} days" if rules.max_late_days is not None else ""
+    limit = (
+        f", and counts 0 after {rules.max_late_days:g} days"
+        if rules.max_late_days is not None
+        else ""
+    )
     return f"late work loses {round(rules.penalty_per_day * 100)}% of its points a day late{limit}"
 
 
@@ -47,16 +51,25 @@ class Label:
     late_policy: str = ""
 
     def to_json(self) -> dict[str, object]:
-        shown: dict[str, object] = {"days_late": self.days_late, "hidden_released": self.hidden_released}
+        shown: dict[str, object] = {
+            "days_late": self.days_late,
+            "hidden_released": self.hidden_released,
+        }
         if self.score is not None:
             shown.update(score=self.score, counts=self.counts, late_policy=self.late_policy)
         return shown
 
 
-def labelled(course: Course, student: str, rows: Sequence[Row], every: Sequence[Row], instructor: bool = False,
-             ) -> Iterator[tuple[Row, Label]]:
-    """Each of `rows`, with what a history shows of it: before its hidden checks are out, the public points alone.
-    `every`: all the student's submissions, which what one counts depends on (late days are spent across them)."""
+def labelled(
+    course: Course,
+    student: str,
+    rows: Sequence[Row],
+    every: Sequence[Row],
+    instructor: bool = False,
+) -> Iterator[tuple[Row, Label]]:
+    """Each of `rows`, with what a history shows of it: before its hidden checks
+    are out, the public points alone. `every`: all the student's submissions,
+    which what one counts depends on (late days are spent across them)."""
     worth = worths(course, student, every)
     for row in rows:
         rules = course.assignments.get(row.assignment)
@@ -70,8 +83,8 @@ def labelled(course: Course, student: str, rows: Sequence[Row], every: Sequence[
 
 
 def status_of(state: State, student: str) -> dict[str, object]:
-    """A student's standing as `grade submit --status` and their page show it, every moment also in the course's
-    zone (`*_shown`)."""
+    """A student's standing as `grade submit --status` and their page
+    show it, every moment also in the course's zone (`*_shown`)."""
     course = state.course
     counted = standing(state.engine, course, student)
     assignments = []
@@ -83,30 +96,62 @@ def status_of(state: State, student: str) -> dict[str, object]:
         deadline = rules.deadline_for(student)
         closes = course.closes_for(rules, student)
         released = is_released(course, student, rules.id)
-        assignments.append({
-            "id": rules.id, "exercises": list(rules.exercise_ids), "opens": rules.opens, "deadline": deadline,
-            "closes": closes, "opens_shown": clock.shown(rules.opens, course),
-            "deadline_shown": clock.shown(deadline, course), "closes_shown": clock.shown(closes, course),
-            "extended": rules.extended(student), "late": rules.late, "late_rule": late_rule(rules),
-            "counts": rules.counts,
-            "submitted_today": used, "left_today": max(rules.per_day - used, 0) if rules.per_day else None,
-            "hidden_released": released, "counted": _counted(choice, released)})
-    return {"student": student, "course": course.name, "timezone": clock.shown_zone(course),
-            "assignments": assignments,
-            "late_days_left": max(course.late_days - spent, 0) if course.late_days else None,
-            "queue": queue.depth(state.engine)}
+        assignments.append(
+            {
+                "id": rules.id,
+                "exercises": list(rules.exercise_ids),
+                "opens": rules.opens,
+                "deadline": deadline,
+                "closes": closes,
+                "opens_shown": clock.shown(rules.opens, course),
+                "deadline_shown": clock.shown(deadline, course),
+                "closes_shown": clock.shown(closes, course),
+                "extended": rules.extended(student),
+                "late": rules.late,
+                "late_rule": late_rule(rules),
+                "counts": rules.counts,
+                "submitted_today": used,
+                "left_today": max(rules.per_day - used, 0) if rules.per_day else None,
+                "hidden_released": released,
+                "counted": _counted(choice, released),
+            }
+        )
+    return {
+        "student": student,
+        "course": course.name,
+        "timezone": clock.shown_zone(course),
+        "assignments": assignments,
+        "late_days_left": max(course.late_days - spent, 0) if course.late_days else None,
+        "queue": queue.depth(state.engine),
+    }
 
 
 def _counted(choice: Counted, released: bool) -> dict[str, object]:
-    """What counts, as a student may see it now. Before their deadline, which submission counts (and its total)
-    would tell how the hidden checks went; an instructor's score or excuse tells nothing of them, and shows."""
+    """What counts, as a student may see it now. Before their deadline,
+    which submission counts (and its total) would tell how the hidden checks
+    went; an instructor's score or excuse tells nothing of them, and shows."""
     fix = choice.correction
     if released or (fix is not None and fix.kind in ("score", "excused")):
-        return {"submission": choice.row.id if choice.row else None, "score": choice.score,
-                "max_score": choice.max_score, "why": choice.why, "excused": choice.excused}
+        return {
+            "submission": choice.row.id if choice.row else None,
+            "score": choice.score,
+            "max_score": choice.max_score,
+            "why": choice.why,
+            "excused": choice.excused,
+        }
     if fix is not None:
         because = f": {fix.reason}" if fix.reason else ""
-        return {"submission": fix.submission, "score": None, "max_score": None, "excused": False,
-                "why": f"chosen by your instructor{because}; its score shows after the deadline"}
-    return {"submission": None, "score": None, "max_score": None, "excused": False,
-            "why": "decided at the deadline, with the hidden checks"}
+        return {
+            "submission": fix.submission,
+            "score": None,
+            "max_score": None,
+            "excused": False,
+            "why": f"chosen by your instructor{because}; its score shows after the deadline",
+        }
+    return {
+        "submission": None,
+        "score": None,
+        "max_score": None,
+        "excused": False,
+        "why": "decided at the deadline, with the hidden checks",
+    }

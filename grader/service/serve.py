@@ -1,10 +1,11 @@
-"""`grade serve`: open (or create) the store, put back what a killed server left half-graded, start the server's own
-grading workers, and serve the API and pages on uvicorn, saying where it listens.
+"""`grade serve`: open (or create) the store, put back what a killed server left half-graded, start
+the server's own grading workers, and serve the API and pages on uvicorn, saying where it listens.
 
-The server's workers are `grade worker` processes on the same store, started niced (an upload's receipt must
-not wait behind grading) and started again if one dies. They leave when the server is gone. Jobs a killed
-server's workers held on this machine are queued again at once, and so is the job of one of its workers that died
-(a turn later; given up once it took down MAX_ATTEMPTS workers); on other machines, when their lease lapses.
+The server's workers are `grade worker` processes on the same store, started niced (an
+upload's receipt must not wait behind grading) and started again if one dies. They leave
+when the server is gone. Jobs a killed server's workers held on this machine are queued
+again at once, and so is the job of one of its workers that died (a turn later; given up
+once it took down MAX_ATTEMPTS workers); on other machines, when their lease lapses.
 """
 
 from __future__ import annotations
@@ -39,26 +40,32 @@ class ServeOptions:
     port: int = 8000
     workers: int = 1
     lease: float = 30.0
-    #: TLS on uvicorn itself: the certificate chain and its key (PEM); None: plain HTTP, for a proxy that does TLS
+    #: TLS on uvicorn itself: the certificate chain and its
+    #: key (PEM); None: plain HTTP, for a proxy that does TLS
     certfile: Path | None = None
     keyfile: Path | None = None
-    #: the proxies whose X-Forwarded-For and -Proto are believed (addresses or networks, comma-separated); "" (the
-    #: default): none, whatever $FORWARDED_ALLOW_IPS says, so that no client can claim another address or https
+    #: the proxies whose X-Forwarded-For and -Proto are believed (addresses or
+    #: networks, comma-separated); "" (the default): none, whatever
+    #: $FORWARDED_ALLOW_IPS says, so that no client can claim another address or https
     trusted_proxies: str = ""
     #: a line per request (its client's address, as the proxy rule has it) on standard output
     access_log: bool = False
 
 
 def requeue_local(engine: Engine, course: Course | None = None) -> int:
-    """Jobs held by workers of this machine that are no longer running: back in the queue now, a turn later, or given
-    up once they took down MAX_ATTEMPTS workers (with the report their student reads)."""
+    """Jobs held by workers of this machine that are no longer running:
+    back in the queue now, a turn later, or given up once they took
+    down MAX_ATTEMPTS workers (with the report their student reads)."""
     from grader.service.work.grading import given_up
 
     host = socket.gethostname()
     w, j = schema.workers.c, schema.jobs.c
     with reading(engine) as db:
-        held = db.execute(select(j.id, w.pid).join(schema.workers, w.id == j.worker)
-                          .where(j.state == "running", w.host == host)).all()
+        held = db.execute(
+            select(j.id, w.pid)
+            .join(schema.workers, w.id == j.worker)
+            .where(j.state == "running", w.host == host)
+        ).all()
     dead = [job for job, pid in held if not _alive(pid)]
     if not dead:
         return 0
@@ -77,18 +84,39 @@ def _alive(pid: int) -> bool:
 
 
 class Workers:
-    """The server's own workers: started, watched, started again when one dies, stopped with the server."""
+    """The server's own workers: started, watched,
+    started again when one dies, stopped with the server."""
 
-    def __init__(self, course: Course, database: str, count: int, lease: float, say: Callable[[str], None],
-                 died: Callable[[], object] | None = None) -> None:
-        self._command = [sys.executable, "-m", "grader", "worker", "--course", str(course.folder),
-                         "--lease", str(lease), "--parent", str(os.getpid()),
-                         "--nice", str(WORKER_NICE)]
-        # the store's URL may hold a password: in the environment, not on a command line anyone can list
+    def __init__(
+        self,
+        course: Course,
+        database: str,
+        count: int,
+        lease: float,
+        say: Callable[[str], None],
+        died: Callable[[], object] | None = None,
+    ) -> None:
+        self._command = [
+            sys.executable,
+            "-m",
+            "grader",
+            "worker",
+            "--course",
+            str(course.folder),
+            "--lease",
+            str(lease),
+            "--parent",
+            str(os.getpid()),
+            "--nice",
+            str(WORKER_NICE),
+        ]
+        # the store's URL may hold a password: in the
+        # environment, not on a command line anyone can list
         self._env = {**os.environ, "AUTOGRADER_DATABASE": database}
         self._count = count
         self._say = say
-        #: called once a worker has died, before another starts: its job goes back in the queue at once
+        #: called once a worker has died, before another
+        #: starts: its job goes back in the queue at once
         self._died = died
         self._procs: list[subprocess.Popen[bytes]] = []
         self._stop = threading.Event()
@@ -106,13 +134,19 @@ class Workers:
             for index, proc in enumerate(self._procs):
                 if proc.poll() is not None and not self._stop.is_set():
                     try:
-                        self._say(f"a grading worker left (exit {proc.returncode}); starting another")
-                    except OSError:  # the server's output is gone (a closed pipe): the worker matters more
+                        self._say(
+                            f"a grading worker left (exit {proc.returncode}); starting another"
+                        )
+                    except (
+                        OSError
+                    ):  # the server's output is gone (a closed pipe): the worker matters more
                         pass
                     if self._died is not None:
                         try:
                             self._died()
-                        except SQLAlchemyError:  # the store is down: the job's lease lapses, and a worker reaps it
+                        except (
+                            SQLAlchemyError
+                        ):  # the store is down: the job's lease lapses, and a worker reaps it
                             pass
                     self._procs[index] = self._spawn()
 
@@ -129,8 +163,13 @@ class Workers:
                 proc.wait()
 
 
-def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
-          say: Callable[[str], None] = print) -> None:
+def serve(
+    course: Course,
+    engine: Engine,
+    secret: bytes,
+    options: ServeOptions,
+    say: Callable[[str], None] = print,
+) -> None:
     """Serve until SIGINT or SIGTERM."""
     import uvicorn
 
@@ -140,18 +179,38 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
     again = requeue_local(engine, course)
     if again:
         say(f"queued again: {again} submission(s) a stopped server was grading")
-    listener = socket.socket(socket.AF_INET6 if ":" in options.host else socket.AF_INET, socket.SOCK_STREAM)
+    listener = socket.socket(
+        socket.AF_INET6 if ":" in options.host else socket.AF_INET, socket.SOCK_STREAM
+    )
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((options.host, options.port))
     listener.listen(2048)
     host, port = listener.getsockname()[:2]
-    workers = Workers(course, course.database, options.workers, options.lease, say,
-                      died=lambda: requeue_local(engine, course)) if options.workers else None
+    workers = (
+        Workers(
+            course,
+            course.database,
+            options.workers,
+            options.lease,
+            say,
+            died=lambda: requeue_local(engine, course),
+        )
+        if options.workers
+        else None
+    )
     app = make_app(course, engine, secret)
-    config = uvicorn.Config(app, log_level="warning", access_log=options.access_log, timeout_graceful_shutdown=5,
-                            backlog=2048, ssl_certfile=options.certfile, ssl_keyfile=options.keyfile,
-                            proxy_headers=bool(options.trusted_proxies),
-                            forwarded_allow_ips=options.trusted_proxies or None, http=Timely)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=options.access_log,
+        timeout_graceful_shutdown=5,
+        backlog=2048,
+        ssl_certfile=options.certfile,
+        ssl_keyfile=options.keyfile,
+        proxy_headers=bool(options.trusted_proxies),
+        forwarded_allow_ips=options.trusted_proxies or None,
+        http=Timely,
+    )
     if options.access_log:
         logging.getLogger("uvicorn.access").setLevel(logging.INFO)
     server = _server_class()(config)
@@ -159,8 +218,10 @@ def serve(course: Course, engine: Engine, secret: bytes, options: ServeOptions,
         workers.start()
     shown = f"[{host}]" if ":" in host else host
     scheme = "https" if options.certfile else "http"
-    say(f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading worker(s), store "
-        f"{_shown_store(course.database)})")
+    say(
+        f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading worker(s), store "
+        f"{_shown_store(course.database)})"
+    )
     sys.stdout.flush()
     try:
         server.run(sockets=[listener])
@@ -174,12 +235,15 @@ def _server_class() -> type:
     import uvicorn
 
     class Server(uvicorn.Server):
-        """uvicorn's server, except that SIGINT and SIGTERM end `serve` normally: uvicorn raises the signal again
-        once it has stopped, which would kill this process before it stops its workers."""
+        """uvicorn's server, except that SIGINT and SIGTERM end `serve`
+        normally: uvicorn raises the signal again once it has stopped,
+        which would kill this process before it stops its workers."""
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
-            previous = {s: signal.signal(s, self.handle_exit) for s in (signal.SIGINT, signal.SIGTERM)}
+            previous = {
+                s: signal.signal(s, self.handle_exit) for s in (signal.SIGINT, signal.SIGTERM)
+            }
             try:
                 yield
             finally:

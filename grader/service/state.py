@@ -1,7 +1,7 @@
-"""What one server process holds while it runs: the course in force, the store, the secret, who waits on which
-report, the deadlines the pages set, and the students' views of reports. The API
-(grader.service.app), the pages and the LTI launch read it through `state_of(request)`; none of them imports
-another to reach it.
+"""What one server process holds while it runs: the course in force, the store, the
+secret, who waits on which report, the deadlines the pages set, and the students'
+views of reports. The API (grader.service.app), the pages and the LTI launch read
+it through `state_of(request)`; none of them imports another to reach it.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ class State:
 
     @property
     def course(self) -> Course:
-        """The course's rules in force now: course.toml as last read whole and right, with the deadlines and
-        extensions the pages set in the store over it (read again before each request: FreshRules)."""
+        """The course's rules in force now: course.toml as last read whole
+        and right, with the deadlines and extensions the pages set in the
+        store over it (read again before each request: FreshRules)."""
         course = self.live.current()
         return course if self.stored is None else self.stored.apply(course)
 

@@ -1,5 +1,6 @@
-"""Where in a TOML file a setting is written, and its values checked against what it may hold: every message about
-course.toml names the file, the line and the key (`course.toml, line 12: assignments.hw1.deadline ...`)."""
+"""Where in a TOML file a setting is written, and its values checked against
+what it may hold: every message about course.toml names the file, the line
+and the key (`course.toml, line 12: assignments.hw1.deadline ...`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ class Where:
         self.source = source
 
     def at(self, key: str) -> str:
-        """`course.toml, line N` for a dotted key (assignments.hw1.deadline), or the file where it is not written."""
+        """`course.toml, line N` for a dotted key
+        (assignments.hw1.deadline), or the file where it is not written."""
         table = ""
         for number, line in enumerate(self.source.splitlines(), 1):
             bare = line.strip()
@@ -33,13 +35,19 @@ class Where:
         for key in data:
             if key not in keys:
                 dotted = f"{table}.{key}" if table else key
-                raise GraderError(f"{self.at(dotted)}: {dotted} is not a setting of course.toml (a typo?); "
-                                  f"{'an assignment' if table else 'the course'} takes {', '.join(sorted(keys))}.")
+                raise GraderError(
+                    f"{self.at(dotted)}: {dotted} is not a setting of course.toml (a typo?); "
+                    f"{'an assignment' if table else 'the course'} takes {', '.join(sorted(keys))}."
+                )
 
-    def choice(self, data: dict[str, Any], key: str, default: str, allowed: tuple[str, ...], why: str = "") -> str:
+    def choice(
+        self, data: dict[str, Any], key: str, default: str, allowed: tuple[str, ...], why: str = ""
+    ) -> str:
         value = self.text(data, key, default)
         if value not in allowed:
-            raise GraderError(f"{self.at(key)}: {key} must be one of {', '.join(allowed)}{why}, not {value!r}.")
+            raise GraderError(
+                f"{self.at(key)}: {key} must be one of {', '.join(allowed)}{why}, not {value!r}."
+            )
         return value
 
     def text(self, data: dict[str, Any], key: str, default: str) -> str:
@@ -52,5 +60,7 @@ class Where:
         value = data.get(key, default)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             dotted = f"{table}.{key}" if table else key
-            raise GraderError(f"{self.at(dotted)}: {dotted} must be a whole number of 0 or more, not {value!r}.")
+            raise GraderError(
+                f"{self.at(dotted)}: {dotted} must be a whole number of 0 or more, not {value!r}."
+            )
         return value

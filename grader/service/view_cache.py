@@ -1,4 +1,5 @@
-"""A stored report's student views, built once per result and view kind rather than per request (bounded, LRU)."""
+"""A stored report's student views, built once per result
+and view kind rather than per request (bounded, LRU)."""
 
 from __future__ import annotations
 
@@ -16,15 +17,15 @@ if TYPE_CHECKING:
     from grader.service.standing import Counted
 
 T = TypeVar("T")
-#: views kept, the least recently read given up first: a report is bounded (a got value's prefix, shape and
-#: size: grader.judge.plain), so this bounds the memory too
+#: views kept, the least recently read given up first: a report is bounded (a got
+#: value's prefix, shape and size: grader.judge.plain), so this bounds the memory too
 SIZE = 512
 r = schema.results.c
 
 
 class Views:
-    """Views of reports by (result, kind, what else the view depends on). A result is never rewritten: a
-    regrade writes a new one under its own job id, so a cached view is never stale."""
+    """Views of reports by (result, kind, what else the view depends on). A result is never
+    rewritten: a regrade writes a new one under its own job id, so a cached view is never stale."""
 
     def __init__(self, size: int = SIZE) -> None:
         self._size = size
@@ -32,12 +33,18 @@ class Views:
         self._lock = threading.Lock()  # store calls, and so these, run in the thread pool
         self.built = 0
 
-    def view(self, engine: Engine, submission: int, key: Hashable, build: Callable[[str], T]) -> T | None:
-        """`build(report)` of the submission's newest stored report, from the cache where this result and `key`
-        were built before; None where it has no report yet."""
+    def view(
+        self, engine: Engine, submission: int, key: Hashable, build: Callable[[str], T]
+    ) -> T | None:
+        """`build(report)` of the submission's newest stored report, from the cache
+        where this result and `key` were built before; None where it has no report yet."""
         with reading(engine) as db:  # the id alone: a hit never reads the report
-            job = db.execute(select(r.job_id).where(r.submission_id == submission).order_by(r.job_id.desc())
-                             .limit(1)).scalar_one_or_none()
+            job = db.execute(
+                select(r.job_id)
+                .where(r.submission_id == submission)
+                .order_by(r.job_id.desc())
+                .limit(1)
+            ).scalar_one_or_none()
         if job is None:
             return None
         full = (job, key)
@@ -60,6 +67,6 @@ class Views:
 
 
 def view_key(worth: tuple[Counted, bool] | None) -> Hashable:
-    """What of a submission's worth its view shows (grader.service.views.shown): the late policy's factor and
-    why, and whether it is the one that counts."""
+    """What of a submission's worth its view shows (grader.service.views.shown):
+    the late policy's factor and why, and whether it is the one that counts."""
     return None if worth is None else (worth[0].assignment, worth[0].factor, worth[0].why, worth[1])

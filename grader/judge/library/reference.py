@@ -86,7 +86,10 @@ def resolve(modules: dict[str, types.ModuleType], dotted: str, library: Library)
 @cache
 def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, types.ModuleType]:
     """The reference's modules under the top-level names `tops`, imported from its folder once per process."""
-    paths = [os.path.normpath(library.reference / folder) for folder in library.import_paths]
+    reference = library.reference
+    if reference is None:
+        raise GraderError("this course's pack holds no reference; grade with the course's own exercises.")
+    paths = [os.path.normpath(reference / folder) for folder in library.import_paths]
     with _LOCK:
         saved_path = list(sys.path)
         saved = _take(tops)
@@ -103,7 +106,7 @@ def reference_modules(library: Library, tops: tuple[str, ...]) -> dict[str, type
             sys.modules.update(saved)
             sys.path[:] = saved_path
     outside = [name for name, module in loaded.items()
-               if not Path(getattr(module, "__file__", "") or "").resolve().is_relative_to(library.reference)]
+               if not Path(getattr(module, "__file__", "") or "").resolve().is_relative_to(reference)]
     if outside:
         raise GraderError(f"{library.reference}: the reference's {outside[0]} was imported from outside its folder; "
                           f"name its packages so that nothing installed shadows them.")

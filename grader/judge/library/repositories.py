@@ -38,6 +38,8 @@ def patched(library: Library, mutant: Path) -> Submission:
 
 @cache
 def _patched(library: Library, mutant: Path, text: str) -> Submission:
+    if library.reference is None:
+        raise SpecError(f"{mutant}: a known mistake patches the course's reference, and this course has none.")
     reference = read_package(library.reference, library)
     files = {cell.label: cell.source for cell in reference.package}
     tree = ast.parse(text, str(mutant))

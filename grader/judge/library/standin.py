@@ -42,6 +42,8 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
     """`group` with every traced result of a library exercise evaluated (the identity for other exercises)."""
     if exercise.library is None or exercise.library.graph is None:
         return group
+    if exercise.solution is None:  # a released pack: no reference to stand in, the student's values throughout
+        return _own_values(exercise, group)
     from grader.judge.library.reference import reference_standins
 
     standins = reference_standins(exercise)
@@ -56,6 +58,13 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
         else:
             found = {label: own_value(value) for label, value in probe.observations.items()}
         probes.append(dataclasses.replace(probe, observations=found))
+    return dataclasses.replace(group, probes=tuple(probes))
+
+
+def _own_values(exercise: Exercise, group: GroupRun) -> GroupRun:
+    probes = [probe if probe is None or probe.observations is None else dataclasses.replace(
+        probe, observations={label: own_value(value) for label, value in probe.observations.items()})
+        for probe in group.probes]
     return dataclasses.replace(group, probes=tuple(probes))
 
 
@@ -117,12 +126,14 @@ def _plain_input(value: Value) -> Any:
 
 def _compute(op_class: type, settings: tuple[tuple[str, Value], ...], inputs: list[Any],
              standins: Standins) -> Value:
+    if any(_oversized(value) for _, value in settings):
+        raise ValueError("a shape of more elements than a stand-in computes")
     if standins.context is not None:
         found = getattr(op_class, standins.compute)(standins.context(), *inputs)
     else:
         op: Any = object.__new__(op_class)
         for key, value in settings:
-            if key.isidentifier() and not key.startswith("_"):  # an op's own setting, never a dunder or a private
+            if _is_setting(op_class, key):
                 vars(op)[key] = _plain(value)
         found = getattr(op, standins.compute)(*inputs)
     if getattr(found, "size", 1) > MAX_STANDIN_ELEMENTS:
@@ -131,6 +142,28 @@ def _compute(op_class: type, settings: tuple[tuple[str, Value], ...], inputs: li
     if not isinstance(result, Array | Number):
         raise TypeError("the reference's op gave neither an array nor a number")
     return result
+
+
+def _oversized(value: Value) -> bool:
+    """A setting that is a shape (whole numbers) of more elements than a stand-in computes: refused before the
+    reference's op could allocate it."""
+    if not isinstance(value, Seq) or not value.items:
+        return False
+    sizes = [item.value for item in value.items if isinstance(item, Number) and item.value.is_integer()]
+    if len(sizes) != len(value.items):
+        return False
+    total = 1.0
+    for size in sizes:
+        total *= abs(size)
+    return total > MAX_STANDIN_ELEMENTS
+
+
+def _is_setting(op_class: type, key: str) -> bool:
+    """Whether `key` may be set on the reference's op: an op's own setting (axes, shape), never a dunder, a private
+    attribute or a name the class gives a method (a setting `compute` would put the student's value in its place)."""
+    if not key.isidentifier() or key.startswith("_"):
+        return False
+    return not callable(getattr(op_class, key, None))
 
 
 def _plain(value: Value) -> object:

@@ -18,7 +18,8 @@ MARKER = "[...(truncated)...]"
 PRINTED_LIMIT = 10_000
 GRADER = "autograd-grader"
 
-# NUL is replaced by the harness anyway; lone surrogates (undecodable bytes) cannot be written as UTF-8.
+# NUL is replaced by the harness anyway; lone surrogates
+# (undecodable bytes) cannot be written as UTF-8.
 _UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -33,9 +34,9 @@ def gradescope_results(report: Report) -> dict[str, Any]:
     hidden = any(c.visibility == "hidden" for e in report.exercises for c in e.checks)
     printed = _printed(report)
     if printed and hidden:
-        # Hidden checks run in the student's process, which can print their inputs; the top-level output is
-        # shown at once, and every resubmission gets the same inputs (one seed per autograder), so what it
-        # printed waits for the grades to be published.
+        # Hidden checks run in the student's process, which can print their inputs; the
+        # top-level output is shown at once, and every resubmission gets the same inputs (one
+        # seed per autograder), so what it printed waits for the grades to be published.
         tests.append(_printed_test(printed, len(report.exercises) + 1))
     return {
         "score": report.score,
@@ -43,14 +44,19 @@ def gradescope_results(report: Report) -> dict[str, Any]:
         "output": truncate_middle(_summary(report, printed, hidden)),
         "output_format": "text",
         "tests": tests,
-        "extra_data": {"grader": GRADER, "grader_version": report.grader_version, "seed": report.seed,
-                       **({"seed_token": report.seed_token} if report.seed_token is not None else {}),
-                       "sha256": report.sha256},
+        "extra_data": {
+            "grader": GRADER,
+            "grader_version": report.grader_version,
+            "seed": report.seed,
+            **({"seed_token": report.seed_token} if report.seed_token is not None else {}),
+            "sha256": report.sha256,
+        },
     }
 
 
 def gradescope_failure(message: str) -> dict[str, Any]:
-    """A results.json for a run that produced no report, so that the student still sees why (score 0)."""
+    """A results.json for a run that produced no report,
+    so that the student still sees why (score 0)."""
     text = f"The autograder could not grade this submission.\n{message}".rstrip()
     return {
         "score": 0,
@@ -68,10 +74,12 @@ def truncate_middle(text: str, limit: int = MAX_OUTPUT) -> str:
         return text
     keep = max(limit - len(MARKER), 0)
     head = keep - keep // 2
-    return text[:head] + MARKER + text[len(text) - (keep - head):]
+    return text[:head] + MARKER + text[len(text) - (keep - head) :]
 
 
-def _test(exercise: ExerciseResult, e: int, check: CheckResult, c: int, several: bool) -> dict[str, Any]:
+def _test(
+    exercise: ExerciseResult, e: int, check: CheckResult, c: int, several: bool
+) -> dict[str, Any]:
     skipped = check.status == "skipped"
     test: dict[str, Any] = {
         "name": f"{exercise.id}: {check.name}" if several else check.name,
@@ -83,32 +91,49 @@ def _test(exercise: ExerciseResult, e: int, check: CheckResult, c: int, several:
         "visibility": "after_published" if check.visibility == "hidden" else "visible",
         "tags": [exercise.id],
     }
-    # A hidden check says how it went, never what it ran or which mistake it points at: the hint would tell
-    # what the hidden check tests, and every resubmission meets the same inputs.
-    output = with_trace_note(with_precision_note(check.problem if check.visibility == "hidden" else check.message,
-                                                 check), check) or ("Skipped." if skipped else "")
+    # A hidden check says how it went, never what it ran or which mistake it points at: the hint
+    # would tell what the hidden check tests, and every resubmission meets the same inputs.
+    output = with_trace_note(
+        with_precision_note(
+            check.problem if check.visibility == "hidden" else check.message, check
+        ),
+        check,
+    ) or ("Skipped." if skipped else "")
     if output:
         test["output"] = truncate_middle(output)
     return test
 
 
 def _printed_test(printed: str, number: int) -> dict[str, Any]:
-    return {"name": "What your code printed", "number": f"{number}.1", "score": 0.0, "max_score": 0.0,
-            "status": "passed", "visibility": "after_published", "output": truncate_middle(printed), "tags": []}
+    return {
+        "name": "What your code printed",
+        "number": f"{number}.1",
+        "score": 0.0,
+        "max_score": 0.0,
+        "status": "passed",
+        "visibility": "after_published",
+        "output": truncate_middle(printed),
+        "tags": [],
+    }
 
 
 def _summary(report: Report, printed: str, hidden: bool) -> str:
-    """The top-level output: the score, then everything about the submission that is not one check."""
+    """The top-level output: the score, then everything
+    about the submission that is not one check."""
     checks = [c for e in report.exercises for c in e.checks]
     passed = sum(c.status == "passed" for c in checks)
     counted = sum(c.status != "skipped" for c in checks)
-    lines = [f"Score: {fmt_points(report.score)}/{fmt_points(report.max_score)} "
-             f"({passed} of {counted} checks passed)"]
+    lines = [
+        f"Score: {fmt_points(report.score)}/{fmt_points(report.max_score)} "
+        f"({passed} of {counted} checks passed)"
+    ]
     lines += [f"Problem: {p}" for p in report.problems]
     lines += [f"Note: {n}" for n in report.notes]
     for exercise in report.exercises:
-        lines.append(f"Exercise {exercise.id}: {exercise.title} "
-                     f"({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})")
+        lines.append(
+            f"Exercise {exercise.id}: {exercise.title} "
+            f"({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})"
+        )
         lines += [f"  Problem: {p}" for p in exercise.problems]
     if printed and hidden:
         lines.append("What your code printed is shown once the grades are published.")
@@ -118,7 +143,8 @@ def _summary(report: Report, printed: str, hidden: bool) -> str:
 
 
 def _printed(report: Report) -> str:
-    """What the submission printed, cut to PRINTED_LIMIT; empty when it printed nothing but whitespace."""
+    """What the submission printed, cut to PRINTED_LIMIT;
+    empty when it printed nothing but whitespace."""
     if not report.output.strip():
         return ""
     text = truncate_middle(report.output.rstrip("\n"), PRINTED_LIMIT)

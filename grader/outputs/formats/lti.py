@@ -1,4 +1,5 @@
-"""An LTI 1.3 Assignment and Grade Services Score (schemas/lti-score.schema.json), from one report."""
+"""An LTI 1.3 Assignment and Grade Services Score
+(schemas/lti-score.schema.json), from one report."""
 
 from __future__ import annotations
 
@@ -13,13 +14,20 @@ from grader.outputs.students import Outcome
 SCORE_MEDIA_TYPE = "application/vnd.ims.lis.v1.score+json"
 #: the comment is shown in the LMS gradebook beside the score: a summary, not the report
 COMMENT_LIMIT = 400
-GRADER_FAILED = ("The autograder itself failed on this submission, so no score was given. "
-                 "This is not a problem with your work.")
-EXCUSED = "Your instructor excused you from this assignment: it counts neither points nor out of any."
+GRADER_FAILED = (
+    "The autograder itself failed on this submission, so no score was given. "
+    "This is not a problem with your work."
+)
+EXCUSED = (
+    "Your instructor excused you from this assignment: it counts neither points nor out of any."
+)
 
 
-def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Outcome = "graded") -> dict[str, Any]:
-    """The Score to POST for `user_id`; `timestamp` (timezone-aware) must grow with every score sent for them."""
+def lti_score(
+    report: Report, user_id: str, timestamp: datetime, *, outcome: Outcome = "graded"
+) -> dict[str, Any]:
+    """The Score to POST for `user_id`; `timestamp`
+    (timezone-aware) must grow with every score sent for them."""
     if not user_id:
         raise ValueError("an LTI Score needs the student's LTI user id")
     score: dict[str, Any] = {"userId": user_id}
@@ -28,8 +36,8 @@ def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Out
         score["comment"] = GRADER_FAILED
         score["gradingProgress"] = "Failed"
     elif outcome == "excused":
-        # No scoreGiven: the platform clears the score (AGS has no "excused"), so the assignment counts neither
-        # points nor out of any; the comment says why.
+        # No scoreGiven: the platform clears the score (AGS has no "excused"), so
+        # the assignment counts neither points nor out of any; the comment says why.
         score["comment"] = _shorten(EXCUSED + " " + " ".join(report.problems[:1]), COMMENT_LIMIT)
         score["gradingProgress"] = "FullyGraded"
     else:
@@ -38,21 +46,24 @@ def lti_score(report: Report, user_id: str, timestamp: datetime, *, outcome: Out
         score["scoreMaximum"] = report.max_score if report.max_score > 0 else 1.0
         score["comment"] = comment(report)
         score["gradingProgress"] = "FullyGraded"
-    # AGS: Initialized is "the user has not started the activity"; a missing student handed nothing in.
+    # AGS: Initialized is "the user has not started the
+    # activity"; a missing student handed nothing in.
     score["activityProgress"] = "Initialized" if outcome == "missing" else "Completed"
     score["timestamp"] = lti_timestamp(timestamp)
     return score
 
 
 def lti_timestamp(moment: datetime) -> str:
-    """ISO 8601 in UTC with milliseconds, as AGS asks (sub-second precision): 2017-04-16T18:54:36.736+00:00."""
+    """ISO 8601 in UTC with milliseconds, as AGS asks
+    (sub-second precision): 2017-04-16T18:54:36.736+00:00."""
     if moment.utcoffset() is None:
         raise ValueError("an LTI timestamp needs a timezone (use datetime.now(UTC))")
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
-    """Plain text: the score, how many checks passed, the first problem, then the names of the failed checks."""
+    """Plain text: the score, how many checks passed, the
+    first problem, then the names of the failed checks."""
     several = len(report.exercises) > 1
     checks = [(e.id, c) for e in report.exercises for c in e.checks]
     counted = [(e, c) for e, c in checks if c.status != "skipped"]

@@ -41,11 +41,12 @@ def lay_out(
 
 
 def own_modules(files: Sequence[tuple[str, str]], import_paths: Sequence[str]) -> list[str]:
-    """The top-level modules the package's files make, under each import folder: the submission's
-    own."""
+    """The top-level modules the package's files make, under each import folder and under the
+    repository's root (the run's folder is on sys.path, as the root is for `python -m pytest`:
+    `import python.needle.ops`)."""
     names = set()
     for rel, _ in files:
-        for folder in import_paths:
+        for folder in (*import_paths, "."):
             prefix = "" if folder in (".", "") else folder.rstrip("/") + "/"
             if rel.startswith(prefix):
                 first = rel[len(prefix) :].split("/")[0]

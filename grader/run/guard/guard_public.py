@@ -15,7 +15,7 @@ import sys
 import types
 from collections.abc import Callable
 from importlib.machinery import ModuleSpec
-from typing import Any
+from typing import Any, cast
 
 #: the audit events a wrapper asks the hook on
 ASK = "autograd-grader.import"
@@ -38,10 +38,40 @@ class Placeholder(types.ModuleType):
         )
 
 
-def _placeholder(name: str, refusal: str) -> types.ModuleType:
+class Unusable:
+    """A name taken from a placeholder (`from turtle import pd`, an editor's stray import): taking
+    it is not using it; calling it, reading from it or computing with it fails as the placeholder
+    would."""
+
+    __slots__ = ("_refusal",)
+
+    def __init__(self, refusal: str) -> None:
+        object.__setattr__(self, "_refusal", refusal)
+
+    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+        raise ImportError(
+            object.__getattribute__(self, "_refusal")
+            + " Your import of it gave a placeholder, and this use of it failed."
+        )
+
+    __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = __bool__ = _fail
+    __float__ = __int__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __neg__ = _fail
+    __lt__ = __gt__ = __le__ = __ge__ = _fail
+
+
+def _placeholder(
+    name: str, refusal: str, names: Any = (), *, _text: type = str
+) -> types.ModuleType:
+    """A refused module; `names`, what a `from ... import` takes from it, each an Unusable."""
     module = Placeholder(name)
     module.__dict__["_refusal"] = refusal
     module.__path__ = []
+    for item in names:
+        # a name of exactly str: nothing of the submission's runs
+        if item.__class__ is _text and item != "*":
+            module.__dict__[cast(str, item)] = Unusable(refusal)
     return module
 
 
@@ -112,11 +142,13 @@ def wrap_import(original: Callable[..., Any]) -> Callable[..., Any]:
         """Every import statement: a module the interpreter had loaded already (os, io...) never
         reaches a finder, so the submission's own imports are looked at here too."""
         modules, ask, text, placeholder = _bound
-        if level == 0 and name in modules:
+        # a from-import is asked here too, loaded or not: its names are taken from the placeholder
+        # at once
+        if level == 0 and (name in modules or fromlist):
             refused = ask(name, True)
             if refused is not None:
                 if refused.__class__ is text:
-                    return placeholder(name, refused)
+                    return placeholder(name, refused, fromlist or ())
                 raise refused
         return original(name, globals, locals, fromlist, level)
 

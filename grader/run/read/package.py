@@ -12,13 +12,15 @@ read is bounded in entries, bytes unpacked and bytes kept, whatever the headers 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
+import zipfile
 from collections.abc import Iterator
 from functools import cache, partial
 from pathlib import Path, PurePosixPath
 
-from grader.core.library import Library
+from grader.core.library import ARCHIVES, Library
 from grader.run.read.archive import MAX_ENTRIES, SKIPPED, Entry, tar_files, zip_files
 from grader.run.read.given import with_given
 from grader.run.read.load import (
@@ -35,7 +37,6 @@ MAX_PACKAGE_FILES = 200
 MAX_PACKAGE_BYTES = 8 * 1024 * 1024
 #: folders down from the top where the repository's root may lie (an archive often adds one or two)
 MAX_ROOT_DEPTH = 3
-ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 
 
 def is_package(path: Path) -> bool:
@@ -45,30 +46,47 @@ def is_package(path: Path) -> bool:
 
 def read_package(path: Path, library: Library) -> Submission:
     """The course's files of the repository at `path`, as a submission of kind "package"."""
+    return _submission(path, package_files(path, library), library)
+
+
+def package_files(path: Path, library: Library) -> dict[str, bytes]:
+    """The course's files of the repository at `path` (a folder or an archive), by their path in it,
+    as handed in."""
     name = path.name.lower()
     if path.is_dir():
         entries = dict(_folder_entries(path))
         found = _choose(entries, library, path)
-        contents = {rel: read_capped(path / top, MAX_SOURCE_BYTES) for rel, top in found.items()}
-    elif name.endswith(".zip"):
-        contents = zip_files(path, partial(_choose, library=library, where=path))
-    elif name.endswith(ARCHIVES):
-        contents = tar_files(
+        return {rel: read_capped(path / top, MAX_SOURCE_BYTES) for rel, top in found.items()}
+    if name.endswith(".zip"):
+        return zip_files(path, partial(_choose, library=library, where=path))
+    if name.endswith(ARCHIVES):
+        return tar_files(
             path,
             partial(_choose, library=library, where=path),
             partial(_could_be, library),
             MAX_PACKAGE_BYTES * 2,
         )
-    elif not path.exists():
+    if not path.exists():
         raise SubmissionError(
             f"{path}: no such file or folder. Give the repository's folder, or its .zip or tarball."
         )
-    else:
-        raise SubmissionError(
-            f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
-            f"the repository whole."
-        )
-    return _submission(path, contents, library)
+    raise SubmissionError(
+        f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
+        f"the repository whole."
+    )
+
+
+def package_zip(path: Path, library: Library) -> bytes:
+    """The course's files of the repository at `path` as one zip, the same bytes for the same files
+    (no dates, no owners): what `grade submit` sends for a library course."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rel, data in sorted(package_files(path, library).items()):
+            info = zipfile.ZipInfo(rel, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o100644 << 16  # a plain file, read and write for its owner
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return out.getvalue()
 
 
 def _submission(path: Path, contents: dict[str, bytes], library: Library) -> Submission:
@@ -139,15 +157,17 @@ def _choose(
     """The course's files among `entries`, by their path in the repository -> their path under the
     top.
 
-    The repository's root is the folder (the top, or one up to MAX_ROOT_DEPTH down) under which most
-    of the course's files lie: a zip of a clone holds `repo-main/...`."""
+    The repository's root is the shallowest folder (the top, or one up to MAX_ROOT_DEPTH down) under
+    which some of the course's files lie, and of those the one with the most: a zip of a clone holds
+    `repo-main/...`, and a copy deeper down (a released pack's exercises/starter/) never wins over
+    the top."""
     under: dict[PurePosixPath, dict[str, PurePosixPath]] = {}
     for path in entries:
         for skip in range(min(MAX_ROOT_DEPTH, len(path.parts) - 1) + 1):
             rel = PurePosixPath(*path.parts[skip:]).as_posix()
             if matches(library, rel):
                 under.setdefault(PurePosixPath(*path.parts[:skip]), {})[rel] = path
-    roots = sorted(under, key=lambda root: (-len(under[root]), len(root.parts), str(root)))
+    roots = sorted(under, key=lambda root: (len(root.parts), -len(under[root]), str(root)))
     best = under[roots[0]] if roots else {}
     if not best:
         raise SubmissionError(

@@ -1,6 +1,6 @@
-"""Each route's declaration of who may call it, and the decorators that make it and enforce it (the how-to is
-grader.service.access's docstring). A declaration is kept for the route table's test and for the frames an
-answer allows; `check` refuses an app with a route that declares nothing.
+"""Each route's declaration of who may call it, and the decorators that make it and enforce it (the
+how-to is grader.service.access's docstring). A declaration is kept for the route table's test and
+for the frames an answer allows; `check` refuses an app with a route that declares nothing.
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ class Access:
 
     def scopes(self) -> list[str]:
         """What the caller's credentials must hold (starlette.authentication's scopes)."""
-        needed = {Caller.STUDENT: ["authenticated"], Caller.INSTRUCTOR: ["authenticated", "instructor"]}
+        needed = {
+            Caller.STUDENT: ["authenticated"],
+            Caller.INSTRUCTOR: ["authenticated", "instructor"],
+        }
         return needed.get(self.caller, []) + (["token"] if self.token_only else [])
 
 
@@ -63,7 +66,8 @@ def declared(endpoint: object) -> Access | None:
 
 
 def open_to(caller: Caller) -> Callable[[Open], Open]:
-    """Declare an endpoint that asks no credential (ANYONE, LMS): it never reads the caller's cookie or token."""
+    """Declare an endpoint that asks no credential (ANYONE,
+    LMS): it never reads the caller's cookie or token."""
     assert caller in (Caller.ANYONE, Caller.LMS)
     declaration = Access(caller)
 
@@ -79,8 +83,11 @@ def open_to(caller: Caller) -> Callable[[Open], Open]:
     return declare
 
 
-def allow(caller: Caller, *, token_only: bool = False, uploads: bool = False) -> Callable[[Guarded], Open]:
-    """Declare an endpoint for a signed-in caller (STUDENT, INSTRUCTOR): it runs only for them, given `who`."""
+def allow(
+    caller: Caller, *, token_only: bool = False, uploads: bool = False
+) -> Callable[[Guarded], Open]:
+    """Declare an endpoint for a signed-in caller (STUDENT,
+    INSTRUCTOR): it runs only for them, given `who`."""
     assert caller in (Caller.STUDENT, Caller.INSTRUCTOR)
     declaration = Access(caller, token_only=token_only, uploads=uploads)
 
@@ -111,10 +118,17 @@ def _refused(request: Request, declaration: Access) -> Response | None:
     if not request.user.is_authenticated:
         return refusal(request, 401, "Sign in", SIGN_IN)
     if not has_required_scope(request, declaration.scopes()):
-        if not has_required_scope(request, ["instructor"]) and declaration.caller is Caller.INSTRUCTOR:
+        if (
+            not has_required_scope(request, ["instructor"])
+            and declaration.caller is Caller.INSTRUCTOR
+        ):
             return refusal(request, 403, "Instructors only", "only an instructor may do this")
-        return refusal(request, 403, "Not with a session", "this needs your token (grade submit --login), not a "
-                       "page's session")
+        return refusal(
+            request,
+            403,
+            "Not with a session",
+            "this needs your token (grade submit --login), not a page's session",
+        )
     who: Who = request.user.who
     if who.by_session and request.method not in SAFE_METHODS:
         why = elsewhere(request)
@@ -124,14 +138,25 @@ def _refused(request: Request, declaration: Access) -> Response | None:
         course = state_of(request).course
         wait = limits_of(request).throttled(who.student, "upload", course.uploads_per_minute)
         if wait is not None:
-            return refusal(request, 429, "Too many uploads", f"too many uploads: try again in {wait:.0f} s",
-                           {"Retry-After": str(int(wait) + 1)})
+            return refusal(
+                request,
+                429,
+                "Too many uploads",
+                f"too many uploads: try again in {wait:.0f} s",
+                {"Retry-After": str(int(wait) + 1)},
+            )
     return None
 
 
 def check(routes: Iterable[BaseRoute]) -> None:
     """Refuse an app with a route that declares no access: nothing is reachable by default."""
-    missing = [route.path for route in routes if isinstance(route, Route) and declared(route.endpoint) is None]
+    missing = [
+        route.path
+        for route in routes
+        if isinstance(route, Route) and declared(route.endpoint) is None
+    ]
     missing += [repr(route) for route in routes if not isinstance(route, Route)]
     if missing:
-        raise RuntimeError(f"routes without an access declaration (grader.service.access): {', '.join(missing)}")
+        raise RuntimeError(
+            f"routes without an access declaration (grader.service.access): {', '.join(missing)}"
+        )

@@ -1,10 +1,12 @@
-"""Who may frame an answer, in its HTTP headers (a CSP in a `<meta>` cannot say it: browsers ignore frame-ancestors
-there). Every answer carries `Content-Security-Policy: frame-ancestors 'none'` and `X-Frame-Options: DENY`, except
-an LMS route's (grader.service.access.declare), which the registered platform's pages may frame
-(grader.service.lti.lti_config.frame_origins), and nothing else: no X-Frame-Options, which cannot name an origin.
+"""Who may frame an answer, in its HTTP headers (a CSP in a `<meta>` cannot say it: browsers
+ignore frame-ancestors there). Every answer carries `Content-Security-Policy: frame-ancestors
+'none'` and `X-Frame-Options: DENY`, except an LMS route's (grader.service.access.declare),
+which the registered platform's pages may frame (grader.service.lti.lti_config.frame_origins),
+and nothing else: no X-Frame-Options, which cannot name an origin.
 
-Why: a page of another site, a sibling host included (SameSite=Strict does not stop a same-site frame), that
-frames an instructor's page under a decoy has their click change what the page's form changes.
+Why: a page of another site, a sibling host included (SameSite=Strict
+does not stop a same-site frame), that frames an instructor's page
+under a decoy has their click change what the page's form changes.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from grader.service.state import State
 
 
 class Framed:
-    """ASGI middleware, outermost: every answer's frame headers, from its route's declaration (none: no frame)."""
+    """ASGI middleware, outermost: every answer's frame
+    headers, from its route's declaration (none: no frame)."""
 
     def __init__(self, app: ASGIApp, state: State) -> None:
         self.app = app

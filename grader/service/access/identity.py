@@ -1,11 +1,12 @@
-"""Who a request's credential names: one authentication backend (Starlette's AuthenticationMiddleware) for the API
-and the pages. A bearer token (`grade submit`), else the pages' session cookie: a login link's, while its token
-lives, or a launch's, while its deployment is accepted and the roster keeps the student's LMS id. A credential
-that names no one leaves the request anonymous (a bearer token that fails is never followed by the cookie).
+"""Who a request's credential names: one authentication backend (Starlette's
+AuthenticationMiddleware) for the API and the pages. A bearer token (`grade submit`), else
+the pages' session cookie: a login link's, while its token lives, or a launch's, while its
+deployment is accepted and the roster keeps the student's LMS id. A credential that names no
+one leaves the request anonymous (a bearer token that fails is never followed by the cookie).
 
-The identity is the student the credential names, however it was written: the token with other spacing or case
-in its scheme, or a cookie sent twice under one name (Starlette reads the last), is the same student, and every
-limit counts the student (grader.service.access.limits).
+The identity is the student the credential names, however it was written: the token with other
+spacing or case in its scheme, or a cookie sent twice under one name (Starlette reads the
+last), is the same student, and every limit counts the student (grader.service.access.limits).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class Identity(BaseUser):
 
 
 class Backend(AuthenticationBackend):
-    """Resolves a request's credential; its scopes: authenticated, the role (student or instructor), and how it
-    came (token or session)."""
+    """Resolves a request's credential; its scopes: authenticated, the
+    role (student or instructor), and how it came (token or session)."""
 
     async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, BaseUser] | None:
         who = await resolve(conn)

@@ -1,15 +1,16 @@
-"""How much one identity may ask of the server: at most IN_FLIGHT requests at a time, and REQUESTS_PER_MINUTE a
-minute (uploads: the course's uploads_per_minute), over the API and the pages alike.
+"""How much one identity may ask of the server: at most IN_FLIGHT
+requests at a time, and REQUESTS_PER_MINUTE a minute (uploads: the
+course's uploads_per_minute), over the API and the pages alike.
 
-Keyed on the identity the access layer resolved (the student a token, a session or a launch names:
-grader.service.access.identity), never on how a credential was written: the same token sent with other spacing
-or case, a session cookie sent twice under one name, or a token beside its own session, are one student, counted
-once.
+Keyed on the identity the access layer resolved (the student a token, a session or a
+launch names: grader.service.access.identity), never on how a credential was
+written: the same token sent with other spacing or case, a session cookie sent twice
+under one name, or a token beside its own session, are one student, counted once.
 
-Why in flight as well as a minute: the rate limit counts requests, not how long each holds the server. Within it,
-one student who asked for a report 24 times at once held the thread pool that every other student's upload and
-report wait on. A long poll (`?wait=`) and an upload still arriving each hold a place: `grade submit` needs one at
-a time, and retries a 429 after its Retry-After.
+Why in flight as well as a minute: the rate limit counts requests, not how long each holds the
+server. Within it, one student who asked for a report 24 times at once held the thread pool that
+every other student's upload and report wait on. A long poll (`?wait=`) and an upload still arriving
+each hold a place: `grade submit` needs one at a time, and retries a 429 after its Retry-After.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ WINDOW = 60.0
 
 
 class Limits:
-    """Each identity's requests in flight, and its recent requests of each kind (one process's counts)."""
+    """Each identity's requests in flight, and its
+    recent requests of each kind (one process's counts)."""
 
     def __init__(self, in_flight: int = IN_FLIGHT) -> None:
         self.in_flight = in_flight
@@ -44,7 +46,8 @@ class Limits:
         self.recent: defaultdict[tuple[str, str], deque[float]] = defaultdict(deque)
 
     def enter(self, key: str) -> bool:
-        """Take a place in flight for `key`; False (and nothing taken) when it holds in_flight already."""
+        """Take a place in flight for `key`; False (and
+        nothing taken) when it holds in_flight already."""
         if self.busy[key] >= self.in_flight:
             if not self.busy[key]:
                 del self.busy[key]
@@ -58,8 +61,8 @@ class Limits:
             del self.busy[key]
 
     def throttled(self, key: str, kind: str, limit: int) -> float | None:
-        """Seconds until `key` may make another `kind` request, if it made `limit` in the last minute; else None
-        (and this one is counted). A limit of 0 or less is no limit."""
+        """Seconds until `key` may make another `kind` request, if it made `limit` in the
+        last minute; else None (and this one is counted). A limit of 0 or less is no limit."""
         if limit <= 0:
             return None
         times = self.recent[(key, kind)]
@@ -82,9 +85,10 @@ def limits_of(connection: HTTPConnection) -> Limits:
 
 
 class Limited:
-    """ASGI middleware, after authentication: at most IN_FLIGHT requests at a time per identity, and
-    REQUESTS_PER_MINUTE a minute; one more is answered 429 with Retry-After at once, before any work. An anonymous
-    request is not counted: it reaches nothing but what anyone may read, and its credential's lookup is its work."""
+    """ASGI middleware, after authentication: at most IN_FLIGHT requests at a time per
+    identity, and REQUESTS_PER_MINUTE a minute; one more is answered 429 with
+    Retry-After at once, before any work. An anonymous request is not counted: it
+    reaches nothing but what anyone may read, and its credential's lookup is its work."""
 
     def __init__(self, app: ASGIApp, in_flight: int = IN_FLIGHT) -> None:
         self.app = app
@@ -99,14 +103,24 @@ class Limited:
         limits, key = self.limits, user.who.student
         wait = limits.throttled(key, "request", REQUESTS_PER_MINUTE)
         if wait is not None:
-            answer = refusal(HTTPConnection(scope), 429, "Too many requests", f"too many requests: try again in "
-                             f"{wait:.0f} s", {"Retry-After": str(int(wait) + 1)})
+            answer = refusal(
+                HTTPConnection(scope),
+                429,
+                "Too many requests",
+                f"too many requests: try again in {wait:.0f} s",
+                {"Retry-After": str(int(wait) + 1)},
+            )
             await answer(scope, receive, send)
             return
         if not limits.enter(key):
-            answer = refusal(HTTPConnection(scope), 429, "Too many requests at once", f"too many requests at once "
-                             f"with this token (at most {limits.in_flight} in flight): try again in {RETRY_AFTER} s",
-                             {"Retry-After": str(RETRY_AFTER)})
+            answer = refusal(
+                HTTPConnection(scope),
+                429,
+                "Too many requests at once",
+                f"too many requests at once "
+                f"with this token (at most {limits.in_flight} in flight): try again in {RETRY_AFTER} s",
+                {"Retry-After": str(RETRY_AFTER)},
+            )
             await answer(scope, receive, send)
             return
         try:

@@ -1,9 +1,11 @@
-"""`grade submit`'s requests: upload a file and print its receipt once the server has stored it, wait for and print
-the report of the public checks; ask the server what it holds (`--status`, `--history`, `--login`).
+"""`grade submit`'s requests: upload a file and print its receipt once the
+server has stored it, wait for and print the report of the public checks;
+ask the server what it holds (`--status`, `--history`, `--login`).
 
-Only the standard library speaks HTTP here (urllib), so a student needs nothing beyond the base install. Where the
-requests go, and with which token, is grader.service.client.where's. An upload is retried on a dropped connection
-or a busy server with the same idempotency key, so it is stored once however often it is sent.
+Only the standard library speaks HTTP here (urllib), so a student needs nothing
+beyond the base install. Where the requests go, and with which token, is
+grader.service.client.where's. An upload is retried on a dropped connection or a busy
+server with the same idempotency key, so it is stored once however often it is sent.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.errors import GraderError
+from grader.core.library import ARCHIVES, Library
 from grader.service.client.where import Settings
 
 #: an exercise id, as the server may name one back (anything else it says of a pack is not printed)
@@ -37,11 +40,27 @@ class ServerRefused(GraderError):
     """The server answered, and said no (the message is its own)."""
 
 
-def call(where: Settings, method: str, path: str, body: bytes | None = None,
-         headers: dict[str, str] | None = None, timeout: float = 90.0, retries: int = RETRIES) -> tuple[int, Any]:
-    """One request, retried while the connection fails or the server is busy (429 with Retry-After, 502-504)."""
-    request = urllib.request.Request(where.server + path, data=body, method=method, headers={
-        "Authorization": f"Bearer {where.token}", "Accept": "application/json", **(headers or {})})
+def call(
+    where: Settings,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 90.0,
+    retries: int = RETRIES,
+) -> tuple[int, Any]:
+    """One request, retried while the connection fails or
+    the server is busy (429 with Retry-After, 502-504)."""
+    request = urllib.request.Request(
+        where.server + path,
+        data=body,
+        method=method,
+        headers={
+            "Authorization": f"Bearer {where.token}",
+            "Accept": "application/json",
+            **(headers or {}),
+        },
+    )
     delay = 0.5
     context = where.tls()
     for attempt in range(retries + 1):
@@ -51,30 +70,48 @@ def call(where: Settings, method: str, path: str, body: bytes | None = None,
             return status, _answer(where, raw)
         except urllib.error.HTTPError as exc:
             data = _json(exc.read())
-            retry = exc.code in (502, 503, 504) or (exc.code == 429 and "Retry-After" in exc.headers
-                                                    and "daily limit" not in str(data.get("error", "")))
+            retry = exc.code in (502, 503, 504) or (
+                exc.code == 429
+                and "Retry-After" in exc.headers
+                and "daily limit" not in str(data.get("error", ""))
+            )
             if not retry or attempt == retries:
-                raise ServerRefused(str(data.get("error") or f"the server answered {exc.code} {exc.reason}")) \
-                    from None
+                raise ServerRefused(
+                    str(data.get("error") or f"the server answered {exc.code} {exc.reason}")
+                ) from None
             delay = max(delay, _seconds(exc.headers.get("Retry-After")))
             why = str(data.get("error") or f"the server is busy ({exc.code})")
-            _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again "
-                     f"({attempt + 1} of {retries})")
-        # a reply cut short (IncompleteRead) is tried again like a refused connection: an upload carries its
-        # idempotency key, so one that was stored is not stored twice
-        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
+            _waiting(
+                f"{why[:200]}: waiting {delay:.0f} s, then trying again "
+                f"({attempt + 1} of {retries})"
+            )
+        # a reply cut short (IncompleteRead) is tried again like a refused connection: an
+        # upload carries its idempotency key, so one that was stored is not stored twice
+        except (
+            urllib.error.URLError,
+            http.client.HTTPException,
+            ConnectionError,
+            TimeoutError,
+        ) as exc:
             reason = getattr(exc, "reason", exc)
-            if isinstance(reason, ssl.SSLCertVerificationError):  # trying again would not make it trusted
-                raise GraderError(f"the course server at {where.server} could not be verified: its "
-                                  f"certificate is not trusted here ({reason.verify_message}). Nothing was sent. "
-                                  f"If your course uses its own certificate authority, pass --ca-file FILE (or set "
-                                  f"$AUTOGRADER_CA_FILE) to the file it gave you; else tell your instructor.") \
-                    from None
+            if isinstance(
+                reason, ssl.SSLCertVerificationError
+            ):  # trying again would not make it trusted
+                raise GraderError(
+                    f"the course server at {where.server} could not be verified: its "
+                    f"certificate is not trusted here ({reason.verify_message}). Nothing was sent. "
+                    f"If your course uses its own certificate authority, pass --ca-file FILE (or set "
+                    f"$AUTOGRADER_CA_FILE) to the file it gave you; else tell your instructor."
+                ) from None
             if attempt == retries:
-                raise GraderError(f"cannot reach the course server at {where.server} ({reason}). Check your network, "
-                                  f"or try again later: nothing was lost.") from None
-            _waiting(f"cannot reach the course server ({str(reason)[:120]}): trying again in "
-                     f"{delay:.0f} s ({attempt + 1} of {retries})")
+                raise GraderError(
+                    f"cannot reach the course server at {where.server} ({reason}). Check your network, "
+                    f"or try again later: nothing was lost."
+                ) from None
+            _waiting(
+                f"cannot reach the course server ({str(reason)[:120]}): trying again in "
+                f"{delay:.0f} s ({attempt + 1} of {retries})"
+            )
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
@@ -97,13 +134,16 @@ def _waiting(line: str) -> None:
 
 
 def _answer(where: Settings, raw: bytes) -> Any:
-    """A success's body, which must be the API's JSON: a proxy's or a captive portal's page is not an answer."""
+    """A success's body, which must be the API's JSON: a
+    proxy's or a captive portal's page is not an answer."""
     try:
         return json.loads(raw or b"{}")
     except ValueError:
-        raise GraderError(f"the course server at {where.server} answered with something that is not its API "
-                          f"({raw[:60]!r}). Check the address (grade-course.toml or $AUTOGRADER_SERVER) and your "
-                          f"network; grade submit --status shows what the server holds.") from None
+        raise GraderError(
+            f"the course server at {where.server} answered with something that is not its API "
+            f"({raw[:60]!r}). Check the address (grade-course.toml or $AUTOGRADER_SERVER) and your "
+            f"network; grade submit --status shows what the server holds."
+        ) from None
 
 
 def _json(data: bytes) -> dict[str, Any]:
@@ -114,19 +154,47 @@ def _json(data: bytes) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def upload(where: Settings, path: Path, exercise: str | None, assignment: str | None,
-           key: str | None = None) -> dict[str, Any]:
-    """Send the file; the receipt (submission id, sha256, server time), given once it is stored."""
-    try:
-        content = path.read_bytes()
-    except OSError as exc:
-        raise GraderError(f"{path}: cannot read it ({exc.strerror}).") from None
-    if exercise is None and assignment is None:
-        exercise, assignment = _declared(path)
-    query = urllib.parse.urlencode({k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v})
-    _, receipt = call(where, "POST", "/api/submissions" + (f"?{query}" if query else ""), content, {
-        "Content-Type": "application/octet-stream", "Idempotency-Key": key or str(uuid.uuid4()),
-        "X-Filename": urllib.parse.quote(path.name), **pack_header(path.parent, Path.cwd())})
+def upload(
+    where: Settings,
+    path: Path,
+    exercise: str | None,
+    assignment: str | None,
+    key: str | None = None,
+    library: Library | None = None,
+) -> dict[str, Any]:
+    """Send the file, or for a library course the course's files of the repository at `path`
+    as one zip; the receipt (submission id, sha256, server time), given once it is stored."""
+    name = path.name
+    if library is not None:
+        from grader.run.read.package import package_zip
+
+        content = package_zip(
+            path, library
+        )  # the course's files only: the student's tests and data stay home
+        stem = next((name[: -len(a)] for a in ARCHIVES if name.lower().endswith(a)), name)
+        name = f"{stem or 'repository'}.zip"
+    else:
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise GraderError(f"{path}: cannot read it ({exc.strerror}).") from None
+        if exercise is None and assignment is None:
+            exercise, assignment = _declared(path)
+    query = urllib.parse.urlencode(
+        {k: v for k, v in (("exercise", exercise), ("assignment", assignment)) if v}
+    )
+    _, receipt = call(
+        where,
+        "POST",
+        "/api/submissions" + (f"?{query}" if query else ""),
+        content,
+        {
+            "Content-Type": "application/octet-stream",
+            "Idempotency-Key": key or str(uuid.uuid4()),
+            "X-Filename": urllib.parse.quote(name),
+            **pack_header(path.parent, Path.cwd()),
+        },
+    )
     return dict(receipt)
 
 
@@ -146,14 +214,17 @@ def stale_text(answer: dict[str, Any]) -> str:
     old = [name for name in named if isinstance(name, str) and _ID.fullmatch(name)][:20]
     if not old:
         return ""
-    return (f"Your pack is out of date for {', '.join(old)}: the course changed "
-            f"{'it' if len(old) == 1 else 'them'} after your pack was released, so your own "
-            "`grade` checks against old checks (the server grades with the new ones). Get the new "
-            "pack from your course and copy your work into it.\n")
+    return (
+        f"Your pack is out of date for {', '.join(old)}: the course changed "
+        f"{'it' if len(old) == 1 else 'them'} after your pack was released, so your own "
+        "`grade` checks against old checks (the server grades with the new ones). Get the new "
+        "pack from your course and copy your work into it.\n"
+    )
 
 
 def _declared(path: Path) -> tuple[str | None, str | None]:
-    """The exercise or assignment the file names (its '# exercise:' line, or the notebook's metadata), if any."""
+    """The exercise or assignment the file names (its '#
+    exercise:' line, or the notebook's metadata), if any."""
     from grader.run.read.load import load_submission
 
     try:
@@ -176,13 +247,22 @@ def wait_for(where: Settings, submission: int, timeout: float) -> dict[str, Any]
 def receipt_text(receipt: dict[str, Any]) -> str:
     late = f", {receipt['days_late']:g} day(s) late" if receipt.get("late") else ""
     left = "" if receipt.get("left_today") is None else f"; {receipt['left_today']} more today"
-    again = " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
+    again = (
+        " (already stored: this is the first upload's receipt)" if receipt.get("replayed") else ""
+    )
     policy = f"  late: {receipt['late_policy']}\n" if receipt.get("late_policy") else ""
     effect = f"  counts: {receipt['effect']}\n" if receipt.get("effect") else ""
-    # the server's one clock, in the course's zone ("received"); a server before it sent the ISO time alone
-    when = f"received {receipt['received']}" if receipt.get("received") else f"server time {receipt['server_time']}"
-    return (f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
-            f"  sha256 {receipt['sha256']}\n  {when}{left}\n{policy}{effect}")
+    # the server's one clock, in the course's zone
+    # ("received"); a server before it sent the ISO time alone
+    when = (
+        f"received {receipt['received']}"
+        if receipt.get("received")
+        else f"server time {receipt['server_time']}"
+    )
+    return (
+        f"Received: submission {receipt['submission']} for {receipt['assignment']}{late}{again}\n"
+        f"  sha256 {receipt['sha256']}\n  {when}{left}\n{policy}{effect}"
+    )
 
 
 def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
@@ -192,45 +272,72 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
 
     if found.get("state") != "done" or "report" not in found:
         ahead = found.get("queue_ahead")
-        return (f"Not graded yet ({found.get('state')}{f', {ahead} ahead in the queue' if ahead else ''}). "
-                f"Run grade submit --status later: your submission is stored.\n", 0)
+        return (
+            f"Not graded yet ({found.get('state')}{f', {ahead} ahead in the queue' if ahead else ''}). "
+            f"Run grade submit --status later: your submission is stored.\n",
+            0,
+        )
     report = report_from_dict(found["report"])
-    counts = "" if "counts" not in found else \
-        f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} " \
+    counts = (
+        ""
+        if "counts" not in found
+        else f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} "
         f"({found.get('late_policy', '')}).\n"
+    )
     return render_text(report, color=color) + counts, int(report.exit_code)
 
 
 def listing(found: dict[str, Any], status: bool) -> str:
-    """`--status` (`status`) or `--history` as the terminal shows them, every moment in the course's zone."""
+    """`--status` (`status`) or `--history` as the terminal
+    shows them, every moment in the course's zone."""
 
     def when(moment: float | None, shown: str | None) -> str:
-        """The server's words for a moment, in the course's zone; a server before them sent epoch seconds."""
+        """The server's words for a moment, in the course's
+        zone; a server before them sent epoch seconds."""
         if shown:
             return shown
-        return "-" if moment is None else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
+        return (
+            "-"
+            if moment is None
+            else datetime.fromtimestamp(float(moment), UTC).strftime("%Y-%m-%d %H:%M UTC")
+        )
 
     lines = []
     if status:
         for a in found["assignments"]:
             counted = a["counted"]
-            score = "excused" if counted.get("excused") else \
-                "-" if counted["score"] is None else f"{counted['score']:g}/{counted['max_score']:g}"
+            score = (
+                "excused"
+                if counted.get("excused")
+                else "-"
+                if counted["score"] is None
+                else f"{counted['score']:g}/{counted['max_score']:g}"
+            )
             left = "no limit" if a["left_today"] is None else f"{a['left_today']} left today"
-            closes = f", closes {when(a['closes'], a.get('closes_shown'))}" if a.get("closes") is not None else ""
-            lines.append(f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
-                         f"counts {score} ({counted['why']}); {a.get('late_rule', '')}")
+            closes = (
+                f", closes {when(a['closes'], a.get('closes_shown'))}"
+                if a.get("closes") is not None
+                else ""
+            )
+            lines.append(
+                f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
+                f"counts {score} ({counted['why']}); {a.get('late_rule', '')}"
+            )
         if found.get("late_days_left") is not None:
             lines.append(f"late days left: {found['late_days_left']}")
     else:
         for s in found["submissions"]:
             score = s["outcome"] or s["state"]
-            if s["outcome"] == "graded" and "score" in s:  # after the deadline: what it counts, late policy applied
+            if (
+                s["outcome"] == "graded" and "score" in s
+            ):  # after the deadline: what it counts, late policy applied
                 score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
             elif s["outcome"] == "graded":
                 score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
             late = f", {s['days_late']:g} d late" if s["days_late"] else ""
-            lines.append(f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
-                         f"{s['filename']}{late}: {score}")
+            lines.append(
+                f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
+                f"{s['filename']}{late}: {score}"
+            )
         lines = lines or ["no submissions yet"]
     return "\n".join(lines)

@@ -1,12 +1,13 @@
-"""A restore never revives a credential: what the store held of its credentials just before a restore is applied
-again over the backup's, and the restore says what that changed.
+"""A restore never revives a credential: what the store held of its credentials just before
+a restore is applied again over the backup's, and the restore says what that changed.
 
-A backup is a store as it was: tokens revoked since were live in it, tokens issued since were not, and a student
-the LMS roster removed since was still linked. Put back as it was, a revoked token worked again (and so did its
-sessions), and the token that replaced it stopped. So, read before the restore and applied after it: each token
-revoked since stays revoked, each token issued since is kept (where its student is in the backup), each
-student's LMS link is as it was, and every session and login link ends (everyone signs in again: a session is
-hours long, and nothing records which of the backup's were ended since). Where the store being replaced was
+A backup is a store as it was: tokens revoked since were live in it, tokens issued since were
+not, and a student the LMS roster removed since was still linked. Put back as it was, a revoked
+token worked again (and so did its sessions), and the token that replaced it stopped. So, read
+before the restore and applied after it: each token revoked since stays revoked, each token
+issued since is kept (where its student is in the backup), each student's LMS link is as it
+was, and every session and login link ends (everyone signs in again: a session is hours long,
+and nothing records which of the backup's were ended since). Where the store being replaced was
 empty or lost, there is nothing to apply: `grade tokens --again` issues every token anew.
 """
 
@@ -38,22 +39,36 @@ class Credentials:
     @classmethod
     def read(cls, db: Connection) -> Credentials:
         t, st = schema.tokens.c, schema.students.c
-        tokens = {str(row.id): Token(str(row.id), str(row.student_id), str(row.digest), float(row.created_at),
-                                     row.revoked_at)
-                  for row in db.execute(select(t.id, t.student_id, t.digest, t.created_at, t.revoked_at))}
-        links = {str(row.id): str(row.lti_user_id) for row in db.execute(select(st.id, st.lti_user_id))}
+        tokens = {
+            str(row.id): Token(
+                str(row.id),
+                str(row.student_id),
+                str(row.digest),
+                float(row.created_at),
+                row.revoked_at,
+            )
+            for row in db.execute(select(t.id, t.student_id, t.digest, t.created_at, t.revoked_at))
+        }
+        links = {
+            str(row.id): str(row.lti_user_id) for row in db.execute(select(st.id, st.lti_user_id))
+        }
         return cls(tokens, links)
 
 
 def reapply(db: Connection, before: Credentials) -> list[str]:
-    """Apply `before` (the replaced store's credentials) over the restored store's; what changed, in words."""
+    """Apply `before` (the replaced store's credentials)
+    over the restored store's; what changed, in words."""
     now = Credentials.read(db)
-    said = _revoked_again(db, before, now) + _issued_since(db, before, now) + _links(db, before, now)
+    said = (
+        _revoked_again(db, before, now) + _issued_since(db, before, now) + _links(db, before, now)
+    )
     sessions = int(db.execute(select(func.count()).select_from(schema.sessions)).scalar_one())
     db.execute(delete(schema.lti_sessions))
     db.execute(delete(schema.sessions))
     if sessions:
-        said.append(f"ended every session and login link the backup held ({sessions}): everyone signs in again")
+        said.append(
+            f"ended every session and login link the backup held ({sessions}): everyone signs in again"
+        )
     return said
 
 
@@ -63,7 +78,9 @@ def _revoked_again(db: Connection, before: Credentials, now: Credentials) -> lis
     for token in now.tokens.values():
         was = before.tokens.get(token.id)
         if token.revoked_at is None and was is not None and was.revoked_at is not None:
-            db.execute(update(schema.tokens).where(t.id == token.id).values(revoked_at=was.revoked_at))
+            db.execute(
+                update(schema.tokens).where(t.id == token.id).values(revoked_at=was.revoked_at)
+            )
             revived.append(token.student)
     if not revived:
         return []
@@ -78,14 +95,23 @@ def _issued_since(db: Connection, before: Credentials, now: Credentials) -> list
         if token.student not in now.links:
             lost.append(token.student)
             continue
-        db.execute(insert(schema.tokens).values(id=token.id, student_id=token.student, digest=token.digest,
-                                                created_at=token.created_at, revoked_at=token.revoked_at))
+        db.execute(
+            insert(schema.tokens).values(
+                id=token.id,
+                student_id=token.student,
+                digest=token.digest,
+                created_at=token.created_at,
+                revoked_at=token.revoked_at,
+            )
+        )
         if token.revoked_at is None:
             kept.append(token.student)
     said = [f"kept: {len(kept)} token(s) issued since the backup ({_names(kept)})"] if kept else []
     if lost:
-        said.append(f"not kept: the token(s) of {_names(lost)}, whom the backup does not hold (grade tokens "
-                    f"issues them again)")
+        said.append(
+            f"not kept: the token(s) of {_names(lost)}, whom the backup does not hold (grade tokens "
+            f"issues them again)"
+        )
     return said
 
 

@@ -1,13 +1,15 @@
-"""Group commit on SQLite: one writer commits the uploads waiting at that moment in one transaction, one fsync.
+"""Group commit on SQLite: one writer commits the uploads
+waiting at that moment in one transaction, one fsync.
 
-SQLite has one writer at a time, and a durable commit (synchronous=FULL) waits for the disk: uploads that
-each commit alone queue behind each other's fsync, and 900 sent at once waited seconds for a receipt. Here
-each upload's writes run in a savepoint of the one transaction the writer has open (an upload that fails
-undoes only its own writes; the others' stay), the transaction commits once, and only then is each caller
-told its outcome: a receipt is still given only for what is on disk. Should the commit fail, every upload of
-that transaction fails loudly, as one alone would. One writer also makes a student's uploads one at a time,
-so a day's count stays exact. PostgreSQL needs none of this: concurrent commits share its WAL flushes, and
-each upload keeps its own transaction there (grader.service.intake).
+SQLite has one writer at a time, and a durable commit (synchronous=FULL) waits for the disk:
+uploads that each commit alone queue behind each other's fsync, and 900 sent at once waited
+seconds for a receipt. Here each upload's writes run in a savepoint of the one transaction
+the writer has open (an upload that fails undoes only its own writes; the others' stay), the
+transaction commits once, and only then is each caller told its outcome: a receipt is still
+given only for what is on disk. Should the commit fail, every upload of that transaction
+fails loudly, as one alone would. One writer also makes a student's uploads one at a time,
+so a day's count stays exact. PostgreSQL needs none of this: concurrent commits share its
+WAL flushes, and each upload keeps its own transaction there (grader.service.intake).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from sqlalchemy import Connection, Engine
 from grader.service.db.store import writing
 
 T = TypeVar("T")
-#: uploads in one transaction at most: the rest wait for the next (a commit holds SQLite's lock that long)
+#: uploads in one transaction at most: the rest wait for
+#: the next (a commit holds SQLite's lock that long)
 MOST_AT_ONCE = 128
 #: seconds an idle writer waits for work before its thread ends (the next upload starts another)
 IDLE_SECONDS = 5.0
@@ -40,8 +43,9 @@ class _Waiting(Generic[T]):
 
 
 class GroupWriter:
-    """The one writer of an engine's uploads in this process: `run(work)` returns once `work`'s writes are
-    committed with whatever else was waiting, or raises what `work` or the commit raised."""
+    """The one writer of an engine's uploads in this process:
+    `run(work)` returns once `work`'s writes are committed with whatever
+    else was waiting, or raises what `work` or the commit raised."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = weakref.ref(engine)
@@ -57,7 +61,9 @@ class GroupWriter:
         with self._ready:
             self._waiting.append(waiting)  # type: ignore[arg-type]
             if self._thread is None:
-                self._thread = threading.Thread(target=self._serve, name="grader-group-commit", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._serve, name="grader-group-commit", daemon=True
+                )
                 self._thread.start()
             self._ready.notify()
         waiting.done.wait()

@@ -16,10 +16,11 @@ Two columns named for one assignment, or one column named for two, are refused: 
 guesses. What was sent is recorded per line item in the course's server/published/lti.json, with the
 assignment each holds.
 
-Before an assignment's deadline has passed for a student (their extension included), their score counts the hidden
-checks, whose verdicts they are not shown until then (grader.service.policy.release.is_released): such students
-are held back unless the instructor releases their hidden results with the scores (`release_hidden`), and what
-each choice releases is said first (`before_deadline`).
+Before an assignment's deadline has passed for a student (their extension included),
+their score counts the hidden checks, whose verdicts they are not shown until then
+(grader.service.policy.release.is_released): such students are held back unless the
+instructor releases their hidden results with the scores (`release_hidden`), and
+what each choice releases is said first (`before_deadline`).
 """
 
 from __future__ import annotations

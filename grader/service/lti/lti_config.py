@@ -1,5 +1,5 @@
-"""course.toml's [lti] table: the LMS registration a course takes launches from, which LMS course(s) it is, and
-which LMS link opens which assignment.
+"""course.toml's [lti] table: the LMS registration a course takes launches
+from, which LMS course(s) it is, and which LMS link opens which assignment.
 
     [lti]
     platform = "lms.toml"        # the registration, the file grade publish lti reads (relative to course.toml)
@@ -37,7 +37,8 @@ from grader.course.lms.platform import LAUNCH_KEYS, Platform, read_platform
 class LtiSettings:
     platform: Platform
     registration: Path
-    #: the LMS contexts (courses) whose launches this course accepts; none: every launch says how to set it
+    #: the LMS contexts (courses) whose launches this course
+    #: accepts; none: every launch says how to set it
     context_ids: tuple[str, ...] = ()
     #: resource link id -> assignment id
     links: dict[str, str] = field(default_factory=dict)
@@ -46,24 +47,29 @@ class LtiSettings:
     custom: str = "assignment"
     #: this server's public address (scheme and host), as the LMS knows it; "" takes the request's
     url: str = ""
-    #: the origins whose pages may frame a launch's answers ([lti] frame_ancestors); none: the registration's
+    #: the origins whose pages may frame a launch's answers
+    #: ([lti] frame_ancestors); none: the registration's
     frame_ancestors: tuple[str, ...] = ()
     #: the one id kind grade roster sync links an LMS member to a roster row by (LINK_KINDS)
     link_by: str = "lti_user_id"
 
     def deployments(self) -> dict[str, str]:
         """The store's id of each accepted deployment -> its deployment id."""
-        return {platform_id(self.platform.issuer, self.platform.client_id, d): d for d in self.platform.deployment_ids}
+        return {
+            platform_id(self.platform.issuer, self.platform.client_id, d): d
+            for d in self.platform.deployment_ids
+        }
 
 
-#: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id, or the SIS id the
-#: LMS gives (lis_person_sourcedid) against the roster's sis_user_id
+#: how an LMS member is linked to a roster row: the LMS user id against the roster's lti_user_id,
+#: or the SIS id the LMS gives (lis_person_sourcedid) against the roster's sis_user_id
 LINK_KINDS = ("lti_user_id", "sis_user_id")
 
 
 def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
-    """The origins whose pages may frame the LMS's routes: [lti] frame_ancestors, else the registration's issuer and
-    authorization endpoint (where Moodle's pages are; Canvas's school site is named in frame_ancestors)."""
+    """The origins whose pages may frame the LMS's routes: [lti] frame_ancestors,
+    else the registration's issuer and authorization endpoint (where Moodle's
+    pages are; Canvas's school site is named in frame_ancestors)."""
     named = settings.frame_ancestors or (settings.platform.issuer, settings.platform.auth_url)
     found = []
     for url in named:
@@ -74,8 +80,8 @@ def frame_origins(settings: LtiSettings) -> tuple[str, ...]:
 
 
 def origin_of(url: str) -> str:
-    """An http(s) URL's origin as a CSP source (scheme://host[:port]); "" for anything else, so that nothing but
-    an origin reaches a header."""
+    """An http(s) URL's origin as a CSP source (scheme://host[:port]); ""
+    for anything else, so that nothing but an origin reaches a header."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not _ORIGIN.fullmatch(parts.netloc):
         return ""
@@ -93,9 +99,15 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     """The [lti] table of course.toml at `path`, checked; None where the course has none."""
     if table is None:
         return None
-    if not isinstance(table, dict) or not isinstance(table.get("platform"), str) or not table["platform"]:
-        raise GraderError(f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
-                          f"jwks_url and deployment_ids: docs/server.md, Students from the LMS).")
+    if (
+        not isinstance(table, dict)
+        or not isinstance(table.get("platform"), str)
+        or not table["platform"]
+    ):
+        raise GraderError(
+            f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
+            f"jwks_url and deployment_ids: docs/server.md, Students from the LMS)."
+        )
     registration = (path.parent / table["platform"]).resolve()
     try:
         platform = read_platform(registration, need=LAUNCH_KEYS)
@@ -105,33 +117,63 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     contexts = table.get("context_id", [])
     contexts = [contexts] if isinstance(contexts, str) else contexts
     if not isinstance(contexts, list) or not all(isinstance(c, str) and c for c in contexts):
-        raise GraderError(f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a list.")
+        raise GraderError(
+            f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a list."
+        )
     links = table.get("links", {})
     if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
-        raise GraderError(f"{path}: [lti.links] maps an LMS link's resource link id to an assignment id.")
+        raise GraderError(
+            f"{path}: [lti.links] maps an LMS link's resource link id to an assignment id."
+        )
     unknown = sorted(v for v in links.values() if v not in assignments)
     if unknown:
-        raise GraderError(f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
-                          f"course ({', '.join(sorted(assignments))}).")
+        raise GraderError(
+            f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
+            f"course ({', '.join(sorted(assignments))})."
+        )
     lineitems = _lineitems(path, table.get("lineitems", {}), assignments)
     custom, url = table.get("custom", "assignment"), table.get("url", "")
     if not isinstance(custom, str) or not custom:
-        raise GraderError(f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\".")
-    if not isinstance(url, str) or (url and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc
-                                             or urlsplit(url).path not in ("", "/"))):
-        raise GraderError(f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
-                          f"path), not {url!r}.")
+        raise GraderError(
+            f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\"."
+        )
+    if not isinstance(url, str) or (
+        url
+        and (
+            urlsplit(url).scheme not in ("http", "https")
+            or not urlsplit(url).netloc
+            or urlsplit(url).path not in ("", "/")
+        )
+    ):
+        raise GraderError(
+            f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
+            f"path), not {url!r}."
+        )
     framing = table.get("frame_ancestors", [])
-    if not isinstance(framing, list) or not all(isinstance(f, str) and origin_of(f) for f in framing):
-        raise GraderError(f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
-                          f"like [\"https://school.instructure.com\"].")
+    if not isinstance(framing, list) or not all(
+        isinstance(f, str) and origin_of(f) for f in framing
+    ):
+        raise GraderError(
+            f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
+            f"like [\"https://school.instructure.com\"]."
+        )
     link_by = table.get("link_by", "lti_user_id")
     if link_by not in LINK_KINDS:
-        raise GraderError(f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
-                          f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}.")
-    return LtiSettings(platform=platform, registration=registration, context_ids=tuple(contexts),
-                       links={str(k): v for k, v in links.items()}, lineitems=lineitems, custom=custom,
-                       url=url.rstrip("/"), frame_ancestors=tuple(framing), link_by=link_by)
+        raise GraderError(
+            f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
+            f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}."
+        )
+    return LtiSettings(
+        platform=platform,
+        registration=registration,
+        context_ids=tuple(contexts),
+        links={str(k): v for k, v in links.items()},
+        lineitems=lineitems,
+        custom=custom,
+        url=url.rstrip("/"),
+        frame_ancestors=tuple(framing),
+        link_by=link_by,
+    )
 
 
 def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
@@ -142,33 +184,44 @@ def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
         raise GraderError(f"{path}: [lti.lineitems] maps an assignment id to its line item's URL.")
     unknown = sorted(k for k in table if k not in assignments)
     if unknown:
-        raise GraderError(f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
-                          f"assignment of this course ({', '.join(sorted(assignments))}).")
+        raise GraderError(
+            f"{path}: [lti.lineitems] names {', '.join(map(repr, unknown))}, not an "
+            f"assignment of this course ({', '.join(sorted(assignments))})."
+        )
     for assignment, url in table.items():
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-            raise GraderError(f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line "
-                              "item's URL.")
+            raise GraderError(
+                f"{path}: [lti.lineitems] {assignment} = {url!r} is not a line item's URL."
+            )
     holders: dict[str, list[str]] = {}
     for assignment, url in table.items():
         holders.setdefault(url, []).append(assignment)
-    shared = [f"{' and '.join(sorted(names))} ({url})"
-              for url, names in holders.items() if len(names) > 1]
+    shared = [
+        f"{' and '.join(sorted(names))} ({url})" for url, names in holders.items() if len(names) > 1
+    ]
     if shared:
-        raise GraderError(f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
-                          "one assignment's scores would overwrite the other's: give each "
-                          "assignment its own line item.")
+        raise GraderError(
+            f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
+            "one assignment's scores would overwrite the other's: give each "
+            "assignment its own line item."
+        )
     return {str(k): v for k, v in table.items()}
 
 
 def _check_key(path: Path, platform: Platform) -> None:
-    """The tool's key must be RSA: the launch publishes its public half, and NRPS's token is signed with it."""
+    """The tool's key must be RSA: the launch publishes
+    its public half, and NRPS's token is signed with it."""
     from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
     try:
         key = load_pem_private_key(platform.private_key.encode(), password=None)
     except (ValueError, TypeError) as exc:
-        raise GraderError(f"{path}: [lti] platform: key_file is not an unencrypted PEM private key ({exc}).") from None
+        raise GraderError(
+            f"{path}: [lti] platform: key_file is not an unencrypted PEM private key ({exc})."
+        ) from None
     if not isinstance(key, RSAPrivateKey):
-        raise GraderError(f"{path}: [lti] platform: key_file must hold an RSA private key (RS256), not "
-                          f"{type(key).__name__}.")
+        raise GraderError(
+            f"{path}: [lti] platform: key_file must hold an RSA private key (RS256), not "
+            f"{type(key).__name__}."
+        )

@@ -1,12 +1,14 @@
-"""The id_token of an LTI 1.3 launch, checked: its signature against the platform's key set, then each claim that
-the 1EdTech Security Framework (5.1.3) and Core 1.3 (5.3) require of a resource link launch, each refusal in
-words for the person in front of the browser. grader.service.lti.lti runs the login around it.
+"""The id_token of an LTI 1.3 launch, checked: its signature against the platform's
+key set, then each claim that the 1EdTech Security Framework (5.1.3) and Core 1.3
+(5.3) require of a resource link launch, each refusal in words for the person in
+front of the browser. grader.service.lti.lti runs the login around it.
 
-Why PyJWT's PyJWKClient rather than pylti1p3: pylti1p3 brings request, session, cookie and cache adapters for
-Django and Flask, none of which this server (Starlette, with its own store for state) would use, while the part
-that must not be written by hand, verifying an RS256 JWT against a platform's rotating key set, is PyJWT's, which
-publishing already depends on. PyJWKClient caches the key set, fetches it again for an unknown kid at most once
-per cooldown (PyJWT 2.14), and binds the header's alg to the key's. The claims LTI adds are checked here.
+Why PyJWT's PyJWKClient rather than pylti1p3: pylti1p3 brings request, session, cookie and
+cache adapters for Django and Flask, none of which this server (Starlette, with its own store
+for state) would use, while the part that must not be written by hand, verifying an RS256 JWT
+against a platform's rotating key set, is PyJWT's, which publishing already depends on.
+PyJWKClient caches the key set, fetches it again for an unknown kid at most once per cooldown
+(PyJWT 2.14), and binds the header's alg to the key's. The claims LTI adds are checked here.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ class Keys(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """A login or launch turned away: its HTTP status, and words for the person in front of the browser."""
+    """A login or launch turned away: its HTTP status,
+    and words for the person in front of the browser."""
 
     status: int
     title: str
@@ -44,7 +47,8 @@ class Refused:
 
 
 def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any] | Refused:
-    """The id_token's claims once its signature, issuer, audience and times hold (5.1.3 steps 1-7)."""
+    """The id_token's claims once its signature,
+    issuer, audience and times hold (5.1.3 steps 1-7)."""
     import jwt
 
     platform = settings.platform
@@ -60,13 +64,23 @@ def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any
     try:
         key = keys.get_signing_key(kid)
     except jwt.PyJWKClientConnectionError:
-        return Refused(502, "The LMS's keys cannot be fetched", f"{platform.jwks_url} did not answer; try again.")
+        return Refused(
+            502,
+            "The LMS's keys cannot be fetched",
+            f"{platform.jwks_url} did not answer; try again.",
+        )
     except jwt.PyJWKClientError:
         return bad_token("the id_token is signed with a key the LMS does not publish")
     try:
-        claims: dict[str, Any] = jwt.decode(token, key, algorithms=["RS256"], audience=platform.client_id,
-                                            issuer=platform.issuer, leeway=LEEWAY,
-                                            options={"require": ["iss", "aud", "sub", "exp", "iat", "nonce"]})
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            key,
+            algorithms=["RS256"],
+            audience=platform.client_id,
+            issuer=platform.issuer,
+            leeway=LEEWAY,
+            options={"require": ["iss", "aud", "sub", "exp", "iat", "nonce"]},
+        )
     except jwt.InvalidSignatureError:
         return bad_token("the id_token's signature does not verify with the LMS's key")
     except jwt.ExpiredSignatureError:
@@ -85,25 +99,36 @@ def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any
     return claims
 
 
-def launch_problem(claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str) -> Refused | None:
-    """Core 1.3's required claims of a resource link or deep linking launch, and the nonce this login kept (5.1.3
-    step 9)."""
+def launch_problem(
+    claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str
+) -> Refused | None:
+    """Core 1.3's required claims of a resource link or deep
+    linking launch, and the nonce this login kept (5.1.3 step 9)."""
     if not isinstance(claims["nonce"], str) or not hmac.compare_digest(claims["nonce"], nonce):
         return bad_token("the id_token's nonce is not this sign-in's (a replayed launch)")
     deployment = claims.get(CLAIM + "deployment_id")
     if deployment not in settings.platform.deployment_ids:
-        return Refused(403, "Unknown deployment", "The LMS launched a deployment of the tool this course does not "
-                       "accept.", setup=f"add to deployment_ids in {settings.registration.name}: "
-                                        f"{short(str(deployment))}")
+        return Refused(
+            403,
+            "Unknown deployment",
+            "The LMS launched a deployment of the tool this course does not accept.",
+            setup=f"add to deployment_ids in {settings.registration.name}: "
+            f"{short(str(deployment))}",
+        )
     kind = claims.get(CLAIM + "message_type")
     if kind not in MESSAGE_TYPES:
-        return Refused(400, "Not an assignment link", f"This tool opens assignment links (LtiResourceLinkRequest) "
-                       f"and adds them (LtiDeepLinkingRequest), not {short(str(kind))}.")
+        return Refused(
+            400,
+            "Not an assignment link",
+            f"This tool opens assignment links (LtiResourceLinkRequest) "
+            f"and adds them (LtiDeepLinkingRequest), not {short(str(kind))}.",
+        )
     if claims.get(CLAIM + "version") != "1.3.0":
         return bad_token(f"LTI version {short(str(claims.get(CLAIM + 'version')))}, not 1.3.0")
     link = claims.get(CLAIM + "resource_link")
     if kind == "LtiResourceLinkRequest" and (
-            not isinstance(link, dict) or not isinstance(link.get("id"), str) or not link["id"]):
+        not isinstance(link, dict) or not isinstance(link.get("id"), str) or not link["id"]
+    ):
         return bad_token("the launch has no resource link id")
     if origin(str(claims.get(CLAIM + "target_link_uri", tool_url))) != origin(tool_url):
         return bad_token("the launch is for another tool (target_link_uri)")
@@ -112,15 +137,22 @@ def launch_problem(claims: dict[str, Any], settings: LtiSettings, nonce: str, to
     context = claims.get(CLAIM + "context")
     context_id = context.get("id") if isinstance(context, dict) else None
     if not isinstance(context_id, str) or context_id not in settings.context_ids:
-        return Refused(403, "This LMS course is not linked to this course", "The grader takes launches only from "
-                       "the LMS course(s) its instructor named.",
-                       setup=f'in course.toml, [lti]: context_id = "{short(str(context_id))}"')
+        return Refused(
+            403,
+            "This LMS course is not linked to this course",
+            "The grader takes launches only from the LMS course(s) its instructor named.",
+            setup=f'in course.toml, [lti]: context_id = "{short(str(context_id))}"',
+        )
     return None
 
 
 def bad_token(why: str) -> Refused:
-    return Refused(403, "The launch did not check out", f"{why[0].upper()}{why[1:]}. Open the assignment in the LMS "
-                                                        "again; if it goes on, tell your instructor.")
+    return Refused(
+        403,
+        "The launch did not check out",
+        f"{why[0].upper()}{why[1:]}. Open the assignment in the LMS "
+        "again; if it goes on, tell your instructor.",
+    )
 
 
 def origin(url: str) -> tuple[str, str]:

@@ -1,10 +1,10 @@
 """The instructor's class page (/instructor): the queue and the workers, live; the class table
-(grader.service.classtable) sorted and filtered by the query string, every cell a link to the submission it
-counts; its CSV export; and the regrade of one student, one assignment or all.
+(grader.service.classtable) sorted and filtered by the query string, every cell a link to the
+submission it counts; its CSV export; and the regrade of one student, one assignment or all.
 
-No script runs on these pages (the CSP of grader.outputs.html_page): sorting and filtering are links and a GET
-form, answered by the server. A regrade is a POST form, whose Origin the server checks like every state-changing
-request made with the session cookie.
+No script runs on these pages (the CSP of grader.outputs.html_page): sorting and filtering
+are links and a GET form, answered by the server. A regrade is a POST form, whose Origin
+the server checks like every state-changing request made with the session cookie.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ table.class th:first-child { background: #f3f3f3; }
 """
 
 
-
 def when(moment: float | None, state: State) -> str:
     return clock.shown(moment, state.course)
 
@@ -59,35 +58,62 @@ async def class_page(request: Request, who: Who) -> Response:
     state = state_of(request)
     view = view_of(request.query_params, state.course)
     entry = request.query_params.get("regrade", "")
-    return HTMLResponse(await run_in_threadpool(_class_html, state, view, int(entry) if entry.isdigit() else None))
+    return HTMLResponse(
+        await run_in_threadpool(_class_html, state, view, int(entry) if entry.isdigit() else None)
+    )
 
 
 def _class_html(state: State, view: View, regraded: int | None) -> str:
     course = state.course
-    # the regrade just asked for, named by its audit entry (never text from the query: a link could say anything)
-    done = next((x for x in deadlines.audit(state.engine, 20)
-                 if x.id == regraded and x.action in (deadlines.REGRADE, deadlines.PUBLISH)), None) \
-        if regraded is not None else None
-    notice = "" if done is None else f"Sent {done.assignment}'s scores to the LMS: {done.new}." \
-        if done.action == deadlines.PUBLISH else f"Regrade of {done.assignment or 'every assignment'} for " \
+    # the regrade just asked for, named by its audit entry
+    # (never text from the query: a link could say anything)
+    done = (
+        next(
+            (
+                x
+                for x in deadlines.audit(state.engine, 20)
+                if x.id == regraded and x.action in (deadlines.REGRADE, deadlines.PUBLISH)
+            ),
+            None,
+        )
+        if regraded is not None
+        else None
+    )
+    notice = (
+        ""
+        if done is None
+        else f"Sent {done.assignment}'s scores to the LMS: {done.new}."
+        if done.action == deadlines.PUBLISH
+        else f"Regrade of {done.assignment or 'every assignment'} for "
         f"{done.student or 'every student'}: {done.new}, behind every new upload."
+    )
     rows = class_rows(state.engine, course)
     kept = shown(rows, view)
     csv_link = "/instructor/class.csv" + (f"?{urlencode(view.query())}" if view.query() else "")
-    summaries = " ".join(f'<a href="/instructor/summary?assignment={e(a)}">{e(a)} summary</a>'
-                         for a in course.assignments)
-    body = (f"<h1>The class</h1>"
-            f'<nav><a href="/instructor/deadlines">deadlines and extensions</a> {summaries} '
-            f'<a href="{e(csv_link)}">class.csv</a></nav>'
-            + (f'<p class="notice">{e(notice)}</p>' if notice else "")
-            + _live(state) + _stale_packs(state)
-            + f"<h2>Students ({len(kept)} of {len(rows)})</h2>" + _filters(view, rows, state)
-            + _table(kept, view, state)
-            + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
-            "last, after the late policy); hover for why. The counted scores as the LMS takes them: "
-            + " ".join(f'<a href="/instructor/gradebook/{e(a)}.csv">gradebook.csv ({e(a)})</a>'
-                       for a in course.assignments) + ".</p>"
-            + _regrade_form(rows, state) + _publish_form(state))
+    summaries = " ".join(
+        f'<a href="/instructor/summary?assignment={e(a)}">{e(a)} summary</a>'
+        for a in course.assignments
+    )
+    body = (
+        f"<h1>The class</h1>"
+        f'<nav><a href="/instructor/deadlines">deadlines and extensions</a> {summaries} '
+        f'<a href="{e(csv_link)}">class.csv</a></nav>'
+        + (f'<p class="notice">{e(notice)}</p>' if notice else "")
+        + _live(state)
+        + _stale_packs(state)
+        + f"<h2>Students ({len(kept)} of {len(rows)})</h2>"
+        + _filters(view, rows, state)
+        + _table(kept, view, state)
+        + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
+        "last, after the late policy); hover for why. The counted scores as the LMS takes them: "
+        + " ".join(
+            f'<a href="/instructor/gradebook/{e(a)}.csv">gradebook.csv ({e(a)})</a>'
+            for a in course.assignments
+        )
+        + ".</p>"
+        + _regrade_form(rows, state)
+        + _publish_form(state)
+    )
     return course_page(state, "the class", body, CSS)
 
 
@@ -101,15 +127,34 @@ def _live(state: State) -> str:
             continue  # it stopped as asked: nothing to look at
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
         lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
-        alive = "stopped" if w["stopped_at"] else ('<span class="late">lost</span>' if lost else "alive")
-        cells.append([e(w["id"]), e(w["host"]), e(f"{w['load']} on {w['cores']} cores"), e(_held(w, lost)),
-                      e(w["graded"]), e(f"{now - beat:.0f} s ago"), alive])
-    return (f'<section class="live"><h2>Queue</h2><ul class="stats"><li>{depth["queued"]} queued</li>'
-            f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
-            f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
-            + (table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
-               if cells else "<p>No worker is running, and none was lost in the last hour.</p>")
-            + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "") + "</section>")
+        alive = (
+            "stopped"
+            if w["stopped_at"]
+            else ('<span class="late">lost</span>' if lost else "alive")
+        )
+        cells.append(
+            [
+                e(w["id"]),
+                e(w["host"]),
+                e(f"{w['load']} on {w['cores']} cores"),
+                e(_held(w, lost)),
+                e(w["graded"]),
+                e(f"{now - beat:.0f} s ago"),
+                alive,
+            ]
+        )
+    return (
+        f'<section class="live"><h2>Queue</h2><ul class="stats"><li>{depth["queued"]} queued</li>'
+        f'<li>{depth["running"]} being graded</li><li>{depth["done"]} graded</li>'
+        f'<li>oldest waiting {depth["oldest_wait"]} s</li></ul><h2>Workers</h2>'
+        + (
+            table(["worker", "host", "load", "grading", "graded", "heartbeat", "state"], cells)
+            if cells
+            else "<p>No worker is running, and none was lost in the last hour.</p>"
+        )
+        + (f'<p class="late">{e(state.live.problem)}</p>' if state.live.problem else "")
+        + "</section>"
+    )
 
 
 def _stale_packs(state: State) -> str:
@@ -121,14 +166,18 @@ def _stale_packs(state: State) -> str:
     rows = []
     for stale in found:
         named = ", ".join(stale.students[:30]) + (" ..." if len(stale.students) > 30 else "")
-        rows.append([e(stale.exercise), e(named), str(len(stale.students)),
-                     e(when(stale.last_seen, state))])
-    return ('<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack '
-            "these students work from was released: their own <code>grade</code> checks against "
-            "the old checks, and the server grades with the new. Release the pack again "
-            "(<code>grade release ... --out pack/</code>) and hand it out; each student is listed "
-            "until they submit from a current pack.</p>"
-            + table(["exercise", "students", "how many", "last seen"], rows) + "</section>")
+        rows.append(
+            [e(stale.exercise), e(named), str(len(stale.students)), e(when(stale.last_seen, state))]
+        )
+    return (
+        '<section><h2>Stale packs</h2><p class="late">These exercises changed after the pack '
+        "these students work from was released: their own <code>grade</code> checks against "
+        "the old checks, and the server grades with the new. Release the pack again "
+        "(<code>grade release ... --out pack/</code>) and hand it out; each student is listed "
+        "until they submit from a current pack.</p>"
+        + table(["exercise", "students", "how many", "last seen"], rows)
+        + "</section>"
+    )
 
 
 #: how long a worker that stopped as asked stays listed (a lost one stays an hour: look into it)
@@ -138,13 +187,15 @@ LEGACY_BEAT = 10.0
 
 
 def _held(worker: dict[str, object], lost: bool) -> str:
-    """The job a worker last said it held, and where that job is now: still this worker's (while it is alive or its
-    lease runs), queued again, graded by another, or given up."""
+    """The job a worker last said it held, and where that job is now: still this worker's
+    (while it is alive or its lease runs), queued again, graded by another, or given up."""
     job, state, by = worker["job_id"], worker["job_state"], worker["job_worker"]
     if job is None:
         return "idle"
     if state == "running" and by == worker["id"]:
-        return f"job {job}" + (" (its lease has not lapsed yet)" if lost or worker["stopped_at"] else "")
+        return f"job {job}" + (
+            " (its lease has not lapsed yet)" if lost or worker["stopped_at"] else ""
+        )
     if state == "queued":
         return f"job {job}: queued again"
     if state == "running":
@@ -156,25 +207,49 @@ def _held(worker: dict[str, object], lost: bool) -> str:
 
 def _filters(view: View, rows: list[ClassRow], state: State) -> str:
     sections = sorted({r.section for r in rows if r.section})
-    section = "" if not sections else (
-        '<label>section<select name="section"><option value="">all</option>'
-        + "".join(f'<option{" selected" if s == view.section else ""}>{e(s)}</option>' for s in sections)
-        + "</select></label>")
-    missing = ('<label>nothing counted for<select name="missing"><option value="">(any)</option>'
-               + "".join(f'<option{" selected" if a == view.missing else ""}>{e(a)}</option>'
-                         for a in state.course.assignments) + "</select></label>")
-    kept = "".join(f'<input type="hidden" name="{k}" value="{e(v)}">' for k, v in view.query().items()
-                   if k in ("sort", "order"))
-    return (f'<form class="inline" method="get" action="/instructor">{kept}'
-            f'<label>name or id<input type="search" name="q" value="{e(view.text)}" maxlength="200"></label>'
-            f'{section}{missing}<button type="submit">Filter</button> <a href="/instructor">clear</a></form>')
+    section = (
+        ""
+        if not sections
+        else (
+            '<label>section<select name="section"><option value="">all</option>'
+            + "".join(
+                f'<option{" selected" if s == view.section else ""}>{e(s)}</option>'
+                for s in sections
+            )
+            + "</select></label>"
+        )
+    )
+    missing = (
+        '<label>nothing counted for<select name="missing"><option value="">(any)</option>'
+        + "".join(
+            f'<option{" selected" if a == view.missing else ""}>{e(a)}</option>'
+            for a in state.course.assignments
+        )
+        + "</select></label>"
+    )
+    kept = "".join(
+        f'<input type="hidden" name="{k}" value="{e(v)}">'
+        for k, v in view.query().items()
+        if k in ("sort", "order")
+    )
+    return (
+        f'<form class="inline" method="get" action="/instructor">{kept}'
+        f'<label>name or id<input type="search" name="q" value="{e(view.text)}" maxlength="200"></label>'
+        f'{section}{missing}<button type="submit">Filter</button> <a href="/instructor">clear</a></form>'
+    )
 
 
 def _table(rows: list[ClassRow], view: View, state: State) -> str:
     course = state.course
-    columns = [("name", "student"), ("id", "id"), ("section", "section"),
-               *((f"a:{a}", a) for a in course.assignments), ("late", "late days used"),
-               ("last", "last submission"), ("submissions", "submissions")]
+    columns = [
+        ("name", "student"),
+        ("id", "id"),
+        ("section", "section"),
+        *((f"a:{a}", a) for a in course.assignments),
+        ("late", "late days used"),
+        ("last", "last submission"),
+        ("submissions", "submissions"),
+    ]
     head = "".join(_header(key, label, view) for key, label in columns)
     body = []
     for row in rows:
@@ -182,27 +257,46 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         cells = [person, f'<span class="id">{e(row.student)}</span>', e(row.section)]
         for assignment, cell in row.cells.items():
             cells.append(_cell(assignment, cell, row.student))
-        last = f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">' \
-            f"{e(when(row.last_at, state))}</a></td>" if row.last_submission is not None else "none"
+        last = (
+            f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">'
+            f"{e(when(row.last_at, state))}</a></td>"
+            if row.last_submission is not None
+            else "none"
+        )
         cells += [str(row.late_days_used), last, str(row.submissions)]
-        body.append("<tr>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells) + "</tr>\n")
+        body.append(
+            "<tr>"
+            + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells)
+            + "</tr>\n"
+        )
     if not rows:
         body.append(f'<tr><td colspan="{len(columns)}">No student matches.</td></tr>')
-    return (f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(body)}'
-            "</tbody>\n</table></div>")
+    return (
+        f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(body)}'
+        "</tbody>\n</table></div>"
+    )
 
 
 def _cell(assignment: str, cell: Cell, student: str) -> str:
-    """One counted score: a link to the submission it counts (or to the student's corrections, where it is the
-    instructor's), marked late or set by hand."""
+    """One counted score: a link to the submission it counts (or to the student's
+    corrections, where it is the instructor's), marked late or set by hand."""
     if cell.submission is None and cell.score is None and not cell.excused:
         return '<td class="num none" title="no submission">-</td>'
-    shown_score = "excused" if cell.excused else \
-        f"{num(cell.score)}/{num(cell.max_score)}" if cell.score is not None else "waiting"
-    mark = (' <span class="late">late</span>' if cell.late else "") + \
-        (' <span class="muted">by hand</span>' if cell.corrected else "")
-    link = f"/instructor/submissions/{cell.submission}" if cell.submission is not None and not cell.corrected \
+    shown_score = (
+        "excused"
+        if cell.excused
+        else f"{num(cell.score)}/{num(cell.max_score)}"
+        if cell.score is not None
+        else "waiting"
+    )
+    mark = (' <span class="late">late</span>' if cell.late else "") + (
+        ' <span class="muted">by hand</span>' if cell.corrected else ""
+    )
+    link = (
+        f"/instructor/submissions/{cell.submission}"
+        if cell.submission is not None and not cell.corrected
         else f"/instructor/students/{e(student)}#corrections"
+    )
     return f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>'
 
 
@@ -212,33 +306,41 @@ def _header(key: str, label: str, view: View) -> str:
     arrow = (" &#9660;" if view.descending else " &#9650;") if view.sort == key else ""
     query = urlencode(view.query(sort=key, order="desc" if descending else "asc"))
     sort = "descending" if view.descending else "ascending"
-    return (f'<th scope="col"{f" aria-sort={chr(34)}{sort}{chr(34)}" if view.sort == key else ""}>'
-            f'<a href="/instructor?{e(query)}">{e(label)}{arrow}</a></th>')
+    return (
+        f'<th scope="col"{f" aria-sort={chr(34)}{sort}{chr(34)}" if view.sort == key else ""}>'
+        f'<a href="/instructor?{e(query)}">{e(label)}{arrow}</a></th>'
+    )
 
 
 def _regrade_form(rows: list[ClassRow], state: State) -> str:
     assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
-    students = "".join(f'<option value="{e(r.student)}">{e(r.student)} {e(r.name)}</option>' for r in rows)
-    return ('<h2>Regrade</h2><p class="muted">Grades every stored submission again with the exercises as they are '
-            "now (after a fix to a test or an exercise), behind every new upload; what counts follows the new "
-            'results.</p><form class="inline" method="post" action="/instructor/regrade">'
-            f'<label>assignment<select name="assignment"><option value="">all</option>{assignments}</select></label>'
-            f'<label>student<select name="student"><option value="">all</option>{students}</select></label>'
-            '<button type="submit">Regrade</button></form>')
+    students = "".join(
+        f'<option value="{e(r.student)}">{e(r.student)} {e(r.name)}</option>' for r in rows
+    )
+    return (
+        '<h2>Regrade</h2><p class="muted">Grades every stored submission again with the exercises as they are '
+        "now (after a fix to a test or an exercise), behind every new upload; what counts follows the new "
+        'results.</p><form class="inline" method="post" action="/instructor/regrade">'
+        f'<label>assignment<select name="assignment"><option value="">all</option>{assignments}</select></label>'
+        f'<label>student<select name="student"><option value="">all</option>{students}</select></label>'
+        '<button type="submit">Regrade</button></form>'
+    )
 
 
 def _publish_form(state: State) -> str:
     if state.course.lti is None:
         return ""
     assignments = "".join(f"<option>{e(a)}</option>" for a in state.course.assignments)
-    return ('<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the '
-            "assignment's own column in the LMS's gradebook (its line item: course.toml's "
-            "[lti.lineitems], the one its LMS link launches with, or the one the LMS holds for it, "
-            "found or made); a score sent before and unchanged is not sent again. Before a "
-            "student's deadline, you are asked first: their score tells them what the hidden "
-            'checks gave.</p><form class="inline" method="post" action="/instructor/publish">'
-            f'<label>assignment<select name="assignment">{assignments}</select></label>'
-            '<button type="submit">Send the scores to the LMS</button></form>')
+    return (
+        '<h2>The LMS</h2><p class="muted">Sends each student\'s counted score to the '
+        "assignment's own column in the LMS's gradebook (its line item: course.toml's "
+        "[lti.lineitems], the one its LMS link launches with, or the one the LMS holds for it, "
+        "found or made); a score sent before and unchanged is not sent again. Before a "
+        "student's deadline, you are asked first: their score tells them what the hidden "
+        'checks gave.</p><form class="inline" method="post" action="/instructor/publish">'
+        f'<label>assignment<select name="assignment">{assignments}</select></label>'
+        '<button type="submit">Send the scores to the LMS</button></form>'
+    )
 
 
 def _confirm_publish(assignment: str, early: columns.Early) -> str:
@@ -249,19 +351,22 @@ def _confirm_publish(assignment: str, early: columns.Early) -> str:
     ready = early.students - held
 
     def button(choice: str, label: str) -> str:
-        return (f'<form class="inline" method="post" action="/instructor/publish">'
-                f'<input type="hidden" name="assignment" value="{e(assignment)}">'
-                f'<input type="hidden" name="confirm" value="{choice}">'
-                f'<button type="submit">{e(label)}</button></form>')
+        return (
+            f'<form class="inline" method="post" action="/instructor/publish">'
+            f'<input type="hidden" name="assignment" value="{e(assignment)}">'
+            f'<input type="hidden" name="confirm" value="{choice}">'
+            f'<button type="submit">{e(label)}</button></form>'
+        )
 
-    return (f"<h1>Send {e(assignment)}'s scores before the deadline?</h1><p>The deadline of "
-            f"{e(assignment)} has not passed for {held} of {early.students} students{extended}. "
-            "Their scores count the hidden checks, which they are not shown before their "
-            "deadline: a score sent now tells each of them what the hidden checks gave.</p>"
-            + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
-            + button("all", f"Send all {early.students}: tell {held} their hidden checks' "
-                            "verdicts now")
-            + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>')
+    return (
+        f"<h1>Send {e(assignment)}'s scores before the deadline?</h1><p>The deadline of "
+        f"{e(assignment)} has not passed for {held} of {early.students} students{extended}. "
+        "Their scores count the hidden checks, which they are not shown before their "
+        "deadline: a score sent now tells each of them what the hidden checks gave.</p>"
+        + button("passed", f"Send the {ready} whose deadline has passed (hold back {held})")
+        + button("all", f"Send all {early.students}: tell {held} their hidden checks' verdicts now")
+        + '<p><a href="/instructor">Cancel</a>: nothing is sent.</p>'
+    )
 
 
 @access.instructor
@@ -272,16 +377,25 @@ async def class_csv_file(request: Request, who: Who) -> Response:
     def build() -> str:
         return class_csv(shown(class_rows(state.engine, state.course), view), state.course)
 
-    return Response((await run_in_threadpool(build)).encode("utf-8"), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="class.csv"', "Cache-Control": "no-store"})
+    return Response(
+        (await run_in_threadpool(build)).encode("utf-8"),
+        media_type="text/csv; charset=utf-8",
+        headers={
+            "Content-Disposition": 'attachment; filename="class.csv"',
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 async def instructor_form(request: Request) -> tuple[State, dict[str, str]] | Response:
-    """An instructor's POST: the server's state and the form's fields; or the page saying why not."""
+    """An instructor's POST: the server's state and
+    the form's fields; or the page saying why not."""
     state = state_of(request)
     form = await fields(request)
     if form is None:
-        return HTMLResponse(course_page(state, "Nothing changed", "<h1>The form is too big</h1>"), 413)
+        return HTMLResponse(
+            course_page(state, "Nothing changed", "<h1>The form is too big</h1>"), 413
+        )
     return state, form
 
 
@@ -293,18 +407,25 @@ async def regrade(request: Request, who: Who) -> Response:
     state, form = sent
     assignment, student = form.get("assignment") or None, form.get("student") or None
     if assignment is not None and assignment not in state.course.assignments:
-        return HTMLResponse(course_page(state, "Not a regrade", f"<h1>No assignment {e(assignment[:80])}</h1>"), 422)
+        return HTMLResponse(
+            course_page(state, "Not a regrade", f"<h1>No assignment {e(assignment[:80])}</h1>"), 422
+        )
     if student is not None and not await run_in_threadpool(_on_roster, state, student):
-        return HTMLResponse(course_page(state, "Not a regrade", f"<h1>No student {e(student[:80])}</h1>"), 422)
+        return HTMLResponse(
+            course_page(state, "Not a regrade", f"<h1>No student {e(student[:80])}</h1>"), 422
+        )
     count = await run_in_threadpool(queue.enqueue_all, state.engine, assignment, student)
-    entry = await run_in_threadpool(_audited, state, who.student, assignment or "", student or "", count)
+    entry = await run_in_threadpool(
+        _audited, state, who.student, assignment or "", student or "", count
+    )
     return RedirectResponse(f"/instructor?regrade={entry}", status_code=303)
 
 
 def _audited(state: State, actor: str, assignment: str, student: str, count: int) -> int:
     with writing(state.engine) as db:
-        return deadlines.record(db, actor, deadlines.REGRADE, assignment, student, "",
-                                f"{count} submission(s) queued").id
+        return deadlines.record(
+            db, actor, deadlines.REGRADE, assignment, student, "", f"{count} submission(s) queued"
+        ).id
 
 
 @access.instructor
@@ -319,8 +440,15 @@ async def publish(request: Request, who: Who) -> Response:
     course = state.course
     rules = course.assignments.get(form.get("assignment", ""))
     if rules is None or course.lti is None:
-        return HTMLResponse(course_page(state, "Not sent", "<h1>Nothing was sent</h1><p>Name an assignment of a "
-                                                           "course with an [lti] platform.</p>"), 422)
+        return HTMLResponse(
+            course_page(
+                state,
+                "Not sent",
+                "<h1>Nothing was sent</h1><p>Name an assignment of a "
+                "course with an [lti] platform.</p>",
+            ),
+            422,
+        )
     choice = form.get("confirm", "")
     early = await run_in_threadpool(columns.before_deadline, state.engine, course, rules)
     if early.held and choice not in ("passed", "all"):
@@ -329,15 +457,18 @@ async def publish(request: Request, who: Who) -> Response:
     try:
         said = await run_in_threadpool(_publish, state, who.student, rules, choice == "all")
     except GraderError as exc:
-        return HTMLResponse(course_page(state, "Not sent", f"<h1>Nothing was sent</h1><p>{e(exc)}</p>"), 502)
+        return HTMLResponse(
+            course_page(state, "Not sent", f"<h1>Nothing was sent</h1><p>{e(exc)}</p>"), 502
+        )
     return RedirectResponse(f"/instructor?regrade={said}", status_code=303)
 
 
 def _publish(state: State, actor: str, rules: Rules, release_hidden: bool) -> int:
     course = state.course
     assert course.lti is not None
-    done = columns.publish(state.engine, course, rules, course.lti.platform,
-                           release_hidden=release_hidden)
+    done = columns.publish(
+        state.engine, course, rules, course.lti.platform, release_hidden=release_hidden
+    )
     with writing(state.engine) as db:
         entry = deadlines.record(db, actor, deadlines.PUBLISH, rules.id, "", "", columns.said(done))
     return entry.id
@@ -345,10 +476,16 @@ def _publish(state: State, actor: str, rules: Rules, release_hidden: bool) -> in
 
 def _on_roster(state: State, student: str) -> bool:
     with reading(state.engine) as db:
-        return db.execute(select(schema.students.c.id).where(schema.students.c.id == student)).first() is not None
+        return (
+            db.execute(select(schema.students.c.id).where(schema.students.c.id == student)).first()
+            is not None
+        )
 
 
 def routes() -> list[Route]:
-    return [Route("/instructor", class_page), Route("/instructor/class.csv", class_csv_file),
-            Route("/instructor/regrade", regrade, methods=["POST"]),
-            Route("/instructor/publish", publish, methods=["POST"])]
+    return [
+        Route("/instructor", class_page),
+        Route("/instructor/class.csv", class_csv_file),
+        Route("/instructor/regrade", regrade, methods=["POST"]),
+        Route("/instructor/publish", publish, methods=["POST"]),
+    ]

@@ -1,7 +1,8 @@
-"""The instructor's deadlines page (/instructor/deadlines): each assignment's deadline and each student's extension in
-force, where each comes from (course.toml, or set on this page: by whom, when), forms that set, withdraw or give
-back to course.toml each one (grader.service.deadlines keeps them in the store, over course.toml), and the audit
-log. Every form is a POST whose Origin the server checks (grader.service.pages.origin); the page runs no script.
+"""The instructor's deadlines page (/instructor/deadlines): each assignment's deadline and each
+student's extension in force, where each comes from (course.toml, or set on this page: by whom,
+when), forms that set, withdraw or give back to course.toml each one (grader.service.deadlines
+keeps them in the store, over course.toml), and the audit log. Every form is a POST whose
+Origin the server checks (grader.service.pages.origin); the page runs no script.
 """
 
 from __future__ import annotations
@@ -27,14 +28,18 @@ from grader.service.policy.release import in_words, newly_released
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
 
-#: the furthest an extension may reach past the class's deadline, in days (a typo of a year is refused)
+#: the furthest an extension may reach past the class's
+#: deadline, in days (a typo of a year is refused)
 MAX_DAYS = 366
-
 
 
 def _local(moment: float | None, course: Course) -> str:
     """A moment as a datetime-local input's value, in the course's zone."""
-    return "" if moment is None else datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%dT%H:%M")
+    return (
+        ""
+        if moment is None
+        else datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%dT%H:%M")
+    )
 
 
 def _source(found: Override | None, state: State) -> str:
@@ -47,7 +52,9 @@ def _source(found: Override | None, state: State) -> str:
 async def deadlines_page(request: Request, who: Who) -> Response:
     state = state_of(request)
     entry = request.query_params.get("entry", "")
-    return HTMLResponse(await run_in_threadpool(_html, state, int(entry) if entry.isdigit() else None))
+    return HTMLResponse(
+        await run_in_threadpool(_html, state, int(entry) if entry.isdigit() else None)
+    )
 
 
 def _html(state: State, changed: int | None) -> str:
@@ -60,9 +67,16 @@ def _html(state: State, changed: int | None) -> str:
         found = stored.get((rules.id, ""))
         reset = _button("reset", rules.id, "", "back to course.toml") if found else ""
         closes = course.closes_for(rules, "")
-        rows.append([e(rules.id), e(when(rules.opens, state)), e(when(rules.deadline, state)),
-                     e(when(closes, state)) if closes is not None else "never", _source(found, state),
-                     _form(rules.id, "", _local(rules.deadline, course), "Set") + reset])
+        rows.append(
+            [
+                e(rules.id),
+                e(when(rules.opens, state)),
+                e(when(rules.deadline, state)),
+                e(when(closes, state)) if closes is not None else "never",
+                _source(found, state),
+                _form(rules.id, "", _local(rules.deadline, course), "Set") + reset,
+            ]
+        )
     extensions = []
     for rules in course.assignments.values():
         students = sorted(set(rules.extensions) | {s for (a, s) in stored if a == rules.id and s})
@@ -71,66 +85,117 @@ def _html(state: State, changed: int | None) -> str:
             moment = rules.extensions.get(student)
             if moment is None and found is None:
                 continue
-            undo = _button("reset", rules.id, student, "back to course.toml") if found is not None else \
-                _button("none", rules.id, student, "withdraw")
-            if found is not None and found.moment is not None and student not in toml.assignments[rules.id].extensions:
+            undo = (
+                _button("reset", rules.id, student, "back to course.toml")
+                if found is not None
+                else _button("none", rules.id, student, "withdraw")
+            )
+            if (
+                found is not None
+                and found.moment is not None
+                and student not in toml.assignments[rules.id].extensions
+            ):
                 undo = _button("reset", rules.id, student, "withdraw")
-            mine = e(when(moment, state)) if moment is not None else "withdrawn (the class's deadline)"
+            mine = (
+                e(when(moment, state)) if moment is not None else "withdrawn (the class's deadline)"
+            )
             if moment is not None and not rules.extended(student):
                 mine += ' <span class="muted">(not after the class\'s deadline, which holds)</span>'
-            extensions.append([e(rules.id), e(student), e(names.get(student, "")), mine,
-                               _source(found, state), undo])
+            extensions.append(
+                [
+                    e(rules.id),
+                    e(student),
+                    e(names.get(student, "")),
+                    mine,
+                    _source(found, state),
+                    undo,
+                ]
+            )
     entries = deadlines.audit(state.engine)
-    log = [[f'<span class="nowrap">{e(when(x.at, state))}</span>', e(x.actor), e(x.action), e(x.assignment),
-            e(x.student), e(x.old), e(x.new)]
-           for x in entries]
-    # the change just made, named by its audit entry (never text from the query: a link could say anything)
-    done = next((x for x in entries if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION,
-                                                                         CONFIRM)), None)
-    notice = "" if done is None else "course.toml's edit is confirmed: it applies on every server within a " \
-        "second." if done.action == CONFIRM else \
-        f"{done.action} of {done.assignment}{' for ' + done.student if done.student else ''}: {done.old} -> {done.new}"
+    log = [
+        [
+            f'<span class="nowrap">{e(when(x.at, state))}</span>',
+            e(x.actor),
+            e(x.action),
+            e(x.assignment),
+            e(x.student),
+            e(x.old),
+            e(x.new),
+        ]
+        for x in entries
+    ]
+    # the change just made, named by its audit entry (never
+    # text from the query: a link could say anything)
+    done = next(
+        (
+            x
+            for x in entries
+            if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION, CONFIRM)
+        ),
+        None,
+    )
+    notice = (
+        ""
+        if done is None
+        else "course.toml's edit is confirmed: it applies on every server within a second."
+        if done.action == CONFIRM
+        else f"{done.action} of {done.assignment}{' for ' + done.student if done.student else ''}: {done.old} -> {done.new}"  # noqa: E501
+    )
     assignments = "".join(f"<option>{e(a)}</option>" for a in course.assignments)
     options = "".join(f'<option value="{e(p.id)}">{e(p.id)} {e(p.name)}</option>' for p in people)
     zone = datetime.now(course.timezone).strftime("%Z")
-    body = ('<nav><a href="/instructor">&larr; class</a></nav><h1>Deadlines and extensions</h1>'
-            + (f'<p class="notice">{e(notice)}</p>' if notice else "") + _held(state)
-            + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept in the '
-            "course's store over course.toml, applies at once to every process of the course, and is in the "
-            "audit log below; course.toml stays the starting point.</p>"
-            + "<h2>Deadlines</h2>" + cards(["assignment", "opens", "deadline", "closes", "from", "change"], rows)
-            + '<p class="muted">An assignment closes (takes no more uploads) at course.toml\'s <code>closes</code>, '
-            "else at the deadline plus the days late work can still count; a student's own closes as much later "
-            "as their extension. A deadline set in the past asks first: it releases hidden results.</p>"
-            + "<h2>Extensions</h2>"
-            + (cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions) if extensions
-               else "<p>No extension is granted.</p>")
-            + '<h3>Grant an extension</h3><form class="inline" method="post" action="/instructor/deadlines">'
-            + '<input type="hidden" name="action" value="set">'
-            + f'<label>assignment<select name="assignment">{assignments}</select></label>'
-            + f'<label>student<select name="student">{options}</select></label>'
-            + '<label>until<input type="datetime-local" name="when" step="1"></label>'
-            + f'<label>or days after the deadline<input type="number" name="days" min="0" max="{MAX_DAYS}" '
-            'step="any"></label><button type="submit">Grant</button></form>'
-            + "<h2>Audit log</h2>"
-            + (table(["when", "who", "what", "assignment", "student", "old", "new"], log) if log
-               else "<p>Nothing was changed from the pages yet.</p>"))
+    body = (
+        '<nav><a href="/instructor">&larr; class</a></nav><h1>Deadlines and extensions</h1>'
+        + (f'<p class="notice">{e(notice)}</p>' if notice else "")
+        + _held(state)
+        + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept in the '
+        "course's store over course.toml, applies at once to every process of the course, and is in the "
+        "audit log below; course.toml stays the starting point.</p>"
+        + "<h2>Deadlines</h2>"
+        + cards(["assignment", "opens", "deadline", "closes", "from", "change"], rows)
+        + '<p class="muted">An assignment closes (takes no more uploads) at course.toml\'s <code>closes</code>, '
+        "else at the deadline plus the days late work can still count; a student's own closes as much later "
+        "as their extension. A deadline set in the past asks first: it releases hidden results.</p>"
+        + "<h2>Extensions</h2>"
+        + (
+            cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions)
+            if extensions
+            else "<p>No extension is granted.</p>"
+        )
+        + '<h3>Grant an extension</h3><form class="inline" method="post" action="/instructor/deadlines">'
+        + '<input type="hidden" name="action" value="set">'
+        + f'<label>assignment<select name="assignment">{assignments}</select></label>'
+        + f'<label>student<select name="student">{options}</select></label>'
+        + '<label>until<input type="datetime-local" name="when" step="1"></label>'
+        + f'<label>or days after the deadline<input type="number" name="days" min="0" max="{MAX_DAYS}" '
+        'step="any"></label><button type="submit">Grant</button></form>'
+        + "<h2>Audit log</h2>"
+        + (
+            table(["when", "who", "what", "assignment", "student", "old", "new"], log)
+            if log
+            else "<p>Nothing was changed from the pages yet.</p>"
+        )
+    )
     return course_page(state, "deadlines and extensions", body, CSS)
 
 
 def _form(assignment: str, student: str, value: str, label: str) -> str:
-    return (f'<form class="inline" method="post" action="/instructor/deadlines">'
-            f'<input type="hidden" name="action" value="set"><input type="hidden" name="assignment" '
-            f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
-            f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new deadline of '
-            f'{e(assignment)}"><button type="submit">{e(label)}</button></form>')
+    return (
+        f'<form class="inline" method="post" action="/instructor/deadlines">'
+        f'<input type="hidden" name="action" value="set"><input type="hidden" name="assignment" '
+        f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
+        f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new deadline of '
+        f'{e(assignment)}"><button type="submit">{e(label)}</button></form>'
+    )
 
 
 def _button(action: str, assignment: str, student: str, label: str) -> str:
-    return (f'<form class="inline" method="post" action="/instructor/deadlines">'
-            f'<input type="hidden" name="action" value="{e(action)}"><input type="hidden" name="assignment" '
-            f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
-            f'<button type="submit">{e(label)}</button></form>')
+    return (
+        f'<form class="inline" method="post" action="/instructor/deadlines">'
+        f'<input type="hidden" name="action" value="{e(action)}"><input type="hidden" name="assignment" '
+        f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
+        f'<button type="submit">{e(label)}</button></form>'
+    )
 
 
 @access.instructor
@@ -140,47 +205,78 @@ async def change(request: Request, who: Who) -> Response:
         return sent
     state, form = sent
     course, toml = state.course, state.live.current()
-    assignment, student, action = form.get("assignment", ""), form.get("student", ""), form.get("action", "")
+    assignment, student, action = (
+        form.get("assignment", ""),
+        form.get("student", ""),
+        form.get("action", ""),
+    )
     if assignment not in course.assignments:
         return _refused(state, 422, f"There is no assignment {assignment[:80]!r}.")
     if student and student not in {p.id for p in await run_in_threadpool(roster, state.engine)}:
         return _refused(state, 422, f"There is no student {student[:80]!r} on the roster.")
     if action not in ("set", "reset", "none"):
         return _refused(state, 422, "Choose what to do: set, withdraw, or back to course.toml.")
-    moment = _moment(form, course, course.assignments[assignment].deadline, student) if action == "set" else None
+    moment = (
+        _moment(form, course, course.assignments[assignment].deadline, student)
+        if action == "set"
+        else None
+    )
     if isinstance(moment, str):
         return _refused(state, 422, moment)
-    released = await run_in_threadpool(_releases, state, toml, assignment, student, moment, action == "reset")
+    released = await run_in_threadpool(
+        _releases, state, toml, assignment, student, moment, action == "reset"
+    )
     if released and form.get("confirm") != "yes":
         return HTMLResponse(_asked(state, form, released))
     note = f" (confirmed: it released {in_words(released)})" if released else ""
-    entry = await run_in_threadpool(deadlines.change, state.engine, toml, who.student, assignment, student,
-                                    moment, action == "reset", note)
+    entry = await run_in_threadpool(
+        deadlines.change,
+        state.engine,
+        toml,
+        who.student,
+        assignment,
+        student,
+        moment,
+        action == "reset",
+        note,
+    )
     if state.stored is not None:
         state.stored.forget()  # this process's next request, the page that shows it, reads it
     return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
 
 
-def _releases(state: State, toml: Course, assignment: str, student: str, moment: float | None,
-              reset: bool) -> dict[str, list[str]]:
-    """What the change would release now: for each assignment, the students whose hidden results come out."""
+def _releases(
+    state: State, toml: Course, assignment: str, student: str, moment: float | None, reset: bool
+) -> dict[str, list[str]]:
+    """What the change would release now: for each
+    assignment, the students whose hidden results come out."""
     found = deadlines.overrides(state.engine)
-    after = deadlines.in_force(toml, deadlines.proposed(toml, found, assignment, student, moment, reset))
-    return newly_released(deadlines.in_force(toml, found), after, [p.id for p in roster(state.engine)])
+    after = deadlines.in_force(
+        toml, deadlines.proposed(toml, found, assignment, student, moment, reset)
+    )
+    return newly_released(
+        deadlines.in_force(toml, found), after, [p.id for p in roster(state.engine)]
+    )
 
 
 def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -> str:
-    """The page that asks before a change releases hidden results: what, to how many, and the same form again."""
-    kept = "".join(f'<input type="hidden" name="{e(k)}" value="{e(v)}">' for k, v in form.items()
-                   if k in ("action", "assignment", "student", "when", "days"))
+    """The page that asks before a change releases hidden
+    results: what, to how many, and the same form again."""
+    kept = "".join(
+        f'<input type="hidden" name="{e(k)}" value="{e(v)}">'
+        for k, v in form.items()
+        if k in ("action", "assignment", "student", "when", "days")
+    )
     count = sum(len(v) for v in released.values())
-    body = ('<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>This releases hidden results</h1>'
-            f"<p>The deadline this sets has passed: the hidden checks' results, and which submission counts, come "
-            f"out at once to {count} student{'s' if count != 1 else ''}: {e(in_words(released))}. Nothing was "
-            "changed yet.</p>"
-            f'<form class="inline" method="post" action="/instructor/deadlines">{kept}'
-            '<input type="hidden" name="confirm" value="yes"><button type="submit">Confirm: release them</button>'
-            '</form><p><a href="/instructor/deadlines">Cancel</a> (a typo? set the date again)</p>')
+    body = (
+        '<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>This releases hidden results</h1>'
+        f"<p>The deadline this sets has passed: the hidden checks' results, and which submission counts, come "
+        f"out at once to {count} student{'s' if count != 1 else ''}: {e(in_words(released))}. Nothing was "
+        "changed yet.</p>"
+        f'<form class="inline" method="post" action="/instructor/deadlines">{kept}'
+        '<input type="hidden" name="confirm" value="yes"><button type="submit">Confirm: release them</button>'
+        '</form><p><a href="/instructor/deadlines">Cancel</a> (a typo? set the date again)</p>'
+    )
     return course_page(state, "confirm the deadline", body, CSS)
 
 
@@ -193,9 +289,15 @@ async def confirm_edit(request: Request, who: Who) -> Response:
     state, form = sent
     held = state.live.held
     if held is None or digest(held[1]) != form.get("edit", ""):
-        return _refused(state, 409, "course.toml has changed since that page was drawn, or holds nothing to "
-                                    "confirm: look again.")
-    entry = await run_in_threadpool(confirm, state.engine, who.student, held[1], state.live.problem or "")
+        return _refused(
+            state,
+            409,
+            "course.toml has changed since that page was drawn, or holds nothing to "
+            "confirm: look again.",
+        )
+    entry = await run_in_threadpool(
+        confirm, state.engine, who.student, held[1], state.live.problem or ""
+    )
     return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
 
 
@@ -204,15 +306,19 @@ def _held(state: State) -> str:
     held = state.live.held
     if held is None:
         return ""
-    return (f'<h2>course.toml waits for you</h2><p class="late">{e(state.live.problem or "")}</p>'
-            '<form class="inline" method="post" action="/instructor/deadlines/confirm">'
-            f'<input type="hidden" name="edit" value="{digest(held[1])}">'
-            "<button type=\"submit\">Confirm course.toml's edit: release them</button></form>")
+    return (
+        f'<h2>course.toml waits for you</h2><p class="late">{e(state.live.problem or "")}</p>'
+        '<form class="inline" method="post" action="/instructor/deadlines/confirm">'
+        f'<input type="hidden" name="edit" value="{digest(held[1])}">'
+        "<button type=\"submit\">Confirm course.toml's edit: release them</button></form>"
+    )
 
 
-def _moment(form: dict[str, str], course: Course, deadline: float | None, student: str) -> float | str:
-    """The moment the form asks for (a date and time in the course's zone, or days after the class's deadline),
-    or what is wrong with it."""
+def _moment(
+    form: dict[str, str], course: Course, deadline: float | None, student: str
+) -> float | str:
+    """The moment the form asks for (a date and time in the course's
+    zone, or days after the class's deadline), or what is wrong with it."""
     days, text = form.get("days", "").strip(), form.get("when", "").strip()
     if days and student:
         try:
@@ -238,11 +344,16 @@ def _moment(form: dict[str, str], course: Course, deadline: float | None, studen
 
 
 def _refused(state: State, status: int, message: str) -> HTMLResponse:
-    body = (f'<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>Nothing was changed</h1>'
-            f"<p>{e(message)}</p>")
+    body = (
+        f'<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>Nothing was changed</h1>'
+        f"<p>{e(message)}</p>"
+    )
     return HTMLResponse(course_page(state, "nothing changed", body), status)
 
 
 def routes() -> list[Route]:
-    return [Route("/instructor/deadlines", deadlines_page), Route("/instructor/deadlines", change, methods=["POST"]),
-            Route("/instructor/deadlines/confirm", confirm_edit, methods=["POST"])]
+    return [
+        Route("/instructor/deadlines", deadlines_page),
+        Route("/instructor/deadlines", change, methods=["POST"]),
+        Route("/instructor/deadlines/confirm", confirm_edit, methods=["POST"]),
+    ]

@@ -1,5 +1,6 @@
-"""The frame of every page of the course server: the course's name at the top, the pages' stylesheet, and the tables
-that turn into cards on a phone. Server-rendered HTML under the CSP of every page the grader writes (no scripts).
+"""The frame of every page of the course server: the course's name at the top,
+the pages' stylesheet, and the tables that turn into cards on a phone.
+Server-rendered HTML under the CSP of every page the grader writes (no scripts).
 """
 
 from __future__ import annotations
@@ -28,18 +29,25 @@ section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em
 
 
 def course_page(state: State, title: str, body: str, css: str = "") -> str:
-    """A page of this course: its name heads every page (and its title), errors and sign-in pages too."""
+    """A page of this course: its name heads every page
+    (and its title), errors and sign-in pages too."""
     name = state.course.name
     return page(f"{name}: {title}", f'<p class="course">{e(name)}</p>\n{body}', CSS + css)
 
 
 def cards(headers: list[str], rows: list[list[str]]) -> str:
-    """A table that turns into one card per row on a phone, each cell labelled with its column (cells arrive
-    escaped): a form in its last column stays in reach without scrolling sideways."""
+    """A table that turns into one card per row on a phone, each cell labelled with its column
+    (cells arrive escaped): a form in its last column stays in reach without scrolling sideways."""
     head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
-                   + "</tr>\n" for row in rows)
-    return f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td data-label="{e(h)}">{c}</td>' for h, c in zip(headers, row, strict=True))
+        + "</tr>\n"
+        for row in rows
+    )
+    return (
+        f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
+    )
 
 
 def not_found(state: State, what: str = "Not found") -> HTMLResponse:

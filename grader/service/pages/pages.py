@@ -1,7 +1,8 @@
-"""The course server's pages: a student's (their submissions, each report, the deadline, submissions left today) and
-the instructor's (the queue and the workers, live; the class summary of grader.outputs.summary_html over the counted
-scores; each student's history; the gradebook export). Server-rendered HTML with the CSP of every page the grader
-writes (no scripts); a session cookie from a one-time login link (`grade submit --login`) says who is reading.
+"""The course server's pages: a student's (their submissions, each report, the deadline,
+submissions left today) and the instructor's (the queue and the workers, live; the class summary
+of grader.outputs.summary_html over the counted scores; each student's history; the gradebook
+export). Server-rendered HTML with the CSP of every page the grader writes (no scripts); a
+session cookie from a one-time login link (`grade submit --login`) says who is reading.
 """
 
 from __future__ import annotations
@@ -41,33 +42,62 @@ __all__ = ["cards", "course_page", "not_found", "routes"]
 
 @access.anyone
 async def home(request: Request) -> Response:
-    """What this server is, for whoever opens its address: the course, how to submit and how to sign in."""
+    """What this server is, for whoever opens its address:
+    the course, how to submit and how to sign in."""
     name = e(state_of(request).course.name)
-    body = (f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
-            "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
-            "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
-            "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
-            "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
-            "<h2>Sign in</h2><p>Run <code>grade submit --login</code>, open the link it prints (once, within five "
-            "minutes) and sign in on its page. Then: <a href=\"/me\">your submissions</a>; instructors: "
-            "<a href=\"/instructor\">the class</a>.</p>")
+    body = (
+        f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
+        "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
+        "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
+        "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
+        "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
+        "<h2>Sign in</h2><p>Run <code>grade submit --login</code>, open the link it prints (once, within five "
+        "minutes) and sign in on its page. Then: <a href=\"/me\">your submissions</a>; instructors: "
+        "<a href=\"/instructor\">the class</a>.</p>"
+    )
     return HTMLResponse(course_page(state_of(request), "grading server", body))
 
 
-def _submission_rows(rows: list[Row], state: State, link: str, student: str, instructor: bool = False) -> str:
+def _submission_rows(
+    rows: list[Row], state: State, link: str, student: str, instructor: bool = False
+) -> str:
     cells = []
-    with reading(state.engine) as db:  # what one counts depends on all of them (late days spent across them)
+    with reading(
+        state.engine
+    ) as db:  # what one counts depends on all of them (late days spent across them)
         every = rows_of(db, student)
     for row, label in labelled(state.course, student, rows, every, instructor):
-        late = f'<span class="late">{num(label.days_late)} d late</span>' if label.days_late > 0 else "on time"
-        counted = f"{num(label.score)}/{num(row.max_score)}{' counts' if label.counts else ''}" \
-            if label.score is not None else f"{num(row.public_score)} public"
-        score = (counted if row.outcome == "graded" else e(row.outcome)) \
-            if row.outcome is not None else f'<span class="waiting">{e(row.state)}</span>'
-        cells.append([f'<a href="{link}{row.id}">{row.id}</a>', e(row.assignment), e(row.filename),
-                       e(_when(row.received_at, state)), late, score, f'<span class="id">{e(row.sha256[:12])}</span>'])
-    return table(["#", "assignment", "file", "received", "late", "result", "sha256"], cells) if cells else \
-        "<p>No submissions yet.</p>"
+        late = (
+            f'<span class="late">{num(label.days_late)} d late</span>'
+            if label.days_late > 0
+            else "on time"
+        )
+        counted = (
+            f"{num(label.score)}/{num(row.max_score)}{' counts' if label.counts else ''}"
+            if label.score is not None
+            else f"{num(row.public_score)} public"
+        )
+        score = (
+            (counted if row.outcome == "graded" else e(row.outcome))
+            if row.outcome is not None
+            else f'<span class="waiting">{e(row.state)}</span>'
+        )
+        cells.append(
+            [
+                f'<a href="{link}{row.id}">{row.id}</a>',
+                e(row.assignment),
+                e(row.filename),
+                e(_when(row.received_at, state)),
+                late,
+                score,
+                f'<span class="id">{e(row.sha256[:12])}</span>',
+            ]
+        )
+    return (
+        table(["#", "assignment", "file", "received", "late", "result", "sha256"], cells)
+        if cells
+        else "<p>No submissions yet.</p>"
+    )
 
 
 @access.student
@@ -86,7 +116,9 @@ async def my_assignment(request: Request, who: Who) -> Response:
 
 async def _student_page(request: Request, who: Who, chosen: str | None) -> Response:
     if who.instructor:
-        return RedirectResponse("/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303)
+        return RedirectResponse(
+            "/instructor" + (f"?assignment={quote(chosen)}" if chosen else ""), status_code=303
+        )
     state = state_of(request)
 
     from grader.service.pages.upload_pages import upload_form
@@ -103,22 +135,50 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
             counted = a["counted"]
             left = "no limit" if a["left_today"] is None else str(a["left_today"])
             closes = f"; closes {a['closes_shown']}" if a["closes"] is not None else ""
-            score = "excused" if counted["excused"] else f"{num(counted['score'])}/{num(counted['max_score'])}" \
-                if counted["score"] is not None else "-"
-            assignments.append([e(a["id"]), e(", ".join(a["exercises"])),
-                                e(a["deadline_shown"] + (" (your extension)" if a["extended"] else "") + closes),
-                                e(left), e(score) + f' <span class="muted">{e(counted["why"])}</span>',
-                                "shown" if a["hidden_released"] else "after the deadline"])
+            score = (
+                "excused"
+                if counted["excused"]
+                else f"{num(counted['score'])}/{num(counted['max_score'])}"
+                if counted["score"] is not None
+                else "-"
+            )
+            assignments.append(
+                [
+                    e(a["id"]),
+                    e(", ".join(a["exercises"])),
+                    e(
+                        a["deadline_shown"]
+                        + (" (your extension)" if a["extended"] else "")
+                        + closes
+                    ),
+                    e(left),
+                    e(score) + f' <span class="muted">{e(counted["why"])}</span>',
+                    "shown" if a["hidden_released"] else "after the deadline",
+                ]
+            )
         late = status["late_days_left"]
-        body = (f"<h1>{e(state.course.name)}: {e(name)}</h1>"
-                + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
-                + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
-                + (f" Late days left: {late}." if late is not None else "") + "</p>"
-                + "<h2>Assignments</h2>"
-                + cards(["assignment", "exercises", "deadline", "submissions left today", "counts now",
-                         "hidden checks"], assignments)
-                + upload_form(state.course, chosen)
-                + "<h2>Your submissions</h2>" + _submission_rows(rows, state, "/me/submissions/", who.student))
+        body = (
+            f"<h1>{e(state.course.name)}: {e(name)}</h1>"
+            + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
+            + f"<p class=\"muted\">Now {e(_when(time.time(), state))}."
+            + (f" Late days left: {late}." if late is not None else "")
+            + "</p>"
+            + "<h2>Assignments</h2>"
+            + cards(
+                [
+                    "assignment",
+                    "exercises",
+                    "deadline",
+                    "submissions left today",
+                    "counts now",
+                    "hidden checks",
+                ],
+                assignments,
+            )
+            + upload_form(state.course, chosen)
+            + "<h2>Your submissions</h2>"
+            + _submission_rows(rows, state, "/me/submissions/", who.student)
+        )
         return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
@@ -141,8 +201,9 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
 
     def build() -> str | None:
         with reading(state.engine) as db:
-            owner = db.execute(select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
-                               ).scalar_one_or_none()
+            owner = db.execute(
+                select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
+            ).scalar_one_or_none()
             if owner is None or (owner != who.student and not who.instructor):
                 return None
             rows = rows_of(db, owner)
@@ -155,12 +216,22 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
             view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
             return feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
 
-        html = state.views.view(state.engine, ident, ("page", owner, row.seed_token, released, view_key(worth)), page)
+        html = state.views.view(
+            state.engine, ident, ("page", owner, row.seed_token, released, view_key(worth)), page
+        )
         if html is None:
-            return course_page(state, "Waiting", f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in "
-                                                 f'a moment.</p><p><a href="{back}">back</a></p>')
-        return html.replace("<body>\n", f'<body>\n<nav><a href="{back}">&larr; back</a> '
-                                         f'<span class="muted">{e(state.course.name)}</span></nav>\n', 1)
+            return course_page(
+                state,
+                "Waiting",
+                f"<h1>Submission {ident} is waiting to be graded</h1><p>Reload in "
+                f'a moment.</p><p><a href="{back}">back</a></p>',
+            )
+        return html.replace(
+            "<body>\n",
+            f'<body>\n<nav><a href="{back}">&larr; back</a> '
+            f'<span class="muted">{e(state.course.name)}</span></nav>\n',
+            1,
+        )
 
     built = await run_in_threadpool(build)
     if built is None:
@@ -187,9 +258,13 @@ def _instructor_page(state: State, chosen: str) -> str:
     rules = course.assignments[chosen]
     rows = list(counted_rows(state.engine, course, rules))
     summary = class_summary(rows, _columns(state, rules.exercise_ids))
-    nav = " ".join(f'<a href="/instructor/summary?assignment={e(a)}">{e(a)}</a>' for a in course.assignments)
-    top = (f'<p class="course">{e(course.name)}</p><nav><a href="/instructor">&larr; class</a> {nav} '
-           f'<a href="/instructor/gradebook/{e(chosen)}.csv">gradebook.csv ({e(chosen)})</a></nav>')
+    nav = " ".join(
+        f'<a href="/instructor/summary?assignment={e(a)}">{e(a)}</a>' for a in course.assignments
+    )
+    top = (
+        f'<p class="course">{e(course.name)}</p><nav><a href="/instructor">&larr; class</a> {nav} '
+        f'<a href="/instructor/gradebook/{e(chosen)}.csv">gradebook.csv ({e(chosen)})</a></nav>'
+    )
     html = summary_html(summary, title=f"{course.name}: {chosen}, the counted scores")
     return html.replace("<body>\n", f"<body>\n{top}\n", 1).replace("</style>", _CSS + "</style>", 1)
 
@@ -221,18 +296,42 @@ async def student_history(request: Request, who: Who) -> Response:
             rows = rows_of(db, student, limit=500)
             every = rows_of(db, student)
             name = _name(db, student)
-        chosen = count(state.course, student, every)  # what counts, as the instructor sees it (released or not)
-        counted = [[e(c.assignment), e("excused" if c.excused else f"{num(c.score)}/{num(c.max_score)}"
-                                      if c.score is not None else "-"), e(c.why)] for c in chosen.values()]
+        chosen = count(
+            state.course, student, every
+        )  # what counts, as the instructor sees it (released or not)
+        counted = [
+            [
+                e(c.assignment),
+                e(
+                    "excused"
+                    if c.excused
+                    else f"{num(c.score)}/{num(c.max_score)}"
+                    if c.score is not None
+                    else "-"
+                ),
+                e(c.why),
+            ]
+            for c in chosen.values()
+        ]
         # the correction just made, named by its audit entry (never text from the query)
-        done = next((x for x in audit(state.engine, 50) if str(x.id) == entry and x.action in ACTIONS), None)
-        notice = f"{done.action} of {done.assignment} for {done.student}: {done.old} -> {done.new}" if done else ""
-        body = (f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
-                f"{e(student)}</span></h1>"
-                + (f'<p class="notice">{e(notice)}</p>' if notice else "") + "<h2>Counted</h2>"
-                + table(["assignment", "counts", "why"], counted) + section(state, student, every, chosen)
-                + "<h2>Every submission</h2>" + _submission_rows(rows, state, "/instructor/submissions/", student,
-                                                                  instructor=True))
+        done = next(
+            (x for x in audit(state.engine, 50) if str(x.id) == entry and x.action in ACTIONS), None
+        )
+        notice = (
+            f"{done.action} of {done.assignment} for {done.student}: {done.old} -> {done.new}"
+            if done
+            else ""
+        )
+        body = (
+            f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
+            f"{e(student)}</span></h1>"
+            + (f'<p class="notice">{e(notice)}</p>' if notice else "")
+            + "<h2>Counted</h2>"
+            + table(["assignment", "counts", "why"], counted)
+            + section(state, student, every, chosen)
+            + "<h2>Every submission</h2>"
+            + _submission_rows(rows, state, "/instructor/submissions/", student, instructor=True)
+        )
         return course_page(state, student, body, CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
@@ -252,14 +351,21 @@ async def gradebook_csv(request: Request, who: Who) -> Response:
     from grader.service.gradebook import export
 
     folder, _ = await run_in_threadpool(export, state.engine, state.course, rules)
-    return Response((folder / "gradebook.csv").read_bytes(), media_type="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{rules.id}-gradebook.csv"'})
+    return Response(
+        (folder / "gradebook.csv").read_bytes(),
+        media_type="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{rules.id}-gradebook.csv"'},
+    )
 
 
 def routes() -> list[Route]:
-    return [Route("/", home),
-            Route("/me", me), Route("/me/submissions/{id}", my_report),
-            Route("/me/assignments/{assignment}", my_assignment),
-            Route("/instructor/summary", instructor), Route("/instructor/students/{student}", student_history),
-            Route("/instructor/submissions/{id}", any_report),
-            Route("/instructor/gradebook/{assignment}.csv", gradebook_csv)]
+    return [
+        Route("/", home),
+        Route("/me", me),
+        Route("/me/submissions/{id}", my_report),
+        Route("/me/assignments/{assignment}", my_assignment),
+        Route("/instructor/summary", instructor),
+        Route("/instructor/students/{student}", student_history),
+        Route("/instructor/submissions/{id}", any_report),
+        Route("/instructor/gradebook/{assignment}.csv", gradebook_csv),
+    ]

@@ -1,8 +1,9 @@
-"""Submitting from the student's page: a form with a file input (multipart), taken by the same intake as
-`POST /api/submissions` (grader.service.app.receive: the same checks, caps, daily limit and receipt), under the
-same rate limit per student, so that a student who comes only from the LMS (a launch's session, no token) can
-submit. The form is a POST whose Origin the server checks (grader.service.pages.origin), and it carries an idempotency
-key made when the page was drawn: sending the form twice (a reload, a double click) stores the file once.
+"""Submitting from the student's page: a form with a file input (multipart), taken by the
+same intake as `POST /api/submissions` (grader.service.app.receive: the same checks, caps,
+daily limit and receipt), under the same rate limit per student, so that a student who comes
+only from the LMS (a launch's session, no token) can submit. The form is a POST whose Origin
+the server checks (grader.service.pages.origin), and it carries an idempotency key made when
+the page was drawn: sending the form twice (a reload, a double click) stores the file once.
 """
 
 from __future__ import annotations
@@ -27,18 +28,24 @@ from grader.service.uploads import SUFFIXES, Refused
 
 
 def upload_form(course: Course, chosen: str | None) -> str:
-    """The form of the student's page: a file, for the chosen assignment (or one picked from a list)."""
+    """The form of the student's page: a file, for the
+    chosen assignment (or one picked from a list)."""
     if chosen is not None:
         which = f'<input type="hidden" name="assignment" value="{e(chosen)}">'
     else:
-        which = ('<label>assignment<select name="assignment">'
-                 + "".join(f"<option>{e(a)}</option>" for a in course.assignments) + "</select></label>")
-    return ('<h2>Submit</h2><form class="upload" method="post" action="/me/submit" enctype="multipart/form-data">'
-            f'{which}<input type="hidden" name="key" value="{uuid.uuid4()}">'
-            f'<label>your file ({", ".join(SUFFIXES)}, up to {course.max_upload_bytes // 1024} KiB)'
-            f'<input type="file" name="file" accept="{",".join(SUFFIXES)}" required></label>'
-            '<button type="submit">Submit</button></form>'
-            '<p class="muted">Test it first with <code>grade FILE</code> where you can: that is not limited.</p>')
+        which = (
+            '<label>assignment<select name="assignment">'
+            + "".join(f"<option>{e(a)}</option>" for a in course.assignments)
+            + "</select></label>"
+        )
+    return (
+        '<h2>Submit</h2><form class="upload" method="post" action="/me/submit" enctype="multipart/form-data">'
+        f'{which}<input type="hidden" name="key" value="{uuid.uuid4()}">'
+        f'<label>your file ({", ".join(SUFFIXES)}, up to {course.max_upload_bytes // 1024} KiB)'
+        f'<input type="file" name="file" accept="{",".join(SUFFIXES)}" required></label>'
+        '<button type="submit">Submit</button></form>'
+        '<p class="muted">Test it first with <code>grade FILE</code> where you can: that is not limited.</p>'
+    )
 
 
 @access.allow(access.Caller.STUDENT, uploads=True)
@@ -48,13 +55,27 @@ async def submit(request: Request, who: Who) -> Response:
     form = await upload(request, course.max_upload_bytes)
     arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
     if isinstance(form, str):
-        return _refused(state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form))
+        return _refused(
+            state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form)
+        )
     assignment = form.fields.get("assignment") or None
-    receipt = await receive(state, who, None, assignment, form.content, form.filename, form.fields.get("key", ""),
-                            arrived)
+    receipt = await receive(
+        state,
+        who,
+        None,
+        assignment,
+        form.content,
+        form.filename,
+        form.fields.get("key", ""),
+        arrived,
+    )
     if isinstance(receipt, Refused):
-        return _refused(state, receipt, {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
-                        back=assignment)
+        return _refused(
+            state,
+            receipt,
+            {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
+            back=assignment,
+        )
     return HTMLResponse(_receipt(state, receipt), 200 if receipt.replayed else 201)
 
 
@@ -64,27 +85,38 @@ def _back(assignment: str | None, state: State) -> str:
     return "/me"
 
 
-def _refused(state: State, refused: Refused, headers: dict[str, str] | None = None,
-             back: str | None = None) -> HTMLResponse:
-    body = (f'<nav><a href="{_back(back, state)}">&larr; back</a></nav><h1>Not submitted</h1>'
-            f"<p>{e(refused.message[:1].upper() + refused.message[1:])}</p>")
+def _refused(
+    state: State, refused: Refused, headers: dict[str, str] | None = None, back: str | None = None
+) -> HTMLResponse:
+    body = (
+        f'<nav><a href="{_back(back, state)}">&larr; back</a></nav><h1>Not submitted</h1>'
+        f"<p>{e(refused.message[:1].upper() + refused.message[1:])}</p>"
+    )
     return HTMLResponse(course_page(state, "not submitted", body), refused.status, headers=headers)
 
 
 def _receipt(state: State, receipt: Receipt) -> str:
     moment = clock.shown_exactly(receipt.received_at, state.course)
-    late = (f'<li class="late">{e(receipt.late_policy or f"{receipt.days_late:g} day(s) late")}</li>'
-            if receipt.days_late > 0 else "<li>on time</li>")
+    late = (
+        f'<li class="late">{e(receipt.late_policy or f"{receipt.days_late:g} day(s) late")}</li>'
+        if receipt.days_late > 0
+        else "<li>on time</li>"
+    )
     effect = f'<li class="effect">{e(receipt.effect)}</li>' if receipt.effect else ""
     left = f"<li>{receipt.left_today} more today</li>" if receipt.left_today is not None else ""
-    again = "<p>This file was already received (the form was sent again): it is stored once.</p>" \
-        if receipt.replayed else ""
-    body = (f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav>'
-            f"<h1>Received: submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}"
-            f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>received {e(moment)}</li>'
-            f"{late}{effect}{left}</ul>"
-            f'<p><a href="/me/submissions/{receipt.submission}">Its report</a> (it is graded in a moment; reload '
-            "that page until it shows).</p>")
+    again = (
+        "<p>This file was already received (the form was sent again): it is stored once.</p>"
+        if receipt.replayed
+        else ""
+    )
+    body = (
+        f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav>'
+        f"<h1>Received: submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}"
+        f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>received {e(moment)}</li>'
+        f"{late}{effect}{left}</ul>"
+        f'<p><a href="/me/submissions/{receipt.submission}">Its report</a> (it is graded in a moment; reload '
+        "that page until it shows).</p>"
+    )
     return course_page(state, f"submission {receipt.submission}", body)
 
 

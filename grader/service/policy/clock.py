@@ -1,14 +1,15 @@
 """One clock for the course server: what time an upload has, and how a moment is shown.
 
-An upload's time is when the server had all of it: its request's last byte read by the server process
-(grader.service.slow_clients stamps it then, before the request waits on anything), read once in the request's
-handler (`arrived`) and carried to the store with it. Not when its request began (a body begun
-before the deadline and trickled in after it could be written after it), and not when the store wrote it
-(in a burst, the writer takes uploads one transaction after another, hundreds of milliseconds after they
-arrived). The opening, the close, the day's limit, days late and the receipt all read this one time.
+An upload's time is when the server had all of it: its request's last byte read by the
+server process (grader.service.slow_clients stamps it then, before the request waits on
+anything), read once in the request's handler (`arrived`) and carried to the store with
+it. Not when its request began (a body begun before the deadline and trickled in after it
+could be written after it), and not when the store wrote it (in a burst, the writer takes
+uploads one transaction after another, hundreds of milliseconds after they arrived). The
+opening, the close, the day's limit, days late and the receipt all read this one time.
 
-Every moment a person reads, on a page, a receipt or `grade submit --status`, is in the course's zone
-(course.toml's `timezone`), named by its abbreviation: "2026-12-01 23:59 CET".
+Every moment a person reads, on a page, a receipt or `grade submit --status`, is in the
+course's zone (course.toml's `timezone`), named by its abbreviation: "2026-12-01 23:59 CET".
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ ARRIVED = "grader_arrived"
 
 
 def arrived(scope: Mapping[str, Any] | None = None) -> float:
-    """An upload's time: when the server read its request's last byte, as the protocol stamped it in `scope`; where
-    none did (another server, a test's client), now: call it once the body is whole, before anything waits."""
+    """An upload's time: when the server read its request's last byte, as the
+    protocol stamped it in `scope`; where none did (another server, a test's
+    client), now: call it once the body is whole, before anything waits."""
     stamped = (scope or {}).get("state", {}).get(ARRIVED)
     return float(stamped) if isinstance(stamped, float) else time.time()
 
@@ -40,13 +42,15 @@ def shown(moment: float | None, course: Course) -> str:
 
 
 def shown_exactly(moment: float, course: Course) -> str:
-    """A moment to the millisecond in the course's zone, for a receipt ("2026-12-01 23:59:59.700 CET")."""
+    """A moment to the millisecond in the course's zone,
+    for a receipt ("2026-12-01 23:59:59.700 CET")."""
     local = datetime.fromtimestamp(moment, course.timezone)
     return f"{local.strftime('%Y-%m-%d %H:%M:%S')}.{local.microsecond // 1000:03d} {local.strftime('%Z')}"
 
 
 def iso(moment: float, course: Course) -> str:
-    """A moment as ISO 8601 with the course's offset, to the millisecond (the receipt's `server_time`)."""
+    """A moment as ISO 8601 with the course's offset,
+    to the millisecond (the receipt's `server_time`)."""
     return datetime.fromtimestamp(moment, course.timezone).isoformat(timespec="milliseconds")
 
 

@@ -1,11 +1,12 @@
 """An edit of course.toml that would release hidden results at once waits for an instructor's word.
 
-A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension cut back to a moment
-gone by, would show every student it touches their hidden checks' results the moment the server reads the file.
-So the server holds such an edit (grader.service.live): the rules in force stay, its log and the instructor's
-pages say what the edit releases to how many students, and a button there confirms it. The confirmation is a line
-of the audit log naming the edit by its SHA-256, so every server of the course applies it at its next look, and a
-later, different edit is asked about again.
+A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension
+cut back to a moment gone by, would show every student it touches their hidden checks'
+results the moment the server reads the file. So the server holds such an edit
+(grader.service.live): the rules in force stay, its log and the instructor's pages say
+what the edit releases to how many students, and a button there confirms it. The
+confirmation is a line of the audit log naming the edit by its SHA-256, so every server of
+the course applies it at its next look, and a later, different edit is asked about again.
 """
 
 from __future__ import annotations
@@ -36,24 +37,36 @@ def students(engine: Engine) -> list[str]:
 
 def confirmed(engine: Engine, edit: str) -> bool:
     with reading(engine) as db:
-        return db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first() is not None
+        return (
+            db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first()
+            is not None
+        )
 
 
-def hold(engine: Engine, in_force: Callable[[Course], Course]) -> Callable[[Course, Course, bytes], str | None]:
-    """LiveCourse's `hold`: why an edit must wait (what it would release, and where to confirm it), or None.
-    `in_force` lays the store's deadlines over a course.toml's (what counts is the rules in force)."""
+def hold(
+    engine: Engine, in_force: Callable[[Course], Course]
+) -> Callable[[Course, Course, bytes], str | None]:
+    """LiveCourse's `hold`: why an edit must wait (what it would release,
+    and where to confirm it), or None. `in_force` lays the store's
+    deadlines over a course.toml's (what counts is the rules in force)."""
 
     def why(before: Course, after: Course, source: bytes) -> str | None:
         try:
             released = newly_released(in_force(before), in_force(after), students(engine))
             if not released or confirmed(engine, digest(source)):
                 return None
-        except SQLAlchemyError as exc:  # fail closed: an edit that may release waits until the store answers
-            return (f"{after.folder / CONFIG}: read again, but the store could not say what it releases "
-                    f"({type(exc).__name__}); the server keeps the rules it had and asks again.")
-        return (f"{after.folder / CONFIG}: this edit moves a deadline into the past, which releases the hidden "
-                f"checks' results now: {in_words(released)}. Nothing of it applies until an instructor confirms "
-                f"it on /instructor/deadlines (or fix the date in course.toml).")
+        except (
+            SQLAlchemyError
+        ) as exc:  # fail closed: an edit that may release waits until the store answers
+            return (
+                f"{after.folder / CONFIG}: read again, but the store could not say what it releases "
+                f"({type(exc).__name__}); the server keeps the rules it had and asks again."
+            )
+        return (
+            f"{after.folder / CONFIG}: this edit moves a deadline into the past, which releases the hidden "
+            f"checks' results now: {in_words(released)}. Nothing of it applies until an instructor confirms "
+            f"it on /instructor/deadlines (or fix the date in course.toml)."
+        )
 
     return why
 

@@ -1,12 +1,13 @@
-"""An instructor's corrections of what counts, set from the pages for one student's assignment: a score set by hand
-(with the reason, which the student reads), the submission chosen to count (its late policy still applies), or the
-assignment excused (it counts neither points nor out of any). One correction per student and assignment at a time;
-clearing it gives what counts back to the rules.
+"""An instructor's corrections of what counts, set from the pages for one student's assignment: a
+score set by hand (with the reason, which the student reads), the submission chosen to count (its
+late policy still applies), or the assignment excused (it counts neither points nor out of any). One
+correction per student and assignment at a time; clearing it gives what counts back to the rules.
 
-Kept in the store (`corrections`), each change written to the audit log in the same transaction (who, when, the
-old and the new), and laid over course.toml's rules with the pages' deadlines (grader.service.deadlines.in_force):
-what counts (grader.service.standing) then follows it everywhere, the student's pages and `grade submit --status`,
-the class table, the gradebook and what is sent to the LMS.
+Kept in the store (`corrections`), each change written to the audit log in the same
+transaction (who, when, the old and the new), and laid over course.toml's rules with
+the pages' deadlines (grader.service.deadlines.in_force): what counts
+(grader.service.standing) then follows it everywhere, the student's pages and `grade
+submit --status`, the class table, the gradebook and what is sent to the LMS.
 """
 
 from __future__ import annotations
@@ -35,10 +36,23 @@ def read(db: Connection) -> dict[tuple[str, str], Correction]:
     """Every correction in the store, by (assignment, student)."""
     found = {}
     for row in db.execute(select(schema.corrections)):
-        kind: Fix = "score" if row.kind == "score" else "submission" if row.kind == "submission" else "excused"
-        found[(row.assignment, row.student)] = Correction(  # a kind this grader does not know: excused, fail closed
-            kind=kind, score=row.score, submission=row.submission, reason=row.reason, set_by=row.set_by,
-            set_at=row.set_at)
+        kind: Fix = (
+            "score"
+            if row.kind == "score"
+            else "submission"
+            if row.kind == "submission"
+            else "excused"
+        )
+        found[(row.assignment, row.student)] = (
+            Correction(  # a kind this grader does not know: excused, fail closed
+                kind=kind,
+                score=row.score,
+                submission=row.submission,
+                reason=row.reason,
+                set_by=row.set_by,
+                set_at=row.set_at,
+            )
+        )
     return found
 
 
@@ -60,7 +74,8 @@ def described(fix: Correction | None, rules: Rules) -> str:
 
 
 def checked(rules: Rules, kind: str, score: str, submission: str, reason: str) -> Correction | str:
-    """The correction a form asks for, or what is wrong with it (the submission's owner is checked on writing)."""
+    """The correction a form asks for, or what is wrong
+    with it (the submission's owner is checked on writing)."""
     reason = " ".join(reason.split())[:MAX_REASON]
     if kind == "score":
         try:
@@ -83,24 +98,47 @@ def checked(rules: Rules, kind: str, score: str, submission: str, reason: str) -
     return "Choose a correction: set a score, choose the submission that counts, or excuse."
 
 
-def correct(engine: Engine, course: Course, actor: str, assignment: str, student: str,
-            fix: Correction | None) -> Entry:
-    """Set (or, with None, clear) the correction of `student`'s `assignment`; the audit log's entry for it.
-    Raises GraderError where the submission chosen is not that student's for that assignment."""
+def correct(
+    engine: Engine,
+    course: Course,
+    actor: str,
+    assignment: str,
+    student: str,
+    fix: Correction | None,
+) -> Entry:
+    """Set (or, with None, clear) the correction of `student`'s
+    `assignment`; the audit log's entry for it. Raises GraderError where
+    the submission chosen is not that student's for that assignment."""
     rules = course.assignments[assignment]
     with writing(engine) as db:
         if fix is not None and fix.kind == "submission":
             s = schema.submissions.c
-            owned = db.execute(select(s.id).where(s.id == fix.submission, s.student_id == student,
-                                                  s.assignment == assignment)).first()
+            owned = db.execute(
+                select(s.id).where(
+                    s.id == fix.submission, s.student_id == student, s.assignment == assignment
+                )
+            ).first()
             if owned is None:
-                raise GraderError(f"Submission {fix.submission} is not one of {student}'s for {assignment}.")
+                raise GraderError(
+                    f"Submission {fix.submission} is not one of {student}'s for {assignment}."
+                )
         keyed = (c.assignment == assignment, c.student == student)
         before = read(db).get((assignment, student))
         db.execute(delete(schema.corrections).where(*keyed))
         if fix is not None:
-            db.execute(insert(schema.corrections).values(
-                assignment=assignment, student=student, kind=fix.kind, score=fix.score, submission=fix.submission,
-                reason=fix.reason, set_by=actor, set_at=time.time()))
+            db.execute(
+                insert(schema.corrections).values(
+                    assignment=assignment,
+                    student=student,
+                    kind=fix.kind,
+                    score=fix.score,
+                    submission=fix.submission,
+                    reason=fix.reason,
+                    set_by=actor,
+                    set_at=time.time(),
+                )
+            )
         action = CLEAR if fix is None else ACTIONS[fix.kind]
-        return record(db, actor, action, assignment, student, described(before, rules), described(fix, rules))
+        return record(
+            db, actor, action, assignment, student, described(before, rules), described(fix, rules)
+        )

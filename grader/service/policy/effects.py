@@ -1,9 +1,11 @@
-"""What an upload does to what counts, in the words of its receipt, and why an upload after the close is refused.
+"""What an upload does to what counts, in the words of its
+receipt, and why an upload after the close is refused.
 
-Before the student's deadline the receipt says only the rule (under "last", this one replaces any earlier; under
-"best", the best counts), since which submission counts, and its score, would tell how the hidden checks went.
-After it the receipt names what counts now and what this upload does to it: "This replaces your counted 20/20
-(on time) with a late upload that counts 0 (no late work is taken)". What counts is grader.service.standing's.
+Before the student's deadline the receipt says only the rule (under "last", this one
+replaces any earlier; under "best", the best counts), since which submission counts, and its
+score, would tell how the hidden checks went. After it the receipt names what counts now and
+what this upload does to it: "This replaces your counted 20/20 (on time) with a late upload
+that counts 0 (no late work is taken)". What counts is grader.service.standing's.
 """
 
 from __future__ import annotations
@@ -28,19 +30,30 @@ def closed(course: Course, rules: Rules, student: str, closes: float) -> str:
         why = f"late work counts with up to {course.late_days} late days"
     else:
         why = "later work would count 0 under its late policy"
-    return (f"{rules.id} closed at {clock.shown(closes, course)} (its deadline was {clock.shown(deadline, course)}, "
-            f"and {why}): this file was NOT stored. What you submitted before stands (grade submit --status). If "
-            f"you need an exception, ask your instructor.")
+    return (
+        f"{rules.id} closed at {clock.shown(closes, course)} (its deadline was {clock.shown(deadline, course)}, "
+        f"and {why}): this file was NOT stored. What you submitted before stands (grade submit --status). If "
+        f"you need an exception, ask your instructor."
+    )
 
 
-def effect(course: Course, student: str, rules: Rules, earlier: Sequence[Row], days_late: float,
-           released: bool) -> str:
-    """What an upload does to what counts for `rules`, given the student's `earlier` submissions (all of them:
-    late days go across assignments). `released`: their deadline has passed, so what counts may be named."""
+def effect(
+    course: Course,
+    student: str,
+    rules: Rules,
+    earlier: Sequence[Row],
+    days_late: float,
+    released: bool,
+) -> str:
+    """What an upload does to what counts for `rules`, given the student's
+    `earlier` submissions (all of them: late days go across assignments).
+    `released`: their deadline has passed, so what counts may be named."""
     if not released:
         if rules.counts == "last":
-            return ("Your last submission is the one that counts: this one replaces any earlier (which one counts, "
-                    "and its score, show after the deadline).")
+            return (
+                "Your last submission is the one that counts: this one replaces any earlier (which one counts, "
+                "and its score, show after the deadline)."
+            )
         return "Your best submission counts (decided at the deadline, with the hidden checks)."
     before = plan(course, student, earlier)
     counted = before.counted[rules.id]
@@ -58,16 +71,21 @@ def effect(course: Course, student: str, rules: Rules, earlier: Sequence[Row], d
 
 
 def _what_it_counts(rules: Rules, days: float, left: int) -> str:
-    """An upload `days` late, and what it can count ("late upload that counts 75% of what it earns")."""
+    """An upload `days` late, and what it can count
+    ("late upload that counts 75% of what it earns")."""
     if days <= 0:
         return "upload on time, that counts what it earns"
     if rules.late == "late-days":
         spent = math.ceil(days - 1e-9)
         if spent > left:
-            return (f"late upload that counts 0: it needs {spent} late day{'s' if spent != 1 else ''}, and "
-                    f"{left} {'is' if left == 1 else 'are'} left for it")
-        return (f"late upload that counts in full with {spent} of your late days ({left} left for it; they go "
-                f"where they count most)")
+            return (
+                f"late upload that counts 0: it needs {spent} late day{'s' if spent != 1 else ''}, and "
+                f"{left} {'is' if left == 1 else 'are'} left for it"
+            )
+        return (
+            f"late upload that counts in full with {spent} of your late days ({left} left for it; they go "
+            f"where they count most)"
+        )
     if rules.late == "none":
         return "late upload that counts 0 (this assignment takes no late work)"
     factor, _, why = factor_of(rules, days, 0)

@@ -1,19 +1,21 @@
-"""Where a student's late days go: one choice per assignment, for the best course total the budget allows.
+"""Where a student's late days go: one choice per
+assignment, for the best course total the budget allows.
 
-Each assignment offers choices (which submission counts, and whether late days are spent on it): each is worth
-some points and spends some whole late days, 0 for work on time or under a penalty. One choice is taken per
-assignment so that the points add up to the most their late days allow: a multiple-choice knapsack, solved
-exactly by dynamic programming over the days spent. It is small: the budget is a few days, and of an
-assignment's choices only the best for each number of days can matter.
+Each assignment offers choices (which submission counts, and whether late days are
+spent on it): each is worth some points and spends some whole late days, 0 for work
+on time or under a penalty. One choice is taken per assignment so that the points
+add up to the most their late days allow: a multiple-choice knapsack, solved exactly
+by dynamic programming over the days spent. It is small: the budget is a few days,
+and of an assignment's choices only the best for each number of days can matter.
 
-The rule before this one spent the days greedily, in deadline order: on the first assignment that gained
-anything from them, however little. hw1's late 10/10 took the one late day over an on-time 8/10, and hw2's
-late 10/10 then counted 0: 10 in all, where 18 was allowed. The optimum is never below greedy's total (greedy's
-choices are one of the plans it weighs); tests/test_late_days.py checks it against greedy and against every
-plan, on random courses.
+The rule before this one spent the days greedily, in deadline order: on the first assignment
+that gained anything from them, however little. hw1's late 10/10 took the one late day over
+an on-time 8/10, and hw2's late 10/10 then counted 0: 10 in all, where 18 was allowed. The
+optimum is never below greedy's total (greedy's choices are one of the plans it weighs);
+tests/test_late_days.py checks it against greedy and against every plan, on random courses.
 
-Among plans with the same points, the one that spends fewer late days; among those, each assignment's
-choices in the order given (its preferred first), earlier assignments first.
+Among plans with the same points, the one that spends fewer late days; among those, each
+assignment's choices in the order given (its preferred first), earlier assignments first.
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ class Choice:
 
 
 def best(groups: Sequence[Sequence[Choice]], budget: int) -> list[int]:
-    """The index of the choice taken in each group: the most points in all with at most `budget` late days.
+    """The index of the choice taken in each group: the
+    most points in all with at most `budget` late days.
 
     Every group needs a choice that spends no late day (nothing counted, at worst)."""
-    # plans[d]: the best plan found so far that spends exactly d days, as (points, the choice of each group)
+    # plans[d]: the best plan found so far that spends
+    # exactly d days, as (points, the choice of each group)
     plans: dict[int, tuple[float, tuple[int, ...]]] = {0: (0.0, ())}
     for number, group in enumerate(groups):
         kept = _useful(group, budget)
@@ -61,8 +65,8 @@ def best(groups: Sequence[Sequence[Choice]], budget: int) -> list[int]:
 
 
 def _useful(group: Sequence[Choice], budget: int) -> list[int]:
-    """The choices worth weighing, in the order given: for each number of days within the budget, the first of
-    the most points, and only where it beats every choice that spends fewer days."""
+    """The choices worth weighing, in the order given: for each number of days within the budget,
+    the first of the most points, and only where it beats every choice that spends fewer days."""
     first: dict[int, int] = {}
     for index, choice in enumerate(group):
         if choice.days > budget or choice.days < 0:

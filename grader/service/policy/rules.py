@@ -1,7 +1,8 @@
-"""One assignment's rules, as course.toml states them and as they are checked: what it grades (one file answers
-all of its exercises, so they must not need the same name), when it opens, is due and closes, its late policy,
-which submission counts, each student's extension, and an instructor's corrections (set from the pages and kept
-in the store: grader.service.policy.corrections). grader.service.config reads the course around them.
+"""One assignment's rules, as course.toml states them and as they are checked: what it
+grades (one file answers all of its exercises, so they must not need the same name), when
+it opens, is due and closes, its late policy, which submission counts, each student's
+extension, and an instructor's corrections (set from the pages and kept in the store:
+grader.service.policy.corrections). grader.service.config reads the course around them.
 """
 
 from __future__ import annotations
@@ -18,19 +19,33 @@ from grader.service.toml_where import Where
 DAY = 86400.0
 Late = Literal["penalty", "late-days", "none"]
 Counts = Literal["best", "last"]
-#: an instructor's correction of what counts (grader.service.corrections): a score set by hand, the submission
-#: chosen to count, or the assignment excused
+#: an instructor's correction of what counts (grader.service.corrections): a
+#: score set by hand, the submission chosen to count, or the assignment excused
 Fix = Literal["score", "submission", "excused"]
-#: a student's submissions of one assignment per day, unless the assignment's per_day says otherwise: with a worker or
-#: two, one token uploading at the per-minute limit all day would queue more than they grade
+#: a student's submissions of one assignment per day, unless the assignment's
+#: per_day says otherwise: with a worker or two, one token uploading at the
+#: per-minute limit all day would queue more than they grade
 DEFAULT_PER_DAY = 20
-ASSIGNMENT_KEYS = frozenset({"exercises", "assignment", "opens", "deadline", "late", "penalty_per_day",
-                             "max_late_days", "per_day", "counts", "closes"})
+ASSIGNMENT_KEYS = frozenset(
+    {
+        "exercises",
+        "assignment",
+        "opens",
+        "deadline",
+        "late",
+        "penalty_per_day",
+        "max_late_days",
+        "per_day",
+        "counts",
+        "closes",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Correction:
-    """What an instructor set from the pages for one student's assignment, over what the rules would count."""
+    """What an instructor set from the pages for one
+    student's assignment, over what the rules would count."""
 
     kind: Fix
     #: kind "score": the points that count (out of the assignment's points)
@@ -53,27 +68,31 @@ class Rules:
     catalog_assignment: str | None
     opens: float | None
     deadline: float | None
-    #: without a late policy, late work is stored and marked, and counts 0: late credit is asked for explicitly
+    #: without a late policy, late work is stored and marked,
+    #: and counts 0: late credit is asked for explicitly
     late: Late = "none"
     penalty_per_day: float = 0.0
-    #: days after the deadline past which a late submission counts 0 (stored and marked all the same)
+    #: days after the deadline past which a late submission
+    #: counts 0 (stored and marked all the same)
     max_late_days: float | None = None
     #: submissions per student per day (0: no limit)
     per_day: int = DEFAULT_PER_DAY
     counts: Counts = "best"
     #: student id -> their own deadline (epoch seconds)
     extensions: dict[str, float] = field(default_factory=dict)
-    #: uploads are refused after it (course.toml's `closes`); None: the deadline plus the days late work can count
+    #: uploads are refused after it (course.toml's `closes`);
+    #: None: the deadline plus the days late work can count
     closes: float | None = None
     #: the points its exercises hold, hidden checks included (what a score set by hand is out of)
     points: float = 0.0
-    #: student id -> the instructor's correction of what counts for them (set from the pages, kept in the store)
+    #: student id -> the instructor's correction of what
+    #: counts for them (set from the pages, kept in the store)
     corrections: dict[str, Correction] = field(default_factory=dict)
 
     def deadline_for(self, student: str) -> float | None:
-        """The student's own deadline: their extension where it is later than the class's, else the class's. An
-        extension never makes a deadline earlier (the class's moved past it), and without a class deadline there
-        is none for anyone."""
+        """The student's own deadline: their extension where it is later than the
+        class's, else the class's. An extension never makes a deadline earlier (the
+        class's moved past it), and without a class deadline there is none for anyone."""
         own = self.extensions.get(student)
         if own is None or self.deadline is None:
             return self.deadline
@@ -85,8 +104,11 @@ class Rules:
         return own is not None and self.deadline is not None and own > self.deadline
 
 
-def read_rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo) -> Rules:
-    """The rules of [assignments.NAME] (and its [extensions.NAME]), checked: a mistake names its line."""
+def read_rules(
+    where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo
+) -> Rules:
+    """The rules of [assignments.NAME] (and its
+    [extensions.NAME]), checked: a mistake names its line."""
     at = f"assignments.{name}"
     if not isinstance(spec, dict):
         raise GraderError(f"{where.path}: [{at}] must be a table.")
@@ -97,7 +119,11 @@ def read_rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions:
             exercises = catalog.load_assignment(str(catalog_assignment))[1]
         else:
             listed = spec.get("exercises")
-            if not isinstance(listed, list) or not listed or not all(isinstance(i, str) for i in listed):
+            if (
+                not isinstance(listed, list)
+                or not listed
+                or not all(isinstance(i, str) for i in listed)
+            ):
                 raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
             exercises = _exercises(catalog, tuple(listed))
     except GraderError as exc:
@@ -107,62 +133,95 @@ def read_rules(where: Where, name: str, spec: Any, catalog: Catalog, extensions:
     late = spec.get("late", "none")
     counts = spec.get("counts", "best")
     if late not in get_args(Late):
-        raise GraderError(f"{where.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}.")
+        raise GraderError(
+            f"{where.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}."
+        )
     if counts not in get_args(Counts):
-        raise GraderError(f"{where.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}.")
+        raise GraderError(
+            f"{where.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}."
+        )
     penalty = spec.get("penalty_per_day")
-    if late == "penalty" and penalty is None:  # 0% a day, for ever, would give late work full marks by default
-        raise GraderError(f"{where.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
-                          "of the points taken off per day late (0 gives late work full marks however late).")
+    if (
+        late == "penalty" and penalty is None
+    ):  # 0% a day, for ever, would give late work full marks by default
+        raise GraderError(
+            f"{where.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
+            "of the points taken off per day late (0 gives late work full marks however late)."
+        )
     if not isinstance(penalty, (int, float, type(None))) or not 0 <= (penalty or 0.0) <= 1:
-        raise GraderError(f"{where.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
-                          "from 0 to 1.")
+        raise GraderError(
+            f"{where.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
+            "from 0 to 1."
+        )
     max_days = spec.get("max_late_days")
     if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
-        raise GraderError(f"{where.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days.")
+        raise GraderError(
+            f"{where.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days."
+        )
     deadline = date_time(where, f"{at}.deadline", spec.get("deadline"), zone)
     if not isinstance(extensions, dict):
-        raise GraderError(f"{where.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
-                          "deadline or days.")
+        raise GraderError(
+            f"{where.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
+            "deadline or days."
+        )
     granted: dict[str, float] = {}
     for student, value in extensions.items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if deadline is None:
-                raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
-                                  "of extension need a deadline.")
+                raise GraderError(
+                    f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
+                    "of extension need a deadline."
+                )
             granted[str(student)] = deadline + float(value) * DAY
         else:
             moment = date_time(where, f"extensions.{name}.{student}", value, zone)
             if moment is None:
-                raise GraderError(f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
-                                  "date or a number of days.")
+                raise GraderError(
+                    f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
+                    "date or a number of days."
+                )
             granted[str(student)] = moment
     closes = date_time(where, f"{at}.closes", spec.get("closes"), zone)
     if closes is not None and deadline is not None and closes < deadline:
-        raise GraderError(f"{where.at(f'{at}.closes')}: {at}.closes is before its deadline: uploads would be "
-                          "refused while they are still on time. Set it after the deadline, or leave it out (the "
-                          "deadline plus the days late work can count).")
-    return Rules(id=name, exercise_ids=ids, catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
-                 opens=date_time(where, f"{at}.opens", spec.get("opens"), zone), deadline=deadline,
-                 late=late, penalty_per_day=float(penalty or 0.0), max_late_days=float(max_days) if max_days is not None
-                 else None, per_day=where.number(spec, "per_day", DEFAULT_PER_DAY, at), counts=counts,
-                 extensions=granted, closes=closes, points=round(sum(e.points for e in exercises), 6))
+        raise GraderError(
+            f"{where.at(f'{at}.closes')}: {at}.closes is before its deadline: uploads would be "
+            "refused while they are still on time. Set it after the deadline, or leave it out (the "
+            "deadline plus the days late work can count)."
+        )
+    return Rules(
+        id=name,
+        exercise_ids=ids,
+        catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
+        opens=date_time(where, f"{at}.opens", spec.get("opens"), zone),
+        deadline=deadline,
+        late=late,
+        penalty_per_day=float(penalty or 0.0),
+        max_late_days=float(max_days) if max_days is not None else None,
+        per_day=where.number(spec, "per_day", DEFAULT_PER_DAY, at),
+        counts=counts,
+        extensions=granted,
+        closes=closes,
+        points=round(sum(e.points for e in exercises), 6),
+    )
 
 
 def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog) -> None:
-    """What a student names with `--assignment` (or a notebook's metadata) is course.toml's assignment id, or the
-    catalog's assignment one of them stands for (`assignment = "ID"`): each name must mean one assignment."""
+    """What a student names with `--assignment` (or a notebook's metadata)
+    is course.toml's assignment id, or the catalog's assignment one of them
+    stands for (`assignment = "ID"`): each name must mean one assignment."""
     owner: dict[str, str] = {}
     for rules in assignments.values():
         if rules.catalog_assignment is not None and rules.catalog_assignment != rules.id:
             taken = owner.get(rules.catalog_assignment) or (
-                rules.catalog_assignment if rules.catalog_assignment in assignments else None)
+                rules.catalog_assignment if rules.catalog_assignment in assignments else None
+            )
             if taken is not None:
                 raise GraderError(
                     f"{where.at(f'assignments.{rules.id}.assignment')}: assignments.{rules.id} stands for the "
                     f"catalog's assignment {rules.catalog_assignment}, a name that already means assignments."
                     f"{taken}: `grade submit --assignment {rules.catalog_assignment}` could mean either. Give each "
-                    f"its own name.")
+                    f"its own name."
+                )
             owner[rules.catalog_assignment] = rules.id
     catalog_ids = set(catalog.assignment_ids())
     for rules in assignments.values():
@@ -174,12 +233,13 @@ def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog)
                     f"{', '.join(rules.exercise_ids)}, but the catalog's assignment {rules.id} "
                     f"(exercises/assignments/{rules.id}.yaml) is {', '.join(graded)}: a notebook made for the one "
                     f"would be graded as the other. Rename one, or write assignment = \"{rules.id}\" to take the "
-                    f"catalog's.")
+                    f"catalog's."
+                )
 
 
 def _answerable(where: Where, at: str, exercises: list[Exercise]) -> None:
-    """An assignment is answered by one file: its exercises must not need the same name (two `Node`s), or every
-    upload would be refused."""
+    """An assignment is answered by one file: its exercises must not
+    need the same name (two `Node`s), or every upload would be refused."""
     shared = shared_name(exercises)
     if shared is None:
         return
@@ -189,7 +249,8 @@ def _answerable(where: Where, at: str, exercises: list[Exercise]) -> None:
         f"uploaded file answers all of an assignment's exercises, so no file can answer {at.split('.', 1)[1]}: "
         f"every upload would be refused (an assignment's exercises must not need the same name). Make each "
         f"an assignment of its own ([assignments.{first}] exercises = [\"{first}\"], and the same for "
-        f"{second}), or keep exercises that define different names together.")
+        f"{second}), or keep exercises that define different names together."
+    )
 
 
 def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
@@ -197,19 +258,21 @@ def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
 
 
 def date_time(where: Where, key: str, value: Any, zone: tzinfo) -> float | None:
-    """A TOML date-time (or an ISO 8601 string) as epoch seconds; a time without an offset is the course's zone."""
+    """A TOML date-time (or an ISO 8601 string) as epoch
+    seconds; a time without an offset is the course's zone."""
     if value is None:
         return None
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            raise GraderError(f"{where.at(key)}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z).") \
-                from None
+            raise GraderError(
+                f"{where.at(key)}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z)."
+            ) from None
     if not isinstance(value, datetime):
-        raise GraderError(f"{where.at(key)}: {key} must be a date and time, like 2026-12-01T23:59:00Z.")
+        raise GraderError(
+            f"{where.at(key)}: {key} must be a date and time, like 2026-12-01T23:59:00Z."
+        )
     if value.tzinfo is None:
         value = value.replace(tzinfo=zone)
     return float(value.timestamp())
-
-

@@ -1,5 +1,6 @@
-"""Delivery: a request waiting on a submission's report (GET /api/submissions/ID?wait=S, as `grade submit` waits) is
-woken as soon as the submission's newest job is done, by one watcher for all of them.
+"""Delivery: a request waiting on a submission's report (GET
+/api/submissions/ID?wait=S, as `grade submit` waits) is woken as soon
+as the submission's newest job is done, by one watcher for all of them.
 """
 
 from __future__ import annotations
@@ -18,21 +19,32 @@ TICK = 0.05
 
 
 async def watch(engine: Engine, waiting: dict[int, list[asyncio.Event]]) -> None:
-    """Wake the requests waiting on a submission once its newest job is done (one query per tick for all of them).
+    """Wake the requests waiting on a submission once its
+    newest job is done (one query per tick for all of them).
 
-    It asks about the submissions waited on, not for results newer than the last one seen: results are written in
-    the order workers finish, not in their jobs' order (a slow job's result lands after a later job's), and one
-    missed that way left its student waiting until their request's wait ran out (issue 31: reports 11-53 s late)."""
+    It asks about the submissions waited on, not for results newer than the last one
+    seen: results are written in the order workers finish, not in their jobs' order (a
+    slow job's result lands after a later job's), and one missed that way left its
+    student waiting until their request's wait ran out (issue 31: reports 11-53 s late)."""
     j = schema.jobs.c
 
     def done(waited: list[int]) -> list[int]:
         found: list[int] = []
         with reading(engine) as db:
-            for start in range(0, len(waited), 500):  # a bounded IN list per statement, however many wait
-                newest = select(j.submission_id, func.max(j.id).label("job")) \
-                    .where(j.submission_id.in_(waited[start:start + 500])).group_by(j.submission_id).subquery()
-                found += db.execute(select(newest.c.submission_id).join(schema.jobs, j.id == newest.c.job)
-                                    .where(j.state == "done")).scalars()
+            for start in range(
+                0, len(waited), 500
+            ):  # a bounded IN list per statement, however many wait
+                newest = (
+                    select(j.submission_id, func.max(j.id).label("job"))
+                    .where(j.submission_id.in_(waited[start : start + 500]))
+                    .group_by(j.submission_id)
+                    .subquery()
+                )
+                found += db.execute(
+                    select(newest.c.submission_id)
+                    .join(schema.jobs, j.id == newest.c.job)
+                    .where(j.state == "done")
+                ).scalars()
         return found
 
     while True:

@@ -1,10 +1,12 @@
-"""`grade worker`: take jobs from the course's queue, grade each in a warm sandbox, write each result once.
+"""`grade worker`: take jobs from the course's queue,
+grade each in a warm sandbox, write each result once.
 
-A worker runs anywhere that reaches the store (the server's own, on its SQLite file; others on other
-machines, on PostgreSQL) and holds the course folder (its exercises and course.toml). Its zygotes stay warm
-between jobs. A thread renews the lease of the job being graded with each heartbeat, so the instructor page
-sees the worker and a worker that dies frees its job when the lease lapses. SIGTERM (or SIGINT) lets it finish
-the job it holds and leave: workers can be removed during a surge without losing a job, and added at any time.
+A worker runs anywhere that reaches the store (the server's own, on its SQLite file; others
+on other machines, on PostgreSQL) and holds the course folder (its exercises and
+course.toml). Its zygotes stay warm between jobs. A thread renews the lease of the job being
+graded with each heartbeat, so the instructor page sees the worker and a worker that dies
+frees its job when the lease lapses. SIGTERM (or SIGINT) lets it finish the job it holds and
+leave: workers can be removed during a surge without losing a job, and added at any time.
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ class WorkerOptions:
     max_jobs: int | None = None
     #: leave once the queue has been empty this long
     idle_exit: float | None = None
-    #: run this much lower than the processes that started it (the server's own workers: its receipts come first)
+    #: run this much lower than the processes that started it
+    #: (the server's own workers: its receipts come first)
     nice: int = 0
 
 
-def run_worker(course: Course, engine: Engine, options: WorkerOptions,
-               say: Callable[[str], None] = print) -> int:
+def run_worker(
+    course: Course, engine: Engine, options: WorkerOptions, say: Callable[[str], None] = print
+) -> int:
     """Grade jobs until told to stop; how many this worker graded."""
     from grader.run.sandbox import Sandbox, runs_lean
 
@@ -73,13 +77,18 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
     scratch_root.mkdir(parents=True, exist_ok=True, mode=0o700)
     hide = [course.folder, course.exercises, scratch_root]
     with Sandbox(lean=lean, hide=hide, minimum=course.isolation) as sandbox:
-        # registered once its zygote is on its way: a worker on the instructor page is one that can grade
+        # registered once its zygote is on its way: a worker
+        # on the instructor page is one that can grade
         ident = queue.register(engine, options.name, beat=options.lease / 3)
         current: list[int | None] = [None, 0]  # the job being graded, and how many were
-        beat = threading.Thread(target=_heartbeats, args=(engine, course, ident, current, options, stop), daemon=True)
+        beat = threading.Thread(
+            target=_heartbeats, args=(engine, course, ident, current, options, stop), daemon=True
+        )
         beat.start()
-        say(f"worker {ident}: grading {course.name} from the queue "
-            f"({'engine exercises only' if lean else 'torch warm'})")
+        say(
+            f"worker {ident}: grading {course.name} from the queue "
+            f"({'engine exercises only' if lean else 'torch warm'})"
+        )
         try:
             grader = Grader(course, sandbox, scratch_root)
             wait = 0.01
@@ -90,7 +99,10 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
                     break
                 job = _claim(engine, ident, options.lease, say)
                 if job is None:
-                    if options.idle_exit is not None and time.monotonic() - idle_since > options.idle_exit:
+                    if (
+                        options.idle_exit is not None
+                        and time.monotonic() - idle_since > options.idle_exit
+                    ):
                         break
                     stop.wait(wait)
                     wait = min(wait * 2, options.poll)
@@ -110,31 +122,45 @@ def run_worker(course: Course, engine: Engine, options: WorkerOptions,
     return graded
 
 
-def _claim(engine: Engine, ident: str, lease: float, say: Callable[[str], None]) -> queue.Claimed | None:
+def _claim(
+    engine: Engine, ident: str, lease: float, say: Callable[[str], None]
+) -> queue.Claimed | None:
     try:
         return queue.claim(engine, ident, lease)
-    except SQLAlchemyError as exc:  # the store is down or busy: wait and look again, never lose the worker
+    except (
+        SQLAlchemyError
+    ) as exc:  # the store is down or busy: wait and look again, never lose the worker
         say(f"worker {ident}: cannot claim a job ({str(exc).splitlines()[0][:200]}); trying again")
         time.sleep(1.0)
         return None
 
 
 def _finish(engine: Engine, ident: str, result: queue.Result, say: Callable[[str], None]) -> None:
-    """Write the result, trying again while the store is unreachable; past that, the lease lapses and the job is
-    graded again elsewhere: a result is never half-written, and never written twice."""
+    """Write the result, trying again while the store is unreachable;
+    past that, the lease lapses and the job is graded again elsewhere:
+    a result is never half-written, and never written twice."""
     for attempt in range(5):
         try:
             queue.finish(engine, ident, result)
             return
         except SQLAlchemyError as exc:
-            say(f"worker {ident}: cannot write the result of job {result.job} ({str(exc).splitlines()[0][:200]})")
-            time.sleep(2.0 ** attempt)
+            say(
+                f"worker {ident}: cannot write the result of job {result.job} ({str(exc).splitlines()[0][:200]})"
+            )
+            time.sleep(2.0**attempt)
 
 
-def _heartbeats(engine: Engine, course: Course, ident: str, current: list[int | None], options: WorkerOptions,
-                stop: threading.Event) -> None:
-    """Renew the current job's lease and say this worker is alive; now and then, requeue lapsed leases (or give up
-    on a job that stopped its worker MAX_ATTEMPTS times, with a report its student can read)."""
+def _heartbeats(
+    engine: Engine,
+    course: Course,
+    ident: str,
+    current: list[int | None],
+    options: WorkerOptions,
+    stop: threading.Event,
+) -> None:
+    """Renew the current job's lease and say this worker is alive; now
+    and then, requeue lapsed leases (or give up on a job that stopped
+    its worker MAX_ATTEMPTS times, with a report its student can read)."""
     beats = 0
     while not stop.wait(options.lease / 3):
         try:

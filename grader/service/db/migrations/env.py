@@ -1,4 +1,5 @@
-"""Alembic's environment: migrate the connection grader.service.db.store.migrate hands over (no alembic.ini)."""
+"""Alembic's environment: migrate the connection
+grader.service.db.store.migrate hands over (no alembic.ini)."""
 
 from __future__ import annotations
 

@@ -15,22 +15,29 @@ def upgrade() -> None:
     op.create_table(
         "students",
         sa.Column("id", sa.String(200), primary_key=True),
-        *(sa.Column(name, sa.Text, nullable=False) for name in
-          ("name", "email", "sis_user_id", "sis_login_id", "section")),
-        sa.Column("role", sa.String(20), nullable=False))
+        *(
+            sa.Column(name, sa.Text, nullable=False)
+            for name in ("name", "email", "sis_user_id", "sis_login_id", "section")
+        ),
+        sa.Column("role", sa.String(20), nullable=False),
+    )
     op.create_table(
         "tokens",
         sa.Column("id", sa.String(32), primary_key=True),
-        sa.Column("student_id", sa.String(200), sa.ForeignKey("students.id"), nullable=False, index=True),
+        sa.Column(
+            "student_id", sa.String(200), sa.ForeignKey("students.id"), nullable=False, index=True
+        ),
         sa.Column("digest", sa.String(64), nullable=False),
         sa.Column("created_at", sa.Double, nullable=False),
-        sa.Column("revoked_at", sa.Double, nullable=True))
+        sa.Column("revoked_at", sa.Double, nullable=True),
+    )
     op.create_table(
         "sessions",
         sa.Column("digest", sa.String(64), primary_key=True),
         sa.Column("student_id", sa.String(200), sa.ForeignKey("students.id"), nullable=False),
         sa.Column("kind", sa.String(10), nullable=False),
-        sa.Column("expires_at", sa.Double, nullable=False))
+        sa.Column("expires_at", sa.Double, nullable=False),
+    )
     op.create_table(
         "submissions",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -45,12 +52,17 @@ def upgrade() -> None:
         sa.Column("days_late", sa.Double, nullable=False),
         sa.Column("seed", sa.Integer, nullable=False),
         sa.Column("seed_token", sa.String(40), nullable=False),
-        sa.UniqueConstraint("student_id", "idempotency_key", name="uq_submission_key"))
-    op.create_index("ix_submissions_student", "submissions", ["student_id", "assignment", "received_at"])
+        sa.UniqueConstraint("student_id", "idempotency_key", name="uq_submission_key"),
+    )
+    op.create_index(
+        "ix_submissions_student", "submissions", ["student_id", "assignment", "received_at"]
+    )
     op.create_table(
         "jobs",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-        sa.Column("submission_id", sa.Integer, sa.ForeignKey("submissions.id"), nullable=False, index=True),
+        sa.Column(
+            "submission_id", sa.Integer, sa.ForeignKey("submissions.id"), nullable=False, index=True
+        ),
         sa.Column("priority", sa.Integer, nullable=False),
         sa.Column("state", sa.String(10), nullable=False),
         sa.Column("attempts", sa.Integer, nullable=False),
@@ -58,12 +70,15 @@ def upgrade() -> None:
         sa.Column("lease_until", sa.Double, nullable=True),
         sa.Column("queued_at", sa.Double, nullable=False),
         sa.Column("started_at", sa.Double, nullable=True),
-        sa.Column("finished_at", sa.Double, nullable=True))
+        sa.Column("finished_at", sa.Double, nullable=True),
+    )
     op.create_index("ix_jobs_claim", "jobs", ["state", "priority", "id"])
     op.create_table(
         "results",
         sa.Column("job_id", sa.Integer, sa.ForeignKey("jobs.id"), primary_key=True),
-        sa.Column("submission_id", sa.Integer, sa.ForeignKey("submissions.id"), nullable=False, index=True),
+        sa.Column(
+            "submission_id", sa.Integer, sa.ForeignKey("submissions.id"), nullable=False, index=True
+        ),
         sa.Column("outcome", sa.String(20), nullable=False),
         sa.Column("score", sa.Double, nullable=False),
         sa.Column("max_score", sa.Double, nullable=False),
@@ -72,7 +87,8 @@ def upgrade() -> None:
         sa.Column("error", sa.Text, nullable=False),
         sa.Column("worker", sa.String(100), nullable=False),
         sa.Column("graded_at", sa.Double, nullable=False),
-        sa.Column("seconds", sa.Double, nullable=False))
+        sa.Column("seconds", sa.Double, nullable=False),
+    )
     op.create_table(
         "workers",
         sa.Column("id", sa.String(100), primary_key=True),
@@ -84,7 +100,8 @@ def upgrade() -> None:
         sa.Column("graded", sa.Integer, nullable=False),
         sa.Column("load", sa.Double, nullable=False),
         sa.Column("cores", sa.Integer, nullable=False),
-        sa.Column("stopped_at", sa.Double, nullable=True))
+        sa.Column("stopped_at", sa.Double, nullable=True),
+    )
 
 
 def downgrade() -> None:

@@ -1,4 +1,5 @@
-"""Students keep the roster's LTI user id beside the gradebook's id (rosters may give both), for AGS publishing."""
+"""Students keep the roster's LTI user id beside the
+gradebook's id (rosters may give both), for AGS publishing."""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
-"""A session (and a login link) belongs to the token that made it, and an idempotency key is one student's for one
-assignment: sessions get their token's id, and submissions are unique per student, assignment and key.
+"""A session (and a login link) belongs to the token that made it, and an
+idempotency key is one student's for one assignment: sessions get their
+token's id, and submissions are unique per student, assignment and key.
 
-Sessions a login link made before this migration name no token: they are ended (their students sign in again
-with `grade submit --login`), since nothing could tell whether their token was since revoked. A launch's
-sessions (kind "lti") have no token: their platform and LTI user stand for it (grader.service.tokens.who_is).
+Sessions a login link made before this migration name no token: they are ended
+(their students sign in again with `grade submit --login`), since nothing could
+tell whether their token was since revoked. A launch's sessions (kind "lti") have
+no token: their platform and LTI user stand for it (grader.service.tokens.who_is).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ def upgrade() -> None:
         table.add_column(sa.Column("token_id", sa.String(32), nullable=True))
     with op.batch_alter_table("submissions") as table:
         table.drop_constraint("uq_submission_key", type_="unique")
-        table.create_unique_constraint("uq_submission_key", ["student_id", "assignment", "idempotency_key"])
+        table.create_unique_constraint(
+            "uq_submission_key", ["student_id", "assignment", "idempotency_key"]
+        )
 
 
 def downgrade() -> None:

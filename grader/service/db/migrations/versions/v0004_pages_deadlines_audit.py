@@ -1,5 +1,6 @@
-"""Deadlines and extensions set from the instructor's pages (rule_overrides, over course.toml's), and the audit log of
-every change made from the pages (who, what, when, the old and the new value)."""
+"""Deadlines and extensions set from the instructor's pages
+(rule_overrides, over course.toml's), and the audit log of every change
+made from the pages (who, what, when, the old and the new value)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def upgrade() -> None:
         sa.Column("student", sa.String(200), primary_key=True),
         sa.Column("moment", sa.Double, nullable=True),
         sa.Column("set_by", sa.String(200), nullable=False),
-        sa.Column("set_at", sa.Double, nullable=False))
+        sa.Column("set_at", sa.Double, nullable=False),
+    )
     op.create_table(
         "audit_log",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -29,7 +31,8 @@ def upgrade() -> None:
         sa.Column("assignment", sa.String(200), nullable=False, server_default=""),
         sa.Column("student", sa.String(200), nullable=False, server_default=""),
         sa.Column("old", sa.Text, nullable=False, server_default=""),
-        sa.Column("new", sa.Text, nullable=False, server_default=""))
+        sa.Column("new", sa.Text, nullable=False, server_default=""),
+    )
 
 
 def downgrade() -> None:

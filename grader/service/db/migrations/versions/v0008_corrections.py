@@ -1,6 +1,6 @@
-"""An instructor's corrections of what counts, set from the pages: for one student's assignment, a score set by hand
-with its reason, the submission chosen to count, or the assignment excused (grader.service.policy.corrections). Each
-change is in the audit log too."""
+"""An instructor's corrections of what counts, set from the pages: for one student's
+assignment, a score set by hand with its reason, the submission chosen to count, or the
+assignment excused (grader.service.policy.corrections). Each change is in the audit log too."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def upgrade() -> None:
         sa.Column("submission", sa.Integer, nullable=True),
         sa.Column("reason", sa.Text, nullable=False, server_default=""),
         sa.Column("set_by", sa.String(200), nullable=False),
-        sa.Column("set_at", sa.Double, nullable=False))
+        sa.Column("set_at", sa.Double, nullable=False),
+    )
 
 
 def downgrade() -> None:

@@ -1,0 +1,1 @@
+../../../../examples/courses/minitorch-module1/reference/minitorch/scalar_functions.py

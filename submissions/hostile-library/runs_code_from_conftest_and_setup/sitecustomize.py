@@ -1,0 +1,2 @@
+# Hostile: the repository's root is on sys.path; Python imports sitecustomize only as it starts, before that
+print("PWNED by sitecustomize.py")
