@@ -35,10 +35,11 @@ if TYPE_CHECKING:
 def batch_parser() -> Parser:
     parser = Parser(
         prog="grade batch",
-        description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS, or an "
-        "LMS's bulk download (Canvas, Gradescope, Moodle). Each student's reports are written "
-        "as soon as they are graded; the gradebook and summary at the end. Exits 0 when every "
-        "submission was graded, whatever the scores; 3 when the grader failed on any.",
+        description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS, "
+        "or an LMS's bulk download (Canvas, Gradescope, Moodle). Each student's reports are "
+        "written as soon as they are graded; the gradebook and summary at the end. Exits 0 "
+        "when every submission was graded, whatever the scores; 3 when the grader failed on "
+        "any.",
     )
     parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
     parser.add_argument(
@@ -62,8 +63,8 @@ def batch_parser() -> Parser:
     again.add_argument(
         "--resume",
         action="store_true",
-        help="go on with the batch in REPORTS: grade only the students whose reports are missing, or "
-        "whose submission changed",
+        help="go on with the batch in REPORTS: grade only the students whose reports are missing, "
+        "or whose submission changed",
     )
     again.add_argument(
         "--force",
@@ -212,21 +213,23 @@ def batch_command(argv: list[str]) -> int:
             graded = grade_class(plan, catalog, progress)
     except KeyboardInterrupt:
         print(
-            f"interrupted: every student graded so far is kept in {args.out}; run the same command with --resume "
-            f"to grade the rest",
+            f"interrupted: every student graded so far is kept in {args.out}; run the same command "
+            "with --resume to grade the rest",
             file=sys.stderr,
         )
         raise
     tally, elapsed = graded.tally, graded.seconds
     print(
-        f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader errors "
-        f"{len(tally.grader_errors)} in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
-        f"{len(graded.files.rows)} students in {args.out}"
+        f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader "
+        f"errors {len(tally.grader_errors)} in {elapsed:.1f} s "
+        f"({len(todo) / elapsed if elapsed else 0:.1f} per second); {len(graded.files.rows)} "
+        f"students in {args.out}"
     )
     mostly_missing = _report_class(graded.files.summary, args.out)
     if graded.unfinished:
         print(
-            f"{graded.unfinished} students have no report (their worker died): run again with --resume",
+            f"{graded.unfinished} students have no report (their worker died): run again with "
+            "--resume",
             file=sys.stderr,
         )
     for error in tally.grader_errors:
@@ -258,15 +261,16 @@ def _say_seeds(seed: int, secret: CourseSecret | None, catalog: Catalog) -> None
 
     if secret is not None:
         print(
-            f"seeds: one per submission, drawn from the course secret {secret.path} (id {secret.id}); each report "
-            f"shows a token, and grade seed TOKEN --secret-file {secret.path} gives its seed"
+            f"seeds: one per submission, drawn from the course secret {secret.path} (id "
+            f"{secret.id}); each report shows a token, and grade seed TOKEN --secret-file "
+            f"{secret.path} gives its seed"
         )
         return
     print(
         f"seeds: {seed} for every submission"
         + (
-            ", the seed a student's own grade uses by default: a student who tables the answers to its public inputs "
-            "scores them"
+            ", the seed a student's own grade uses by default: a student who tables the answers "
+            "to its public inputs scores them"
             if seed == 0
             else ""
         )
@@ -291,9 +295,9 @@ def _report_class(summary: Any, out: Path) -> bool:
     scores, counts = summary["scores"], summary["counts"]
     if scores["mean"] is not None:
         print(
-            f"mean score {num(scores['mean'])} of {num(scores['max_score'])} over the {scores['scored']} students "
-            f"the gradebook scores (grader errors left out); class summary: {out / 'summary.html'}; gradebook: "
-            f"{out / 'gradebook.csv'}"
+            f"mean score {num(scores['mean'])} of {num(scores['max_score'])} over the "
+            f"{scores['scored']} students the gradebook scores (grader errors left out); class "
+            f"summary: {out / 'summary.html'}; gradebook: {out / 'gradebook.csv'}"
         )
     for group in summary["attention"]:
         names = [
@@ -306,9 +310,9 @@ def _report_class(summary: Any, out: Path) -> bool:
     mostly_missing: bool = 2 * counts["missing"] > counts["students"]
     if mostly_missing:
         print(
-            f"error: {counts['missing']} of the {counts['students']} students have no submission: the gradebook "
-            f"would be mostly zeros. Check the submissions folder, --names and the roster's ids "
-            f"(docs/lms-downloads.md).",
+            f"error: {counts['missing']} of the {counts['students']} students have no submission: "
+            "the gradebook would be mostly zeros. Check the submissions folder, --names and the "
+            "roster's ids (docs/lms-downloads.md).",
             file=sys.stderr,
         )
     return mostly_missing
@@ -377,8 +381,8 @@ def merge_command(argv: list[str]) -> int:
 def feedback_parser() -> Parser:
     parser = Parser(
         prog="grade feedback",
-        description="Write again each student's feedback.html (the page they read, offline) from the "
-        "report.json files of a batch's REPORTS folder.",
+        description="Write again each student's feedback.html (the page they read, offline) from "
+        "the report.json files of a batch's REPORTS folder.",
     )
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     return parser

@@ -263,7 +263,8 @@ def tokens_command(argv: list[str]) -> int:
     else:
         sys.stdout.write(out.getvalue())
     print(
-        f"issued {len(issued)} token(s); students who already had one kept it (--again for new ones)",
+        f"issued {len(issued)} token(s); students who already had one kept it (--again for new "
+        "ones)",
         file=sys.stderr,
     )
     return ExitCode.OK
@@ -531,8 +532,8 @@ def submit_command(argv: list[str]) -> int:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")
             print(
-                "Send this link to no one: it signs in as you whoever opens it. Open it within 5 minutes "
-                f"(once), and sign in on its page:\n{found['url']}"
+                "Send this link to no one: it signs in as you whoever opens it. Open it within 5 "
+                f"minutes (once), and sign in on its page:\n{found['url']}"
             )
             return ExitCode.OK
         _, found = client.call(
@@ -576,8 +577,8 @@ def _library_of(args: argparse.Namespace) -> Library | None:
     library = Catalog.find(args.exercises).library()
     if library is None:
         raise GraderError(
-            f"{args.file}: this course grades one file (a .py file or a notebook), not a folder or an "
-            f"archive; submit the file itself."
+            f"{args.file}: this course grades one file (a .py file or a notebook), not a folder or "
+            "an archive; submit the file itself."
         )
     return library
 

@@ -199,7 +199,8 @@ class Tensor:
         a, b = self.data, other.data
         if a.ndim < 2 or b.ndim < 2:
             raise ValueError(
-                f"matmul needs two tensors of at least 2 dimensions, got shapes {a.shape} and {b.shape}"
+                f"matmul needs two tensors of at least 2 dimensions, got shapes {a.shape} and "
+                f"{b.shape}"
             )
         return self._make(
             a @ b,

@@ -97,7 +97,8 @@ def ninja_graph(
     Xb: Array,
     Yb: Array,
 ) -> tuple[dict[str, Any], Any]:
-    """The backprop-ninja forward on engine `T`: every named tensor (parameters too), and the loss."""
+    """The backprop-ninja forward on engine `T`: every
+    named tensor (parameters too), and the loss."""
     p = {
         name: T(value)
         for name, value in zip(PARAMETERS, (C, W1, b1, bngain, bnbias, W2, b2), strict=True)

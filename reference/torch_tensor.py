@@ -177,7 +177,8 @@ class TorchTensor:
 
 
 def torch_tensor_class(device: str | torch.device = "cpu") -> type[TorchTensor]:
-    """A `TorchTensor` class whose fresh tensors live on `device` (`cpu`, or `cuda` when available)."""
+    """A `TorchTensor` class whose fresh tensors live
+    on `device` (`cpu`, or `cuda` when available)."""
     dev = torch.device(device)
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("CUDA was asked for, but torch.cuda.is_available() is False here")

@@ -30,7 +30,8 @@ def may_hold_surrogates(raw: bytes) -> bool:
 
 
 def clean_data(data: Any) -> Any:
-    """Decoded JSON with every string (keys too) `clean`: iterative, so nesting costs no recursion."""
+    """Decoded JSON with every string (keys too)
+    `clean`: iterative, so nesting costs no recursion."""
     if isinstance(data, str):
         return clean(data)
     if not isinstance(data, dict | list):

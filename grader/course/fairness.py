@@ -36,15 +36,17 @@ Grader = Callable[[Submission, int], tuple[ExerciseResult, tuple[str, ...]]]
 
 
 def variants_hold(exercise: Exercise, grade: Grader, seeds: Sequence[int]) -> list[Found]:
-    """Each variant, and the solution in float32 where the exercise accepts float32, at every seed."""
+    """Each variant, and the solution in float32 where
+    the exercise accepts float32, at every seed."""
     found: list[Found] = []
     if not exercise.variants:
         found.append(
             (
                 False,
-                f"no variants/: write at least one correct answer another way (float32 where the "
-                f"exercise accepts it, another formula or traversal) in {exercise.folder / 'variants'}, "
-                f"so that validate can prove a correct answer other than the solution scores full marks",
+                "no variants/: write at least one correct answer another way (float32 where the "
+                "exercise accepts it, another formula or traversal) in "
+                f"{exercise.folder / 'variants'}, so that validate can prove a correct answer "
+                "other than the solution scores full marks",
             )
         )
     # a library course's variant is a one-function patch of its reference, as its known mistakes are

@@ -287,7 +287,8 @@ def _fork_worker(work: Work) -> tuple[socket.socket, int]:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's; it ends us
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             _worker(theirs, work)
-        except BaseException:  # noqa: BLE001 - say why, then leave without running the parent's cleanup
+        except BaseException:  # noqa: BLE001
+            # say why, then leave without running the parent's cleanup
             traceback.print_exc()
             code = 70
         finally:

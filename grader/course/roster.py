@@ -116,8 +116,8 @@ def read_roster(path: Path) -> Roster:
             value = values[column]
             if value and (column, value) in seen:
                 raise GraderError(
-                    f"{path}, line {line}: {column} {value!r} is on line {seen[column, value]} too; "
-                    f"each student once, each submission to one student."
+                    f"{path}, line {line}: {column} {value!r} is on line {seen[column, value]} "
+                    "too; each student once, each submission to one student."
                 )
             if value:
                 seen[column, value] = line

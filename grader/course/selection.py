@@ -81,7 +81,10 @@ class Candidate:
             return f"{self.file.name} ({self.problem})"
         says = f"says it answers {', '.join(self.declared)}; " if self.declared else ""
         names = ", ".join(self.defines[:8]) + (", ..." if len(self.defines) > 8 else "")
-        return f"{self.file.name} ({says}{'defines ' + names if names else 'defines nothing at the top level'})"
+        return (
+            f"{self.file.name} "
+            f"({says}{'defines ' + names if names else 'defines nothing at the top level'})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +208,8 @@ def _content(path: Path) -> bytes | str:
 
 
 def select(files: Sequence[SubmittedFile], target: Target) -> Selection:
-    """The file that answers `target` among `files`, with its siblings; or why none could be chosen."""
+    """The file that answers `target` among `files`,
+    with its siblings; or why none could be chosen."""
     gradable = [f for f in files if f.path.suffix in SUFFIXES]
     if not gradable:
         held = f" (it holds {', '.join(sorted(f.name for f in files)[:5])})" if files else ""
@@ -326,7 +330,8 @@ def _candidate(file: SubmittedFile) -> Candidate:
 
 
 def _top_level_names(body: Sequence[ast.stmt]) -> Iterable[str]:
-    """Names bound by top-level statements, looking inside top-level `if`, `try` and `with` blocks."""
+    """Names bound by top-level statements, looking
+    inside top-level `if`, `try` and `with` blocks."""
     for node in body:
         if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             yield node.name

@@ -257,7 +257,8 @@ def _cuda_agrees(
 def _tensor_twin_on_cuda(
     exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
 ) -> list[Finding]:
-    """A tensor exercise's torch twin, on CUDA where there is one, agrees with the numpy reference."""
+    """A tensor exercise's torch twin, on CUDA where
+    there is one, agrees with the numpy reference."""
     if exercise.engine != "tensor" or "cuda" not in devices or not cuda_available():
         return []
     problems = [
@@ -306,7 +307,8 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
         return [
             Finding(
                 False,
-                f"a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): {p}",
+                "a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): "
+                f"{p}",
             )
             for p in problems
         ]

@@ -44,19 +44,22 @@ DISTRIBUTION = "autograd-grader"
 UV_VERSION, UV_PYTHON = "0.13.9", "3.12"
 UV_WHEELS = {
     "X86_64": (
-        "https://files.pythonhosted.org/packages/3d/aa/26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
+        "https://files.pythonhosted.org/packages/3d/aa/"
+        "26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
         "uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
         "d7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19",
     ),
     "AARCH64": (
-        "https://files.pythonhosted.org/packages/fe/2f/51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
+        "https://files.pythonhosted.org/packages/fe/2f/"
+        "51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
         "uv-0.13.9-py3-none-manylinux_2_28_aarch64.whl",
         "ecb6028d79dc96fbeafffe5c8af62a7099487ebc05a701e76714eebcffd06375",
     ),
 }
 
 TORCH_STEP = """\
-# The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB CUDA build.
+# The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB
+# CUDA build.
 "$venv/bin/python" -m pip install -q "torch=={pin}" --index-url {index}
 """
 
@@ -80,10 +83,12 @@ if [ ! -s "$results" ]; then
 import json, sys
 from grader.outputs.formats.gradescope import gradescope_failure
 results, errors, status, submission = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-lines = [line for line in open(errors, encoding="utf-8", errors="replace").read().splitlines() if line.strip()]
+text = open(errors, encoding="utf-8", errors="replace").read()
+lines = [line for line in text.splitlines() if line.strip()]
 if status == 2 and lines:  # a problem with the submission, said in one line: the student can fix it
     # in the student's words: their files by name, never where the autograder keeps them
-    reason = lines[-1].removeprefix("error: ").replace(submission + "/", "").replace(submission, "Your submission")
+    reason = lines[-1].removeprefix("error: ").replace(submission + "/", "")
+    reason = reason.replace(submission, "Your submission")
 else:
     reason = {grader_failed!r}
 with open(results, "w") as out:
@@ -230,5 +235,6 @@ def requirements(*, with_torch: bool) -> str:
 
 
 def _applies(requirement: Requirement) -> bool:
-    """Whether a requirement holds for a plain install on this Python: no extras, markers evaluated."""
+    """Whether a requirement holds for a plain install
+    on this Python: no extras, markers evaluated."""
     return requirement.marker is None or requirement.marker.evaluate({"extra": ""})

@@ -59,15 +59,15 @@ def readme(
     what = (
         "This folder is what your course hands out: the repository you fill in ("
         + _globs(library)
-        + "), "
-        "and `exercises/`, the public checks, so that you can check your work yourself before you submit it. "
-        "Work in this folder, or in your own clone of the course's repository."
+        + "), and `exercises/`, the public checks, so that you can check your work yourself "
+        "before you submit it. Work in this folder, or in your own clone of the course's "
+        "repository."
         if library is not None
-        else "This folder is what your course hands out: each exercise's starter as a Python file (`ID.py`) and as "
-        "a notebook (`ID.ipynb`)"
+        else "This folder is what your course hands out: each exercise's starter as a Python file "
+        "(`ID.py`) and as a notebook (`ID.ipynb`)"
         + (", a notebook per assignment" if assignments else "")
-        + ", and "
-        "`exercises/`, the public checks, so that you can check your work yourself before you submit it."
+        + ", and `exercises/`, the public checks, so that you can check your work yourself before "
+        "you submit it."
     )
     lines = [
         "# Exercises and their checks",
@@ -117,20 +117,23 @@ def readme(
             f"grade {first}.ipynb",
         ]
         lines += [
-            f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the notebook"
+            f"grade {a.id}.ipynb      # every exercise of the assignment, from one run of the "
+            "notebook"
             for a in assignments[:1]
         ]
         lines += [
             "```",
             "",
-            "Elsewhere, name this folder's checks: `grade my_work.py --exercises PATH/TO/THIS/FOLDER/exercises`. "
-            "In a notebook, run `from grader import check` and then `check()` in a cell: it checks what the "
-            "notebook has run so far, in its own process, and shows the same report as a table.",
+            "Elsewhere, name this folder's checks: `grade my_work.py --exercises "
+            "PATH/TO/THIS/FOLDER/exercises`. In a notebook, run `from grader import check` and "
+            "then `check()` in a cell: it checks what the notebook has run so far, in its own "
+            "process, and shows the same report as a table.",
             "",
         ]
     lines += [
-        "The report says which checks passed, what each ran, what was expected and what your code gave, and "
-        "the mistake it most likely is. `grade` exits 0 when every check passed, 1 when points were lost.",
+        "The report says which checks passed, what each ran, what was expected and what your code "
+        "gave, and the mistake it most likely is. `grade` exits 0 when every check passed, 1 when "
+        "points were lost.",
         "",
         *_submit(assignments, server, submitted, library is not None),
         "## The exercises",
@@ -158,21 +161,23 @@ def readme(
         "",
         "## Hidden checks",
         "",
-        "Some exercises have hidden checks: they are not in this folder, and they are graded after you "
-        "submit, on inputs you have not seen. Here your score is out of the public checks, and the report "
-        "says how many points are left to the hidden ones (\"Score: 9/9 on the public checks; 1 more point "
-        "is in hidden checks run after you submit\"). Passing every public check is a good sign, not a "
-        "promise: write code that is right for every input, not for the ones the checks show. A hidden "
-        "check's result says only whether it passed.",
+        "Some exercises have hidden checks: they are not in this folder, and they are graded "
+        "after you submit, on inputs you have not seen. Here your score is out of the public "
+        "checks, and the report says how many points are left to the hidden ones (\"Score: 9/9 on "
+        "the public checks; 1 more point is in hidden checks run after you submit\"). Passing "
+        "every public check is a good sign, not a promise: write code that is right for every "
+        "input, not for the ones the checks show. A hidden check's result says only whether it "
+        "passed.",
         "",
         "## Time limits",
         "",
-        "Each exercise gives your code the time in the table, for the whole file or notebook (all of its "
-        "cells, top to bottom). When it runs out, your code is stopped: the checks it had not finished "
-        "score 0, and the report says \"Your code did not finish within ...\". The usual cause is a loop "
-        "that never ends (a `while` whose condition never changes), or a `backward()` that walks every path "
-        "of the graph again instead of each node once. A notebook cell left running a long training "
-        "loop counts too: tag it `skip-grading`, or keep such cells out of the file you submit.",
+        "Each exercise gives your code the time in the table, for the whole file or notebook (all "
+        "of its cells, top to bottom). When it runs out, your code is stopped: the checks it had "
+        "not finished score 0, and the report says \"Your code did not finish within ...\". The "
+        "usual cause is a loop that never ends (a `while` whose condition never changes), or a "
+        "`backward()` that walks every path of the graph again instead of each node once. A "
+        "notebook cell left running a long training loop counts too: tag it `skip-grading`, or "
+        "keep such cells out of the file you submit.",
         "",
     ]
     return "\n".join(lines)
@@ -193,9 +198,9 @@ def _check_library(first: str) -> list[str]:
         f"grade . --exercise {first}   # one of them",
         "```",
         "",
-        "In a clone of your own elsewhere, name this folder's checks: `grade PATH/TO/YOUR/CLONE --exercises "
-        "PATH/TO/THIS/FOLDER/exercises`. Only the course's files of the repository are read; your own tests "
-        "and data are not.",
+        "In a clone of your own elsewhere, name this folder's checks: `grade PATH/TO/YOUR/CLONE "
+        "--exercises PATH/TO/THIS/FOLDER/exercises`. Only the course's files of the repository "
+        "are read; your own tests and data are not.",
         "",
     ]
 
@@ -213,11 +218,11 @@ def _submit(
     from grader.course.pack.release import COURSE_FILE
 
     where = (
-        f"This folder's `{COURSE_FILE}` names your course's server ({server}). Add the token your instructor "
-        f"sent you to that file, on a line of its own:"
+        f"This folder's `{COURSE_FILE}` names your course's server ({server}). Add the token your "
+        "instructor sent you to that file, on a line of its own:"
         if server
-        else "If your course runs a grading server, your instructor gives you its address and a token. Put both in a "
-        f"file `{COURSE_FILE}` in this folder:"
+        else "If your course runs a grading server, your instructor gives you its address and a "
+        f"token. Put both in a file `{COURSE_FILE}` in this folder:"
     )
     lines = ["## Submit your work", "", where, "", "```toml"]
     lines += ([] if server else ['server = "https://grader.example.edu"']) + [
@@ -226,8 +231,9 @@ def _submit(
         "",
         "or set `$AUTOGRADER_TOKEN` to it"
         + ("" if server else " (and `$AUTOGRADER_SERVER` to the address)")
-        + ". The token is yours alone: it is how the server knows you, so never share it, and keep the file "
-        "out of anything you publish (a git repository, a forum post). Then, in this folder:",
+        + ". The token is yours alone: it is how the server knows you, so never share it, and "
+        "keep the file out of anything you publish (a git repository, a forum post). Then, in "
+        "this folder:",
         "",
         "```sh",
     ]
@@ -270,8 +276,9 @@ def _submit(
     lines += [
         "```",
         "",
-        "The receipt is the server's word that it holds your submission: keep it (its number and sha256). If the "
-        "server cannot be reached, `grade submit` says so and nothing is stored; submit again later.",
+        "The receipt is the server's word that it holds your submission: keep it (its number and "
+        "sha256). If the server cannot be reached, `grade submit` says so and nothing is stored; "
+        "submit again later.",
         "",
     ]
     return lines

@@ -2,15 +2,20 @@
 
     OUT/<id>.py, OUT/<id>.ipynb          each exercise's starter, as a file and as a notebook
     OUT/<assignment>.ipynb               one notebook per assignment, a section per exercise
-    OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade` themselves
+    OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade`
+                                         themselves
     OUT/exercises/<id>/starter.py
-    OUT/exercises/<id>/expected.json     torch and library exercises: the expected values at the default seed
-    OUT/python/..., OUT/minitorch/...    a library course: the starter repository, which the student fills in
+    OUT/exercises/<id>/expected.json     torch and library exercises: the expected values at
+                                         the default seed
+    OUT/python/..., OUT/minitorch/...    a library course: the starter repository, which the
+                                         student fills in
     OUT/exercises/starter/...            ... and the course's own copy of it (its given files)
-    OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
+    OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the
+                                         public probes
     OUT/exercises/assignments/<id>.yaml
     OUT/exercises/pack.json              which version of each exercise it holds (pack.fingerprint)
-    OUT/README.md                        for students: install, check, what hidden checks and time limits mean
+    OUT/README.md                        for students: install, check, what hidden checks and
+                                         time limits mean
     OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is
@@ -82,7 +87,8 @@ def release(
     if server is not None and not is_http_address(server):
         raise GraderError(
             f"--server {server!r} is not an http(s) address, so grade submit could not use it. "
-            f"Give the address students reach the course server at, e.g. https://grader.example.edu."
+            "Give the address students reach the course server at, e.g. "
+            "https://grader.example.edu."
         )
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
@@ -220,8 +226,8 @@ def with_advice(starter: str, name: str) -> str:
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
     intro = code_dunders(f"# {assignment.title}\n\n{assignment.summary}".strip())
     intro += (
-        f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
-        f"with `from grader import check` and then `check()`."
+        f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this "
+        "notebook with `from grader import check` and then `check()`."
     )
     cells = [("markdown", intro)]
     for exercise in members:
@@ -239,8 +245,8 @@ def _task(exercise: Exercise, level: int) -> str:
     text = code_dunders(f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip())
     if level == 1:
         text += (
-            f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
-            f"`from grader import check` and then `check(\"{exercise.id}\")`."
+            f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook "
+            f"with `from grader import check` and then `check(\"{exercise.id}\")`."
         )
     return text
 
