@@ -330,9 +330,8 @@ def gradebook_command(argv: list[str]) -> int:
     from grader.service.gradebook import export
 
     course, engine = _open(args)
-    course = stored_course(
-        engine, course
-    )  # the deadlines and corrections the pages set: what the server counts
+    # the deadlines and corrections the pages set: what the server counts
+    course = stored_course(engine, course)
     rules = course.assignments.get(args.assignment)
     if rules is None:
         raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
@@ -460,6 +459,13 @@ def submit_parser() -> Parser:
         help="the .py file or notebook to submit; for a course that grades a whole repository, its "
         "folder (or an archive of it): only the course's files are sent",
     )
+    _add_what_to_ask(parser)
+    _add_server_options(parser)
+    return parser
+
+
+def _add_what_to_ask(parser: Parser) -> None:
+    """What to send, or what to ask the server instead."""
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--exercise",
@@ -479,6 +485,10 @@ def submit_parser() -> Parser:
     which.add_argument(
         "--login", action="store_true", help="a one-time link to your page on the server"
     )
+
+
+def _add_server_options(parser: Parser) -> None:
+    """How long to wait and what to print; which server, and how it is trusted."""
     parser.add_argument("--no-wait", action="store_true", help="print the receipt and leave")
     parser.add_argument(
         "--wait",
@@ -511,7 +521,6 @@ def submit_parser() -> Parser:
         help="send your token to a server other than the one it was first sent to (your course "
         "moved); refused without it",
     )
-    return parser
 
 
 def submit_command(argv: list[str]) -> int:
@@ -521,9 +530,8 @@ def submit_command(argv: list[str]) -> int:
     from grader.service import client
 
     where = client.settings(ca_file=args.ca_file, server=args.server)
-    said = client.bind(
-        where, new_server=args.new_server
-    )  # refused: another server than the token's first
+    # refused: another server than the token's first
+    said = client.bind(where, new_server=args.new_server)
     print(
         f"Sending to {where.server} (from {where.source})" + (f" {said}" if said else ""),
         file=sys.stderr,

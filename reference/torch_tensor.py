@@ -126,9 +126,8 @@ class TorchTensor:
         return self._make(torch.mean(self.tensor, dim=self._dims(axis), keepdim=keepdims))
 
     def max(self, axis: Axis = None, keepdims: bool = False) -> TorchTensor:
-        return self._make(
-            torch.amax(self.tensor, dim=self._dims(axis), keepdim=keepdims)
-        )  # ties share, as ours
+        # ties share, as ours
+        return self._make(torch.amax(self.tensor, dim=self._dims(axis), keepdim=keepdims))
 
     def _dims(self, axis: Axis) -> tuple[int, ...]:
         return (

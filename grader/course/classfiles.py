@@ -132,7 +132,10 @@ def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> ClassF
         for name in manifest.folders:
             shutil.copytree(folder / STUDENTS / name, out / STUDENTS / name, dirs_exist_ok=True)
     first = manifests[0]
-    pairs = sorted((s, f) for m in manifests for s, f in zip(m.students, m.folders, strict=True))
+    pairs: list[tuple[str, str]] = []
+    for manifest in manifests:
+        pairs += zip(manifest.students, manifest.folders, strict=True)
+    pairs.sort()
     whole = Manifest(
         **{
             **{k: getattr(first, k) for k in first.__dataclass_fields__},
@@ -156,9 +159,8 @@ def rebuild_feedback(reports: Path) -> int:
         raise GraderError(f"{reports}: no {STUDENTS}/ folder: not the --out of a grade batch.")
     written = 0
     folders = read_manifest(reports).folders if (reports / MANIFEST).is_file() else None
-    for row in finished_students(
-        reports, folders
-    ):  # the batch's own students, never another run's left behind
+    # the batch's own students, never another run's left behind
+    for row in finished_students(reports, folders):
         atomic(
             folder_of(reports, row.student) / FEEDBACK,
             feedback_html(row.report, row.student, row.outcome),

@@ -272,7 +272,6 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
             or marker.get("setup") != fingerprint
             or marker.get("student") != dataclasses.asdict(entry.student)
         ):
-            todo.append(
-                entry
-            )  # a changed roster row too: its ids are in the student's LTI score and gradebook row
+            # a changed roster row too: its ids are in the student's LTI score and gradebook row
+            todo.append(entry)
     return todo

@@ -87,15 +87,7 @@ def _holds(
                 f"{fmt_points(result.max_score)} at seed {seed}: it loses {'; '.join(lost)} "
                 f"{' '.join(problems)}".rstrip()
             )
-        named = sorted(
-            {
-                d.mistake
-                for c in result.checks
-                for d in (c.diagnosis, c.public_diagnosis)
-                if d is not None and d.kind != "unknown"
-            }
-            | {d.mistake for d in result.masked}
-        )
+        named = sorted(_named(result))
         if named:
             return (
                 False,
@@ -171,3 +163,13 @@ def float32_calibrated(exercise: Exercise, seeds: Sequence[int]) -> list[Found]:
             f"{shown or 'none'})",
         )
     ]
+
+
+def _named(result: ExerciseResult) -> set[str]:
+    """The mistakes a result names: in any check's diagnosis, or masked behind another."""
+    named = {d.mistake for d in result.masked}
+    for check in result.checks:
+        for diagnosis in (check.diagnosis, check.public_diagnosis):
+            if diagnosis is not None and diagnosis.kind != "unknown":
+                named.add(diagnosis.mistake)
+    return named

@@ -63,9 +63,8 @@ def check(
     notebook's file, where the kernel cannot tell (read for its metadata only)."""
     try:
         return Checked(_check(exercise, seed, exercises, notebook))
-    except (
-        GraderError
-    ) as exc:  # a problem the student can fix: one sentence, not a traceback in their notebook
+    except GraderError as exc:
+        # a problem the student can fix: one sentence, not a traceback in their notebook
         return Checked(None, str(exc))
 
 
@@ -154,11 +153,12 @@ def submission_of(cells: Sequence[tuple[int, str]], notebook: Path | None) -> Su
     ]
     for count, text in cells:
         python, changes = neutralise(text)
+        # this very call, and earlier ones: not news
         notes += [
             f"Cell {count}, line {line}: `{shown}` did not run ({why})."
             for line, shown, why in changes
             if why != CHECKS_OFF
-        ]  # this very call, and earlier ones: not news
+        ]
         sources.append(SourceCell(f"cell {count}", python))
     digest = hashlib.sha256("\0".join(cell.source for cell in sources).encode()).hexdigest()
     name = notebook.name if notebook is not None else "notebook"

@@ -91,9 +91,8 @@ def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
                 "mistake of this exercise, then delete this line.\n",
             )
         )
-    for variant in (
-        like.variants
-    ):  # each is a correct answer of the other exercise: one of this one's, once edited
+    # each is a correct answer of the other exercise: one of this one's, once edited
+    for variant in like.variants:
         text = header.sub(
             f"# exercise: {exercise_id}", variant.read_text(encoding="utf-8"), count=1
         )

@@ -59,9 +59,8 @@ class SubmittedFile:
     path: Path
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "name", file_name(self.name)
-        )  # a name of any bytes, as text any format carries
+        # a name of any bytes, as text any format carries
+        object.__setattr__(self, "name", file_name(self.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +113,10 @@ class Target:
 
     @classmethod
     def of(cls, exercises: Sequence[Exercise], assignment: str | None = None) -> Target:
-        return cls(
-            tuple(e.id for e in exercises),
-            assignment,
-            tuple(dict.fromkeys(name for e in exercises for name, _ in e.defines)),
-        )
+        names: list[str] = []
+        for exercise in exercises:
+            names += [name for name, _ in exercise.defines]
+        return cls(tuple(e.id for e in exercises), assignment, tuple(dict.fromkeys(names)))
 
 
 def files_in(folder: Path) -> list[SubmittedFile]:
