@@ -1,5 +1,5 @@
 """The class commands of `grade`: batch, merge, feedback and publish.
-Each parses its arguments, calls the library (grader.course.grade_class,
+Each parses its arguments, calls the library (grader.course.class_batch,
 classfiles, feedback and publish) and prints what came of it."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from grader.course.lms.downloads import NAMES
 from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
-    from grader.course.grade_class import ClassGraded, ClassPlan, ClassRequest
+    from grader.course.class_batch import ClassGraded, ClassPlan, ClassRequest
     from grader.course.manifest import Setup
     from grader.course.secret import CourseSecret
     from grader.course.wire import Done
@@ -143,7 +143,7 @@ def _add_grading_options(parser: Parser) -> None:
 def batch_command(argv: list[str]) -> int:
     args = batch_parser().parse_args(argv)
     _check_batch_arguments(args)
-    from grader.course.grade_class import grade_class, plan_class
+    from grader.course.class_batch import grade_class, plan_class
 
     catalog = Catalog.find(args.exercises)
     check_device(args.device)
@@ -206,7 +206,7 @@ def _setup(args: argparse.Namespace, catalog: Catalog, secret: CourseSecret | No
 
 
 def _request(args: argparse.Namespace, setup: Setup) -> ClassRequest:
-    from grader.course.grade_class import ClassRequest
+    from grader.course.class_batch import ClassRequest
 
     return ClassRequest(
         submissions=args.submissions,
