@@ -29,7 +29,7 @@ def _course(folder: Path, hw1: str, top: str = "") -> Path:
 
 
 def _graded(course: Course, at: float, score: float = 10.0, ident: int = 1) -> Row:
-    """A graded hw1 submission received `at`, marked late as its receipt said (grader.service.intake)."""
+    """A graded hw1 submission received `at`, marked late as its receipt said (grader.service.uploads)."""
     late = course.days_late(course.assignments["hw1"], "s1", at)
     return Row(id=ident, assignment="hw1", filename="f.py", sha256="", received_at=at, days_late=late, seed_token="",
                outcome="graded", score=score, max_score=10.0, public_score=score, state="done")

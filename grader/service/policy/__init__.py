@@ -7,4 +7,4 @@ corrections (`corrections`); an edit of course.toml held until confirmed (`confi
 the audit log of every change (`audit`); a receipt's words on what an upload does to
 what counts (`effects`); and `grade course check` (`course_check`). A module here may
 import the core, the judge's catalog, the course's configuration and store, and what
-counts (grader.service.standing, seen): never the server's app or pages."""
+counts (grader.service.standing): never the server's app or pages."""

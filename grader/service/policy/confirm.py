@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grader.service.config import CONFIG, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.policy.audit import CONFIRM, Entry, a, record
+from grader.service.policy.audit import CONFIRM, Entry, record
 from grader.service.policy.release import in_words, newly_released
 
 
@@ -36,11 +36,10 @@ def students(engine: Engine) -> list[str]:
 
 
 def confirmed(engine: Engine, edit: str) -> bool:
+    log = schema.audit_log.c
+    found = select(log.id).where(log.action == CONFIRM, log.new == edit).limit(1)
     with reading(engine) as db:
-        return (
-            db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first()
-            is not None
-        )
+        return db.execute(found).first() is not None
 
 
 def hold(
