@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 from grader.core.exercise import Exercise  # noqa: E402
 from grader.core.values import Array, ErrorInfo, Number, Seq, Value  # noqa: E402
 from grader.judge.catalog import Catalog  # noqa: E402 - after the path is set
-from grader.judge.grading import cuda_available, grade_submission  # noqa: E402
+from grader.judge.devices import cuda_available  # noqa: E402
+from grader.judge.grading import grade_submission  # noqa: E402
 from grader.judge.oracle import expected_values  # noqa: E402
 from grader.run.inputs import draw_inputs  # noqa: E402
 from grader.run.read.load import load_submission  # noqa: E402

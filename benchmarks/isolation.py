@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
+from grader.judge.session import grade
 from grader.run.confine import cgroups, isolate
 from grader.run.sandbox import Sandbox
 

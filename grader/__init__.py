@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from grader.core.exercise import Exercise
     from grader.course.notebook_check import check
     from grader.judge.catalog import Catalog
-    from grader.judge.grading import grade
     from grader.judge.report import Report
+    from grader.judge.session import grade
     from grader.judge.spec import load_exercise
     from grader.run.sandbox import Sandbox
 
@@ -34,7 +34,7 @@ _LAZY = {
     "Catalog": "grader.judge.catalog",
     "ExitCode": "grader.core.errors",
     "GraderError": "grader.core.errors",
-    "grade": "grader.judge.grading",
+    "grade": "grader.judge.session",
     "Report": "grader.judge.report",
     "Sandbox": "grader.run.sandbox",
     "Exercise": "grader.core.exercise",

@@ -1,8 +1,10 @@
-"""Shell completion for `grade` (argcomplete): commands, options, exercise and assignment ids, and files.
+"""Shell completion for `grade` (argcomplete): commands,
+options, exercise and assignment ids, and files.
 
-Set up once with `eval "$(register-python-argcomplete grade)"` in ~/.bashrc (zsh: the same after
-`autoload -U bashcompinit && bashcompinit`). The shell runs `grade` with _ARGCOMPLETE set. `cli.main` then
-calls `complete()`, which writes the completions and exits before anything else runs.
+Set up once with `eval "$(register-python-argcomplete grade)"` in ~/.bashrc (zsh: the same
+after `autoload -U bashcompinit && bashcompinit`). The shell runs `grade` with _ARGCOMPLETE set.
+`cli.main` then calls `complete()`, which writes the completions and exits before anything else
+runs.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from grader.cli_options import Parser
+from grader.cli_commands import COMMANDS, command
+from grader.cli_file import grade_parser
 from grader.core.errors import GraderError
 
 Completer = Callable[..., Iterable[str]]
@@ -24,39 +27,40 @@ def complete() -> None:
         return
     try:
         import argcomplete
-    except ImportError:  # an install without it: no completions, and no grading run by the shell either
+    except ImportError:
+        # an install without it: no completions, and no grading run by the shell either
         raise SystemExit(1) from None
 
-    argcomplete.autocomplete(completion_parser(_words_before_cursor()), always_complete_options="long")
+    argcomplete.autocomplete(
+        completion_parser(_words_before_cursor()), always_complete_options="long"
+    )
 
 
 def completion_parser(words: list[str]) -> argparse.ArgumentParser:
-    """The parser whose completions fit what is typed: a command's, once one is named, else grading's, whose
-    first word may also be a command."""
-    from grader.cli import COMMANDS, grade_parser
-
-    command = words[0] if len(words) > 1 and words[0] in COMMANDS else None
-    if command is None:
+    """The parser whose completions fit what is typed: a command's, once one is named, else
+    grading's, whose first word may also be a command."""
+    name = words[0] if len(words) > 1 and words[0] in COMMANDS else None
+    if name is None:
         parser: argparse.ArgumentParser = grade_parser()
         _with_completers(parser, submission=_commands_or_files(tuple(COMMANDS)))
         return parser
     root = argparse.ArgumentParser(prog="grade", add_help=False)
     sub = root.add_subparsers()
-    one = sub.add_parser(command, parents=[_command_parser(command)], add_help=False, conflict_handler="resolve")
+    one = sub.add_parser(
+        name, parents=[command(name).parser()], add_help=False, conflict_handler="resolve"
+    )
     _with_completers(one)
     return root
 
 
-def _command_parser(command: str) -> Parser:
-    from grader.cli import command_function
-
-    builder: Callable[[], Parser] = command_function(command, "parser")
-    return builder()
-
-
 def _with_completers(parser: argparse.ArgumentParser, **extra: Completer) -> None:
-    by_dest: dict[str, Completer] = {"exercise": _exercise_ids, "like": _exercise_ids, "ids": _exercise_ids,
-                                     "assignment": _assignment_ids, **extra}
+    by_dest: dict[str, Completer] = {
+        "exercise": _exercise_ids,
+        "like": _exercise_ids,
+        "ids": _exercise_ids,
+        "assignment": _assignment_ids,
+        **extra,
+    }
     for action in parser._actions:
         if action.dest in by_dest:
             action.completer = by_dest[action.dest]  # type: ignore[attr-defined]
@@ -78,7 +82,8 @@ def _catalog(parsed_args: argparse.Namespace) -> Any:
     try:
         return Catalog.find(getattr(parsed_args, "exercises", None))
     except GraderError:
-        return None  # no exercises folder here: nothing to offer, and never an error on the shell's line
+        # no exercises folder here: nothing to offer, and never an error on the shell's line
+        return None
 
 
 def _commands_or_files(commands: tuple[str, ...]) -> Completer:
@@ -92,7 +97,8 @@ def _commands_or_files(commands: tuple[str, ...]) -> Completer:
 
 
 def _words_before_cursor() -> list[str]:
-    """The words after `grade` up to the cursor; the last is the one being completed ('' after a space)."""
+    """The words after `grade` up to the cursor; the last is the one being completed ('' after a
+    space)."""
     line = os.environ.get("COMP_LINE", "")[: int(os.environ.get("COMP_POINT", "0") or 0)]
     words = line.split()[1:]
     return [*words, ""] if line.endswith(" ") or not words else words

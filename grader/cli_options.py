@@ -1,8 +1,11 @@
-"""What the commands of `grade` share: a parser whose errors reach the one catch site, and the common options."""
+"""What the commands of `grade` share: a parser whose
+errors reach the one catch site, and the common options."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -18,10 +21,22 @@ class Parser(argparse.ArgumentParser):
         raise GraderError(f"{message}. Try '{self.prog} --help'.")
 
 
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command of `grade`: the parser of its arguments, and what it runs on them (its exit code)."""
+
+    parser: Callable[[], Parser]
+    run: Callable[[list[str]], int]
+
+
 def add_device_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
-                        help="where checks run: cpu, cuda, or all (default: CUDA too where available; "
-                             "CUDA checks are skipped, not failed, without a GPU)")
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda", "all"),
+        default="all",
+        help="where checks run: cpu, cuda, or all (default: CUDA too where available; "
+        "CUDA checks are skipped, not failed, without a GPU)",
+    )
 
 
 def devices(choice: str) -> tuple[Device, ...]:
@@ -29,9 +44,13 @@ def devices(choice: str) -> tuple[Device, ...]:
 
 
 def add_isolation_option(parser: argparse.ArgumentParser, default: str) -> None:
-    parser.add_argument("--isolation", choices=("auto", "full", "namespaces", "landlock", "none"), default="auto",
-                        help=f"the weakest confinement of submissions to accept; below it, grading stops before any "
-                             f"submission runs (default auto: {default}; 'none' accepts the risk)")
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", "full", "namespaces", "landlock", "none"),
+        default="auto",
+        help=f"the weakest confinement of submissions to accept; below it, grading stops before any "
+        f"submission runs (default auto: {default}; 'none' accepts the risk)",
+    )
 
 
 def isolation_choice(choice: str) -> Level | None:
@@ -50,19 +69,29 @@ def check_isolation(minimum: Level) -> None:
 
 def check_device(choice: str) -> None:
     if choice == "cuda":
-        from grader.judge.grading import cuda_available
+        from grader.judge.devices import cuda_available
 
         if not cuda_available():
-            raise GraderError("--device cuda: CUDA is not available on this machine. Use --device cpu, or all "
-                              "(the default), which skips the CUDA checks without costing points.")
+            raise GraderError(
+                "--device cuda: CUDA is not available on this machine. Use --device cpu, or all "
+                "(the default), which skips the CUDA checks without costing points."
+            )
 
 
 def add_exercises_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--exercises", type=Path, metavar="DIR",
-                        help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled one)")
+    parser.add_argument(
+        "--exercises",
+        type=Path,
+        metavar="DIR",
+        help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled one)",
+    )
 
 
 def add_secret_option(parser: argparse.ArgumentParser, purpose: str) -> None:
-    parser.add_argument("--secret-file", type=Path, metavar="FILE",
-                        help=f"the course secret each submission's seed is drawn from ({purpose}; default: "
-                             f"course-secret beside the exercises folder, where grade serve keeps it, if it exists)")
+    parser.add_argument(
+        "--secret-file",
+        type=Path,
+        metavar="FILE",
+        help=f"the course secret each submission's seed is drawn from ({purpose}; default: "
+        f"course-secret beside the exercises folder, where grade serve keeps it, if it exists)",
+    )

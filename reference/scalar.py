@@ -19,8 +19,9 @@ class Node:
     def __repr__(self) -> str:
         return f"Node({self.value!r}, grad={self.grad!r})"
 
-    # Each operation stores its inputs and the local slope to each: the chain rule needs no more.
-    # New nodes are of the operand's own class, so that a subclass (grader.judge.diagnose.slips) sees every operation.
+    # Each operation stores its inputs and the local slope to each: the
+    # chain rule needs no more. New nodes are of the operand's own class, so
+    # that a subclass (grader.judge.diagnose.slips) sees every operation.
     def __add__(self, other: Node | float) -> Node:
         other = self._lift(other)
         return type(self)(self.value + other.value, (self, other), (1.0, 1.0))
@@ -96,4 +97,3 @@ class Node:
         for node in reversed(order):  # outputs first, so each node's grad is complete when used
             for parent, slope in zip(node.parents, node.slopes, strict=True):
                 parent.grad += node.grad * slope
-

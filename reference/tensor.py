@@ -1,4 +1,5 @@
-"""A numpy tensor autograd engine, the oracle of the tensor exercises: each op's backward beside its forward."""
+"""A numpy tensor autograd engine, the oracle of the
+tensor exercises: each op's backward beside its forward."""
 
 from __future__ import annotations
 
@@ -25,8 +26,12 @@ class Tensor:
     #: numpy defers to us in `ndarray + Tensor`, so that __radd__ and friends run
     __array_priority__ = 1000
 
-    def __init__(self, data: Any, parents: tuple[Tensor, ...] = (), backward: Backward | None = None) -> None:
-        self.data: Array = np.array(data, dtype=np.float64)  # a copy: no tensor shares memory with its input
+    def __init__(
+        self, data: Any, parents: tuple[Tensor, ...] = (), backward: Backward | None = None
+    ) -> None:
+        self.data: Array = np.array(
+            data, dtype=np.float64
+        )  # a copy: no tensor shares memory with its input
         self.grad: Array | None = None
         self.parents, self._backward = parents, backward
 
@@ -41,36 +46,50 @@ class Tensor:
     def ndim(self) -> int:
         return int(self.data.ndim)
 
-    # New tensors are of the operand's own class, so that a subclass (grader.judge.tensor.tensor_patterns) sees every
-    # op.
+    # New tensors are of the operand's own class, so that a
+    # subclass (grader.judge.tensor.tensor_patterns) sees every op.
     def _make(self, data: Any, parents: tuple[Tensor, ...], backward: Backward) -> Tensor:
         return type(self)(data, parents, backward)
 
     def _lift(self, x: Tensor | Any) -> Tensor:
         return x if isinstance(x, Tensor) else type(self)(x)
 
-    # ---- element-wise, with numpy's broadcasting: each gradient is summed back to its input's shape
+    # ---- element-wise, with numpy's broadcasting:
+    # each gradient is summed back to its input's shape
 
     def __add__(self, other: Tensor | Any) -> Tensor:
         other = self._lift(other)
-        return self._make(self.data + other.data, (self, other),
-                          lambda g: (sum_to_shape(g, self.shape), sum_to_shape(g, other.shape)))
+        return self._make(
+            self.data + other.data,
+            (self, other),
+            lambda g: (sum_to_shape(g, self.shape), sum_to_shape(g, other.shape)),
+        )
 
     def __sub__(self, other: Tensor | Any) -> Tensor:
         other = self._lift(other)
-        return self._make(self.data - other.data, (self, other),
-                          lambda g: (sum_to_shape(g, self.shape), sum_to_shape(-g, other.shape)))
+        return self._make(
+            self.data - other.data,
+            (self, other),
+            lambda g: (sum_to_shape(g, self.shape), sum_to_shape(-g, other.shape)),
+        )
 
     def __mul__(self, other: Tensor | Any) -> Tensor:
         other = self._lift(other)
         a, b = self.data, other.data
-        return self._make(a * b, (self, other), lambda g: (sum_to_shape(g * b, a.shape), sum_to_shape(g * a, b.shape)))
+        return self._make(
+            a * b,
+            (self, other),
+            lambda g: (sum_to_shape(g * b, a.shape), sum_to_shape(g * a, b.shape)),
+        )
 
     def __truediv__(self, other: Tensor | Any) -> Tensor:
         other = self._lift(other)
         a, b = self.data, other.data
-        return self._make(a / b, (self, other),
-                          lambda g: (sum_to_shape(g / b, a.shape), sum_to_shape(-g * a / b**2, b.shape)))
+        return self._make(
+            a / b,
+            (self, other),
+            lambda g: (sum_to_shape(g / b, a.shape), sum_to_shape(-g * a / b**2, b.shape)),
+        )
 
     def __neg__(self) -> Tensor:
         return self._make(-self.data, (self,), lambda g: (-g,))
@@ -101,7 +120,9 @@ class Tensor:
 
     def relu(self) -> Tensor:
         open_ = self.data > 0  # the slope at exactly 0 is 0, as in torch
-        return self._make(np.where(open_, self.data, 0.0), (self,), lambda g: (np.where(open_, g, 0.0),))
+        return self._make(
+            np.where(open_, self.data, 0.0), (self,), lambda g: (np.where(open_, g, 0.0),)
+        )
 
     def tanh(self) -> Tensor:
         t = np.tanh(self.data)
@@ -111,8 +132,11 @@ class Tensor:
 
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         shape, ndim = self.shape, self.ndim
-        return self._make(self.data.sum(axis=axis, keepdims=keepdims), (self,),
-                          lambda g: (np.broadcast_to(_kept(g, ndim, axis, keepdims), shape).copy(),))
+        return self._make(
+            self.data.sum(axis=axis, keepdims=keepdims),
+            (self,),
+            lambda g: (np.broadcast_to(_kept(g, ndim, axis, keepdims), shape).copy(),),
+        )
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         count = int(self.data.size // max(self.data.sum(axis=axis, keepdims=keepdims).size, 1))
@@ -123,14 +147,19 @@ class Tensor:
         a, ndim = self.data, self.ndim
         top = a.max(axis=axis, keepdims=True)
         share = (a == top) / (a == top).sum(axis=axis, keepdims=True)
-        return self._make(a.max(axis=axis, keepdims=keepdims), (self,),
-                          lambda g: (_kept(g, ndim, axis, keepdims) * share,))
+        return self._make(
+            a.max(axis=axis, keepdims=keepdims),
+            (self,),
+            lambda g: (_kept(g, ndim, axis, keepdims) * share,),
+        )
 
     # ---- shapes: each backward undoes its forward
 
     def reshape(self, *shape: int | tuple[int, ...]) -> Tensor:
         before = self.shape
-        return self._make(self.data.reshape(unpacked(shape)), (self,), lambda g: (g.reshape(before),))
+        return self._make(
+            self.data.reshape(unpacked(shape)), (self,), lambda g: (g.reshape(before),)
+        )
 
     def transpose(self, *axes: int | tuple[int, ...]) -> Tensor:
         """Permute the axes (all of them reversed by default), as ndarray.transpose does."""
@@ -146,7 +175,9 @@ class Tensor:
 
     def broadcast_to(self, shape: tuple[int, ...]) -> Tensor:
         before = self.shape
-        return self._make(np.broadcast_to(self.data, shape).copy(), (self,), lambda g: (sum_to_shape(g, before),))
+        return self._make(
+            np.broadcast_to(self.data, shape).copy(), (self,), lambda g: (sum_to_shape(g, before),)
+        )
 
     def __getitem__(self, index: Any) -> Tensor:
         index = _plain_index(index)
@@ -154,7 +185,9 @@ class Tensor:
 
         def backward(g: Array) -> tuple[Array, ...]:
             full = np.zeros(shape)
-            np.add.at(full, index, g)  # a position picked twice (an embedding row) gets both gradients
+            np.add.at(
+                full, index, g
+            )  # a position picked twice (an embedding row) gets both gradients
             return (full,)
 
         return self._make(self.data[index], (self,), backward)
@@ -165,10 +198,17 @@ class Tensor:
         other = self._lift(other)
         a, b = self.data, other.data
         if a.ndim < 2 or b.ndim < 2:
-            raise ValueError(f"matmul needs two tensors of at least 2 dimensions, got shapes {a.shape} and {b.shape}")
-        return self._make(a @ b, (self, other),
-                          lambda g: (sum_to_shape(g @ b.swapaxes(-1, -2), a.shape),
-                                     sum_to_shape(a.swapaxes(-1, -2) @ g, b.shape)))
+            raise ValueError(
+                f"matmul needs two tensors of at least 2 dimensions, got shapes {a.shape} and {b.shape}"
+            )
+        return self._make(
+            a @ b,
+            (self, other),
+            lambda g: (
+                sum_to_shape(g @ b.swapaxes(-1, -2), a.shape),
+                sum_to_shape(a.swapaxes(-1, -2) @ g, b.shape),
+            ),
+        )
 
     def __rmatmul__(self, other: Any) -> Tensor:
         return self._lift(other) @ self
@@ -178,31 +218,43 @@ class Tensor:
     def backward(self, grad: Any = None) -> None:
         """Every gradient of this tensor, by the chain rule in reverse topological order.
 
-        Seeded with ones for a tensor of one element, otherwise with `grad` (of this tensor's shape).
+        Seeded with ones for a tensor of one element,
+        otherwise with `grad` (of this tensor's shape).
         """
         if grad is None:
             if self.data.size != 1:
-                raise ValueError(f"backward() of a tensor of shape {self.shape} needs a gradient: "
-                                 "only a single number can be seeded with 1")
+                raise ValueError(
+                    f"backward() of a tensor of shape {self.shape} needs a gradient: "
+                    "only a single number can be seeded with 1"
+                )
             grad = np.ones(self.shape)
         seed = np.array(grad, dtype=np.float64)
         if seed.shape != self.shape:
             raise ValueError(f"the gradient has shape {seed.shape}, the tensor {self.shape}")
         pending: dict[int, Array] = {id(self): seed}
-        for node in reversed(topological_order(self)):  # outputs first: a grad is complete when it is used
+        for node in reversed(
+            topological_order(self)
+        ):  # outputs first: a grad is complete when it is used
             g = pending.pop(id(node), None)
             if g is None:
                 continue
-            node.grad = g.copy() if node.grad is None else node.grad + g  # out of place: no aliasing
+            node.grad = (
+                g.copy() if node.grad is None else node.grad + g
+            )  # out of place: no aliasing
             if node._backward is None:
                 continue
             for parent, part in zip(node.parents, node._backward(g), strict=True):
-                assert part.shape == parent.shape, f"gradient of shape {part.shape} for a tensor of {parent.shape}"
-                pending[id(parent)] = part if id(parent) not in pending else pending[id(parent)] + part
+                assert part.shape == parent.shape, (
+                    f"gradient of shape {part.shape} for a tensor of {parent.shape}"
+                )
+                pending[id(parent)] = (
+                    part if id(parent) not in pending else pending[id(parent)] + part
+                )
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
-    """Every tensor `root` depends on, inputs before outputs (iterative: deep graphs do not recurse)."""
+    """Every tensor `root` depends on, inputs before
+    outputs (iterative: deep graphs do not recurse)."""
     order: list[Tensor] = []
     seen: set[int] = set()
     stack: list[tuple[Tensor, bool]] = [(root, False)]
@@ -213,12 +265,15 @@ def topological_order(root: Tensor) -> list[Tensor]:
         elif id(node) not in seen:
             seen.add(id(node))
             stack.append((node, True))
-            stack.extend((parent, False) for parent in reversed(node.parents) if id(parent) not in seen)
+            stack.extend(
+                (parent, False) for parent in reversed(node.parents) if id(parent) not in seen
+            )
     return order
 
 
 def sum_to_shape(grad: Array, shape: tuple[int, ...]) -> Array:
-    """The adjoint of broadcasting: sum the axes broadcasting prepended, then those it stretched from 1."""
+    """The adjoint of broadcasting: sum the axes
+    broadcasting prepended, then those it stretched from 1."""
     grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
@@ -232,7 +287,8 @@ def unpacked(args: tuple[int | tuple[int, ...], ...]) -> tuple[int, ...]:
 
 
 def _kept(g: Array, ndim: int, axis: Axis, keepdims: bool) -> Array:
-    """A reduction's gradient with its reduced axes back, as size 1, so that it broadcasts over them."""
+    """A reduction's gradient with its reduced axes
+    back, as size 1, so that it broadcasts over them."""
     if keepdims or (axis is None and g.ndim == ndim):
         return g
     axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else axis

@@ -1,4 +1,5 @@
-"""The reference answers of the tensor exercises that ask for functions, written once over any tensor engine.
+"""The reference answers of the tensor exercises that
+ask for functions, written once over any tensor engine.
 
 `functions(T)` gives them on the engine class `T`: the numpy `Tensor` (the expected values) or a
 torch twin (the confirmation). Each backward is autograd through the engine, never a formula
@@ -21,29 +22,86 @@ Engine = Any  # a tensor class with the interface of reference.tensor.Tensor
 Function = Callable[..., Any]
 
 #: the backprop-ninja forward's intermediates, in the order the forward makes them
-FORWARD_ORDER = ("emb", "embcat", "hprebn", "bnmeani", "bndiff", "bndiff2", "bnvar", "bnvar_inv", "bnraw",
-                 "hpreact", "h", "logits", "logit_maxes", "norm_logits", "counts", "counts_sum", "counts_sum_inv",
-                 "probs", "logprobs")
+FORWARD_ORDER = (
+    "emb",
+    "embcat",
+    "hprebn",
+    "bnmeani",
+    "bndiff",
+    "bndiff2",
+    "bnvar",
+    "bnvar_inv",
+    "bnraw",
+    "hpreact",
+    "h",
+    "logits",
+    "logit_maxes",
+    "norm_logits",
+    "counts",
+    "counts_sum",
+    "counts_sum_inv",
+    "probs",
+    "logprobs",
+)
 PARAMETERS = ("C", "W1", "b1", "bngain", "bnbias", "W2", "b2")
 #: the gradients a student writes, in backward order: each one needs only those before it
-BACKWARD_ORDER = ("logprobs", "probs", "counts_sum_inv", "counts_sum", "counts", "norm_logits", "logit_maxes",
-                  "logits", "h", "W2", "b2", "hpreact", "bngain", "bnbias", "bnraw", "bnvar_inv", "bnvar",
-                  "bndiff2", "bndiff", "bnmeani", "hprebn", "embcat", "W1", "b1", "emb", "C")
+BACKWARD_ORDER = (
+    "logprobs",
+    "probs",
+    "counts_sum_inv",
+    "counts_sum",
+    "counts",
+    "norm_logits",
+    "logit_maxes",
+    "logits",
+    "h",
+    "W2",
+    "b2",
+    "hpreact",
+    "bngain",
+    "bnbias",
+    "bnraw",
+    "bnvar_inv",
+    "bnvar",
+    "bndiff2",
+    "bndiff",
+    "bnmeani",
+    "hprebn",
+    "embcat",
+    "W1",
+    "b1",
+    "emb",
+    "C",
+)
 BN_EPS = 1e-5
 
 
 @dataclass(frozen=True, slots=True)
 class BatchNormPaths:
-    """Which of batch norm's paths from x to its output count: through x - mean, the mean, the variance."""
+    """Which of batch norm's paths from x to its output
+    count: through x - mean, the mean, the variance."""
 
     mean: bool = True
     variance: bool = True
 
 
-def ninja_graph(T: Engine, C: Array, W1: Array, b1: Array, bngain: Array, bnbias: Array, W2: Array, b2: Array,
-                Xb: Array, Yb: Array) -> tuple[dict[str, Any], Any]:
+def ninja_graph(
+    T: Engine,
+    C: Array,
+    W1: Array,
+    b1: Array,
+    bngain: Array,
+    bnbias: Array,
+    W2: Array,
+    b2: Array,
+    Xb: Array,
+    Yb: Array,
+) -> tuple[dict[str, Any], Any]:
     """The backprop-ninja forward on engine `T`: every named tensor (parameters too), and the loss."""
-    p = {name: T(value) for name, value in zip(PARAMETERS, (C, W1, b1, bngain, bnbias, W2, b2), strict=True)}
+    p = {
+        name: T(value)
+        for name, value in zip(PARAMETERS, (C, W1, b1, bngain, bnbias, W2, b2), strict=True)
+    }
     n = Xb.shape[0]
     t: dict[str, Any] = {}
     t["emb"] = p["C"][Xb.astype(np.int64)]
@@ -52,7 +110,9 @@ def ninja_graph(T: Engine, C: Array, W1: Array, b1: Array, bngain: Array, bnbias
     t["bnmeani"] = t["hprebn"].sum(0, keepdims=True) * (1 / n)
     t["bndiff"] = t["hprebn"] - t["bnmeani"]
     t["bndiff2"] = t["bndiff"] ** 2
-    t["bnvar"] = t["bndiff2"].sum(0, keepdims=True) * (1 / (n - 1))  # Bessel's correction, as the lecture
+    t["bnvar"] = t["bndiff2"].sum(0, keepdims=True) * (
+        1 / (n - 1)
+    )  # Bessel's correction, as the lecture
     t["bnvar_inv"] = (t["bnvar"] + BN_EPS) ** -0.5
     t["bnraw"] = t["bndiff"] * t["bnvar_inv"]
     t["hpreact"] = p["bngain"] * t["bnraw"] + p["bnbias"]
@@ -106,52 +166,91 @@ def functions(T: Engine) -> dict[str, Function]:
         grad: Array = x.grad
         return grad
 
-    def batchnorm(x: Any, gamma: Any, beta: Any, eps: float, paths: BatchNormPaths = BatchNormPaths()) -> Any:
+    def batchnorm(
+        x: Any, gamma: Any, beta: Any, eps: float, paths: BatchNormPaths = BatchNormPaths()
+    ) -> Any:
         mu = x.mean(axis=0)
         mu = mu if paths.mean else T(mu.data)  # a path left out: that tensor as a constant
         var = ((x - mu) ** 2).mean(axis=0)
         var = var if paths.variance else T(var.data)
         return gamma * ((x - mu) / (var + eps) ** 0.5) + beta
 
-    def batchnorm_forward(x: Array, gamma: Array, beta: Array, bn_param: dict[str, Any]) -> tuple[Array, Any]:
+    def batchnorm_forward(
+        x: Array, gamma: Array, beta: Array, bn_param: dict[str, Any]
+    ) -> tuple[Array, Any]:
         eps = float(bn_param.get("eps", BN_EPS))
         return batchnorm(T(x), T(gamma), T(beta), eps).data, (x, gamma, beta, eps)
 
-    def batchnorm_backward(dout: Array, cache: Any, paths: BatchNormPaths = BatchNormPaths()) -> tuple[Array, ...]:
+    def batchnorm_backward(
+        dout: Array, cache: Any, paths: BatchNormPaths = BatchNormPaths()
+    ) -> tuple[Array, ...]:
         x, gamma, beta = (T(v) for v in cache[:3])
         batchnorm(x, gamma, beta, cache[3], paths).backward(dout)
         return x.grad, gamma.grad, beta.grad
 
-    def mlp_step(W1: Array, b1: Array, W2: Array, b2: Array, X: Array, y: Array, lr: float) -> tuple[Any, ...]:
+    def mlp_step(
+        W1: Array, b1: Array, W2: Array, b2: Array, X: Array, y: Array, lr: float
+    ) -> tuple[Any, ...]:
         params = [T(p) for p in (W1, b1, W2, b2)]
         hidden = (T(X) @ params[0] + params[1]).relu()
         loss = cross_entropy(hidden @ params[2] + params[3], y)
         loss.backward()
         return (float(loss.data), *(p.data - lr * p.grad for p in params))
 
-    def forward(C: Array, W1: Array, b1: Array, bngain: Array, bnbias: Array, W2: Array, b2: Array,
-                Xb: Array, Yb: Array) -> dict[str, Any]:
+    def forward(
+        C: Array,
+        W1: Array,
+        b1: Array,
+        bngain: Array,
+        bnbias: Array,
+        W2: Array,
+        b2: Array,
+        Xb: Array,
+        Yb: Array,
+    ) -> dict[str, Any]:
         named, loss = ninja_graph(T, C, W1, b1, bngain, bnbias, W2, b2, Xb, Yb)
         values: dict[str, Any] = {name: named[name].data for name in FORWARD_ORDER}
-        return {**values, "loss": float(loss.data), "C": C, "W1": W1, "b1": b1, "bngain": bngain, "bnbias": bnbias,
-                "W2": W2, "b2": b2, "Xb": Xb, "Yb": Yb}
+        return {
+            **values,
+            "loss": float(loss.data),
+            "C": C,
+            "W1": W1,
+            "b1": b1,
+            "bngain": bngain,
+            "bnbias": bnbias,
+            "W2": W2,
+            "b2": b2,
+            "Xb": Xb,
+            "Yb": Yb,
+        }
 
     def manual_backward(f: dict[str, Any]) -> dict[str, Array]:
         named, loss = ninja_graph(T, *(f[name] for name in (*PARAMETERS, "Xb", "Yb")))
         loss.backward()
         return {name: named[name].grad for name in BACKWARD_ORDER}
 
-    return {"log_softmax": lambda x: log_softmax(T(x)).data, "softmax_loss": softmax_loss,
-            "affine_forward": affine_forward, "affine_backward": affine_backward, "relu_forward": relu_forward,
-            "relu_backward": relu_backward, "batchnorm_forward": batchnorm_forward,
-            "batchnorm_backward": batchnorm_backward, "mlp_step": mlp_step, "forward": forward,
-            "manual_backward": manual_backward}
+    return {
+        "log_softmax": lambda x: log_softmax(T(x)).data,
+        "softmax_loss": softmax_loss,
+        "affine_forward": affine_forward,
+        "affine_backward": affine_backward,
+        "relu_forward": relu_forward,
+        "relu_backward": relu_backward,
+        "batchnorm_forward": batchnorm_forward,
+        "batchnorm_backward": batchnorm_backward,
+        "mlp_step": mlp_step,
+        "forward": forward,
+        "manual_backward": manual_backward,
+    }
 
 
 def reference_names(T: Engine, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:
-    """What a tensor exercise's probes see on engine `T`, for the names the exercise asks a submission for."""
+    """What a tensor exercise's probes see on engine `T`,
+    for the names the exercise asks a submission for."""
     known: dict[str, object] = {"Tensor": T, **functions(T)}
     unknown = [name for name, _ in defines if name not in known]
     if unknown:
-        raise KeyError(f"the tensor reference has no {', '.join(unknown)}; it knows {', '.join(sorted(known))}")
+        raise KeyError(
+            f"the tensor reference has no {', '.join(unknown)}; it knows {', '.join(sorted(known))}"
+        )
     return {name: known[name] for name, _ in defines}

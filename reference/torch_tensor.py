@@ -1,4 +1,5 @@
-"""The tensor engine's interface over torch float64, so that one probe runs on torch too (CPU or CUDA).
+"""The tensor engine's interface over torch float64,
+so that one probe runs on torch too (CPU or CUDA).
 
 `.data` and `.grad` are numpy arrays on the CPU whatever the device, so that probe code, written
 for numpy, reads the same on every engine.
@@ -29,7 +30,9 @@ class TorchTensor:
         else:
             if isinstance(data, TorchTensor):
                 data = data.data
-            tensor = torch.tensor(np.array(data, dtype=np.float64), device=self.device, requires_grad=True)
+            tensor = torch.tensor(
+                np.array(data, dtype=np.float64), device=self.device, requires_grad=True
+            )
         self.tensor = tensor
 
     def __repr__(self) -> str:
@@ -46,7 +49,11 @@ class TorchTensor:
 
     @grad.setter
     def grad(self, new: Array | None) -> None:
-        self.tensor.grad = None if new is None else torch.tensor(np.asarray(new, dtype=np.float64), device=self.device)
+        self.tensor.grad = (
+            None
+            if new is None
+            else torch.tensor(np.asarray(new, dtype=np.float64), device=self.device)
+        )
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -119,10 +126,18 @@ class TorchTensor:
         return self._make(torch.mean(self.tensor, dim=self._dims(axis), keepdim=keepdims))
 
     def max(self, axis: Axis = None, keepdims: bool = False) -> TorchTensor:
-        return self._make(torch.amax(self.tensor, dim=self._dims(axis), keepdim=keepdims))  # ties share, as ours
+        return self._make(
+            torch.amax(self.tensor, dim=self._dims(axis), keepdim=keepdims)
+        )  # ties share, as ours
 
     def _dims(self, axis: Axis) -> tuple[int, ...]:
-        return tuple(range(self.ndim)) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+        return (
+            tuple(range(self.ndim))
+            if axis is None
+            else (axis,)
+            if isinstance(axis, int)
+            else tuple(axis)
+        )
 
     def reshape(self, *shape: int | tuple[int, ...]) -> TorchTensor:
         return self._make(self.tensor.reshape(unpacked(shape)))
@@ -153,7 +168,11 @@ class TorchTensor:
 
     def backward(self, grad: Any = None) -> None:
         # Probes may call backward() on the same graph twice; torch would free it after once.
-        seed = None if grad is None else torch.tensor(np.asarray(grad, dtype=np.float64), device=self.device)
+        seed = (
+            None
+            if grad is None
+            else torch.tensor(np.asarray(grad, dtype=np.float64), device=self.device)
+        )
         torch.autograd.backward(self.tensor, grad_tensors=seed, retain_graph=True)
 
 

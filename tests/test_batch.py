@@ -362,7 +362,8 @@ def test_a_batch_report_is_the_report_grade_writes(tmp_path: Path) -> None:
 
 
 def test_worker_messages_are_typed_and_strict() -> None:
-    from grader.course.batch import Done, Tally, Task
+    from grader.course.pool import Tally
+    from grader.course.wire import Done, Task
 
     done = Done(student="ada", outcome="graded", score=7.5, max_score=10.0, seconds=0.25)
     assert Done.from_line(done.to_line()) == done

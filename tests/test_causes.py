@@ -9,8 +9,8 @@ import pytest
 
 from grader.cli import main
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.report import Cause, Report
+from grader.judge.session import grade
 from grader.outputs.render_json import report_from_dict, report_schema, report_to_dict
 from grader.run.sandbox import Sandbox
 

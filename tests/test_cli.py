@@ -145,7 +145,7 @@ def test_internal_errors_exit_three_with_a_traceback(monkeypatch: pytest.MonkeyP
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("grader.judge.grading.grade", explode)
+    monkeypatch.setattr("grader.judge.session.grade", explode)
     assert main([str(SOLUTION)]) == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "RuntimeError: boom" in err and "internal error in autograd-grader" in err

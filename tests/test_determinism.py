@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "submissions"
 MICROGRAD = ROOT / "examples" / "courses" / "micrograd"
 pytestmark = pytest.mark.slow
-#: samples of engines and torch exercises, each graded in a few seconds (none runs into its time limit)
-SAMPLES = [path for folder in ("whole-engine", "node-backward", "first-gradient", "relu-network", "tensor-backward")
+#: samples of a whole engine, a torch exercise and a tensor engine, each graded in a second or two (none runs into
+#: its time limit)
+SAMPLES = [path for folder in ("whole-engine", "first-gradient", "tensor-backward")
            for path in sorted((SUBMISSIONS / folder).glob("*.py"))]
 #: the micrograd course's known mistakes and variants, as students' files: their walks follow a set of nodes
 COURSE_FILES = sorted(MICROGRAD.glob("*/[mv]*s/*.py"))

@@ -18,7 +18,8 @@ import pytest
 import yaml
 from doc_blocks import DOCS, KINDS, PRELUDE, ROOT, Block, blocks, make_course, output_matches
 
-from grader.cli import COMMANDS, command_function, grade_parser
+from grader.cli_commands import COMMANDS, command
+from grader.cli_file import grade_parser
 
 #: where options and variables may be documented: the guides, and the exercise format's reference
 PROSE = (*DOCS, ROOT / "exercises" / "README.md")
@@ -89,9 +90,9 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 def test_every_command_and_option_is_documented() -> None:
     """Each `grade COMMAND` appears in the docs, and each of its options in a paragraph or block naming it."""
     paragraphs = [p for doc in PROSE for p in re.split(r"\n\s*\n", doc.read_text(encoding="utf-8"))]
-    missing = [f"grade {command} {option}"
-               for command in COMMANDS for option in ["", *_options(command_function(command, "parser")())]
-               if not any(f"grade {command}" in p and option in p for p in paragraphs)]
+    missing = [f"grade {name} {option}"
+               for name in COMMANDS for option in ["", *_options(command(name).parser())]
+               if not any(f"grade {name}" in p and option in p for p in paragraphs)]
     missing += [f"grade FILE {option}" for option in _options(grade_parser())
                 if not any(re.search(rf"\bgrade [^`\n]*{option}\b", p) for p in paragraphs)]
     assert not missing, missing

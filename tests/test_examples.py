@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from grader.cli import COMMANDS, command_function, main
+from grader import cli_commands
+from grader.cli import main
+from grader.cli_commands import COMMANDS
 from grader.course.pack.export import TORCH_PIN
 from grader.course.roster import read_roster
 from grader.course.secret import write_new_secret
@@ -164,7 +166,7 @@ def _containers(path: Path) -> list[dict[str, Any]]:
 def _parsed(argv: list[str]) -> None:
     """`grade ...` parsed by grade's own parser for that command: an option it lacks, or a bad value, fails."""
     assert argv[0] == "grade" and argv[1] in COMMANDS, argv
-    command_function(argv[1], "parser")().parse_args(argv[2:])
+    cli_commands.command(argv[1]).parser().parse_args(argv[2:])
 
 
 def test_every_manifest_is_valid_against_the_kubernetes_api_and_runs_commands_grade_has(

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.course.batch import Setup, declared_by
+from grader.course.batch import declared_by
 from grader.course.classlist import discover
 from grader.course.expected_ahead import compute_ahead, needs_torch, wanted
+from grader.course.manifest import Setup
 from grader.course.secret import write_new_secret
 from grader.course.selection import digest_content
 from grader.judge.catalog import Catalog

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from grader.core.exercise import Exercise
-from grader.judge import grading
+from grader.judge import grading, session
 from grader.judge.catalog import Catalog
 from grader.judge.expected_cache import ExpectedStore, cache_folder, entry_key
 from grader.judge.oracle import expected_values
@@ -206,7 +206,7 @@ def test_the_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp
 def _grade(course: Catalog, store: ExpectedStore | None, mode: isolate.Mode | None = None) -> Report:
     exercise = course.load("first-gradient")
     with Sandbox(hide=[course.root], mode=mode) as sandbox:
-        return grading.grade(CORRECT, [exercise], sandbox=sandbox, store=store)
+        return session.grade(CORRECT, [exercise], sandbox=sandbox, store=store)
 
 
 def _without_time(report: Report) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from browser import render
 
 from grader.cli import main
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.report import Report
+from grader.judge.session import grade
 from grader.outputs.feedback import feedback_html
 from grader.outputs.render_text import render_text
 from grader.outputs.students import Student

@@ -18,8 +18,8 @@ import pytest
 from junitparser import xunit2
 
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.report import CheckResult, ExerciseResult, Report
+from grader.judge.session import grade
 from grader.outputs.formats.gradebook import gradebook_csv
 from grader.outputs.formats.gradescope import (
     MARKER,

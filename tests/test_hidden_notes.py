@@ -13,9 +13,9 @@ import pytest
 
 from grader.judge.audience import Audience, redact
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.hidden_runs import HIDDEN_INTEGRITY
 from grader.judge.report import Report
+from grader.judge.session import grade
 from grader.outputs.formats import render
 from grader.outputs.render_json import report_from_dict, report_schema, report_to_dict
 from grader.outputs.students import Student

@@ -15,8 +15,8 @@ import pytest
 
 from grader.judge.catalog import Catalog
 from grader.judge.check import HIDDEN_ERROR
-from grader.judge.grading import grade
 from grader.judge.hidden_runs import hidden_last
+from grader.judge.session import grade
 from grader.outputs.formats import render
 from grader.outputs.render_json import report_to_dict
 from grader.outputs.students import Student

@@ -16,7 +16,7 @@ from grader.cli import main
 from grader.core.text import file_name
 from grader.course.secret import write_new_secret
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
+from grader.judge.session import grade
 from grader.outputs.render_json import report_to_dict
 from grader.run.sandbox import Sandbox
 

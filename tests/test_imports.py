@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
+from grader.judge.session import grade
 from grader.run.policy import INTO_MEMORY, REACHES_OUT, engine_policy, torch_policy
 from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox, policy_of

@@ -77,15 +77,15 @@ SUB_LAYERS = {
     "grader.course.pack": ("reference", "grader.core", "grader.run", "grader.judge", "grader.outputs",
                            "grader.course.secret", "grader.course.pack"),
     "grader.course.lms": ("grader.core", "grader.outputs", "grader.course.selection", "grader.course.manifest",
-                          "grader.course.classfiles", "grader.course.batch", "grader.course.lms"),
+                          "grader.course.classfiles", "grader.course.disk", "grader.course.lms"),
     "grader.service.db": ("grader.core", "grader.service.db"),
     "grader.service.work": ("grader.core", "grader.run", "grader.judge", "grader.outputs", "grader.course",
                             "grader.service.db", "grader.service.config", "grader.service.work"),
 }
 #: modules a room may never import, whatever its layer allows: the judge's pipeline calls the diagnosis
 NEVER = {
-    "grader.judge.diagnose": ("grader.judge.grading", "grader.judge.hidden_runs"),
-    "grader.judge.tensor": ("grader.judge.grading", "grader.judge.hidden_runs"),
+    "grader.judge.diagnose": ("grader.judge.grading", "grader.judge.session", "grader.judge.hidden_runs"),
+    "grader.judge.tensor": ("grader.judge.grading", "grader.judge.session", "grader.judge.hidden_runs"),
 }
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from grader.core.values import Array, BadReply, ErrorInfo, Number, Traced, TracedNode, from_data
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.library.standin import evaluate
+from grader.judge.session import grade
 from grader.run.read.load import SubmissionError
 from grader.run.read.package import MAX_SOURCE_BYTES, read_package
 

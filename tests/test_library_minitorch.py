@@ -11,8 +11,8 @@ import pytest
 
 from grader.core.values import Number, Traced, TracedNode
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.library.standin import evaluate
+from grader.judge.session import grade
 from grader.run.read.given import SEAM
 from grader.run.read.package import read_package
 
@@ -111,6 +111,7 @@ def test_the_example_library_courses_are_sound(course: str, capsys: pytest.Captu
     """grade validate at one seed: the reference full, the starter not, every known mistake named as itself."""
     from grader.cli import main
 
-    code = main(["validate", "--seeds", "1", "--device", "cpu", "--exercises", str(FOLDER.parent / course)])
+    code = main(["validate", "--seeds", "1", "--variant-seeds", "3", "--device", "cpu", "--exercises",
+                 str(FOLDER.parent / course)])
     out = capsys.readouterr().out
     assert code == 0 and "exercises sound" in out and " of " in out, out

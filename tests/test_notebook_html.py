@@ -14,8 +14,8 @@ import pytest
 from browser import render
 
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.report import Report
+from grader.judge.session import grade
 from grader.outputs.notebook_html import report_html
 from grader.run.sandbox import Sandbox
 

@@ -19,7 +19,7 @@ import pytest
 from grader.cli import main
 from grader.course import pool
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
+from grader.judge.session import grade
 from grader.run.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hand_built import exercise, expect, group, mutant, no_inputs, numbers, observed, probe, run_result
 
+from grader.core.errors import SpecError
 from grader.core.numeric import Tolerance
 from grader.core.values import Array, Number, Seq, Text
 from grader.judge.catalog import Catalog
@@ -24,6 +25,7 @@ from grader.judge.grading import grade_submission
 from grader.judge.oracle import Expected
 from grader.judge.precision import MARGIN, in_float32, slack
 from grader.judge.report import ExerciseResult, Report
+from grader.judge.spec import load_exercise
 from grader.outputs.render_text import render_text
 from grader.run.read.load import load_submission
 from grader.run.sandbox import Sandbox
@@ -175,3 +177,13 @@ def test_a_correct_float32_fix_is_never_named_gradients_never_cleared(sandbox: S
             assert result.score == result.max_score, variant
         else:
             assert {c.cause.kind for c in result.checks if c.status == "failed"} <= {"precision"}, variant
+
+
+def test_precision_is_said_of_torch_exercises_only(tmp_path: Path) -> None:
+    folder = tmp_path / "node-mul"
+    shutil.copytree(ROOT / "exercises" / "node-mul", folder)
+    spec = folder / "exercise.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8") + "precision: float32\n", encoding="utf-8")
+    with pytest.raises(SpecError, match="precision: is for engine: torch exercises"):
+        load_exercise(spec)
+    assert load_exercise(FIRST_GRADIENT / "exercise.yaml").precision == "float32"

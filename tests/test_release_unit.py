@@ -97,6 +97,10 @@ def test_a_torch_exercise_carries_its_solutions_answers_for_the_public_checks_at
                                                                                   seed=0), strict=True)}
     for probe, value in zip(packed.probes, from_pack, strict=True):
         assert value.observations == from_solution[probe.name].observations, probe.name
+        # and the slack float32 gets at each check (grader.judge.precision): a pack's float32 answer is right too
+        assert (value.float32, value.accepts_float32) == (from_solution[probe.name].float32,
+                                                          from_solution[probe.name].accepts_float32), probe.name
+    assert any(value.accepts_float32 and value.float32 for value in from_pack)
 
 
 def test_an_engine_exercise_carries_no_answers_and_its_mistakes_no_code(course: Path,

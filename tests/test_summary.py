@@ -12,9 +12,9 @@ import pytest
 
 from grader import __version__
 from grader.judge.catalog import Catalog
-from grader.judge.grading import grade
 from grader.judge.oracle import expected_values
 from grader.judge.report import CheckResult, ExerciseResult, Report
+from grader.judge.session import grade
 from grader.outputs.error_kinds import error_kind
 from grader.outputs.html_page import num
 from grader.outputs.students import ExerciseColumn, Student, StudentReport

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.judge import grading
+from grader.judge import devices, grading
 from grader.judge.catalog import Catalog
 from grader.run.confine import isolate
 from grader.run.inputs import draw_inputs
@@ -60,9 +60,9 @@ def test_a_zygote_is_warm_once_it_has_said_hello(catalog: Catalog) -> None:
 
 
 def test_no_gpu_device_file_means_no_cuda_without_asking_torch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grading.os.path, "exists", lambda path: False)
+    monkeypatch.setattr(devices.os.path, "exists", lambda path: False)
     monkeypatch.setitem(sys.modules, "torch", None)  # importing torch now fails
-    assert grading.cuda_available() is False
-    monkeypatch.setattr(grading.os.path, "exists", lambda path: path == "/dev/nvidiactl")
+    assert devices.cuda_available() is False
+    monkeypatch.setattr(devices.os.path, "exists", lambda path: path == "/dev/nvidiactl")
     with pytest.raises(ImportError):
-        grading.cuda_available()
+        devices.cuda_available()

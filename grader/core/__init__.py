@@ -1,1 +1,2 @@
-"""The vocabulary every layer shares: errors, the exercise model, tolerances, values and their comparison."""
+"""The vocabulary every layer shares: errors, the
+exercise model, tolerances, values and their comparison."""

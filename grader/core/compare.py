@@ -18,7 +18,8 @@ ROW = 6
 
 
 def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
-    """None when `got` matches `expected` within `tol`; otherwise one sentence saying how it differs."""
+    """None when `got` matches `expected` within `tol`;
+    otherwise one sentence saying how it differs."""
     if isinstance(got, ErrorInfo) and not isinstance(expected, ErrorInfo):
         return f"expected {show(expected)}, but reading it raised {got.describe()}"
     match expected:
@@ -39,8 +40,10 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
                 pairs = enumerate(zip(items, got.items, strict=False))  # up to the shorter one
                 first = next((i for i, (a, b) in pairs if compare(a, b, tol)), None)
                 where = f"; they first differ at [{first}]" if first is not None else ""
-                return (f"expected a {expected.kind} of {len(items)}: {show(expected, LONG)}, got one of "
-                        f"{len(got.items)}: {show(got, LONG)}{where}")
+                return (
+                    f"expected a {expected.kind} of {len(items)}: {show(expected, LONG)}, got one of "
+                    f"{len(got.items)}: {show(got, LONG)}{where}"
+                )
             for index, (want_item, got_item) in enumerate(zip(items, got.items, strict=True)):
                 problem = compare(want_item, got_item, tol)
                 if problem is not None:
@@ -49,7 +52,9 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
         case Flag() | Text() | Nothing():
             if got == expected:
                 return None
-            return _type_mismatch(expected, got) or f"expected {show(expected)}, got {describe(got)}"
+            return (
+                _type_mismatch(expected, got) or f"expected {show(expected)}, got {describe(got)}"
+            )
         case ErrorInfo(type_name):
             if isinstance(got, ErrorInfo) and got.type_name == type_name:
                 return None
@@ -60,22 +65,39 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
 
 
 #: type names a probe observes (`type(v).__name__`), as a person says them
-TYPE_NAMES = {"float": "a plain float", "int": "an int", "bool": "a bool", "str": "a str", "list": "a list",
-              "tuple": "a tuple", "dict": "a dict", "NoneType": "None", "Tensor": "a torch Tensor",
-              "Parameter": "a torch Parameter", "ndarray": "a numpy array", "float64": "a numpy float64",
-              "float32": "a numpy float32", "Node": "a Node"}
+TYPE_NAMES = {
+    "float": "a plain float",
+    "int": "an int",
+    "bool": "a bool",
+    "str": "a str",
+    "list": "a list",
+    "tuple": "a tuple",
+    "dict": "a dict",
+    "NoneType": "None",
+    "Tensor": "a torch Tensor",
+    "Parameter": "a torch Parameter",
+    "ndarray": "a numpy array",
+    "float64": "a numpy float64",
+    "float32": "a numpy float32",
+    "Node": "a Node",
+}
 #: what turns the one into the other, where the fix is that short
-_TYPE_FIXES = {("float", "Tensor"): "call `.item()` to turn a one-number tensor into a float",
-               ("float", "Parameter"): "call `.item()` to turn a one-number tensor into a float",
-               ("float", "ndarray"): "call `.item()` to turn a one-number array into a float",
-               ("float", "float64"): "wrap it in float()", ("float", "float32"): "wrap it in float()",
-               ("float", "int"): "wrap it in float()", ("list", "tuple"): "wrap it in list()",
-               ("tuple", "list"): "wrap it in tuple()"}
+_TYPE_FIXES = {
+    ("float", "Tensor"): "call `.item()` to turn a one-number tensor into a float",
+    ("float", "Parameter"): "call `.item()` to turn a one-number tensor into a float",
+    ("float", "ndarray"): "call `.item()` to turn a one-number array into a float",
+    ("float", "float64"): "wrap it in float()",
+    ("float", "float32"): "wrap it in float()",
+    ("float", "int"): "wrap it in float()",
+    ("list", "tuple"): "wrap it in list()",
+    ("tuple", "list"): "wrap it in tuple()",
+}
 
 
 def _type_mismatch(expected: Value, got: Value) -> str | None:
-    """Two observed type names worded for a person ("a torch Tensor where a plain float was expected: call
-    `.item()`"); None unless both are type names this module knows, so that no other text is misread."""
+    """Two observed type names worded for a person ("a torch Tensor
+    where a plain float was expected: call `.item()`"); None unless both
+    are type names this module knows, so that no other text is misread."""
     if not (isinstance(expected, Text) and isinstance(got, Text)):
         return None
     want, have = TYPE_NAMES.get(expected.value), TYPE_NAMES.get(got.value)
@@ -94,12 +116,17 @@ def _as_number(value: Value) -> float | None:
 
 
 def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
-    """Shape first; then how many elements differ, the first and the worst, the largest error, and an excerpt."""
+    """Shape first; then how many elements differ, the
+    first and the worst, the largest error, and an excerpt."""
     if not isinstance(got, Array):
         return f"expected a tensor of shape {_shape(expected.shape)}, got {describe(got)}"
     if got.shape != expected.shape:
         return f"expected shape {_shape(expected.shape)}, got shape {_shape(got.shape)}"
-    bad = [i for i, (w, h) in enumerate(zip(expected.data, got.data, strict=True)) if not tol.close(h, w)]
+    bad = [
+        i
+        for i, (w, h) in enumerate(zip(expected.data, got.data, strict=True))
+        if not tol.close(h, w)
+    ]
     if not bad:
         return None
     first, worst = bad[0], max(bad, key=lambda i: _error(expected.data[i], got.data[i]))
@@ -107,8 +134,10 @@ def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
     text = f"{len(bad)} of {len(expected.data)} elements differ"
     if expected.shape != ():
         text += f" (shape {_shape(expected.shape)})"
-    text += f"; {'the first and the worst' if worst == first else 'the first'}, at " \
-            f"{_index(first, expected.shape)}: expected {a}, got {b}"
+    text += (
+        f"; {'the first and the worst' if worst == first else 'the first'}, at "
+        f"{_index(first, expected.shape)}: expected {a}, got {b}"
+    )
     if worst != first:
         a, b = show_pair(expected.data[worst], got.data[worst])
         text += f"; the worst, at {_index(worst, expected.shape)}: expected {a}, got {b}"
@@ -121,13 +150,16 @@ def _compare_arrays(expected: Array, got: Value, tol: Tolerance) -> str | None:
 
 
 def _row(got: Array, expected: Array, flat: int) -> tuple[str, str, str]:
-    """The stretch of the last axis around element `flat`: where it is, and both sides' values there."""
+    """The stretch of the last axis around element
+    `flat`: where it is, and both sides' values there."""
     size = expected.shape[-1]
     start = flat - flat % size
     low = max(start, min(flat - ROW // 2, start + size - ROW))
     high = min(start + size, low + ROW)
     index = _index(flat, expected.shape)
-    where = f"in row {index[:index.rfind(',') + 1]} :]" if len(expected.shape) > 1 else "around it,"
+    where = (
+        f"in row {index[: index.rfind(',') + 1]} :]" if len(expected.shape) > 1 else "around it,"
+    )
     cut = ("..., " if low > start else "", ", ..." if high < start + size else "")
 
     def values(array: Array) -> str:
@@ -137,10 +169,12 @@ def _row(got: Array, expected: Array, flat: int) -> tuple[str, str, str]:
 
 
 def excerpt(array: Array, digits: int = 4) -> str:
-    """The array's first few elements along each axis, nested as numpy prints them ("..." for the rest)."""
+    """The array's first few elements along each axis,
+    nested as numpy prints them ("..." for the rest)."""
+
     def part(axis: int, offset: int) -> str:
         size = array.shape[axis]
-        stride = math.prod(array.shape[axis + 1:])
+        stride = math.prod(array.shape[axis + 1 :])
         shown = EXCERPT_LAST if axis == len(array.shape) - 1 else EXCERPT_OUTER
         if axis == len(array.shape) - 1:
             items = [fmt(array.data[offset + i], digits) for i in range(min(size, shown))]
@@ -204,13 +238,17 @@ def show(value: Value, preview: int = PREVIEW) -> str:
         case Nothing():
             return "None"
         case Seq(items, kind):
-            inner = ", ".join(show(item) for item in items[:preview]) + (", ..." if len(items) > preview else "")
+            inner = ", ".join(show(item) for item in items[:preview]) + (
+                ", ..." if len(items) > preview else ""
+            )
             return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
         case Array(shape, data):
             if shape == ():
                 return fmt(data[0])
             if len(shape) == 1 or 0 in shape:
-                inner = ", ".join(fmt(v) for v in data[:PREVIEW]) + (", ..." if len(data) > PREVIEW else "")
+                inner = ", ".join(fmt(v) for v in data[:PREVIEW]) + (
+                    ", ..." if len(data) > PREVIEW else ""
+                )
                 return f"tensor of shape {_shape(shape)}: [{inner}]"
             return f"tensor of shape {_shape(shape)}: {excerpt(value)}"
         case Opaque(type_name, text):

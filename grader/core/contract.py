@@ -1,10 +1,11 @@
 """An engine exercise's contract: the class name and the attribute names a course's engine uses.
 
-The lessons' engine is `Node(value)` with `.value`, `.grad` and `backward()`; micrograd's is `Value(data)`
-with `.data`. An exercise declares its course's names (`contract: {class: Value, value: data}`) and its
-probes are written in them. The trusted engines (the reference, its torch twin, the slipped and recording
-engines) keep their own names inside and gain the contract's as aliases here, so one engine serves every
-contract. Probes written once in the lessons' names (grader.judge.diagnose.localize's) are renamed to the contract's.
+The lessons' engine is `Node(value)` with `.value`, `.grad` and `backward()`; micrograd's is
+`Value(data)` with `.data`. An exercise declares its course's names (`contract: {class:
+Value, value: data}`) and its probes are written in them. The trusted engines (the
+reference, its torch twin, the slipped and recording engines) keep their own names inside
+and gain the contract's as aliases here, so one engine serves every contract. Probes written
+once in the lessons' names (grader.judge.diagnose.localize's) are renamed to the contract's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Contract:
-    """The names a submission's engine has: its class, and its value, gradient and backward attributes."""
+    """The names a submission's engine has: its class,
+    and its value, gradient and backward attributes."""
 
     class_name: str = "Node"
     value: str = "value"
@@ -41,7 +43,8 @@ DEFAULT = Contract()
 
 
 def problems(contract: Contract, taken: frozenset[str]) -> list[tuple[str, str]]:
-    """(field, what is wrong) for a contract the engines cannot serve; `taken` are the engine's other names."""
+    """(field, what is wrong) for a contract the engines
+    cannot serve; `taken` are the engine's other names."""
     found: list[tuple[str, str]] = []
     names = {"value": contract.value, "grad": contract.grad, "backward": contract.backward}
     for field, name in (("class", contract.class_name), *names.items()):
@@ -50,10 +53,20 @@ def problems(contract: Contract, taken: frozenset[str]) -> list[tuple[str, str]]
     for field, name in names.items():
         others = [f for f, n in names.items() if n == name and f != field]
         if others:
-            found.append((field, f"{name!r} is also the contract's {others[0]}; each attribute needs its own name"))
+            found.append(
+                (
+                    field,
+                    f"{name!r} is also the contract's {others[0]}; each attribute needs its own name",
+                )
+            )
         elif name != field and name in taken:
-            found.append((field, f"{name!r} is already an operation or attribute of the reference engine; "
-                                 f"choose another name"))
+            found.append(
+                (
+                    field,
+                    f"{name!r} is already an operation or attribute of the reference engine; "
+                    f"choose another name",
+                )
+            )
     return found
 
 
@@ -68,14 +81,16 @@ def adapt(engine: type[Any], contract: Contract) -> type[Any]:
     probe's intermediate nodes answer to the contract's names too.
     """
     if not contract.attributes():
-        return engine  # the class's own name is never seen: a probe reaches it by the name it is bound to
+        # the class's own name is never seen: a probe reaches it by the name it is bound to
+        return engine
     if (engine, contract) not in _ADAPTED:
         _ADAPTED[engine, contract] = aliased(engine, contract)
     return _ADAPTED[engine, contract]
 
 
 def aliased(engine: type[Any], contract: Contract) -> type[Any]:
-    """A new subclass of `engine` with the contract's aliases (uncached: for engines made once per use)."""
+    """A new subclass of `engine` with the contract's
+    aliases (uncached: for engines made once per use)."""
     members: dict[str, object] = {"__slots__": ()}
     for ours, theirs in contract.attributes().items():
         members[theirs] = _method_alias(ours) if ours == "backward" else _property_alias(ours)

@@ -19,7 +19,8 @@ class ExitCode(IntEnum):
     INTERNAL_ERROR = 3
     #: stopped by Ctrl-C (128 + SIGINT, as shells report it)
     INTERRUPTED = 130
-    #: the reader of the output went away (`grade list | head`): 128 + SIGPIPE, as a command killed by it reports
+    #: the reader of the output went away (`grade list |
+    #: head`): 128 + SIGPIPE, as a command killed by it reports
     PIPE_CLOSED = 141
 
 

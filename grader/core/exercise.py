@@ -14,16 +14,22 @@ from grader.core.numeric import Tolerance
 Engine = Literal["scalar", "torch", "tensor", "library"]
 Visibility = Literal["public", "hidden"]
 Device = Literal["cpu", "cuda"]
-InputKind = Literal["literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"]
+InputKind = Literal[
+    "literal", "scalar", "positive", "negative", "exponent", "uniform", "choice", "tensor"
+]
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 2048
-MAX_FD_ELEMENTS = 64  # central differences run the probe twice per element: larger tensors are sampled
+MAX_FD_ELEMENTS = (
+    64  # central differences run the probe twice per element: larger tensors are sampled
+)
 #: an exercise's id, as the schema has it: its folder's name
 ID_PATTERN = r"[a-z0-9][a-z0-9-]*"
 FORMAT_HELP = "see exercises/README.md for the format"
-#: a course's additions to the reference scalar engine, beside its exercises (grader.judge.course_ops)
+#: a course's additions to the reference scalar engine,
+#: beside its exercises (grader.judge.course_ops)
 COURSE_OPS = "reference_ops.py"
-#: a course's settings for every exercise of its folder, beside the exercise folders (grader/schemas/course.schema.json)
+#: a course's settings for every exercise of its folder, beside
+#: the exercise folders (grader/schemas/course.schema.json)
 COURSE_SETTINGS = "course.yaml"
 
 
@@ -58,8 +64,8 @@ class Raises:
 
 @dataclass(frozen=True, slots=True)
 class SourceRules:
-    """What a submission may import (enforced in the child, grader.run.policy), and may and must call
-    (grader.judge.rules)."""
+    """What a submission may import (enforced in the child,
+    grader.run.policy), and may and must call (grader.judge.rules)."""
 
     #: engine exercises: modules allowed on top of grader.run.policy.DEFAULT_ALLOWED
     allow_imports: tuple[str, ...] = ()
@@ -90,10 +96,11 @@ class Probe:
     #: what a lesson prints: a number as text ("0.1611", "4/9"), a text, or a list of texts
     printed: tuple[tuple[str, str | tuple[str, ...]], ...]
     line: int
-    #: observations zero by design up to rounding, which validate's check of rounding noise lets through
+    #: observations zero by design up to rounding, which
+    #: validate's check of rounding noise lets through
     near_zero: tuple[str, ...] = ()
-    #: engine: library: the ops this probe grades, where they are not the exercise's (its own op, in an
-    #: exercise of several)
+    #: engine: library: the ops this probe grades, where they are
+    #: not the exercise's (its own op, in an exercise of several)
     grades: tuple[str, ...] = ()
 
 
@@ -125,46 +132,53 @@ class Exercise:
     memory_mb: int
     source: SourceRules
     probes: tuple[Probe, ...]
-    #: torch exercises: the gradients must come from torch's autograd (required: as the child observes while
-    #: each probe runs, grader.run.child.evidence), or must not (forbidden: torch is not in the submission's tree)
+    #: torch exercises: the gradients must come from torch's autograd (required:
+    #: as the child observes while each probe runs, grader.run.child.evidence),
+    #: or must not (forbidden: torch is not in the submission's tree)
     autograd: Literal["required", "forbidden"] | None = None
     #: torch operators the submission's code may not have run (custom-sigmoid: sigmoid_backward)
     forbid_ops: tuple[str, ...] = ()
-    #: no complex numbers in the submission's values while the probes run (grader.run.child.complex_watch): a
-    #: complex step finds every derivative without deriving one (manual-backprop means by hand)
+    #: no complex numbers in the submission's values while the probes
+    #: run (grader.run.child.complex_watch): a complex step finds every
+    #: derivative without deriving one (manual-backprop means by hand)
     forbid_complex: bool = False
     #: a released pack: the points of the hidden checks it leaves out, graded after students submit
     hidden_points: float = 0.0
     #: engine: scalar exercises: the names of the course's engine, in which the probes are written
     contract: Contract = DEFAULT_CONTRACT
-    #: engine: scalar exercises: the course's reference_ops.py, beside the exercise folders, if it has one
+    #: engine: scalar exercises: the course's reference_ops.py,
+    #: beside the exercise folders, if it has one
     course_ops: Path | None = None
-    #: engine: library exercises: the course's package settings (course.yaml), and the ops this exercise grades
-    #: by dotted path; every other op a probe's result was built with is the course's reference
+    #: engine: library exercises: the course's package settings
+    #: (course.yaml), and the ops this exercise grades by dotted path; every
+    #: other op a probe's result was built with is the course's reference
     library: Library | None = None
     grades: tuple[str, ...] = ()
-    #: the least precision a correct answer may compute in: a torch exercise whose starter, text or torch's default
-    #: make float32 tensors accepts float32, and its checks allow what float32 gives (grader.judge.precision)
+    #: the least precision a correct answer may compute in: a torch exercise
+    #: whose starter, text or torch's default make float32 tensors accepts
+    #: float32, and its checks allow what float32 gives (grader.judge.precision)
     precision: Literal["float64", "float32"] = "float64"
-    #: correct answers written another way (variants/*.py): `grade validate` proves each scores full marks, unnamed
+    #: correct answers written another way (variants/*.py):
+    #: `grade validate` proves each scores full marks, unnamed
     variants: tuple[Path, ...] = ()
 
     @property
     def uses_torch(self) -> bool:
-        """Whether torch is in the submission's tree: a torch exercise's, unless it forbids autograd, which it
-        proves by leaving torch out (forward-mode: a Dual class graded against its solution)."""
+        """Whether torch is in the submission's tree: a torch exercise's,
+        unless it forbids autograd, which it proves by leaving torch out
+        (forward-mode: a Dual class graded against its solution)."""
         return self.engine == "torch" and self.autograd != "forbidden"
 
     @property
     def probe_engine(self) -> str:
-        """What its probes run with: the engine's helpers, or `plain` (math and the builtins) for a torch
-        exercise without torch, on either side (grader.run.child.execute.namespace)."""
+        """What its probes run with: the engine's helpers, or `plain` (math and the builtins)
+        for a torch exercise without torch, on either side (grader.run.child.execute.namespace)."""
         return "plain" if self.engine == "torch" and not self.uses_torch else self.engine
 
     @property
     def names(self) -> tuple[tuple[str, str], ...]:
-        """(the name a probe knows, what it must be) for each name in `defines`: a library's dotted paths are
-        known by their last part (needle.ops.EWiseMul as EWiseMul)."""
+        """(the name a probe knows, what it must be) for each name in `defines`: a library's
+        dotted paths are known by their last part (needle.ops.EWiseMul as EWiseMul)."""
         return tuple((name.rpartition(".")[2], kind) for name, kind in self.defines)
 
 

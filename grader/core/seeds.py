@@ -1,11 +1,13 @@
-"""Seeds a student cannot table: drawn from a course secret and the submission, and turned back by the instructor.
+"""Seeds a student cannot table: drawn from a course secret
+and the submission, and turned back by the instructor.
 
-A fixed seed can be tabled: each report shows that seed's public inputs, and a student who knows the seed
-can look the right answers up instead of computing them. A graded run (a batch, the course server, an
-exported Gradescope autograder) therefore draws each submission's seed with an HMAC of the submission under
-a secret only the course holds. The report carries a token, the submission's own digest, from which the
-instructor alone (holding the secret) recovers the seed with `seed_from_token`; the same bytes always get
-the same seed, so a report reproduces with `grade FILE --seed N`.
+A fixed seed can be tabled: each report shows that seed's public inputs, and a student
+who knows the seed can look the right answers up instead of computing them. A graded
+run (a batch, the course server, an exported Gradescope autograder) therefore draws
+each submission's seed with an HMAC of the submission under a secret only the course
+holds. The report carries a token, the submission's own digest, from which the
+instructor alone (holding the secret) recovers the seed with `seed_from_token`; the
+same bytes always get the same seed, so a report reproduces with `grade FILE --seed N`.
 """
 
 from __future__ import annotations
@@ -48,16 +50,19 @@ def submission_seed(secret: bytes, content: bytes) -> SubmissionSeed:
 
 
 def seed_from_token(secret: bytes, token: str) -> int:
-    """The seed a report's token stands for: what the instructor runs `grade --seed` with to reproduce it."""
+    """The seed a report's token stands for: what the
+    instructor runs `grade --seed` with to reproduce it."""
     if len(secret) < MIN_SECRET_BYTES:
         raise ValueError(f"a course secret needs at least {MIN_SECRET_BYTES} bytes")
     if not _TOKEN.fullmatch(token):
-        raise ValueError(f"not a seed token: {token[:40]!r} (tokens look like s1- and 32 hex digits)")
+        raise ValueError(
+            f"not a seed token: {token[:40]!r} (tokens look like s1- and 32 hex digits)"
+        )
     digest = hmac.new(secret, _DOMAIN + token.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") % SEED_SPACE
 
 
 def secret_id(secret: bytes) -> str:
-    """A name for a secret that says nothing of it: what a batch's manifest and fingerprint record, so that
-    `--resume` and `grade merge` know shards drew their seeds from the same secret."""
+    """A name for a secret that says nothing of it: what a batch's manifest and fingerprint record,
+    so that `--resume` and `grade merge` know shards drew their seeds from the same secret."""
     return hashlib.sha256(_DOMAIN + b"id\0" + secret).hexdigest()[:16]

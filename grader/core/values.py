@@ -1,4 +1,5 @@
-"""Plain data that crosses the sandbox boundary: observed values, errors, and their strict JSON form."""
+"""Plain data that crosses the sandbox boundary:
+observed values, errors, and their strict JSON form."""
 
 from __future__ import annotations
 
@@ -58,8 +59,8 @@ class Opaque:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """A place in the submission: 1-based line, the function, the line's text, and the cell ("cell 7"),
-    or the file's name for a .py file."""
+    """A place in the submission: 1-based line, the function, the line's
+    text, and the cell ("cell 7"), or the file's name for a .py file."""
 
     line: int
     function: str
@@ -67,7 +68,8 @@ class Where:
     file: str = ""
 
     def describe(self) -> str:
-        # a notebook's cell, or a package's file (its path in the repository); a lone .py file goes without
+        # a notebook's cell, or a package's file (its path
+        # in the repository); a lone .py file goes without
         named = self.file.startswith("cell ") or "/" in self.file
         place = f"{self.file}, line {self.line}" if named else f"line {self.line}"
         if self.function not in ("<module>", ""):
@@ -90,8 +92,9 @@ class ErrorInfo:
 
 @dataclass(frozen=True, slots=True)
 class TracedNode:
-    """One node of a traced result: the op that made it (by its class's name; None on a leaf), the op's plain
-    settings (axes, a scalar), the nodes it was made from, and what the submission's own ops computed."""
+    """One node of a traced result: the op that made it (by its class's
+    name; None on a leaf), the op's plain settings (axes, a scalar), the
+    nodes it was made from, and what the submission's own ops computed."""
 
     op: str | None
     settings: tuple[tuple[str, Value], ...]
@@ -101,9 +104,9 @@ class TracedNode:
 
 @dataclass(frozen=True, slots=True)
 class Traced:
-    """A library's tensor and the graph of ops that made it, as the child read it: each node after the nodes it
-    was made from, the result last. The trusted side evaluates it again with the course's reference ops
-    (grader.judge.library.standin) before anything compares it."""
+    """A library's tensor and the graph of ops that made it, as the child read it: each node
+    after the nodes it was made from, the result last. The trusted side evaluates it again with
+    the course's reference ops (grader.judge.library.standin) before anything compares it."""
 
     nodes: tuple[TracedNode, ...]
 
@@ -139,15 +142,30 @@ def to_data(value: Value) -> dict[str, Any]:
         case Seq(items, kind):
             return {"t": kind, "v": [to_data(item) for item in items]}
         case Array(shape, data, dtype, device):
-            return {"t": "array", "shape": list(shape), "v": list(data), "dtype": dtype, "device": device}
+            return {
+                "t": "array",
+                "shape": list(shape),
+                "v": list(data),
+                "dtype": dtype,
+                "device": device,
+            }
         case Opaque(type_name, text):
             return {"t": "object", "type": type_name, "repr": text}
         case ErrorInfo():
             return error_to_data(value)
         case Traced(nodes):
-            return {"t": "graph", "nodes": [
-                {"op": n.op, "settings": {k: to_data(v) for k, v in n.settings}, "inputs": list(n.inputs),
-                 "value": to_data(n.value)} for n in nodes]}
+            return {
+                "t": "graph",
+                "nodes": [
+                    {
+                        "op": n.op,
+                        "settings": {k: to_data(v) for k, v in n.settings},
+                        "inputs": list(n.inputs),
+                        "value": to_data(n.value),
+                    }
+                    for n in nodes
+                ],
+            }
     raise TypeError(f"not a Value: {value!r}")
 
 
@@ -157,14 +175,20 @@ def error_to_data(error: ErrorInfo) -> dict[str, Any]:
         "t": "error",
         "type": error.type_name,
         "message": error.message,
-        "where": None if where is None else {"line": where.line, "function": where.function, "text": where.text,
-                                             "file": where.file},
+        "where": None
+        if where is None
+        else {
+            "line": where.line,
+            "function": where.function,
+            "text": where.text,
+            "file": where.file,
+        },
     }
 
 
 def from_data(data: object, depth: int = 0, *, traced: bool = True) -> Value:
-    """Parse one value of an untrusted reply: exact keys, exact types, bounded size; `traced`: whether a traced
-    result may be in it (never inside another)."""
+    """Parse one value of an untrusted reply: exact keys, exact types, bounded
+    size; `traced`: whether a traced result may be in it (never inside another)."""
     if depth > MAX_DEPTH + 1:
         raise BadReply("value nested too deep")
     obj = _exact_dict(data)
@@ -193,12 +217,20 @@ def from_data(data: object, depth: int = 0, *, traced: bool = True) -> Value:
     if tag == "array":
         _keys(obj, {"t", "shape", "v", "dtype", "device"})
         shape, flat = obj["shape"], obj["v"]
-        if type(shape) is not list or not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 16:
+        if (
+            type(shape) is not list
+            or not all(type(n) is int and 0 <= n for n in shape)
+            or len(shape) > 16
+        ):
             raise BadReply("array shape is not a list of sizes")
         if type(flat) is not list or len(flat) != math.prod(shape) or len(flat) > MAX_ITEMS:
             raise BadReply("array data does not match its shape")
-        return Array(tuple(shape), tuple(_number(x) for x in flat), clip(_string(obj["dtype"]), 40),
-                     clip(_string(obj["device"]), 40))
+        return Array(
+            tuple(shape),
+            tuple(_number(x) for x in flat),
+            clip(_string(obj["dtype"]), 40),
+            clip(_string(obj["device"]), 40),
+        )
     if tag == "object":
         _keys(obj, {"t", "type", "repr"})
         return Opaque(clip(_string(obj["type"]), 100), clip(_string(obj["repr"]), 400))
@@ -225,9 +257,13 @@ def _traced(nodes: object) -> Traced:
             raise BadReply("a traced node's inputs are not earlier nodes")
         if len(settings) > 16:
             raise BadReply("a traced node has too many settings")
-        plain = tuple((clip(_string(key), 100), from_data(value, MAX_DEPTH - 2, traced=False))
-                      for key, value in settings.items())
-        parsed.append(TracedNode(op, plain, tuple(inputs), from_data(node["value"], 1, traced=False)))
+        plain = tuple(
+            (clip(_string(key), 100), from_data(value, MAX_DEPTH - 2, traced=False))
+            for key, value in settings.items()
+        )
+        parsed.append(
+            TracedNode(op, plain, tuple(inputs), from_data(node["value"], 1, traced=False))
+        )
     return Traced(tuple(parsed))
 
 
@@ -241,8 +277,12 @@ def error_from_data(data: object) -> ErrorInfo:
         _keys(w, {"line", "function", "text", "file"})
         if type(w["line"]) is not int:
             raise BadReply("error line is not an integer")
-        place = Where(w["line"], clip(_string(w["function"]), 100), clip(_string(w["text"]), 300),
-                      clip(_string(w["file"]), 100))
+        place = Where(
+            w["line"],
+            clip(_string(w["function"]), 100),
+            clip(_string(w["text"]), 300),
+            clip(_string(w["file"]), 100),
+        )
     return ErrorInfo(clip(_string(obj["type"]), 100), clip(_string(obj["message"]), 2000), place)
 
 

@@ -1,1 +1,2 @@
-"""What a course does with the grader: batches of a class, releases, exports, validation, in-notebook checks."""
+"""What a course does with the grader: batches of a
+class, releases, exports, validation, in-notebook checks."""

@@ -1,13 +1,15 @@
-"""A one-worker batch's torch expected values, computed ahead in a process of their own that ends once it is done.
+"""A one-worker batch's torch expected values, computed
+ahead in a process of their own that ends once it is done.
 
-A torch exercise's expected values come from its solution, run on the trusted side, and whatever runs it
-imports torch: 140 MB of it private to each process. With more workers the coordinator imports torch once and
-every worker forked from it shares it. With one (`-j 1`) nothing shares it: the worker would hold torch beside
-its torch zygote's for the whole batch, for these values alone. So they are computed first, for every
-submission's seed, by a child of the coordinator that imports torch and leaves; the worker forked after it
-starts with them, never imports torch, and the batch's peak memory is the larger of the two, not their sum.
-Whatever the child could not give (it failed, or a value does not read back exactly, a NaN) the worker
-computes as before: this saves memory, never changes a value.
+A torch exercise's expected values come from its solution, run on the trusted side, and
+whatever runs it imports torch: 140 MB of it private to each process. With more workers the
+coordinator imports torch once and every worker forked from it shares it. With one (`-j 1`)
+nothing shares it: the worker would hold torch beside its torch zygote's for the whole
+batch, for these values alone. So they are computed first, for every submission's seed, by
+a child of the coordinator that imports torch and leaves; the worker forked after it starts
+with them, never imports torch, and the batch's peak memory is the larger of the two, not
+their sum. Whatever the child could not give (it failed, or a value does not read back
+exactly, a NaN) the worker computes as before: this saves memory, never changes a value.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import traceback
 from collections.abc import Iterable, Mapping, Sequence
 
 from grader.core.exercise import Exercise
-from grader.course.batch import Setup
 from grader.course.classlist import Entry
+from grader.course.manifest import Setup
 from grader.course.selection import digest_content
 from grader.judge.grading import ExpectedCache
 from grader.judge.oracle import Expected, expected_from_data, expected_to_data, expected_values
@@ -31,8 +33,11 @@ def needs_torch(exercise: Exercise) -> bool:
     return exercise.uses_torch and exercise.expected is None
 
 
-def wanted(entries: Iterable[Entry], exercises: Mapping[str, Sequence[Exercise]], setup: Setup,
-           ) -> list[tuple[Exercise, int]]:
+def wanted(
+    entries: Iterable[Entry],
+    exercises: Mapping[str, Sequence[Exercise]],
+    setup: Setup,
+) -> list[tuple[Exercise, int]]:
     """Each torch exercise a submission is graded on, at that submission's seed, once."""
     found: dict[tuple[str, int], Exercise] = {}
     for entry in entries:
@@ -46,7 +51,8 @@ def wanted(entries: Iterable[Entry], exercises: Mapping[str, Sequence[Exercise]]
 
 
 def compute_ahead(pairs: Sequence[tuple[Exercise, int]]) -> ExpectedCache:
-    """The expected values of each (exercise, seed), from a child process that holds torch only while it works."""
+    """The expected values of each (exercise, seed), from
+    a child process that holds torch only while it works."""
     if not pairs:
         return {}
     read, write = os.pipe()
@@ -57,10 +63,20 @@ def compute_ahead(pairs: Sequence[tuple[Exercise, int]]) -> ExpectedCache:
             os.close(read)
             with os.fdopen(write, "w", encoding="utf-8") as out:
                 for exercise, seed in pairs:
-                    values = expected_values(exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False)
+                    values = expected_values(
+                        exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False
+                    )
                     if all(_back(_stored(v)) == v for v in values):
-                        out.write(json.dumps({"exercise": exercise.id, "seed": seed,
-                                              "values": [_stored(v) for v in values]}) + "\n")
+                        out.write(
+                            json.dumps(
+                                {
+                                    "exercise": exercise.id,
+                                    "seed": seed,
+                                    "values": [_stored(v) for v in values],
+                                }
+                            )
+                            + "\n"
+                        )
         except BaseException:  # noqa: BLE001 - say why; the worker computes what is missing
             traceback.print_exc()
             code = 70

@@ -1,7 +1,9 @@
-"""`grade new`: a new exercise folder to fill in, from a template or an existing exercise; and what is left to fill.
+"""`grade new`: a new exercise folder to fill in, from a
+template or an existing exercise; and what is left to fill.
 
-Every place the author still has to write is marked `TODO(grade new)`; `grade validate` lists the marks left
-(`todos`) beside what it proves, so that an exercise is sound once the marks are gone and validate passes.
+Every place the author still has to write is marked `TODO(grade new)`;
+`grade validate` lists the marks left (`todos`) beside what it proves, so
+that an exercise is sound once the marks are gone and validate passes.
 """
 
 from __future__ import annotations
@@ -20,11 +22,16 @@ TEMPLATE_FILES = ("exercise.yaml", "starter.py", "solution.py")
 Engine = Literal["scalar", "torch"]
 
 
-def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: Exercise | None = None) -> list[Path]:
-    """Write `root/exercise_id/` (spec, starter, solution, one example mutant and variant); the files written."""
+def new_exercise(
+    root: Path, exercise_id: str, engine: Engine = "scalar", like: Exercise | None = None
+) -> list[Path]:
+    """Write `root/exercise_id/` (spec, starter, solution,
+    one example mutant and variant); the files written."""
     if not re.fullmatch(ID_PATTERN, exercise_id):
-        raise GraderError(f"{exercise_id!r} cannot be an exercise id: use lower-case letters, digits and '-' "
-                          f"(node-div, value-tanh).")
+        raise GraderError(
+            f"{exercise_id!r} cannot be an exercise id: use lower-case letters, digits and '-' "
+            f"(node-div, value-tanh)."
+        )
     folder = root / exercise_id
     if folder.exists():
         raise GraderError(f"{folder} exists already; choose another id, or edit that exercise.")
@@ -34,9 +41,14 @@ def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: 
         return _copy(like, folder, exercise_id)
     templates = resources.files("grader").joinpath(f"templates/{engine}")
     written = []
-    for name, target in (*((n, n) for n in TEMPLATE_FILES), ("mutant.py", "mutants/example.py"),
-                         ("variant.py", "variants/example.py")):
-        text = Template(templates.joinpath(f"{name}.tmpl").read_text(encoding="utf-8")).substitute(id=exercise_id)
+    for name, target in (
+        *((n, n) for n in TEMPLATE_FILES),
+        ("mutant.py", "mutants/example.py"),
+        ("variant.py", "variants/example.py"),
+    ):
+        text = Template(templates.joinpath(f"{name}.tmpl").read_text(encoding="utf-8")).substitute(
+            id=exercise_id
+        )
         path = folder / target
         path.write_text(text, encoding="utf-8")
         written.append(path)
@@ -44,30 +56,53 @@ def new_exercise(root: Path, exercise_id: str, engine: Engine = "scalar", like: 
 
 
 def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
-    """The existing exercise's spec, starter, solution, every mutant and variant, renamed, with marks where to
-    start."""
+    """The existing exercise's spec, starter, solution, every
+    mutant and variant, renamed, with marks where to start."""
     header = re.compile(rf"^# exercise: {re.escape(like.id)}$", re.M)
     spec = like.spec_path.read_text(encoding="utf-8")
     spec = re.sub(rf"^id: {re.escape(like.id)}$", f"id: {exercise_id}", spec, count=1, flags=re.M)
-    spec = (f"# {MARK}: this is {like.id}'s spec; write this exercise's title, summary and probes, then delete "
-            f"this line.\n{spec}")
+    spec = (
+        f"# {MARK}: this is {like.id}'s spec; write this exercise's title, summary and probes, then delete "
+        f"this line.\n{spec}"
+    )
     written = [_write(folder / "exercise.yaml", spec)]
     for source, target in ((like.starter, "starter.py"), (like.solution, "solution.py")):
         if source is None:
-            raise GraderError(f"{like.id} has no solution (a released pack?); --like needs a course's own exercise.")
+            raise GraderError(
+                f"{like.id} has no solution (a released pack?); --like needs a course's own exercise."
+            )
         text = header.sub(f"# exercise: {exercise_id}", source.read_text(encoding="utf-8"), count=1)
-        written.append(_write(folder / target, f"{text.rstrip()}\n# {MARK}: {like.id}'s {target}; make it this "
-                                               f"exercise's, then delete this line.\n"))
+        written.append(
+            _write(
+                folder / target,
+                f"{text.rstrip()}\n# {MARK}: {like.id}'s {target}; make it this "
+                f"exercise's, then delete this line.\n",
+            )
+        )
     for mutant in like.mutants:  # every one: each is a mistake the new exercise may share
-        text = header.sub(f"# exercise: {exercise_id}", mutant.path.read_text(encoding="utf-8"), count=1)
-        written.append(_write(folder / "mutants" / mutant.path.name,
-                              f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {mutant.mistake}; make it a mistake "
-                              f"of this exercise, then delete this line.\n"))
-    for variant in like.variants:  # each is a correct answer of the other exercise: one of this one's, once edited
-        text = header.sub(f"# exercise: {exercise_id}", variant.read_text(encoding="utf-8"), count=1)
-        written.append(_write(folder / "variants" / variant.name,
-                              f"{text.rstrip()}\n# {MARK}: {like.id}'s variant {variant.name}; make it a correct "
-                              f"answer of this exercise written another way, then delete this line.\n"))
+        text = header.sub(
+            f"# exercise: {exercise_id}", mutant.path.read_text(encoding="utf-8"), count=1
+        )
+        written.append(
+            _write(
+                folder / "mutants" / mutant.path.name,
+                f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {mutant.mistake}; make it a mistake "
+                f"of this exercise, then delete this line.\n",
+            )
+        )
+    for variant in (
+        like.variants
+    ):  # each is a correct answer of the other exercise: one of this one's, once edited
+        text = header.sub(
+            f"# exercise: {exercise_id}", variant.read_text(encoding="utf-8"), count=1
+        )
+        written.append(
+            _write(
+                folder / "variants" / variant.name,
+                f"{text.rstrip()}\n# {MARK}: {like.id}'s variant {variant.name}; make it a correct "
+                f"answer of this exercise written another way, then delete this line.\n",
+            )
+        )
     return written
 
 
@@ -78,8 +113,13 @@ def _write(path: Path, text: str) -> Path:
 
 def todos(exercise: Exercise) -> list[str]:
     """'file, line N: what to do' for each `TODO(grade new)` mark left in the exercise's files."""
-    files = [exercise.spec_path, exercise.starter, *([exercise.solution] if exercise.solution else []),
-             *(m.path for m in exercise.mutants), *exercise.variants]
+    files = [
+        exercise.spec_path,
+        exercise.starter,
+        *([exercise.solution] if exercise.solution else []),
+        *(m.path for m in exercise.mutants),
+        *exercise.variants,
+    ]
     found = []
     for path in files:
         if path.is_dir():  # a library course's repositories: grade new writes no marks there

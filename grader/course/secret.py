@@ -1,12 +1,13 @@
-"""Where a course keeps the secret its graded submissions' seeds are drawn from (grader.core.seeds), and how a
-batch, the exported autograder and the instructor find it.
+"""Where a course keeps the secret its graded submissions' seeds are drawn from
+(grader.core.seeds), and how a batch, the exported autograder and the instructor find it.
 
-The secret is a file: `--secret-file F`, or `course-secret` in the course folder, beside its exercises
-folder, where `grade serve` keeps its own (grader.service.config), so that a batch, the server and the
-exported autograder draw the same seed for the same submission. No submission's tree holds it (the tree
-holds only what runs need), no release pack (which writes each exercise's public checks only), no
-student's hands. `grade export gradescope` embeds the course's secret in the autograder zip, which students
-never see. Nothing else reads it: `grade FILE` on a student's machine takes `--seed`.
+The secret is a file: `--secret-file F`, or `course-secret` in the course folder, beside
+its exercises folder, where `grade serve` keeps its own (grader.service.config), so that a
+batch, the server and the exported autograder draw the same seed for the same submission.
+No submission's tree holds it (the tree holds only what runs need), no release pack (which
+writes each exercise's public checks only), no student's hands. `grade export gradescope`
+embeds the course's secret in the autograder zip, which students never see. Nothing else
+reads it: `grade FILE` on a student's machine takes `--seed`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 from grader.core.errors import GraderError
 from grader.core.seeds import MIN_SECRET_BYTES, new_secret, secret_id
 
-#: the course secret's file, in the course folder (the exercises folder's parent), as the course server names it
+#: the course secret's file, in the course folder (the
+#: exercises folder's parent), as the course server names it
 SECRET_FILE = "course-secret"
 #: what a secret file may hold at most (a secret is a line of text)
 MAX_SECRET_BYTES = 4096
@@ -44,13 +46,17 @@ def read_secret(path: Path) -> CourseSecret:
         with path.open("rb") as handle:
             data = handle.read(MAX_SECRET_BYTES + 1)
     except FileNotFoundError:
-        raise GraderError(f"{path}: no such secret file. Make one with: grade seed --new-secret {path}") from None
+        raise GraderError(
+            f"{path}: no such secret file. Make one with: grade seed --new-secret {path}"
+        ) from None
     except OSError as exc:
         raise GraderError(f"{path}: cannot read the course secret ({exc.strerror}).") from None
     value = data.strip()
     if len(data) > MAX_SECRET_BYTES or len(value) < MIN_SECRET_BYTES:
-        raise GraderError(f"{path}: a course secret is one line of {MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} "
-                          f"characters; make a fresh one with: grade seed --new-secret FILE")
+        raise GraderError(
+            f"{path}: a course secret is one line of {MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} "
+            f"characters; make a fresh one with: grade seed --new-secret FILE"
+        )
     return CourseSecret(value, path)
 
 
@@ -68,13 +74,15 @@ def write_new_secret(path: Path) -> CourseSecret:
 
 
 def write_secret(path: Path, value: bytes) -> CourseSecret:
-    """`value` in a new file only its owner may read, from its first byte on; an existing one is never replaced
-    (the reports graded with it could no longer be reproduced)."""
+    """`value` in a new file only its owner may read, from its first byte on; an existing
+    one is never replaced (the reports graded with it could no longer be reproduced)."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise GraderError(f"{path} exists already: a course keeps one secret (the reports graded with it are "
-                          f"reproduced with it); remove the file first to start afresh.") from None
+        raise GraderError(
+            f"{path} exists already: a course keeps one secret (the reports graded with it are "
+            f"reproduced with it); remove the file first to start afresh."
+        ) from None
     except OSError as exc:
         raise GraderError(f"cannot write {path}: {exc.strerror}.") from None
     with os.fdopen(descriptor, "wb") as handle:

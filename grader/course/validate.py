@@ -1,5 +1,6 @@
-"""Prove an exercise sound: its oracles agree, its solution scores full marks, every mutant loses points; and fair
-(grader.course.fairness): every correct answer of its variants/ scores full marks, unnamed."""
+"""Prove an exercise sound: its oracles agree, its solution scores full
+marks, every mutant loses points; and fair (grader.course.fairness):
+every correct answer of its variants/ scores full marks, unnamed."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from grader.course.fairness import float32_calibrated, variants_hold
 from grader.course.printed import printed_numbers
 from grader.course.scaffold import todos
 from grader.judge.course_ops import load_ops, prove, proven_line
+from grader.judge.devices import ALL_DEVICES, cuda_available
 from grader.judge.diagnose.slips import to_write
-from grader.judge.grading import ALL_DEVICES, ExpectedCache, cuda_available, grade_submission
+from grader.judge.grading import ExpectedCache, grade_submission
 from grader.judge.library.repositories import submission_of
 from grader.judge.mistake_runs import MutantCache
 from grader.judge.oracle import expected_values
@@ -53,13 +55,18 @@ class Validation:
         return all(f.ok for f in self.findings)
 
 
-def validate_exercise(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
-                      devices: Sequence[Device] = ALL_DEVICES,
-                      variant_seeds: Sequence[int] | None = None) -> Validation:
-    """`variant_seeds`: the seeds each correct answer of variants/ is graded at (grader.course.fairness);
-    `seeds` where None."""
-    # The mutants' runs and the expected values are shared by this exercise's gradings only: another exercise of
-    # the same id (an author's edited copy, validated again in one process) has other mutants.
+def validate_exercise(
+    exercise: Exercise,
+    sandbox: Sandbox,
+    seeds: Sequence[int],
+    devices: Sequence[Device] = ALL_DEVICES,
+    variant_seeds: Sequence[int] | None = None,
+) -> Validation:
+    """`variant_seeds`: the seeds each correct answer of variants/
+    is graded at (grader.course.fairness); `seeds` where None."""
+    # The mutants' runs and the expected values are shared by this
+    # exercise's gradings only: another exercise of the same id (an author's
+    # edited copy, validated again in one process) has other mutants.
     _MUTANTS.clear()
     _EXPECTED.clear()
 
@@ -94,13 +101,18 @@ def _oracles_agree(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
     if problems:
         return [Finding(False, f"oracles disagree: {p}") for p in problems]
     counted = sum(len(p.gradients) for p in exercise.probes)
-    return [Finding(True, f"oracles agree on {len(exercise.probes)} probes x {len(seeds)} seeds "
-                          f"({ORACLES[exercise.engine]}; {counted} gradients confirmed by central differences)")]
+    return [
+        Finding(
+            True,
+            f"oracles agree on {len(exercise.probes)} probes x {len(seeds)} seeds "
+            f"({ORACLES[exercise.engine]}; {counted} gradients confirmed by central differences)",
+        )
+    ]
 
 
 def _course_ops_proven(exercise: Exercise) -> list[Finding]:
-    """Each operation the course adds to the reference engine (grader.judge.course_ops) agrees with torch float64 and
-    central differences, before the expected values of any probe rest on it."""
+    """Each operation the course adds to the reference engine (grader.judge.course_ops) agrees with
+    torch float64 and central differences, before the expected values of any probe rest on it."""
     try:
         ops = load_ops(exercise.course_ops)
     except GraderError as exc:
@@ -108,37 +120,55 @@ def _course_ops_proven(exercise: Exercise) -> list[Finding]:
     if not ops:
         return []
     problems = [problem for op in ops for problem in prove(op)]
-    return [Finding(False, f"an added operation is wrong: {p}") for p in problems] or [Finding(True, proven_line(ops))]
+    return [Finding(False, f"an added operation is wrong: {p}") for p in problems] or [
+        Finding(True, proven_line(ops))
+    ]
 
 
 def _probes_use_what_is_taught(exercise: Exercise) -> list[Finding]:
-    """An engine exercise's probes call only what it teaches and the base (grader.judge.uses): a correct engine
-    that lacks an operation the exercise does not teach loses nothing."""
+    """An engine exercise's probes call only what it teaches and the base (grader.judge.uses):
+    a correct engine that lacks an operation the exercise does not teach loses nothing."""
     if exercise.engine != "scalar":
         return []
     may = allowed(exercise)
-    found = [Finding(False, f"probe '{probe.name}' calls {', '.join(sorted(extra))}, which exercise {exercise.id} "
-                            f"does not teach: a correct engine without it would lose the check (use what the "
-                            f"exercise teaches and {', '.join(sorted(BASE))} of two nodes; wrap a plain number "
-                            f"the probe passes in the class, {exercise.contract.class_name}(2.0))")
-             for probe in exercise.probes if (extra := probe_uses(exercise, probe) - may)]
+    found = [
+        Finding(
+            False,
+            f"probe '{probe.name}' calls {', '.join(sorted(extra))}, which exercise {exercise.id} "
+            f"does not teach: a correct engine without it would lose the check (use what the "
+            f"exercise teaches and {', '.join(sorted(BASE))} of two nodes; wrap a plain number "
+            f"the probe passes in the class, {exercise.contract.class_name}(2.0))",
+        )
+        for probe in exercise.probes
+        if (extra := probe_uses(exercise, probe) - may)
+    ]
     added = tuple(op.name for op in load_ops(exercise.course_ops))
     taught = ", ".join(name for name in (*INTERFACE, *added) if name in to_write(exercise.starter))
-    return found or [Finding(True, f"every probe calls only what the exercise teaches ({taught}) and the base "
-                                   f"(+ and * of two nodes, backward())")]
+    return found or [
+        Finding(
+            True,
+            f"every probe calls only what the exercise teaches ({taught}) and the base "
+            f"(+ and * of two nodes, backward())",
+        )
+    ]
 
 
 def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]:
-    """A probe that cannot tell right from wrong: a value at rounding-noise scale, or a declared gradient that is
-    zero up to rounding at every seed (an output that cancels, such as (k / x) * (x / m), which is k / m).
+    """A probe that cannot tell right from wrong: a value at rounding-noise
+    scale, or a declared gradient that is zero up to rounding at every seed
+    (an output that cancels, such as (k / x) * (x / m), which is k / m).
 
-    An exact zero is a value: a closed relu gate's gradient tells a gate that leaks; a probe lists what is zero
-    by design up to rounding in `near_zero`.
+    An exact zero is a value: a closed relu gate's gradient tells a gate that
+    leaks; a probe lists what is zero by design up to rounding in `near_zero`.
     """
     noise: dict[tuple[str, str], str] = {}  # (probe, label) -> the first noisy value, and where
-    near_zero: dict[tuple[str, str], list[bool]] = {}  # declared gradients: within the noise scale, per seed
+    near_zero: dict[
+        tuple[str, str], list[bool]
+    ] = {}  # declared gradients: within the noise scale, per seed
     for seed in seeds:
-        expected_all = expected_values(exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False)
+        expected_all = expected_values(
+            exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False
+        )
         for probe, expected in zip(exercise.probes, expected_all, strict=True):
             if isinstance(expected.observations, ErrorInfo):
                 continue
@@ -149,21 +179,37 @@ def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]
                 if label in probe.near_zero or not numbers:
                     continue
                 # an array is noise as a whole: one small element among others is a value like any
-                if all(abs(v) <= scale for v in numbers) and any(numbers) and (probe.name, label) not in noise:
+                if (
+                    all(abs(v) <= scale for v in numbers)
+                    and any(numbers)
+                    and (probe.name, label) not in noise
+                ):
                     noise[probe.name, label] = f"{next(v for v in numbers if v):.6g} at seed {seed}"
                 if label in declared:
-                    near_zero.setdefault((probe.name, label), []).append(all(abs(v) <= scale for v in numbers))
+                    near_zero.setdefault((probe.name, label), []).append(
+                        all(abs(v) <= scale for v in numbers)
+                    )
     found = []
     for (name, label), shown in noise.items():
         atol = next(p.tolerance.atol for p in exercise.probes if p.name == name)
         if all(near_zero.get((name, label), [False])):
-            found.append(Finding(False, f"probe '{name}': the declared gradient {label} is zero up to rounding at "
-                                        f"every seed (expected {shown}): `output` does not depend on that input, "
-                                        f"as in (k / x) * (x / m), which is k / m; change the code so that it does"))
+            found.append(
+                Finding(
+                    False,
+                    f"probe '{name}': the declared gradient {label} is zero up to rounding at "
+                    f"every seed (expected {shown}): `output` does not depend on that input, "
+                    f"as in (k / x) * (x / m), which is k / m; change the code so that it does",
+                )
+            )
         else:
-            found.append(Finding(False, f"probe '{name}': {label} is expected {shown}, rounding noise (atol is "
-                                        f"{atol:g}): a check of it cannot tell right from wrong; change the inputs or "
-                                        f"the code so that the value is well away from 0, or exactly 0"))
+            found.append(
+                Finding(
+                    False,
+                    f"probe '{name}': {label} is expected {shown}, rounding noise (atol is "
+                    f"{atol:g}): a check of it cannot tell right from wrong; change the inputs or "
+                    f"the code so that the value is well away from 0, or exactly 0",
+                )
+            )
     return found
 
 
@@ -175,8 +221,11 @@ def _numbers(value: Value) -> list[float]:
     return []
 
 
-def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:
-    """On a GPU machine, the expected values computed on CUDA match the CPU's, within the CUDA tolerance."""
+def _cuda_agrees(
+    exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
+) -> list[Finding]:
+    """On a GPU machine, the expected values computed
+    on CUDA match the CPU's, within the CUDA tolerance."""
     on_cuda = [i for i, p in enumerate(exercise.probes) if "cuda" in p.devices]
     if not on_cuda or "cuda" not in devices:
         return []
@@ -195,28 +244,46 @@ def _cuda_agrees(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Dev
             for label, value in want.items():
                 problem = compare(value, got[label], exercise.probes[i].cuda_tolerance)
                 if problem:
-                    problems.append(f"seed {seed}, probe '{exercise.probes[i].name}', {label}: {problem}")
+                    problems.append(
+                        f"seed {seed}, probe '{exercise.probes[i].name}', {label}: {problem}"
+                    )
     if problems:
         return [Finding(False, f"CUDA disagrees with the CPU: {p}") for p in problems]
-    return [Finding(True, f"CUDA agrees with the CPU on {len(on_cuda)} probes x {len(seeds)} seeds")]
+    return [
+        Finding(True, f"CUDA agrees with the CPU on {len(on_cuda)} probes x {len(seeds)} seeds")
+    ]
 
 
-def _tensor_twin_on_cuda(exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]) -> list[Finding]:
+def _tensor_twin_on_cuda(
+    exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
+) -> list[Finding]:
     """A tensor exercise's torch twin, on CUDA where there is one, agrees with the numpy reference."""
     if exercise.engine != "tensor" or "cuda" not in devices or not cuda_available():
         return []
-    problems = [f"seed {seed}, probe '{probe.name}': {d}" for seed in seeds
-                for probe, expected in zip(exercise.probes, expected_values(
-                    exercise, draw_inputs(exercise, seed), seed=seed, device="cuda"), strict=True)
-                for d in expected.disagreements]
+    problems = [
+        f"seed {seed}, probe '{probe.name}': {d}"
+        for seed in seeds
+        for probe, expected in zip(
+            exercise.probes,
+            expected_values(exercise, draw_inputs(exercise, seed), seed=seed, device="cuda"),
+            strict=True,
+        )
+        for d in expected.disagreements
+    ]
     if problems:
         return [Finding(False, f"on CUDA: {p}") for p in problems]
-    return [Finding(True, f"the torch twin on CUDA agrees with the reference on {len(exercise.probes)} probes x "
-                          f"{len(seeds)} seeds")]
+    return [
+        Finding(
+            True,
+            f"the torch twin on CUDA agrees with the reference on {len(exercise.probes)} probes x "
+            f"{len(seeds)} seeds",
+        )
+    ]
 
 
 def _array_probe_rules(exercise: Exercise) -> list[Finding]:
-    """Tensor probes use shapes that expose axis mistakes: no two dimensions above 1 equal, no size 0.
+    """Tensor probes use shapes that expose axis
+    mistakes: no two dimensions above 1 equal, no size 0.
 
     A size-1 dimension is a broadcast axis; a square matrix on purpose says `equal_dims: true`.
     """
@@ -225,30 +292,55 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
     problems = []
     for probe in exercise.probes:
         for spec in probe.inputs:
-            repeated = spec.shared and probe is not exercise.probes[0]  # an exercise-wide input: said once
+            repeated = (
+                spec.shared and probe is not exercise.probes[0]
+            )  # an exercise-wide input: said once
             if spec.kind != "tensor" or spec.dtype == "int64" or spec.equal_dims or repeated:
                 continue
             big = [n for n in spec.shape if n > 1]
             if 0 in spec.shape or len(big) != len(set(big)) or not big:
-                problems.append(f"probe '{probe.name}', input {spec.name}: shape {list(spec.shape)}")
+                problems.append(
+                    f"probe '{probe.name}', input {spec.name}: shape {list(spec.shape)}"
+                )
     if problems:
-        return [Finding(False, f"a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): {p}")
-                for p in problems]
-    return [Finding(True, "every tensor input's dimensions differ from each other (broadcast axes aside)")]
+        return [
+            Finding(
+                False,
+                f"a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): {p}",
+            )
+            for p in problems
+        ]
+    return [
+        Finding(
+            True, "every tensor input's dimensions differ from each other (broadcast axes aside)"
+        )
+    ]
 
 
-#: what each mutant gives and the expected values, shared by every grading of one exercise's validation (cleared
-#: for each)
+#: what each mutant gives and the expected values, shared by
+#: every grading of one exercise's validation (cleared for each)
 _MUTANTS: MutantCache = {}
 _EXPECTED: ExpectedCache = {}
 
 
-def _grade(exercise: Exercise, sandbox: Sandbox, path: Path | Submission, seed: int,
-           devices: Sequence[Device]) -> tuple[ExerciseResult, tuple[str, ...]]:
+def _grade(
+    exercise: Exercise,
+    sandbox: Sandbox,
+    path: Path | Submission,
+    seed: int,
+    devices: Sequence[Device],
+) -> tuple[ExerciseResult, tuple[str, ...]]:
     """The exercise's result, and the problems of the file as a whole (it did not load...)."""
     submission = path if isinstance(path, Submission) else submission_of(exercise, path)
-    graded = grade_submission(sandbox, submission, [exercise], seed=seed, devices=devices, cache=_EXPECTED,
-                              mutant_cache=_MUTANTS)
+    graded = grade_submission(
+        sandbox,
+        submission,
+        [exercise],
+        seed=seed,
+        devices=devices,
+        cache=_EXPECTED,
+        mutant_cache=_MUTANTS,
+    )
     return graded.exercises[0], graded.problems + graded.exercises[0].problems
 
 
@@ -256,57 +348,106 @@ def _score(result: ExerciseResult) -> str:
     return f"{fmt_points(result.score)}/{fmt_points(result.max_score)}"
 
 
-def _solution_full_marks(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
-                         devices: Sequence[Device]) -> Finding:
+def _solution_full_marks(
+    exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int], devices: Sequence[Device]
+) -> Finding:
     if exercise.solution is None:
-        return Finding(False, "no solution: a released pack cannot be validated; validate the course's exercises")
+        return Finding(
+            False,
+            "no solution: a released pack cannot be validated; validate the course's exercises",
+        )
     for seed in seeds:
         result, problems = _grade(exercise, sandbox, exercise.solution, seed, devices)
         if result.score < result.max_score:
-            lost = [f"'{c.name}' ({c.status}: {c.message})" for c in result.checks if c.status not in
-                    ("passed", "skipped")]
-            return Finding(False, f"the solution scores {_score(result)} at seed {seed}; "
-                                  f"it loses {'; '.join(lost)} {' '.join(problems)}")
-    return Finding(True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed")
+            lost = [
+                f"'{c.name}' ({c.status}: {c.message})"
+                for c in result.checks
+                if c.status not in ("passed", "skipped")
+            ]
+            return Finding(
+                False,
+                f"the solution scores {_score(result)} at seed {seed}; "
+                f"it loses {'; '.join(lost)} {' '.join(problems)}",
+            )
+    return Finding(
+        True, f"the solution scores full marks ({fmt_points(exercise.points)}) at every seed"
+    )
 
 
-def _starter_incomplete(exercise: Exercise, sandbox: Sandbox, seed: int, devices: Sequence[Device]) -> Finding:
+def _starter_incomplete(
+    exercise: Exercise, sandbox: Sandbox, seed: int, devices: Sequence[Device]
+) -> Finding:
     result, problems = _grade(exercise, sandbox, exercise.starter, seed, devices)
     if result.score >= result.max_score:
         return Finding(False, "the starter, as handed out, already scores full marks")
-    says = problems[0] if problems else next((c.problem for c in result.checks if c.status in ("failed", "error")), "")
+    says = (
+        problems[0]
+        if problems
+        else next((c.problem for c in result.checks if c.status in ("failed", "error")), "")
+    )
     return Finding(True, f"the starter scores {_score(result)}; a student reads: {says}")
 
 
-def _mutants_lose_points(exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int],
-                         devices: Sequence[Device]) -> list[Finding]:
+def _mutants_lose_points(
+    exercise: Exercise, sandbox: Sandbox, seeds: Sequence[int], devices: Sequence[Device]
+) -> list[Finding]:
     findings = []
     if len(exercise.mutants) < MIN_MUTANTS:
-        findings.append(Finding(False, f"{len(exercise.mutants)} mutants; the catalogue asks for at least "
-                                       f"{MIN_MUTANTS}"))
+        findings.append(
+            Finding(
+                False,
+                f"{len(exercise.mutants)} mutants; the catalogue asks for at least {MIN_MUTANTS}",
+            )
+        )
     for mutant in exercise.mutants:
         results = [_grade(exercise, sandbox, mutant.path, seed, devices)[0] for seed in seeds]
         scores = [r.score for r in results]
         worst = max(scores)
         if worst >= exercise.points:
-            findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "
-                                           f"seed {seeds[scores.index(worst)]}: the probes miss this mistake"))
+            findings.append(
+                Finding(
+                    False,
+                    f"mutant {mutant.mistake} ({mutant.path.name}) keeps full marks at "
+                    f"seed {seeds[scores.index(worst)]}: the probes miss this mistake",
+                )
+            )
             continue
         known = frozenset(m.mistake for m in exercise.mutants)
-        misnamed = [(seed, _named(r, known)) for seed, r in zip(seeds, results, strict=True)
-                    if _named(r, known) != {mutant.mistake}]
+        misnamed = [
+            (seed, _named(r, known))
+            for seed, r in zip(seeds, results, strict=True)
+            if _named(r, known) != {mutant.mistake}
+        ]
         if misnamed:
             seed, names = misnamed[0]
-            findings.append(Finding(False, f"mutant {mutant.mistake} ({mutant.path.name}) is named as "
-                                           f"{', '.join(sorted(names)) or 'nothing'} at seed {seed}, not as itself"))
+            findings.append(
+                Finding(
+                    False,
+                    f"mutant {mutant.mistake} ({mutant.path.name}) is named as "
+                    f"{', '.join(sorted(names)) or 'nothing'} at seed {seed}, not as itself",
+                )
+            )
             continue
-        findings.append(Finding(True, f"mutant {mutant.mistake} loses points at every seed (at most "
-                                      f"{fmt_points(worst)}/{fmt_points(exercise.points)}) and is named as itself"))
+        findings.append(
+            Finding(
+                True,
+                f"mutant {mutant.mistake} loses points at every seed (at most "
+                f"{fmt_points(worst)}/{fmt_points(exercise.points)}) and is named as itself",
+            )
+        )
     return findings
 
 
 def _named(result: ExerciseResult, known: frozenset[str]) -> set[str]:
-    """The known mistakes a graded submission's failed checks name: by a mutant's values, or, where the mistake
-    shows only as an error (which no mutant's values can name), by the error itself under the mistake's id."""
-    return {c.diagnosis.mistake for c in result.checks if c.diagnosis is not None and (
-        c.diagnosis.kind == "known-mistake" or (c.diagnosis.kind == "pattern" and c.diagnosis.mistake in known))}
+    """The known mistakes a graded submission's failed checks name: by a
+    mutant's values, or, where the mistake shows only as an error (which no
+    mutant's values can name), by the error itself under the mistake's id."""
+    return {
+        c.diagnosis.mistake
+        for c in result.checks
+        if c.diagnosis is not None
+        and (
+            c.diagnosis.kind == "known-mistake"
+            or (c.diagnosis.kind == "pattern" and c.diagnosis.mistake in known)
+        )
+    }

@@ -46,6 +46,8 @@ class Mistakes:
         #: a mistake's run stopped early (its time, memory, a signal): what it failed may be the machine's doing
         self.stopped = False
         self._files: tuple[object, ...] | None = None
+        #: the mistakes whose last run ran out of time twice, and so name nothing (noted in the report)
+        self.late: set[str] = set()
 
     def run(self, sandbox: Sandbox, mutant: Mutant, time_limit: float | None) -> MutantRun:
         if mutant.path in self._runs:
@@ -54,6 +56,9 @@ class Mistakes:
         self.stopped = self.stopped or stopped
         if run.run is not None:  # one that ran out of time twice is asked again by the next diagnosis
             self._runs[mutant.path] = run
+            self.late.discard(mutant.mistake)
+        elif stopped:
+            self.late.add(mutant.mistake)
         return run
 
     def files(self) -> tuple[object, ...]:
@@ -92,16 +97,27 @@ class Mistakes:
 MutantCache = dict[tuple[str, int], Mistakes]
 
 
-def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cache: MutantCache | None
-                   ) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
+def mistakes_later(sandbox: Sandbox, group: Group, time_limit: float | None, cache: MutantCache | None,
+                   late: set[str]) -> tuple[KnownMistakes, Callable[[], tuple[SlipRun, ...]]]:
     """The known mistakes and the slipped engines, each run once and only when a diagnosis asks: a submission whose
     failed checks only raised (one that did not load) asks for neither, and with a seed of its own nothing else
     would have run them (a child per mistake). A diagnosis that compares values runs only the mistakes that can fit
-    the student, once this process has seen every mistake of the exercise run (`Mistakes.could_fit`)."""
+    the student, once this process has seen every mistake of the exercise run (`Mistakes.could_fit`). `late`
+    gets the mistakes this diagnosis asked for whose runs, or whose own localization, ran out of time twice."""
     entry = _entry(cache, group)
-    return KnownMistakes(lambda: entry.every(sandbox, time_limit),
-                         lambda passed, expected: entry.could_fit(sandbox, time_limit, passed, expected),
-                         lambda: _faults(sandbox, group, time_limit)), entry.slips
+
+    def noted(runs: MutantRuns) -> MutantRuns:
+        late.update(m.mutant.mistake for m in runs if m.run is None and m.mutant.mistake in entry.late)
+        return runs
+
+    def faults() -> Mapping[str, frozenset[tuple[str, str]]]:
+        found = _faults(sandbox, group, time_limit)
+        late.update(m.mistake for m in group.exercise.mutants if m.mistake not in found)
+        return found
+
+    return KnownMistakes(lambda: noted(entry.every(sandbox, time_limit)),
+                         lambda passed, expected: noted(entry.could_fit(sandbox, time_limit, passed, expected)),
+                         faults), entry.slips
 
 
 def mistake_runs(sandbox: Sandbox, group: Group, time_limit: float | None,

@@ -105,12 +105,12 @@ class Zygote:
         if pid == 0:  # pragma: no cover - the process that becomes the zygote
             try:
                 os.close(failed_r)
-                isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
-                # and the addresses themselves: the same allocations land at the same addresses in every zygote
-                # (a student's code reads them with id() anyway: randomizing them hid nothing from it)
+                # and the addresses themselves, before any confinement could refuse it: the same allocations land
+                # at the same addresses in every zygote (a student's code reads them with id() anyway)
                 from grader.run.confine import syscalls
 
                 syscalls.fixed_addresses()
+                isolate.confine_zygote(self.mode, plan, parent, self._scratch, (up_w, down_r))
                 low = 3
                 for fd in sorted({theirs.fileno(), failed_w, *kept}):
                     if fd != failed_w:

@@ -18,8 +18,9 @@ from sqlalchemy import Engine, select
 from grader import __version__
 from grader.core.exercise import Exercise
 from grader.core.seeds import secret_id
-from grader.course.batch import atomic, write_student
+from grader.course.batch import write_student
 from grader.course.classfiles import ClassFiles, write_class_files
+from grader.course.disk import atomic
 from grader.course.manifest import Manifest
 from grader.judge.report import Cause, Report, build_report, not_graded
 from grader.outputs.layout import MANIFEST, STUDENTS, folder_of

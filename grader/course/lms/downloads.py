@@ -1,4 +1,5 @@
-"""Read a submissions folder as an LMS's bulk download names it: who handed in what, before any roster.
+"""Read a submissions folder as an LMS's bulk download
+names it: who handed in what, before any roster.
 
 Four layouts, each documented (with its sources) in docs/lms-downloads.md:
 
@@ -8,11 +9,11 @@ Four layouts, each documented (with its sources) in docs/lms-downloads.md:
     moodle      "Download all submissions": `<Full Name>_<participant id>_assignsubmission_file[_]/...` folders,
                 or flat files `<Full Name>_<participant id>_assignsubmission_file_<file name>`
 
-Without --names the layout is detected: Gradescope by its metadata file, else the layout most of the folder's
-entries follow (Canvas's or Moodle's naming before plain, which every .py file fits); an entry that does not
-follow it (a README, the roster dropped in) is skipped and listed. A folder most of whose entries fit no
-layout, or not the one --names gives, is refused, saying which fits. Nothing is renamed on disk: each file
-keeps its path and gets back the name the student gave it.
+Without --names the layout is detected: Gradescope by its metadata file, else the layout most of
+the folder's entries follow (Canvas's or Moodle's naming before plain, which every .py file fits);
+an entry that does not follow it (a README, the roster dropped in) is skipped and listed. A folder
+most of whose entries fit no layout, or not the one --names gives, is refused, saying which fits.
+Nothing is renamed on disk: each file keeps its path and gets back the name the student gave it.
 """
 
 from __future__ import annotations
@@ -36,26 +37,33 @@ NAMES: tuple[Names, ...] = ("plain", "canvas", "gradescope", "moodle")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_METADATA_BYTES = 16 * 1024 * 1024
 
-# Canvas (instructure/canvas-lms lib/content_zipper.rb): the prefix is the lower-cased sortable name with any
-# `_<digits>_` removed (precisely so that the ids can be found), LATE when late, then the user id, or
-# anon_<anonymous id> and no name under anonymous grading; only word characters are kept.
+# Canvas (instructure/canvas-lms lib/content_zipper.rb): the prefix is the
+# lower-cased sortable name with any `_<digits>_` removed (precisely so that
+# the ids can be found), LATE when late, then the user id, or anon_<anonymous
+# id> and no name under anonymous grading; only word characters are kept.
 _CANVAS_USER = r"(?P<user>\d+|anon_[A-Za-z0-9]+)"
-_CANVAS_UPLOAD = re.compile(r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<file>\d+)_(?P<name>.+)", re.DOTALL)
+_CANVAS_UPLOAD = re.compile(
+    r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<file>\d+)_(?P<name>.+)", re.DOTALL
+)
 _CANVAS_TEXT = re.compile(r"(?:(?P<prefix>.*?)_)?" + _CANVAS_USER + r"_(?P<kind>text|link)\.html")
-# A file uploaded again under a name the student's Canvas files already hold becomes name-1.py, name-2.py...
-# (Attachment.make_unique_filename)
+# A file uploaded again under a name the student's Canvas files already
+# hold becomes name-1.py, name-2.py... (Attachment.make_unique_filename)
 _CANVAS_COPY = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[A-Za-z0-9]+)")
-# Moodle (mod/assign downloader): underscores in the name become spaces, so the last `_<digits>_assignsubmission_`
-# ends the name; team submissions carry the group's id, or none for the default group.
-_MOODLE = re.compile(r"(?P<who>.+?)(?:_(?P<id>\d+))?_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<file>.*))?",
-                     re.DOTALL)
+# Moodle (mod/assign downloader): underscores in the name become
+# spaces, so the last `_<digits>_assignsubmission_` ends the name; team
+# submissions carry the group's id, or none for the default group.
+_MOODLE = re.compile(
+    r"(?P<who>.+?)(?:_(?P<id>\d+))?_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<file>.*))?",
+    re.DOTALL,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Found:
     """What one student (or one group member) handed in, as the download names them."""
 
-    #: the LMS's id for the student: Canvas user id, Gradescope SID (or email), Moodle participant id; plain: the name
+    #: the LMS's id for the student: Canvas user id, Gradescope
+    #: SID (or email), Moodle participant id; plain: the name
     key: str
     #: where it is in the folder: a file or folder name, or the LMS's prefix for the student's files
     origin: str
@@ -76,25 +84,39 @@ class Download:
 
 
 def read_download(folder: Path, names: Names | None = None, *, archives: bool = False) -> Download:
-    """The students' files in `folder`, read in the layout `names` (None: detected). `archives`: a library
-    course's class, where an archive (a zipped repository) is a student's submission too."""
+    """The students' files in `folder`, read in the layout `names` (None: detected). `archives`: a
+    library course's class, where an archive (a zipped repository) is a student's submission too."""
     if not folder.is_dir():
-        raise GraderError(f"{folder}: not a folder. grade batch takes a folder with one file or folder per student, "
-                          f"or an LMS's download unzipped.")
+        raise GraderError(
+            f"{folder}: not a folder. grade batch takes a folder with one file or folder per student, "
+            f"or an LMS's download unzipped."
+        )
     chosen = names or detect(folder, archives)
-    reader = {"plain": _plain, "canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle}[chosen]
+    reader = {"plain": _plain, "canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle}[
+        chosen
+    ]
     download = _plain(folder, archives) if chosen == "plain" else reader(folder)
     items = _items(folder)
     if names is not None and names != "gradescope" and 2 * len(download.ignored) > len(items):
-        raise GraderError(f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} names "
-                          f"(such as {few(download.ignored)}); {_which_fits(folder, items)}")
-    leaving = [f"{p.name} (a link out of the submissions folder)" for p in folder.iterdir()
-               if p.is_symlink() and not inside(p, folder)]
-    return dataclasses.replace(download, ignored=[*download.ignored, *leaving]) if leaving else download
+        raise GraderError(
+            f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} names "
+            f"(such as {few(download.ignored)}); {_which_fits(folder, items)}"
+        )
+    leaving = [
+        f"{p.name} (a link out of the submissions folder)"
+        for p in folder.iterdir()
+        if p.is_symlink() and not inside(p, folder)
+    ]
+    return (
+        dataclasses.replace(download, ignored=[*download.ignored, *leaving])
+        if leaving
+        else download
+    )
 
 
 def detect(folder: Path, archives: bool = False) -> Names:
-    """The layout of `folder`: Gradescope by its metadata file, else the one most of its entries follow."""
+    """The layout of `folder`: Gradescope by its metadata
+    file, else the one most of its entries follow."""
     if _gradescope_root(folder) is not None:
         return "gradescope"
     items = _items(folder)
@@ -102,7 +124,9 @@ def detect(folder: Path, archives: bool = False) -> Names:
         return "plain"
     counts = fit_counts(items, archives)
     if 2 * counts["none"] > len(items):
-        raise GraderError(f"{folder}: most of its {len(items)} entries fit no layout; {_which_fits(folder, items)}")
+        raise GraderError(
+            f"{folder}: most of its {len(items)} entries fit no layout; {_which_fits(folder, items)}"
+        )
     fitting = len(items) - counts["none"]  # a README or the roster dropped in has no say
     for names in ("moodle", "canvas"):  # an LMS's names first: its files fit plain too
         if 2 * counts[names] > fitting:
@@ -114,10 +138,18 @@ def fit_counts(items: Sequence[Path], archives: bool = False) -> dict[str, int]:
     """How many of the entries each layout names as (part of) a submission, and how many none does."""
     canvas = [_fits("canvas", _CANVAS_UPLOAD, item) for item in items]
     moodle = [_fits("moodle", _MOODLE, item) for item in items]
-    plain = [item.is_dir() or item.suffix in SUFFIXES or (archives and item.name.lower().endswith(ARCHIVES))
-             for item in items]
-    return {"canvas": sum(canvas), "moodle": sum(moodle), "plain": sum(plain),
-            "none": sum(not any(fit) for fit in zip(canvas, moodle, plain, strict=True))}
+    plain = [
+        item.is_dir()
+        or item.suffix in SUFFIXES
+        or (archives and item.name.lower().endswith(ARCHIVES))
+        for item in items
+    ]
+    return {
+        "canvas": sum(canvas),
+        "moodle": sum(moodle),
+        "plain": sum(plain),
+        "none": sum(not any(fit) for fit in zip(canvas, moodle, plain, strict=True)),
+    }
 
 
 def _which_fits(folder: Path, items: Sequence[Path]) -> str:
@@ -127,30 +159,40 @@ def _which_fits(folder: Path, items: Sequence[Path]) -> str:
     if 2 * counts[best] > len(items):
         return f"{counts[best]} of them follow {best} names: give --names {best}."
     tally = ", ".join(f"{counts[name]} {name}" for name in ("canvas", "moodle", "plain"))
-    return (f"entries that follow each layout: {tally} (plain: a .py file, notebook or folder per student), such as "
-            f"{few([i.name for i in items])}. Unzip the LMS's download as it came, into a folder of its own, and "
-            f"give --names canvas, gradescope, moodle or plain.")
+    return (
+        f"entries that follow each layout: {tally} (plain: a .py file, notebook or folder per student), such as "
+        f"{few([i.name for i in items])}. Unzip the LMS's download as it came, into a folder of its own, and "
+        f"give --names canvas, gradescope, moodle or plain."
+    )
 
 
 def few(names: Sequence[str], limit: int = 4) -> str:
-    """A few names for a message, each one short line of printable characters: they are the submissions' file
-    names, which may hold terminal escapes or line breaks."""
-    shown = ["".join(c if c.isprintable() else "?" for c in file_name(name)[:80]) + ("…" if len(name) > 80 else "")
-             for name in names[:limit]]
+    """A few names for a message, each one short line of printable characters: they
+    are the submissions' file names, which may hold terminal escapes or line breaks."""
+    shown = [
+        "".join(c if c.isprintable() else "?" for c in file_name(name)[:80])
+        + ("…" if len(name) > 80 else "")
+        for name in names[:limit]
+    ]
     return ", ".join(shown) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _fits(names: str, pattern: re.Pattern[str], item: Path) -> bool:
     if names == "canvas":
-        return item.is_file() and bool(pattern.fullmatch(item.name) or _CANVAS_TEXT.fullmatch(item.name))
+        return item.is_file() and bool(
+            pattern.fullmatch(item.name) or _CANVAS_TEXT.fullmatch(item.name)
+        )
     return bool(pattern.fullmatch(item.name))
 
 
 def _items(folder: Path) -> list[Path]:
-    """What the folder holds, but links that lead out of it: a submission that is a link to the solution
-    must not be graded as the student's work (the grading process would read it)."""
-    return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "_")) and p.name != "__MACOSX"
-                  and inside(p, folder))
+    """What the folder holds, but links that lead out of it: a submission that is a link to
+    the solution must not be graded as the student's work (the grading process would read it)."""
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if not p.name.startswith((".", "_")) and p.name != "__MACOSX" and inside(p, folder)
+    )
 
 
 def inside(path: Path, folder: Path) -> bool:
@@ -170,9 +212,11 @@ def _plain(folder: Path, archives: bool = False) -> Download:
         if item.is_dir():
             found.append(Found(key=item.name, origin=item.name, files=tuple(files_in(item))))
         elif item.suffix in SUFFIXES:
-            found.append(Found(key=item.stem, origin=item.name, files=(SubmittedFile(item.name, item),)))
+            found.append(
+                Found(key=item.stem, origin=item.name, files=(SubmittedFile(item.name, item),))
+            )
         elif archives and item.name.lower().endswith(ARCHIVES):
-            key = item.name[:-len(next(a for a in ARCHIVES if item.name.lower().endswith(a)))]
+            key = item.name[: -len(next(a for a in ARCHIVES if item.name.lower().endswith(a)))]
             found.append(Found(key=key, origin=item.name, files=(SubmittedFile(item.name, item),)))
         else:
             ignored.append(item.name)
@@ -197,13 +241,21 @@ def _canvas(folder: Path) -> Download:
     for user, entries in sorted(by_user.items()):
         files = _canvas_names([f for f, _, _ in entries])
         prefix = entries[0][1]
-        found.append(Found(key=user, origin=f"{prefix}_{user}" if prefix else user, files=files, name=prefix,
-                           late=any(late for _, _, late in entries)))
+        found.append(
+            Found(
+                key=user,
+                origin=f"{prefix}_{user}" if prefix else user,
+                files=files,
+                name=prefix,
+                late=any(late for _, _, late in entries),
+            )
+        )
     return Download("canvas", found, ignored)
 
 
 def _canvas_prefix(prefix: str) -> tuple[str, bool]:
-    """The sanitized name, and whether Canvas marked the submission late (`_late` before the user id)."""
+    """The sanitized name, and whether Canvas marked
+    the submission late (`_late` before the user id)."""
     if prefix.casefold() == "late":  # anonymous grading: no name before it
         return "", True
     if prefix.casefold().endswith("_late"):  # LATE; older Canvas lower-cased the whole prefix
@@ -212,7 +264,8 @@ def _canvas_prefix(prefix: str) -> tuple[str, bool]:
 
 
 def _canvas_names(files: Sequence[SubmittedFile]) -> tuple[SubmittedFile, ...]:
-    """The students' own file names: `helpers-1.py` is `helpers.py` where no other file takes that name."""
+    """The students' own file names: `helpers-1.py` is
+    `helpers.py` where no other file takes that name."""
     names = [f.name for f in files]
     renamed = []
     for file in files:
@@ -241,8 +294,10 @@ def _gradescope_root(folder: Path) -> Path | None:
 def _gradescope(folder: Path) -> Download:
     root = _gradescope_root(folder)
     if root is None:
-        raise GraderError(f"{folder}: no {GRADESCOPE_METADATA} here: not an unzipped Gradescope export (Assignment > "
-                          f"Review Grades > Export Submissions). Use --names plain for a folder per student.")
+        raise GraderError(
+            f"{folder}: no {GRADESCOPE_METADATA} here: not an unzipped Gradescope export (Assignment > "
+            f"Review Grades > Export Submissions). Use --names plain for a folder per student."
+        )
     metadata = _gradescope_metadata(root / GRADESCOPE_METADATA)
     found = []
     for folder_name, record in sorted(metadata.items()):
@@ -252,25 +307,45 @@ def _gradescope(folder: Path) -> Download:
         files = tuple(files_in(root / folder_name)) if (root / folder_name).is_dir() else ()
         for person in submitters:  # a group submission: every member is graded on the same files
             if not isinstance(person, dict):
-                raise GraderError(f"{root / GRADESCOPE_METADATA}: {folder_name}: a submitter is not a mapping.")
+                raise GraderError(
+                    f"{root / GRADESCOPE_METADATA}: {folder_name}: a submitter is not a mapping."
+                )
             sid, email = _text(person.get(":sid")), _text(person.get(":email"))
             if not sid and not email:
-                raise GraderError(f"{root / GRADESCOPE_METADATA}: {folder_name}: a submitter has neither :sid: nor "
-                                  f":email:, so the grader cannot tell who it is.")
-            found.append(Found(key=sid or email, origin=str(folder_name), files=files,
-                               name=_text(person.get(":name")), email=email, sis_id=sid))
+                raise GraderError(
+                    f"{root / GRADESCOPE_METADATA}: {folder_name}: a submitter has neither :sid: nor "
+                    f":email:, so the grader cannot tell who it is."
+                )
+            found.append(
+                Found(
+                    key=sid or email,
+                    origin=str(folder_name),
+                    files=files,
+                    name=_text(person.get(":name")),
+                    email=email,
+                    sis_id=sid,
+                )
+            )
     listed = set(metadata)
-    ignored = [p.name for p in _items(root) if p.name != GRADESCOPE_METADATA and p.name not in listed]
+    ignored = [
+        p.name for p in _items(root) if p.name != GRADESCOPE_METADATA and p.name not in listed
+    ]
     return Download("gradescope", found, ignored)
 
 
 def _gradescope_metadata(path: Path) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_METADATA_BYTES:
-            raise GraderError(f"{path}: larger than {MAX_METADATA_BYTES // 2**20} MiB; not Gradescope's metadata.")
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            raise GraderError(
+                f"{path}: larger than {MAX_METADATA_BYTES // 2**20} MiB; not Gradescope's metadata."
+            )
+        data = yaml.load(
+            path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        )
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise GraderError(f"{path}: cannot be read as Gradescope's submission metadata ({exc}).") from None
+        raise GraderError(
+            f"{path}: cannot be read as Gradescope's submission metadata ({exc})."
+        ) from None
     if not isinstance(data, dict):
         raise GraderError(f"{path}: not a mapping of submission folders to their submitters.")
     return {str(k): v for k, v in data.items()}
@@ -296,6 +371,8 @@ def _moodle(folder: Path) -> Download:
             files.append(SubmittedFile(match["file"], item))
         else:
             ignored.append(item.name)
-    found = [Found(key=pid or who, origin=f"{who}_{pid}" if pid else who, files=tuple(files), name=who)
-             for (who, pid), files in sorted(by_who.items(), key=lambda kv: (kv[0][1], kv[0][0]))]
+    found = [
+        Found(key=pid or who, origin=f"{who}_{pid}" if pid else who, files=tuple(files), name=who)
+        for (who, pid), files in sorted(by_who.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+    ]
     return Download("moodle", found, ignored)

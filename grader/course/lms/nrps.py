@@ -1,10 +1,10 @@
-"""A course's members from the platform's LTI Names and Role Provisioning Service (NRPS 2.0): every page of the
-context's membership, as plain records.
+"""A course's members from the platform's LTI Names and Role Provisioning
+Service (NRPS 2.0): every page of the context's membership, as plain records.
 
-The token is the client-credentials grant of grader.course.lms.platform, for NRPS's read-only scope.
-Pages follow
-the `Link: <...>; rel="next"` header, and only within the membership URL's own origin: the bearer token is
-never sent to another host, whatever a page says. Each page is bounded, and so is their number.
+The token is the client-credentials grant of grader.course.lms.platform, for
+NRPS's read-only scope. Pages follow the `Link: <...>; rel="next"` header, and
+only within the membership URL's own origin: the bearer token is never sent to
+another host, whatever a page says. Each page is bounded, and so is their number.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ class Member:
     @property
     def learner(self) -> bool:
         """An active student: NRPS's Learner context role (sub-roles such as Learner#... count too)."""
-        return self.status == "Active" and any(r == LEARNER or r.startswith(LEARNER + "#") or r == "Learner"
-                                               for r in self.roles)
+        return self.status == "Active" and any(
+            r == LEARNER or r.startswith(LEARNER + "#") or r == "Learner" for r in self.roles
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +63,16 @@ def fetch_members(platform: Platform, url: str) -> Membership:
     page: str | None = url
     while page is not None:
         if page in seen or len(seen) >= MAX_PAGES:
-            raise GraderError(f"{url}: the membership's pages loop or go past {MAX_PAGES}; nothing was changed.")
+            raise GraderError(
+                f"{url}: the membership's pages loop or go past {MAX_PAGES}; nothing was changed."
+            )
         seen.add(page)
         status, headers, body = client.get(page, MEMBERSHIP_TYPE, PAGE_BYTES)
         if status != 200:
-            raise GraderError(f"{page}: the platform answered {status} ({body[:200].decode('utf-8', 'replace')!r}); "
-                              f"nothing was changed. Check that the tool has the Names and Roles service in the LMS.")
+            raise GraderError(
+                f"{page}: the platform answered {status} ({body[:200].decode('utf-8', 'replace')!r}); "
+                f"nothing was changed. Check that the tool has the Names and Roles service in the LMS."
+            )
         data = _json(page, body)
         if not context and isinstance(data.get("context"), dict):
             context = str(data["context"].get("id", ""))
@@ -77,9 +82,11 @@ def fetch_members(platform: Platform, url: str) -> Membership:
         members += [_member(page, m) for m in listed]
         page = next_page(headers.get("link", ""), page)
         if page is not None and origin(page) != start:
-            raise GraderError(f"{url}: a page's next link goes to another site ({origin(page)}); "
-                              "not followed (the platform's token would go with it), and nothing "
-                              "was changed.")
+            raise GraderError(
+                f"{url}: a page's next link goes to another site ({origin(page)}); "
+                "not followed (the platform's token would go with it), and nothing "
+                "was changed."
+            )
     return Membership(context, tuple(members), len(seen))
 
 
@@ -94,8 +101,14 @@ def _json(page: str, body: bytes) -> dict[str, Any]:
 
 
 def _member(page: str, raw: Any) -> Member:
-    if not isinstance(raw, dict) or not isinstance(raw.get("user_id"), str) or not raw["user_id"].strip():
-        raise GraderError(f"{page}: a member without a user_id ({str(raw)[:120]}); nothing was changed.")
+    if (
+        not isinstance(raw, dict)
+        or not isinstance(raw.get("user_id"), str)
+        or not raw["user_id"].strip()
+    ):
+        raise GraderError(
+            f"{page}: a member without a user_id ({str(raw)[:120]}); nothing was changed."
+        )
     roles = raw.get("roles", [])
 
     def text(key: str, cap: int = 200) -> str:
@@ -103,7 +116,11 @@ def _member(page: str, raw: Any) -> Member:
         return " ".join(value.split())[:cap] if isinstance(value, str) else ""
 
     name = text("name") or " ".join(p for p in (text("given_name"), text("family_name")) if p)
-    return Member(user_id=raw["user_id"].strip()[:255], name=name, email=text("email"),
-                  sourcedid=text("lis_person_sourcedid"),
-                  roles=tuple(r for r in roles if isinstance(r, str)) if isinstance(roles, list) else (),
-                  status=text("status") or "Active")
+    return Member(
+        user_id=raw["user_id"].strip()[:255],
+        name=name,
+        email=text("email"),
+        sourcedid=text("lis_person_sourcedid"),
+        roles=tuple(r for r in roles if isinstance(r, str)) if isinstance(roles, list) else (),
+        status=text("status") or "Active",
+    )

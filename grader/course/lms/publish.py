@@ -243,7 +243,7 @@ def _record(path: Path) -> dict[str, Any]:
 def _write_record(
     path: Path, lineitem: str, assignment: str, sent: dict[str, dict[str, Any]]
 ) -> None:
-    from grader.course.batch import atomic
+    from grader.course.disk import atomic
 
     data = _record(path)
     data["lineitems"][lineitem] = dict(sorted(sent.items()))

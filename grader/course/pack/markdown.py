@@ -1,14 +1,18 @@
-"""Text for a released notebook's markdown cells, where Markdown reads `Node.__mul__` as "Node.**mul**" and
-`_backward ... _prev` as emphasis: every name with a dunder or a leading underscore outside a code span becomes a
-code span, so that it shows as written."""
+"""Text for a released notebook's markdown cells, where Markdown reads `Node.__mul__` as
+"Node.**mul**" and `_backward ... _prev` as emphasis: every name with a dunder or a
+leading underscore outside a code span becomes a code span, so that it shows as written."""
 
 from __future__ import annotations
 
 import re
 
-#: a code span (kept as it is), or a name Markdown would take apart: Node.__mul__, __rmul__, x.__add__(), _backward
-_SPAN_OR_NAME = re.compile(r"(`+)(?:.*?)\1|(?<![\w`])((?:[A-Za-z_]\w*\.)*(?:__[A-Za-z]\w*?__|_[A-Za-z]\w*)(?:\(\))?)"
-                           r"(?![\w`])", re.DOTALL)
+#: a code span (kept as it is), or a name Markdown would take
+#: apart: Node.__mul__, __rmul__, x.__add__(), _backward
+_SPAN_OR_NAME = re.compile(
+    r"(`+)(?:.*?)\1|(?<![\w`])((?:[A-Za-z_]\w*\.)*(?:__[A-Za-z]\w*?__|_[A-Za-z]\w*)(?:\(\))?)"
+    r"(?![\w`])",
+    re.DOTALL,
+)
 
 
 def code_dunders(text: str) -> str:

@@ -13,10 +13,11 @@
     OUT/README.md                        for students: install, check, what hidden checks and time limits mean
     OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
-Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is its solution (a library
-course's, its reference repository), so the pack carries that oracle's answers for the default seed
-instead; and so that a student's grade names the same mistakes as the instructor's, it carries what each
-mutant gave at that seed, never its code (grader.judge.diagnose.released_mistakes).
+Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is
+its solution (a library course's, its reference repository), so the pack carries
+that oracle's answers for the default seed instead; and so that a student's
+grade names the same mistakes as the instructor's, it carries what each mutant
+gave at that seed, never its code (grader.judge.diagnose.released_mistakes).
 """
 
 from __future__ import annotations
@@ -60,53 +61,90 @@ def is_http_address(server: str) -> bool:
     return urllib.parse.urlsplit(server).scheme in ("http", "https")
 
 
-def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment_ids: Sequence[str],
-            server: str | None = None, *, mutant_cache: MutantCache | None = None,
-            submitted: Sequence[Submitted] = ()) -> list[Path]:
-    """Write the pack for these exercises and assignments (and the exercises they include); list the files.
+def release(
+    catalog: Catalog,
+    out: Path,
+    exercise_ids: Sequence[str],
+    assignment_ids: Sequence[str],
+    server: str | None = None,
+    *,
+    mutant_cache: MutantCache | None = None,
+    submitted: Sequence[Submitted] = (),
+) -> list[Path]:
+    """Write the pack for these exercises and assignments
+    (and the exercises they include); list the files.
 
-    `server`: the course server's address, written to the pack's grade-course.toml for `grade submit`.
-    `submitted`: its course's assignments (course.toml's), which the README's `grade submit` lines name.
-    `mutant_cache`: the mutants' runs by exercise and seed, shared with grading in the same process.
+    `server`: the course server's address, written to the pack's grade-course.toml
+    for `grade submit`. `submitted`: its course's assignments (course.toml's),
+    which the README's `grade submit` lines name. `mutant_cache`: the mutants'
+    runs by exercise and seed, shared with grading in the same process.
     """
     if server is not None and not is_http_address(server):
-        raise GraderError(f"--server {server!r} is not an http(s) address, so grade submit could not use it. "
-                          f"Give the address students reach the course server at, e.g. https://grader.example.edu.")
+        raise GraderError(
+            f"--server {server!r} is not an http(s) address, so grade submit could not use it. "
+            f"Give the address students reach the course server at, e.g. https://grader.example.edu."
+        )
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
     for _, members in assignments:
         exercises.update({e.id: e for e in members})
     written: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
-    # Importing torch takes seconds, in a torch exercise's zygote and here for its expected values: the zygote
-    # warms up from the start, and the expected values are computed in a thread of their own while the known
-    # mistakes run in the sandbox (grade release of two exercises took 25 s, each step after the other)
+    # Importing torch takes seconds, in a torch exercise's zygote and here for its
+    # expected values: the zygote warms up from the start, and the expected values
+    # are computed in a thread of their own while the known mistakes run in the
+    # sandbox (grade release of two exercises took 25 s, each step after the other)
     torch = next((e for e in exercises.values() if e.uses_torch), None)
-    with ThreadPoolExecutor(max_workers=1) as pool, \
-            Sandbox(lean=True, hide=[catalog.root], first=policy_of(torch) if torch is not None else None) as sandbox:
-        # a torch exercise's oracle is its solution, a library's the course's reference: neither is in the pack
-        expected = {e.id: pool.submit(_expected_data, e) for e in exercises.values()
-                    if e.engine in ("torch", "library")}
-        for exercise in sorted(exercises.values(), key=lambda e: e.uses_torch):  # the others' while torch loads
+    with (
+        ThreadPoolExecutor(max_workers=1) as pool,
+        Sandbox(
+            lean=True, hide=[catalog.root], first=policy_of(torch) if torch is not None else None
+        ) as sandbox,
+    ):
+        # a torch exercise's oracle is its solution, a library's
+        # the course's reference: neither is in the pack
+        expected = {
+            e.id: pool.submit(_expected_data, e)
+            for e in exercises.values()
+            if e.engine in ("torch", "library")
+        }
+        for exercise in sorted(
+            exercises.values(), key=lambda e: e.uses_torch
+        ):  # the others' while torch loads
             if exercise.library is None:
                 written += _exercise_files(exercise, out)
-            written += _pack_exercise(exercise, out / "exercises" / exercise.id, sandbox, mutant_cache,
-                                      expected.get(exercise.id))
+            written += _pack_exercise(
+                exercise,
+                out / "exercises" / exercise.id,
+                sandbox,
+                mutant_cache,
+                expected.get(exercise.id),
+            )
     for exercise in exercises.values():
         if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
-            # the reference engine computes a scalar pack's expected values, with the course's operations
+            # the reference engine computes a scalar pack's
+            # expected values, with the course's operations
             ops = out / "exercises" / COURSE_OPS
             ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
             written.append(ops)
         settings = exercise.folder.parent / COURSE_SETTINGS
         if exercise.library is not None and not (out / "exercises" / COURSE_SETTINGS).exists():
             written += release_library(settings, exercise.library, out)
-        elif settings.is_file() and not (out / "exercises" / COURSE_SETTINGS).exists():  # what the course allows
-            (out / "exercises" / COURSE_SETTINGS).write_text(settings.read_text(encoding="utf-8"), encoding="utf-8")
+        elif (
+            settings.is_file() and not (out / "exercises" / COURSE_SETTINGS).exists()
+        ):  # what the course allows
+            (out / "exercises" / COURSE_SETTINGS).write_text(
+                settings.read_text(encoding="utf-8"), encoding="utf-8"
+            )
             written.append(out / "exercises" / COURSE_SETTINGS)
     for assignment, members in assignments:
-        written.append(_write_notebook(out / f"{assignment.id}.ipynb", _assignment_cells(assignment, members),
-                                       {"assignment": assignment.id}))
+        written.append(
+            _write_notebook(
+                out / f"{assignment.id}.ipynb",
+                _assignment_cells(assignment, members),
+                {"assignment": assignment.id},
+            )
+        )
         pack = out / "exercises" / ASSIGNMENTS / f"{assignment.id}.yaml"
         pack.parent.mkdir(parents=True, exist_ok=True)
         pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
@@ -116,12 +154,24 @@ def release(catalog: Catalog, out: Path, exercise_ids: Sequence[str], assignment
     written.append(write_fingerprints(out / "exercises", folders))
     wheel = grader_wheel(out / WHEELS)  # the grader itself: no index has it (pack.wheel)
     written.append(wheel)
-    written.append(write_readme(out, list(exercises.values()), [a for a, _ in assignments], server, submitted,
-                                wheel=f"{WHEELS}/{wheel.name}"))
+    written.append(
+        write_readme(
+            out,
+            list(exercises.values()),
+            [a for a, _ in assignments],
+            server,
+            submitted,
+            wheel=f"{WHEELS}/{wheel.name}",
+        )
+    )
     if server is not None:
         written.append(out / COURSE_FILE)
-        written[-1].write_text(f"# grade submit sends your work here; add your own line: token = \"...\"\n"
-                               f"server = {toml_string(server)}\n", encoding="utf-8", newline="\n")
+        written[-1].write_text(
+            f"# grade submit sends your work here; add your own line: token = \"...\"\n"
+            f"server = {toml_string(server)}\n",
+            encoding="utf-8",
+            newline="\n",
+        )
     return written
 
 
@@ -129,46 +179,69 @@ def _exercise_files(exercise: Exercise, out: Path) -> list[Path]:
     starter = exercise.starter.read_text(encoding="utf-8")
     py = out / f"{exercise.id}.py"
     py.write_text(with_advice(starter, py.name), encoding="utf-8")
-    cells = [("markdown", _task(exercise, level=1)), ("code", _HEADER.sub("", starter, count=1).strip())]
+    cells = [
+        ("markdown", _task(exercise, level=1)),
+        ("code", _HEADER.sub("", starter, count=1).strip()),
+    ]
     return [py, _write_notebook(out / f"{exercise.id}.ipynb", cells, {"exercise": exercise.id})]
 
 
 def with_advice(starter: str, name: str) -> str:
-    """The starter telling its student how to check it, by the name it is released under: written here, not in
-    the starter, so that the advice cannot name a file that does not exist."""
+    """The starter telling its student how to check it, by the name it is released under:
+    written here, not in the starter, so that the advice cannot name a file that does not exist."""
     advice = f"Check your work with:\n\n    grade {name}\n"
     lines = starter.splitlines(keepends=True)
     try:
         body = ast.parse(starter).body
     except SyntaxError:
         body = []
-    docstring = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-        and isinstance(body[0].value.value, str) else None
-    if docstring is not None and docstring.end_lineno is not None \
-            and lines[docstring.end_lineno - 1].strip() in ('"""', "'''"):
+    docstring = (
+        body[0]
+        if body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+        else None
+    )
+    if (
+        docstring is not None
+        and docstring.end_lineno is not None
+        and lines[docstring.end_lineno - 1].strip() in ('"""', "'''")
+    ):
         end = docstring.end_lineno - 1  # the line that closes the docstring
         return "".join([*lines[:end], "\n", advice, *lines[end:]])
     # no docstring to extend: a comment under the header line
     at = 1 if lines and _HEADER.match(lines[0]) else 0
-    return "".join([*lines[:at], *[f"# {line}".rstrip() + "\n" for line in advice.splitlines()], *lines[at:]])
+    return "".join(
+        [*lines[:at], *[f"# {line}".rstrip() + "\n" for line in advice.splitlines()], *lines[at:]]
+    )
 
 
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
     intro = code_dunders(f"# {assignment.title}\n\n{assignment.summary}".strip())
-    intro += (f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
-              f"with `from grader import check` and then `check()`.")
+    intro += (
+        f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
+        f"with `from grader import check` and then `check()`."
+    )
     cells = [("markdown", intro)]
     for exercise in members:
-        cells += [("markdown", _task(exercise, level=2)),
-                  ("code", _HEADER.sub("", exercise.starter.read_text(encoding="utf-8"), count=1).strip())]
+        cells += [
+            ("markdown", _task(exercise, level=2)),
+            (
+                "code",
+                _HEADER.sub("", exercise.starter.read_text(encoding="utf-8"), count=1).strip(),
+            ),
+        ]
     return cells
 
 
 def _task(exercise: Exercise, level: int) -> str:
     text = code_dunders(f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip())
     if level == 1:
-        text += (f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
-                 f"`from grader import check` and then `check(\"{exercise.id}\")`.")
+        text += (
+            f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
+            f"`from grader import check` and then `check(\"{exercise.id}\")`."
+        )
     return text
 
 
@@ -177,7 +250,11 @@ def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str
 
     nbformat: Any = nbformat_module  # untyped library
     notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     notebook.metadata[METADATA_KEY] = metadata
     stem = re.sub(r"[^A-Za-z0-9-]", "-", path.stem)[:40]
     for number, (kind, source) in enumerate(cells, start=1):
@@ -190,15 +267,22 @@ def _write_notebook(path: Path, cells: list[tuple[str, str]], metadata: dict[str
     return path
 
 
-def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_cache: MutantCache | None,
-                   expected: Future[dict[str, Any]] | None) -> list[Path]:
-    """The exercise as students may grade it: public probes, no solution, no mutants (`expected`: a torch
-    exercise's answers to them, on their way)."""
+def _pack_exercise(
+    exercise: Exercise,
+    folder: Path,
+    sandbox: Sandbox,
+    mutant_cache: MutantCache | None,
+    expected: Future[dict[str, Any]] | None,
+) -> list[Path]:
+    """The exercise as students may grade it: public probes, no solution, no
+    mutants (`expected`: a torch exercise's answers to them, on their way)."""
     folder.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = yaml.load(exercise.spec_path.read_text(encoding="utf-8"), Loader=Loader)
     data["probes"] = [p for p in data["probes"] if p.get("visibility", "public") == "public"]
     data["points"] = sum(p["points"] for p in data["probes"])
-    hidden = sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
+    hidden = (
+        sum(p.points for p in exercise.probes if p.visibility == "hidden") + exercise.hidden_points
+    )
     if hidden:
         data["hidden_points"] = hidden
     for key in ("solution", "mutants"):
@@ -207,30 +291,42 @@ def _pack_exercise(exercise: Exercise, folder: Path, sandbox: Sandbox, mutant_ca
     if exercise.library is None:  # a library course's starter is its repository, at the pack's top
         data["starter"] = "starter.py"
         written.append(folder / "starter.py")
-        (folder / "starter.py").write_text(exercise.starter.read_text(encoding="utf-8"), encoding="utf-8")
+        (folder / "starter.py").write_text(
+            exercise.starter.read_text(encoding="utf-8"), encoding="utf-8"
+        )
     public = {p["name"] for p in data["probes"]}
     if expected is not None:
         data["expected"] = "expected.json"
     mistakes: list[Path] = []
     stored = exercise.folder / released_mistakes.FILE_NAME
-    if not exercise.mutants and exercise.solution is None and stored.is_file():  # a pack released again
+    if (
+        not exercise.mutants and exercise.solution is None and stored.is_file()
+    ):  # a pack released again
         (folder / released_mistakes.FILE_NAME).write_bytes(stored.read_bytes())
         mistakes.append(folder / released_mistakes.FILE_NAME)
     elif exercise.mutants:
         group = Group(exercise, draw_inputs(exercise, PACK_SEED), PACK_SEED)
-        # the pack keeps what each mistake gave on the public checks: their hidden checks run only where the
-        # runs are shared with grading in the same process (`mutant_cache`)
-        runs = mistake_runs(sandbox, group, None, mutant_cache, public_only=mutant_cache is None).mutants
-        mistakes.append(released_mistakes.write(folder / released_mistakes.FILE_NAME,
-                                                released_mistakes.mistakes_to_data(exercise, runs, public, PACK_SEED)))
+        # the pack keeps what each mistake gave on the public checks: their hidden checks run
+        # only where the runs are shared with grading in the same process (`mutant_cache`)
+        runs = mistake_runs(
+            sandbox, group, None, mutant_cache, public_only=mutant_cache is None
+        ).mutants
+        mistakes.append(
+            released_mistakes.write(
+                folder / released_mistakes.FILE_NAME,
+                released_mistakes.mistakes_to_data(exercise, runs, public, PACK_SEED),
+            )
+        )
     if expected is not None:
         written.append(folder / "expected.json")
         written[-1].write_text(json.dumps(expected.result(), indent=1) + "\n", encoding="utf-8")
     written += mistakes
     spec = folder / SPEC_NAME
-    spec.write_text(f"# Released by `grade release` from {exercise.id}: public checks only.\n"
-                    + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100),
-                    encoding="utf-8")
+    spec.write_text(
+        f"# Released by `grade release` from {exercise.id}: public checks only.\n"
+        + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100),
+        encoding="utf-8",
+    )
     return [spec, *written]
 
 
@@ -238,13 +334,21 @@ class _Dumper(yaml.SafeDumper):
     """Writes text with line breaks as `|` blocks, as the specs are written by hand."""
 
 
-_Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
-    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
+_Dumper.add_representer(
+    str,
+    lambda dumper, text: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+    ),
+)
 
 
 def _expected_data(exercise: Exercise) -> dict[str, Any]:
-    """A torch exercise's expected.json: its solution's answers to the public probes at the pack's seed."""
+    """A torch exercise's expected.json: its solution's
+    answers to the public probes at the pack's seed."""
     expected = expected_values(exercise, draw_inputs(exercise, PACK_SEED), seed=PACK_SEED)
-    probes = {probe.name: expected_to_data(value) for probe, value in zip(exercise.probes, expected, strict=True)
-              if probe.visibility == "public"}
+    probes = {
+        probe.name: expected_to_data(value)
+        for probe, value in zip(exercise.probes, expected, strict=True)
+        if probe.visibility == "public"
+    }
     return {"seed": PACK_SEED, "probes": probes}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import Literal, get_args
 
 from grader.core.text import clean, clean_data, may_hold_surrogates
@@ -29,11 +30,11 @@ def render(
 ) -> bytes:
     """`report` as the file format `name` writes it, UTF-8 encoded.
 
-    `student` names whom it is for (a batch knows; a single `grade` names the submission), `outcome`
+    `student` names whom it is for (a batch knows; a single `grade`'s is its file), `outcome`
     says how grading went, `now` stamps an LTI score, `color` paints the text report for a terminal.
     Each format is imported only when chosen: a student's `grade` never pays for the class formats.
     """
-    label = student.id if student is not None else report.submission
+    label = student.id if student is not None else PurePath(report.submission).name
     if name == "text":
         from grader.outputs.render_text import render_text
 
