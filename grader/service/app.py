@@ -8,7 +8,7 @@ Who may call each route is declared on it and enforced by one access layer
 before any route runs. A student sees their own submissions only; another's is "not found", as
 one that does not exist. Every store call runs in a thread, so that a slow disk never stalls the
 event loop. The course's rules are read through `State.course`, which follows course.toml's
-edits (grader.service.live).
+edits (grader.service.live_course).
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from grader.service import access, packs, uploads
 from grader.service.config import Course
 from grader.service.db.store import reading, write_failure
 from grader.service.deadlines import StoredRules
-from grader.service.live import LiveCourse
+from grader.service.live_course import LiveCourse
 from grader.service.pages.forms import raw
 from grader.service.policy import clock
-from grader.service.policy.confirm import hold
+from grader.service.policy.confirmation import hold
 from grader.service.reports import cache_key, for_reader
 from grader.service.standing import Row, late_now, owner_of, rows_of, worths
 from grader.service.state import FreshRules, State, state_of
@@ -296,7 +296,7 @@ def make_app(
     stored = StoredRules(engine)
     stored.refresh()
     # an edit of course.toml that would release hidden results waits for an instructor's word
-    # (grader.service.policy.confirm): compared under the store's deadlines, as the rules in
+    # (grader.service.policy.confirmation): compared under the store's deadlines, as the rules in
     # force are
     on_lti = partial(lti.follow_platforms, engine)
     live = live or LiveCourse(course, on_lti=on_lti, hold=hold(engine, stored.apply))

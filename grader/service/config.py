@@ -1,5 +1,5 @@
 """A course server's configuration: `course.toml` in the course folder, checked
-whole, frozen (the server reads it again when it changes: grader.service.live).
+whole, frozen (the server reads it again when it changes: grader.service.live_course).
 
     name = "Autograd 101"
     exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,

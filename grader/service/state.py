@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from grader.service.config import Course
 from grader.service.deadlines import StoredRules
-from grader.service.live import LiveCourse
+from grader.service.live_course import LiveCourse
 from grader.service.reports import ReportCache
 
 
@@ -51,7 +51,7 @@ def state_of(connection: HTTPConnection) -> State:
 class FreshRules:
     """ASGI middleware: before a request, the deadlines and extensions any process of the course
     set in the store since this one last asked (at most grader.service.deadlines.REFRESH_EVERY
-    ago), and course.toml and the LMS registration as they are now (grader.service.live: before
+    ago), and course.toml and the LMS registration as they are now (grader.service.live_course: before
     the request's credential is checked, so that a deployment removed there admits no request
     after the look). In a thread: the event loop never waits on them."""
 

@@ -3,7 +3,7 @@
 A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension
 cut back to a moment gone by, would show every student it touches their hidden checks'
 results the moment the server reads the file. So the server holds such an edit
-(grader.service.live): the rules in force stay, its log and the instructor's pages say
+(grader.service.live_course): the rules in force stay, its log and the instructor's pages say
 what the edit releases to how many students, and a button there confirms it. The
 confirmation is a line of the audit log naming the edit by its SHA-256, so every server of
 the course applies it at its next look, and a later, different edit is asked about again.
