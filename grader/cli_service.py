@@ -96,7 +96,7 @@ def serve_parser() -> Parser:
 
 def serve_command(argv: list[str]) -> int:
     args = serve_parser().parse_args(argv)
-    from grader.service.serve import ServeOptions, serve
+    from grader.service.server import ServeOptions, serve
 
     course, engine = _open(args)
     secret = course.secret()

@@ -125,7 +125,8 @@ class CheckResult:
     cause: Cause = Cause("passed")
     #: a public check's diagnosis on the public checks' evidence alone, where it differs from `diagnosis` (which
     #: weighs the hidden checks' verdicts too): what its student sees before the deadline
-    #: (grader.judge.diagnose.public_diagnosis); None where the two are the same
+    #: (grader.judge.diagnose.public_diagnosis makes it, grader.judge.audience shows it); None where the two are
+    #: the same
     public_diagnosis: Diagnosis | None = None
     #: a failed integration check of a library course: the op it is traced to, where one is found
     traced: Trace | None = None
@@ -158,7 +159,7 @@ class ExerciseResult:
     #: localization probe with that one mended there (grader.judge.diagnose.faults): the student's next failures
     masked: tuple[Diagnosis, ...] = ()
     #: `masked` found on the public checks' evidence alone, where it differs: what a student sees before the
-    #: deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
+    #: deadline (made as `public_diagnosis` is, shown by grader.judge.audience); None where the two are the same
     public_masked: tuple[Diagnosis, ...] | None = None
 
     @property

@@ -6,8 +6,8 @@ check that mistake fails, a ratio only where every wrong check shows it, a slip 
 of the hidden verdicts: one bit of the hidden run before the deadline (submissions/hostile/
 diagnosis_reads_the_hidden_verdict.py). So each public check also gets the diagnosis made as though the hidden
 checks did not exist (their results and the student's records of them out of sight), kept in the report where it
-differs (`public_diagnosis`, `public_masked`): what a student's view shows before the deadline
-(grader.service.views), as a released pack without hidden checks would diagnose the same file.
+differs (`public_diagnosis`, `public_masked`): what a student reads before the deadline
+(grader.judge.audience), as a released pack without hidden checks would diagnose the same file.
 """
 
 from __future__ import annotations

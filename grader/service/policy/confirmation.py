@@ -3,7 +3,7 @@
 A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension
 cut back to a moment gone by, would show every student it touches their hidden checks'
 results the moment the server reads the file. So the server holds such an edit
-(grader.service.live): the rules in force stay, its log and the instructor's pages say
+(grader.service.live_course): the rules in force stay, its log and the instructor's pages say
 what the edit releases to how many students, and a button there confirms it. The
 confirmation is a line of the audit log naming the edit by its SHA-256, so every server of
 the course applies it at its next look, and a later, different edit is asked about again.
@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grader.service.config import CONFIG, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.policy.audit import CONFIRM, Entry, a, record
+from grader.service.policy.audit import CONFIRM, Entry, record
 from grader.service.policy.release import in_words, newly_released
 
 
@@ -36,11 +36,10 @@ def students(engine: Engine) -> list[str]:
 
 
 def confirmed(engine: Engine, edit: str) -> bool:
+    log = schema.audit_log.c
+    found = select(log.id).where(log.action == CONFIRM, log.new == edit).limit(1)
     with reading(engine) as db:
-        return (
-            db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first()
-            is not None
-        )
+        return db.execute(found).first() is not None
 
 
 def hold(
