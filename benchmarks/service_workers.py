@@ -82,7 +82,7 @@ def store(engine: object, course: object, family: str, count: int, rng: random.R
     import time
 
     from grader.outputs.students import Student
-    from grader.service.intake import Upload, take
+    from grader.service import uploads
     from grader.service.tokens import Who, issue
 
     assignment, files = WARM if family == "warm" else FAMILIES[family]
@@ -90,9 +90,9 @@ def store(engine: object, course: object, family: str, count: int, rng: random.R
     ids = []
     for i in range(count):
         body = (SAMPLES / rng.choice(files)).read_bytes() + f"\n# {family} {i}\n".encode()
-        upload = Upload(who=Who(f"{family}{i}", "student"), rules=course.assignments[assignment], content=body,
-                        name="x.py", suffix=".py", key=f"k{i}", arrived=time.time())
-        receipt = take(engine, course, upload, b"0123456789abcdef0123")
+        new = uploads.NewSubmission(who=Who(f"{family}{i}", "student"), rules=course.assignments[assignment],
+                                    content=body, name="x.py", suffix=".py", key=f"k{i}", arrived=time.time())
+        receipt = uploads.store(engine, course, new, b"0123456789abcdef0123")
         ids.append(receipt.submission)
     return ids
 

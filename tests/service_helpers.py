@@ -103,6 +103,9 @@ class Server:
             raise AssertionError(f"grade serve did not start: {''.join(said)}")
         scheme, rest = line.split("://", 1)  # http, or https with --ssl-certfile
         self.url = f"{scheme.rsplit(None, 1)[-1]}://{rest.split('/', 1)[0]}"
+        # started again, it comes back where it was, as a restarted server does: a student's token
+        # stays bound to the address it first went to (grader.service.client.where)
+        self.port = int(self.url.rsplit(":", 1)[1])
         return self
 
     def submit(self, token: str, *args: str, timeout: float = 180,

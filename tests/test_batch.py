@@ -180,9 +180,10 @@ def test_a_batch_killed_with_9_leaves_nothing_running(tmp_path: Path) -> None:
                "--exercise", "node-mul", "-j", "2", "--time-limit", "60"]
     process = subprocess.Popen(command, start_new_session=True, env={**os.environ, "TZ": token},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a wait, not a timing: a loaded machine starts its zygotes late
     # zygotes and workers run as root; a sandboxed child, looping, as its own uid
     while not any(uid != 0 for _, uid in _marked(token.encode())) and time.monotonic() < deadline:
+        assert process.poll() is None, f"the batch ended ({process.returncode}) before a child started"
         time.sleep(0.05)
     assert any(uid != 0 for _, uid in _marked(token.encode())), "no child ever started"
     os.killpg(process.pid, signal.SIGKILL)  # the batch's own group; children are in sessions of their own

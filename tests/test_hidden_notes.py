@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from grader.judge.audience import Audience, redact
 from grader.judge.catalog import Catalog
 from grader.judge.hidden_runs import HIDDEN_INTEGRITY
 from grader.judge.report import Report
@@ -19,7 +20,6 @@ from grader.outputs.formats import render
 from grader.outputs.render_json import report_from_dict, report_schema, report_to_dict
 from grader.outputs.students import Student
 from grader.run.sandbox import Sandbox
-from grader.service.views import student_view
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "submissions" / "hostile"
@@ -61,10 +61,10 @@ def test_before_the_deadline_the_view_is_the_same_whether_the_hidden_trigger_fir
     # deadline) says so in the one withheld line, and in no other words
     assert armed.integrity == (HIDDEN_INTEGRITY,) and disarmed.integrity == ()
     assert "out of the grader's sight" not in every_format(armed)
-    before = [student_view(r, hidden_released=False) for r in (armed, disarmed)]
+    before = [redact(r, Audience.student(False)) for r in (armed, disarmed)]
     assert every_format(before[0]) == every_format(before[1])
     assert before[0].integrity == () and before[0].seconds == 0.0  # the hidden run's time is withheld too
-    after = student_view(armed, hidden_released=True)
+    after = redact(armed, Audience.student(True))
     assert after.integrity == (HIDDEN_INTEGRITY,) and after.seconds == armed.seconds
 
 
@@ -83,7 +83,7 @@ def test_before_the_deadline_a_public_checks_diagnosis_does_not_depend_on_a_hidd
     stored = [report_from_dict(json.loads(json.dumps(report_to_dict(r)))) for r in (right_in_hidden, wrong_everywhere)]
     for r in (right_in_hidden, wrong_everywhere):
         jsonschema.validate(report_to_dict(r), report_schema())
-    before = [student_view(r, hidden_released=False) for r in stored]
+    before = [redact(r, Audience.student(False)) for r in stored]
     assert every_format(before[0]) == every_format(before[1])
     assert "public_diagnosis" not in every_format(before[0])
     # the full report weighs the hidden verdict: right in the hidden check, the no-chain-factor mutant (which fails
@@ -94,6 +94,6 @@ def test_before_the_deadline_a_public_checks_diagnosis_does_not_depend_on_a_hidd
                         for d, p in full)
     assert [c.diagnosis for c in before[0].exercises[0].checks] == \
            [c.diagnosis for c in stored[1].exercises[0].checks if c.visibility == "public"]
-    after = student_view(stored[0], hidden_released=True)
+    after = redact(stored[0], Audience.student(True))
     assert [c.diagnosis for c in after.exercises[0].checks] == [c.diagnosis for c in stored[0].exercises[0].checks]
     assert all(c.public_diagnosis is None for c in after.exercises[0].checks)

@@ -181,7 +181,7 @@ def test_a_graded_op_keeps_the_students_value_and_the_others_are_the_references(
     with EWiseMul not graded is computed by the reference."""
     import numpy
 
-    from grader.judge.library.reference import reference_standins
+    from grader.judge.library.standin import reference_standins
 
     ops = reference_standins(COURSE.load("elementwise"))
     left = Array((2, 3), tuple(float(i) for i in range(1, 7)))
@@ -197,7 +197,7 @@ def test_a_graded_op_keeps_the_students_value_and_the_others_are_the_references(
 
 def test_a_made_up_graph_is_not_computed_past_the_caps() -> None:
     """A (2048, 1) @ (1, 2048) product in a graph the submission sends keeps its own value, never computed here."""
-    from grader.judge.library.reference import reference_standins
+    from grader.judge.library.standin import reference_standins
 
     ops = reference_standins(COURSE.load("matmul"))
     tall = Array((2048, 1), (1.0,) * 2048)
@@ -267,7 +267,7 @@ def test_a_broken_gradient_is_traced_to_its_ops_own_failed_check(tmp_path: Path)
 
 def test_a_setting_named_like_the_ops_method_never_replaces_the_references_compute() -> None:
     """A Summation node whose op carries `compute` and a private setting: the reference's own compute sums."""
-    from grader.judge.library.reference import reference_standins
+    from grader.judge.library.standin import reference_standins
 
     standins = reference_standins(COURSE.load("shapes"))
     leaf = Array((2, 3), tuple(float(i) for i in range(6)))
@@ -279,7 +279,7 @@ def test_a_setting_named_like_the_ops_method_never_replaces_the_references_compu
 def test_a_shape_setting_of_billions_is_never_computed_here() -> None:
     """BroadcastTo to (4, 10**9) claimed by a traced node keeps the student's value; the reference never runs it."""
     from grader.core.values import Seq
-    from grader.judge.library.reference import reference_standins
+    from grader.judge.library.standin import reference_standins
 
     standins = reference_standins(COURSE.load("shapes"))
     leaf = Array((4, 1), (1.0, 2.0, 3.0, 4.0))

@@ -95,7 +95,7 @@ def test_a_scalar_is_read_as_the_functions_that_made_it(tmp_path: Path) -> None:
 
 
 def test_the_stand_in_calls_a_function_class_with_a_context() -> None:
-    from grader.judge.library.reference import reference_standins
+    from grader.judge.library.standin import reference_standins
 
     standins = reference_standins(COURSE.load("scalar"))
     assert standins.compute == "forward" and standins.context is not None

@@ -255,7 +255,7 @@ def test_a_deployment_removed_while_the_server_runs_ends_its_sessions_at_once(co
     lms = course / "lms.toml"
     kept = lms.read_text()
     lms.write_text(kept.replace(f'["{platform.deployment_id}"]', '["1:another-deployment"]'))
-    time.sleep(0.6)  # past grader.service.live.LOOK_EVERY: the next request looks at the files before anything
+    time.sleep(0.6)  # past grader.service.live_course.LOOK_EVERY: the next request looks at the files before anything
     assert api(tool, "/api/status", session)[0] == 401
     assert "Unknown deployment" in initiate(tool, platform, "lti-s1", "rl-hw1").body
     lms.write_text("deployment_ids = 7\n" + kept)  # a broken edit: no registration is trusted, launches close

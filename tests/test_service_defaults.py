@@ -1,7 +1,7 @@
 """The course server's defaults and course.toml's life (issue 31, items 4, 8 and its safe defaults), on real files: a
 deadline without a late policy counts late work 0 and says so at upload; late credit is asked for explicitly;
 partial days late follow the course's late_rounding; a mistake in course.toml names its file and line; and an edit
-to course.toml applies without a restart (grader.service.live), or keeps the rules in force and says why."""
+to course.toml applies without a restart (grader.service.live_course), or keeps the rules in force and says why."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _course(folder: Path, hw1: str, top: str = "") -> Path:
 
 
 def _graded(course: Course, at: float, score: float = 10.0, ident: int = 1) -> Row:
-    """A graded hw1 submission received `at`, marked late as its receipt said (grader.service.intake)."""
+    """A graded hw1 submission received `at`, marked late as its receipt said (grader.service.uploads)."""
     late = course.days_late(course.assignments["hw1"], "s1", at)
     return Row(id=ident, assignment="hw1", filename="f.py", sha256="", received_at=at, days_late=late, seed_token="",
                outcome="graded", score=score, max_score=10.0, public_score=score, state="done")

@@ -3,6 +3,7 @@ under each late policy (late days spent across assignments in deadline order), a
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -11,9 +12,17 @@ import pytest
 from grader.core.errors import GraderError
 from grader.service.config import DAY, Rules, days_late, load_course
 from grader.service.standing import Row, count, factor_of
-from grader.service.uploads import Refused, check_upload, shown_name
+from grader.service.uploads import Refused, check, file_name
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def check_upload(content: bytes, name: str, cap: int) -> Refused | str:
+    """grader.service.uploads.check, with its refusal returned rather than raised."""
+    try:
+        return check(content, name, cap)
+    except Refused as refused:
+        return refused
 
 
 @pytest.mark.parametrize(("content", "name", "status", "said"), [
@@ -35,7 +44,7 @@ def test_code_and_notebooks_are_taken_and_names_never_carry_a_path() -> None:
     assert check_upload(b"\xef\xbb\xbfx = 1\n", "mine.py", 1024) == ".py"
     assert check_upload(json.dumps({"cells": [], "nbformat": 4}).encode(), "Lab.IPYNB", 1024) == ".ipynb"
     assert check_upload(b"x = 1\n", "notes.txt", 1024) == ".py"
-    assert shown_name("../../etc/passwd") == "passwd" and shown_name("a\\b\x1b[31m.py") == "b__31m.py"
+    assert file_name("../../etc/passwd") == "passwd" and file_name("a\\b\x1b[31m.py") == "b__31m.py"
     deep = b"[" * 5000 + b"]" * 5000  # nested past json's recursion limit: still a plain answer
     refused = check_upload(deep, "a.ipynb", 20000)
     assert isinstance(refused, Refused) and refused.status == 422
@@ -125,8 +134,9 @@ def test_course_toml_mistakes_name_the_file_and_the_field(tmp_path: Path) -> Non
 
 def test_what_the_code_printed_is_withheld_from_a_student_whenever_hidden_checks_ran() -> None:
     """A submission that prints its inputs would otherwise show the hidden checks' inputs once they are taken out."""
+    from grader.judge.audience import Audience, redact
     from grader.judge.report import CheckResult, ExerciseResult, Report
-    from grader.service.views import as_graded, student_view
+    from grader.service.reports import as_graded
 
     checks = tuple(CheckResult(name=n, about="", status="passed", score=1.0, max_score=1.0, problem="",
                                visibility=v) for n, v in (("shown", "public"), ("secret", "hidden")))
@@ -134,14 +144,33 @@ def test_what_the_code_printed_is_withheld_from_a_student_whenever_hidden_checks
                     exercises=(ExerciseResult(id="node-mul", title="", checks=checks),))
     token = "s1-" + "0" * 32
     for released in (False, True):
-        view = student_view(as_graded(report, token), hidden_released=released)
+        view = redact(as_graded(report, token), Audience.student(released))
         assert view.output == "" and any("withheld" in n for n in view.notes)
         # the seed drawn from the secret never shows (the hidden inputs follow from it): its token does
         assert view.seed is None and view.seed_token == token and view.seed_shown == f"seed token {token}"
     fixed = as_graded(report, "seed-4217")  # a course's one fixed seed is shown, as a batch's --seed
     assert fixed.seed == 4217 and fixed.seed_token is None
-    before = student_view(report, hidden_released=False)
+    before = redact(report, Audience.student(False))
     assert [c.name for c in before.exercises[0].checks] == ["shown"] and before.hidden_points == 1.0
+
+
+def test_each_migration_file_is_named_after_its_revision_in_one_chain() -> None:
+    """A reader finds a revision by its id: the file is named after it (the ids themselves are
+    the ones stores in the field hold, and never change), and the revisions form one chain."""
+    folder = ROOT / "grader" / "service" / "db" / "migrations" / "versions"
+    down: dict[str, str | None] = {}
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        values = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                values[node.targets[0].id] = node.value.value  # type: ignore[attr-defined]
+        assert values["revision"] == path.stem, f"{path.name} holds revision {values['revision']!r}"
+        down[values["revision"]] = values["down_revision"]
+    heads = set(down) - set(down.values())
+    assert len(heads) == 1 and list(down.values()).count(None) == 1, down
+    assert sorted(down.values(), key=str) == sorted({*down.values()}, key=str)  # no branch
 
 
 def test_a_store_of_an_older_schema_is_migrated_with_its_data(tmp_path: Path) -> None:

@@ -211,7 +211,10 @@ def test_slowest_first(klass: tuple[list[StudentReport], list[ExerciseColumn]], 
     slowest = summary["slowest"]
     seconds = [s["seconds"] for s in slowest]
     assert seconds == sorted(seconds, reverse=True) and len(slowest) == 10  # graded students only
-    assert slowest[0]["student"] == "loops" and slowest[0]["seconds"] >= 1.0
+    # the file that loops ran its whole 1 s limit; on a loaded machine another student's grading may take as
+    # long, so its place is not asserted, only that it is listed with its time
+    loops = next(s for s in slowest if s["student"] == "loops")
+    assert loops["seconds"] >= 1.0 and slowest[0]["seconds"] >= loops["seconds"]
 
 
 def test_deterministic_whatever_the_order(klass: tuple[list[StudentReport], list[ExerciseColumn]],

@@ -51,9 +51,7 @@ def mark(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
         for name, value in ((chain[i], _observed(run, i, f"d{chain[i]}")) for i in chain)
         if value is not None
     }
-    named, loss = ninja_graph(
-        Tensor, **{k: _numpy(inputs[0][k]) for k in (*PARAMETERS, "Xb", "Yb")}
-    )
+    named, loss = ninja_graph(Tensor, {k: _numpy(inputs[0][k]) for k in (*PARAMETERS, "Xb", "Yb")})
     feeds = _consumers(named, loss)
     wrong = {
         chain[ran[i][0]]

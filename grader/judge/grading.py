@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -473,29 +474,22 @@ def assemble(
     """What the report is made of: the results, and what the runs said of the file as a whole
     (problems, printed output, isolation, notes and integrity), each child's once."""
     children = {d: distinct_children(found) for d, found in runs.public.items()}
+    seen = list(chain.from_iterable(children.values()))
+    hidden = list(chain.from_iterable(runs.hidden.values()))
     several = len(runs.public) > 1
     # advice for the file as a whole: its exercises' own engine's where they share one, else
     # torch's, the most there is
     kinds = {g.exercise.kind for g in planned.groups}
     engine = next(iter(kinds)).name if len(kinds) == 1 else "torch"
-    seen = _all(children)
     return Graded(
         exercises=tuple(results),
         problems=_problems(children, several, engine),
         output=_output(children, several),
         output_truncated=any(r.output_truncated for r in seen),
-        isolation=_weakest([r.isolation for r in seen + _all(runs.hidden)]),
-        notes=_notes(notes, children),
-        integrity=_integrity(children, runs.hidden),
+        isolation=_weakest(r.isolation for r in [*seen, *hidden]),
+        notes=_notes(notes, seen),
+        integrity=_integrity(seen, hidden),
     )
-
-
-def _all(runs: Mapping[Device, list[RunResult]]) -> list[RunResult]:
-    """Every device's runs, one list."""
-    found: list[RunResult] = []
-    for device_runs in runs.values():
-        found += device_runs
-    return found
 
 
 def _problems(
@@ -526,11 +520,11 @@ def _weakest(isolations: Iterable[Isolation | None]) -> Isolation | None:
     return min(known, key=lambda i: (LEVELS.index(i.level), -len(i.weaker_limits)), default=None)
 
 
-def _notes(notes: Sequence[str], children: Mapping[Device, list[RunResult]]) -> tuple[str, ...]:
+def _notes(notes: Sequence[str], seen: Sequence[RunResult]) -> tuple[str, ...]:
     """The notes, each once: a note on an import the guard refused gives way to the refusal's."""
     refused: list[str] = []
-    for run_result in _all(children):
-        refused += run_result.refused_imports
+    for child in seen:
+        refused += child.refused_imports
     kept = [n for n in notes if not any(f"imports {r.split()[0]}," in n for r in refused)]
     for text in refused:
         kept.append(
@@ -540,12 +534,10 @@ def _notes(notes: Sequence[str], children: Mapping[Device, list[RunResult]]) -> 
     return tuple(dict.fromkeys(kept))
 
 
-def _integrity(
-    children: Mapping[Device, list[RunResult]], hidden: Mapping[Device, list[RunResult]]
-) -> tuple[str, ...]:
-    """What the submission did against the grader, each once: what only the hidden part saw is
-    one withheld line, as for its refusals."""
-    seen, hidden_runs = _all(children), _all(hidden)
+def _integrity(seen: Sequence[RunResult], hidden: Sequence[RunResult]) -> tuple[str, ...]:
+    """What the submission did against the grader, each once (`seen` in the public runs, `hidden`
+    in the hidden part's own): what only the hidden part saw is one withheld line, as for its
+    refusals."""
     lines = []
     for child in seen:
         lines += [f"your code {text}; it was refused" for text in child.integrity]
@@ -554,8 +546,8 @@ def _integrity(
             if stop is not None and stop.kind == "forged-reply":
                 lines.append(f"your code {stop.text}")
     engine_seen = engine_integrity(seen)
-    engine_hidden = [text for text in engine_integrity(hidden_runs) if text not in engine_seen]
-    lines += hidden_integrity(seen, hidden_runs, also=bool(engine_hidden))
+    engine_hidden = [text for text in engine_integrity(hidden) if text not in engine_seen]
+    lines += hidden_integrity(seen, hidden, also=bool(engine_hidden))
     return tuple(dict.fromkeys(lines + engine_seen))
 
 

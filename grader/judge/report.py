@@ -164,7 +164,9 @@ class CheckResult:
     cause: Cause = Cause("passed")
     #: a public check's diagnosis on the public checks' evidence alone, where it differs from
     #: `diagnosis` (which weighs the hidden checks' verdicts too): what its student sees before
-    #: the deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
+    #: the deadline (the same passes on the evidence visible to them make it,
+    #: grader.judge.diagnose.passes; grader.judge.audience shows it); None where the two are
+    #: the same
     public_diagnosis: Diagnosis | None = None
     #: a failed integration check of a library course: the op it is traced to, where one is found
     traced: Trace | None = None
@@ -202,7 +204,8 @@ class ExerciseResult:
     #: there (grader.judge.diagnose.faults): the student's next failures
     masked: tuple[Diagnosis, ...] = ()
     #: `masked` found on the public checks' evidence alone, where it differs: what a student sees
-    #: before the deadline (grader.judge.diagnose.public_diagnosis); None where the two are the same
+    #: before the deadline (made as `public_diagnosis` is, shown by grader.judge.audience); None
+    #: where the two are the same
     public_masked: tuple[Diagnosis, ...] | None = None
 
     @property

@@ -1,16 +1,17 @@
 """feedback.html: the page a student reads, one
 self-contained file that opens offline, from their report.
 
-It is made from the same report the text report renders (grader.outputs.render_text):
-each check's status and points, what it is about, the inputs and the code that ran,
-what was expected and what the student's code gave, and the likely mistake with its
-hint. A hidden check shows its name, status and points only, and what the submission
-printed is withheld where a check is hidden (it could print a hidden check's inputs).
+It is made from the same report the text report renders (grader.outputs.render_text),
+redacted for its student (grader.judge.audience): each check's status and points, what it
+is about, the inputs and the code that ran, what was expected and what the student's code
+gave, and the likely mistake with its hint. A hidden check's row says what it is about and
+how it went.
 """
 
 from __future__ import annotations
 
 from grader.core.compare import fmt_points
+from grader.judge.audience import Audience, redact
 from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mistakes
 from grader.outputs.html_page import e, page, plural
 from grader.outputs.precision_note import precision_note, with_precision_note
@@ -49,10 +50,15 @@ pre.code, pre.output { background: #f6f8fa; padding: .4em .6em; border-radius: 4
 
 
 def feedback_html(
-    report: Report, student: Student | None = None, outcome: Outcome = "graded"
+    report: Report,
+    student: Student | None = None,
+    outcome: Outcome = "graded",
+    *,
+    audience: Audience = Audience.STUDENT_AFTER_RELEASE,
 ) -> str:
-    """The student's page for `report`; `student` names
-    them (a batch knows who), `outcome` says how it went."""
+    """The student's page for `report`, as `audience` may read it; `student` names them (a
+    batch knows who), `outcome` says how it went."""
+    report = redact(report, audience)
     titles = ", ".join(x.title for x in report.exercises) or "your submission"
     body = [f"<h1>Feedback: {e(titles)}</h1>", _header(report, student, outcome)]
     body += [f'<p class="problem">{e(p)}</p>' for p in report.problems]
@@ -204,11 +210,6 @@ def check_detail(check: CheckResult) -> str:
 def _output(report: Report) -> str:
     if not report.output.strip():
         return ""
-    if any(c.visibility == "hidden" for x in report.exercises for c in x.checks):
-        return (
-            '<p class="note">What your code printed is withheld: it ran hidden checks too, whose inputs it '
-            "could have printed.</p>"
-        )
     more = " (cut short)" if report.output_truncated else ""
     return (
         f'<h2>Your code printed{more}</h2>\n<pre class="output">{e(report.output.rstrip())}</pre>'

@@ -1,9 +1,10 @@
-"""The report as HTML inside a notebook: one compact table
-per exercise, the checks that did not pass expanded."""
+"""The report as HTML inside a notebook, redacted for a student (grader.judge.audience): one
+compact table per exercise, the checks that did not pass expanded."""
 
 from __future__ import annotations
 
 from grader.core.compare import fmt_points
+from grader.judge.audience import Audience, redact
 from grader.judge.report import ExerciseResult, Report
 from grader.outputs.feedback import check_detail
 from grader.outputs.html_page import e, plural
@@ -42,7 +43,8 @@ div.ag-report table.ag-table tr.ag-detail > td { padding-left: 2.2em; }
 """
 
 
-def report_html(report: Report) -> str:
+def report_html(report: Report, audience: Audience = Audience.STUDENT_AFTER_RELEASE) -> str:
+    report = redact(report, audience)
     checks = [c for x in report.exercises for c in x.checks]
     counted = [c for c in checks if c.status != "skipped"]
     passed = sum(c.status == "passed" for c in counted)
@@ -106,11 +108,6 @@ def _exercise(exercise: ExerciseResult) -> str:
 def _output(report: Report) -> str:
     if not report.output.strip():
         return ""
-    if any(c.visibility == "hidden" for x in report.exercises for c in x.checks):
-        return (
-            '<p class="note">What your code printed is withheld: it ran hidden checks too, whose inputs it '
-            "could have printed.</p>"
-        )
     output = report.output.rstrip("\n")
     shown = "\n".join(output[:OUTPUT_CHARS].split("\n")[:OUTPUT_LINES])
     more = (

@@ -100,7 +100,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
             (score, style),
             hidden_points_note(report),
             f" ({passed} of {total} checks passed)"
-            # 0: withheld (a course server's student, before the deadline: grader.service.views)
+            # 0: withheld (a student before release: grader.judge.audience)
             + (f" in {report.seconds:.2f} s" if report.seconds else ""),
         )
     )

@@ -61,7 +61,7 @@ class ClassRow:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class View:
+class TableQuery:
     """How the instructor asked to see the table: a sort
     key, its order and the filters (all validated)."""
 
@@ -73,8 +73,8 @@ class View:
     #: only students with nothing counted for this assignment
     missing: str = ""
 
-    def query(self, **changes: str) -> dict[str, str]:
-        """The query string's parameters for this view, with `changes`; defaults left out."""
+    def params(self, **changes: str) -> dict[str, str]:
+        """The query string's parameters for this table, with `changes`; defaults left out."""
         found = {
             "sort": self.sort,
             "order": "desc" if self.descending else "asc",
@@ -90,14 +90,14 @@ class View:
         }
 
 
-def view_of(params: Mapping[str, str], course: Course) -> View:
-    """The view a query asks for; anything it names
+def table_query(params: Mapping[str, str], course: Course) -> TableQuery:
+    """The table a query string asks for; anything it names
     that is not a column or an assignment is ignored."""
     sort = params.get("sort", "name")
     if sort not in SORTS and not (sort.startswith("a:") and sort[2:] in course.assignments):
         sort = "name"
     missing = params.get("missing", "")
-    return View(
+    return TableQuery(
         sort=sort,
         descending=params.get("order") == "desc",
         text=params.get("q", "")[:MAX_QUERY].strip(),
@@ -151,25 +151,25 @@ def _row(course: Course, student: str, name: str, section: str, rows: list[Row])
     )
 
 
-def shown(rows: Sequence[ClassRow], view: View) -> list[ClassRow]:
-    """The rows the view keeps, in its order (ties by
+def kept_rows(rows: Sequence[ClassRow], query: TableQuery) -> list[ClassRow]:
+    """The rows the query keeps, in its order (ties by
     student id, so the order is the same on every reload)."""
-    text = view.text.casefold()
+    text = query.text.casefold()
     kept = [
         r
         for r in rows
         if (not text or text in r.student.casefold() or text in r.name.casefold())
-        and (not view.section or r.section == view.section)
+        and (not query.section or r.section == query.section)
         and (
-            not view.missing
-            or (r.cells[view.missing].score is None and not r.cells[view.missing].excused)
+            not query.missing
+            or (r.cells[query.missing].score is None and not r.cells[query.missing].excused)
         )
     ]
     kept.sort(key=lambda r: r.student)
     # a student without the value (no score, no submission) goes last either way
-    keyed = [(_key(r, view.sort), r) for r in kept]
+    keyed = [(_key(r, query.sort), r) for r in kept]
     valued = [(k, r) for k, r in keyed if k is not None]
-    valued.sort(key=lambda pair: pair[0], reverse=view.descending)
+    valued.sort(key=lambda pair: pair[0], reverse=query.descending)
     return [r for _, r in valued] + [r for k, r in keyed if k is None]
 
 

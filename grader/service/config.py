@@ -1,5 +1,5 @@
 """A course server's configuration: `course.toml` in the course folder, checked
-whole, frozen (the server reads it again when it changes: grader.service.live).
+whole, frozen (the server reads it again when it changes: grader.service.live_course).
 
     name = "Autograd 101"
     exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,
@@ -58,7 +58,7 @@ from grader.service.policy.rules import Fix as Fix
 from grader.service.policy.rules import Late as Late
 from grader.service.policy.rules import Rules as Rules
 from grader.service.policy.rules import one_namespace, read_rules
-from grader.service.toml_where import Where
+from grader.service.toml_file import TomlFile
 
 CONFIG = "course.toml"
 #: the server's own files in the course folder: the SQLite
@@ -222,20 +222,20 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise GraderError(f"{path}: cannot read the course configuration ({exc}).") from None
-    where = Where(path, text)
-    where.known(data, COURSE_KEYS, "")
-    exercises = _exercises_folder(folder, where, data)
+    toml = TomlFile(path, text)
+    toml.known(data, COURSE_KEYS, "")
+    exercises = _exercises_folder(folder, toml, data)
     catalog = Catalog(exercises)
-    isolation = where.choice(data, "isolation", "landlock", LEVELS)
-    zone_name = where.text(data, "timezone", "UTC")
+    isolation = toml.choice(data, "isolation", "landlock", LEVELS)
+    zone_name = toml.text(data, "timezone", "UTC")
     try:
         zone: tzinfo = UTC if zone_name == "UTC" else ZoneInfo(zone_name)
     except (ZoneInfoNotFoundError, ValueError):
         raise GraderError(
-            f"{where.at('timezone')}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, "
+            f"{toml.at('timezone')}: timezone {zone_name!r} is not a time zone (e.g. Europe/Paris, "
             "UTC)."
         ) from None
-    rounding = where.choice(
+    rounding = toml.choice(
         data,
         "late_rounding",
         "day",
@@ -249,39 +249,39 @@ def load_course(folder: Path, *, database: str | None = None) -> Course:
     if not isinstance(table, dict) or not table:
         raise GraderError(f"{path}: no [assignments.ID] table: the course grades nothing.")
     assignments = {
-        name: read_rules(where, name, spec, catalog, extensions.get(name, {}), zone)
+        name: read_rules(toml, name, spec, catalog, extensions.get(name, {}), zone)
         for name, spec in table.items()
     }
-    one_namespace(where, assignments, catalog)
-    roster = where.text(data, "roster", "")
+    one_namespace(toml, assignments, catalog)
+    roster = toml.text(data, "roster", "")
     return Course(
         folder=folder,
-        name=where.text(data, "name", folder.name),
+        name=toml.text(data, "name", folder.name),
         exercises=exercises,
         roster=folder / roster if roster else None,
         timezone=zone,
-        late_days=where.number(data, "late_days", 0),
-        max_upload_bytes=where.number(data, "max_upload_kib", 256) * 1024,
-        uploads_per_minute=where.number(data, "uploads_per_minute", 6),
-        queued_per_student=where.number(data, "queued_per_student", DEFAULT_QUEUED),
+        late_days=toml.number(data, "late_days", 0),
+        max_upload_bytes=toml.number(data, "max_upload_kib", 256) * 1024,
+        uploads_per_minute=toml.number(data, "uploads_per_minute", 6),
+        queued_per_student=toml.number(data, "queued_per_student", DEFAULT_QUEUED),
         isolation=_level(isolation),
-        secret_file=folder / where.text(data, "secret_file", "course-secret"),
+        secret_file=folder / toml.text(data, "secret_file", "course-secret"),
         database=database
-        or where.text(data, "database", "")
+        or toml.text(data, "database", "")
         or sqlite_url(folder / DATA / "course.db"),
         assignments=assignments,
-        fixed_seed=_seed(where, data.get("seed")),
+        fixed_seed=_seed(toml, data.get("seed")),
         late_rounding="hour" if rounding == "hour" else "day",
         lti=read_lti(path, data.get("lti"), set(assignments)),
     )
 
 
-def _seed(where: Where, value: Any) -> int | None:
+def _seed(toml: TomlFile, value: Any) -> int | None:
     if value is None or value == "per-submission":
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise GraderError(
-            f"{where.at('seed')}: seed is a whole number, or \"per-submission\" (the default)."
+            f"{toml.at('seed')}: seed is a whole number, or \"per-submission\" (the default)."
         )
     return value
 
@@ -294,14 +294,14 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
+def _exercises_folder(folder: Path, toml: TomlFile, data: dict[str, Any]) -> Path:
     """course.toml's `exercises` (relative to it); without one, the course folder's
     exercises/, else the catalog `grade` itself finds ($AUTOGRADER_EXERCISES, else
     the one beside the grader): a course may name catalog ids."""
     if "exercises" in data or (folder / "exercises").is_dir():
-        exercises = folder / where.text(data, "exercises", "exercises")
+        exercises = folder / toml.text(data, "exercises", "exercises")
         if not exercises.is_dir():
-            raise GraderError(f"{where.path}: exercises: {exercises} is not a folder.")
+            raise GraderError(f"{toml.path}: exercises: {exercises} is not a folder.")
         return exercises
     try:
         return Catalog.find().root
@@ -313,7 +313,7 @@ def _exercises_folder(folder: Path, where: Where, data: dict[str, Any]) -> Path:
             else f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
         )
         raise GraderError(
-            f"{where.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
+            f"{toml.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
             f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder."
         ) from None
 

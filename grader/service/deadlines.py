@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -25,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grader.service.config import Correction, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
+from grader.service.policy import clock
 from grader.service.policy.audit import DEADLINE, EXTENSION, PUBLISH, REGRADE, Entry, audit, record
 from grader.service.policy.corrections import read as read_corrections
 
@@ -38,7 +38,8 @@ __all__ = [
     "record",
 ]  # their home before
 
-o, a = schema.rule_overrides.c, schema.audit_log.c
+_rule_overrides = schema.rule_overrides.c
+_audit = schema.audit_log.c
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,9 +68,13 @@ def _overrides(db: Connection) -> list[Override]:
             set_at=r.set_at,
         )
         for r in db.execute(
-            select(o.assignment, o.student, o.moment, o.set_by, o.set_at).order_by(
-                o.assignment, o.student
-            )
+            select(
+                _rule_overrides.assignment,
+                _rule_overrides.student,
+                _rule_overrides.moment,
+                _rule_overrides.set_by,
+                _rule_overrides.set_at,
+            ).order_by(_rule_overrides.assignment, _rule_overrides.student)
         )
     ]
 
@@ -168,7 +173,9 @@ class StoredRules:
         self._asked = time.monotonic()
         try:
             with reading(self._engine) as db:
-                revision = int(db.execute(select(func.coalesce(func.max(a.id), 0))).scalar_one())
+                revision = int(
+                    db.execute(select(func.coalesce(func.max(_audit.id), 0))).scalar_one()
+                )
                 if revision == self._revision:
                     return
                 found, fixes = _overrides(db), read_corrections(db)
@@ -184,15 +191,6 @@ class StoredRules:
             if self._course is None or course is not self._base:
                 self._base, self._course = course, in_force(course, self._found, self._fixes)
             return self._course
-
-
-def shown(moment: float | None, course: Course) -> str:
-    """A moment as the audit log keeps it: in the course's zone, to the second, or "none"."""
-    return (
-        "none"
-        if moment is None
-        else datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M:%S %Z")
-    )
 
 
 def change(
@@ -211,7 +209,7 @@ def change(
     with writing(engine) as db:
         before = in_force(toml, _overrides(db)).assignments[assignment]
         old = before.deadline if student == "" else before.extensions.get(student)
-        keyed = (o.assignment == assignment, o.student == student)
+        keyed = (_rule_overrides.assignment == assignment, _rule_overrides.student == student)
         db.execute(delete(schema.rule_overrides).where(*keyed))
         if not reset:
             db.execute(
@@ -228,5 +226,11 @@ def change(
         action = DEADLINE if student == "" else EXTENSION
         note = (" (course.toml's again)" if reset else "") + note
         return record(
-            db, actor, action, assignment, student, shown(old, toml), shown(new, toml) + note
+            db,
+            actor,
+            action,
+            assignment,
+            student,
+            clock.logged(old, toml),
+            clock.logged(new, toml) + note,
         )

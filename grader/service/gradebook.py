@@ -28,8 +28,8 @@ from grader.outputs.students import Outcome, Student, StudentReport
 from grader.service.config import Course, Rules
 from grader.service.db import schema
 from grader.service.db.store import reading
+from grader.service.reports import as_graded, counted_copy, set_copy, stored_report
 from grader.service.standing import Counted, count, report_json, rows_of
-from grader.service.views import as_graded, counted_copy, set_copy, stored_report
 
 
 def roster(engine: Engine) -> list[Student]:

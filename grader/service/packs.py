@@ -47,7 +47,7 @@ def current(course: Course, ids: set[str]) -> dict[str, str]:
     return found
 
 
-def seen(engine: Engine, course: Course, student: str, header: str | None) -> list[str]:
+def stale_in_pack(engine: Engine, course: Course, student: str, header: str | None) -> list[str]:
     """The exercises whose version in `student`'s pack (as the request's header says) is not the
     course's now; what the store keeps of their stale packs follows (written only when it
     changes)."""

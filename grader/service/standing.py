@@ -31,7 +31,9 @@ from grader.service.db import schema
 from grader.service.db.store import reading
 from grader.service.policy.late_days import Choice, best
 
-s, r, j = schema.submissions.c, schema.results.c, schema.jobs.c
+_submissions = schema.submissions.c
+_results = schema.results.c
+_jobs = schema.jobs.c
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,40 +83,42 @@ def rows_of(
 ) -> list[Row]:
     """Submissions, newest first, each with its newest result and the state of its newest job."""
     newest_job = (
-        select(j.submission_id, func.max(j.id).label("job")).group_by(j.submission_id).subquery()
+        select(_jobs.submission_id, func.max(_jobs.id).label("job"))
+        .group_by(_jobs.submission_id)
+        .subquery()
     )
     newest_result = (
-        select(r.submission_id, func.max(r.job_id).label("job"))
-        .group_by(r.submission_id)
+        select(_results.submission_id, func.max(_results.job_id).label("job"))
+        .group_by(_results.submission_id)
         .subquery()
     )
     query = (
         select(
-            s.id,
-            s.assignment,
-            s.filename,
-            s.sha256,
-            s.received_at,
-            s.days_late,
-            s.seed_token,
-            r.outcome,
-            r.score,
-            r.max_score,
-            r.public_score,
-            j.state,
+            _submissions.id,
+            _submissions.assignment,
+            _submissions.filename,
+            _submissions.sha256,
+            _submissions.received_at,
+            _submissions.days_late,
+            _submissions.seed_token,
+            _results.outcome,
+            _results.score,
+            _results.max_score,
+            _results.public_score,
+            _jobs.state,
         )
-        .join(newest_job, newest_job.c.submission_id == s.id)
-        .join(schema.jobs, j.id == newest_job.c.job)
-        .outerjoin(newest_result, newest_result.c.submission_id == s.id)
-        .outerjoin(schema.results, r.job_id == newest_result.c.job)
-        .order_by(s.received_at.desc(), s.id.desc())
+        .join(newest_job, newest_job.c.submission_id == _submissions.id)
+        .join(schema.jobs, _jobs.id == newest_job.c.job)
+        .outerjoin(newest_result, newest_result.c.submission_id == _submissions.id)
+        .outerjoin(schema.results, _results.job_id == newest_result.c.job)
+        .order_by(_submissions.received_at.desc(), _submissions.id.desc())
     )
     if student is not None:
-        query = query.where(s.student_id == student)
+        query = query.where(_submissions.student_id == student)
     if assignment is not None:
-        query = query.where(s.assignment == assignment)
+        query = query.where(_submissions.assignment == assignment)
     if submission is not None:
-        query = query.where(s.id == submission)
+        query = query.where(_submissions.id == submission)
     if limit is not None:
         query = query.limit(limit)
     return [
@@ -419,6 +423,22 @@ def late_policy(rules: Rules, days: float, late_days: int) -> str:
     )
 
 
+def late_rule(rules: Rules) -> str:
+    """The assignment's late policy, in words."""
+    if rules.deadline is None:
+        return "no deadline"
+    if rules.late == "none":
+        return "late work is stored, and counts 0"
+    if rules.late == "late-days":
+        return "late work spends your late days; past them it counts 0"
+    limit = (
+        f", and counts 0 after {rules.max_late_days:g} days"
+        if rules.max_late_days is not None
+        else ""
+    )
+    return f"late work loses {round(rules.penalty_per_day * 100)}% of its points a day late{limit}"
+
+
 def late_now(course: Course, rules: Rules | None, student: str, row: Row) -> float:
     """How late `row` counts: as its receipt said, or less where the deadline in force now
     is later (an extension granted, a deadline moved in course.toml, after the upload). A
@@ -446,10 +466,14 @@ def report_json(engine: Engine, submission: int) -> str | None:
     """The newest report of a submission, as stored (every check, hidden ones too)."""
     with reading(engine) as db:
         return db.execute(
-            select(r.report).where(r.submission_id == submission).order_by(r.job_id.desc()).limit(1)
+            select(_results.report)
+            .where(_results.submission_id == submission)
+            .order_by(_results.job_id.desc())
+            .limit(1)
         ).scalar_one_or_none()
 
 
-def owner_of(engine: Engine, submission: int) -> str | None:
-    with reading(engine) as db:
-        return db.execute(select(s.student_id).where(s.id == submission)).scalar_one_or_none()
+def owner_of(db: Connection, submission: int) -> str | None:
+    """The student whose submission it is; None: no such submission."""
+    found = select(_submissions.student_id).where(_submissions.id == submission)
+    return db.execute(found).scalar_one_or_none()

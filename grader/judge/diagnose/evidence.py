@@ -11,7 +11,6 @@ evidence give what a student reads before the deadline.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from grader.core.exercise import Exercise, Mutant
 from grader.core.numeric import Tolerance
+from grader.judge.audience import Audience
 from grader.judge.diagnose.matching import all_right
 from grader.judge.names import Definitions
 from grader.judge.oracle import Expected
@@ -118,15 +118,6 @@ class OnDemand:
         self.slips = functools.cache(lambda: tuple(mistakes.slips()))
         self.faults = functools.cache(lambda: tuple(faults()))
         self.facts = functools.cache(facts)
-
-
-class Audience(enum.Enum):
-    """Who a diagnosis is for, as far as its evidence goes."""
-
-    INSTRUCTOR = "instructor"
-    STUDENT_BEFORE_RELEASE = "student before release"
-    STUDENT_AFTER_RELEASE = "student after release"
-    RELEASED_PACK = "released pack"
 
 
 #: the audiences that may know the hidden checks' verdicts and the student's records of them

@@ -14,11 +14,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from grader.core.exercise import Mutant
 from grader.judge.diagnose.evidence import Evidence, MutantRun, MutantRuns
-from grader.judge.diagnose.matching import behaves_like, has_numbers, isolates, passes, same_error
+from grader.judge.diagnose.matching import (
+    behaves_like,
+    distinctive,
+    from_gradcheck,
+    has_numbers,
+    passes,
+    same_error,
+    same_outcome,
+)
 from grader.judge.report import Diagnosis, ExerciseResult
 from grader.judge.run_rules import rule_breaks
 from grader.run.observed import GroupRun
@@ -113,7 +121,7 @@ def _candidate(
 ) -> Candidate | None:
     """The mutant as a candidate for check `index`: it behaves as the student's run does there,
     on numbers (it isolates the mistake) or on an exception or a text it raises wherever the
-    student does (it isolates it only where matching.isolates says so)."""
+    student does (it isolates it only where `isolates` says so)."""
     probe_index, run = evidence.ran[index]
     want, tol = evidence.expected[probe_index], evidence.tolerance(index)
     if mutant.run is None or not behaves_like(run, mutant.run, probe_index, want, tol):
@@ -124,6 +132,39 @@ def _candidate(
         return None
     isolating = isolates(evidence, index, mutant, mutant_fails)
     return index, mutant, isolating
+
+
+def isolates(
+    evidence: Evidence, index: int, mutant: MutantRun, mutant_fails: Collection[int]
+) -> bool:
+    """Whether the student's weak match on check `index` with the run of `mutant` (which fails
+    the checks `mutant_fails`) is evidence for its mistake."""
+    exercise, tol = evidence.exercise, evidence.tolerance(index)
+    probe_index, student = evidence.ran[index]
+    theirs = mutant.run
+    if theirs is None or from_gradcheck(exercise.probes[probe_index]):
+        return False
+    outcome = theirs.probes[probe_index]
+    for other in evidence.mutants():
+        if other.mutant.mistake == mutant.mutant.mistake or other.run is None:
+            continue
+        if same_outcome(other.run.probes[probe_index], outcome, tol):
+            return False
+    # the student is wrong exactly where the mistake
+    # is, and the same way on every one of those checks
+    if not set(evidence.failing) <= set(mutant_fails):
+        return False
+    for i in mutant_fails:
+        at = evidence.probe_index(i)
+        if not same_outcome(student.probes[at], theirs.probes[at], tol):
+            return False
+    got, defined = student.probes[probe_index], evidence.facts()
+    if got is None or got.error is None or defined is None:
+        return True
+    distinct = mutant.distinctive
+    if distinct is None:
+        distinct = distinctive(mutant.mutant.path, exercise.solution)
+    return not distinct or bool(distinct & defined.identifiers)
 
 
 def _mutant_fails(evidence: Evidence, mutant: MutantRun) -> set[int]:

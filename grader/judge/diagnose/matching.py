@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.core.compare import compare
 from grader.core.exercise import Probe
@@ -28,9 +27,6 @@ from grader.core.numeric import Tolerance
 from grader.core.values import Array, ErrorInfo, Number, Value
 from grader.judge.oracle import Expected
 from grader.run.observed import GroupRun, ProbeRun
-
-if TYPE_CHECKING:  # the evidence's own module reads these predicates
-    from grader.judge.diagnose.evidence import Evidence, MutantRun
 
 #: what stands for an observation a run did not make
 MISSING = ErrorInfo("missing", "nothing observed")
@@ -155,39 +151,6 @@ def beyond_precision(
         for label, value in got.items()
     )
     return mutant_wrong and same
-
-
-def isolates(
-    evidence: Evidence, index: int, mutant: MutantRun, mutant_fails: Collection[int]
-) -> bool:
-    """Whether the student's weak match on check `index` with the run of `mutant` (which fails
-    the checks `mutant_fails`) is evidence for its mistake."""
-    exercise, tol = evidence.exercise, evidence.tolerance(index)
-    probe_index, student = evidence.ran[index]
-    theirs = mutant.run
-    if theirs is None or from_gradcheck(exercise.probes[probe_index]):
-        return False
-    outcome = theirs.probes[probe_index]
-    for other in evidence.mutants():
-        if other.mutant.mistake == mutant.mutant.mistake or other.run is None:
-            continue
-        if same_outcome(other.run.probes[probe_index], outcome, tol):
-            return False
-    # the student is wrong exactly where the mistake
-    # is, and the same way on every one of those checks
-    if not set(evidence.failing) <= set(mutant_fails):
-        return False
-    for i in mutant_fails:
-        at = evidence.probe_index(i)
-        if not same_outcome(student.probes[at], theirs.probes[at], tol):
-            return False
-    got, defined = student.probes[probe_index], evidence.facts()
-    if got is None or got.error is None or defined is None:
-        return True
-    distinct = mutant.distinctive
-    if distinct is None:
-        distinct = distinctive(mutant.mutant.path, exercise.solution)
-    return not distinct or bool(distinct & defined.identifiers)
 
 
 def from_gradcheck(probe: Probe) -> bool:

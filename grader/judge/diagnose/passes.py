@@ -32,13 +32,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from grader.core.engines import Engine
+from grader.judge.audience import Audience
 from grader.judge.diagnose.blame import name_localized
 from grader.judge.diagnose.code_names import name_from_code
-from grader.judge.diagnose.evidence import Audience, Evidence
+from grader.judge.diagnose.evidence import Evidence
 from grader.judge.diagnose.exercise_code import exercise_code
 from grader.judge.diagnose.known_mistakes import name_known
 from grader.judge.diagnose.patterns import NOTHING, name_patterns, named_pattern
-from grader.judge.diagnose.slips import name_slips
+from grader.judge.diagnose.sign_slips import name_slips
 from grader.judge.diagnose.unreached import unreached_missing
 from grader.judge.report import CheckResult, Diagnosis, ExerciseResult
 

@@ -2,20 +2,18 @@
 slope's sign flipped, to name slips no mutant covers.
 
 A sign slip in one operation's rule for one operand (`k - x` giving x a slope of +1, the
-quotient's denominator losing its minus) rarely shows as a ratio of the right answer: in
-`(k - x) * (x - m)` the gradient is neither negated nor halved. Running the exercise's
-probes on each slipped engine, here in the trusted process (the reference engine is our
-code, not the student's), gives values a student with that slip produces exactly;
-the sign-slips pass (`name_slips`) names a slip only where every value of a failed check
+quotient's denominator losing its minus) rarely shows as a ratio of the right answer: in `(k
+- x) * (x - m)` the gradient is neither negated nor halved. Running the exercise's probes on
+each slipped engine, here in the trusted process (the reference engine is our code, not the
+student's), gives values a student with that slip produces exactly; the sign-slips pass
+(grader.judge.diagnose.sign_slips) names a slip only where every value of a failed check
 matches one. Engine exercises (`engine: scalar`) only: torch's rules are not the student's.
 """
 
 from __future__ import annotations
 
 import ast
-import dataclasses
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,9 +22,6 @@ from typing import Any
 from grader.core.exercise import Exercise
 from grader.core.values import ErrorInfo
 from grader.judge import scalar_engine
-from grader.judge.diagnose.evidence import Evidence
-from grader.judge.diagnose.matching import behaves_like, has_numbers, passes_on
-from grader.judge.report import Diagnosis, ExerciseResult, Operand, RuleFault
 from grader.run.child.execute import compile_probe, namespace, run_probe
 from grader.run.inputs import Inputs, probe_seed
 from grader.run.observed import GroupRun, ProbeRun
@@ -205,93 +200,3 @@ def _atomic(name: str, flip: int | None) -> Callable[..., Node]:
         return type(self)(out.value, tuple(operands), tuple(slopes))
 
     return method
-
-
-def name_slips(evidence: Evidence, result: ExerciseResult) -> ExerciseResult:
-    """The result, with a sign slip in one rule named on each failed check nothing else explains
-    where every value is what that slip gives (and wrong).
-
-    Where several slips give the same values, the one the rest of the submission
-    agrees with most is named: first the one that fails fewest of the checks the
-    student passes (a student with that slip would fail those too), then the one
-    that fits the most failed checks; a tie names them all, as one of.
-    """
-    unexplained = [i for i in sorted(evidence.failing) if result.checks[i].diagnosis is None]
-    if not unexplained:
-        return result
-    slips = evidence.slips()
-    matches: dict[int, list[SlipRun]] = {}
-    for index in unexplained:
-        probe_index, run = evidence.ran[index]
-        want = evidence.expected[probe_index]
-        if not has_numbers(run, probe_index) or isinstance(want.observations, ErrorInfo):
-            continue
-        tol = evidence.tolerance(index)
-        matches[index] = [s for s in slips if behaves_like(run, s.run, probe_index, want, tol)]
-    rank = _ranks(evidence, matches)
-    checks = list(result.checks)
-    for index, candidates in matches.items():
-        if candidates:
-            diagnosis = _slipped(candidates, rank)
-            checks[index] = dataclasses.replace(checks[index], diagnosis=diagnosis)
-    return dataclasses.replace(result, checks=tuple(checks))
-
-
-#: a slip as the checks tell it apart: its slope, and whether the reverse is built from it
-SlipKey = tuple[Slope, bool]
-
-
-def _ranks(evidence: Evidence, matches: dict[int, list[SlipRun]]) -> dict[SlipKey, tuple[int, int]]:
-    """Each fitting slip's rank: fewest of the student's passed checks contradicted, then the
-    most failed checks fitted."""
-    support: Counter[SlipKey] = Counter()
-    for found in matches.values():
-        support.update((s.slope, s.shared) for s in found)
-    passed = [
-        i
-        for i, c in enumerate(evidence.result.checks)
-        if c.status == "passed" and i in evidence.ran
-    ]
-
-    def contradictions(slip: SlipRun) -> int:
-        count = 0
-        for index in passed:
-            probe_index = evidence.probe_index(index)
-            want = evidence.expected[probe_index]
-            if not passes_on(slip.run, probe_index, want, evidence.tolerance(index)):
-                count += 1
-        return count
-
-    rank = {}
-    for found in matches.values():
-        for s in found:
-            rank[s.slope, s.shared] = (-contradictions(s), support[s.slope, s.shared])
-    return rank
-
-
-def _slipped(candidates: Sequence[SlipRun], rank: dict[SlipKey, tuple[int, int]]) -> Diagnosis:
-    best = max(rank[s.slope, s.shared] for s in candidates)
-    # one slip per slope: where both shapes of engine fit equally, the slope is what matters
-    by_slope: dict[Slope, SlipRun] = {}
-    for s in candidates:
-        if rank[s.slope, s.shared] == best:
-            by_slope.setdefault(s.slope, s)
-    top = list(by_slope.values())
-    flipped = " or ".join(t.evidence for t in top)
-    hint = " / ".join(t.slope.hint for t in top)
-    if len(top) > 1:
-        return Diagnosis(
-            kind="pattern",
-            mistake="negated",
-            hint=hint,
-            evidence="every value matches the reference engine with the sign of one of "
-            f"{flipped} flipped",
-        )
-    operand: Operand = "self" if top[0].slope.operand == 0 else "other"
-    return Diagnosis(
-        kind="pattern",
-        mistake="negated",
-        hint=hint,
-        evidence=f"every value matches the reference engine with the sign of {flipped} flipped",
-        rule=RuleFault(method=top[0].slope.method, operand=operand, how="negated"),
-    )

@@ -16,7 +16,6 @@ from typing import Any
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.core.library import Library
-from grader.judge.library.standin import Standins
 
 _LOCK = threading.Lock()
 
@@ -25,7 +24,7 @@ def reference_names(exercise: Exercise) -> dict[str, object]:
     """What the probes see on the reference side: each name in `defines` by its last part."""
     library = exercise.library
     assert library is not None
-    modules = reference_modules(library, _tops(exercise))
+    modules = reference_modules(library, package_tops(exercise))
     return {
         dotted.rpartition(".")[2]: resolve(modules, dotted, library)
         for dotted, _ in exercise.defines
@@ -37,37 +36,11 @@ def reference_node(exercise: Exercise) -> type | None:
     library = exercise.library
     if library is None or library.graph is None:
         return None
-    found = resolve(reference_modules(library, _tops(exercise)), library.graph.node, library)
+    found = resolve(reference_modules(library, package_tops(exercise)), library.graph.node, library)
     return found if isinstance(found, type) else None
 
 
-def reference_standins(exercise: Exercise) -> Standins:
-    """Every op class of the reference package by its name, and
-    how it computes: what stands in for an op no check grades."""
-    library = exercise.library
-    assert library is not None and library.graph is not None
-    graph = library.graph
-    modules = reference_modules(library, _tops(exercise))
-    node = reference_node(exercise)
-    ops: dict[str, type] = {}
-    for module in modules.values():
-        for name, value in vars(module).items():
-            if (
-                isinstance(value, type)
-                and callable(getattr(value, graph.compute, None))
-                and value is not node
-            ):
-                ops.setdefault(name, value)
-    context = resolve(modules, graph.context, library) if graph.context is not None else None
-    if context is not None and not isinstance(context, type):
-        raise GraderError(
-            f"{library.reference}: the course's graph names {graph.context} as its context, which "
-            f"is not a class (see docs/authoring.md)."
-        )
-    return Standins(ops, graph.compute, context)
-
-
-def _tops(exercise: Exercise) -> tuple[str, ...]:
+def package_tops(exercise: Exercise) -> tuple[str, ...]:
     library = exercise.library
     assert library is not None
     dotted = [name for name, _ in exercise.defines]

@@ -17,8 +17,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.core.values import Array, ErrorInfo, Number, Seq, Text, Traced, TracedNode, Value
+from grader.judge.library.reference import (
+    package_tops,
+    reference_modules,
+    reference_node,
+    resolve,
+)
 from grader.run.child.reading import from_python
 from grader.run.observed import GroupRun, ProbeRun
 
@@ -43,6 +50,32 @@ class Standins:
     context: type | None = None
 
 
+def reference_standins(exercise: Exercise) -> Standins:
+    """Every op class of the reference package by its name, and
+    how it computes: what stands in for an op no check grades."""
+    library = exercise.library
+    assert library is not None and library.graph is not None
+    graph = library.graph
+    modules = reference_modules(library, package_tops(exercise))
+    node = reference_node(exercise)
+    ops: dict[str, type] = {}
+    for module in modules.values():
+        for name, value in vars(module).items():
+            if (
+                isinstance(value, type)
+                and callable(getattr(value, graph.compute, None))
+                and value is not node
+            ):
+                ops.setdefault(name, value)
+    context = resolve(modules, graph.context, library) if graph.context is not None else None
+    if context is not None and not isinstance(context, type):
+        raise GraderError(
+            f"{library.reference}: the course's graph names {graph.context} as its context, which "
+            f"is not a class (see docs/authoring.md)."
+        )
+    return Standins(ops, graph.compute, context)
+
+
 def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
     """`group` with every traced result of a library
     exercise evaluated (the identity for other exercises)."""
@@ -52,8 +85,6 @@ def observed(exercise: Exercise, group: GroupRun) -> GroupRun:
         exercise.solution is None
     ):  # a released pack: no reference to stand in, the student's values throughout
         return _own_values(exercise, group)
-    from grader.judge.library.reference import reference_standins
-
     standins = reference_standins(exercise)
     probes: list[ProbeRun | None] = []
     for spec, probe in zip(exercise.probes, group.probes, strict=True):

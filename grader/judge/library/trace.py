@@ -78,7 +78,7 @@ def trace_check(
     # a released pack has no reference: its trace is by own checks alone
     reference = exercise.solution is not None
     if reference and exercise.library is not None and exercise.library.graph is not None and graphs:
-        from grader.judge.library.reference import reference_standins
+        from grader.judge.library.standin import reference_standins
 
         standins = reference_standins(exercise)
         for graph in graphs:

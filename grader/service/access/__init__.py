@@ -1,7 +1,7 @@
 """Who may call what: the course server's one access layer.
 
 Every route declares who may call it, with one of these
-decorators on its endpoint (grader.service.access.declare):
+decorators on its endpoint (grader.service.access.declaration):
 
     @access.anyone          # no credential asked: the course's home, a login link's page (its code is the
                             # credential), the tool's public key
@@ -40,7 +40,7 @@ from __future__ import annotations
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 
-from grader.service.access.declare import (
+from grader.service.access.declaration import (
     Access,
     Caller,
     allow,

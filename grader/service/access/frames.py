@@ -1,6 +1,6 @@
 """Who may frame an answer, in its HTTP headers (a CSP in a `<meta>` cannot say it: browsers
 ignore frame-ancestors there). Every answer carries `Content-Security-Policy: frame-ancestors
-'none'` and `X-Frame-Options: DENY`, except an LMS route's (grader.service.access.declare),
+'none'` and `X-Frame-Options: DENY`, except an LMS route's (grader.service.access.declaration),
 which the registered platform's pages may frame (grader.service.lti.lti_config.frame_origins),
 and nothing else: no X-Frame-Options, which cannot name an origin.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service.access.declare import SCOPE_KEY, Access, Caller
+from grader.service.access.declaration import SCOPE_KEY, Access, Caller
 from grader.service.lti.lti_config import frame_origins
 from grader.service.state import State
 

@@ -7,17 +7,27 @@ one leaves the request anonymous (a bearer token that fails is never followed by
 The identity is the student the credential names, however it was written: the token with other
 spacing or case in its scheme, or a cookie sent twice under one name (Starlette reads the
 last), is the same student, and every limit counts the student (grader.service.access.limits).
+
+The session cookie is set here too, by a sign-in (a login link's, a launch's). Over https it is
+a __Host- cookie, which only this host itself can set (Secure, Path=/, no Domain), so that a page
+on a sibling site (students.example.edu beside grader.example.edu) cannot plant its author's own
+session in a classmate's browser (cookie tossing: a login CSRF), as a plain cookie with
+Domain=example.edu would; over https a plain one is not read. Over plain http (loopback, a test)
+Secure would make the browser drop it.
 """
 
 from __future__ import annotations
 
 from starlette.authentication import AuthCredentials, AuthenticationBackend, BaseUser
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import HTTPConnection
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import Response
 
-from grader.service.pages.session_cookie import cookie_name
 from grader.service.state import State, state_of
-from grader.service.tokens import Who, who_has, who_is
+from grader.service.tokens import SESSION_SECONDS, Who, who_has, who_is
+
+COOKIE = "grader_session"
+HOST_COOKIE = "__Host-" + COOKIE
 
 
 class Identity(BaseUser):
@@ -75,3 +85,23 @@ async def still_holds(conn: HTTPConnection, who: Who) -> bool:
     """Whether the credential of `conn` still names `who` (a long poll asks while it waits)."""
     now = await resolve(conn)
     return now is not None and now.student == who.student and now.role == who.role
+
+
+def cookie_name(request: HTTPConnection) -> str:
+    """The session cookie's name for this request: over https, only the __Host- one is read or
+    set."""
+    return HOST_COOKIE if request.url.scheme == "https" else COOKIE
+
+
+def set_session(response: Response, request: Request, session: str) -> None:
+    """Set a sign-in's session cookie: the pages' alone (HttpOnly, SameSite=Strict), for
+    SESSION_SECONDS."""
+    response.set_cookie(
+        cookie_name(request),
+        session,
+        max_age=SESSION_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )

@@ -9,7 +9,7 @@ transaction commits once, and only then is each caller told its outcome: a recei
 given only for what is on disk. Should the commit fail, every upload of that transaction
 fails loudly, as one alone would. One writer also makes a student's uploads one at a time,
 so a day's count stays exact. PostgreSQL needs none of this: concurrent commits share its
-WAL flushes, and each upload keeps its own transaction there (grader.service.intake).
+WAL flushes, and each upload keeps its own transaction there (grader.service.uploads).
 """
 
 from __future__ import annotations

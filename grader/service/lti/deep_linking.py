@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from grader.course.lms.lineitems import TAG
 from grader.service.config import Course
 from grader.service.lti.lti_config import LtiSettings
-from grader.service.lti.lti_token import CLAIM, Refused, bad_token, short
+from grader.service.lti.lti_token import CLAIM, LaunchRefused, bad_token, short
 
 REQUEST = "LtiDeepLinkingRequest"
 DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/"
@@ -63,10 +63,10 @@ def pick(
     claims: Mapping[str, Any],
     instructor: bool,
     tool_url: str,
-) -> Picker | Refused:
+) -> Picker:
     """The picker for a deep linking launch whose id_token has passed every check of a launch."""
     if not instructor:
-        return Refused(
+        raise LaunchRefused(
             403,
             "Only an instructor adds assignments",
             "The LMS asked for a link to add to the course, "
@@ -74,17 +74,17 @@ def pick(
         )
     wanted = claims.get(DL_CLAIM + "deep_linking_settings")
     if not isinstance(wanted, dict):
-        return bad_token("the deep linking launch has no deep_linking_settings")
+        raise bad_token("the deep linking launch has no deep_linking_settings")
     return_url = wanted.get("deep_link_return_url")
     if (
         not isinstance(return_url, str)
         or urlsplit(return_url).scheme not in ("http", "https")
         or not urlsplit(return_url).netloc
     ):
-        return bad_token("the deep linking launch's deep_link_return_url is not an http(s) address")
+        raise bad_token("the deep linking launch's deep_link_return_url is not an http(s) address")
     accepted = wanted.get("accept_types")
     if not isinstance(accepted, list) or "ltiResourceLink" not in accepted:
-        return Refused(
+        raise LaunchRefused(
             400,
             "Nothing to add here",
             "The LMS asked for content this tool does not make (it makes "

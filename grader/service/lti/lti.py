@@ -33,9 +33,9 @@ from grader.service.lti.lti_config import LtiSettings, platform_id
 from grader.service.lti.lti_token import (
     CLAIM,
     Keys,
-    Refused,
+    LaunchRefused,
     check_claims,
-    launch_problem,
+    check_launch,
     origin,
     short,
 )
@@ -149,21 +149,19 @@ def follow_platforms(engine: Engine, settings: LtiSettings | None) -> None:
         sync_platforms(engine, settings)
 
 
-def begin(
-    engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool_url: str
-) -> Login | Refused:
+def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool_url: str) -> Login:
     """Login initiation (Security Framework 5.1.1.1): check who asks, keep a state and
     a nonce, and send the browser to the platform's authorization endpoint (5.1.1.2)."""
     platform = settings.platform
     if params.get("iss") != platform.issuer:
-        return Refused(
+        raise LaunchRefused(
             400,
             "Unknown LMS",
             f"This course takes launches from {platform.issuer} only, not from "
             f"{short(params.get('iss', 'an LMS that did not say'))}.",
         )
     if params.get("client_id", platform.client_id) != platform.client_id:
-        return Refused(
+        raise LaunchRefused(
             400,
             "Unknown registration",
             "The launch names another client_id than this course's registration.",
@@ -171,7 +169,7 @@ def begin(
         )
     deployment = params.get("lti_deployment_id")
     if deployment is not None and deployment not in platform.deployment_ids:
-        return Refused(
+        raise LaunchRefused(
             400,
             "Unknown deployment",
             "The LMS launched a deployment of the tool this course does not accept.",
@@ -179,11 +177,11 @@ def begin(
         )
     target = params.get("target_link_uri", "")
     if not params.get("login_hint") or not target:
-        return Refused(
+        raise LaunchRefused(
             400, "Not a launch", "A login initiation needs iss, login_hint and target_link_uri."
         )
     if origin(target) != origin(tool_url):
-        return Refused(
+        raise LaunchRefused(
             400,
             "Not this server",
             f"The launch is for {short(target)}, not for this server ({tool_url}).",
@@ -192,26 +190,26 @@ def begin(
         k: v for k, v in params.items() if k in _LOGIN_KEYS
     }  # all the store keeps of an unsigned request
     if any(len(v) > _TEXT for v in kept.values()):
-        return Refused(400, "Not a launch", "A parameter of the login initiation is too long.")
+        raise LaunchRefused(400, "Not a launch", "A parameter of the login initiation is too long.")
     state, nonce, now = secrets.token_urlsafe(32), secrets.token_urlsafe(32), time.time()
     s = schema.lti_states.c
     with writing(engine) as db:
         db.execute(delete(schema.lti_states).where(s.expires_at < now))
         count = db.execute(select(func.count()).select_from(schema.lti_states)).scalar_one()
-        if count >= MAX_PENDING and not _give_way(db, count - MAX_PENDING + 1):
-            return Refused(
-                503,
-                "Busy",
-                "Too many sign-ins are under way; open the assignment again in a minute.",
+        busy = count >= MAX_PENDING and not _give_way(db, count - MAX_PENDING + 1)
+        if not busy:
+            db.execute(
+                insert(schema.lti_states).values(
+                    digest=_digest("login", state),
+                    nonce=nonce,
+                    expires_at=now + STATE_SECONDS,
+                    login=json.dumps(kept),
+                )
             )
-        db.execute(
-            insert(schema.lti_states).values(
-                digest=_digest("login", state),
-                nonce=nonce,
-                expires_at=now + STATE_SECONDS,
-                login=json.dumps(kept),
-            )
-        )
+    if busy:
+        # what was given way and what had expired is gone all the same
+        why = "Too many sign-ins are under way; open the assignment again in a minute."
+        raise LaunchRefused(503, "Busy", why)
     query = {
         "scope": "openid",
         "response_type": "id_token",
@@ -251,7 +249,7 @@ def finish(
     tool_url: str,
     *,
     framed: bool = False,
-) -> Launch | Picker | Refused:
+) -> Launch | Picker:
     """The authentication response (5.1.1.3): the id_token, checked (5.1.3, Core 1.3 5.3),
     mapped to the roster, and a one-time code for the session it opens, good only in the
     browser holding the state's cookie. A launch `framed` in the LMS's page opens nothing
@@ -261,14 +259,14 @@ def finish(
     settings = course.lti
     assert settings is not None
     if form.get("error"):
-        return Refused(
+        raise LaunchRefused(
             403,
             "The LMS refused the launch",
             f"{short(form['error'])}: {short(form.get('error_description', ''))}",
         )
     state, token = form.get("state", ""), form.get("id_token", "")
     if not state or not token:
-        return Refused(400, "Not a launch", "A launch posts id_token and state.")
+        raise LaunchRefused(400, "Not a launch", "A launch posts id_token and state.")
     sent = cookies.get(state_cookie(state), "")
     s = schema.lti_states.c
     if not hmac.compare_digest(sent, state):
@@ -276,7 +274,7 @@ def finish(
             login = db.execute(
                 select(s.login).where(s.digest == _digest("login", state))
             ).scalar_one_or_none()
-        return Refused(
+        raise LaunchRefused(
             403,
             "Open it in a window of its own",
             "Your browser did not send back the cookie of this "
@@ -291,19 +289,15 @@ def finish(
             .returning(s.nonce, s.login)
         ).first()
     if spent is None:
-        return Refused(
+        raise LaunchRefused(
             403, "This launch expired or was used", "Open the assignment in the LMS again."
         )
     claims = check_claims(token, settings, keys)
-    if isinstance(claims, Refused):
-        return claims
-    why = launch_problem(claims, settings, spent.nonce, tool_url)
-    if why is not None:
-        return why
+    check_launch(claims, settings, spent.nonce, tool_url)
     if claims[CLAIM + "message_type"] == deep_linking.REQUEST:
         return deep_linking.pick(course, settings, claims, _teaches(claims), tool_url)
     if framed:
-        return Refused(
+        raise LaunchRefused(
             200,
             "Open the assignment in a window of its own",
             "The LMS shows it in a frame of its "
@@ -320,7 +314,7 @@ def _relaunch(login: str | None) -> str:
 
 def _admit(
     engine: Engine, course: Course, settings: LtiSettings, claims: dict[str, Any], state: str
-) -> Launch | Refused:
+) -> Launch:
     instructor = _teaches(claims)
     link = claims[CLAIM + "resource_link"]["id"]
     custom = claims.get(CLAIM + "custom")
@@ -334,8 +328,6 @@ def _admit(
     code = secrets.token_urlsafe(32)
     with writing(engine) as db:
         person = _person(db, claims, instructor)
-        if isinstance(person, Refused):
-            return person
         if isinstance(memberships, str) and urlsplit(memberships).scheme in ("http", "https"):
             _remember(db, ident, claims[CLAIM + "context"]["id"], memberships)
         columns.remember(
@@ -392,7 +384,7 @@ def _teaches(claims: Mapping[str, Any]) -> bool:
     return isinstance(roles, list) and any(r in INSTRUCTOR_ROLES for r in roles)
 
 
-def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | Refused:
+def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str:
     """The roster's id of the launch's user: a student
     must be on it; an instructor is added on first launch."""
     st = schema.students.c
@@ -401,7 +393,7 @@ def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | R
     if not instructor:
         if len(rows) == 1 and rows[0].role == "student":
             return str(rows[0].id)
-        return Refused(
+        raise LaunchRefused(
             403,
             "You are not on this course's roster",
             "The LMS signed you in, but the grader's roster "
@@ -409,7 +401,7 @@ def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | R
             setup=f"lti_user_id: {short(sub)}" if not rows else "",
         )
     if any(r.role != "instructor" for r in rows) or len(rows) > 1:
-        return Refused(
+        raise LaunchRefused(
             403,
             "The roster lists you as a student",
             "The LMS says you teach this course, and the "
@@ -419,7 +411,7 @@ def _person(db: Connection, claims: dict[str, Any], instructor: bool) -> str | R
         return str(rows[0].id)
     ident = f"lti:{sub}"[:200]
     if db.execute(select(st.id).where(st.id == ident)).first() is not None:
-        return Refused(
+        raise LaunchRefused(
             403, "The roster lists you twice", f"The roster already has a person {ident!r}."
         )
     name = " ".join(str(claims.get("name") or "").split())[:200] or ident

@@ -28,13 +28,13 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e
 from grader.service import access
+from grader.service.access.identity import set_session
 from grader.service.lti import lti
 from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings
-from grader.service.lti.lti_token import Keys, Refused
+from grader.service.lti.lti_token import Keys, LaunchRefused
 from grader.service.pages.forms import fields
 from grader.service.pages.layout import course_page
-from grader.service.pages.session_cookie import set_session
 from grader.service.state import state_of
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
@@ -75,7 +75,7 @@ def _page(request: Request, title: str, body: str) -> str:
     return course_page(state_of(request), title, body)
 
 
-def _refused(request: Request, refused: Refused) -> HTMLResponse:
+def _refused(request: Request, refused: LaunchRefused) -> HTMLResponse:
     body = f"<h1>{e(refused.title)}</h1><p>{e(refused.message)}</p>"
     if refused.relaunch:
         body += (
@@ -116,7 +116,7 @@ def _no_lti(request: Request) -> HTMLResponse:
 def _plain_http(request: Request) -> HTMLResponse:
     return _refused(
         request,
-        Refused(
+        LaunchRefused(
             400,
             "LMS launches need https",
             "The LMS launches from its own site, and browsers "
@@ -138,7 +138,8 @@ async def _incoming(request: Request) -> tuple[LtiSettings, str, dict[str, str]]
     params = await _params(request)
     if params is None:
         return _refused(
-            request, Refused(413, "Not a launch", "The request is too big for a login or a launch.")
+            request,
+            LaunchRefused(413, "Not a launch", "The request is too big for a login or a launch."),
         )
     return settings, tool, params
 
@@ -157,9 +158,10 @@ async def login(request: Request) -> Response:
     if isinstance(incoming, Response):
         return incoming
     settings, tool, params = incoming
-    found = await run_in_threadpool(lti.begin, state_of(request).engine, settings, params, tool)
-    if isinstance(found, Refused):
-        return _refused(request, found)
+    try:
+        found = await run_in_threadpool(lti.begin, state_of(request).engine, settings, params, tool)
+    except LaunchRefused as refused:
+        return _refused(request, refused)
     response = RedirectResponse(found.redirect, status_code=302)
     response.headers.append(
         "set-cookie", _cookie(lti.state_cookie(found.state), found.state, lti.STATE_SECONDS)
@@ -177,21 +179,24 @@ async def launch(request: Request) -> Response:
     # in a frame of the LMS's page, cookies set here may be
     # partitioned away or dropped: begin again in a window
     framed = request.headers.get("sec-fetch-dest") == "iframe"
-    found = await run_in_threadpool(
-        partial(lti.finish, framed=framed),
-        state.engine,
-        state.course,
-        form,
-        request.cookies,
-        _keys(request, settings),
-        tool,
-    )
-    if isinstance(found, Refused):
-        response = _refused(request, found)
+    try:
+        found = await run_in_threadpool(
+            partial(lti.finish, framed=framed),
+            state.engine,
+            state.course,
+            form,
+            request.cookies,
+            _keys(request, settings),
+            tool,
+        )
+    except LaunchRefused as refused:
+        response = _refused(request, refused)
         response.headers.append(
             "set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0)
         )
-    elif isinstance(found, Picker):  # its login is spent: no session follows
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    if isinstance(found, Picker):  # its login is spent: no session follows
         response = HTMLResponse(_page(request, "Add an assignment", _picker(found)))
         response.headers.append(
             "set-cookie", _cookie(lti.state_cookie(form.get("state", "")), "", 0)

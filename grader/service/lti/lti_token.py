@@ -14,7 +14,6 @@ PyJWKClient caches the key set, fetches it again for an unknown kid at most once
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -32,21 +31,25 @@ class Keys(Protocol):
     def get_signing_key(self, kid: str) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A login or launch turned away: its HTTP status,
-    and words for the person in front of the browser."""
+class LaunchRefused(Exception):
+    """A login or launch turned away: its HTTP status, and words for the person in front of the
+    browser. Raised where it is refused, answered by the LTI page the request came to."""
 
-    status: int
-    title: str
-    message: str
-    #: what to write where, for the instructor setting the course up
-    setup: str = ""
-    #: the login again, in a window of its own (where a frame kept the cookie from the browser)
-    relaunch: str = ""
+    def __init__(
+        self, status: int, title: str, message: str, *, setup: str = "", relaunch: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.title = title
+        self.message = message
+        #: what to write where, for the instructor setting the course up
+        self.setup = setup
+        #: the login again, in a window of its own (where a frame kept the cookie from the
+        #: browser)
+        self.relaunch = relaunch
 
 
-def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any] | Refused:
+def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any]:
     """The id_token's claims once its signature,
     issuer, audience and times hold (5.1.3 steps 1-7)."""
     import jwt
@@ -55,22 +58,19 @@ def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:
-        return bad_token("the id_token is not a JWT")
+        raise bad_token("the id_token is not a JWT") from None
     if header.get("alg") != "RS256":  # never "none", never HS256 keyed with the public key
-        return bad_token(f"the id_token is signed with {short(str(header.get('alg')))}, not RS256")
+        raise bad_token(f"the id_token is signed with {short(str(header.get('alg')))}, not RS256")
     kid = header.get("kid")
     if not isinstance(kid, str) or not kid:
-        return bad_token("the id_token's header names no key (kid)")
+        raise bad_token("the id_token's header names no key (kid)")
     try:
         key = keys.get_signing_key(kid)
     except jwt.PyJWKClientConnectionError:
-        return Refused(
-            502,
-            "The LMS's keys cannot be fetched",
-            f"{platform.jwks_url} did not answer; try again.",
-        )
+        why = f"{platform.jwks_url} did not answer; try again."
+        raise LaunchRefused(502, "The LMS's keys cannot be fetched", why) from None
     except jwt.PyJWKClientError:
-        return bad_token("the id_token is signed with a key the LMS does not publish")
+        raise bad_token("the id_token is signed with a key the LMS does not publish") from None
     try:
         claims: dict[str, Any] = jwt.decode(
             token,
@@ -82,33 +82,31 @@ def check_claims(token: str, settings: LtiSettings, keys: Keys) -> dict[str, Any
             options={"require": ["iss", "aud", "sub", "exp", "iat", "nonce"]},
         )
     except jwt.InvalidSignatureError:
-        return bad_token("the id_token's signature does not verify with the LMS's key")
+        raise bad_token("the id_token's signature does not verify with the LMS's key") from None
     except jwt.ExpiredSignatureError:
-        return bad_token("the id_token has expired")
+        raise bad_token("the id_token has expired") from None
     except jwt.InvalidAudienceError:
-        return bad_token("the id_token is for another tool (aud)")
+        raise bad_token("the id_token is for another tool (aud)") from None
     except jwt.InvalidIssuerError:
-        return bad_token("the id_token comes from another LMS (iss)")
+        raise bad_token("the id_token comes from another LMS (iss)") from None
     except jwt.PyJWTError as exc:
-        return bad_token(f"the id_token does not hold: {short(str(exc))}")
+        raise bad_token(f"the id_token does not hold: {short(str(exc))}") from None
     audience = claims["aud"]
     if isinstance(audience, list) and len(audience) > 1 and "azp" not in claims:
-        return bad_token("the id_token has several audiences and no azp")
+        raise bad_token("the id_token has several audiences and no azp")
     if "azp" in claims and claims["azp"] != platform.client_id:
-        return bad_token("the id_token was issued to another party (azp)")
+        raise bad_token("the id_token was issued to another party (azp)")
     return claims
 
 
-def launch_problem(
-    claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str
-) -> Refused | None:
+def check_launch(claims: dict[str, Any], settings: LtiSettings, nonce: str, tool_url: str) -> None:
     """Core 1.3's required claims of a resource link or deep
     linking launch, and the nonce this login kept (5.1.3 step 9)."""
     if not isinstance(claims["nonce"], str) or not hmac.compare_digest(claims["nonce"], nonce):
-        return bad_token("the id_token's nonce is not this sign-in's (a replayed launch)")
+        raise bad_token("the id_token's nonce is not this sign-in's (a replayed launch)")
     deployment = claims.get(CLAIM + "deployment_id")
     if deployment not in settings.platform.deployment_ids:
-        return Refused(
+        raise LaunchRefused(
             403,
             "Unknown deployment",
             "The LMS launched a deployment of the tool this course does not accept.",
@@ -117,37 +115,36 @@ def launch_problem(
         )
     kind = claims.get(CLAIM + "message_type")
     if kind not in MESSAGE_TYPES:
-        return Refused(
+        raise LaunchRefused(
             400,
             "Not an assignment link",
             f"This tool opens assignment links (LtiResourceLinkRequest) "
             f"and adds them (LtiDeepLinkingRequest), not {short(str(kind))}.",
         )
     if claims.get(CLAIM + "version") != "1.3.0":
-        return bad_token(f"LTI version {short(str(claims.get(CLAIM + 'version')))}, not 1.3.0")
+        raise bad_token(f"LTI version {short(str(claims.get(CLAIM + 'version')))}, not 1.3.0")
     link = claims.get(CLAIM + "resource_link")
     if kind == "LtiResourceLinkRequest" and (
         not isinstance(link, dict) or not isinstance(link.get("id"), str) or not link["id"]
     ):
-        return bad_token("the launch has no resource link id")
+        raise bad_token("the launch has no resource link id")
     if origin(str(claims.get(CLAIM + "target_link_uri", tool_url))) != origin(tool_url):
-        return bad_token("the launch is for another tool (target_link_uri)")
+        raise bad_token("the launch is for another tool (target_link_uri)")
     if not isinstance(claims["sub"], str) or not claims["sub"]:
-        return bad_token("the launch names no user (sub)")
+        raise bad_token("the launch names no user (sub)")
     context = claims.get(CLAIM + "context")
     context_id = context.get("id") if isinstance(context, dict) else None
     if not isinstance(context_id, str) or context_id not in settings.context_ids:
-        return Refused(
+        raise LaunchRefused(
             403,
             "This LMS course is not linked to this course",
             "The grader takes launches only from the LMS course(s) its instructor named.",
             setup=f'in course.toml, [lti]: context_id = "{short(str(context_id))}"',
         )
-    return None
 
 
-def bad_token(why: str) -> Refused:
-    return Refused(
+def bad_token(why: str) -> LaunchRefused:
+    return LaunchRefused(
         403,
         "The launch did not check out",
         f"{why[0].upper()}{why[1:]}. Open the assignment in the LMS "

@@ -21,7 +21,15 @@ from starlette.routing import Route
 from grader.core.errors import GraderError
 from grader.outputs.html_page import e, num, table
 from grader.service import access, deadlines, packs
-from grader.service.classtable import Cell, ClassRow, View, class_csv, class_rows, shown, view_of
+from grader.service.classtable import (
+    Cell,
+    ClassRow,
+    TableQuery,
+    class_csv,
+    class_rows,
+    kept_rows,
+    table_query,
+)
 from grader.service.config import Rules
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
@@ -40,7 +48,7 @@ input, select, button { font: inherit; padding: .2em .4em; max-width: 100%; }
 th a { color: inherit; text-decoration: none; } th a:hover { text-decoration: underline; }
 td.none { color: #999; } .notice { background: #eef5ee; border: 1px solid #9c9; padding: .3em .6em; }
 table.class th { white-space: nowrap; }
-/* the student's name stays in view while the scores scroll sideways under it */
+/* the student's name stays in query while the scores scroll sideways under it */
 table.class th:first-child, table.class td:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
 table.class th:first-child { background: #f3f3f3; }
 @media (max-width: 640px) {
@@ -56,14 +64,14 @@ def when(moment: float | None, state: State) -> str:
 @access.instructor
 async def class_page(request: Request, who: Who) -> Response:
     state = state_of(request)
-    view = view_of(request.query_params, state.course)
+    query = table_query(request.query_params, state.course)
     entry = request.query_params.get("regrade", "")
     return HTMLResponse(
-        await run_in_threadpool(_class_html, state, view, int(entry) if entry.isdigit() else None)
+        await run_in_threadpool(_class_html, state, query, int(entry) if entry.isdigit() else None)
     )
 
 
-def _class_html(state: State, view: View, regraded: int | None) -> str:
+def _class_html(state: State, query: TableQuery, regraded: int | None) -> str:
     course = state.course
     # the regrade just asked for, named by its audit entry
     # (never text from the query: a link could say anything)
@@ -88,8 +96,8 @@ def _class_html(state: State, view: View, regraded: int | None) -> str:
         f"{done.student or 'every student'}: {done.new}, behind every new upload."
     )
     rows = class_rows(state.engine, course)
-    kept = shown(rows, view)
-    csv_link = "/instructor/class.csv" + (f"?{urlencode(view.query())}" if view.query() else "")
+    kept = kept_rows(rows, query)
+    csv_link = "/instructor/class.csv" + (f"?{urlencode(query.params())}" if query.params() else "")
     summaries = " ".join(
         f'<a href="/instructor/summary?assignment={e(a)}">{e(a)} summary</a>'
         for a in course.assignments
@@ -102,8 +110,8 @@ def _class_html(state: State, view: View, regraded: int | None) -> str:
         + _live(state)
         + _stale_packs(state)
         + f"<h2>Students ({len(kept)} of {len(rows)})</h2>"
-        + _filters(view, rows, state)
-        + _table(kept, view, state)
+        + _filters(query, rows, state)
+        + _table(kept, query, state)
         + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
         "last, after the late policy); hover for why. The counted scores as the LMS takes them: "
         + " ".join(
@@ -205,7 +213,7 @@ def _held(worker: dict[str, object], lost: bool) -> str:
     return "idle" if by == worker["id"] else f"job {job}: graded by {by}"
 
 
-def _filters(view: View, rows: list[ClassRow], state: State) -> str:
+def _filters(query: TableQuery, rows: list[ClassRow], state: State) -> str:
     sections = sorted({r.section for r in rows if r.section})
     section = (
         ""
@@ -213,7 +221,7 @@ def _filters(view: View, rows: list[ClassRow], state: State) -> str:
         else (
             '<label>section<select name="section"><option value="">all</option>'
             + "".join(
-                f'<option{" selected" if s == view.section else ""}>{e(s)}</option>'
+                f'<option{" selected" if s == query.section else ""}>{e(s)}</option>'
                 for s in sections
             )
             + "</select></label>"
@@ -222,24 +230,24 @@ def _filters(view: View, rows: list[ClassRow], state: State) -> str:
     missing = (
         '<label>nothing counted for<select name="missing"><option value="">(any)</option>'
         + "".join(
-            f'<option{" selected" if a == view.missing else ""}>{e(a)}</option>'
+            f'<option{" selected" if a == query.missing else ""}>{e(a)}</option>'
             for a in state.course.assignments
         )
         + "</select></label>"
     )
     kept = "".join(
         f'<input type="hidden" name="{k}" value="{e(v)}">'
-        for k, v in view.query().items()
+        for k, v in query.params().items()
         if k in ("sort", "order")
     )
     return (
         f'<form class="inline" method="get" action="/instructor">{kept}'
-        f'<label>name or id<input type="search" name="q" value="{e(view.text)}" maxlength="200"></label>'
+        f'<label>name or id<input type="search" name="q" value="{e(query.text)}" maxlength="200"></label>'
         f'{section}{missing}<button type="submit">Filter</button> <a href="/instructor">clear</a></form>'
     )
 
 
-def _table(rows: list[ClassRow], view: View, state: State) -> str:
+def _table(rows: list[ClassRow], query: TableQuery, state: State) -> str:
     course = state.course
     columns = [
         ("name", "student"),
@@ -250,7 +258,7 @@ def _table(rows: list[ClassRow], view: View, state: State) -> str:
         ("last", "last submission"),
         ("submissions", "submissions"),
     ]
-    head = "".join(_header(key, label, view) for key, label in columns)
+    head = "".join(_header(key, label, query) for key, label in columns)
     body = []
     for row in rows:
         person = f'<a href="/instructor/students/{e(row.student)}">{e(row.name or row.student)}</a>'
@@ -300,15 +308,15 @@ def _cell(assignment: str, cell: Cell, student: str) -> str:
     return f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>'
 
 
-def _header(key: str, label: str, view: View) -> str:
+def _header(key: str, label: str, query: TableQuery) -> str:
     """A column's title, a link that sorts by it (again: the other way)."""
-    descending = view.sort == key and not view.descending
-    arrow = (" &#9660;" if view.descending else " &#9650;") if view.sort == key else ""
-    query = urlencode(view.query(sort=key, order="desc" if descending else "asc"))
-    sort = "descending" if view.descending else "ascending"
+    descending = query.sort == key and not query.descending
+    arrow = (" &#9660;" if query.descending else " &#9650;") if query.sort == key else ""
+    link = urlencode(query.params(sort=key, order="desc" if descending else "asc"))
+    sort = "descending" if query.descending else "ascending"
     return (
-        f'<th scope="col"{f" aria-sort={chr(34)}{sort}{chr(34)}" if view.sort == key else ""}>'
-        f'<a href="/instructor?{e(query)}">{e(label)}{arrow}</a></th>'
+        f'<th scope="col"{f" aria-sort={chr(34)}{sort}{chr(34)}" if query.sort == key else ""}>'
+        f'<a href="/instructor?{e(link)}">{e(label)}{arrow}</a></th>'
     )
 
 
@@ -372,10 +380,10 @@ def _confirm_publish(assignment: str, early: columns.Early) -> str:
 @access.instructor
 async def class_csv_file(request: Request, who: Who) -> Response:
     state = state_of(request)
-    view = view_of(request.query_params, state.course)
+    query = table_query(request.query_params, state.course)
 
     def build() -> str:
-        return class_csv(shown(class_rows(state.engine, state.course), view), state.course)
+        return class_csv(kept_rows(class_rows(state.engine, state.course), query), state.course)
 
     return Response(
         (await run_in_threadpool(build)).encode("utf-8"),

@@ -23,7 +23,7 @@ from grader.service.gradebook import roster
 from grader.service.pages.class_pages import CSS, instructor_form, when
 from grader.service.pages.layout import cards, course_page
 from grader.service.policy.audit import CONFIRM
-from grader.service.policy.confirm import confirm, digest
+from grader.service.policy.confirmation import confirm, digest
 from grader.service.policy.release import in_words, newly_released
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
@@ -282,7 +282,7 @@ def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -
 
 @access.instructor
 async def confirm_edit(request: Request, who: Who) -> Response:
-    """An instructor's word that course.toml's held edit applies (grader.service.policy.confirm)."""
+    """An instructor's word that course.toml's held edit applies (grader.service.policy.confirmation)."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent

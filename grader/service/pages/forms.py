@@ -61,7 +61,7 @@ async def fields(request: Request, cap: int = FIELDS_CAP) -> dict[str, str] | No
 
 
 @dataclass(frozen=True, slots=True)
-class Upload:
+class Multipart:
     """A multipart form's file and its other fields."""
 
     filename: str
@@ -69,7 +69,7 @@ class Upload:
     fields: dict[str, str]
 
 
-async def upload(request: Request, cap: int, name: str = "file") -> Upload | str:
+async def multipart(request: Request, cap: int, name: str = "file") -> Multipart | str:
     """The form's file `name` (at most `cap` bytes) and its
     fields; or why not, in words ("too big" when over)."""
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
@@ -97,6 +97,6 @@ async def upload(request: Request, cap: int, name: str = "file") -> Upload | str
             return "choose a file first"
         content = await found.read(cap + 1)
         others = {k: v for k, v in form.multi_items() if isinstance(v, str)}
-        return Upload(filename=found.filename or "submission.py", content=content, fields=others)
+        return Multipart(filename=found.filename or "submission.py", content=content, fields=others)
     finally:
         await form.close()

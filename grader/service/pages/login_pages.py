@@ -20,9 +20,9 @@ from starlette.routing import Route
 
 from grader.outputs.html_page import e
 from grader.service import access
+from grader.service.access.identity import set_session
 from grader.service.pages.layout import course_page
 from grader.service.pages.origin import elsewhere
-from grader.service.pages.session_cookie import set_session
 from grader.service.state import State, state_of
 from grader.service.tokens import link_holder, use_link
 

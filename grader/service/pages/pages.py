@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from grader.judge.audience import Audience
 from grader.outputs.html_page import e, num, page, table
 from grader.outputs.students import ExerciseColumn
 from grader.service import access
@@ -25,12 +26,11 @@ from grader.service.pages.layout import CSS as _CSS
 from grader.service.pages.layout import cards, course_page, not_found
 from grader.service.policy import clock
 from grader.service.policy.release import is_released
-from grader.service.seen import labelled, status_of
-from grader.service.standing import Row, count, rows_of, worths
+from grader.service.reports import cache_key, for_reader
+from grader.service.standing import Row, count, owner_of, rows_of, worths
 from grader.service.state import State, state_of
+from grader.service.status import history_lines, status_of
 from grader.service.tokens import Who
-from grader.service.view_cache import view_key
-from grader.service.views import shown
 
 
 def _when(moment: float | None, state: State) -> str:
@@ -66,15 +66,15 @@ def _submission_rows(
         state.engine
     ) as db:  # what one counts depends on all of them (late days spent across them)
         every = rows_of(db, student)
-    for row, label in labelled(state.course, student, rows, every, instructor):
+    for row, line in history_lines(state.course, student, rows, every, instructor):
         late = (
-            f'<span class="late">{num(label.days_late)} d late</span>'
-            if label.days_late > 0
+            f'<span class="late">{num(line.days_late)} d late</span>'
+            if line.days_late > 0
             else "on time"
         )
         counted = (
-            f"{num(label.score)}/{num(row.max_score)}{' counts' if label.counts else ''}"
-            if label.score is not None
+            f"{num(line.score)}/{num(row.max_score)}{' counts' if line.counts else ''}"
+            if line.score is not None
             else f"{num(row.public_score)} public"
         )
         score = (
@@ -201,9 +201,7 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
 
     def build() -> str | None:
         with reading(state.engine) as db:
-            owner = db.execute(
-                select(schema.submissions.c.student_id).where(schema.submissions.c.id == ident)
-            ).scalar_one_or_none()
+            owner = owner_of(db, ident)
             if owner is None or (owner != who.student and not who.instructor):
                 return None
             rows = rows_of(db, owner)
@@ -211,14 +209,15 @@ async def _report_page(request: Request, who: Who, back: str) -> Response:
         course = state.course
         released = who.instructor or is_released(course, owner, row.assignment)
         worth = worths(course, owner, rows).get(ident) if released else None
+        audience = Audience.student(released)
 
-        def page(text: str) -> str:
-            view = shown(text, seed_token=row.seed_token, hidden_released=released, worth=worth)
-            return feedback_html(view, Student(id=owner, name=owner, submission=view.submission))
+        def built_page(text: str) -> str:
+            report = for_reader(text, seed_token=row.seed_token, audience=audience, worth=worth)
+            student = Student(id=owner, name=owner, submission=report.submission)
+            return feedback_html(report, student, audience=audience)
 
-        html = state.views.view(
-            state.engine, ident, ("page", owner, row.seed_token, released, view_key(worth)), page
-        )
+        key = ("page", owner, row.seed_token, released, cache_key(worth))
+        html = state.reports.get(state.engine, ident, key, built_page)
         if html is None:
             return course_page(
                 state,

@@ -1,5 +1,5 @@
-"""Submitting from the student's page: a form with a file input (multipart), taken by the
-same intake as `POST /api/submissions` (grader.service.app.receive: the same checks, caps,
+"""Submitting from the student's page: a form with a file input (multipart), accepted as
+`POST /api/submissions` accepts an upload (grader.service.uploads: the same checks, caps,
 daily limit and receipt), under the same rate limit per student, so that a student who comes
 only from the LMS (a launch's session, no token) can submit. The form is a POST whose Origin
 the server checks (grader.service.pages.origin), and it carries an idempotency key made when
@@ -15,16 +15,14 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e
-from grader.service import access
+from grader.service import access, uploads
 from grader.service.config import Course
-from grader.service.intake import Receipt
-from grader.service.pages.forms import upload
+from grader.service.pages.forms import multipart
 from grader.service.pages.layout import course_page
 from grader.service.policy import clock
-from grader.service.receive import receive, too_big
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
-from grader.service.uploads import SUFFIXES, Refused
+from grader.service.uploads import SUFFIXES, Receipt
 
 
 def upload_form(course: Course, chosen: str | None) -> str:
@@ -51,31 +49,26 @@ def upload_form(course: Course, chosen: str | None) -> str:
 @access.allow(access.Caller.STUDENT, uploads=True)
 async def submit(request: Request, who: Who) -> Response:
     state = state_of(request)
-    course = state.course
-    form = await upload(request, course.max_upload_bytes)
-    arrived = clock.arrived(request.scope)  # its time: when the server read its last byte
-    if isinstance(form, str):
-        return _refused(
-            state, too_big(course.max_upload_bytes) if form == "too big" else Refused(422, form)
+    cap = state.course.max_upload_bytes
+    form = await multipart(request, cap)
+    # its time: when the server read its last byte
+    arrived = clock.arrived(request.scope)
+    assignment = None
+    try:
+        if isinstance(form, str):
+            raise uploads.too_big(cap) if form == "too big" else uploads.Refused(422, form)
+        assignment = form.fields.get("assignment") or None
+        upload = uploads.Upload(
+            who=who,
+            content=form.content,
+            name=form.filename,
+            arrived=arrived,
+            assignment=assignment,
+            key=form.fields.get("key", ""),
         )
-    assignment = form.fields.get("assignment") or None
-    receipt = await receive(
-        state,
-        who,
-        None,
-        assignment,
-        form.content,
-        form.filename,
-        form.fields.get("key", ""),
-        arrived,
-    )
-    if isinstance(receipt, Refused):
-        return _refused(
-            state,
-            receipt,
-            {"Retry-After": str(receipt.retry_after)} if receipt.retry_after else None,
-            back=assignment,
-        )
+        receipt = await uploads.accept(state, upload)
+    except uploads.Refused as refused:
+        return _refused(state, refused, back=assignment)
     return HTMLResponse(_receipt(state, receipt), 200 if receipt.replayed else 201)
 
 
@@ -85,14 +78,14 @@ def _back(assignment: str | None, state: State) -> str:
     return "/me"
 
 
-def _refused(
-    state: State, refused: Refused, headers: dict[str, str] | None = None, back: str | None = None
-) -> HTMLResponse:
+def _refused(state: State, refused: uploads.Refused, back: str | None) -> HTMLResponse:
     body = (
         f'<nav><a href="{_back(back, state)}">&larr; back</a></nav><h1>Not submitted</h1>'
         f"<p>{e(refused.message[:1].upper() + refused.message[1:])}</p>"
     )
-    return HTMLResponse(course_page(state, "not submitted", body), refused.status, headers=headers)
+    return HTMLResponse(
+        course_page(state, "not submitted", body), refused.status, headers=refused.headers()
+    )
 
 
 def _receipt(state: State, receipt: Receipt) -> str:

@@ -3,8 +3,8 @@
 upload's time and every shown moment come from (`clock`); where late days go
 (`late_days`, which grader.service.standing's one rule of what counts plans with); when
 hidden results come out and what a change would release (`release`); an instructor's
-corrections (`corrections`); an edit of course.toml held until confirmed (`confirm`);
+corrections (`corrections`); an edit of course.toml held until confirmed (`confirmation`);
 the audit log of every change (`audit`); a receipt's words on what an upload does to
 what counts (`effects`); and `grade course check` (`course_check`). A module here may
 import the core, the judge's catalog, the course's configuration and store, and what
-counts (grader.service.standing, seen): never the server's app or pages."""
+counts (grader.service.standing): never the server's app or pages."""

@@ -21,7 +21,7 @@ DEADLINE, EXTENSION, REGRADE, PUBLISH, CONFIRM = (
     "publish",
     "confirm",
 )
-a = schema.audit_log.c
+_audit = schema.audit_log.c
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,7 +60,7 @@ def record(
             old=old,
             new=new,
         )
-        .returning(a.id)
+        .returning(_audit.id)
     ).scalar_one()
     return Entry(
         id=ident,
@@ -88,5 +88,5 @@ def audit(engine: Engine, limit: int = 200) -> list[Entry]:
                 old=r.old,
                 new=r.new,
             )
-            for r in db.execute(select(schema.audit_log).order_by(a.id.desc()).limit(limit))
+            for r in db.execute(select(schema.audit_log).order_by(_audit.id.desc()).limit(limit))
         ]

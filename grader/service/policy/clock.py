@@ -41,6 +41,14 @@ def shown(moment: float | None, course: Course) -> str:
     return datetime.fromtimestamp(moment, course.timezone).strftime("%Y-%m-%d %H:%M %Z")
 
 
+def logged(moment: float | None, course: Course) -> str:
+    """A moment as the audit log keeps it: in the course's zone, to the second, or "none"."""
+    if moment is None:
+        return "none"
+    local = datetime.fromtimestamp(moment, course.timezone)
+    return local.strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
 def shown_exactly(moment: float, course: Course) -> str:
     """A moment to the millisecond in the course's zone,
     for a receipt ("2026-12-01 23:59:59.700 CET")."""

@@ -29,7 +29,7 @@ ACTIONS = {"score": "score", "submission": "choose", "excused": "excuse"}
 CLEAR = "clear"
 #: the longest reason kept (a sentence or two; the page's field says so)
 MAX_REASON = 500
-c = schema.corrections.c
+_corrections = schema.corrections.c
 
 
 def read(db: Connection) -> dict[tuple[str, str], Correction]:
@@ -122,7 +122,7 @@ def correct(
                 raise GraderError(
                     f"Submission {fix.submission} is not one of {student}'s for {assignment}."
                 )
-        keyed = (c.assignment == assignment, c.student == student)
+        keyed = (_corrections.assignment == assignment, _corrections.student == student)
         before = read(db).get((assignment, student))
         db.execute(delete(schema.corrections).where(*keyed))
         if fix is not None:

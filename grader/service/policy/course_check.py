@@ -16,7 +16,7 @@ import time
 
 from grader.service.config import Course, Rules
 from grader.service.policy import clock
-from grader.service.seen import late_rule
+from grader.service.standing import late_rule
 
 
 def report(course: Course, now: float | None = None) -> list[str]:

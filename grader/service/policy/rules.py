@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 from grader.core.errors import GraderError
 from grader.core.exercise import Exercise
 from grader.judge.catalog import Catalog, shared_name
-from grader.service.toml_where import Where
+from grader.service.toml_file import TomlFile
 
 DAY = 86400.0
 Late = Literal["penalty", "late-days", "none"]
@@ -105,14 +105,14 @@ class Rules:
 
 
 def read_rules(
-    where: Where, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo
+    toml: TomlFile, name: str, spec: Any, catalog: Catalog, extensions: Any, zone: tzinfo
 ) -> Rules:
     """The rules of [assignments.NAME] (and its
     [extensions.NAME]), checked: a mistake names its line."""
     at = f"assignments.{name}"
     if not isinstance(spec, dict):
-        raise GraderError(f"{where.path}: [{at}] must be a table.")
-    where.known(spec, ASSIGNMENT_KEYS, at)
+        raise GraderError(f"{toml.path}: [{at}] must be a table.")
+    toml.known(spec, ASSIGNMENT_KEYS, at)
     catalog_assignment = spec.get("assignment")
     try:
         if catalog_assignment is not None:
@@ -127,41 +127,41 @@ def read_rules(
                 raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
             exercises = _exercises(catalog, tuple(listed))
     except GraderError as exc:
-        raise GraderError(f"{where.path}: {at}: {exc}") from None
-    _answerable(where, at, exercises)
+        raise GraderError(f"{toml.path}: {at}: {exc}") from None
+    _answerable(toml, at, exercises)
     ids = tuple(e.id for e in exercises)
     late = spec.get("late", "none")
     counts = spec.get("counts", "best")
     if late not in get_args(Late):
         raise GraderError(
-            f"{where.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}."
+            f"{toml.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}."
         )
     if counts not in get_args(Counts):
         raise GraderError(
-            f"{where.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}."
+            f"{toml.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}."
         )
     penalty = spec.get("penalty_per_day")
     if (
         late == "penalty" and penalty is None
     ):  # 0% a day, for ever, would give late work full marks by default
         raise GraderError(
-            f"{where.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
+            f"{toml.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
             "of the points taken off per day late (0 gives late work full marks however late)."
         )
     if not isinstance(penalty, (int, float, type(None))) or not 0 <= (penalty or 0.0) <= 1:
         raise GraderError(
-            f"{where.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
+            f"{toml.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
             "from 0 to 1."
         )
     max_days = spec.get("max_late_days")
     if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
         raise GraderError(
-            f"{where.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days."
+            f"{toml.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days."
         )
-    deadline = date_time(where, f"{at}.deadline", spec.get("deadline"), zone)
+    deadline = date_time(toml, f"{at}.deadline", spec.get("deadline"), zone)
     if not isinstance(extensions, dict):
         raise GraderError(
-            f"{where.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
+            f"{toml.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
             "deadline or days."
         )
     granted: dict[str, float] = {}
@@ -169,22 +169,22 @@ def read_rules(
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if deadline is None:
                 raise GraderError(
-                    f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
+                    f"{toml.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
                     "of extension need a deadline."
                 )
             granted[str(student)] = deadline + float(value) * DAY
         else:
-            moment = date_time(where, f"extensions.{name}.{student}", value, zone)
+            moment = date_time(toml, f"extensions.{name}.{student}", value, zone)
             if moment is None:
                 raise GraderError(
-                    f"{where.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
+                    f"{toml.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
                     "date or a number of days."
                 )
             granted[str(student)] = moment
-    closes = date_time(where, f"{at}.closes", spec.get("closes"), zone)
+    closes = date_time(toml, f"{at}.closes", spec.get("closes"), zone)
     if closes is not None and deadline is not None and closes < deadline:
         raise GraderError(
-            f"{where.at(f'{at}.closes')}: {at}.closes is before its deadline: uploads would be "
+            f"{toml.at(f'{at}.closes')}: {at}.closes is before its deadline: uploads would be "
             "refused while they are still on time. Set it after the deadline, or leave it out (the "
             "deadline plus the days late work can count)."
         )
@@ -192,12 +192,12 @@ def read_rules(
         id=name,
         exercise_ids=ids,
         catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
-        opens=date_time(where, f"{at}.opens", spec.get("opens"), zone),
+        opens=date_time(toml, f"{at}.opens", spec.get("opens"), zone),
         deadline=deadline,
         late=late,
         penalty_per_day=float(penalty or 0.0),
         max_late_days=float(max_days) if max_days is not None else None,
-        per_day=where.number(spec, "per_day", DEFAULT_PER_DAY, at),
+        per_day=toml.number(spec, "per_day", DEFAULT_PER_DAY, at),
         counts=counts,
         extensions=granted,
         closes=closes,
@@ -205,7 +205,7 @@ def read_rules(
     )
 
 
-def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog) -> None:
+def one_namespace(toml: TomlFile, assignments: dict[str, Rules], catalog: Catalog) -> None:
     """What a student names with `--assignment` (or a notebook's metadata)
     is course.toml's assignment id, or the catalog's assignment one of them
     stands for (`assignment = "ID"`): each name must mean one assignment."""
@@ -217,7 +217,7 @@ def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog)
             )
             if taken is not None:
                 raise GraderError(
-                    f"{where.at(f'assignments.{rules.id}.assignment')}: assignments.{rules.id} stands for the "
+                    f"{toml.at(f'assignments.{rules.id}.assignment')}: assignments.{rules.id} stands for the "
                     f"catalog's assignment {rules.catalog_assignment}, a name that already means assignments."
                     f"{taken}: `grade submit --assignment {rules.catalog_assignment}` could mean either. Give each "
                     f"its own name."
@@ -229,7 +229,7 @@ def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog)
             graded = tuple(e.id for e in catalog.load_assignment(rules.id)[1])
             if graded != rules.exercise_ids:
                 raise GraderError(
-                    f"{where.at(f'assignments.{rules.id}.exercises')}: assignments.{rules.id} grades "
+                    f"{toml.at(f'assignments.{rules.id}.exercises')}: assignments.{rules.id} grades "
                     f"{', '.join(rules.exercise_ids)}, but the catalog's assignment {rules.id} "
                     f"(exercises/assignments/{rules.id}.yaml) is {', '.join(graded)}: a notebook made for the one "
                     f"would be graded as the other. Rename one, or write assignment = \"{rules.id}\" to take the "
@@ -237,7 +237,7 @@ def one_namespace(where: Where, assignments: dict[str, Rules], catalog: Catalog)
                 )
 
 
-def _answerable(where: Where, at: str, exercises: list[Exercise]) -> None:
+def _answerable(toml: TomlFile, at: str, exercises: list[Exercise]) -> None:
     """An assignment is answered by one file: its exercises must not
     need the same name (two `Node`s), or every upload would be refused."""
     shared = shared_name(exercises)
@@ -245,7 +245,7 @@ def _answerable(where: Where, at: str, exercises: list[Exercise]) -> None:
         return
     name, first, second = shared
     raise GraderError(
-        f"{where.at(f'{at}.exercises')}: {at}.exercises: {first} and {second} both need `{name}`, and one "
+        f"{toml.at(f'{at}.exercises')}: {at}.exercises: {first} and {second} both need `{name}`, and one "
         f"uploaded file answers all of an assignment's exercises, so no file can answer {at.split('.', 1)[1]}: "
         f"every upload would be refused (an assignment's exercises must not need the same name). Make each "
         f"an assignment of its own ([assignments.{first}] exercises = [\"{first}\"], and the same for "
@@ -257,7 +257,7 @@ def _exercises(catalog: Catalog, ids: tuple[str, ...]) -> list[Exercise]:
     return [catalog.load(i) for i in ids]
 
 
-def date_time(where: Where, key: str, value: Any, zone: tzinfo) -> float | None:
+def date_time(toml: TomlFile, key: str, value: Any, zone: tzinfo) -> float | None:
     """A TOML date-time (or an ISO 8601 string) as epoch
     seconds; a time without an offset is the course's zone."""
     if value is None:
@@ -267,11 +267,11 @@ def date_time(where: Where, key: str, value: Any, zone: tzinfo) -> float | None:
             value = datetime.fromisoformat(value)
         except ValueError:
             raise GraderError(
-                f"{where.at(key)}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z)."
+                f"{toml.at(key)}: {key}: {value!r} is not a date and time (2026-12-01T23:59:00Z)."
             ) from None
     if not isinstance(value, datetime):
         raise GraderError(
-            f"{where.at(key)}: {key} must be a date and time, like 2026-12-01T23:59:00Z."
+            f"{toml.at(key)}: {key} must be a date and time, like 2026-12-01T23:59:00Z."
         )
     if value.tzinfo is None:
         value = value.replace(tzinfo=zone)

@@ -35,7 +35,7 @@ from grader.service.db.store import is_sqlite, reading, writing
 
 #: a job whose worker died this many times while grading it is not tried again
 MAX_ATTEMPTS = 3
-j = schema.jobs.c
+_jobs = schema.jobs.c
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,7 +149,7 @@ def heartbeat(engine: Engine, worker: str, job: int | None, lease: float, graded
         if job is not None:
             db.execute(
                 update(schema.jobs)
-                .where(j.id == job, j.worker == worker, j.state == "running")
+                .where(_jobs.id == job, _jobs.worker == worker, _jobs.state == "running")
                 .values(lease_until=now + lease)
             )
 
@@ -172,10 +172,10 @@ def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
     now = time.time()
     s = schema.submissions.c
     pick = (
-        select(j.id)
-        .join(schema.submissions, s.id == j.submission_id)
-        .where(j.state == "queued", s.student_id.not_in(_grading_students()))
-        .order_by(j.priority, j.turn, j.id)
+        select(_jobs.id)
+        .join(schema.submissions, s.id == _jobs.submission_id)
+        .where(_jobs.state == "queued", s.student_id.not_in(_grading_students()))
+        .order_by(_jobs.priority, _jobs.turn, _jobs.id)
         .limit(1)
     )
     if not is_sqlite(engine):
@@ -183,15 +183,15 @@ def claim(engine: Engine, worker: str, lease: float) -> Claimed | None:
     with writing(engine) as db:
         row = db.execute(
             update(schema.jobs)
-            .where(j.id == pick.scalar_subquery(), j.state == "queued")
+            .where(_jobs.id == pick.scalar_subquery(), _jobs.state == "queued")
             .values(
                 state="running",
                 worker=worker,
                 lease_until=now + lease,
                 started_at=now,
-                attempts=j.attempts + 1,
+                attempts=_jobs.attempts + 1,
             )
-            .returning(j.id, j.submission_id, j.attempts)
+            .returning(_jobs.id, _jobs.submission_id, _jobs.attempts)
         ).first()
         found = stored(db, row.submission_id) if row is not None else None
     return None if row is None else Claimed(row.id, row.submission_id, row.attempts, found)
@@ -239,7 +239,7 @@ def finish(engine: Engine, worker: str, result: Result) -> bool:
         )
         db.execute(
             update(schema.jobs)
-            .where(j.id == result.job)
+            .where(_jobs.id == result.job)
             .values(state="done", finished_at=now, lease_until=None)
         )
     return written
@@ -249,7 +249,7 @@ def reap(engine: Engine, given_up: Callable[[Stored], str] | None = None) -> lis
     """Jobs whose lease lapsed (their worker died or hung): queued again a turn later
     (behind the other students' next jobs), or given up after MAX_ATTEMPTS, with the
     report `given_up` makes for the submission (the JSON its student reads)."""
-    return release(engine, j.lease_until < time.time(), given_up)
+    return release(engine, _jobs.lease_until < time.time(), given_up)
 
 
 def release(
@@ -258,19 +258,19 @@ def release(
     """The running jobs `which` picks (their worker is gone): queued
     again a turn later, or given up after MAX_ATTEMPTS claims (each claim
     counts one: a job that kills every worker that takes it stops there)."""
-    held = and_(j.state == "running", which)
+    held = and_(_jobs.state == "running", which)
     with writing(engine) as db:
         again = [
             r.id
             for r in db.execute(
                 update(schema.jobs)
-                .where(held, j.attempts < MAX_ATTEMPTS)
-                .values(state="queued", worker=None, lease_until=None, turn=j.turn + 1)
-                .returning(j.id)
+                .where(held, _jobs.attempts < MAX_ATTEMPTS)
+                .values(state="queued", worker=None, lease_until=None, turn=_jobs.turn + 1)
+                .returning(_jobs.id)
             )
         ]
         dead = db.execute(
-            select(j.id, j.submission_id).where(held, j.attempts >= MAX_ATTEMPTS)
+            select(_jobs.id, _jobs.submission_id).where(held, _jobs.attempts >= MAX_ATTEMPTS)
         ).all()
         found = (
             {submission: stored(db, submission) for _, submission in dead}
@@ -316,11 +316,11 @@ def next_turns(db: Connection, students: set[str], priority: int) -> dict[str, i
     jobs of it still queued or running (0 when none is)."""
     s = schema.submissions.c
     busy = db.execute(
-        select(s.student_id, func.max(j.turn))
-        .join(schema.submissions, s.id == j.submission_id)
+        select(s.student_id, func.max(_jobs.turn))
+        .join(schema.submissions, s.id == _jobs.submission_id)
         .where(
-            j.priority == priority,
-            j.state.in_(("queued", "running")),
+            _jobs.priority == priority,
+            _jobs.state.in_(("queued", "running")),
             s.student_id.in_(sorted(students)),
         )
         .group_by(s.student_id)
@@ -362,13 +362,28 @@ def enqueue_all(engine: Engine, assignment: str | None, student: str | None = No
     return len(jobs)
 
 
+def ahead_of(db: Connection, submission: int) -> int:
+    """How many uploads' jobs still queued were queued before the submission's newest job (an
+    instructor's regrades not counted)."""
+    newest = select(func.max(_jobs.id)).where(_jobs.submission_id == submission)
+    ahead = select(func.count()).where(
+        _jobs.state == "queued",
+        _jobs.priority == 0,
+        _jobs.id < newest.scalar_subquery(),
+    )
+    return int(db.execute(ahead).scalar_one())
+
+
 def depth(engine: Engine) -> dict[str, object]:
     """The queue now: jobs per state, and how long the oldest queued one has waited."""
     with reading(engine) as db:
         counts: dict[str, int] = {
-            state: n for state, n in db.execute(select(j.state, func.count()).group_by(j.state))
+            state: n
+            for state, n in db.execute(select(_jobs.state, func.count()).group_by(_jobs.state))
         }
-        oldest = db.execute(select(func.min(j.queued_at)).where(j.state == "queued")).scalar_one()
+        oldest = db.execute(
+            select(func.min(_jobs.queued_at)).where(_jobs.state == "queued")
+        ).scalar_one()
     return {
         "queued": int(counts.get("queued", 0)),
         "running": int(counts.get("running", 0)),

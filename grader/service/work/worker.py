@@ -51,6 +51,32 @@ class WorkerOptions:
     nice: int = 0
 
 
+class Progress:
+    """What the worker is doing, as its heartbeat thread reads it: the job being graded (None
+    between jobs), and how many it has graded."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._job: int | None = None
+        self._graded = 0
+
+    def start(self, job: int) -> None:
+        with self._lock:
+            self._job = job
+
+    def done(self) -> int:
+        """The job is graded: how many are, now."""
+        with self._lock:
+            self._job = None
+            self._graded += 1
+            return self._graded
+
+    def now(self) -> tuple[int | None, int]:
+        """The job being graded, and how many were."""
+        with self._lock:
+            return self._job, self._graded
+
+
 def run_worker(
     course: Course, engine: Engine, options: WorkerOptions, say: Callable[[str], None] = print
 ) -> int:
@@ -72,54 +98,63 @@ def run_worker(
         from grader.run.child.warm import warm_torch
 
         warm_torch()
-    graded = 0
     scratch_root = options.scratch or Path(tempfile.mkdtemp(prefix="grade-worker-"))
     scratch_root.mkdir(parents=True, exist_ok=True, mode=0o700)
     hide = [course.folder, course.exercises, scratch_root]
+    progress = Progress()
     with Sandbox(lean=lean, hide=hide, minimum=course.isolation) as sandbox:
         # registered once its zygote is on its way: a worker
         # on the instructor page is one that can grade
         ident = queue.register(engine, options.name, beat=options.lease / 3)
-        current: list[int | None] = [None, 0]  # the job being graded, and how many were
-        beat = threading.Thread(
-            target=_heartbeats, args=(engine, course, ident, current, options, stop), daemon=True
-        )
+        beats = (engine, course, ident, progress, options, stop)
+        beat = threading.Thread(target=_heartbeats, args=beats, daemon=True)
         beat.start()
-        say(
-            f"worker {ident}: grading {course.name} from the queue "
-            f"({'engine exercises only' if lean else 'torch warm'})"
-        )
+        kind = "engine exercises only" if lean else "torch warm"
+        say(f"worker {ident}: grading {course.name} from the queue ({kind})")
         try:
             grader = Grader(course, sandbox, scratch_root)
-            wait = 0.01
-            idle_since = time.monotonic()
-            while not stop.is_set() and (options.max_jobs is None or graded < options.max_jobs):
-                if options.parent is not None and os.getppid() != options.parent:
-                    say(f"worker {ident}: the server is gone; leaving")
-                    break
-                job = _claim(engine, ident, options.lease, say)
-                if job is None:
-                    if (
-                        options.idle_exit is not None
-                        and time.monotonic() - idle_since > options.idle_exit
-                    ):
-                        break
-                    stop.wait(wait)
-                    wait = min(wait * 2, options.poll)
-                    continue
-                wait, idle_since = 0.01, time.monotonic()
-                current[0] = job.job
-                result = grader.grade(job, job.stored or fetch(engine, job.submission))
-                _finish(engine, ident, result, say)
-                current[0] = None
-                graded += 1
-                current[1] = graded
+            _work(engine, grader, ident, progress, options, stop, say)
         finally:
             stop.set()
             beat.join(timeout=5)
-            queue.stopped(engine, ident, graded)
+            queue.stopped(engine, ident, progress.now()[1])
+    graded = progress.now()[1]
     say(f"worker {ident}: graded {graded}")
     return graded
+
+
+def _work(
+    engine: Engine,
+    grader: Grader,
+    ident: str,
+    progress: Progress,
+    options: WorkerOptions,
+    stop: threading.Event,
+    say: Callable[[str], None],
+) -> None:
+    """Claim and grade jobs, one at a time, until told to stop, or until `options` says to
+    leave (after so many jobs, once idle so long, once the server is gone)."""
+    wait = 0.01
+    idle_since = time.monotonic()
+    while not stop.is_set():
+        if options.max_jobs is not None and progress.now()[1] >= options.max_jobs:
+            return
+        if options.parent is not None and os.getppid() != options.parent:
+            say(f"worker {ident}: the server is gone; leaving")
+            return
+        job = _claim(engine, ident, options.lease, say)
+        if job is None:
+            idle = time.monotonic() - idle_since
+            if options.idle_exit is not None and idle > options.idle_exit:
+                return
+            stop.wait(wait)
+            wait = min(wait * 2, options.poll)
+            continue
+        wait, idle_since = 0.01, time.monotonic()
+        progress.start(job.job)
+        result = grader.grade(job, job.stored or fetch(engine, job.submission))
+        _finish(engine, ident, result, say)
+        progress.done()
 
 
 def _claim(
@@ -127,10 +162,10 @@ def _claim(
 ) -> queue.Claimed | None:
     try:
         return queue.claim(engine, ident, lease)
-    except (
-        SQLAlchemyError
-    ) as exc:  # the store is down or busy: wait and look again, never lose the worker
-        say(f"worker {ident}: cannot claim a job ({str(exc).splitlines()[0][:200]}); trying again")
+    except SQLAlchemyError as exc:
+        # the store is down or busy: wait and look again, never lose the worker
+        why = str(exc).splitlines()[0][:200]
+        say(f"worker {ident}: cannot claim a job ({why}); trying again")
         time.sleep(1.0)
         return None
 
@@ -144,9 +179,8 @@ def _finish(engine: Engine, ident: str, result: queue.Result, say: Callable[[str
             queue.finish(engine, ident, result)
             return
         except SQLAlchemyError as exc:
-            say(
-                f"worker {ident}: cannot write the result of job {result.job} ({str(exc).splitlines()[0][:200]})"
-            )
+            why = str(exc).splitlines()[0][:200]
+            say(f"worker {ident}: cannot write the result of job {result.job} ({why})")
             time.sleep(2.0**attempt)
 
 
@@ -154,7 +188,7 @@ def _heartbeats(
     engine: Engine,
     course: Course,
     ident: str,
-    current: list[int | None],
+    progress: Progress,
     options: WorkerOptions,
     stop: threading.Event,
 ) -> None:
@@ -164,7 +198,8 @@ def _heartbeats(
     beats = 0
     while not stop.wait(options.lease / 3):
         try:
-            queue.heartbeat(engine, ident, current[0], options.lease, current[1] or 0)
+            job, graded = progress.now()
+            queue.heartbeat(engine, ident, job, options.lease, graded)
             beats += 1
             if beats % 2 == 0:
                 queue.reap(engine, lambda stored: given_up(course, stored))

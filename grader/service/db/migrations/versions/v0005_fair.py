@@ -1,4 +1,4 @@
-"""Each job's turn among its student's (issue 31, fair scheduling): a claim takes the
+"""Each job's turn among its student's (fair scheduling): a claim takes the
 lowest turn of the best priority, so one student's queued work waits behind every
 other student's next job instead of in front of it. And each worker's heartbeat
 interval, by which the instructor's page tells a lost worker (two beats missed).

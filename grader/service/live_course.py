@@ -20,7 +20,7 @@ An edit that would release hidden results at once (a deadline moved into the pas
 typo of 12-04 for 12-14) is held, not applied (`hold`): the server keeps the rules it
 had, says what the edit would release to how many students in its log and on the
 instructor's pages, and applies it once an instructor confirms it there
-(grader.service.policy.confirm), on every server of the course. A restart applies
+(grader.service.policy.confirmation), on every server of the course. A restart applies
 course.toml as it is: `grade course check` says beforehand which deadlines have passed.
 
 `LiveCourse.current()` is the one place the server asks for its rules: deadlines, extensions, late

@@ -1,7 +1,7 @@
-"""What a reader is shown of a student's standing: each assignment's deadline, limits
-and counted submission (`--status` and the pages), and each submission's label in a
-history, which after the deadline says what it counts (its score after the late policy,
-and whether it is the one that counts), before it the public checks' points alone.
+"""A student's status, as they may read it: each assignment's deadline, limits and counted
+submission (`grade submit --status` and their page), and each submission's line in their
+history, which after the deadline says what it counts (its score after the late policy, and
+whether it is the one that counts), before it the public checks' points alone.
 """
 
 from __future__ import annotations
@@ -10,35 +10,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from grader.service.config import Course, Rules
-from grader.service.intake import used_today
+from grader.service.config import Course
 from grader.service.policy import clock
 from grader.service.policy.release import is_released
-from grader.service.standing import Counted, Row, late_now, standing, worths
+from grader.service.standing import Counted, Row, late_now, late_rule, standing, worths
+from grader.service.uploads import used_today
 from grader.service.work import queue
 
 if TYPE_CHECKING:
     from grader.service.state import State
 
 
-def late_rule(rules: Rules) -> str:
-    """The assignment's late policy, in words."""
-    if rules.deadline is None:
-        return "no deadline"
-    if rules.late == "none":
-        return "late work is stored, and counts 0"
-    if rules.late == "late-days":
-        return "late work spends your late days; past them it counts 0"
-    limit = (
-        f", and counts 0 after {rules.max_late_days:g} days"
-        if rules.max_late_days is not None
-        else ""
-    )
-    return f"late work loses {round(rules.penalty_per_day * 100)}% of its points a day late{limit}"
-
-
 @dataclass(frozen=True, slots=True)
-class Label:
+class HistoryLine:
     """What a history says of one submission now."""
 
     #: how late it counts (grader.service.standing.late_now)
@@ -51,22 +35,22 @@ class Label:
     late_policy: str = ""
 
     def to_json(self) -> dict[str, object]:
-        shown: dict[str, object] = {
+        found: dict[str, object] = {
             "days_late": self.days_late,
             "hidden_released": self.hidden_released,
         }
         if self.score is not None:
-            shown.update(score=self.score, counts=self.counts, late_policy=self.late_policy)
-        return shown
+            found.update(score=self.score, counts=self.counts, late_policy=self.late_policy)
+        return found
 
 
-def labelled(
+def history_lines(
     course: Course,
     student: str,
     rows: Sequence[Row],
     every: Sequence[Row],
     instructor: bool = False,
-) -> Iterator[tuple[Row, Label]]:
+) -> Iterator[tuple[Row, HistoryLine]]:
     """Each of `rows`, with what a history shows of it: before its hidden checks
     are out, the public points alone. `every`: all the student's submissions,
     which what one counts depends on (late days are spent across them)."""
@@ -77,9 +61,9 @@ def labelled(
         out = instructor or is_released(course, student, row.assignment)
         if out and row.id in worth:
             counted, counts = worth[row.id]
-            yield row, Label(late, out, counted.score, counts, counted.why)
+            yield row, HistoryLine(late, out, counted.score, counts, counted.why)
         else:
-            yield row, Label(late, out)
+            yield row, HistoryLine(late, out)
 
 
 def status_of(state: State, student: str) -> dict[str, object]:

@@ -1,6 +1,6 @@
-"""Where in a TOML file a setting is written, and its values checked against
-what it may hold: every message about course.toml names the file, the line
-and the key (`course.toml, line 12: assignments.hw1.deadline ...`)."""
+"""A TOML file as its messages name it: where in it a setting is written, and its values checked
+against what they may hold. Every message about course.toml names the file, the line and the key
+(`course.toml, line 12: assignments.hw1.deadline ...`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from grader.core.errors import GraderError
 
 
-class Where:
-    """The file, and where in it a key is: what every message about course.toml names."""
+class TomlFile:
+    """The file, its text, and where in it a key is."""
 
     def __init__(self, path: Path, source: str = "") -> None:
         self.path = path

@@ -3,15 +3,22 @@
 A deadline moved into the past in course.toml (a typo: 12-04 for 12-14), or an extension
 cut back to a moment gone by, would show every student it touches their hidden checks'
 results the moment the server reads the file. So the server holds such an edit
-(grader.service.live): the rules in force stay, its log and the instructor's pages say
+(grader.service.live_course): the rules in force stay, its log and the instructor's pages say
 what the edit releases to how many students, and a button there confirms it. The
 confirmation is a line of the audit log naming the edit by its SHA-256, so every server of
 the course applies it at its next look, and a later, different edit is asked about again.
+
+Whether an edit moves a deadline into the past is judged at the moment it was made (the file's
+modification time), not when a server process happens to read it: each process of a server
+reads course.toml at its own next request, and a deadline a few seconds ahead when saved must
+not apply in one process and be held in another that read it after the deadline passed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections.abc import Callable
 
 from sqlalchemy import Engine, select
@@ -20,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grader.service.config import CONFIG, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.policy.audit import CONFIRM, Entry, a, record
+from grader.service.policy.audit import CONFIRM, Entry, record
 from grader.service.policy.release import in_words, newly_released
 
 
@@ -36,11 +43,10 @@ def students(engine: Engine) -> list[str]:
 
 
 def confirmed(engine: Engine, edit: str) -> bool:
+    log = schema.audit_log.c
+    found = select(log.id).where(log.action == CONFIRM, log.new == edit).limit(1)
     with reading(engine) as db:
-        return (
-            db.execute(select(a.id).where(a.action == CONFIRM, a.new == edit).limit(1)).first()
-            is not None
-        )
+        return db.execute(found).first() is not None
 
 
 def hold(
@@ -52,7 +58,9 @@ def hold(
 
     def why(before: Course, after: Course, source: bytes) -> str | None:
         try:
-            released = newly_released(in_force(before), in_force(after), students(engine))
+            released = newly_released(
+                in_force(before), in_force(after), students(engine), now=_edited(after)
+            )
             if not released or confirmed(engine, digest(source)):
                 return None
         except (
@@ -69,6 +77,14 @@ def hold(
         )
 
     return why
+
+
+def _edited(course: Course) -> float:
+    """When course.toml was saved: the moment its edit is judged at."""
+    try:
+        return os.stat(course.folder / CONFIG).st_mtime
+    except OSError:
+        return time.time()
 
 
 def confirm(engine: Engine, actor: str, source: bytes, what: str) -> Entry:
