@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("reference", "core", "run", "judge", "outputs", "course", "service", "cli")
 #: where the house rules on functions and lines hold (benchmarks/density.py measures them): all of a folder
 #: or one module, until the whole package follows them
-HOUSE_RULES = ("grader/run/wire.py",)
+HOUSE_RULES = ("grader/run/wire.py", "grader/service", "grader/outputs")
 
 
 def layer_of(module: str) -> str:
@@ -168,7 +168,9 @@ def test_the_house_rules_hold(where: str) -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if len(line) > density.MAX_LINE:
                 long_lines.append(f"{path.relative_to(ROOT)}:{number}")
-    broken = {"functions over 60 lines": found.long_functions,
+    # a migration records a released change of the schema as it was made: it is not cut up
+    long_functions = [name for name in found.long_functions if "/migrations/" not in name]
+    broken = {"functions over 60 lines": long_functions,
               "functions over 7 parameters": found.wide_functions,
               "comprehensions with two `for` clauses": found.double_for,
               "lines over 100 characters": long_lines}
