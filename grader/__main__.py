@@ -25,10 +25,8 @@ def run() -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (
-            OSError,
-            ValueError,
-        ):  # a closed pipe (grade ... | head): that output is gone either way
+        except (OSError, ValueError):
+            # a closed pipe (grade ... | head): that output is gone either way
             pass
     os._exit(code)
 

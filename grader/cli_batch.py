@@ -1,9 +1,10 @@
 """The class commands of `grade`: batch, merge, feedback and publish.
-Each parses its arguments, calls the library (grader.course.grade_class,
+Each parses its arguments, calls the library (grader.course.class_batch,
 classfiles, feedback and publish) and prints what came of it."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from grader.course.lms.downloads import NAMES
 from grader.judge.catalog import Catalog
 
 if TYPE_CHECKING:
+    from grader.course.class_batch import ClassGraded, ClassPlan, ClassRequest
+    from grader.course.manifest import Setup
     from grader.course.secret import CourseSecret
     from grader.course.wire import Done
 
@@ -35,15 +38,24 @@ if TYPE_CHECKING:
 def batch_parser() -> Parser:
     parser = Parser(
         prog="grade batch",
-        description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS, or an "
-        "LMS's bulk download (Canvas, Gradescope, Moodle). Each student's reports are written "
-        "as soon as they are graded; the gradebook and summary at the end. Exits 0 when every "
-        "submission was graded, whatever the scores; 3 when the grader failed on any.",
+        description="Grade a class: one file (.py, .ipynb) or folder per student in SUBMISSIONS, "
+        "or an LMS's bulk download (Canvas, Gradescope, Moodle). Each student's reports are "
+        "written as soon as they are graded; the gradebook and summary at the end. Exits 0 "
+        "when every submission was graded, whatever the scores; 3 when the grader failed on "
+        "any.",
     )
     parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
     parser.add_argument(
         "--out", "-o", type=Path, required=True, metavar="REPORTS", help="where the reports go"
     )
+    _add_work_options(parser)
+    _add_class_options(parser)
+    _add_grading_options(parser)
+    return parser
+
+
+def _add_work_options(parser: Parser) -> None:
+    """What each submission is graded as, by how many workers, and whether the batch goes on."""
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--exercise", "-e", metavar="ID", help="grade every submission as this exercise"
@@ -62,14 +74,18 @@ def batch_parser() -> Parser:
     again.add_argument(
         "--resume",
         action="store_true",
-        help="go on with the batch in REPORTS: grade only the students whose reports are missing, or "
-        "whose submission changed",
+        help="go on with the batch in REPORTS: grade only the students whose reports are missing, "
+        "or whose submission changed",
     )
     again.add_argument(
         "--force",
         action="store_true",
         help="start over in a REPORTS that holds an earlier batch's reports (they are removed)",
     )
+
+
+def _add_class_options(parser: Parser) -> None:
+    """Who the students are, which of them this run grades, and the gradebook's columns."""
     parser.add_argument(
         "--roster",
         type=Path,
@@ -102,6 +118,10 @@ def batch_parser() -> Parser:
         "these scores are (Canvas matches a column to its assignment by "
         "title, or 'title (id)'); default: --assignment's id",
     )
+
+
+def _add_grading_options(parser: Parser) -> None:
+    """How each submission is graded: its seed, time, devices and confinement."""
     parser.add_argument(
         "--seed",
         type=int,
@@ -118,11 +138,36 @@ def batch_parser() -> Parser:
     add_device_option(parser)
     add_isolation_option(parser, "landlock: a class always has classmates to protect")
     add_exercises_option(parser)
-    return parser
 
 
 def batch_command(argv: list[str]) -> int:
     args = batch_parser().parse_args(argv)
+    _check_batch_arguments(args)
+    from grader.course.class_batch import grade_class, plan_class
+
+    catalog = Catalog.find(args.exercises)
+    check_device(args.device)
+    secret = _secret(args, catalog)
+    setup = _setup(args, catalog, secret)
+    # before any worker starts: a refusal is one line, not a grader error each
+    check_isolation(setup.isolation)
+    plan = plan_class(_request(args, setup), catalog)
+    _say_plan(args, plan)
+    _say_seeds(setup.seed, secret, catalog)
+    try:
+        with _progress(len(plan.todo)) as progress:
+            graded = grade_class(plan, catalog, progress)
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: every student graded so far is kept in {args.out}; run the same "
+            "command with --resume to grade the rest",
+            file=sys.stderr,
+        )
+        raise
+    return _say_graded(args, graded)
+
+
+def _check_batch_arguments(args: argparse.Namespace) -> None:
     if args.jobs < 1:
         raise GraderError(f"--jobs must be at least 1, got {args.jobs}.")
     if args.gradebook_columns in ("total", "both") and not (args.assignment or args.column):
@@ -134,24 +179,22 @@ def batch_command(argv: list[str]) -> int:
         raise GraderError(
             "--column needs a title: the LMS assignment's, as its gradebook shows it."
         )
-    from grader.course.grade_class import ClassRequest, grade_class, plan_class
+
+
+def _setup(args: argparse.Namespace, catalog: Catalog, secret: CourseSecret | None) -> Setup:
+    """How every submission is graded: the exercises named (an assignment's, or a library
+    course's every one), the seed or the secret, the devices, time and confinement."""
     from grader.course.manifest import Setup
 
-    catalog = Catalog.find(args.exercises)
-    check_device(args.device)
-    exercise_ids = (
-        (args.exercise,)
-        if args.exercise
-        else tuple(e.id for e in catalog.load_assignment(args.assignment)[1])
-        if args.assignment
-        else ()
-    )
-    if not exercise_ids and catalog.library() is not None:
-        exercise_ids = tuple(
-            catalog.ids()
-        )  # a library course grades each repository on every exercise
-    secret = _secret(args, catalog)
-    setup = Setup(
+    exercise_ids: tuple[str, ...] = ()
+    if args.exercise:
+        exercise_ids = (args.exercise,)
+    elif args.assignment:
+        exercise_ids = tuple(e.id for e in catalog.load_assignment(args.assignment)[1])
+    elif catalog.library() is not None:
+        # a library course grades each repository on every exercise
+        exercise_ids = tuple(catalog.ids())
+    return Setup(
         exercise_ids=exercise_ids,
         assignment=args.assignment,
         seed=args.seed or 0,
@@ -160,73 +203,69 @@ def batch_command(argv: list[str]) -> int:
         isolation=isolation_choice(args.isolation) or "landlock",
         secret=secret.value if secret else None,
     )
-    check_isolation(
-        setup.isolation
-    )  # before any worker starts: a refusal is one line, not a grader error each
-    plan = plan_class(
-        ClassRequest(
-            submissions=args.submissions,
-            out=args.out,
-            setup=setup,
-            roster=args.roster,
-            names=args.names,
-            shard=args.shard,
-            resume=args.resume,
-            force=args.force,
-            jobs=args.jobs,
-            columns=args.gradebook_columns,
-            column=args.column,
-        ),
-        catalog,
+
+
+def _request(args: argparse.Namespace, setup: Setup) -> ClassRequest:
+    from grader.course.class_batch import ClassRequest
+
+    return ClassRequest(
+        submissions=args.submissions,
+        out=args.out,
+        setup=setup,
+        roster=args.roster,
+        names=args.names,
+        shard=args.shard,
+        resume=args.resume,
+        force=args.force,
+        jobs=args.jobs,
+        columns=args.gradebook_columns,
+        column=args.column,
     )
-    entries, todo = plan.entries, plan.todo
-    where = (
-        f"{args.submissions} ({plan.klass.names} names"
-        + (f", {plan.manifest.label}" if args.shard else "")
-        + ")"
-    )
+
+
+def _say_plan(args: argparse.Namespace, plan: ClassPlan) -> None:
+    """Who will be graded, and who is left out, and why."""
+    entries, todo, klass = plan.entries, plan.todo, plan.klass
+    shard = f", {plan.manifest.label}" if args.shard else ""
+    done = f" ({len(entries) - len(todo)} already done)" if args.resume else ""
     print(
-        f"{len(entries)} students in {where}; grading {len(todo)} with {plan.workers} workers"
-        + (f" ({len(entries) - len(todo)} already done)" if args.resume else "")
+        f"{len(entries)} students in {args.submissions} ({klass.names} names{shard}); grading "
+        f"{len(todo)} with {plan.workers} workers{done}"
     )
-    _say_seeds(setup.seed, secret, catalog)
-    if plan.klass.ignored:
+    if klass.ignored:
         print(
-            f"skipped, not a submission in {plan.klass.names} names: {_few(plan.klass.ignored)}",
+            f"skipped, not a submission in {klass.names} names: {_few(klass.ignored)}",
             file=sys.stderr,
         )
-    if plan.klass.marked_late:
+    if klass.marked_late:
         print(
             "marked late in the download (Canvas's _LATE), graded as any other (a batch applies "
             "no late policy; summary.html lists them): "
-            f"{_few(list(plan.klass.marked_late))}",
+            f"{_few(list(klass.marked_late))}",
             file=sys.stderr,
         )
-    if plan.klass.not_on_roster:
+    if klass.not_on_roster:
         print(
-            f"not on the roster, kept apart and not graded: {_few(plan.klass.not_on_roster)}",
+            f"not on the roster, kept apart and not graded: {_few(klass.not_on_roster)}",
             file=sys.stderr,
         )
-    try:
-        with _progress(len(todo)) as progress:
-            graded = grade_class(plan, catalog, progress)
-    except KeyboardInterrupt:
-        print(
-            f"interrupted: every student graded so far is kept in {args.out}; run the same command with --resume "
-            f"to grade the rest",
-            file=sys.stderr,
-        )
-        raise
+
+
+def _say_graded(args: argparse.Namespace, graded: ClassGraded) -> int:
+    """What came of the batch, and its exit code: 3 for any grader error or a student left
+    without a report, 2 for a class mostly missing."""
     tally, elapsed = graded.tally, graded.seconds
+    rate = len(graded.plan.todo) / elapsed if elapsed else 0
     print(
-        f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader errors "
-        f"{len(tally.grader_errors)} in {elapsed:.1f} s ({len(todo) / elapsed if elapsed else 0:.1f} per second); "
+        f"graded {tally.graded}, unreadable {tally.unreadable}, missing {tally.missing}, grader "
+        f"errors {len(tally.grader_errors)} in {elapsed:.1f} s ({rate:.1f} per second); "
         f"{len(graded.files.rows)} students in {args.out}"
     )
     mostly_missing = _report_class(graded.files.summary, args.out)
     if graded.unfinished:
         print(
-            f"{graded.unfinished} students have no report (their worker died): run again with --resume",
+            f"{graded.unfinished} students have no report (their worker died): run again with "
+            "--resume",
             file=sys.stderr,
         )
     for error in tally.grader_errors:
@@ -258,15 +297,16 @@ def _say_seeds(seed: int, secret: CourseSecret | None, catalog: Catalog) -> None
 
     if secret is not None:
         print(
-            f"seeds: one per submission, drawn from the course secret {secret.path} (id {secret.id}); each report "
-            f"shows a token, and grade seed TOKEN --secret-file {secret.path} gives its seed"
+            f"seeds: one per submission, drawn from the course secret {secret.path} (id "
+            f"{secret.id}); each report shows a token, and grade seed TOKEN --secret-file "
+            f"{secret.path} gives its seed"
         )
         return
     print(
         f"seeds: {seed} for every submission"
         + (
-            ", the seed a student's own grade uses by default: a student who tables the answers to its public inputs "
-            "scores them"
+            ", the seed a student's own grade uses by default: a student who tables the answers "
+            "to its public inputs scores them"
             if seed == 0
             else ""
         )
@@ -291,9 +331,9 @@ def _report_class(summary: Any, out: Path) -> bool:
     scores, counts = summary["scores"], summary["counts"]
     if scores["mean"] is not None:
         print(
-            f"mean score {num(scores['mean'])} of {num(scores['max_score'])} over the {scores['scored']} students "
-            f"the gradebook scores (grader errors left out); class summary: {out / 'summary.html'}; gradebook: "
-            f"{out / 'gradebook.csv'}"
+            f"mean score {num(scores['mean'])} of {num(scores['max_score'])} over the "
+            f"{scores['scored']} students the gradebook scores (grader errors left out); class "
+            f"summary: {out / 'summary.html'}; gradebook: {out / 'gradebook.csv'}"
         )
     for group in summary["attention"]:
         names = [
@@ -306,9 +346,9 @@ def _report_class(summary: Any, out: Path) -> bool:
     mostly_missing: bool = 2 * counts["missing"] > counts["students"]
     if mostly_missing:
         print(
-            f"error: {counts['missing']} of the {counts['students']} students have no submission: the gradebook "
-            f"would be mostly zeros. Check the submissions folder, --names and the roster's ids "
-            f"(docs/lms-downloads.md).",
+            f"error: {counts['missing']} of the {counts['students']} students have no submission: "
+            "the gradebook would be mostly zeros. Check the submissions folder, --names and the "
+            "roster's ids (docs/lms-downloads.md).",
             file=sys.stderr,
         )
     return mostly_missing
@@ -377,8 +417,8 @@ def merge_command(argv: list[str]) -> int:
 def feedback_parser() -> Parser:
     parser = Parser(
         prog="grade feedback",
-        description="Write again each student's feedback.html (the page they read, offline) from the "
-        "report.json files of a batch's REPORTS folder.",
+        description="Write again each student's feedback.html (the page they read, offline) from "
+        "the report.json files of a batch's REPORTS folder.",
     )
     parser.add_argument("reports", type=Path, metavar="REPORTS")
     return parser

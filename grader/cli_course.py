@@ -46,8 +46,8 @@ def list_command(argv: list[str]) -> int:
 def new_parser() -> Parser:
     parser = Parser(
         prog="grade new",
-        description="Start an exercise: exercise.yaml, starter.py, solution.py and mutants/ with one "
-        "example, each marked TODO(grade new) where there is still something to write. "
+        description="Start an exercise: exercise.yaml, starter.py, solution.py and mutants/ with "
+        "one example, each marked TODO(grade new) where there is still something to write. "
         "Then 'grade validate ID' says what is left.",
     )
     parser.add_argument("id", metavar="ID", help="the new exercise's id (its folder's name)")
@@ -82,9 +82,9 @@ def new_command(argv: list[str]) -> int:
 def schema_parser() -> Parser:
     parser = Parser(
         prog="grade schema",
-        description="Print the JSON Schema every exercise.yaml is checked against (or an assignment's). "
-        "Save it and start a spec with '# yaml-language-server: $schema=PATH', and editors "
-        "complete and check it.",
+        description="Print the JSON Schema every exercise.yaml is checked against (or an "
+        "assignment's). Save it and start a spec with '# yaml-language-server: $schema=PATH', "
+        "and editors complete and check it.",
     )
     parser.add_argument("kind", nargs="?", choices=("exercise", "assignment"), default="exercise")
     return parser
@@ -180,7 +180,8 @@ def release_parser() -> Parser:
     parser.add_argument(
         "--server",
         metavar="URL",
-        help="the course server's address, for grade submit (written to the pack's grade-course.toml)",
+        help="the course server's address, for grade submit (written to the pack's "
+        "grade-course.toml)",
     )
     parser.add_argument(
         "--course",
@@ -205,7 +206,8 @@ def release_command(argv: list[str]) -> int:
         catalog, args.out, ids, assignments, server=args.server, submitted=_submitted(args.course)
     )
     print(
-        f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} assignments"
+        f"wrote {len(written)} files to {args.out}: {len(ids)} exercises, {len(assignments)} "
+        "assignments"
     )
     return ExitCode.OK
 
@@ -227,8 +229,8 @@ def _submitted(course: Path | None) -> list[tuple[str, tuple[str, ...], str | No
 def export_parser() -> Parser:
     parser = Parser(
         prog="grade export",
-        description="Write what runs the grader on a platform. gradescope: setup.sh and run_autograder "
-        "(and autograder.zip with them, the grader and the exercises).",
+        description="Write what runs the grader on a platform. gradescope: setup.sh and "
+        "run_autograder (and autograder.zip with them, the grader and the exercises).",
     )
     parser.add_argument("platform", choices=("gradescope",))
     parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR")
@@ -269,15 +271,16 @@ def export_command(argv: list[str]) -> int:
         secret=secret,
     )
     print(
-        f"wrote {args.out / 'setup.sh'}, {args.out / 'run_autograder'} and {zipped}: upload the zip as the "
-        f"assignment's autograder"
+        f"wrote {args.out / 'setup.sh'}, {args.out / 'run_autograder'} and {zipped}: upload the "
+        "zip as the assignment's autograder"
     )
     if args.seed is None:
         kept = args.out / SECRET_IN_EXPORT
         source = f"the course secret {secret.path}" if secret else "a fresh secret"
         print(
-            f"seeds: one per submission, drawn from {source}, in the zip as {SECRET_IN_EXPORT}; keep {kept}: "
-            f"grade seed TOKEN --secret-file {kept} turns a report's token into its seed"
+            f"seeds: one per submission, drawn from {source}, in the zip as {SECRET_IN_EXPORT}; "
+            f"keep {kept}: grade seed TOKEN --secret-file {kept} turns a report's token into its "
+            "seed"
         )
     else:
         print(f"seeds: {args.seed} for every submission", file=sys.stderr)
@@ -287,8 +290,8 @@ def export_command(argv: list[str]) -> int:
 def seed_parser() -> Parser:
     parser = Parser(
         prog="grade seed",
-        description="Turn a report's seed token back into its seed, with the course secret; or make the "
-        "course secret, from which a batch and the exported autograder draw each "
+        description="Turn a report's seed token back into its seed, with the course secret; or "
+        "make the course secret, from which a batch and the exported autograder draw each "
         "submission's seed.",
     )
     what = parser.add_mutually_exclusive_group(required=True)
@@ -320,9 +323,10 @@ def seed_command(argv: list[str]) -> int:
         )
         made = write_new_secret(path)
         print(
-            f"wrote a course secret to {made.path} (id {made.id}), readable by you alone. Keep it, and keep it out "
-            f"of what students see (a public repository included): grade batch and grade export draw each "
-            f"submission's seed from it, and only it turns a report's token back into its seed."
+            f"wrote a course secret to {made.path} (id {made.id}), readable by you alone. Keep it, "
+            "and keep it out of what students see (a public repository included): grade batch and "
+            "grade export draw each submission's seed from it, and only it turns a report's token "
+            "back into its seed."
         )
         return ExitCode.OK
     secret = find_secret(
@@ -337,8 +341,8 @@ def seed_command(argv: list[str]) -> int:
     except ValueError as exc:
         raise GraderError(f"{exc}.") from None
     print(
-        f"{seed}\n(grade FILE --seed {seed} grades the submission as the report did; grade FILE --secret-file "
-        f"{secret.path} draws the same seed from the file itself)"
+        f"{seed}\n(grade FILE --seed {seed} grades the submission as the report did; grade FILE "
+        f"--secret-file {secret.path} draws the same seed from the file itself)"
     )
     return ExitCode.OK
 

@@ -23,7 +23,8 @@ class Parser(argparse.ArgumentParser):
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A command of `grade`: the parser of its arguments, and what it runs on them (its exit code)."""
+    """A command of `grade`: the parser of its
+    arguments, and what it runs on them (its exit code)."""
 
     parser: Callable[[], Parser]
     run: Callable[[list[str]], int]
@@ -48,8 +49,8 @@ def add_isolation_option(parser: argparse.ArgumentParser, default: str) -> None:
         "--isolation",
         choices=("auto", "full", "namespaces", "landlock", "none"),
         default="auto",
-        help=f"the weakest confinement of submissions to accept; below it, grading stops before any "
-        f"submission runs (default auto: {default}; 'none' accepts the risk)",
+        help="the weakest confinement of submissions to accept; below it, grading stops before "
+        f"any submission runs (default auto: {default}; 'none' accepts the risk)",
     )
 
 
@@ -83,7 +84,8 @@ def add_exercises_option(parser: argparse.ArgumentParser) -> None:
         "--exercises",
         type=Path,
         metavar="DIR",
-        help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled one)",
+        help="the exercises folder (default: $AUTOGRADER_EXERCISES, ./exercises, or the bundled "
+        "one)",
     )
 
 

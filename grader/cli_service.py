@@ -263,7 +263,8 @@ def tokens_command(argv: list[str]) -> int:
     else:
         sys.stdout.write(out.getvalue())
     print(
-        f"issued {len(issued)} token(s); students who already had one kept it (--again for new ones)",
+        f"issued {len(issued)} token(s); students who already had one kept it (--again for new "
+        "ones)",
         file=sys.stderr,
     )
     return ExitCode.OK
@@ -329,9 +330,8 @@ def gradebook_command(argv: list[str]) -> int:
     from grader.service.gradebook import export
 
     course, engine = _open(args)
-    course = stored_course(
-        engine, course
-    )  # the deadlines and corrections the pages set: what the server counts
+    # the deadlines and corrections the pages set: what the server counts
+    course = stored_course(engine, course)
     rules = course.assignments.get(args.assignment)
     if rules is None:
         raise GraderError(f"no assignment {args.assignment!r} in course.toml.")
@@ -459,6 +459,13 @@ def submit_parser() -> Parser:
         help="the .py file or notebook to submit; for a course that grades a whole repository, its "
         "folder (or an archive of it): only the course's files are sent",
     )
+    _add_what_to_ask(parser)
+    _add_server_options(parser)
+    return parser
+
+
+def _add_what_to_ask(parser: Parser) -> None:
+    """What to send, or what to ask the server instead."""
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--exercise",
@@ -478,6 +485,10 @@ def submit_parser() -> Parser:
     which.add_argument(
         "--login", action="store_true", help="a one-time link to your page on the server"
     )
+
+
+def _add_server_options(parser: Parser) -> None:
+    """How long to wait and what to print; which server, and how it is trusted."""
     parser.add_argument("--no-wait", action="store_true", help="print the receipt and leave")
     parser.add_argument(
         "--wait",
@@ -510,7 +521,6 @@ def submit_parser() -> Parser:
         help="send your token to a server other than the one it was first sent to (your course "
         "moved); refused without it",
     )
-    return parser
 
 
 def submit_command(argv: list[str]) -> int:
@@ -520,9 +530,8 @@ def submit_command(argv: list[str]) -> int:
     from grader.service import client
 
     where = client.settings(ca_file=args.ca_file, server=args.server)
-    said = client.bind(
-        where, new_server=args.new_server
-    )  # refused: another server than the token's first
+    # refused: another server than the token's first
+    said = client.bind(where, new_server=args.new_server)
     print(
         f"Sending to {where.server} (from {where.source})" + (f" {said}" if said else ""),
         file=sys.stderr,
@@ -531,8 +540,8 @@ def submit_command(argv: list[str]) -> int:
         if args.login:
             _, found = client.call(where, "POST", "/api/login-link", b"")
             print(
-                "Send this link to no one: it signs in as you whoever opens it. Open it within 5 minutes "
-                f"(once), and sign in on its page:\n{found['url']}"
+                "Send this link to no one: it signs in as you whoever opens it. Open it within 5 "
+                f"minutes (once), and sign in on its page:\n{found['url']}"
             )
             return ExitCode.OK
         _, found = client.call(
@@ -576,8 +585,8 @@ def _library_of(args: argparse.Namespace) -> Library | None:
     library = Catalog.find(args.exercises).library()
     if library is None:
         raise GraderError(
-            f"{args.file}: this course grades one file (a .py file or a notebook), not a folder or an "
-            f"archive; submit the file itself."
+            f"{args.file}: this course grades one file (a .py file or a notebook), not a folder or "
+            "an archive; submit the file itself."
         )
     return library
 

@@ -12,11 +12,12 @@ from grader.cli_service import _course_option as course_option
 from grader.core.errors import ExitCode, GraderError
 
 _ABOUT = {
-    "backup": "write a consistent copy of the store to DEST while the server runs (SQLite: a SQLite file; "
-    "PostgreSQL: a pg_dump custom-format file)",
-    "restore": "put a backup back as the course's store (refused if the store holds anything, unless --force)",
-    "copy": "copy every row of the store (submissions, results, tokens, ...) into an empty database, e.g. "
-    "from SQLite to PostgreSQL; students keep their tokens",
+    "backup": "write a consistent copy of the store to DEST while the server runs (SQLite: a "
+    "SQLite file; PostgreSQL: a pg_dump custom-format file)",
+    "restore": "put a backup back as the course's store (refused if the store holds anything, "
+    "unless --force)",
+    "copy": "copy every row of the store (submissions, results, tokens, ...) into an empty "
+    "database, e.g. from SQLite to PostgreSQL; students keep their tokens",
 }
 
 
@@ -96,8 +97,8 @@ def store_command(argv: list[str]) -> int:
 
         done = restore(open_store(course.database), args.source, force=args.force)
         print(
-            f"restored {args.source} into {where}: {done.snapshot.line()}. Start grade serve: what was queued or "
-            f"being graded at the backup is graded again."
+            f"restored {args.source} into {where}: {done.snapshot.line()}. Start grade serve: what "
+            "was queued or being graded at the backup is graded again."
         )
         # a restore never revives a credential: what the
         # store held of them is applied again, and said
@@ -116,8 +117,9 @@ def store_command(argv: list[str]) -> int:
         print(f"copying {where} to {shown_url(args.to)}", file=sys.stderr)
         copied = copy_store(source, target, say=lambda line: print(line, file=sys.stderr))
         print(
-            f"copied {sum(copied.values())} row(s) of {len(copied)} table(s) to {shown_url(args.to)}. Now set "
-            f"database = \"{shown_url(args.to)}\" in course.toml (or $AUTOGRADER_DATABASE) and start grade serve."
+            f"copied {sum(copied.values())} row(s) of {len(copied)} table(s) to "
+            f"{shown_url(args.to)}. Now set database = \"{shown_url(args.to)}\" in course.toml (or "
+            "$AUTOGRADER_DATABASE) and start grade serve."
         )
     return ExitCode.OK
 

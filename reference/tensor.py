@@ -29,9 +29,8 @@ class Tensor:
     def __init__(
         self, data: Any, parents: tuple[Tensor, ...] = (), backward: Backward | None = None
     ) -> None:
-        self.data: Array = np.array(
-            data, dtype=np.float64
-        )  # a copy: no tensor shares memory with its input
+        # a copy: no tensor shares memory with its input
+        self.data: Array = np.array(data, dtype=np.float64)
         self.grad: Array | None = None
         self.parents, self._backward = parents, backward
 
@@ -185,9 +184,8 @@ class Tensor:
 
         def backward(g: Array) -> tuple[Array, ...]:
             full = np.zeros(shape)
-            np.add.at(
-                full, index, g
-            )  # a position picked twice (an embedding row) gets both gradients
+            # a position picked twice (an embedding row) gets both gradients
+            np.add.at(full, index, g)
             return (full,)
 
         return self._make(self.data[index], (self,), backward)
@@ -199,7 +197,8 @@ class Tensor:
         a, b = self.data, other.data
         if a.ndim < 2 or b.ndim < 2:
             raise ValueError(
-                f"matmul needs two tensors of at least 2 dimensions, got shapes {a.shape} and {b.shape}"
+                f"matmul needs two tensors of at least 2 dimensions, got shapes {a.shape} and "
+                f"{b.shape}"
             )
         return self._make(
             a @ b,
@@ -232,15 +231,13 @@ class Tensor:
         if seed.shape != self.shape:
             raise ValueError(f"the gradient has shape {seed.shape}, the tensor {self.shape}")
         pending: dict[int, Array] = {id(self): seed}
-        for node in reversed(
-            topological_order(self)
-        ):  # outputs first: a grad is complete when it is used
+        # outputs first: a grad is complete when it is used
+        for node in reversed(topological_order(self)):
             g = pending.pop(id(node), None)
             if g is None:
                 continue
-            node.grad = (
-                g.copy() if node.grad is None else node.grad + g
-            )  # out of place: no aliasing
+            # out of place: no aliasing
+            node.grad = g.copy() if node.grad is None else node.grad + g
             if node._backward is None:
                 continue
             for parent, part in zip(node.parents, node._backward(g), strict=True):

@@ -10,7 +10,7 @@ The contracts are the courses' own: CS231n's `layers.py` (affine, relu, batch no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,23 +85,11 @@ class BatchNormPaths:
     variance: bool = True
 
 
-def ninja_graph(
-    T: Engine,
-    C: Array,
-    W1: Array,
-    b1: Array,
-    bngain: Array,
-    bnbias: Array,
-    W2: Array,
-    b2: Array,
-    Xb: Array,
-    Yb: Array,
-) -> tuple[dict[str, Any], Any]:
-    """The backprop-ninja forward on engine `T`: every named tensor (parameters too), and the loss."""
-    p = {
-        name: T(value)
-        for name, value in zip(PARAMETERS, (C, W1, b1, bngain, bnbias, W2, b2), strict=True)
-    }
+def ninja_graph(T: Engine, arrays: Mapping[str, Array]) -> tuple[dict[str, Any], Any]:
+    """The backprop-ninja forward on engine `T`, from `arrays` by name (PARAMETERS, Xb and Yb):
+    every named tensor (parameters too), and the loss."""
+    p = {name: T(arrays[name]) for name in PARAMETERS}
+    Xb, Yb = arrays["Xb"], arrays["Yb"]
     n = Xb.shape[0]
     t: dict[str, Any] = {}
     t["emb"] = p["C"][Xb.astype(np.int64)]
@@ -110,9 +98,8 @@ def ninja_graph(
     t["bnmeani"] = t["hprebn"].sum(0, keepdims=True) * (1 / n)
     t["bndiff"] = t["hprebn"] - t["bnmeani"]
     t["bndiff2"] = t["bndiff"] ** 2
-    t["bnvar"] = t["bndiff2"].sum(0, keepdims=True) * (
-        1 / (n - 1)
-    )  # Bessel's correction, as the lecture
+    # Bessel's correction, as the lecture
+    t["bnvar"] = t["bndiff2"].sum(0, keepdims=True) * (1 / (n - 1))
     t["bnvar_inv"] = (t["bnvar"] + BN_EPS) ** -0.5
     t["bnraw"] = t["bndiff"] * t["bnvar_inv"]
     t["hpreact"] = p["bngain"] * t["bnraw"] + p["bnbias"]
@@ -131,20 +118,51 @@ def ninja_graph(
 
 def functions(T: Engine) -> dict[str, Function]:
     """Every function a tensor exercise may ask for, on engine `T`."""
+    return {
+        **_softmax_functions(T),
+        **_layer_functions(T),
+        **_batchnorm_functions(T),
+        **_ninja_functions(T),
+    }
 
-    def log_softmax(t: Any) -> Any:
-        z = t - t.data.max(axis=-1, keepdims=True)  # a constant shift: exp never overflows
-        return z - z.exp().sum(axis=-1, keepdims=True).log()
 
-    def cross_entropy(logits: Any, y: Array) -> Any:
-        n = logits.shape[0]
-        return -(log_softmax(logits)[np.arange(n), np.asarray(y, dtype=np.int64)].mean())
+def _log_softmax(t: Any) -> Any:
+    z = t - t.data.max(axis=-1, keepdims=True)  # a constant shift: exp never overflows
+    return z - z.exp().sum(axis=-1, keepdims=True).log()
+
+
+def _cross_entropy(logits: Any, y: Array) -> Any:
+    n = logits.shape[0]
+    return -(_log_softmax(logits)[np.arange(n), np.asarray(y, dtype=np.int64)].mean())
+
+
+def _softmax_functions(T: Engine) -> dict[str, Function]:
+    """The softmax's: its log, CS231n's `softmax_loss`, and a two-layer network's SGD step."""
 
     def softmax_loss(x: Array, y: Array) -> tuple[float, Array]:
         t = T(x)
-        loss = cross_entropy(t, y)
+        loss = _cross_entropy(t, y)
         loss.backward()
         return float(loss.data), t.grad
+
+    def mlp_step(
+        W1: Array, b1: Array, W2: Array, b2: Array, X: Array, y: Array, lr: float
+    ) -> tuple[Any, ...]:
+        params = [T(p) for p in (W1, b1, W2, b2)]
+        hidden = (T(X) @ params[0] + params[1]).relu()
+        loss = _cross_entropy(hidden @ params[2] + params[3], y)
+        loss.backward()
+        return (float(loss.data), *(p.data - lr * p.grad for p in params))
+
+    return {
+        "log_softmax": lambda x: _log_softmax(T(x)).data,
+        "softmax_loss": softmax_loss,
+        "mlp_step": mlp_step,
+    }
+
+
+def _layer_functions(T: Engine) -> dict[str, Function]:
+    """CS231n's affine and relu layers, forward and backward."""
 
     def affine(x: Any, w: Any, b: Any) -> Any:
         return x.reshape(x.shape[0], -1) @ w + b
@@ -165,6 +183,18 @@ def functions(T: Engine) -> dict[str, Function]:
         x.relu().backward(dout)
         grad: Array = x.grad
         return grad
+
+    return {
+        "affine_forward": affine_forward,
+        "affine_backward": affine_backward,
+        "relu_forward": relu_forward,
+        "relu_backward": relu_backward,
+    }
+
+
+def _batchnorm_functions(T: Engine) -> dict[str, Function]:
+    """CS231n's batch norm, forward and backward; `paths` leaves out paths from x to its output,
+    as known mistakes do."""
 
     def batchnorm(
         x: Any, gamma: Any, beta: Any, eps: float, paths: BatchNormPaths = BatchNormPaths()
@@ -188,60 +218,26 @@ def functions(T: Engine) -> dict[str, Function]:
         batchnorm(x, gamma, beta, cache[3], paths).backward(dout)
         return x.grad, gamma.grad, beta.grad
 
-    def mlp_step(
-        W1: Array, b1: Array, W2: Array, b2: Array, X: Array, y: Array, lr: float
-    ) -> tuple[Any, ...]:
-        params = [T(p) for p in (W1, b1, W2, b2)]
-        hidden = (T(X) @ params[0] + params[1]).relu()
-        loss = cross_entropy(hidden @ params[2] + params[3], y)
-        loss.backward()
-        return (float(loss.data), *(p.data - lr * p.grad for p in params))
+    return {"batchnorm_forward": batchnorm_forward, "batchnorm_backward": batchnorm_backward}
 
-    def forward(
-        C: Array,
-        W1: Array,
-        b1: Array,
-        bngain: Array,
-        bnbias: Array,
-        W2: Array,
-        b2: Array,
-        Xb: Array,
-        Yb: Array,
-    ) -> dict[str, Any]:
-        named, loss = ninja_graph(T, C, W1, b1, bngain, bnbias, W2, b2, Xb, Yb)
+
+def _ninja_functions(T: Engine) -> dict[str, Function]:
+    """Backprop-ninja's forward, and the gradients a student writes by hand."""
+
+    def forward(*arrays: Array) -> dict[str, Any]:
+        """forward(C, W1, b1, bngain, bnbias, W2, b2, Xb, Yb), as the notebook's: every
+        intermediate's value, the loss, and the arrays it was given, by name."""
+        given = dict(zip((*PARAMETERS, "Xb", "Yb"), arrays, strict=True))
+        named, loss = ninja_graph(T, given)
         values: dict[str, Any] = {name: named[name].data for name in FORWARD_ORDER}
-        return {
-            **values,
-            "loss": float(loss.data),
-            "C": C,
-            "W1": W1,
-            "b1": b1,
-            "bngain": bngain,
-            "bnbias": bnbias,
-            "W2": W2,
-            "b2": b2,
-            "Xb": Xb,
-            "Yb": Yb,
-        }
+        return {**values, "loss": float(loss.data), **given}
 
     def manual_backward(f: dict[str, Any]) -> dict[str, Array]:
-        named, loss = ninja_graph(T, *(f[name] for name in (*PARAMETERS, "Xb", "Yb")))
+        named, loss = ninja_graph(T, f)
         loss.backward()
         return {name: named[name].grad for name in BACKWARD_ORDER}
 
-    return {
-        "log_softmax": lambda x: log_softmax(T(x)).data,
-        "softmax_loss": softmax_loss,
-        "affine_forward": affine_forward,
-        "affine_backward": affine_backward,
-        "relu_forward": relu_forward,
-        "relu_backward": relu_backward,
-        "batchnorm_forward": batchnorm_forward,
-        "batchnorm_backward": batchnorm_backward,
-        "mlp_step": mlp_step,
-        "forward": forward,
-        "manual_backward": manual_backward,
-    }
+    return {"forward": forward, "manual_backward": manual_backward}
 
 
 def reference_names(T: Engine, defines: tuple[tuple[str, str], ...]) -> dict[str, object]:

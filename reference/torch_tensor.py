@@ -126,9 +126,8 @@ class TorchTensor:
         return self._make(torch.mean(self.tensor, dim=self._dims(axis), keepdim=keepdims))
 
     def max(self, axis: Axis = None, keepdims: bool = False) -> TorchTensor:
-        return self._make(
-            torch.amax(self.tensor, dim=self._dims(axis), keepdim=keepdims)
-        )  # ties share, as ours
+        # ties share, as ours
+        return self._make(torch.amax(self.tensor, dim=self._dims(axis), keepdim=keepdims))
 
     def _dims(self, axis: Axis) -> tuple[int, ...]:
         return (
@@ -177,7 +176,8 @@ class TorchTensor:
 
 
 def torch_tensor_class(device: str | torch.device = "cpu") -> type[TorchTensor]:
-    """A `TorchTensor` class whose fresh tensors live on `device` (`cpu`, or `cuda` when available)."""
+    """A `TorchTensor` class whose fresh tensors live
+    on `device` (`cpu`, or `cuda` when available)."""
     dev = torch.device(device)
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("CUDA was asked for, but torch.cuda.is_available() is False here")

@@ -154,3 +154,49 @@ def test_the_shell_blocks_run_on_a_fresh_course(doc: Path, tmp_path: Path) -> No
             assert last is not None, f"{block.where}: an output block needs an sh block before it"
             assert output_matches(block.text, last[1]), f"{block.where}: the output of {last[0].where} drifted:\n" \
                                                         f"{last[1]}"
+
+
+def _named(text: str, module: str) -> bool:
+    """Whether `text` names `module` (grader.run.read.load) by its last part, as code."""
+    return re.search(rf"[`/]{re.escape(module.rsplit('.', 1)[-1])}[`./]", text) is not None
+
+
+def test_one_file_is_followed_through_every_module_it_loads() -> None:
+    """docs/how-it-works.md follows `grade FILE` to its printed report: every module of the grader
+    that grading one file loads is named on the way."""
+    script = ("import sys; from grader.cli import main; main([sys.argv[1], '--color', 'never']); "
+              "print(' '.join(m for m in sys.modules if m.startswith(('grader.', 'reference.'))))")
+    sample = ROOT / "submissions" / "node-mul" / "swapped_slopes.py"
+    done = subprocess.run([sys.executable, "-c", script, str(sample)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300, check=False)
+    loaded = done.stdout.splitlines()[-1].split()
+    assert "grader.judge.session" in loaded, done.stderr
+    text = (ROOT / "docs" / "how-it-works.md").read_text(encoding="utf-8")
+    walk = text[text.index("### One file, from `grade FILE`"):]
+    packages = {m.rpartition(".")[0] for m in loaded}
+    missing = [m for m in loaded if m not in packages and not _named(walk, m)]
+    assert not missing, f"the walk from grade FILE leaves out {missing}"
+
+
+def test_the_map_names_every_module_of_the_command_line_course_core_and_reference() -> None:
+    """grader/README.md names each of these modules, one line each."""
+    text = (ROOT / "grader" / "README.md").read_text(encoding="utf-8")
+    paths = [*(ROOT / "grader").glob("cli*.py"), ROOT / "grader" / "__main__.py"]
+    for folder in ("grader/course", "grader/core", "reference"):
+        paths += (ROOT / folder).rglob("*.py")
+    missing = [str(p.relative_to(ROOT)) for p in paths
+               if p.stem != "__init__" and f"- `{p.stem}`:" not in text]
+    assert not missing, f"grader/README.md does not name {missing}"
+
+
+def test_the_map_names_every_module_of_the_server_and_the_outputs() -> None:
+    """grader/README.md names each module of service/ and outputs/, one line each, in the order one
+    upload takes through the server (a migration of its store is one revision among the versions,
+    named after its id)."""
+    text = (ROOT / "grader" / "README.md").read_text(encoding="utf-8")
+    paths = []
+    for folder in ("grader/service", "grader/outputs"):
+        paths += [p for p in (ROOT / folder).rglob("*.py") if "versions" not in p.parts]
+    missing = [str(p.relative_to(ROOT)) for p in paths
+               if p.stem != "__init__" and f"- `{p.stem}`:" not in text]
+    assert not missing, f"grader/README.md does not name {missing}"

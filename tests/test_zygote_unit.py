@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.run.running import Limits, Running
+from grader.run.running import Ends, Limits, Running
 from grader.run.wire import Ended, Forked, encode
 
 EXITED_0, EXITED_3 = 0, 3 << 8  # raw wait statuses, as os.waitpid gives them
@@ -55,8 +55,8 @@ class Pipes:
         self.reply_w = self.output_w = -1
 
     def running(self, run: int = 1, request: bytes = b"{}\n", **limits: float) -> Running:
-        return Running(self.sock, run, self.request_w, request, self.reply_r, self.output_r,
-                       Limits(**limits),  # type: ignore[arg-type]
+        ends = Ends(self.sock, run, self.request_w, self.reply_r, self.output_r)
+        return Running(ends, request, Limits(**limits),  # type: ignore[arg-type]
                        finished=lambda reply: reply.endswith(b"END\n"))
 
 

@@ -41,8 +41,8 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
                 first = next((i for i, (a, b) in pairs if compare(a, b, tol)), None)
                 where = f"; they first differ at [{first}]" if first is not None else ""
                 return (
-                    f"expected a {expected.kind} of {len(items)}: {show(expected, LONG)}, got one of "
-                    f"{len(got.items)}: {show(got, LONG)}{where}"
+                    f"expected a {expected.kind} of {len(items)}: {show(expected, LONG)}, got one "
+                    f"of {len(got.items)}: {show(got, LONG)}{where}"
                 )
             for index, (want_item, got_item) in enumerate(zip(items, got.items, strict=True)):
                 problem = compare(want_item, got_item, tol)
@@ -60,7 +60,10 @@ def compare(expected: Value, got: Value, tol: Tolerance) -> str | None:
                 return None
             return f"expected {type_name} to be raised, got {describe(got)}"
         case Opaque():
-            return f"the expected value is not plain data ({show(expected)}); this exercise needs fixing"
+            return (
+                f"the expected value is not plain data ({show(expected)}); this exercise needs "
+                "fixing"
+            )
     raise TypeError(f"not a Value: {expected!r}")
 
 

@@ -56,7 +56,8 @@ def problems(contract: Contract, taken: frozenset[str]) -> list[tuple[str, str]]
             found.append(
                 (
                     field,
-                    f"{name!r} is also the contract's {others[0]}; each attribute needs its own name",
+                    f"{name!r} is also the contract's {others[0]}; each attribute needs its own "
+                    "name",
                 )
             )
         elif name != field and name in taken:

@@ -35,7 +35,8 @@ COURSE_SETTINGS = "course.yaml"
 
 @dataclass(frozen=True, slots=True)
 class InputSpec:
-    """How one probe input is drawn: a literal, or a kind of random value (see `grader.run.inputs`)."""
+    """How one probe input is drawn: a literal, or a
+    kind of random value (see `grader.run.inputs`)."""
 
     name: str
     kind: InputKind

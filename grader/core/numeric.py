@@ -21,7 +21,8 @@ class Tolerance:
         return abs(got - expected) <= self.atol + self.rtol * abs(expected)
 
     def widened(self, other: Tolerance) -> Tolerance:
-        """A tolerance that lets through whatever this one or `other` does: the larger of each term."""
+        """A tolerance that lets through whatever this
+        one or `other` does: the larger of each term."""
         return Tolerance(rtol=max(self.rtol, other.rtol), atol=max(self.atol, other.atol))
 
 

@@ -28,7 +28,8 @@ _DOMAIN = b"autograd-grader/seed/v1\0"
 
 @dataclass(frozen=True, slots=True)
 class SubmissionSeed:
-    """The seed one submission is graded with, and the token its report shows in the seed's place."""
+    """The seed one submission is graded with, and
+    the token its report shows in the seed's place."""
 
     seed: int
     token: str

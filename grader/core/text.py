@@ -30,7 +30,8 @@ def may_hold_surrogates(raw: bytes) -> bool:
 
 
 def clean_data(data: Any) -> Any:
-    """Decoded JSON with every string (keys too) `clean`: iterative, so nesting costs no recursion."""
+    """Decoded JSON with every string (keys too)
+    `clean`: iterative, so nesting costs no recursion."""
     if isinstance(data, str):
         return clean(data)
     if not isinstance(data, dict | list):
@@ -72,9 +73,8 @@ def file_name(name: str) -> str:
     if _SURROGATE.search(name):
         try:
             name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        except (
-            UnicodeEncodeError
-        ):  # a surrogate that no undecodable byte gives: not from the file system
+        except UnicodeEncodeError:
+            # a surrogate that no undecodable byte gives: not from the file system
             name = clean(name)
     if _CONTROL.search(name):
         name = _CONTROL.sub(

@@ -243,7 +243,8 @@ def from_data(data: object, depth: int = 0, *, traced: bool = True) -> Value:
 
 
 def _traced(nodes: object) -> Traced:
-    """A traced result's nodes: each one's inputs come before it, and nothing in it is traced again."""
+    """A traced result's nodes: each one's inputs come
+    before it, and nothing in it is traced again."""
     if type(nodes) is not list or not 0 < len(nodes) <= MAX_NODES:
         raise BadReply("a traced result's nodes are not a list of at most MAX_NODES")
     parsed = []

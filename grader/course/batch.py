@@ -79,7 +79,8 @@ def grade_entry(entry: Entry, batch: Batch, session: GradingSession) -> Done:
         )
     try:
         write_student(batch.out, row, batch.fingerprint)
-    except Exception:  # noqa: BLE001 - a format failed on this report: the student's files still say so
+    except Exception:  # noqa: BLE001
+        # a format failed on this report: the student's files still say so
         graded_as = [batch.catalog.load(e.id) for e in row.report.exercises]
         failed = grader_error(source, graded_as, seeded, traceback.format_exc())
         row = StudentReport(
@@ -162,7 +163,8 @@ def declared_by(entry: Entry, catalog: Catalog) -> list[Exercise]:
     try:
         submission = load_selected(select(entry.files, Target()), entry.files)
         return declared(submission, catalog)
-    except Exception:  # noqa: BLE001 - the coordinator reads every submission: none may stop the class
+    except Exception:  # noqa: BLE001
+        # the coordinator reads every submission: none may stop the class
         return []
 
 

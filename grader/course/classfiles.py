@@ -51,8 +51,8 @@ def finished_students(out: Path, folders: Sequence[str] | None = None) -> Iterat
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise GraderError(
-                f"{done.parent}: this student's files are damaged ({exc}); run the same grade batch "
-                f"with --resume to grade them again."
+                f"{done.parent}: this student's files are damaged ({exc}); run the same grade "
+                "batch with --resume to grade them again."
             ) from None
         yield row
 
@@ -60,7 +60,8 @@ def finished_students(out: Path, folders: Sequence[str] | None = None) -> Iterat
 def write_class_files(
     out: Path, catalog: Catalog | None, manifest: Manifest | None = None
 ) -> ClassFiles:
-    """gradebook.csv, junit.xml, summary.json and summary.html, from the finished students of `out`."""
+    """gradebook.csv, junit.xml, summary.json and
+    summary.html, from the finished students of `out`."""
     from grader.outputs.formats.gradebook import gradebook_csv
     from grader.outputs.formats.junit import junit_xml
     from grader.outputs.summary import class_summary
@@ -122,7 +123,8 @@ def _total(manifest: Manifest | None, columns: Sequence[ExerciseColumn]) -> Exer
 
 
 def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> ClassFiles:
-    """Join the report folders of one batch's shards into `out`, once they prove to be all of them."""
+    """Join the report folders of one batch's shards
+    into `out`, once they prove to be all of them."""
     manifests = check_shards(folders)
     for folder, manifest in zip(folders, manifests, strict=True):
         if folder.resolve() == out.resolve():
@@ -130,7 +132,10 @@ def merge(folders: Sequence[Path], out: Path, catalog: Catalog | None) -> ClassF
         for name in manifest.folders:
             shutil.copytree(folder / STUDENTS / name, out / STUDENTS / name, dirs_exist_ok=True)
     first = manifests[0]
-    pairs = sorted((s, f) for m in manifests for s, f in zip(m.students, m.folders, strict=True))
+    pairs: list[tuple[str, str]] = []
+    for manifest in manifests:
+        pairs += zip(manifest.students, manifest.folders, strict=True)
+    pairs.sort()
     whole = Manifest(
         **{
             **{k: getattr(first, k) for k in first.__dataclass_fields__},
@@ -154,9 +159,8 @@ def rebuild_feedback(reports: Path) -> int:
         raise GraderError(f"{reports}: no {STUDENTS}/ folder: not the --out of a grade batch.")
     written = 0
     folders = read_manifest(reports).folders if (reports / MANIFEST).is_file() else None
-    for row in finished_students(
-        reports, folders
-    ):  # the batch's own students, never another run's left behind
+    # the batch's own students, never another run's left behind
+    for row in finished_students(reports, folders):
         atomic(
             folder_of(reports, row.student) / FEEDBACK,
             feedback_html(row.report, row.student, row.outcome),

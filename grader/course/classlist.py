@@ -171,17 +171,17 @@ def _check_roster(
             best = (hits, other)
     ids = few([s.id for s in roster.students], 3)
     said = (
-        f"{folder}: {unmatched} of the roster's {len(roster.students)} students match nothing in it, read as "
-        f"{download.names} names ({len(download.found)} submissions such as {few(strangers, 3)}; the roster's "
-        f"ids are such as {ids})."
+        f"{folder}: {unmatched} of the roster's {len(roster.students)} students match nothing in "
+        f"it, read as {download.names} names ({len(download.found)} submissions such as "
+        f"{few(strangers, 3)}; the roster's ids are such as {ids})."
     )
     if best[1]:
         raise GraderError(
             f"{said} Read as {best[1]} names, {best[0]} of them match: give --names {best[1]}."
         )
     raise GraderError(
-        f"{said} The roster's id column must hold the LMS's ids (docs/lms-downloads.md says which), "
-        f"or its submission column each student's file or folder."
+        f"{said} The roster's id column must hold the LMS's ids (docs/lms-downloads.md says "
+        "which), or its submission column each student's file or folder."
     )
 
 
@@ -211,8 +211,8 @@ def shard_spec(spec: str, environ: dict[str, str] | None = None) -> tuple[int, i
     match = re.fullmatch(r"(\d+)/(\d+)", spec)
     if not match or not 1 <= int(match[1]) <= int(match[2]):
         raise GraderError(
-            f"--shard {spec}: write K/N with 1 <= K <= N, e.g. --shard 2/4, or --shard auto in a Slurm "
-            f"job array or a Kubernetes Indexed Job."
+            f"--shard {spec}: write K/N with 1 <= K <= N, e.g. --shard 2/4, or --shard auto in a "
+            "Slurm job array or a Kubernetes Indexed Job."
         )
     return int(match[1]), int(match[2])
 
@@ -223,8 +223,8 @@ def _from_scheduler(environ: dict[str, str]) -> tuple[int, int]:
             continue
         if not environ.get(count_name):
             raise GraderError(
-                f"--shard auto: {index_name} is set but not {count_name}, how many tasks there are; "
-                f"set it to the array's size."
+                f"--shard auto: {index_name} is set but not {count_name}, how many tasks there "
+                "are; set it to the array's size."
             )
         try:
             index, count = int(environ[index_name]), int(environ[count_name])
@@ -232,14 +232,14 @@ def _from_scheduler(environ: dict[str, str]) -> tuple[int, int]:
             step = int(environ.get(step_name) or 1)
         except ValueError:
             raise GraderError(
-                f"--shard auto: {index_name}, {count_name} (and {base_name or 'a first index'}) must "
-                f"be whole numbers, not {environ[index_name]!r} and {environ[count_name]!r}."
+                f"--shard auto: {index_name}, {count_name} (and {base_name or 'a first index'}) "
+                f"must be whole numbers, not {environ[index_name]!r} and {environ[count_name]!r}."
             ) from None
         k, off = divmod(index - base, step or 1)
         if off or not 0 <= k < count:
             raise GraderError(
-                f"--shard auto: task {index} is not one of the {count} tasks of the array from {base} "
-                f"by {step} ({index_name}, {count_name})."
+                f"--shard auto: task {index} is not one of the {count} tasks of the array from "
+                f"{base} by {step} ({index_name}, {count_name})."
             )
         return k + 1, count
     names = ", ".join(s[0] for s in _SCHEDULERS)
@@ -272,7 +272,6 @@ def pending(entries: Sequence[Entry], out: Path, fingerprint: str) -> list[Entry
             or marker.get("setup") != fingerprint
             or marker.get("student") != dataclasses.asdict(entry.student)
         ):
-            todo.append(
-                entry
-            )  # a changed roster row too: its ids are in the student's LTI score and gradebook row
+            # a changed roster row too: its ids are in the student's LTI score and gradebook row
+            todo.append(entry)
     return todo

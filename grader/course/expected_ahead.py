@@ -29,7 +29,8 @@ from grader.run.inputs import draw_inputs
 
 
 def needs_torch(exercise: Exercise) -> bool:
-    """Its expected values come from its solution, which imports torch here (a pack's are stored)."""
+    """Its expected values come from its solution,
+    which imports torch here (a pack's are stored)."""
     return exercise.uses_torch and exercise.expected is None
 
 

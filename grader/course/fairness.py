@@ -36,15 +36,17 @@ Grader = Callable[[Submission, int], tuple[ExerciseResult, tuple[str, ...]]]
 
 
 def variants_hold(exercise: Exercise, grade: Grader, seeds: Sequence[int]) -> list[Found]:
-    """Each variant, and the solution in float32 where the exercise accepts float32, at every seed."""
+    """Each variant, and the solution in float32 where
+    the exercise accepts float32, at every seed."""
     found: list[Found] = []
     if not exercise.variants:
         found.append(
             (
                 False,
-                f"no variants/: write at least one correct answer another way (float32 where the "
-                f"exercise accepts it, another formula or traversal) in {exercise.folder / 'variants'}, "
-                f"so that validate can prove a correct answer other than the solution scores full marks",
+                "no variants/: write at least one correct answer another way (float32 where the "
+                "exercise accepts it, another formula or traversal) in "
+                f"{exercise.folder / 'variants'}, so that validate can prove a correct answer "
+                "other than the solution scores full marks",
             )
         )
     # a library course's variant is a one-function patch of its reference, as its known mistakes are
@@ -85,15 +87,7 @@ def _holds(
                 f"{fmt_points(result.max_score)} at seed {seed}: it loses {'; '.join(lost)} "
                 f"{' '.join(problems)}".rstrip()
             )
-        named = sorted(
-            {
-                d.mistake
-                for c in result.checks
-                for d in (c.diagnosis, c.public_diagnosis)
-                if d is not None and d.kind != "unknown"
-            }
-            | {d.mistake for d in result.masked}
-        )
+        named = sorted(_named(result))
         if named:
             return (
                 False,
@@ -169,3 +163,13 @@ def float32_calibrated(exercise: Exercise, seeds: Sequence[int]) -> list[Found]:
             f"{shown or 'none'})",
         )
     ]
+
+
+def _named(result: ExerciseResult) -> set[str]:
+    """The mistakes a result names: in any check's diagnosis, or masked behind another."""
+    named = {d.mistake for d in result.masked}
+    for check in result.checks:
+        for diagnosis in (check.diagnosis, check.public_diagnosis):
+            if diagnosis is not None and diagnosis.kind != "unknown":
+                named.add(diagnosis.mistake)
+    return named

@@ -209,8 +209,8 @@ def _check_split(folders: Sequence[Path], manifests: Sequence[Manifest]) -> None
     whole = [f for f, m in zip(folders, manifests, strict=True) if m.shard is None]
     if whole and len(folders) > 1:
         raise GraderError(
-            f"{whole[0]} holds the whole class, not a shard; merge either it alone or the shards of one "
-            f"batch ({', '.join(map(str, folders))})."
+            f"{whole[0]} holds the whole class, not a shard; merge either it alone or the shards "
+            f"of one batch ({', '.join(map(str, folders))})."
         )
     if whole:
         return
@@ -247,8 +247,8 @@ def _check_students(folders: Sequence[Path], manifests: Sequence[Manifest]) -> N
         for student in manifest.students:
             if student in owner:
                 raise GraderError(
-                    f"student {student} is in {owner[student]} and in {folder}; each student belongs "
-                    f"to one shard."
+                    f"student {student} is in {owner[student]} and in {folder}; each student "
+                    "belongs to one shard."
                 )
             owner[student] = folder
         done = {p.parent.name for p in (folder / STUDENTS).glob(f"*/{DONE}")}
@@ -258,14 +258,15 @@ def _check_students(folders: Sequence[Path], manifests: Sequence[Manifest]) -> N
         )
         if unfinished:
             raise GraderError(
-                f"{folder} ({manifest.label}): {len(unfinished)} of its {len(expected)} students have "
-                f"no finished report ({_few(unfinished)}); run its grade batch again with --resume."
+                f"{folder} ({manifest.label}): {len(unfinished)} of its {len(expected)} students "
+                f"have no finished report ({_few(unfinished)}); run its grade batch again with "
+                "--resume."
             )
         stray = sorted(done - expected)
         if stray:
             raise GraderError(
-                f"{folder} ({manifest.label}) holds reports its run did not make ({_few(stray)}), left "
-                f"from another run; grade that shard into a fresh --out."
+                f"{folder} ({manifest.label}) holds reports its run did not make ({_few(stray)}), "
+                "left from another run; grade that shard into a fresh --out."
             )
 
 

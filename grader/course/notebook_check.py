@@ -63,9 +63,8 @@ def check(
     notebook's file, where the kernel cannot tell (read for its metadata only)."""
     try:
         return Checked(_check(exercise, seed, exercises, notebook))
-    except (
-        GraderError
-    ) as exc:  # a problem the student can fix: one sentence, not a traceback in their notebook
+    except GraderError as exc:
+        # a problem the student can fix: one sentence, not a traceback in their notebook
         return Checked(None, str(exc))
 
 
@@ -82,7 +81,8 @@ def _check(
     catalog = Catalog.find(Path(folder) if folder is not None else None)
     if named is not None and not (Path(named).suffix == ".ipynb" and Path(named).is_file()):
         raise GraderError(
-            f"check(notebook={str(named)!r}): no such notebook here; give this notebook's file name."
+            f"check(notebook={str(named)!r}): no such notebook here; give this notebook's file "
+            "name."
         )
     notebook = Path(named) if named is not None else notebook_file(shell, cells)
     if exercise is not None:
@@ -94,9 +94,9 @@ def _check(
                 " (and more)" if len(tied) > 3 else ""
             )
             raise GraderError(
-                f"check() could not tell which notebook this is: {names} in this folder all hold the "
-                f"cells this kernel ran. Name it, as in check(notebook=\"{tied[0].name}\"), or name "
-                f"the exercise, as in check(\"ID\")."
+                f"check() could not tell which notebook this is: {names} in this folder all hold "
+                f"the cells this kernel ran. Name it, as in check(notebook=\"{tied[0].name}\"), or "
+                "name the exercise, as in check(\"ID\")."
             )
         if declared is None:
             raise GraderError(
@@ -147,17 +147,18 @@ def submission_of(cells: Sequence[tuple[int, str]], notebook: Path | None) -> Su
     (In [N] on screen), not its place in the file."""
     sources: list[SourceCell] = []
     notes = [
-        f"Checked what this kernel ran: {len(cells)} cell{'s' if len(cells) > 1 else ''} in the order they "
-        "ran; 'cell N' is In [N]. Restart the kernel and run all cells to check the notebook as it will be "
-        "graded."
+        f"Checked what this kernel ran: {len(cells)} cell{'s' if len(cells) > 1 else ''} in the "
+        "order they ran; 'cell N' is In [N]. Restart the kernel and run all cells to check the "
+        "notebook as it will be graded."
     ]
     for count, text in cells:
         python, changes = neutralise(text)
+        # this very call, and earlier ones: not news
         notes += [
             f"Cell {count}, line {line}: `{shown}` did not run ({why})."
             for line, shown, why in changes
             if why != CHECKS_OFF
-        ]  # this very call, and earlier ones: not news
+        ]
         sources.append(SourceCell(f"cell {count}", python))
     digest = hashlib.sha256("\0".join(cell.source for cell in sources).encode()).hexdigest()
     name = notebook.name if notebook is not None else "notebook"

@@ -25,6 +25,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from grader.core.exercise import Exercise
@@ -113,7 +114,7 @@ def run(
     named = [catalog.load(i) for i in setup.exercise_ids]
     # where the batch names no exercise, each submission names its own (read here once, bounded)
     graded_as = {e.student.id: named or declared_by(e, catalog) for e in entries}
-    everything = [x for exercises in graded_as.values() for x in exercises]
+    everything = list(chain.from_iterable(graded_as.values()))
     lean = _lean(named or everything)
     seconds = {}
     for student, exercises in graded_as.items():
@@ -287,7 +288,8 @@ def _fork_worker(work: Work) -> tuple[socket.socket, int]:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's; it ends us
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             _worker(theirs, work)
-        except BaseException:  # noqa: BLE001 - say why, then leave without running the parent's cleanup
+        except BaseException:  # noqa: BLE001
+            # say why, then leave without running the parent's cleanup
             traceback.print_exc()
             code = 70
         finally:

@@ -16,7 +16,8 @@ PRINTED_SLACK = 0.5
 
 
 def printed_numbers(exercise: Exercise) -> list[tuple[bool, str]]:
-    """Each number a lesson prints must come out of the reference, to the digits the lesson shows."""
+    """Each number a lesson prints must come out of
+    the reference, to the digits the lesson shows."""
     findings: list[tuple[bool, str]] = []
     printing = [(i, p) for i, p in enumerate(exercise.probes) if p.printed]
     if not printing:

@@ -76,15 +76,7 @@ class Roster:
 def read_roster(path: Path) -> Roster:
     """Our columns (`id` required; the others optional,
     and may be blank), or a Canvas gradebook export."""
-    try:
-        if path.stat().st_size > MAX_ROSTER_BYTES:
-            raise GraderError(
-                f"{path}: larger than {MAX_ROSTER_BYTES // 2**20} MiB; not a class roster."
-            )
-        data = path.read_bytes()
-        rows = list(csv.reader(data.decode("utf-8-sig").splitlines()))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise GraderError(f"{path}: cannot read the roster ({exc}).") from None
+    data, rows = _read_rows(path)
     header = [cell.strip() for cell in rows[0]] if rows else []
     canvas = "id" not in header and {"Student", "ID"} <= set(header)
     names = CANVAS_COLUMNS if canvas else {c: c for c in COLUMNS}
@@ -116,8 +108,8 @@ def read_roster(path: Path) -> Roster:
             value = values[column]
             if value and (column, value) in seen:
                 raise GraderError(
-                    f"{path}, line {line}: {column} {value!r} is on line {seen[column, value]} too; "
-                    f"each student once, each submission to one student."
+                    f"{path}, line {line}: {column} {value!r} is on line {seen[column, value]} "
+                    "too; each student once, each submission to one student."
                 )
             if value:
                 seen[column, value] = line
@@ -134,3 +126,17 @@ def read_roster(path: Path) -> Roster:
             )
         )
     return Roster(tuple(students), hashlib.sha256(data).hexdigest())
+
+
+def _read_rows(path: Path) -> tuple[bytes, list[list[str]]]:
+    """The roster's bytes, and its rows as CSV: bounded, and a clear error where unreadable."""
+    try:
+        if path.stat().st_size > MAX_ROSTER_BYTES:
+            raise GraderError(
+                f"{path}: larger than {MAX_ROSTER_BYTES // 2**20} MiB; not a class roster."
+            )
+        data = path.read_bytes()
+        rows = list(csv.reader(data.decode("utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise GraderError(f"{path}: cannot read the roster ({exc}).") from None
+    return data, rows

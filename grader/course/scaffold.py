@@ -62,14 +62,15 @@ def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
     spec = like.spec_path.read_text(encoding="utf-8")
     spec = re.sub(rf"^id: {re.escape(like.id)}$", f"id: {exercise_id}", spec, count=1, flags=re.M)
     spec = (
-        f"# {MARK}: this is {like.id}'s spec; write this exercise's title, summary and probes, then delete "
-        f"this line.\n{spec}"
+        f"# {MARK}: this is {like.id}'s spec; write this exercise's title, summary and probes, "
+        f"then delete this line.\n{spec}"
     )
     written = [_write(folder / "exercise.yaml", spec)]
     for source, target in ((like.starter, "starter.py"), (like.solution, "solution.py")):
         if source is None:
             raise GraderError(
-                f"{like.id} has no solution (a released pack?); --like needs a course's own exercise."
+                f"{like.id} has no solution (a released pack?); --like needs a course's own "
+                "exercise."
             )
         text = header.sub(f"# exercise: {exercise_id}", source.read_text(encoding="utf-8"), count=1)
         written.append(
@@ -86,13 +87,12 @@ def _copy(like: Exercise, folder: Path, exercise_id: str) -> list[Path]:
         written.append(
             _write(
                 folder / "mutants" / mutant.path.name,
-                f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {mutant.mistake}; make it a mistake "
-                f"of this exercise, then delete this line.\n",
+                f"{text.rstrip()}\n# {MARK}: {like.id}'s mutant {mutant.mistake}; make it a "
+                "mistake of this exercise, then delete this line.\n",
             )
         )
-    for variant in (
-        like.variants
-    ):  # each is a correct answer of the other exercise: one of this one's, once edited
+    # each is a correct answer of the other exercise: one of this one's, once edited
+    for variant in like.variants:
         text = header.sub(
             f"# exercise: {exercise_id}", variant.read_text(encoding="utf-8"), count=1
         )

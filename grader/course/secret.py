@@ -41,7 +41,8 @@ def default_path(exercises: Path) -> Path:
 
 
 def read_secret(path: Path) -> CourseSecret:
-    """The secret in `path` (surrounding whitespace left out); a clear error where it cannot serve."""
+    """The secret in `path` (surrounding whitespace
+    left out); a clear error where it cannot serve."""
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_SECRET_BYTES + 1)
@@ -61,7 +62,8 @@ def read_secret(path: Path) -> CourseSecret:
 
 
 def find_secret(given: Path | None, exercises: Path) -> CourseSecret | None:
-    """`--secret-file`'s secret, else the course's own if its exercises folder has one, else None."""
+    """`--secret-file`'s secret, else the course's
+    own if its exercises folder has one, else None."""
     if given is not None:
         return read_secret(given)
     path = default_path(exercises)

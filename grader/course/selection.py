@@ -59,9 +59,8 @@ class SubmittedFile:
     path: Path
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "name", file_name(self.name)
-        )  # a name of any bytes, as text any format carries
+        # a name of any bytes, as text any format carries
+        object.__setattr__(self, "name", file_name(self.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +80,10 @@ class Candidate:
             return f"{self.file.name} ({self.problem})"
         says = f"says it answers {', '.join(self.declared)}; " if self.declared else ""
         names = ", ".join(self.defines[:8]) + (", ..." if len(self.defines) > 8 else "")
-        return f"{self.file.name} ({says}{'defines ' + names if names else 'defines nothing at the top level'})"
+        return (
+            f"{self.file.name} "
+            f"({says}{'defines ' + names if names else 'defines nothing at the top level'})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +113,10 @@ class Target:
 
     @classmethod
     def of(cls, exercises: Sequence[Exercise], assignment: str | None = None) -> Target:
-        return cls(
-            tuple(e.id for e in exercises),
-            assignment,
-            tuple(dict.fromkeys(name for e in exercises for name, _ in e.defines)),
-        )
+        names: list[str] = []
+        for exercise in exercises:
+            names += [name for name, _ in exercise.defines]
+        return cls(tuple(e.id for e in exercises), assignment, tuple(dict.fromkeys(names)))
 
 
 def files_in(folder: Path) -> list[SubmittedFile]:
@@ -205,7 +206,8 @@ def _content(path: Path) -> bytes | str:
 
 
 def select(files: Sequence[SubmittedFile], target: Target) -> Selection:
-    """The file that answers `target` among `files`, with its siblings; or why none could be chosen."""
+    """The file that answers `target` among `files`,
+    with its siblings; or why none could be chosen."""
     gradable = [f for f in files if f.path.suffix in SUFFIXES]
     if not gradable:
         held = f" (it holds {', '.join(sorted(f.name for f in files)[:5])})" if files else ""
@@ -326,7 +328,8 @@ def _candidate(file: SubmittedFile) -> Candidate:
 
 
 def _top_level_names(body: Sequence[ast.stmt]) -> Iterable[str]:
-    """Names bound by top-level statements, looking inside top-level `if`, `try` and `with` blocks."""
+    """Names bound by top-level statements, looking
+    inside top-level `if`, `try` and `with` blocks."""
     for node in body:
         if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             yield node.name

@@ -119,7 +119,9 @@ def _course_ops_proven(exercise: Exercise) -> list[Finding]:
         return [Finding(False, str(exc))]
     if not ops:
         return []
-    problems = [problem for op in ops for problem in prove(op)]
+    problems: list[str] = []
+    for op in ops:
+        problems += prove(op)
     return [Finding(False, f"an added operation is wrong: {p}") for p in problems] or [
         Finding(True, proven_line(ops))
     ]
@@ -162,9 +164,8 @@ def degenerate_probes(exercise: Exercise, seeds: Sequence[int]) -> list[Finding]
     leaks; a probe lists what is zero by design up to rounding in `near_zero`.
     """
     noise: dict[tuple[str, str], str] = {}  # (probe, label) -> the first noisy value, and where
-    near_zero: dict[
-        tuple[str, str], list[bool]
-    ] = {}  # declared gradients: within the noise scale, per seed
+    # declared gradients: within the noise scale, per seed
+    near_zero: dict[tuple[str, str], list[bool]] = {}
     for seed in seeds:
         expected_all = expected_values(
             exercise, draw_inputs(exercise, seed), seed=seed, torch_engine=False
@@ -257,19 +258,16 @@ def _cuda_agrees(
 def _tensor_twin_on_cuda(
     exercise: Exercise, seeds: Sequence[int], devices: Sequence[Device]
 ) -> list[Finding]:
-    """A tensor exercise's torch twin, on CUDA where there is one, agrees with the numpy reference."""
+    """A tensor exercise's torch twin, on CUDA where
+    there is one, agrees with the numpy reference."""
     if exercise.engine != "tensor" or "cuda" not in devices or not cuda_available():
         return []
-    problems = [
-        f"seed {seed}, probe '{probe.name}': {d}"
-        for seed in seeds
-        for probe, expected in zip(
-            exercise.probes,
-            expected_values(exercise, draw_inputs(exercise, seed), seed=seed, device="cuda"),
-            strict=True,
-        )
-        for d in expected.disagreements
-    ]
+    problems = []
+    for seed in seeds:
+        inputs = draw_inputs(exercise, seed)
+        on_cuda = expected_values(exercise, inputs, seed=seed, device="cuda")
+        for probe, expected in zip(exercise.probes, on_cuda, strict=True):
+            problems += [f"seed {seed}, probe '{probe.name}': {d}" for d in expected.disagreements]
     if problems:
         return [Finding(False, f"on CUDA: {p}") for p in problems]
     return [
@@ -292,9 +290,8 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
     problems = []
     for probe in exercise.probes:
         for spec in probe.inputs:
-            repeated = (
-                spec.shared and probe is not exercise.probes[0]
-            )  # an exercise-wide input: said once
+            # an exercise-wide input: said once
+            repeated = spec.shared and probe is not exercise.probes[0]
             if spec.kind != "tensor" or spec.dtype == "int64" or spec.equal_dims or repeated:
                 continue
             big = [n for n in spec.shape if n > 1]
@@ -306,7 +303,8 @@ def _array_probe_rules(exercise: Exercise) -> list[Finding]:
         return [
             Finding(
                 False,
-                f"a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): {p}",
+                "a tensor shape hides axis mistakes (two equal dimensions, a 0, or one element): "
+                f"{p}",
             )
             for p in problems
         ]

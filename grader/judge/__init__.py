@@ -1,1 +1,2 @@
-"""Judging a run: specs, expected values, checks, diagnosis, and the report they make (`grading.grade`)."""
+"""Judging a run: specs, expected values, checks, diagnosis, and the report they make (a grading
+session, `session.GradingSession`, runs the pipeline, `grading.grade_submission`)."""

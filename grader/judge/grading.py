@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -128,7 +129,10 @@ def plan(
     """Each exercise's inputs at `seed`, and the devices its probes use: those not asked for, or
     not on this machine, are skipped, with why."""
     groups = tuple(Group(exercise, draw_inputs(exercise, seed), seed) for exercise in exercises)
-    used = {device for exercise in exercises for p in exercise.probes for device in p.devices}
+    used: set[Device] = set()
+    for exercise in exercises:
+        for probe in exercise.probes:
+            used.update(probe.devices)
     skipped: dict[Device, str] = {}
     for device in (d for d in ALL_DEVICES if d in used):
         if device not in devices:
@@ -470,20 +474,21 @@ def assemble(
     """What the report is made of: the results, and what the runs said of the file as a whole
     (problems, printed output, isolation, notes and integrity), each child's once."""
     children = {d: distinct_children(found) for d, found in runs.public.items()}
+    seen = list(chain.from_iterable(children.values()))
+    apart = list(chain.from_iterable(runs.hidden.values()))
     several = len(runs.public) > 1
     # advice for the file as a whole: torch's where any exercise uses torch, else the exercises'
     # own engine's
     engines = {g.exercise.engine for g in planned.groups}
     engine = "torch" if "torch" in engines or len(engines) != 1 else next(iter(engines))
-    everything = [*children.values(), *runs.hidden.values()]
     return Graded(
         exercises=tuple(results),
         problems=_problems(children, several, engine),
         output=_output(children, several),
-        output_truncated=any(r.output_truncated for found in children.values() for r in found),
-        isolation=_weakest([r.isolation for found in everything for r in found]),
-        notes=_notes(notes, children),
-        integrity=_integrity(children, runs.hidden),
+        output_truncated=any(r.output_truncated for r in seen),
+        isolation=_weakest(r.isolation for r in [*seen, *apart]),
+        notes=_notes(notes, seen),
+        integrity=_integrity(seen, apart),
     )
 
 
@@ -515,9 +520,11 @@ def _weakest(isolations: Iterable[Isolation | None]) -> Isolation | None:
     return min(known, key=lambda i: (LEVELS.index(i.level), -len(i.weaker_limits)), default=None)
 
 
-def _notes(notes: Sequence[str], children: Mapping[Device, list[RunResult]]) -> tuple[str, ...]:
+def _notes(notes: Sequence[str], seen: Sequence[RunResult]) -> tuple[str, ...]:
     """The notes, each once: a note on an import the guard refused gives way to the refusal's."""
-    refused = [text for found in children.values() for r in found for text in r.refused_imports]
+    refused: list[str] = []
+    for child in seen:
+        refused += child.refused_imports
     kept = [n for n in notes if not any(f"imports {r.split()[0]}," in n for r in refused)]
     for text in refused:
         kept.append(
@@ -527,14 +534,13 @@ def _notes(notes: Sequence[str], children: Mapping[Device, list[RunResult]]) -> 
     return tuple(dict.fromkeys(kept))
 
 
-def _integrity(
-    children: Mapping[Device, list[RunResult]], hidden: Mapping[Device, list[RunResult]]
-) -> tuple[str, ...]:
-    """What the submission did against the grader, each once: what only the hidden part saw is
-    one withheld line, as for its refusals."""
-    seen = [r for found in children.values() for r in found]
-    apart = [r for found in hidden.values() for r in found]
-    lines = [f"your code {text}; it was refused" for r in seen for text in r.integrity]
+def _integrity(seen: Sequence[RunResult], apart: Sequence[RunResult]) -> tuple[str, ...]:
+    """What the submission did against the grader, each once (`seen` in the public runs, `apart`
+    in the hidden part's own): what only the hidden part saw is one withheld line, as for its
+    refusals."""
+    lines = []
+    for child in seen:
+        lines += [f"your code {text}; it was refused" for text in child.integrity]
     for child in seen:
         for stop in (child.stop, *(g.stop for g in child.groups)):
             if stop is not None and stop.kind == "forged-reply":

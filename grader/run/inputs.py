@@ -1,8 +1,10 @@
-"""Seeded probe inputs that follow the probe rules: generic values, no coincidences, away from kinks.
+"""Seeded probe inputs that follow the probe rules: generic values, no coincidences, away from
+kinks.
 
-Rules (research/autograd-mistakes.md section 7): no 0 and no +-1, no two inputs equal or opposite
-(so swapped or negated gradients show), magnitudes of order one, three decimals so a student can
-retype them. The same seed, exercise and probe always give the same values.
+The rules, each so that a mistake shows in the values: no 0 and no +-1 (where a missing factor
+or term would still give the right number), no two inputs equal or opposite (so swapped or negated
+gradients show), magnitudes of order one, three decimals so a student can retype them. The same
+seed, exercise and probe always give the same values.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ LOW, HIGH = 0.3, 3.0  # magnitudes of random scalars: far from 0, derivatives of
 #: never 0 or 1, which hide the classic pow mistakes; ints, so that a student's range(n) works
 EXPONENTS = (2, 3, 4, -1, -2)
 _ATTEMPTS = 1000
-#: elements of a tensor kept 0.1 apart in magnitude (the range holds about 24 such, and drawing near that
-#: many takes thousands of tries); the rest only differ in magnitude from all before them, so no maximum is tied
+#: elements of a tensor kept 0.1 apart in magnitude (the range holds about 24 such, and drawing near
+#: that many takes thousands of tries); the rest only differ in magnitude from all before them, so
+#: no maximum is tied
 _DISTINCT_UP_TO = 12
 
 
@@ -48,9 +51,16 @@ def draw_probe_inputs(exercise_id: str, probe: Probe, seed: int) -> Inputs:
     # A string seed is hashed with SHA-512 by `random`: stable across runs, machines and versions.
     # Only rng.random() is used, whose stream Python keeps stable.
     # The exercise's shared inputs come first, from a stream of their own: the same in every probe.
-    shared = _draw_all([spec for spec in probe.inputs if spec.shared], random.Random(f"{seed}/{exercise_id}/"))
-    return {**shared, **_draw_all([spec for spec in probe.inputs if not spec.shared],
-                                  random.Random(f"{seed}/{exercise_id}/{probe.name}"))}
+    shared = _draw_all(
+        [spec for spec in probe.inputs if spec.shared], random.Random(f"{seed}/{exercise_id}/")
+    )
+    return {
+        **shared,
+        **_draw_all(
+            [spec for spec in probe.inputs if not spec.shared],
+            random.Random(f"{seed}/{exercise_id}/{probe.name}"),
+        ),
+    }
 
 
 def _draw_all(specs: list[InputSpec], rng: random.Random) -> Inputs:
@@ -68,7 +78,8 @@ def _draw_all(specs: list[InputSpec], rng: random.Random) -> Inputs:
 
 
 def probe_seed(seed: int, exercise_id: str, probe_name: str) -> int:
-    """A seed for torch's generator in one probe, so random initialisations repeat on every engine."""
+    """A seed for torch's generator in one probe, so random initialisations repeat on every
+    engine."""
     return random.Random(f"torch/{seed}/{exercise_id}/{probe_name}").getrandbits(63)
 
 
@@ -90,7 +101,8 @@ def _draw(spec: InputSpec, rng: random.Random, others: list[float]) -> float | i
 
 def _generic_value(rng: random.Random, others: list[float], sign: float | None) -> float:
     value = 0.0
-    taken = sorted(abs(other) for other in others)  # the nearest magnitudes decide: found by bisection
+    # the nearest magnitudes decide: found by bisection
+    taken = sorted(abs(other) for other in others)
     for _ in range(_ATTEMPTS):
         magnitude = round(LOW + (HIGH - LOW) * rng.random(), 3)
         value = magnitude * (sign if sign is not None else (1.0 if rng.random() < 0.5 else -1.0))
@@ -128,7 +140,8 @@ def _index(rng: random.Random, n: int) -> int:
 
 
 def _generic(value: float, taken: list[float]) -> bool:
-    """Away from +-1, and at least 0.1 in magnitude from every one of `taken` (sorted magnitudes)."""
+    """Away from +-1, and at least 0.1 in magnitude from every one of `taken` (sorted
+    magnitudes)."""
     if abs(abs(value) - 1.0) < 0.15:
         return False
     at = bisect.bisect_left(taken, abs(value))
@@ -138,8 +151,14 @@ def _generic(value: float, taken: list[float]) -> bool:
 def input_to_data(value: InputValue) -> object:
     """An input as JSON for the child's request."""
     if isinstance(value, TensorInput):
-        return {"tensor": {"shape": list(value.shape), "data": list(value.data), "dtype": value.dtype,
-                           "requires_grad": value.requires_grad}}
+        return {
+            "tensor": {
+                "shape": list(value.shape),
+                "data": list(value.data),
+                "dtype": value.dtype,
+                "requires_grad": value.requires_grad,
+            }
+        }
     return value
 
 
@@ -155,9 +174,15 @@ def input_from_data(data: object) -> InputValue:
 def show_input(value: InputValue) -> str:
     """An input as a report shows it."""
     if isinstance(value, TensorInput):
-        preview = "[" + ", ".join(f"{v:g}" for v in value.data[:6]) + (", ..." if len(value.data) > 6 else "") + "]"
+        preview = (
+            "["
+            + ", ".join(f"{v:g}" for v in value.data[:6])
+            + (", ..." if len(value.data) > 6 else "")
+            + "]"
+        )
         if len(value.shape) > 1 and 0 not in value.shape:  # nested, as numpy prints it
-            from grader.core.compare import excerpt  # the trusted side's: the child never shows inputs
+            # the trusted side's: the child never shows inputs
+            from grader.core.compare import excerpt
             from grader.core.values import Array
 
             preview = excerpt(Array(value.shape, value.data))

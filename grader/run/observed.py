@@ -1,4 +1,5 @@
-"""What a sandboxed run saw, as plain records: the hand-off from the sandbox to checks and diagnosis."""
+"""What a sandboxed run saw, as plain records: the hand-off from the sandbox to checks and
+diagnosis."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from typing import Literal
 from grader.core.values import ErrorInfo, Value
 
 #: why a run ended before its work was done: the student's code ran out of time, CPU or memory, was
-#: killed by a signal, ended the process, printed or returned too much, or wrote to the grader's reply;
-#: or the grader failed (never the student's fault)
-StopKind = Literal["timeout", "cpu", "memory", "signal", "exit", "reply-size", "forged-reply", "grader", "unknown"]
+#: killed by a signal, ended the process, printed or returned too much, or wrote to the grader's
+#: reply; or the grader failed (never the student's fault)
+StopKind = Literal[
+    "timeout", "cpu", "memory", "signal", "exit", "reply-size", "forged-reply", "grader", "unknown"
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Stop:
-    """Why a run stopped early: a machine-readable kind, a sentence, and what the student might do."""
+    """Why a run stopped early: a machine-readable kind, a sentence, and what the student might
+    do."""
 
     kind: StopKind
     #: "did not finish within 5 s (the time limit)", completing "Your code ..."
@@ -26,13 +30,15 @@ class Stop:
 
 @dataclass(frozen=True, slots=True)
 class Isolation:
-    """How a run was confined (grader.run.confine.isolate): its level, the mechanism, and in words; and which of its
-    limits held per process only, where it had no cgroup for them (grader.run.confine.cgroups)."""
+    """How a run was confined (grader.run.confine.isolate): its level, the mechanism, and in words;
+    and which of its limits held per process only, where it had no cgroup for them
+    (grader.run.confine.cgroups)."""
 
     level: Literal["full", "namespaces", "landlock", "none"]
     mode: str
     description: str
-    #: "memory", "processes": counted per process (or per user), not for all of the run's processes together
+    #: "memory", "processes": counted per process (or per user), not for all of the run's processes
+    #: together
     weaker_limits: tuple[str, ...] = ()
 
 
@@ -46,19 +52,24 @@ class Evidence:
 
     #: times the submission's own code started the engine (backward, autograd.grad)
     runs: int
-    #: the probe's inputs whose .grad was not what the engine accumulated (set by hand, or changed after)
+    #: the probe's inputs whose .grad was not what the engine accumulated (set by hand, or changed
+    #: after)
     not_from_engine: tuple[str, ...] = ()
     #: forbidden torch operators that ran
     forbidden_ops: tuple[str, ...] = ()
-    #: every number the engine produced as a gradient (leaves' .grad after each backward, autograd.grad's)
+    #: every number the engine produced as a gradient (leaves' .grad after each backward,
+    #: autograd.grad's)
     produced: tuple[float, ...] = ()
-    #: gradients that reached an input while the recorded engine was not running (an engine out of its sight)
+    #: gradients that reached an input while the recorded engine was not running (an engine out of
+    #: its sight)
     unseen_runs: int = 0
     #: whether `Variable._execution_engine` was no longer the recorded one when the probe ended
     engine_replaced: bool = False
-    #: where the submission's code first held a complex number during the probe ("in f(), line 3"); "" if nowhere
+    #: where the submission's code first held a complex number during the probe ("in f(), line 3");
+    #: "" if nowhere
     complex_at: str = ""
-    #: messages to the record that only the submission could have sent (grader.run.child.evidence): ignored
+    #: messages to the record that only the submission could have sent (grader.run.child.evidence):
+    #: ignored
     tampered: int = 0
 
 
@@ -77,7 +88,8 @@ class GroupRun:
 
     #: names the exercise needs that the submission lacks, in words
     missing: tuple[str, ...]
-    #: by the exercise's probe index; None where the probe did not finish or was not meant for this device
+    #: by the exercise's probe index; None where the probe did not finish or was not meant for this
+    #: device
     probes: tuple[ProbeRun | None, ...]
     #: the probe that was running when the run stopped
     stopped_at: int | None
@@ -107,7 +119,8 @@ class RunResult:
     isolation: Isolation | None = None
     #: imports the guard refused, as "torch (student.py:3)"
     refused_imports: tuple[str, ...] = ()
-    #: what the guard refused as tampering with the grader, as "used gc.get_objects() (student.py:9)"
+    #: what the guard refused as tampering with the grader, as "used gc.get_objects()
+    #: (student.py:9)"
     integrity: tuple[str, ...] = ()
 
     @property

@@ -324,7 +324,7 @@ class RunSet:
                 last = stopped[0]
             for k in range(last + 1):
                 found[pending[k]] = (result, k)
-            rest = pending[last + 1:]
+            rest = pending[last + 1 :]
             if rest:
                 self._queue.insert(0, rest)
             self._pending = self._launch(self._queue.pop(0)) if self._queue else None
@@ -469,7 +469,7 @@ def _finished(key: bytes, reply: bytes) -> bool:
     """The reply ends with the child's signed word that it is done."""
     if not reply.endswith(b"\n"):
         return False
-    last = reply[reply.rfind(b"\n", 0, len(reply) - 1) + 1:-1]
+    last = reply[reply.rfind(b"\n", 0, len(reply) - 1) + 1 : -1]
     head, _, body = last.partition(b" ")
     if not body.startswith(b'{"event":"done"'):
         return False
@@ -568,4 +568,3 @@ def _probe_request(group: Group, index: int) -> ProbeRequest:
         torch_seed=probe_seed(group.seed, exercise.id, probe.name),
         uses=_uses(exercise, index),
     )
-

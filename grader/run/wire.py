@@ -48,9 +48,7 @@ def encode(message: Any) -> bytes:
 # ---- a child's request ----------------------------------------------------------------------
 
 #: a probe in plain values: name, code, observations, inputs, torch seed, the names it uses
-ProbeFields = tuple[
-    str, str, tuple[tuple[str, str], ...], dict[str, object], int, tuple[str, ...]
-]
+ProbeFields = tuple[str, str, tuple[tuple[str, str], ...], dict[str, object], int, tuple[str, ...]]
 
 
 def probe_fields(data: object) -> ProbeFields:
@@ -288,10 +286,22 @@ class Request:
         )
 
 
-_REQUEST = frozenset({
-    "filename", "exercise", "cells", "siblings", "package", "import_paths", "keep_going",
-    "device", "two_parts", "allowed", "forbidden", "groups",
-})
+_REQUEST = frozenset(
+    {
+        "filename",
+        "exercise",
+        "cells",
+        "siblings",
+        "package",
+        "import_paths",
+        "keep_going",
+        "device",
+        "two_parts",
+        "allowed",
+        "forbidden",
+        "groups",
+    }
+)
 
 
 def second_part_fields(data: object) -> list[tuple[int, list[ProbeFields]]]:
@@ -422,10 +432,20 @@ class ZygoteConfig:
         )
 
 
-_CONFIG = frozenset({
-    "sock", "memory", "target", "allowed", "forbidden", "mode", "level", "isolation",
-    "scratch", "keep",
-})
+_CONFIG = frozenset(
+    {
+        "sock",
+        "memory",
+        "target",
+        "allowed",
+        "forbidden",
+        "mode",
+        "level",
+        "isolation",
+        "scratch",
+        "keep",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -499,9 +519,18 @@ class RunHeader:
         )
 
 
-_HEADER = frozenset({
-    "run", "uid", "files_as_root", "cpu", "memory_cap", "group_memory", "file_bytes", "nproc",
-})
+_HEADER = frozenset(
+    {
+        "run",
+        "uid",
+        "files_as_root",
+        "cpu",
+        "memory_cap",
+        "group_memory",
+        "file_bytes",
+        "nproc",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

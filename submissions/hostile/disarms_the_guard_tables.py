@@ -1,19 +1,17 @@
 # exercise: node-mul
 # Hostile: every gradient comes out negated, and the submission tries to fix that after the fact: it empties
-# the guard's tables of refusals (grader.run.guard.guard_rules, and the names grader.run.guard.guard imported from it), makes its
-# own file one of the guard's, answers every import itself (grader.run.guard.guard_public._ask), then sets a trace
+# the guard's tables of refusals (grader.run.guard.guard's _REFUSED and _FRAME_ATTRIBUTES), makes its own file
+# one of the guard's, answers every import itself (grader.run.guard.guard_public._ask), then sets a trace
 # function that negates every gradient in each probe's observations as run_probe returns them
 import math
 import sys
 
 
 def _disarm():
-    rules, guard, public = (sys.modules.get(n) for n in ("grader.run.guard.guard_rules", "grader.run.guard.guard", "grader.run.guard.guard_public"))
-    for module in (rules, guard):
-        if module is not None:
-            module._REFUSED.clear()
-            module._FRAME_ATTRIBUTES = frozenset()
+    guard, public = (sys.modules.get(n) for n in ("grader.run.guard.guard", "grader.run.guard.guard_public"))
     if guard is not None:
+        guard._REFUSED.clear()
+        guard._FRAME_ATTRIBUTES = frozenset()
         guard._OWN_FILES = frozenset({*guard._OWN_FILES, __file__})
     if public is not None:
         public._ask = lambda name: None

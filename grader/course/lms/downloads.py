@@ -1,13 +1,16 @@
-"""Read a submissions folder as an LMS's bulk download
-names it: who handed in what, before any roster.
+"""Read a submissions folder as an LMS's bulk download names it: who handed in what, before
+any roster.
 
 Four layouts, each documented (with its sources) in docs/lms-downloads.md:
 
-    plain       one file (.py, .ipynb) or folder per student, named by the student (or the roster's `submission`)
+    plain       one file (.py, .ipynb) or folder per student, named by the student (or the
+                roster's `submission`)
     canvas      "Download Submissions": flat files `<name>[_late]_<user id>_<file id>_<file name>`
-    gradescope  "Export Submissions": `submission_metadata.yml` and one `submission_<id>/` folder per submission
-    moodle      "Download all submissions": `<Full Name>_<participant id>_assignsubmission_file[_]/...` folders,
-                or flat files `<Full Name>_<participant id>_assignsubmission_file_<file name>`
+    gradescope  "Export Submissions": `submission_metadata.yml` and one `submission_<id>/`
+                folder per submission
+    moodle      "Download all submissions": folders
+                `<Full Name>_<participant id>_assignsubmission_file[_]/...`, or flat files
+                `<Full Name>_<participant id>_assignsubmission_file_<file name>`
 
 Without --names the layout is detected: Gradescope by its metadata file, else the layout most of
 the folder's entries follow (Canvas's or Moodle's naming before plain, which every .py file fits);
@@ -88,8 +91,8 @@ def read_download(folder: Path, names: Names | None = None, *, archives: bool = 
     library course's class, where an archive (a zipped repository) is a student's submission too."""
     if not folder.is_dir():
         raise GraderError(
-            f"{folder}: not a folder. grade batch takes a folder with one file or folder per student, "
-            f"or an LMS's download unzipped."
+            f"{folder}: not a folder. grade batch takes a folder with one file or folder per "
+            "student, or an LMS's download unzipped."
         )
     chosen = names or detect(folder, archives)
     reader = {"plain": _plain, "canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle}[
@@ -99,8 +102,8 @@ def read_download(folder: Path, names: Names | None = None, *, archives: bool = 
     items = _items(folder)
     if names is not None and names != "gradescope" and 2 * len(download.ignored) > len(items):
         raise GraderError(
-            f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} names "
-            f"(such as {few(download.ignored)}); {_which_fits(folder, items)}"
+            f"{folder}: {len(download.ignored)} of its {len(items)} entries do not follow {names} "
+            f"names (such as {few(download.ignored)}); {_which_fits(folder, items)}"
         )
     leaving = [
         f"{p.name} (a link out of the submissions folder)"
@@ -125,7 +128,8 @@ def detect(folder: Path, archives: bool = False) -> Names:
     counts = fit_counts(items, archives)
     if 2 * counts["none"] > len(items):
         raise GraderError(
-            f"{folder}: most of its {len(items)} entries fit no layout; {_which_fits(folder, items)}"
+            f"{folder}: most of its {len(items)} entries fit no layout; "
+            f"{_which_fits(folder, items)}"
         )
     fitting = len(items) - counts["none"]  # a README or the roster dropped in has no say
     for names in ("moodle", "canvas"):  # an LMS's names first: its files fit plain too
@@ -135,7 +139,8 @@ def detect(folder: Path, archives: bool = False) -> Names:
 
 
 def fit_counts(items: Sequence[Path], archives: bool = False) -> dict[str, int]:
-    """How many of the entries each layout names as (part of) a submission, and how many none does."""
+    """How many of the entries each layout names as
+    (part of) a submission, and how many none does."""
     canvas = [_fits("canvas", _CANVAS_UPLOAD, item) for item in items]
     moodle = [_fits("moodle", _MOODLE, item) for item in items]
     plain = [
@@ -160,9 +165,9 @@ def _which_fits(folder: Path, items: Sequence[Path]) -> str:
         return f"{counts[best]} of them follow {best} names: give --names {best}."
     tally = ", ".join(f"{counts[name]} {name}" for name in ("canvas", "moodle", "plain"))
     return (
-        f"entries that follow each layout: {tally} (plain: a .py file, notebook or folder per student), such as "
-        f"{few([i.name for i in items])}. Unzip the LMS's download as it came, into a folder of its own, and "
-        f"give --names canvas, gradescope, moodle or plain."
+        f"entries that follow each layout: {tally} (plain: a .py file, notebook or folder per "
+        f"student), such as {few([i.name for i in items])}. Unzip the LMS's download as it came, "
+        "into a folder of its own, and give --names canvas, gradescope, moodle or plain."
     )
 
 
@@ -295,8 +300,9 @@ def _gradescope(folder: Path) -> Download:
     root = _gradescope_root(folder)
     if root is None:
         raise GraderError(
-            f"{folder}: no {GRADESCOPE_METADATA} here: not an unzipped Gradescope export (Assignment > "
-            f"Review Grades > Export Submissions). Use --names plain for a folder per student."
+            f"{folder}: no {GRADESCOPE_METADATA} here: not an unzipped Gradescope export "
+            "(Assignment > Review Grades > Export Submissions). Use --names plain for a folder "
+            "per student."
         )
     metadata = _gradescope_metadata(root / GRADESCOPE_METADATA)
     found = []
@@ -313,8 +319,8 @@ def _gradescope(folder: Path) -> Download:
             sid, email = _text(person.get(":sid")), _text(person.get(":email"))
             if not sid and not email:
                 raise GraderError(
-                    f"{root / GRADESCOPE_METADATA}: {folder_name}: a submitter has neither :sid: nor "
-                    f":email:, so the grader cannot tell who it is."
+                    f"{root / GRADESCOPE_METADATA}: {folder_name}: a submitter has neither :sid: "
+                    "nor :email:, so the grader cannot tell who it is."
                 )
             found.append(
                 Found(

@@ -40,7 +40,8 @@ class Member:
 
     @property
     def learner(self) -> bool:
-        """An active student: NRPS's Learner context role (sub-roles such as Learner#... count too)."""
+        """An active student: NRPS's Learner context
+        role (sub-roles such as Learner#... count too)."""
         return self.status == "Active" and any(
             r == LEARNER or r.startswith(LEARNER + "#") or r == "Learner" for r in self.roles
         )
@@ -70,8 +71,9 @@ def fetch_members(platform: Platform, url: str) -> Membership:
         status, headers, body = client.get(page, MEMBERSHIP_TYPE, PAGE_BYTES)
         if status != 200:
             raise GraderError(
-                f"{page}: the platform answered {status} ({body[:200].decode('utf-8', 'replace')!r}); "
-                f"nothing was changed. Check that the tool has the Names and Roles service in the LMS."
+                f"{page}: the platform answered {status} "
+                f"({body[:200].decode('utf-8', 'replace')!r}); nothing was changed. Check that the "
+                "tool has the Names and Roles service in the LMS."
             )
         data = _json(page, body)
         if not context and isinstance(data.get("context"), dict):

@@ -102,31 +102,44 @@ def publish_lti(
             how,
             kept,
         )
+
+    def recorded(user: str, entry: dict[str, Any]) -> None:
+        record[user] = entry
+        # after each: a stopped run resends only the rest
+        _write_record(record_path, lineitem, target.assignment, record)
+
+    sent = _post_scores(client, lineitem, todo, recorded)
+    return Published(sent, unchanged, skipped, lineitem, how, kept)
+
+
+def _post_scores(
+    client: ServiceClient,
+    lineitem: str,
+    todo: list[tuple[dict[str, Any], str]],
+    recorded: Callable[[str, dict[str, Any]], None],
+) -> list[str]:
+    """POST each score; `recorded` hears of each one the platform took. The students sent, or a
+    GraderError naming the refusals."""
     sent, refused = [], []
     for score, digest in todo:
         status, body = client.post(
             scores_url(lineitem), json.dumps(score).encode(), SCORE_MEDIA_TYPE
         )
         if status in (200, 201, 202, 204):
-            record[score["userId"]] = {
-                "sha256": digest,
-                "timestamp": score["timestamp"],
-                "status": status,
-            }
-            # after each: a stopped run resends only the rest
-            _write_record(record_path, lineitem, target.assignment, record)
+            entry = {"sha256": digest, "timestamp": score["timestamp"], "status": status}
+            recorded(score["userId"], entry)
             sent.append(score["userId"])
         else:
-            refused.append(
-                f"{score['userId']} ({status}: {body[:120].strip() or 'no reason given'})"
-            )
+            why = body[:120].strip() or "no reason given"
+            refused.append(f"{score['userId']} ({status}: {why})")
     if refused:
+        more = "; ..." if len(refused) > 3 else ""
         raise GraderError(
             f"{lineitem}: the platform refused {len(refused)} of {len(todo)} scores "
-            f"({'; '.join(refused[:3])}{'; ...' if len(refused) > 3 else ''}); {len(sent)} were "
+            f"({'; '.join(refused[:3])}{more}); {len(sent)} were "
             f"sent and recorded. Fix the cause and publish again: only what was not taken is sent."
         )
-    return Published(sent, unchanged, skipped, lineitem, how, kept)
+    return sent
 
 
 def _scores(
@@ -139,9 +152,8 @@ def _scores(
     from grader.outputs.layout import MANIFEST
 
     folders = read_manifest(reports).folders if (reports / MANIFEST).is_file() else None
-    rows = list(
-        finished_students(reports, folders)
-    )  # the batch's own students, never another run's left behind
+    # the batch's own students, never another run's left behind
+    rows = list(finished_students(reports, folders))
     # Where the roster gives LTI user ids, a student without one is not sent under the gradebook's
     # id instead.
     with_lti = any(row.student.lti_user_id for row in rows)
@@ -150,9 +162,8 @@ def _scores(
     kept: list[str] = []
     no_lti: list[str] = []
     for row in rows:
-        if (
-            row.outcome == "grader-error"
-        ):  # a Score without scoreGiven clears the grade: never for our bug
+        # a Score without scoreGiven clears the grade: never for our bug
+        if row.outcome == "grader-error":
             skipped.append(row.student.id)
         elif row.student.id in held:
             kept.append(row.student.id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.metadata as metadata
 import shutil
 import zipfile
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from packaging.utils import canonicalize_name
 import grader
 import reference
 from grader.core.errors import GraderError
+from grader.core.exercise import Exercise
 from grader.course.secret import CourseSecret, write_new_secret, write_secret
 from grader.judge.catalog import ASSIGNMENTS, Catalog
 from grader.run.sandbox import runs_lean
@@ -44,19 +46,22 @@ DISTRIBUTION = "autograd-grader"
 UV_VERSION, UV_PYTHON = "0.13.9", "3.12"
 UV_WHEELS = {
     "X86_64": (
-        "https://files.pythonhosted.org/packages/3d/aa/26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
+        "https://files.pythonhosted.org/packages/3d/aa/"
+        "26d64642d808de4a652579ef950d7cd2d37f080a8babf9c67c6b75fc4c3f/"
         "uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
         "d7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19",
     ),
     "AARCH64": (
-        "https://files.pythonhosted.org/packages/fe/2f/51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
+        "https://files.pythonhosted.org/packages/fe/2f/"
+        "51a5de367c602592c018a42a23d57fba5f2689fe6c3bf025dcf043b39c61/"
         "uv-0.13.9-py3-none-manylinux_2_28_aarch64.whl",
         "ecb6028d79dc96fbeafffe5c8af62a7099487ebc05a701e76714eebcffd06375",
     ),
 }
 
 TORCH_STEP = """\
-# The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB CUDA build.
+# The CPU build of torch, at the README's pin: a plain `pip install torch` pulls a multi-GB
+# CUDA build.
 "$venv/bin/python" -m pip install -q "torch=={pin}" --index-url {index}
 """
 
@@ -80,10 +85,12 @@ if [ ! -s "$results" ]; then
 import json, sys
 from grader.outputs.formats.gradescope import gradescope_failure
 results, errors, status, submission = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-lines = [line for line in open(errors, encoding="utf-8", errors="replace").read().splitlines() if line.strip()]
+text = open(errors, encoding="utf-8", errors="replace").read()
+lines = [line for line in text.splitlines() if line.strip()]
 if status == 2 and lines:  # a problem with the submission, said in one line: the student can fix it
     # in the student's words: their files by name, never where the autograder keeps them
-    reason = lines[-1].removeprefix("error: ").replace(submission + "/", "").replace(submission, "Your submission")
+    reason = lines[-1].removeprefix("error: ").replace(submission + "/", "")
+    reason = reason.replace(submission, "Your submission")
 else:
     reason = {grader_failed!r}
 with open(results, "w") as out:
@@ -124,23 +131,35 @@ def export_gradescope(
     (out / "requirements.txt").write_text(requirements(with_torch=needs_torch))
     torch = TORCH_STEP.format(pin=TORCH_PIN, index=TORCH_INDEX) if needs_torch else ""
     (out / "setup.sh").write_text(setup_script(torch))
-    if seed is None:
-        kept = out / SECRET_IN_EXPORT
-        kept.unlink(missing_ok=True)
-        if secret is None:
-            write_new_secret(kept)
-        else:
-            write_secret(kept, secret.value)  # mode 600 from its first byte, as the course's own
-        seeding = f'--secret-file "$root/source/{SECRET_IN_EXPORT}"'
-    else:
-        (out / SECRET_IN_EXPORT).unlink(missing_ok=True)
-        seeding = f"--seed {seed}"
     from grader.judge.session import GRADER_FAILED
 
+    seeding = _seeding(out, seed, secret)
     script = RUN.format(which=which, seeding=seeding, grader_failed=GRADER_FAILED)
     (out / "run_autograder").write_text(script)
-    for script in ("setup.sh", "run_autograder"):
-        (out / script).chmod(0o755)
+    for name in ("setup.sh", "run_autograder"):
+        (out / name).chmod(0o755)
+    _copy_sources(out, catalog, exercises, assignment)
+    return _zipped(out)
+
+
+def _seeding(out: Path, seed: int | None, secret: CourseSecret | None) -> str:
+    """run_autograder's seed option: `seed` for every submission, else one drawn from the
+    course secret the export carries (the course's, else a fresh one)."""
+    kept = out / SECRET_IN_EXPORT
+    kept.unlink(missing_ok=True)
+    if seed is not None:
+        return f"--seed {seed}"
+    if secret is None:
+        write_new_secret(kept)
+    else:
+        write_secret(kept, secret.value)  # mode 600 from its first byte, as the course's own
+    return f'--secret-file "$root/source/{SECRET_IN_EXPORT}"'
+
+
+def _copy_sources(
+    out: Path, catalog: Catalog, exercises: Sequence[Exercise], assignment: str | None
+) -> None:
+    """The grader's and the reference's source, the exercises and the assignment's file."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for package in (grader, reference):
         assert package.__file__ is not None  # both are regular packages
@@ -149,24 +168,19 @@ def export_gradescope(
     for e in exercises:
         shutil.copytree(e.folder, out / "exercises" / e.id, ignore=ignore, dirs_exist_ok=True)
     if assignment is not None:
-        (out / "exercises" / ASSIGNMENTS).mkdir(parents=True, exist_ok=True)
-        shutil.copy(
-            catalog.root / ASSIGNMENTS / f"{assignment}.yaml", out / "exercises" / ASSIGNMENTS
-        )
+        assignments = out / "exercises" / ASSIGNMENTS
+        assignments.mkdir(parents=True, exist_ok=True)
+        shutil.copy(catalog.root / ASSIGNMENTS / f"{assignment}.yaml", assignments)
+
+
+def _zipped(out: Path) -> Path:
+    """autograder.zip, with the files at its root, as Gradescope requires."""
     archive = out / "autograder.zip"
-    with zipfile.ZipFile(
-        archive, "w", zipfile.ZIP_DEFLATED
-    ) as zipped:  # the files at the root, as required
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         for path in sorted(p for p in out.rglob("*") if p.is_file() and p != archive):
             info = zipfile.ZipInfo.from_file(path, path.relative_to(out).as_posix())
-            info.date_time = (
-                2026,
-                1,
-                1,
-                0,
-                0,
-                0,
-            )  # the same bytes on every export of the same files
+            # the same bytes on every export of the same files
+            info.date_time = (2026, 1, 1, 0, 0, 0)
             zipped.writestr(info, path.read_bytes())
     return archive
 
@@ -230,5 +244,6 @@ def requirements(*, with_torch: bool) -> str:
 
 
 def _applies(requirement: Requirement) -> bool:
-    """Whether a requirement holds for a plain install on this Python: no extras, markers evaluated."""
+    """Whether a requirement holds for a plain install
+    on this Python: no extras, markers evaluated."""
     return requirement.marker is None or requirement.marker.evaluate({"extra": ""})

@@ -32,9 +32,8 @@ def release_library(settings: Path, library: Library, out: Path) -> list[Path]:
     written += _copy_tree(library.starter, out / "exercises" / STARTER)
     data: dict[str, Any] = yaml.load(settings.read_text(encoding="utf-8"), Loader=Loader)
     package = dict(data["package"])
-    package.pop(
-        "reference", None
-    )  # the solution stays behind: the pack carries expected values instead
+    # the solution stays behind: the pack carries expected values instead
+    package.pop("reference", None)
     package["starter"] = STARTER
     data["package"] = package
     target = out / "exercises" / COURSE_SETTINGS

@@ -2,15 +2,20 @@
 
     OUT/<id>.py, OUT/<id>.ipynb          each exercise's starter, as a file and as a notebook
     OUT/<assignment>.ipynb               one notebook per assignment, a section per exercise
-    OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade` themselves
+    OUT/exercises/<id>/exercise.yaml     the public probes, so that students can run `grade`
+                                         themselves
     OUT/exercises/<id>/starter.py
-    OUT/exercises/<id>/expected.json     torch and library exercises: the expected values at the default seed
-    OUT/python/..., OUT/minitorch/...    a library course: the starter repository, which the student fills in
+    OUT/exercises/<id>/expected.json     torch and library exercises: the expected values at
+                                         the default seed
+    OUT/python/..., OUT/minitorch/...    a library course: the starter repository, which the
+                                         student fills in
     OUT/exercises/starter/...            ... and the course's own copy of it (its given files)
-    OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the public probes
+    OUT/exercises/<id>/mistakes.json     the known mistakes' names, hints and values on the
+                                         public probes
     OUT/exercises/assignments/<id>.yaml
     OUT/exercises/pack.json              which version of each exercise it holds (pack.fingerprint)
-    OUT/README.md                        for students: install, check, what hidden checks and time limits mean
+    OUT/README.md                        for students: install, check, what hidden checks and
+                                         time limits mean
     OUT/wheels/autograd_grader-V-py3-none-any.whl   the grader itself, installed from here
 
 Solutions, mutants and hidden probes stay behind. A torch exercise's oracle is
@@ -25,7 +30,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import urllib.parse
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -35,7 +39,7 @@ import yaml
 
 from grader.core.errors import GraderError
 from grader.core.exercise import COURSE_OPS, COURSE_SETTINGS, Assignment, Exercise
-from grader.core.text import toml_string
+from grader.course.pack.course_file import is_http_address, write_course_file
 from grader.course.pack.fingerprint import write_fingerprints
 from grader.course.pack.library_pack import release_library
 from grader.course.pack.markdown import code_dunders
@@ -51,14 +55,7 @@ from grader.run.read.notebook import METADATA_KEY
 from grader.run.sandbox import Group, Sandbox, policy_of
 
 PACK_SEED = 0
-#: the pack's course file: the server `grade submit` sends to (grader.service.client reads it)
-COURSE_FILE = "grade-course.toml"
 _HEADER = re.compile(r"^#\s*exercise:.*\n", re.MULTILINE)
-
-
-def is_http_address(server: str) -> bool:
-    """Whether `server` is an address grade submit can send to: http or https, nothing else."""
-    return urllib.parse.urlsplit(server).scheme in ("http", "https")
 
 
 def release(
@@ -82,73 +79,17 @@ def release(
     if server is not None and not is_http_address(server):
         raise GraderError(
             f"--server {server!r} is not an http(s) address, so grade submit could not use it. "
-            f"Give the address students reach the course server at, e.g. https://grader.example.edu."
+            "Give the address students reach the course server at, e.g. "
+            "https://grader.example.edu."
         )
     assignments = [catalog.load_assignment(a) for a in assignment_ids]
     exercises = {e.id: e for e in [catalog.load(i) for i in exercise_ids]}
     for _, members in assignments:
         exercises.update({e.id: e for e in members})
-    written: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
-    # Importing torch takes seconds, in a torch exercise's zygote and here for its
-    # expected values: the zygote warms up from the start, and the expected values
-    # are computed in a thread of their own while the known mistakes run in the
-    # sandbox (grade release of two exercises took 25 s, each step after the other)
-    torch = next((e for e in exercises.values() if e.uses_torch), None)
-    with (
-        ThreadPoolExecutor(max_workers=1) as pool,
-        Sandbox(
-            lean=True, hide=[catalog.root], first=policy_of(torch) if torch is not None else None
-        ) as sandbox,
-    ):
-        # a torch exercise's oracle is its solution, a library's
-        # the course's reference: neither is in the pack
-        expected = {
-            e.id: pool.submit(_expected_data, e)
-            for e in exercises.values()
-            if e.engine in ("torch", "library")
-        }
-        for exercise in sorted(
-            exercises.values(), key=lambda e: e.uses_torch
-        ):  # the others' while torch loads
-            if exercise.library is None:
-                written += _exercise_files(exercise, out)
-            written += _pack_exercise(
-                exercise,
-                out / "exercises" / exercise.id,
-                sandbox,
-                mutant_cache,
-                expected.get(exercise.id),
-            )
-    for exercise in exercises.values():
-        if exercise.course_ops is not None and not (out / "exercises" / COURSE_OPS).exists():
-            # the reference engine computes a scalar pack's
-            # expected values, with the course's operations
-            ops = out / "exercises" / COURSE_OPS
-            ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
-            written.append(ops)
-        settings = exercise.folder.parent / COURSE_SETTINGS
-        if exercise.library is not None and not (out / "exercises" / COURSE_SETTINGS).exists():
-            written += release_library(settings, exercise.library, out)
-        elif (
-            settings.is_file() and not (out / "exercises" / COURSE_SETTINGS).exists()
-        ):  # what the course allows
-            (out / "exercises" / COURSE_SETTINGS).write_text(
-                settings.read_text(encoding="utf-8"), encoding="utf-8"
-            )
-            written.append(out / "exercises" / COURSE_SETTINGS)
-    for assignment, members in assignments:
-        written.append(
-            _write_notebook(
-                out / f"{assignment.id}.ipynb",
-                _assignment_cells(assignment, members),
-                {"assignment": assignment.id},
-            )
-        )
-        pack = out / "exercises" / ASSIGNMENTS / f"{assignment.id}.yaml"
-        pack.parent.mkdir(parents=True, exist_ok=True)
-        pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
-        written.append(pack)
+    written = _pack_exercises(catalog, list(exercises.values()), out, mutant_cache)
+    written += _course_files(list(exercises.values()), out)
+    written += _assignment_files(assignments, out)
     # which version of each exercise the pack holds, so that the server can say when it is stale
     folders = {e.id: e.folder for e in exercises.values()}
     written.append(write_fingerprints(out / "exercises", folders))
@@ -165,13 +106,83 @@ def release(
         )
     )
     if server is not None:
-        written.append(out / COURSE_FILE)
-        written[-1].write_text(
-            f"# grade submit sends your work here; add your own line: token = \"...\"\n"
-            f"server = {toml_string(server)}\n",
-            encoding="utf-8",
-            newline="\n",
-        )
+        written.append(write_course_file(out, server))
+    return written
+
+
+def _pack_exercises(
+    catalog: Catalog, exercises: Sequence[Exercise], out: Path, mutant_cache: MutantCache | None
+) -> list[Path]:
+    """Each exercise's starter files and its public part of the pack.
+
+    Importing torch takes seconds, in a torch exercise's zygote and here for its expected
+    values: the zygote warms up from the start, and the expected values are computed in a thread
+    of their own while the known mistakes run in the sandbox (grade release of two exercises
+    took 25 s, each step after the other).
+    """
+    written: list[Path] = []
+    torch = next((e for e in exercises if e.uses_torch), None)
+    first = policy_of(torch) if torch is not None else None
+    with (
+        ThreadPoolExecutor(max_workers=1) as pool,
+        Sandbox(lean=True, hide=[catalog.root], first=first) as sandbox,
+    ):
+        # a torch exercise's oracle is its solution, a library's the course's reference: neither
+        # is in the pack
+        expected = {}
+        for exercise in exercises:
+            if exercise.engine in ("torch", "library"):
+                expected[exercise.id] = pool.submit(_expected_data, exercise)
+        # the others' while torch loads
+        for exercise in sorted(exercises, key=lambda e: e.uses_torch):
+            if exercise.library is None:
+                written += _exercise_files(exercise, out)
+            written += _pack_exercise(
+                exercise,
+                out / "exercises" / exercise.id,
+                sandbox,
+                mutant_cache,
+                expected.get(exercise.id),
+            )
+    return written
+
+
+def _course_files(exercises: Sequence[Exercise], out: Path) -> list[Path]:
+    """The course's own files the exercises need: its added operations, its settings (a
+    library course's, without its reference)."""
+    written = []
+    packed = out / "exercises"
+    for exercise in exercises:
+        if exercise.course_ops is not None and not (packed / COURSE_OPS).exists():
+            # the reference engine computes a scalar pack's expected values, with the course's
+            # operations
+            ops = packed / COURSE_OPS
+            ops.write_text(exercise.course_ops.read_text(encoding="utf-8"), encoding="utf-8")
+            written.append(ops)
+        settings = exercise.folder.parent / COURSE_SETTINGS
+        if exercise.library is not None and not (packed / COURSE_SETTINGS).exists():
+            written += release_library(settings, exercise.library, out)
+        # what the course allows
+        elif settings.is_file() and not (packed / COURSE_SETTINGS).exists():
+            text = settings.read_text(encoding="utf-8")
+            (packed / COURSE_SETTINGS).write_text(text, encoding="utf-8")
+            written.append(packed / COURSE_SETTINGS)
+    return written
+
+
+def _assignment_files(
+    assignments: Sequence[tuple[Assignment, list[Exercise]]], out: Path
+) -> list[Path]:
+    """Each assignment's notebook, and its file among the pack's exercises."""
+    written = []
+    for assignment, members in assignments:
+        cells = _assignment_cells(assignment, members)
+        notebook = out / f"{assignment.id}.ipynb"
+        written.append(_write_notebook(notebook, cells, {"assignment": assignment.id}))
+        pack = out / "exercises" / ASSIGNMENTS / f"{assignment.id}.yaml"
+        pack.parent.mkdir(parents=True, exist_ok=True)
+        pack.write_text(assignment.path.read_text(encoding="utf-8"), encoding="utf-8")
+        written.append(pack)
     return written
 
 
@@ -220,8 +231,8 @@ def with_advice(starter: str, name: str) -> str:
 def _assignment_cells(assignment: Assignment, members: list[Exercise]) -> list[tuple[str, str]]:
     intro = code_dunders(f"# {assignment.title}\n\n{assignment.summary}".strip())
     intro += (
-        f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this notebook "
-        f"with `from grader import check` and then `check()`."
+        f"\n\nCheck your work at any time with `grade {assignment.id}.ipynb`, or in a cell of this "
+        "notebook with `from grader import check` and then `check()`."
     )
     cells = [("markdown", intro)]
     for exercise in members:
@@ -239,8 +250,8 @@ def _task(exercise: Exercise, level: int) -> str:
     text = code_dunders(f"{'#' * level} {exercise.title}\n\n{exercise.summary}".strip())
     if level == 1:
         text += (
-            f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook with "
-            f"`from grader import check` and then `check(\"{exercise.id}\")`."
+            f"\n\nCheck your work with `grade {exercise.id}.ipynb`, or in a cell of this notebook "
+            f"with `from grader import check` and then `check(\"{exercise.id}\")`."
         )
     return text
 
@@ -299,9 +310,8 @@ def _pack_exercise(
         data["expected"] = "expected.json"
     mistakes: list[Path] = []
     stored = exercise.folder / released_mistakes.FILE_NAME
-    if (
-        not exercise.mutants and exercise.solution is None and stored.is_file()
-    ):  # a pack released again
+    # a pack released again
+    if not exercise.mutants and exercise.solution is None and stored.is_file():
         (folder / released_mistakes.FILE_NAME).write_bytes(stored.read_bytes())
         mistakes.append(folder / released_mistakes.FILE_NAME)
     elif exercise.mutants:

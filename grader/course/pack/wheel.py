@@ -70,12 +70,12 @@ _BUILT: dict[tuple[Path, tuple[int, int]], Path] = {}
 def _fingerprint(source: Path) -> tuple[int, int]:
     """How many of the project's files there are, and their latest change: a changed checkout is
     built again."""
-    stamps = [
-        path.stat().st_mtime_ns
-        for name in _PROJECT
-        for path in ([source / name] if (source / name).is_file() else (source / name).rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts
-    ]
+    stamps = []
+    for name in _PROJECT:
+        top = source / name
+        for path in [top] if top.is_file() else top.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                stamps.append(path.stat().st_mtime_ns)
     return len(stamps), max(stamps, default=0)
 
 

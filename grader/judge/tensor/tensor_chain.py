@@ -44,7 +44,7 @@ def mark(exercise: Exercise, checks: list[CheckResult], located: Mapping[int, tu
     check_of = {chain[by_name[c.name]]: i for i, c in enumerate(checks) if c.name in by_name}
     values = {name: np.array(value.data).reshape(value.shape) for name, value in
               ((chain[i], _observed(run, i, f"d{chain[i]}")) for i in chain) if value is not None}
-    named, loss = ninja_graph(Tensor, **{k: _numpy(inputs[0][k]) for k in (*PARAMETERS, "Xb", "Yb")})
+    named, loss = ninja_graph(Tensor, {k: _numpy(inputs[0][k]) for k in (*PARAMETERS, "Xb", "Yb")})
     feeds = _consumers(named, loss)
     wrong = {chain[located[i][0]] for i in failing if i in located and checks[i].status == "failed"
              and located[i][0] in chain}

@@ -1,11 +1,11 @@
 """Inside the sandboxed child: load the submission, run the probes, reply with plain data.
 
-The reply is written only by the guard (grader.run.guard.guard), from the local `event` of `_run`'s own frame,
-signed under a key the guard alone holds; the trusted side parses it as untrusted data. Everything the
-loop calls is bound into its locals before the submission's first line runs, and this module runs as the
-harness's private copy (grader.run.child.warm), so rebinding what the submission can reach changes nothing here.
-The submission's modules get builtins of their own. Nothing here can make a check pass: the child never
-sees expected values.
+The reply is written only by the guard (grader.run.guard.guard), from the local `event` of `_run`'s
+own frame, signed under a key the guard alone holds; the trusted side parses it as untrusted data.
+Everything the loop calls is bound into its locals before the submission's first line runs, and this
+module runs as the harness's private copy (grader.run.child.warm), so rebinding what the submission
+can reach changes nothing here. The submission's modules get builtins of their own. Nothing here can
+make a check pass: the child never sees expected values.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     try:
         key = _read_exact(request_fd, KEY_BYTES)
         request = Request.from_json(json.loads(_read_frame(request_fd)))
-        _run(key, request, request_fd, reply_fd, hello, startup)
-    except BaseException:  # noqa: BLE001 - before the guard there is no reply to say it in; the status says it
+        _run(key, request, (request_fd, reply_fd), hello, startup)
+    except BaseException:  # noqa: BLE001 - no reply before the guard: the status says it
         _exit(71)
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -63,150 +63,252 @@ def serve(request_fd: int, reply_fd: int, hello: Hello, startup: frozenset[str])
     _exit(0)
 
 
-def _run(key: bytearray, request: Request, request_fd: int, reply_fd: int, hello: Hello,
-         startup: frozenset[str]) -> None:
-    """Run the cells in one module, as Jupyter or an import would, then each group's probes.
-
-    A .py file is one cell: if it raises, it did not load, and no probe runs. A notebook goes on past a
-    failing cell: later cells may still define what counts. Every name the loop uses is a local bound
-    here, first thing, every probe is compiled before the submission runs, and every message leaves
-    through `event` and the guard.
-
-    A request in two parts has a second part (the hidden checks, grader.run.sandbox.Sandbox.launch_two_parts), sent
-    once all of the first is taken: read by a scanner bound here, compiled by the guard, run on the same module.
+def _run(
+    key: bytearray, request: Request, fds: tuple[int, int], hello: Hello, startup: frozenset[str]
+) -> None:
+    """Load the submission as Jupyter or an import would, then run each group's probes (and a
+    two-part run's second part). This frame is the harness: every message leaves through its
+    local `event`, which the guard reads from it alone.
     """
-    audit, compile_, exec_, range_, len_ = sys.audit, compile, exec, range, len
-    run_probe_, scope_, error_data_, missing_ = run_probe_data, scope_of, error_data, missing_names
-    read_frame_, then_, second_part_ = _read_frame, request.two_parts, second_part_fields
-    scan_ = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # C: holds its parsers
-    event: tuple[str, dict[str, Any]] = ("ready", {"level": hello.level, "mode": hello.mode,
-                                                   "isolation": hello.isolation})
-    allowed = frozenset(request.allowed) if request.allowed is not None else None
-    forbidden = frozenset(request.forbidden)
-    siblings = [(s.name, s.source) for s in request.siblings]
-    package = [(f.name, f.source) for f in request.package]
-    import_paths = list(request.import_paths)
+    request_fd, reply_fd = fds
+    audit, exec_, compile_, range_, len_ = sys.audit, exec, compile, range, len
+    error_data_, group_, probe_, more_, todo_ = error_data, _group, _probe, _more, _todo
+    event: tuple[str, dict[str, Any]] = ("ready", hello.to_json())
     try:
-        pristine = dict(builtins.__dict__)
-        helpers = _helpers(request, pristine)
-        recorder = _recorder(request, helpers)
-        watch: Any
-        enter: Any
-        leave: Any
-        report: Any
-        watch, enter, leave, report = recorder if recorder is not None else (None,) * 4
-        groups = [(g.engine, list(g.defines), g.watched,
-                   [(compile_probe(p.name, p.code, dict(p.observe)), p.inputs, p.torch_seed,
-                     frozenset(p.uses)) for p in g.probes], g.graph.to_json() if g.graph is not None else None)
-                  for g in request.groups]
-        library_missing_, reader_, set_flag_ = library_missing, reader, set_flag
-        device, keep_going = request.device, request.keep_going
-        own_files = seal(functools.partial(_student_files, tuple(_writable(hello.mode))), "student_files")
-        guard.install(key, reply_fd, sys._getframe(), trusted=_TRUSTED, writable=_writable(hello.mode),
-                      owned=[os.path.realpath(os.getcwd()) + "/"] if hello.mode == "landlock" else [],
-                      permits=_permits(allowed, forbidden) if allowed is not None or forbidden else None,
-                      extensions=_extensions(allowed, forbidden), refusal=_refusal(request.exercise),
-                      own_modules=[*(Path(name).stem for name, _ in siblings), *own_modules(package, import_paths)],
-                      grader=_GRADER)
+        groups, tools, run, keep_going, two_parts, own = _set_up(request, hello)
+        guard.install(key, reply_fd, sys._getframe(), **_guarding(request, hello))
         audit(guard.EVENT)
-        cells = [(cell.name, cell.source) for cell in request.cells]
-        sources = {label: tuple(source.splitlines()) for label, source in cells}
-        module = types.ModuleType("submission")
-        module.__file__ = request.filename
-        for name, source in siblings:  # the student's own modules, importable beside the graded file
-            Path(name).write_text(source, encoding="utf-8")
-            sources[os.path.abspath(name)] = tuple(source.splitlines())
-        sys.path.insert(0, os.getcwd())
-        sources.update(lay_out(package, import_paths))  # a library's package, at its paths in the repository
-        _scrub(startup, allowed, forbidden)
-        sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
+        module, cells, sources = _lay_out(request, startup)
+        run = (*run, sources)
         event = ("student", {})
         audit(guard.EVENT)
-        _own_builtins(module, pristine, own_files)
+        _own_builtins(module, *own)
         for index in range_(len_(cells)):
             label, source = cells[index]
             event = ("cell", {"cell": index})
             audit(guard.EVENT)
             try:
                 exec_(compile_(source, label, "exec", dont_inherit=True), _DICT(module))
-            except BaseException as exc:  # noqa: BLE001 - student code: anything goes, even SystemExit
+            except BaseException as exc:  # noqa: BLE001 - student code: anything goes
                 event = ("cell_error", {"cell": index, "error": error_data_(exc, sources)})
                 audit(guard.EVENT)
                 if not keep_going:
                     return
         event = ("loaded", {})
         audit(guard.EVENT)
-        todo: Any = groups
+        todo = groups
         while todo:
             for g in range_(len_(todo)):
-                engine, defines, watched, probes, graph = todo[g]
-                if engine == "library":
-                    missing, provided = library_missing_(defines, sources)
-                    read = reader_(graph, sources)
-                else:
-                    (missing, provided), read = missing_(module, defines), None
+                missing, context, probes = group_(todo[g], module, sources, tools)
                 event = ("group", {"group": g, "missing": missing})
                 audit(guard.EVENT)
                 absent = {item["name"] for item in missing}
                 for p in range_(len_(probes)):
-                    compiled, inputs, torch_seed, uses = probes[p]
-                    if absent.intersection(uses):
+                    if absent.intersection(probes[p][3]):
                         continue  # its check says which name it needs
                     event = ("start", {"group": g, "probe": p})
                     audit(guard.EVENT)
-                    evidence: dict[str, Any] = {}
-                    try:
-                        scope = scope_(engine, provided, inputs, device, torch_seed, helpers)
-                    except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
-                        ran, found = False, error_data_(exc, {})
-                    else:
-                        tensors = {name: scope[name] for name in inputs}
-                        if watched and recorder is not None:
-                            watch(tensors)
-                            enter()
-                        try:
-                            if read is None:
-                                ran, found = run_probe_(compiled, scope, BaseException, sources)
-                            else:  # as the course's own tests run it: each op computed as it is made
-                                ran, found = run_probe_(compiled, scope, BaseException, sources, read)
-                        finally:
-                            if watched and recorder is not None:
-                                leave()
-                        lazy = set_flag_(graph["lazy"], True) if not ran and graph and graph["lazy"] else None
-                        if lazy is not None:  # an op raised as it was made: again, each computed only when read,
-                            try:  # so that the course's reference can stand in for an op the check does not grade
-                                again = scope_(engine, provided, inputs, device, torch_seed, helpers)
-                                ran_lazily, found_lazily = run_probe_(compiled, again, BaseException, sources, read)
-                            finally:
-                                set_flag_(graph["lazy"], lazy)
-                            if ran_lazily:
-                                ran, found = ran_lazily, found_lazily
-                        if watched and recorder is not None:
-                            evidence = {"evidence": report(tensors)}
-                    if ran:
-                        event = ("probe", {"group": g, "probe": p, **evidence, "observations": found})
-                    else:
-                        event = ("probe", {"group": g, "probe": p, **evidence, "error": found})
+                    event = ("probe", {"group": g, "probe": p, **probe_(probes[p], context, run)})
                     audit(guard.EVENT)
-            event = ("done", {})  # what it printed is out already: its streams write through (zygote_main)
+            event = ("done", {})  # its output is out already: its streams write through
             audit(guard.EVENT)
-            more, then_ = second_part_(scan_(read_frame_(request_fd).decode(), 0)[0]) if then_ else [], False
+            more = more_(request_fd, two_parts, tools)
+            two_parts = False
             compiled_: list[Any] = []
-            event = ("compile", {"probes": [(p[0], p[1], dict(p[2])) for _, probes in more for p in probes],
-                                 "into": compiled_})
+            event = ("compile", {"probes": more[0], "into": compiled_})
             audit(guard.EVENT)
-            made_ = iter(compiled_)
-            todo = [(*groups[place][:3], [(next(made_), p[3], p[4], frozenset(p[5])) for p in probes],
-                     groups[place][4]) for place, probes in more]
-    except BaseException as exc:  # noqa: BLE001 - the grader's own code failed here: say so, signed
-        event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it here
+            todo = todo_(groups, more[1], compiled_)
+    except BaseException as exc:  # noqa: BLE001 - the grader's own code failed: say so, signed
+        event = ("crashed", {"error": error_data(exc, {})})  # noqa: F841 - the guard reads it
         audit(guard.EVENT)
 
 
+#: a group as the loop runs it: engine, names it asks for, whether it is watched, its probes
+#: (compiled, inputs, torch seed, names each uses), and how a library's tensors are read
+_Group = tuple[str, list[tuple[str, str]], bool, list[Any], "dict[str, Any] | None"]
+#: what a group's probes run with: engine, names found, reader, a library's flag, watched
+_Context = tuple[str, dict[str, Any], Any, Any, bool]
+
+
+def _set_up(request: Request, hello: Hello) -> tuple[Any, ...]:
+    """All the harness uses once the submission runs, made and bound now, before its first line:
+    plain tuples, dicts and functions alone, never an object of the grader's classes.
+
+    The groups, with every probe compiled; the tools of the loop; what a probe runs with; whether
+    to go on past a failing cell; whether a second part follows; the submission's builtins and
+    path hook.
+    """
+    pristine = dict(builtins.__dict__)
+    helpers = _helpers(request, pristine)
+    recorder = _recorder(request, helpers)
+    groups: list[_Group] = []
+    for group in request.groups:
+        probes = []
+        for probe in group.probes:
+            compiled = compile_probe(probe.name, probe.code, dict(probe.observe))
+            probes.append((compiled, probe.inputs, probe.torch_seed, frozenset(probe.uses)))
+        graph = None if group.graph is None else group.graph.to_json()
+        groups.append((group.engine, list(group.defines), group.watched, probes, graph))
+    writable = tuple(_writable(hello.mode))
+    own_files = seal(functools.partial(_student_files, writable), "student_files")
+    # the C scanner: it holds its parsers
+    scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+    tools = (missing_names, library_missing, reader, _read_frame, second_part_fields, scan)
+    probing = (scope_of, run_probe_data, set_flag, error_data)
+    run = (request.device, helpers, recorder, probing)
+    own = (pristine, own_files)
+    return groups, tools, run, request.keep_going, request.two_parts, own
+
+
+def _policy(request: Request) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """The modules the submission may import (None: any), and those it may not."""
+    allowed = frozenset(request.allowed) if request.allowed is not None else None
+    return allowed, frozenset(request.forbidden)
+
+
+def _guarding(request: Request, hello: Hello) -> dict[str, Any]:
+    """What the guard is installed with: where code and files lie, and what may be imported."""
+    allowed, forbidden = _policy(request)
+    package = [(file.name, file.source) for file in request.package]
+    own = [Path(sibling.name).stem for sibling in request.siblings]
+    own += own_modules(package, list(request.import_paths))
+    owned = [os.path.realpath(os.getcwd()) + "/"] if hello.mode == "landlock" else []
+    folders = guard.Folders(
+        trusted=_TRUSTED, writable=_writable(hello.mode), owned=owned, grader=_GRADER
+    )
+    limited = allowed is not None or forbidden
+    imports = guard.Imports(
+        permits=_permits(allowed, forbidden) if limited else None,
+        extensions=_extensions(allowed, forbidden),
+        refusal=_refusal(request.exercise),
+        own_modules=own,
+    )
+    return {"folders": folders, "imports": imports}
+
+
+def _lay_out(
+    request: Request, startup: frozenset[str]
+) -> tuple[types.ModuleType, list[tuple[str, str]], dict[str, tuple[str, ...]]]:
+    """The module the cells run in, the cells, and every source's lines by its name; the
+    submission's own modules and package written where it imports them from."""
+    cells = [(cell.name, cell.source) for cell in request.cells]
+    sources = {label: tuple(source.splitlines()) for label, source in cells}
+    module = types.ModuleType("submission")
+    module.__file__ = request.filename
+    for sibling in request.siblings:  # its own modules, importable beside the graded file
+        Path(sibling.name).write_text(sibling.source, encoding="utf-8")
+        sources[os.path.abspath(sibling.name)] = tuple(sibling.source.splitlines())
+    sys.path.insert(0, os.getcwd())
+    package = [(file.name, file.source) for file in request.package]
+    # a library's package, at its paths in the repository
+    sources.update(lay_out(package, list(request.import_paths)))
+    _scrub(startup, *_policy(request))
+    sys.modules["submission"] = module  # so that dataclasses and pickle can find the module
+    return module, cells, sources
+
+
+def _group(
+    entry: _Group, module: types.ModuleType, sources: dict[str, Any], tools: tuple[Any, ...]
+) -> tuple[list[dict[str, str]], _Context, list[Any]]:
+    """The names a group asks for that the submission lacks, what its probes run with, and its
+    probes."""
+    engine, defines, watched, probes, graph = entry
+    missing_, library_missing_, reader_, _, _, _ = tools
+    if engine == "library":
+        missing, provided = library_missing_(defines, sources)
+        read = reader_(graph, sources)
+    else:
+        (missing, provided), read = missing_(module, defines), None
+    flag = graph and graph["lazy"]
+    return missing, (engine, provided, read, flag, watched), probes
+
+
+def _probe(probe: tuple[Any, ...], context: _Context, run: tuple[Any, ...]) -> dict[str, Any]:
+    """One probe run: its observations, or the error that stopped it; and, where its group is
+    watched, the record of what autograd did."""
+    compiled, inputs, torch_seed, _ = probe
+    engine, provided, read, flag, watched = context
+    device, helpers, recorder, probing, sources = run
+    scope_, run_probe_, _, error_data_ = probing
+    try:
+        scope = scope_(engine, provided, inputs, device, torch_seed, helpers)
+    except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
+        return {"error": error_data_(exc, {})}
+    tensors = {name: scope[name] for name in inputs}
+    recorded = watched and recorder is not None
+    if recorded:
+        recorder[0](tensors)  # watch
+        recorder[1]()  # enter
+    try:
+        if read is None:
+            ran, found = run_probe_(compiled, scope, BaseException, sources)
+        else:  # as the course's own tests run it: each op computed as it is made
+            ran, found = run_probe_(compiled, scope, BaseException, sources, read)
+    finally:
+        if recorded:
+            recorder[2]()  # leave
+    if not ran and flag:
+        ran, found = _lazily(probe, context, run, (ran, found))
+    evidence = {"evidence": recorder[3](tensors)} if recorded else {}
+    if ran:
+        return {**evidence, "observations": found}
+    return {**evidence, "error": found}
+
+
+def _lazily(
+    probe: tuple[Any, ...], context: _Context, run: tuple[Any, ...], found: tuple[bool, Any]
+) -> tuple[bool, Any]:
+    """A library's probe where an op raised as it was made: run again, each op computed only when
+    read (its lazy flag set), so that the course's reference can stand in for an op the check does
+    not grade; the first run's outcome where this one raises too."""
+    compiled, inputs, torch_seed, _ = probe
+    engine, provided, read, flag, _ = context
+    device, helpers, _, probing, sources = run
+    scope_, run_probe_, set_flag_, _ = probing
+    lazy = set_flag_(flag, True)
+    if lazy is None:
+        return found
+    try:
+        again = scope_(engine, provided, inputs, device, torch_seed, helpers)
+        ran_lazily, found_lazily = run_probe_(compiled, again, BaseException, sources, read)
+    finally:
+        set_flag_(flag, lazy)
+    if ran_lazily:
+        return ran_lazily, found_lazily
+    return found
+
+
+def _more(request_fd: int, two_parts: bool, tools: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
+    """A two-part run's second part, read once all of the first is said: each probe for the guard
+    to compile (name, code, observations), and each group's place and probes."""
+    if not two_parts:
+        return [], []
+    _, _, _, read_frame_, second_part_, scan_ = tools
+    parts = second_part_(scan_(read_frame_(request_fd).decode(), 0)[0])
+    asked = []
+    for _, probes in parts:
+        for probe in probes:
+            asked.append((probe[0], probe[1], dict(probe[2])))
+    return asked, parts
+
+
+def _todo(groups: list[_Group], parts: list[Any], compiled: list[Any]) -> list[_Group]:
+    """The groups of a second part as the loop runs them, with the probes the guard compiled."""
+    made = iter(compiled)
+    todo: list[_Group] = []
+    for place, probes in parts:
+        engine, defines, watched, _, graph = groups[place]
+        runs = []
+        for probe in probes:
+            runs.append((next(made), probe[3], probe[4], frozenset(probe[5])))
+        todo.append((engine, defines, watched, runs, graph))
+    return todo
+
+
 def _helpers(request: Request, pristine: dict[str, Any]) -> dict[str, object]:
-    """What probe code may use besides the engine's names, taken now, before any submission code runs: the
-    builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors. Each probe gets
-    its own copy of each (execute.scope_of)."""
+    """What probe code may use besides the engine's names, taken now, before any submission code
+    runs: the builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors.
+    Each probe gets its own copy of each (execute.scope_of)."""
     helpers: dict[str, object] = {"__builtins__": pristine, "math": math}
     engines = {group.engine for group in request.groups}
     if "torch" in engines:
@@ -228,17 +330,28 @@ def _copy(module: types.ModuleType) -> types.ModuleType:
 
 
 def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
-    """What autograd does during each probe, recorded where an exercise has a rule about it (grader.run.child.evidence),
-    and whether the submission computed with complex numbers where one forbids them (grader.run.child.complex_watch)."""
+    """What autograd does during each probe, recorded where an exercise has a rule about it
+    (grader.run.child.evidence), and whether the submission computed with complex numbers where one
+    forbids them (grader.run.child.complex_watch)."""
     from grader.run.child.evidence import record_autograd, together
 
     parts: list[Any] = []
     groups = [g for g in request.groups if g.engine == "torch" and (g.autograd or g.forbid_ops)]
     if groups:
-        ops = sorted({op for g in groups for op in g.forbid_ops})
-        torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]  # the recorder is reachable through torch
-        parts.append(record_autograd(torch, ops, [*_TRUSTED, os.path.dirname(str(torch.__file__))],
-                                     produced=any(g.autograd == "required" for g in groups)))
+        forbidden_ops: set[str] = set()
+        for group in groups:
+            forbidden_ops.update(group.forbid_ops)
+        ops = sorted(forbidden_ops)
+        # a copy: the recorder is reachable through torch
+        torch: Any = _copy(helpers["torch"])  # type: ignore[arg-type]
+        parts.append(
+            record_autograd(
+                torch,
+                ops,
+                [*_TRUSTED, os.path.dirname(str(torch.__file__))],
+                produced=any(g.autograd == "required" for g in groups),
+            )
+        )
     if any(g.forbid_complex for g in request.groups):
         from grader.run.child.complex_watch import record_complex
 
@@ -247,10 +360,11 @@ def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
 
 
 def _own_builtins(module: types.ModuleType, pristine: dict[str, Any], own_files: Any) -> None:
-    """The submission's modules get builtins of their own, never the harness's: the graded module and what it
-    imports from its own files (or any file it may write). Taken as the guard has just wrapped __import__,
-    before the submission's first line. `import builtins` still gives the interpreter's module, which the
-    libraries share (torch enumerates it): rebinding that changes the libraries, never the harness."""
+    """The submission's modules get builtins of their own, never the harness's: the graded module
+    and what it imports from its own files (or any file it may write). Taken as the guard has just
+    wrapped __import__, before the submission's first line. `import builtins` still gives the
+    interpreter's module, which the libraries share (torch enumerates it): rebinding that changes
+    the libraries, never the harness."""
     mine = dict(pristine)
     mine["__import__"] = builtins.__import__
     _DICT(module)["__builtins__"] = mine
@@ -264,24 +378,28 @@ class _StudentLoader(SourceFileLoader):
     """The loader of the submission's own .py files: they run with the submission's builtins."""
 
     builtins: ClassVar[dict[str, Any]] = {}
-    #: the run's folder: a file under it is compiled under its path in the repository, which errors then name
+    #: the run's folder: a file under it is compiled under its path in the repository, which errors
+    #: then name
     top: ClassVar[str] = "/"
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__dict__["__builtins__"] = type(self).builtins
         super().exec_module(module)
 
-    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> types.CodeType:  # type: ignore[override]
-        shown = path[len(self.top):] if type(path) is str and path.startswith(self.top) else path
+    def source_to_code(  # type: ignore[override]
+        self, data: Any, path: Any, *, _optimize: int = -1
+    ) -> types.CodeType:
+        shown = path[len(self.top) :] if type(path) is str and path.startswith(self.top) else path
         return compile(data, shown, "exec", dont_inherit=True)
 
 
 def _student_files(writable: tuple[str, ...], path: str) -> FileFinder:
-    """A path hook for folders the submission may write (its own folder, /tmp): their .py files are its own, and
-    nothing else there (a .pyc, a C extension) is imported."""
+    """A path hook for folders the submission may write (its own folder, /tmp): their .py files are
+    its own, and nothing else there (a .pyc, a C extension) is imported."""
     real = os.path.realpath(path or ".") + "/" if isinstance(path, str) else ""
     if not (any(real.startswith(w) for w in writable) and os.access(real, os.W_OK)):
-        raise ImportError("not a folder of the submission's")  # a package's, bound read-only under /tmp: its own
+        # a package's, bound read-only under /tmp: its own
+        raise ImportError("not a folder of the submission's")
     return FileFinder(path, (_StudentLoader, SOURCE_SUFFIXES))
 
 
@@ -301,15 +419,19 @@ def _extensions(allowed: frozenset[str] | None, forbidden: frozenset[str]) -> An
 
 def _refusal(exercise: str) -> Any:
     def refusal(module: str) -> str:
-        return f"{module} is not available in exercise {exercise}, which does not allow importing it."
+        return (
+            f"{module} is not available in exercise {exercise}, which does not allow importing it."
+        )
 
     return refusal
 
 
-def _scrub(startup: frozenset[str], allowed: frozenset[str] | None, forbidden: frozenset[str]) -> None:
-    """Leave in sys.modules only what the interpreter started with and what the submission may import:
-    the grader's own modules, and what they brought that it may not import, are imported afresh if asked
-    for, so the guard sees the asking."""
+def _scrub(
+    startup: frozenset[str], allowed: frozenset[str] | None, forbidden: frozenset[str]
+) -> None:
+    """Leave in sys.modules only what the interpreter started with and what the submission may
+    import: the grader's own modules, and what they brought that it may not import, are imported
+    afresh if asked for, so the guard sees the asking."""
     for name in list(sys.modules):
         keep = name in startup or permits(name, allowed, forbidden)
         if name.partition(".")[0] == "grader" or not keep:
@@ -331,9 +453,9 @@ _TRUSTED = _trusted_folders()
 
 
 def _writable(mode: str) -> list[str]:
-    """Where the submission can write: in landlock mode its own folder alone, which is all its Landlock
-    layer allows whatever os.access says (nothing can ask Landlock), and which the guard counts as wholly
-    the submission's (`owned`)."""
+    """Where the submission can write: in landlock mode its own folder alone, which is all its
+    Landlock layer allows whatever os.access says (nothing can ask Landlock), and which the guard
+    counts as wholly the submission's (`owned`)."""
     places = (os.getcwd(),) if mode == "landlock" else (os.getcwd(), "/tmp", "/var/tmp", "/dev/shm")
     return [os.path.realpath(p).rstrip("/") + "/" for p in places]
 

@@ -1,15 +1,17 @@
-"""In the child, for exercises with `forbid_complex`: whether the submission's code computed with complex numbers.
+"""In the child, for exercises with `forbid_complex`: whether the submission's code computed with
+complex numbers.
 
-A complex step (f(x + ih).imag / h) gives every derivative to machine precision without deriving one, so an
-exercise that means "by hand" (manual-backprop) may forbid complex numbers. A profile function, set before the
-submission runs (the guard refuses the submission's own `sys.setprofile`), looks at the arguments, locals and
-return value of every function the submission defines as it is called and returns, for a Python complex,
-a numpy complex scalar or array, or a complex tensor, in them or in the lists, tuples and dicts they hold.
-It watches from the moment the submission loads, and a sighting is never forgotten: probes share their
-inputs, and a complex step taken in one and kept for the next would otherwise be seen in the first only.
-What it finds is kept in a generator's locals, out of reach like the autograd record (grader.run.child.evidence):
-the profile function the submission can get with `sys.getprofile()` has no cells or globals to rebind, and
-only adds sightings.
+A complex step (f(x + ih).imag / h) gives every derivative to machine precision without deriving
+one, so an exercise that means "by hand" (manual-backprop) may forbid complex numbers. A profile
+function, set before the submission runs (the guard refuses the submission's own `sys.setprofile`),
+looks at the arguments, locals and return value of every function the submission defines as it is
+called and returns, for a Python complex, a numpy complex scalar or array, or a complex tensor, in
+them or in the lists, tuples and dicts they hold. It watches from the moment the submission loads,
+and a sighting is never forgotten: probes share their inputs, and a complex step taken in one and
+kept for the next would otherwise be seen in the first only. What it finds is kept in a generator's
+locals, out of reach like the autograd record (grader.run.child.evidence): the profile function the
+submission can get with `sys.getprofile()` has no cells or globals to rebind, and only adds
+sightings.
 """
 
 from __future__ import annotations
@@ -24,39 +26,53 @@ DEPTH, ITEMS = 3, 64
 
 
 def record_complex(trusted: Sequence[str]) -> tuple[Callable[..., Any], ...]:
-    """A record as grader.run.child.evidence.record_autograd's (watch, enter, leave, report); the evidence's `complex`.
+    """A record as grader.run.child.evidence.record_autograd's (watch, enter, leave, report); the
+    evidence's `complex`.
 
-    `trusted`: the folders of code that is not the submission's (the standard library, packages, the grader);
-    all other code is watched: the submission's files and cells, and whatever it compiles and runs itself."""
+    `trusted`: the folders of code that is not the submission's (the standard library, packages, the
+    grader); all other code is watched: the submission's files and cells, and whatever it compiles
+    and runs itself."""
     token = object()
     record = _record(token, _looker())
     next(record)
     send = record.send
-    sys.setprofile(_profile_function((*(f.rstrip("/") + "/" for f in trusted), "<probe ", "<frozen "), send))
+    sys.setprofile(
+        _profile_function((*(f.rstrip("/") + "/" for f in trusted), "<probe ", "<frozen "), send)
+    )
 
     def nothing(*args: Any) -> None:
         return None
 
     def report(inputs: Mapping[str, Any]) -> dict[str, Any]:
-        """Where complex numbers were first seen in this run, if anywhere: from loading on, and never forgotten,
-        so that one probe's complex step kept for the next probes (which share their inputs) is seen in each."""
+        """Where complex numbers were first seen in this run, if anywhere: from loading on, and
+        never forgotten, so that one probe's complex step kept for the next probes (which share
+        their inputs) is seen in each."""
         return {"complex": send((token, "take"))}
 
     return nothing, nothing, nothing, report
 
 
 def _profile(frame: Any, event: str, arg: Any) -> None:
-    if (event == "call" or event == "return") and not frame.f_code.co_filename.startswith("@TRUSTED@"):
+    if (event == "call" or event == "return") and not frame.f_code.co_filename.startswith(
+        "@TRUSTED@"
+    ):
         deliver: Any = "@SEND@"  # both constants are replaced (_profile_function)
         deliver((frame, event, arg))
 
 
-def _profile_function(trusted: tuple[str, ...], send: Callable[[Any], Any]) -> Callable[[Any, str, Any], None]:
-    """The profile function, with what it needs among its code's constants: it has no closure cells, defaults or
-    globals, which a submission could rebind through `sys.getprofile()` to turn the watch off."""
+def _profile_function(
+    trusted: tuple[str, ...], send: Callable[[Any], Any]
+) -> Callable[[Any, str, Any], None]:
+    """The profile function, with what it needs among its code's constants: it has no closure cells,
+    defaults or globals, which a submission could rebind through `sys.getprofile()` to turn the
+    watch off."""
     code = _profile.__code__
-    consts = tuple(trusted if c == "@TRUSTED@" else send if c == "@SEND@" else c for c in code.co_consts)
-    made: Callable[[Any, str, Any], None] = types.FunctionType(code.replace(co_consts=consts), {"__builtins__": {}})
+    consts = tuple(
+        trusted if c == "@TRUSTED@" else send if c == "@SEND@" else c for c in code.co_consts
+    )
+    made: Callable[[Any, str, Any], None] = types.FunctionType(
+        code.replace(co_consts=consts), {"__builtins__": {}}
+    )
     return made
 
 
@@ -82,12 +98,13 @@ def _record(token: object, looks_complex: Callable[[Any, int], bool]) -> Generat
                 values = list(frame.f_locals.values()) + ([arg] if event == "return" else [])
                 if any(looks_complex(v, 0) for v in values):
                     seen = f"in {str_(frame.f_code.co_name)[:60]}(), line {frame.f_lineno}"
-            except Exception:  # noqa: BLE001 - a frame or value the look cannot read: nothing seen there
+            except Exception:  # noqa: BLE001 - a frame or value it cannot read: nothing seen
                 continue
 
 
 def _looker() -> Callable[[Any, int], bool]:
-    """Whether a value is, or holds, a complex number: read through the base types, never a submission's."""
+    """Whether a value is, or holds, a complex number: read through the base types, never a
+    submission's."""
     numpy = sys.modules.get("numpy")
     torch = sys.modules.get("torch")
     type_, complex_, len_ = type, complex, len

@@ -1,9 +1,11 @@
-"""In the child: which of the torch operators an exercise forbids ran during a probe (grader.run.child.evidence).
+"""In the child: which of the torch operators an exercise forbids ran during a probe
+(grader.run.child.evidence).
 
-The operators are watched by kernels registered over torch's own for the CPU and CUDA keys, which call the
-kernel they replaced: a dispatch mode, `_disable_current_modes()`, `_DisableTorchDispatch` or a dispatch
-below autograd's key skip a mode but never the backend's kernel. The registrations and what they report to
-are held by the harness alone; the C++ dispatcher holds the kernels, and no Python object leads to them.
+The operators are watched by kernels registered over torch's own for the CPU and CUDA keys, which
+call the kernel they replaced: a dispatch mode, `_disable_current_modes()`, `_DisableTorchDispatch`
+or a dispatch below autograd's key skip a mode but never the backend's kernel. The registrations and
+what they report to are held by the harness alone; the C++ dispatcher holds the kernels, and no
+Python object leads to them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ _KEYS = ("CPU", "CUDA")
 
 
 def ops_record(token: object) -> Generator[Any, Any, None]:
-    """The forbidden operators that ran while a probe did; only the harness turns it on, off, and reads it."""
+    """The forbidden operators that ran while a probe did; only the harness turns it on, off, and
+    reads it."""
     type_, len_, sorted_, set_ = type, len, sorted, set
     on = False
     seen: set[str] = set()
@@ -41,14 +44,16 @@ def ops_record(token: object) -> Generator[Any, Any, None]:
 
 
 def watch_forbidden(torch: Any, forbidden: tuple[str, ...], note: Callable[[Any], Any]) -> Any:
-    """Watch the forbidden operators: under torch's own kernels where this torch can call a kernel it replaced
-    (2.9 and later; nothing then to enter), else with a dispatch mode (which a submission can leave)."""
+    """Watch the forbidden operators: under torch's own kernels where this torch can call a kernel
+    it replaced (2.9 and later; nothing then to enter), else with a dispatch mode (which a
+    submission can leave)."""
     get_kernel = getattr(torch.library, "get_kernel", None)
     if get_kernel is None:
         return _forbidden_ops_mode(torch, frozenset(forbidden), note)
     libraries = {key: torch._C._dispatch_library("IMPL", "aten", key, "", 0) for key in _KEYS}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # torch warns of every kernel replaced: these are meant to be
+        # torch warns of every kernel replaced: these are meant to be
+        warnings.simplefilter("ignore")
         for name in forbidden:
             packet = getattr(torch.ops.aten, name, None)
             for overload in packet.overloads() if packet is not None else ():
@@ -59,7 +64,8 @@ def watch_forbidden(torch: Any, forbidden: tuple[str, ...], note: Callable[[Any]
                     except (RuntimeError, ValueError):
                         continue  # no kernel for this key in this build (CUDA on a CPU build)
                     library.impl(qualified, key, _watching_kernel(kernel, name, note), True)
-    # Kept alive in the harness's own record (its closure): dropping the libraries would undo the registrations.
+    # Kept alive in the harness's own record (its closure): dropping the libraries would undo the
+    # registrations.
     return _Held(libraries)
 
 
@@ -92,7 +98,9 @@ def _forbidden_ops_mode(torch: Any, forbidden: frozenset[str], note: Callable[[A
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class _Watch(TorchDispatchMode):  # type: ignore[no-untyped-call]
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             name = str(func.__name__).split(".")[0]
             if name in forbidden:
                 note(("op", name))

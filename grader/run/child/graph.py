@@ -1,10 +1,10 @@
 """A library's tensor read as the graph of ops that made it (grader.core.values.Traced's wire form).
 
-The child reads, for each node, the op's class name and plain settings, the nodes it was made from, and the
-value the submission's own ops compute for it; the trusted side evaluates every op the exercise does not
-grade again with the course's reference (grader.judge.library.standin), so one broken op costs only its own
-points. Reading runs the submission's code (its attributes, its compute): anything it raises is that node's
-error, and the walk is iterative and bounded in nodes.
+The child reads, for each node, the op's class name and plain settings, the nodes it was made from,
+and the value the submission's own ops compute for it; the trusted side evaluates every op the
+exercise does not grade again with the course's reference (grader.judge.library.standin), so one
+broken op costs only its own points. Reading runs the submission's code (its attributes, its
+compute): anything it raises is that node's error, and the walk is iterative and bounded in nodes.
 """
 
 from __future__ import annotations
@@ -24,10 +24,16 @@ _PLAIN = frozenset({"num", "bool", "none", "str", "list", "tuple"})
 Reader = Callable[[object], dict[str, Any]]
 
 
-def graph_reader(node_class: type, names: Mapping[str, str], data_of: Reader,
-                 error_of: Callable[[BaseException], dict[str, Any]]) -> Reader:
-    """A reader of observations: instances of `node_class` as graphs, anything else as `data_of` reads it.
-    `names`: the graph's attribute names (grader.core.library.Graph: op, inputs, realize)."""
+def graph_reader(
+    node_class: type,
+    names: Mapping[str, str],
+    data_of: Reader,
+    error_of: Callable[[BaseException], dict[str, Any]],
+) -> Reader:
+    """A reader of observations: instances of `node_class` as graphs, anything else as `data_of`
+    reads it. `names`: the graph's attribute names (grader.core.library.Graph: op, inputs,
+    realize)."""
+
     def one(obj: object) -> dict[str, Any]:
         if not is_node(type(obj), node_class):
             return data_of(obj)
@@ -35,15 +41,22 @@ def graph_reader(node_class: type, names: Mapping[str, str], data_of: Reader,
 
     def read(obj: object) -> dict[str, Any]:
         kind = type(obj)
-        if (kind is list or kind is tuple) and len(obj) <= 64:  # type: ignore[arg-type]
-            return {"t": "list" if kind is list else "tuple", "v": [one(item) for item in obj]}  # type: ignore[attr-defined]
+        items: Any = obj
+        if (kind is list or kind is tuple) and len(items) <= 64:
+            listed = [one(item) for item in items]
+            return {"t": "list" if kind is list else "tuple", "v": listed}
         return one(obj)
 
     return read
 
 
-def _graph(root: object, node_class: type, names: Mapping[str, str], data_of: Reader,
-           error_of: Callable[[BaseException], dict[str, Any]]) -> dict[str, Any]:
+def _graph(
+    root: object,
+    node_class: type,
+    names: Mapping[str, str],
+    data_of: Reader,
+    error_of: Callable[[BaseException], dict[str, Any]],
+) -> dict[str, Any]:
     order = _order(root, node_class, names["op"], names["inputs"])
     if isinstance(order, str):
         return {"t": "object", "type": _NAME(type(root)), "repr": order}
@@ -51,17 +64,24 @@ def _graph(root: object, node_class: type, names: Mapping[str, str], data_of: Re
     nodes = []
     for node, parents in order:
         op = _attribute(node, names["op"])
-        is_class = type in _MRO(type(op))  # minitorch's history names the function's class; needle an op object
-        nodes.append({"op": None if op is None else str.__str__(_NAME(op if is_class else type(op))),
-                      "settings": {} if is_class else _settings(op, data_of),
-                      "inputs": [position[id(p)] for p in parents],
-                      "value": _value(node, names["realize"], data_of, error_of)})
+        # minitorch's history names the function's class; needle an op object
+        is_class = type in _MRO(type(op))
+        nodes.append(
+            {
+                "op": None if op is None else str.__str__(_NAME(op if is_class else type(op))),
+                "settings": {} if is_class else _settings(op, data_of),
+                "inputs": [position[id(p)] for p in parents],
+                "value": _value(node, names["realize"], data_of, error_of),
+            }
+        )
     return {"t": "graph", "nodes": nodes}
 
 
-def _order(root: object, node_class: type, op: str, inputs: str) -> list[tuple[object, list[object]]] | str:
-    """The nodes under `root`, each after the nodes it was made from, with those; or why they cannot be read.
-    A node without an op is a leaf, whatever its inputs hold."""
+def _order(
+    root: object, node_class: type, op: str, inputs: str
+) -> list[tuple[object, list[object]]] | str:
+    """The nodes under `root`, each after the nodes it was made from, with those; or why they cannot
+    be read. A node without an op is a leaf, whatever its inputs hold."""
     order: list[tuple[object, list[object]]] = []
     done: set[int] = set()
     on_path: set[int] = set()
@@ -96,9 +116,9 @@ def _order(root: object, node_class: type, op: str, inputs: str) -> list[tuple[o
 
 
 def is_node(kind: type, node_class: type) -> bool:
-    """Whether instances of `kind` are graph nodes: subclasses of the node class, or of the same class imported a
-    second time under a longer name (`from python.needle.ops import *` beside `import needle`, as a student's
-    repository may do; pytest run from its root finds both)."""
+    """Whether instances of `kind` are graph nodes: subclasses of the node class, or of the same
+    class imported a second time under a longer name (`from python.needle.ops import *` beside
+    `import needle`, as a student's repository may do; pytest run from its root finds both)."""
     mro = _MRO(kind)
     if node_class in mro:
         return True
@@ -112,7 +132,8 @@ def is_node(kind: type, node_class: type) -> bool:
 
 
 def _attribute(obj: object, dotted: str) -> Any:
-    """The attribute at a dotted path (history.last_fn), or None where the path ends early or raises."""
+    """The attribute at a dotted path (history.last_fn), or None where the path ends early or
+    raises."""
     found: Any = obj
     for name in dotted.split("."):
         if found is None:
@@ -147,8 +168,9 @@ def _settings(op: object, data_of: Reader) -> dict[str, Any]:
     return settings
 
 
-def _value(node: object, realize: str, data_of: Reader,
-           error_of: Callable[[BaseException], dict[str, Any]]) -> dict[str, Any]:
+def _value(
+    node: object, realize: str, data_of: Reader, error_of: Callable[[BaseException], dict[str, Any]]
+) -> dict[str, Any]:
     try:
         return data_of(_realized(node, realize))
     except BaseException as exc:  # noqa: BLE001 - the submission's own ops computing it
@@ -156,14 +178,16 @@ def _value(node: object, realize: str, data_of: Reader,
 
 
 def _realized(node: object, realize: str) -> object:
-    """A node's value: the attribute `realize` (minitorch's data), called where it is a method (needle's
-    realize_cached_data)."""
+    """A node's value: the attribute `realize` (minitorch's data), called where it is a method
+    (needle's realize_cached_data)."""
     found = getattr(node, realize)
     return found() if callable(found) else found
 
 
 def value_reader(node_class: type, realize: str, data_of: Reader) -> Reader:
-    """A reader of the reference's own tensors (the trusted side): each one's value, computed by the reference."""
+    """A reader of the reference's own tensors (the trusted side): each one's value, computed by the
+    reference."""
+
     def one(obj: object) -> dict[str, Any]:
         if node_class not in _MRO(type(obj)):
             return data_of(obj)
@@ -171,8 +195,10 @@ def value_reader(node_class: type, realize: str, data_of: Reader) -> Reader:
 
     def read(obj: object) -> dict[str, Any]:
         kind = type(obj)
-        if (kind is list or kind is tuple) and len(obj) <= 64:  # type: ignore[arg-type]
-            return {"t": "list" if kind is list else "tuple", "v": [one(item) for item in obj]}  # type: ignore[attr-defined]
+        items: Any = obj
+        if (kind is list or kind is tuple) and len(items) <= 64:
+            listed = [one(item) for item in items]
+            return {"t": "list" if kind is list else "tuple", "v": listed}
         return one(obj)
 
     return read

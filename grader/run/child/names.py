@@ -1,5 +1,5 @@
-"""Inside the child: the names an exercise asks for, found in the submission's module or, for a library, by dotted
-path in its package; and how a library exercise's observations are read."""
+"""Inside the child: the names an exercise asks for, found in the submission's module or, for a
+library, by dotted path in its package; and how a library exercise's observations are read."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ _DICT: Callable[[types.ModuleType], dict[str, Any]] = vars(types.ModuleType)["__
 _NAME = type.__dict__["__name__"].__get__
 
 
-def missing_names(module: types.ModuleType, defines: list[tuple[str, str]]
-                  ) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """Names the exercise needs that the submission does not define as the right kind of thing, and the ones it
-    does. Read from the module's own dict: whatever the submission's objects do while they are looked up
-    (a key's __eq__, a class's metaclass) is the submission's, and costs the name."""
+def missing_names(
+    module: types.ModuleType, defines: list[tuple[str, str]]
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """Names the exercise needs that the submission does not define as the right kind of thing, and
+    the ones it does. Read from the module's own dict: whatever the submission's objects do while
+    they are looked up (a key's __eq__, a class's metaclass) is the submission's, and costs the
+    name."""
     missing, provided = [], {}
     names = _DICT(module)
     for name, kind in defines:
@@ -37,16 +39,17 @@ def missing_names(module: types.ModuleType, defines: list[tuple[str, str]]
             else:
                 provided[name] = value
                 continue
-        except BaseException:  # noqa: BLE001 - the submission's own objects raised while the grader read them
+        except BaseException:  # noqa: BLE001 - its own objects raised as they were read
             got = "something that could not be read"
         missing.append({"name": name, "kind": kind, "got": got})
     return missing, provided
 
 
-def library_missing(defines: list[tuple[str, str]], sources: dict[str, tuple[str, ...]]
-                     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """A library exercise's names, each found by its dotted path in the student's package (imported here, once
-    asked for), bound in the probes by its last part."""
+def library_missing(
+    defines: list[tuple[str, str]], sources: dict[str, tuple[str, ...]]
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """A library exercise's names, each found by its dotted path in the student's package (imported
+    here, once asked for), bound in the probes by its last part."""
     missing, provided = [], {}
     for dotted, kind in defines:
         found, problem = resolve(dotted, functools.partial(error_data, sources=sources))
@@ -63,7 +66,8 @@ def library_missing(defines: list[tuple[str, str]], sources: dict[str, tuple[str
 
 
 def reader(graph: dict[str, Any] | None, sources: dict[str, tuple[str, ...]]) -> Any:
-    """How a library exercise's observations are read: its tensors as graphs, where the course says how."""
+    """How a library exercise's observations are read: its tensors as graphs, where the course says
+    how."""
     if graph is None:
         return data_of
     node, problem = resolve(graph["node"], functools.partial(error_data, sources=sources))

@@ -1,10 +1,11 @@
-"""Inside the child: lay a student's package out in the run's folder, and find the objects its exercises name.
+"""Inside the child: lay a student's package out in the run's folder, and find the objects its
+exercises name.
 
-The files are the course's files of the repository (grader.run.read.package), at their paths in it; the
-folders the course names go on sys.path. An object is named by dotted path (needle.ops.EWiseMul): the
-longest prefix that is a module is imported (the package's own code runs then, under the guard), the rest
-is read as attributes. A package that cannot be imported costs the names that need it, and says why, at the
-student's file and line.
+The files are the course's files of the repository (grader.run.read.package), at their paths in it;
+the folders the course names go on sys.path. An object is named by dotted path
+(needle.ops.EWiseMul): the longest prefix that is a module is imported (the package's own code runs
+then, under the guard), the rest is read as attributes. A package that cannot be imported costs the
+names that need it, and says why, at the student's file and line.
 """
 
 from __future__ import annotations
@@ -18,38 +19,44 @@ from typing import Any
 ErrorOf = Callable[[BaseException], dict[str, Any]]
 
 
-def lay_out(files: Sequence[tuple[str, str]], import_paths: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """Write `files` (path in the repository, text) under the current folder and put the course's import
-    folders first on sys.path; each file's lines by its path in the repository (for errors' lines)."""
+def lay_out(
+    files: Sequence[tuple[str, str]], import_paths: Sequence[str]
+) -> dict[str, tuple[str, ...]]:
+    """Write `files` (path in the repository, text) under the current folder and put the course's
+    import folders first on sys.path; each file's lines by its path in the repository (for errors'
+    lines)."""
     top = os.getcwd()
     sources: dict[str, tuple[str, ...]] = {}
     for rel, text in files:
-        path = os.path.join(top, rel)  # the trusted side refused any path that leads out (grader.run.read.package)
+        # the trusted side refused any path that leads out (grader.run.read.package)
+        path = os.path.join(top, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as out:
             out.write(text)
-        sources[rel] = tuple(text.splitlines())  # its code is compiled under this name (child._StudentLoader)
+        # its code is compiled under this name (child._StudentLoader)
+        sources[rel] = tuple(text.splitlines())
     for folder in reversed(import_paths):
         sys.path.insert(0, os.path.normpath(os.path.join(top, folder)))
     return sources
 
 
 def own_modules(files: Sequence[tuple[str, str]], import_paths: Sequence[str]) -> list[str]:
-    """The top-level modules the package's files make, under each import folder and under the repository's root
-    (the run's folder is on sys.path, as the root is for `python -m pytest`: `import python.needle.ops`)."""
+    """The top-level modules the package's files make, under each import folder and under the
+    repository's root (the run's folder is on sys.path, as the root is for `python -m pytest`:
+    `import python.needle.ops`)."""
     names = set()
     for rel, _ in files:
         for folder in (*import_paths, "."):
             prefix = "" if folder in (".", "") else folder.rstrip("/") + "/"
             if rel.startswith(prefix):
-                first = rel[len(prefix):].split("/")[0]
+                first = rel[len(prefix) :].split("/")[0]
                 names.add(first[:-3] if first.endswith(".py") else first)
     return sorted(n for n in names if n.isidentifier())
 
 
 def resolve(dotted: str, error_of: ErrorOf) -> tuple[Any, str | None]:
-    """The object at `dotted`, or (None, why not) in words: the error importing its module raised (with its
-    file and line), or the attribute it lacks."""
+    """The object at `dotted`, or (None, why not) in words: the error importing its module raised
+    (with its file and line), or the attribute it lacks."""
     parts = dotted.split(".")
     module: Any = None
     depth = len(parts)
@@ -86,7 +93,8 @@ def _import_problem(exc: BaseException, error_of: ErrorOf) -> str:
 
 
 def set_flag(dotted: str | None, value: bool) -> Any:
-    """Set a module's flag (needle.autograd.LAZY_MODE) and give back what it was; None where there is none."""
+    """Set a module's flag (needle.autograd.LAZY_MODE) and give back what it was; None where there
+    is none."""
     if dotted is None:
         return None
     module_name, _, flag = dotted.rpartition(".")

@@ -9,7 +9,8 @@ import torch
 
 from grader.run.child import reading
 
-__all__ = ["gradcheck", "torch"]  # torch too: probes use this reference, which no submission can take away
+# torch too: probes use this reference, which no submission can take away
+__all__ = ["gradcheck", "torch"]
 
 #: torch.autograd.gradcheck's defaults: the step of its central differences, and its tolerance
 EPS = 1e-6
@@ -18,23 +19,36 @@ ATOL, RTOL = 1e-5, 1e-3
 # Taken at import, in the zygote, before any submission runs: one that patches torch later (its
 # gradcheck module, torch.allclose, Tensor's methods) changes only what it calls itself.
 _grad, _no_grad, _tensor_type = torch.autograd.grad, torch.no_grad, torch.Tensor
-_detach, _clone, _reshape, _numel = torch.Tensor.detach, torch.Tensor.clone, torch.Tensor.reshape, torch.Tensor.numel
+_detach, _clone, _reshape, _numel = (
+    torch.Tensor.detach,
+    torch.Tensor.clone,
+    torch.Tensor.reshape,
+    torch.Tensor.numel,
+)
 _getitem, _setitem = torch.Tensor.__getitem__, torch.Tensor.__setitem__
 _requires_grad = torch.Tensor.requires_grad.__get__  # type: ignore[attr-defined]
 _zeros_like = torch.zeros_like
 reading.bind_tensor_methods(torch.Tensor)
 #: one (output, input position, analytical rows, outputs at x + eps, outputs at x - eps) per pair
-Pair = tuple[int, int, tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]
+Pair = tuple[
+    int,
+    int,
+    tuple[tuple[float, ...], ...],
+    tuple[tuple[float, ...], ...],
+    tuple[tuple[float, ...], ...],
+]
 
 
-def gradcheck(fn: Callable[..., torch.Tensor | Sequence[torch.Tensor]], *inputs: torch.Tensor) -> str:
-    """torch.autograd.gradcheck's test, on float64 inputs: 'passed', or gradcheck's first line for the first pair
-    that differs. The Jacobian the backward gives and the outputs at x +- eps are read as numbers and compared
-    here, never by torch code a submission could have patched; an error on the way is the answer: its first
-    line."""
+def gradcheck(
+    fn: Callable[..., torch.Tensor | Sequence[torch.Tensor]], *inputs: torch.Tensor
+) -> str:
+    """torch.autograd.gradcheck's test, on float64 inputs: 'passed', or gradcheck's first line for
+    the first pair that differs. The Jacobian the backward gives and the outputs at x +- eps are
+    read as numbers and compared here, never by torch code a submission could have patched; an error
+    on the way is the answer: its first line."""
     try:
         return verdict(_jacobians(fn, inputs))
-    except Exception as exc:  # noqa: BLE001 - any failure inside the student's Function is the answer
+    except Exception as exc:  # noqa: BLE001 - a failure in the student's Function is the answer
         text = str(exc)
         text = str.__str__(text).strip() if issubclass(type(text), str) else ""
         first = text.splitlines()[0] if text else ""
@@ -46,7 +60,10 @@ def verdict(pairs: tuple[Pair, ...], eps: float = EPS) -> str:
     """'passed', or the first line torch's gradcheck gives for the first pair that differs."""
     for pair in pairs:
         if not _agree(pair, eps):
-            return f"GradcheckError: Jacobian mismatch for output {pair[0]} with respect to input {pair[1]},"
+            return (
+                f"GradcheckError: Jacobian mismatch for output {pair[0]} with respect to input "
+                f"{pair[1]},"
+            )
     return "passed"
 
 
@@ -82,9 +99,11 @@ def _jacobians(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Pair, .
     return tuple(pairs)
 
 
-def _moved(fn: Callable[..., Any], inputs: tuple[Any, ...], i: int, o: int) -> tuple[tuple[tuple[float, ...], ...],
-                                                                                      ...]:
-    """Output `o` with each element of input `i` moved by +eps, then by -eps: one row per element."""
+def _moved(
+    fn: Callable[..., Any], inputs: tuple[Any, ...], i: int, o: int
+) -> tuple[tuple[tuple[float, ...], ...], ...]:
+    """Output `o` with each element of input `i` moved by +eps, then by -eps: one row per
+    element."""
     sides: list[list[tuple[float, ...]]] = [[], []]
     at = reading.tensor_numbers(inputs[i])
     for j in range(len(at)):

@@ -1,11 +1,13 @@
-"""Python object -> plain data: in the child (on student objects) and in the oracle (on ours), reading numbers
-through the base types' own methods, never a submission's, and within caps on depth, items and text.
+"""Python object -> plain data: in the child (on student objects) and in the oracle (on ours),
+reading numbers through the base types' own methods, never a submission's, and within caps on depth,
+items and text.
 
-`data_of` gives the reply's wire form (the dicts of grader.core.values.to_data) and makes no object of the
-grader's own classes, whose attributes a submission could reach and rebind (`object.__subclasses__()`); the
-trusted side reads Values through `from_python`. In the child, numpy, torch and the methods used to read their
-arrays are bound (`bind`) before any submission runs: one that patches them, or puts a placeholder where torch
-was, changes only what it calls itself.
+`data_of` gives the reply's wire form (the dicts of grader.core.values.to_data) and makes no object
+of the grader's own classes, whose attributes a submission could reach and rebind
+(`object.__subclasses__()`); the trusted side reads Values through `from_python`. In the child,
+numpy, torch and the methods used to read their arrays are bound (`bind`) before any submission
+runs: one that patches them, or puts a placeholder where torch was, changes only what it calls
+itself.
 """
 
 from __future__ import annotations
@@ -20,24 +22,34 @@ from grader.core.values import MAX_DEPTH, MAX_ITEMS, Value, clip, from_data
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _INF = math.inf
 
-#: numpy, torch and what is read of them, once bound (the child); empty: looked up as they are imported (the
-#: trusted side, which runs no submission)
+#: numpy, torch and what is read of them, once bound (the child); empty: looked up as they are
+#: imported (the trusted side, which runs no submission)
 _BOUND: dict[str, Any] = {}
-#: torch.Tensor's own methods, taken before any submission runs: one that patches the class later changes only
-#: what it calls itself, never how the grader reads a tensor
+#: torch.Tensor's own methods, taken before any submission runs: one that patches the class later
+#: changes only what it calls itself, never how the grader reads a tensor
 _TENSOR: dict[str, Any] = {}
-#: what a student's __repr__ may raise and still be only the student's: anything, in the child (`bind`)
+#: what a student's __repr__ may raise and still be only the student's: anything, in the child
+#: (`bind`)
 _CATCH: list[type[BaseException]] = [Exception]
 
 
 def bind() -> None:
-    """In the child, before any submission runs: numpy's and torch's types and methods, as loaded now."""
+    """In the child, before any submission runs: numpy's and torch's types and methods, as loaded
+    now."""
     np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
     _BOUND.update(bound=True, np=np, torch=torch)
     if np is not None:
-        _BOUND.update(generic=np.generic, bool_=np.bool_, number=(np.integer, np.floating), ndarray=np.ndarray,
-                      view=np.ndarray.view, float64=np.float64, astype=np.ndarray.astype,
-                      reshape=np.ndarray.reshape, tolist=np.ndarray.tolist)
+        _BOUND.update(
+            generic=np.generic,
+            bool_=np.bool_,
+            number=(np.integer, np.floating),
+            ndarray=np.ndarray,
+            view=np.ndarray.view,
+            float64=np.float64,
+            astype=np.ndarray.astype,
+            reshape=np.ndarray.reshape,
+            tolist=np.ndarray.tolist,
+        )
     if torch is not None:
         bind_tensor_methods(torch.Tensor)
         _BOUND.update(tensors=(torch.Tensor, torch.nn.Parameter), torch_float64=torch.float64)
@@ -45,7 +57,16 @@ def bind() -> None:
 
 
 def bind_tensor_methods(tensor: type) -> None:
-    for name in ("detach", "is_complex", "numel", "to", "reshape", "tolist", "size", "requires_grad_"):
+    for name in (
+        "detach",
+        "is_complex",
+        "numel",
+        "to",
+        "reshape",
+        "tolist",
+        "size",
+        "requires_grad_",
+    ):
         _TENSOR.setdefault(name, getattr(tensor, name))
     for name in ("dtype", "device"):
         _TENSOR.setdefault(name, getattr(tensor, name).__get__)
@@ -57,8 +78,8 @@ def from_python(obj: object) -> Value:
 
 
 def data_of(obj: object) -> dict[str, Any]:
-    """Turn a Python object into plain data (the reply's wire form), reading numbers without calling student
-    methods."""
+    """Turn a Python object into plain data (the reply's wire form), reading numbers without calling
+    student methods."""
     budget = [MAX_ITEMS]
     return _data(obj, 0, budget)
 
@@ -69,9 +90,17 @@ def _modules() -> dict[str, Any]:
     np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
     found: dict[str, Any] = {"np": np, "torch": torch}
     if np is not None:
-        found.update(generic=np.generic, bool_=np.bool_, number=(np.integer, np.floating), ndarray=np.ndarray,
-                     view=np.ndarray.view, float64=np.float64, astype=np.ndarray.astype,
-                     reshape=np.ndarray.reshape, tolist=np.ndarray.tolist)
+        found.update(
+            generic=np.generic,
+            bool_=np.bool_,
+            number=(np.integer, np.floating),
+            ndarray=np.ndarray,
+            view=np.ndarray.view,
+            float64=np.float64,
+            astype=np.ndarray.astype,
+            reshape=np.ndarray.reshape,
+            tolist=np.ndarray.tolist,
+        )
     if torch is not None:
         found.update(tensors=(torch.Tensor, torch.nn.Parameter), torch_float64=torch.float64)
     return found
@@ -91,11 +120,14 @@ def _tensor(name: str, torch: Any) -> Any:
 
 
 def tensor_numbers(tensor: Any) -> tuple[float, ...]:
-    """A tensor's elements as float64 numbers, in row-major order, read through the bound methods."""
+    """A tensor's elements as float64 numbers, in row-major order, read through the bound
+    methods."""
     found = _modules()
     torch = found["torch"]
     t = _tensor("detach", torch)(tensor)
-    flat = _tensor("reshape", torch)(_tensor("to", torch)(t, device="cpu", dtype=found["torch_float64"]), -1)
+    flat = _tensor("reshape", torch)(
+        _tensor("to", torch)(t, device="cpu", dtype=found["torch_float64"]), -1
+    )
     return tuple(_tensor("tolist", torch)(flat))
 
 
@@ -143,7 +175,8 @@ def _opaque(type_name: str, text: str) -> dict[str, Any]:
 
 
 def _array_from(obj: object, kind: type, budget: list[int]) -> dict[str, Any] | None:
-    """Tensors and ndarrays of exact (or well-known) types, read through the base classes' methods."""
+    """Tensors and ndarrays of exact (or well-known) types, read through the base classes'
+    methods."""
     found = _modules()
     torch = found["torch"]
     if torch is not None and kind in found["tensors"]:
@@ -156,8 +189,13 @@ def _array_from(obj: object, kind: type, budget: list[int]) -> dict[str, Any] | 
             return _opaque("Tensor", f"a tensor with {count} elements (too many to send)")
         budget[0] -= count
         dtype = str.__str__(str(_tensor("dtype", torch)(t))).removeprefix("torch.")
-        return {"t": "array", "shape": shape, "v": list(tensor_numbers(t)), "dtype": dtype,
-                "device": str.__str__(str(_tensor("device", torch)(t)))}
+        return {
+            "t": "array",
+            "shape": shape,
+            "v": list(tensor_numbers(t)),
+            "dtype": dtype,
+            "device": str.__str__(str(_tensor("device", torch)(t))),
+        }
     if found["np"] is None:
         return None
     if issubclass(kind, found["generic"]):
@@ -176,13 +214,19 @@ def _array_from(obj: object, kind: type, budget: list[int]) -> dict[str, Any] | 
             return _opaque("ndarray", f"an array with {size} elements (too many to send)")
         budget[0] -= size
         flat = found["tolist"](found["reshape"](found["astype"](arr, found["float64"]), -1))
-        return {"t": "array", "shape": [int.__index__(n) for n in arr.shape], "v": flat, "dtype": str(dtype),
-                "device": "cpu"}
+        return {
+            "t": "array",
+            "shape": [int.__index__(n) for n in arr.shape],
+            "v": flat,
+            "dtype": str(dtype),
+            "device": "cpu",
+        }
     return None
 
 
 def _type_name(obj: object) -> str:
-    """The name of `obj`'s type, read by type's own descriptor: a metaclass's `__name__` runs no code here."""
+    """The name of `obj`'s type, read by type's own descriptor: a metaclass's `__name__` runs no
+    code here."""
     name = _NAME(type(obj))
     return str.__str__(name) if issubclass(type(name), str) else "object"
 

@@ -1,11 +1,12 @@
 """Inside a zygote: warm up once, then fork one confined child per run and clean up after it.
 
-This process starts as a fresh interpreter already inside its confinement (grader.run.confine.isolate set it up
-before the exec), and imports nothing that loads ctypes unless it runs in the landlock mode: a child
-forked from it inherits its memory, and ctypes would let a submission rewrite that memory. Where the
-zygote has a PID namespace, it is the namespace's init: after every run it kills everything left in
-the namespace (one kill(-1), which no process can escape), and when the grading process goes away it
-exits, and the kernel kills whatever is left. Children drop to a uid of their own where there is one.
+This process starts as a fresh interpreter already inside its confinement
+(grader.run.confine.isolate set it up before the exec), and imports nothing that loads ctypes unless
+it runs in the landlock mode: a child forked from it inherits its memory, and ctypes would let a
+submission rewrite that memory. Where the zygote has a PID namespace, it is the namespace's init:
+after every run it kills everything left in the namespace (one kill(-1), which no process can
+escape), and when the grading process goes away it exits, and the kernel kills whatever is left.
+Children drop to a uid of their own where there is one.
 """
 
 from __future__ import annotations
@@ -27,10 +28,15 @@ from typing import NoReturn
 
 from grader.run.wire import Ended, Forked, Hello, MemoryFiles, RunHeader, ZygoteConfig, encode
 
-#: all a child's environment holds but its own HOME, TMPDIR and MPLCONFIGDIR: nothing of the grader's
-#: (tokens, paths); plotting cells draw into nothing, and plt.show() returns at once
-CHILD_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                     "MPLBACKEND": "Agg"}
+#: all a child's environment holds but its own HOME, TMPDIR and MPLCONFIGDIR: nothing of the
+#: grader's (tokens, paths); plotting cells draw into nothing, and plt.show() returns at once
+CHILD_ENVIRONMENT = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "MPLBACKEND": "Agg",
+}
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 #: what the zygote's cgroups may hold beyond a run's limit while it cleans up after the run
 CLEANUP_MEMORY = 256 * 1024 * 1024
@@ -46,9 +52,11 @@ def main(config_text: str, startup: frozenset[str]) -> None:
         _become_init(sock)
     elif config.mode == "landlock":
         signal.signal(signal.SIGTERM, _leave)  # the grading process died (parent-death signal)
-        from grader.run.confine import landlock, seccomp, syscalls  # noqa: F401 - each child confines itself with them
+        # each child confines itself with them
+        from grader.run.confine import landlock, seccomp, syscalls  # noqa: F401
 
-        syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)  # no process of the same user reads the zygote's memory
+        # no process of the same user reads the zygote's memory
+        syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)
     from grader.run.child import warm
 
     warm.warm(config.allowed)
@@ -56,20 +64,22 @@ def main(config_text: str, startup: frozenset[str]) -> None:
     hello = Hello(level=config.level, mode=config.mode, isolation=config.isolation)
     os.environ.clear()
     os.environ.update(CHILD_ENVIRONMENT)
-    # What the warm-up made never changes: out of the collector's reach, a child's collections do not
-    # write to (and so copy) every page of it.
+    # What the warm-up made never changes: out of the collector's reach, a child's collections do
+    # not write to (and so copy) every page of it.
     gc.freeze()
     me = os.pidfd_open(os.getpid())
     try:
         socket.send_fds(sock, [encode(hello)], [me])
     except (BrokenPipeError, ConnectionResetError):
-        return  # the grading process closed its sandbox while this zygote warmed up: nobody to serve
+        # the grading process closed its sandbox while this zygote warmed up: nobody to serve
+        return
     os.close(me)
     _serve(sock, config, target, hello, startup, pid_namespace)
 
 
 def _become_init(sock: socket.socket) -> None:
-    """Fork the init of the PID namespace made for this zygote (its first child is pid 1), and wait on it."""
+    """Fork the init of the PID namespace made for this zygote (its first child is pid 1), and wait
+    on it."""
     child = os.fork()
     if child == 0:
         return
@@ -82,8 +92,14 @@ def _leave(*_: object) -> None:
     os._exit(1)
 
 
-def _serve(sock: socket.socket, config: ZygoteConfig, target: Target, hello: Hello, startup: frozenset[str],
-           pid_namespace: bool) -> None:
+def _serve(
+    sock: socket.socket,
+    config: ZygoteConfig,
+    target: Target,
+    hello: Hello,
+    startup: frozenset[str],
+    pid_namespace: bool,
+) -> None:
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
@@ -100,8 +116,10 @@ def _serve(sock: socket.socket, config: ZygoteConfig, target: Target, hello: Hel
         pid = os.fork()
         if pid == 0:
             try:
-                _child(header, req_r, rep_w, out_w, workdir, config.mode, target, hello, startup)
-            except BaseException:  # noqa: BLE001 - the grader's own failure: say it where the output goes
+                _child(
+                    header, (req_r, rep_w, out_w), workdir, config.mode, (target, hello, startup)
+                )
+            except BaseException:  # noqa: BLE001 - the grader's own failure, said in the output
                 import traceback
 
                 traceback.print_exc()
@@ -116,7 +134,8 @@ def _serve(sock: socket.socket, config: ZygoteConfig, target: Target, hello: Hel
             pass  # the grading process went away: the wait below sees it and cleans up
         status = _wait(sock, pid, pidfd, header, pid_namespace)
         os.close(pidfd)
-        if header.group_memory > 0:  # what the run left in memory (its files) must not hold the cleanup up
+        # what the run left in memory (its files) must not hold the cleanup up
+        if header.group_memory > 0:
             _limit_memory(config.memory, header.group_memory + CLEANUP_MEMORY)
         _sweep(header, pid_namespace)
         _wipe(workdir, pid_namespace, config.keep)
@@ -127,14 +146,15 @@ def _serve(sock: socket.socket, config: ZygoteConfig, target: Target, hello: Hel
 
 
 def _limit_memory(files: MemoryFiles | None, limit: int) -> bool:
-    """Set the memory limit of the zygote's cgroups (0: none) through the descriptors it was given; False
-    where the kernel refuses (the grading process then says the limit held per process). Without them
-    (no memory cgroup) or without cgroups (-1), there is nothing to set."""
+    """Set the memory limit of the zygote's cgroups (0: none) through the descriptors it was given;
+    False where the kernel refuses (the grading process then says the limit held per process).
+    Without them (no memory cgroup) or without cgroups (-1), there is nothing to set."""
     if files is None or limit < 0:
         return True
     value = (str(limit) if limit > 0 else "max" if files.version == 2 else "-1").encode()
     try:
-        if files.swap >= 0:  # v1's memory and swap together is never below memory alone: lift it first
+        # v1's memory and swap together is never below memory alone: lift it first
+        if files.swap >= 0:
             os.write(files.swap, b"-1")
         os.write(files.memory, value)
         if files.swap >= 0:
@@ -160,7 +180,8 @@ def _sweep(header: RunHeader, pid_namespace: bool) -> None:
     """Nothing a run started outlives it."""
     if pid_namespace:
         try:
-            os.kill(-1, signal.SIGKILL)  # as init: every process in the namespace but this one, atomically
+            # as init: every process in the namespace but this one, atomically
+            os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
     elif header.uid is not None:  # every process of the run's own uid, from a process of that uid
@@ -175,16 +196,24 @@ def _sweep(header: RunHeader, pid_namespace: bool) -> None:
                 os._exit(0)
     while True:  # the run's child and whatever it left, reparented here
         try:
-            if os.waitpid(-1, 0 if pid_namespace or header.uid is not None else os.WNOHANG) == (0, 0):
+            if os.waitpid(-1, 0 if pid_namespace or header.uid is not None else os.WNOHANG) == (
+                0,
+                0,
+            ):
                 break
         except ChildProcessError:
             break
 
 
 def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
-    """The run's own folder; outside a tree of its own, named unguessably in a folder others cannot list."""
+    """The run's own folder; outside a tree of its own, named unguessably in a folder others cannot
+    list."""
     while True:
-        path = "/tmp/submission" if pid_namespace else os.path.join(scratch, f"run-{secrets.token_hex(8)}")
+        path = (
+            "/tmp/submission"
+            if pid_namespace
+            else os.path.join(scratch, f"run-{secrets.token_hex(8)}")
+        )
         try:
             os.mkdir(path, 0o700)
             break
@@ -192,8 +221,8 @@ def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
             if pid_namespace:
                 shutil.rmtree(path, ignore_errors=True)
     if header.uid is not None and header.files_as_root:
-        # Its own to os.access (asked as its uid), and to its files' root (fsuid and fsgid 0) through the
-        # group: nobody else's.
+        # Its own to os.access (asked as its uid), and to its files' root (fsuid and fsgid 0)
+        # through the group: nobody else's.
         os.chown(path, header.uid, 0)
         os.chmod(path, 0o770)
     elif header.uid is not None:
@@ -202,8 +231,8 @@ def _workdir(scratch: str, header: RunHeader, pid_namespace: bool) -> str:
 
 
 def _wipe(workdir: str, pid_namespace: bool, keep: tuple[str, ...]) -> None:
-    """What a run wrote is gone before the next starts: its scratch folders are the zygote's (but for the
-    tree's own folders that lie in them, `keep`: a checkout under /tmp)."""
+    """What a run wrote is gone before the next starts: its scratch folders are the zygote's (but
+    for the tree's own folders that lie in them, `keep`: a checkout under /tmp)."""
     for folder in SCRATCH if pid_namespace else (workdir,):
         if not pid_namespace:
             shutil.rmtree(folder, ignore_errors=True)
@@ -224,8 +253,16 @@ def _wipe(workdir: str, pid_namespace: bool, keep: tuple[str, ...]) -> None:
                     pass
 
 
-def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, mode: str, target: Target,
-           hello: Hello, startup: frozenset[str]) -> NoReturn:
+def _child(
+    header: RunHeader,
+    fds: tuple[int, int, int],
+    workdir: str,
+    mode: str,
+    call: tuple[Target, Hello, frozenset[str]],
+) -> NoReturn:
+    """Become the run's child, alone and limited, in its folder: then the run's target."""
+    req_r, rep_w, out_w = fds
+    target, hello, startup = call
     os.setsid()  # a session of its own: nothing of it reads the grading process's terminal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -239,7 +276,8 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
         from grader.run.confine import syscalls
 
         syscalls.become_with_root_files(header.uid)
-        os.umask(0)  # what it makes stays writable to its uid, as os.access asks (inside its own folder alone)
+        # what it makes stays writable to its uid, as os.access asks (inside its own folder alone)
+        os.umask(0)
     elif header.uid is not None:
         os.setgroups([])
         os.setgid(header.uid)
@@ -247,8 +285,10 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
     if mode == "landlock":  # no PID namespace: no processes of its own, no signals to others
         from grader.run.confine import landlock, seccomp, syscalls
 
-        syscalls.die_with_parent(signal.SIGKILL, os.getppid())  # after the ids: changing them clears it
-        if os.geteuid() == 0 and not syscalls.drop_capabilities():  # root where it is the grader's own user
+        # after the ids: changing them clears it
+        syscalls.die_with_parent(signal.SIGKILL, os.getppid())
+        # root where it is the grader's own user
+        if os.geteuid() == 0 and not syscalls.drop_capabilities():
             raise OSError("the capabilities could not be dropped")
         if landlock.confine_run(workdir) == 0:
             raise OSError("the run's own Landlock layer was refused")
@@ -258,22 +298,35 @@ def _child(header: RunHeader, req_r: int, rep_w: int, out_w: int, workdir: str, 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (header.file_bytes, header.file_bytes))
     if header.memory_cap > 0:
-        # Set after the fork, on top of what the zygote maps: a memory bomb becomes MemoryError while
-        # torch keeps working.
+        # Set after the fork, on top of what the zygote maps: a memory bomb becomes MemoryError
+        # while torch keeps working.
         resource.setrlimit(resource.RLIMIT_AS, (header.memory_cap, header.memory_cap))
     os.chdir(workdir)
-    os.environ.update({"HOME": workdir, "TMPDIR": workdir, "MPLCONFIGDIR": os.path.join(workdir, ".matplotlib")})
+    os.environ.update(
+        {"HOME": workdir, "TMPDIR": workdir, "MPLCONFIGDIR": os.path.join(workdir, ".matplotlib")}
+    )
     target(req_r, rep_w, hello, startup)
 
 
 def _fresh_stdio() -> None:
-    """Python-level streams on fds 0-2, whatever the zygote had; what is written to them is out at once, so that
-    a run's output up to its last word is all there when the grader reads it (grader.run.running)."""
+    """Python-level streams on fds 0-2, whatever the zygote had; what is written to them is out at
+    once, so that a run's output up to its last word is all there when the grader reads it
+    (grader.run.running)."""
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True, write_through=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True, write_through=True)
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=True,
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=True,
+    )
 
 
 def _close_fds_except(keep: set[int]) -> None:

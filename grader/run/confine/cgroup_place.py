@@ -1,10 +1,12 @@
-"""Where this process may make cgroups: a group of its own in each hierarchy that holds the memory and pids
-controllers, found by trying once per process (a forked worker finds its own), and removed at its exit.
+"""Where this process may make cgroups: a group of its own in each hierarchy that holds the memory
+and pids controllers, found by trying once per process (a forked worker finds its own), and removed
+at its exit.
 
-Groups are made inside this process's own cgroup, so a container's limits still bound them. On cgroup v2,
-where a group that holds processes cannot hand controllers down, they are made beside it instead, and only
-where its own group has no limit of that controller to escape. Where neither works (a read-only
-/sys/fs/cgroup, as in a default Docker container), `Place.weaker` says which limits stay per process.
+Groups are made inside this process's own cgroup, so a container's limits still bound them. On
+cgroup v2, where a group that holds processes cannot hand controllers down, they are made beside it
+instead, and only where its own group has no limit of that controller to escape. Where neither works
+(a read-only /sys/fs/cgroup, as in a default Docker container), `Place.weaker` says which limits
+stay per process.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import atexit
 import errno
 import functools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,7 +29,8 @@ PREFIX = "autograd-grader-"
 
 @dataclass(frozen=True, slots=True)
 class Hierarchy:
-    """Where groups are made for `controllers`: cgroup `version` 1 or 2, under the folder `parent`."""
+    """Where groups are made for `controllers`: cgroup `version` 1 or 2, under the folder
+    `parent`."""
 
     version: int
     parent: str
@@ -35,7 +39,8 @@ class Hierarchy:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where this process makes groups; `why` says what was missing for the controllers not there."""
+    """Where this process makes groups; `why` says what was missing for the controllers not
+    there."""
 
     hierarchies: tuple[Hierarchy, ...]
     why: str = ""
@@ -43,8 +48,16 @@ class Place:
     @property
     def weaker(self) -> tuple[str, ...]:
         """The limits that stay per process here: "memory", "processes", both or none."""
-        held = {c for h in self.hierarchies for c in h.controllers}
+        held = _held(self.hierarchies)
         return tuple(NAMES[c] for c in CONTROLLERS if c not in held)
+
+
+def _held(hierarchies: Sequence[Hierarchy]) -> set[str]:
+    """The controllers the hierarchies hold between them."""
+    held: set[str] = set()
+    for hierarchy in hierarchies:
+        held.update(hierarchy.controllers)
+    return held
 
 
 def place() -> Place:
@@ -67,7 +80,7 @@ def _place_for(pid: int) -> Place:
             v2.append(controller)
     if v2 and "" in own and "" in mounts:
         hierarchies += _v2(tuple(v2), own[""], mounts[""], pid)
-    held = {c for h in hierarchies for c in h.controllers}
+    held = _held(hierarchies)
     missing = [c for c in CONTROLLERS if c not in held]
     why = "; ".join(f"no {c} cgroup this process may make groups in" for c in missing)
     return Place(tuple(hierarchies), why)
@@ -81,16 +94,24 @@ def _v1(controller: Controller, path: str, mount: tuple[str, str], pid: int) -> 
     return _made(Hierarchy(1, os.path.join(own, PREFIX + str(pid)), (controller,)), pid)
 
 
-def _v2(controllers: tuple[Controller, ...], path: str, mount: tuple[str, str], pid: int) -> list[Hierarchy]:
-    """A group of this process's own on cgroup v2: inside its own group where that may hand the controllers
-    down (the root, which may hold processes too), or else beside it, where its own group has no limit of
-    theirs to escape."""
+def _v2(
+    controllers: tuple[Controller, ...], path: str, mount: tuple[str, str], pid: int
+) -> list[Hierarchy]:
+    """A group of this process's own on cgroup v2: inside its own group where that may hand the
+    controllers down (the root, which may hold processes too), or else beside it, where its own
+    group has no limit of theirs to escape."""
     own = _inside(mount, path)
     if own is None:
         return []
     inside = tuple(c for c in controllers if c in _enabled(own))
-    beside = tuple(c for c in controllers if c not in inside and own != mount[1]
-                   and c in _enabled(os.path.dirname(own)) and _unlimited(own, c))
+    beside = tuple(
+        c
+        for c in controllers
+        if c not in inside
+        and own != mount[1]
+        and c in _enabled(os.path.dirname(own))
+        and _unlimited(own, c)
+    )
     found = []
     for base, held in ((own, inside), (os.path.dirname(own), beside)):
         if held:
@@ -101,8 +122,8 @@ def _v2(controllers: tuple[Controller, ...], path: str, mount: tuple[str, str], 
 
 
 def _made(hierarchy: Hierarchy, pid: int) -> Hierarchy | None:
-    """`hierarchy`'s parent group made, and a zygote's group made, limited and removed in it once; None where
-    not."""
+    """`hierarchy`'s parent group made, and a zygote's group made, limited and removed in it once;
+    None where not."""
     _clean_stale(os.path.dirname(hierarchy.parent))
     try:
         os.mkdir(hierarchy.parent)
@@ -112,13 +133,22 @@ def _made(hierarchy: Hierarchy, pid: int) -> Hierarchy | None:
         return None
     try:
         if hierarchy.version == 2:
-            write(hierarchy.parent, "cgroup.subtree_control", " ".join(f"+{c}" for c in hierarchy.controllers))
+            write(
+                hierarchy.parent,
+                "cgroup.subtree_control",
+                " ".join(f"+{c}" for c in hierarchy.controllers),
+            )
         probe = os.path.join(hierarchy.parent, "probe")
         os.mkdir(probe)
         try:
             for controller in hierarchy.controllers:
-                name = "pids.max" if controller == "pids" else "memory.max" if hierarchy.version == 2 \
+                name = (
+                    "pids.max"
+                    if controller == "pids"
+                    else "memory.max"
+                    if hierarchy.version == 2
                     else "memory.limit_in_bytes"
+                )
                 write(probe, name, "64" if controller == "pids" else str(1 << 30))
         finally:
             _rmdir(probe)
@@ -143,7 +173,8 @@ def _own_groups() -> dict[str, str]:
 
 
 def _mounts() -> dict[str, tuple[str, str]]:
-    """Writable cgroup mounts: each v1 controller ("" for v2) to (its root in the hierarchy, the mount point)."""
+    """Writable cgroup mounts: each v1 controller ("" for v2) to (its root in the hierarchy, the
+    mount point)."""
     found: dict[str, tuple[str, str]] = {}
     try:
         with open("/proc/self/mountinfo") as file:
@@ -173,7 +204,7 @@ def _inside(mount: tuple[str, str], path: str) -> str | None:
     if path == root:
         return point
     if path.startswith(root.rstrip("/") + "/"):
-        return os.path.normpath(point + path[len(root):])
+        return os.path.normpath(point + path[len(root) :])
     return None
 
 
@@ -196,7 +227,11 @@ def _unlimited(folder: str, controller: Controller) -> bool:
 def _clean_stale(base: str) -> None:
     """Groups left by graders that died before removing theirs (SIGKILL): only empty ones can go."""
     try:
-        entries = [e for e in os.scandir(base) if e.name.startswith(PREFIX) and e.is_dir(follow_symlinks=False)]
+        entries = [
+            e
+            for e in os.scandir(base)
+            if e.name.startswith(PREFIX) and e.is_dir(follow_symlinks=False)
+        ]
     except OSError:
         return
     for entry in entries:
@@ -237,7 +272,8 @@ _pending: list[str] = []
 
 
 def remove_later(folders: list[str]) -> None:
-    """Remove `folders` as soon as every process in them has gone (a dying one leaves its group late)."""
+    """Remove `folders` as soon as every process in them has gone (a dying one leaves its group
+    late)."""
     _pending.extend(folders)
     sweep_removals()
 
@@ -256,5 +292,3 @@ def write_file(path: str, value: str) -> None:
         os.write(fd, value.encode())
     finally:
         os.close(fd)
-
-

@@ -1,19 +1,20 @@
-"""Cgroups where they can be had: memory and processes counted over all of a run's processes together.
+"""Cgroups where they can be had: memory and processes counted over all of a run's processes
+together.
 
-Per-process limits (RLIMIT_AS, RLIMIT_NPROC) let a run that starts many processes hold many times its
-memory budget. So each zygote gets control groups of its own (`ZygoteGroup`), made by the grading
-process under a group of this process's own (`place`): `memory.max` and `pids.max` on cgroup v2, or the
-v1 memory and pids controllers where that is what the machine has (a hybrid layout). A zygote serves
-one run at a time, and its runs' children are born in its groups: so the groups hold the zygote, which
-is constant, and the run now going; just before each run's fork the zygote sets the memory limit to its
-own use plus that run's budget (through descriptors the grading process opened), and lifts it once the
-run's child is gone, before it cleans up. (A group made for each run would need the child moved into it: a write to
-cgroup.procs waits for an RCU grace period, 10-25 ms on this project's machines, where a run takes
-40-100 ms.) Each run's child is the OOM killer's first choice (oom_score_adj 1000, set while it waits
-for its request, inherited by all it starts, and out of its reach: no run can open /proc/self), and
-the zygote its last (-1000, where the grading process may set that), so when the run's processes
-together pass the limit the kernel kills one of them, and the grading process, watching the group's
-oom_kill count, stops the whole run and says so.
+Per-process limits (RLIMIT_AS, RLIMIT_NPROC) let a run that starts many processes hold many times
+its memory budget. So each zygote gets control groups of its own (`ZygoteGroup`), made by the
+grading process under a group of this process's own (`place`): `memory.max` and `pids.max` on cgroup
+v2, or the v1 memory and pids controllers where that is what the machine has (a hybrid layout). A
+zygote serves one run at a time, and its runs' children are born in its groups: so the groups hold
+the zygote, which is constant, and the run now going; just before each run's fork the zygote sets
+the memory limit to its own use plus that run's budget (through descriptors the grading process
+opened), and lifts it once the run's child is gone, before it cleans up. (A group made for each run
+would need the child moved into it: a write to cgroup.procs waits for an RCU grace period, 10-25 ms
+on this project's machines, where a run takes 40-100 ms.) Each run's child is the OOM killer's first
+choice (oom_score_adj 1000, set while it waits for its request, inherited by all it starts, and out
+of its reach: no run can open /proc/self), and the zygote its last (-1000, where the grading process
+may set that), so when the run's processes together pass the limit the kernel kills one of them, and
+the grading process, watching the group's oom_kill count, stops the whole run and says so.
 
 Where the groups are made, and where none can be: grader.run.confine.cgroup_place.
 """
@@ -42,7 +43,8 @@ class ZygoteGroup:
 
     def __init__(self, folders: dict[str, Hierarchy]) -> None:
         self._folders = folders
-        self._base: dict[str, int] | None = None  # the zygote's own memory and tasks, once it has warmed up
+        # the zygote's own memory and tasks, once it has warmed up
+        self._base: dict[str, int] | None = None
         self._written: dict[tuple[str, str], str] = {}
 
     @property
@@ -50,8 +52,8 @@ class ZygoteGroup:
         return Place(tuple(self._folders.values())).weaker
 
     def adopt(self, pid: int) -> bool:
-        """Put the process that becomes the zygote in the groups, exempt from the OOM killer where this
-        process may say so (CAP_SYS_RESOURCE); False where the groups refuse it."""
+        """Put the process that becomes the zygote in the groups, exempt from the OOM killer where
+        this process may say so (CAP_SYS_RESOURCE); False where the groups refuse it."""
         try:
             write_file(f"/proc/{pid}/oom_score_adj", "-1000")
         except OSError:
@@ -64,15 +66,18 @@ class ZygoteGroup:
         return True
 
     def memory_files(self) -> dict[str, int] | None:
-        """Descriptors of the memory limit (and v1's memory and swap limit: -1 where there is none), open for
-        writing, for the zygote: it sets each run's limit just before the fork, and lifts it once the run's
-        child is gone, so that nothing the run left (files in memory) holds its cleanup up. None without a
-        memory controller."""
+        """Descriptors of the memory limit (and v1's memory and swap limit: -1 where there is none),
+        open for writing, for the zygote: it sets each run's limit just before the fork, and lifts
+        it once the run's child is gone, so that nothing the run left (files in memory) holds its
+        cleanup up. None without a memory controller."""
         for folder, hierarchy in self._folders.items():
             if "memory" not in hierarchy.controllers:
                 continue
-            names = ("memory.max", "") if hierarchy.version == 2 else (
-                "memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+            names = (
+                ("memory.max", "")
+                if hierarchy.version == 2
+                else ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+            )
             files = {"version": hierarchy.version}
             for key, name in zip(("memory", "swap"), names, strict=True):
                 try:
@@ -83,17 +88,20 @@ class ZygoteGroup:
         return None
 
     def prepare(self, processes: int) -> tuple[int, int]:
-        """Before a run: the zygote's own memory (measured once, warm and idle: what it holds stays for every
-        run), with the process limit set to its own tasks plus `processes`; and the kernel's count of OOM
-        kills so far, to compare with `oom_kills` during the run."""
+        """Before a run: the zygote's own memory (measured once, warm and idle: what it holds stays
+        for every run), with the process limit set to its own tasks plus `processes`; and the
+        kernel's count of OOM kills so far, to compare with `oom_kills` during the run."""
         if self._base is None:
-            self._base = {"memory": self._read_number("memory.current", "memory.usage_in_bytes"),
-                          "pids": self._read_number("pids.current", "pids.current")}
+            self._base = {
+                "memory": self._read_number("memory.current", "memory.usage_in_bytes"),
+                "pids": self._read_number("pids.current", "pids.current"),
+            }
         for folder, hierarchy in self._folders.items():
             if "pids" in hierarchy.controllers:
                 self._set(folder, "pids.max", str(self._base["pids"] + processes))
             if "memory" in hierarchy.controllers and hierarchy.version == 2:
-                self._set(folder, "memory.swap.max", "0", required=False)  # nor may a run swap past its limit
+                # nor may a run swap past its limit
+                self._set(folder, "memory.swap.max", "0", required=False)
         return self._base["memory"], self.oom_kills()
 
     def oom_kills(self) -> int:
@@ -111,7 +119,8 @@ class ZygoteGroup:
         return 0
 
     def remove(self) -> None:
-        """Remove the groups, once the zygote and all it started are gone (else as soon as they are)."""
+        """Remove the groups, once the zygote and all it started are gone (else as soon as they
+        are)."""
         remove_later(list(self._folders))
 
     def _read_number(self, v2: str, v1: str) -> int:
@@ -153,7 +162,8 @@ def make(place: Place) -> ZygoteGroup | None:
 
 
 def first_to_kill(pid: int) -> bool:
-    """Make a run's child, and all it will start, the OOM killer's first choice in its zygote's groups."""
+    """Make a run's child, and all it will start, the OOM killer's first choice in its zygote's
+    groups."""
     try:
         write_file(f"/proc/{pid}/oom_score_adj", "1000")
     except OSError:

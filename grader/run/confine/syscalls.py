@@ -1,8 +1,9 @@
 """The Linux calls that confinement needs and Python 3.11's os module lacks, through ctypes.
 
-Imported by the grading process and by the process it forks to set up a zygote before exec, never by a
-lean zygote: a process that has loaded ctypes lets its code read and write its own memory (ctypes.memmove
-is not audited), so the zygotes that run engine exercises start as fresh interpreters without it.
+Imported by the grading process and by the process it forks to set up a zygote before exec, never by
+a lean zygote: a process that has loaded ctypes lets its code read and write its own memory
+(ctypes.memmove is not audited), so the zygotes that run engine exercises start as fresh
+interpreters without it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,22 @@ import os
 import platform
 from pathlib import Path
 
-CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x40000000, 0x10000000, 0x20000000
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER, CLONE_NEWPID = (
+    0x00020000,
+    0x40000000,
+    0x10000000,
+    0x20000000,
+)
 CLONE_NEWIPC = 0x08000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 1 << 12, 1 << 14, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
+    1,
+    2,
+    4,
+    32,
+    1 << 12,
+    1 << 14,
+    1 << 18,
+)
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 4, 38, 36
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
@@ -23,10 +37,18 @@ CAP_SETGID, CAP_SETUID = 6, 7
 _ADDR_NO_RANDOMIZE, _PERSONALITY_QUERY = 0x0040000, 0xFFFFFFFF
 #: syscalls without a libc wrapper, by architecture (x86_64, aarch64)
 _NUMBERS = {
-    "x86_64": {"pivot_root": 155, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
-               "landlock_restrict_self": 446},
-    "aarch64": {"pivot_root": 41, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
-                "landlock_restrict_self": 446},
+    "x86_64": {
+        "pivot_root": 155,
+        "landlock_create_ruleset": 444,
+        "landlock_add_rule": 445,
+        "landlock_restrict_self": 446,
+    },
+    "aarch64": {
+        "pivot_root": 41,
+        "landlock_create_ruleset": 444,
+        "landlock_add_rule": 445,
+        "landlock_restrict_self": 446,
+    },
 }
 ARCH = {"arm64": "aarch64"}.get(platform.machine(), platform.machine())
 NUMBERS = _NUMBERS.get(ARCH, {})
@@ -47,7 +69,9 @@ def setns(fd: int, kind: int) -> bool:
     return bool(libc.setns(fd, kind) == 0)
 
 
-def mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: bytes | None = None) -> bool:
+def mount(
+    source: bytes | None, target: str, fstype: bytes | None, flags: int, data: bytes | None = None
+) -> bool:
     return bool(libc.mount(source, target.encode(), fstype, flags, data) == 0)
 
 
@@ -65,10 +89,13 @@ def prctl(option: int, arg: int = 0) -> bool:
 
 
 def fixed_addresses() -> bool:
-    """Turn address-space randomization off for this process and what it execs and forks (personality's
-    ADDR_NO_RANDOMIZE); False where refused (a seccomp profile may allow only the default persona)."""
+    """Turn address-space randomization off for this process and what it execs and forks
+    (personality's ADDR_NO_RANDOMIZE); False where refused (a seccomp profile may allow only the
+    default persona)."""
     current = int(libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY)))
-    return current != -1 and int(libc.personality(ctypes.c_ulong(current | _ADDR_NO_RANDOMIZE))) != -1
+    return (
+        current != -1 and int(libc.personality(ctypes.c_ulong(current | _ADDR_NO_RANDOMIZE))) != -1
+    )
 
 
 def syscall(name: str, *args: object) -> int:
@@ -80,7 +107,8 @@ def syscall(name: str, *args: object) -> int:
 
 
 def map_ids(pid: int | str, uids: str, gids: str, *, deny_setgroups: bool) -> bool:
-    """Write a user namespace's uid and gid maps ("inside outside count" lines); False where refused."""
+    """Write a user namespace's uid and gid maps ("inside outside count" lines); False where
+    refused."""
     base = Path(f"/proc/{pid}")
     try:
         if deny_setgroups:
@@ -107,11 +135,16 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def drop_capabilities() -> bool:
-    """Give up every capability, for good (bounding set, effective, permitted): root without powers."""
+    """Give up every capability, for good (bounding set, effective, permitted): root without
+    powers."""
     for cap in range(64):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the kernel's last: fine
     return _capset(0)
@@ -125,12 +158,13 @@ def _capset(caps: int) -> bool:
 
 
 def become_with_root_files(uid: int) -> None:
-    """Take `uid` as every id of this process but the file-system ones, which stay root; no capability left.
+    """Take `uid` as every id of this process but the file-system ones, which stay root; no
+    capability left.
 
     For a run where the interpreter's folders are closed to other users: the kernel's checks between
-    processes (signals, rlimits, ptrace, priorities, pidfds, keyrings, IPC) see a user no other process
-    has, while files are opened as root, which Landlock and seccomp then limit. Raise OSError if any step
-    is refused.
+    processes (signals, rlimits, ptrace, priorities, pidfds, keyrings, IPC) see a user no other
+    process has, while files are opened as root, which Landlock and seccomp then limit. Raise
+    OSError if any step is refused.
     """
     for cap in range(64):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
@@ -138,7 +172,8 @@ def become_with_root_files(uid: int) -> None:
     if not prctl(PR_SET_KEEPCAPS, 1):
         raise OSError("PR_SET_KEEPCAPS was refused")
     os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)  # the effective capabilities go; the permitted ones are kept for a moment
+    # the effective capabilities go; the permitted ones are kept for a moment
+    os.setresuid(uid, uid, uid)
     setids = (1 << CAP_SETUID) | (1 << CAP_SETGID)
     if not _capset(setids):
         raise OSError("capset was refused")

@@ -1,9 +1,10 @@
-"""An archive a student hands in (a zip or a tarball), read on the trusted side: nothing extracted, every size read
-and not believed.
+"""An archive a student hands in (a zip or a tarball), read on the trusted side: nothing extracted,
+every size read and not believed.
 
-An entry's name is only a name: an absolute path, `..`, a drive or a backslash is refused, never joined to a
-folder. What is read is bounded in entries, in bytes unpacked and in bytes kept, whatever the headers say. Which
-entries are the course's is the package reader's choice (grader.run.read.package), passed in as `choose`.
+An entry's name is only a name: an absolute path, `..`, a drive or a backslash is refused, never
+joined to a folder. What is read is bounded in entries, in bytes unpacked and in bytes kept,
+whatever the headers say. Which entries are the course's is the package reader's choice
+(grader.run.read.package), passed in as `choose`.
 """
 
 from __future__ import annotations
@@ -27,17 +28,20 @@ from grader.run.read.load import MAX_SOURCE_BYTES, SubmissionError
 
 #: entries of a folder or an archive looked at, at most
 MAX_ENTRIES = 20_000
-#: an archive's own size, and the bytes it may unpack to as it is read (a tarball is read through once)
+#: an archive's own size, and the bytes it may unpack to as it is read (a tarball is read through
+#: once)
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 #: what is never entered: tools' debris, and the student's virtual environments
-SKIPPED = frozenset({".git", "__pycache__", "__MACOSX", "node_modules", ".venv", "venv", ".ipynb_checkpoints"})
+SKIPPED = frozenset(
+    {".git", "__pycache__", "__MACOSX", "node_modules", ".venv", "venv", ".ipynb_checkpoints"}
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """A file an archive or a folder holds: its path under the top, its size, and what it is (a link or a
-    device is refused if it is one of the course's files)."""
+    """A file an archive or a folder holds: its path under the top, its size, and what it is (a link
+    or a device is refused if it is one of the course's files)."""
 
     path: PurePosixPath
     size: int
@@ -49,13 +53,15 @@ Choose = Callable[[dict[PurePosixPath, Entry]], dict[str, PurePosixPath]]
 
 
 def entry_path(name: str, where: Path) -> PurePosixPath | None:
-    """An archive entry's name as a path under the top, or None for a folder entry; refused if it could lead
-    anywhere else (absolute, `..`, a drive, a backslash)."""
+    """An archive entry's name as a path under the top, or None for a folder entry; refused if it
+    could lead anywhere else (absolute, `..`, a drive, a backslash)."""
     outside = "\\" in name or "\0" in name or name.startswith("/") or re.match(r"^[A-Za-z]:", name)
     path = PurePosixPath(name)
     if outside or any(part == ".." for part in path.parts):
-        raise SubmissionError(f"{where}: holds an entry named {name[:120]!r}, which leads outside the archive; "
-                              f"make the archive again from the repository's folder.")
+        raise SubmissionError(
+            f"{where}: holds an entry named {name[:120]!r}, which leads outside the archive; "
+            f"make the archive again from the repository's folder."
+        )
     if name.endswith("/") or not path.parts:
         return None
     return path
@@ -73,13 +79,17 @@ def _archive_size(path: Path) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise SubmissionError(f"{path}: is not a regular file.")
     if info.st_size > MAX_ARCHIVE_BYTES:
-        raise SubmissionError(f"{path}: is over {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB; an archive may be at "
-                              f"most that (the cap on size). Leave the data sets out.")
+        raise SubmissionError(
+            f"{path}: is over {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB; an archive may be at "
+            f"most that (the cap on size). Leave the data sets out."
+        )
 
 
 def _too_many(path: Path) -> SubmissionError:
-    return SubmissionError(f"{path}: holds more than {MAX_ENTRIES} entries (the cap on entries); hand in the "
-                           f"repository without its data.")
+    return SubmissionError(
+        f"{path}: holds more than {MAX_ENTRIES} entries (the cap on entries); hand in the "
+        f"repository without its data."
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -109,13 +119,20 @@ def zip_files(path: Path, choose: Choose) -> dict[str, bytes]:
                 by_path[rel] = info
             chosen = choose(entries)
             return {rel: _zip_member(archive, by_path[top], rel) for rel, top in chosen.items()}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        EOFError,
+        OSError,
+    ) as exc:
         raise SubmissionError(f"{path}: is not a zip archive that can be read ({exc}).") from None
 
 
 def _zip_kind(mode: int) -> str:
     if not stat.S_IFMT(mode) or stat.S_ISREG(mode):
-        return "file"  # no file type in the mode (zip tools that write permissions alone) is a plain file
+        # no file type in the mode (zip tools that write permissions alone) is a plain file
+        return "file"
     if stat.S_ISLNK(mode):
         return "a link"
     if stat.S_ISDIR(mode):
@@ -128,8 +145,10 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, rel: str) -> by
     with archive.open(info) as member:
         data = member.read(MAX_SOURCE_BYTES + 1)
     if len(data) > MAX_SOURCE_BYTES:
-        raise SubmissionError(f"{rel}: unpacks to over {MAX_SOURCE_BYTES // 1024} KiB; a file may be at most "
-                              f"{MAX_SOURCE_BYTES // 1024} KiB (the cap on size).")
+        raise SubmissionError(
+            f"{rel}: unpacks to over {MAX_SOURCE_BYTES // 1024} KiB; a file may be at most "
+            f"{MAX_SOURCE_BYTES // 1024} KiB (the cap on size)."
+        )
     return data
 
 
@@ -144,7 +163,8 @@ class _Reader(Protocol):
 
 
 class _Capped(io.RawIOBase):
-    """A file read through once, that refuses to give more than `limit` bytes (what a tarball unpacks to)."""
+    """A file read through once, that refuses to give more than `limit` bytes (what a tarball
+    unpacks to)."""
 
     def __init__(self, raw: _Reader, limit: int, where: Path) -> None:
         self._raw, self._left, self._where = raw, limit, where
@@ -156,18 +176,21 @@ class _Capped(io.RawIOBase):
         data = self._raw.read(min(len(buffer), self._left + 1))
         self._left -= len(data)
         if self._left < 0:
-            raise SubmissionError(f"{self._where}: unpacks to over {MAX_UNPACKED_BYTES // (1024 * 1024)} MiB "
-                                  f"(the cap on size); hand in the repository without its data.")
+            raise SubmissionError(
+                f"{self._where}: unpacks to over {MAX_UNPACKED_BYTES // (1024 * 1024)} MiB "
+                f"(the cap on size); hand in the repository without its data."
+            )
         buffer[: len(data)] = data
         return len(data)
 
 
-def tar_files(path: Path, choose: Choose, wanted: Callable[[PurePosixPath], bool],
-              keep_bytes: int) -> dict[str, bytes]:
+def tar_files(
+    path: Path, choose: Choose, wanted: Callable[[PurePosixPath], bool], keep_bytes: int
+) -> dict[str, bytes]:
     """The course's files of a tarball, by their path in the repository.
 
-    The root is known only at the end, so every entry that could be one of the course's (`wanted`) is kept
-    as it passes, up to `keep_bytes` together."""
+    The root is known only at the end, so every entry that could be one of the course's (`wanted`)
+    is kept as it passes, up to `keep_bytes` together."""
     _archive_size(path)
     entries: dict[PurePosixPath, Entry] = {}
     kept: dict[PurePosixPath, bytes] = {}
@@ -188,10 +211,14 @@ def tar_files(path: Path, choose: Choose, wanted: Callable[[PurePosixPath], bool
                         continue
                     kept_bytes += member.size
                     if kept_bytes > keep_bytes:
-                        raise SubmissionError(f"{path}: holds over {keep_bytes // 1024} KiB of the course's "
-                                              f"files (the cap on size).")
+                        raise SubmissionError(
+                            f"{path}: holds over {keep_bytes // 1024} KiB of the course's "
+                            f"files (the cap on size)."
+                        )
                     member_file = archive.extractfile(member)
-                    kept[rel] = member_file.read(MAX_SOURCE_BYTES + 1) if member_file is not None else b""
+                    kept[rel] = (
+                        member_file.read(MAX_SOURCE_BYTES + 1) if member_file is not None else b""
+                    )
     except (tarfile.TarError, EOFError, OSError, ValueError, lzma.LZMAError) as exc:
         raise SubmissionError(f"{path}: is not a tarball that can be read ({exc}).") from None
     return {rel: kept[top] for rel, top in choose(entries).items()}

@@ -1,10 +1,12 @@
-"""A course's given files: an earlier module's files, the course's own and handed out with the starter, whose
-functions stand in for the student's of the same name (minitorch's module 0 `operators.py` under module 1).
+"""A course's given files: an earlier module's files, the course's own and handed out with the
+starter, whose functions stand in for the student's of the same name (minitorch's module 0
+`operators.py` under module 1).
 
-The given file is appended to the student's own, so that each name it defines is bound to the course's function
-once the module has run, while the student's other functions, and the lines their errors are reported at, stay
-theirs. A file of the student's that Python cannot read is replaced by the given one whole. So a bug graded
-in an earlier module costs nothing in this one, and the report says so.
+The given file is appended to the student's own, so that each name it defines is bound to the
+course's function once the module has run, while the student's other functions, and the lines their
+errors are reported at, stay theirs. A file of the student's that Python cannot read is replaced by
+the given one whole. So a bug graded in an earlier module costs nothing in this one, and the report
+says so.
 """
 
 from __future__ import annotations
@@ -15,15 +17,19 @@ from pathlib import Path
 from grader.core.library import Library
 
 #: what separates the student's lines from the course's in the file the child runs
-SEAM = "\n\n# ---- the course's own functions (given: they stand in for yours of the same name) ----\n"
+SEAM = (
+    "\n\n# ---- the course's own functions (given: they stand in for yours of the same name) ----\n"
+)
 
 
 def with_given(files: dict[str, str], library: Library) -> tuple[dict[str, str], tuple[str, ...]]:
-    """`files` (path in the repository -> text) with the course's given files in place, and a note for each
-    one that differs from the student's own."""
+    """`files` (path in the repository -> text) with the course's given files in place, and a note
+    for each one that differs from the student's own."""
     if not library.given:
         return files, ()
-    assert library.starter is not None  # the course's settings refuse a given file without a starter
+    assert (
+        library.starter is not None
+    )  # the course's settings refuse a given file without a starter
     out = dict(files)
     notes = []
     for rel in library.given:
@@ -37,8 +43,11 @@ def with_given(files: dict[str, str], library: Library) -> tuple[dict[str, str],
             notes.append(f"{rel} {how}; the course's own {rel} was used in its place.")
             continue
         out[rel] = own.rstrip("\n") + SEAM + _without_future(given)
-        notes.append(f"{rel}: the course's own functions ({_listed(_functions(given))}) stand in for yours of "
-                     f"the same names, so that a mistake there, graded before, costs nothing here.")
+        listed = _listed(_functions(given))
+        notes.append(
+            f"{rel}: the course's own functions ({listed}) stand in for yours of the same names, "
+            "so that a mistake there, graded before, costs nothing here."
+        )
     return out, tuple(notes)
 
 
@@ -55,11 +64,12 @@ def _parses(text: str) -> bool:
 
 
 def _without_future(text: str) -> str:
-    """The given file without its `from __future__` imports, which only a file's first lines may hold."""
+    """The given file without its `from __future__` imports, which only a file's first lines may
+    hold."""
     lines = text.splitlines(keepends=True)
     for node in reversed(ast.parse(text).body):
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            del lines[node.lineno - 1:node.end_lineno]
+            del lines[node.lineno - 1 : node.end_lineno]
     return "".join(lines)
 
 

@@ -1,4 +1,5 @@
-"""Read a submission (a .py file or a notebook) into cells of source, on the trusted side, running none of it."""
+"""Read a submission (a .py file or a notebook) into cells of source, on the trusted side, running
+none of it."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class SubmissionError(GraderError):
 
 @dataclass(frozen=True, slots=True)
 class SourceCell:
-    """A piece of the submission run as one unit: the whole .py file, or one code cell of a notebook."""
+    """A piece of the submission run as one unit: the whole .py file, or one code cell of a
+    notebook."""
 
     #: how messages name it: the file's name, or "cell 7"
     label: str
@@ -46,7 +48,8 @@ class Submission:
     declared_assignment: str | None
     #: what loading left out or changed (magics, skipped cells), for the report
     notes: tuple[str, ...] = ()
-    #: the other .py files handed in beside it, importable from it: label = the file's name, source = its text
+    #: the other .py files handed in beside it, importable from it: label = the file's name, source
+    #: = its text
     siblings: tuple[SourceCell, ...] = ()
     #: a package's files (kind "package"): label = the path in the repository, source = its text
     package: tuple[SourceCell, ...] = ()
@@ -60,7 +63,8 @@ class Submission:
         """Where the submission names its exercise, for a message to its author."""
         if self.kind == "notebook":
             return f"{self.name}'s notebook metadata"
-        return f"{self.name}'s '# {'exercise' if self.declared_exercise is not None else 'assignment'}:' line"
+        word = "exercise" if self.declared_exercise is not None else "assignment"
+        return f"{self.name}'s '# {word}:' line"
 
 
 def _near(path: Path) -> str:
@@ -74,10 +78,11 @@ def _near(path: Path) -> str:
 
 
 def read_capped(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file `path`, if it holds at most `limit`; else `SubmissionError` saying why.
+    """The bytes of the regular file `path`, if it holds at most `limit`; else `SubmissionError`
+    saying why.
 
-    Opened without blocking and checked once open, so a FIFO or a device under a submission's name never
-    stalls the grader, and a file that grows while it is read is still cut at the cap.
+    Opened without blocking and checked once open, so a FIFO or a device under a submission's name
+    never stalls the grader, and a file that grows while it is read is still cut at the cap.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -98,16 +103,21 @@ def read_capped(path: Path, limit: int) -> bytes:
     finally:
         os.close(fd)
     if size > limit:
-        raise SubmissionError(f"{path}: is over {limit // 1024} KiB; a submission may be at most {limit // 1024} KiB "
-                              f"(the cap on size).")
+        raise SubmissionError(
+            f"{path}: is over {limit // 1024} KiB; a submission may be at most {limit // 1024} KiB "
+            f"(the cap on size)."
+        )
     return b"".join(chunks)
 
 
 def load_submission(path: Path) -> Submission:
-    """Read `path` as UTF-8 Python or as a notebook, or raise `SubmissionError` saying what is wrong."""
+    """Read `path` as UTF-8 Python or as a notebook, or raise `SubmissionError` saying what is
+    wrong."""
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file.{_near(path)} Check the path (grade takes a .py file or a "
-                              f"notebook).")
+        raise SubmissionError(
+            f"{path}: no such file.{_near(path)} Check the path (grade takes a .py file or a "
+            f"notebook)."
+        )
     if path.is_dir():
         raise SubmissionError(f"{path}: is a folder; give the .py or .ipynb file inside it.")
     notebook = path.suffix == ".ipynb"
@@ -116,20 +126,37 @@ def load_submission(path: Path) -> Submission:
     if notebook:
         nb = read_notebook(path, data)
         cells = tuple(SourceCell(f"cell {cell.number}", cell.source) for cell in nb.cells)
-        return Submission(path=path, name=path.name, kind="notebook", cells=cells, sha256=digest,
-                          declared_exercise=nb.exercise, declared_assignment=nb.assignment, notes=nb.notes)
+        return Submission(
+            path=path,
+            name=path.name,
+            kind="notebook",
+            cells=cells,
+            sha256=digest,
+            declared_exercise=nb.exercise,
+            declared_assignment=nb.assignment,
+            notes=nb.notes,
+        )
     if b"\0" in data:
         raise SubmissionError(f"{path}: is a binary file, not Python source.")
     try:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise SubmissionError(f"{path}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8.") \
-            from None
+        raise SubmissionError(
+            f"{path}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8."
+        ) from None
     lines = source.count("\n") + 1
     if lines > MAX_LINES:
-        raise SubmissionError(f"{path}: holds {lines} lines; the grader reads at most {MAX_LINES} (the cap on lines).")
+        raise SubmissionError(
+            f"{path}: holds {lines} lines; the grader reads at most {MAX_LINES} (the cap on lines)."
+        )
     declared = {kind: ident for kind, ident in _DECLARED.findall(source)}
-    return Submission(path=path, name=path.name, kind="python", cells=(SourceCell(path.name, source),),
-                      sha256=digest, declared_exercise=declared.get("exercise"),
-                      declared_assignment=declared.get("assignment"))
+    return Submission(
+        path=path,
+        name=path.name,
+        kind="python",
+        cells=(SourceCell(path.name, source),),
+        sha256=digest,
+        declared_exercise=declared.get("exercise"),
+        declared_assignment=declared.get("assignment"),
+    )

@@ -1,10 +1,12 @@
-"""Read a student's package (a folder, a git checkout, a zip or a tarball) on the trusted side, running none of it.
+"""Read a student's package (a folder, a git checkout, a zip or a tarball) on the trusted side,
+running none of it.
 
-The course names the files a repository hands in (globs under its root); everything else, the student's own
-tests, conftest.py and setup.py included, is never read. Every archive is hostile: an entry's name is only a
-name (an absolute path, `..` or a drive is refused, never joined to a folder), nothing is extracted, a link or
-a device among the course's files is refused, and what is read is bounded in entries, bytes unpacked and bytes
-kept, whatever the headers say. A refusal is a `SubmissionError` that says which cap or rule, and what to do.
+The course names the files a repository hands in (globs under its root); everything else, the
+student's own tests, conftest.py and setup.py included, is never read. Every archive is hostile: an
+entry's name is only a name (an absolute path, `..` or a drive is refused, never joined to a
+folder), nothing is extracted, a link or a device among the course's files is refused, and what is
+read is bounded in entries, bytes unpacked and bytes kept, whatever the headers say. A refusal is a
+`SubmissionError` that says which cap or rule, and what to do.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from pathlib import Path, PurePosixPath
 from grader.core.library import ARCHIVES, Library
 from grader.run.read.archive import MAX_ENTRIES, SKIPPED, Entry, tar_files, zip_files
 from grader.run.read.given import with_given
-from grader.run.read.load import MAX_SOURCE_BYTES, SourceCell, Submission, SubmissionError, read_capped
+from grader.run.read.load import (
+    MAX_SOURCE_BYTES,
+    SourceCell,
+    Submission,
+    SubmissionError,
+    read_capped,
+)
 
 #: the course's files one package may hold
 MAX_PACKAGE_FILES = 200
@@ -42,7 +50,8 @@ def read_package(path: Path, library: Library) -> Submission:
 
 
 def package_files(path: Path, library: Library) -> dict[str, bytes]:
-    """The course's files of the repository at `path` (a folder or an archive), by their path in it, as handed in."""
+    """The course's files of the repository at `path` (a folder or an archive), by their path in it,
+    as handed in."""
     name = path.name.lower()
     if path.is_dir():
         entries = dict(_folder_entries(path))
@@ -51,18 +60,25 @@ def package_files(path: Path, library: Library) -> dict[str, bytes]:
     if name.endswith(".zip"):
         return zip_files(path, partial(_choose, library=library, where=path))
     if name.endswith(ARCHIVES):
-        return tar_files(path, partial(_choose, library=library, where=path), partial(_could_be, library),
-                         MAX_PACKAGE_BYTES * 2)
+        return tar_files(
+            path,
+            partial(_choose, library=library, where=path),
+            partial(_could_be, library),
+            MAX_PACKAGE_BYTES * 2,
+        )
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder. Give the repository's folder, or its .zip or "
-                              f"tarball.")
-    raise SubmissionError(f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
-                          f"the repository whole.")
+        raise SubmissionError(
+            f"{path}: no such file or folder. Give the repository's folder, or its .zip or tarball."
+        )
+    raise SubmissionError(
+        f"{path}: is neither a folder nor an archive (.zip, .tar, .tar.gz, .tgz); hand in "
+        f"the repository whole."
+    )
 
 
 def package_zip(path: Path, library: Library) -> bytes:
-    """The course's files of the repository at `path` as one zip, the same bytes for the same files (no dates,
-    no owners): what `grade submit` sends for a library course."""
+    """The course's files of the repository at `path` as one zip, the same bytes for the same files
+    (no dates, no owners): what `grade submit` sends for a library course."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for rel, data in sorted(package_files(path, library).items()):
@@ -74,8 +90,8 @@ def package_zip(path: Path, library: Library) -> bytes:
 
 
 def _submission(path: Path, contents: dict[str, bytes], library: Library) -> Submission:
-    """The package's files as text, its digest (of what the student handed in), and the course's given files
-    in place (grader.run.read.given)."""
+    """The package's files as text, its digest (of what the student handed in), and the course's
+    given files in place (grader.run.read.given)."""
     texts = {}
     digest = hashlib.sha256()
     for rel in sorted(contents):
@@ -86,14 +102,24 @@ def _submission(path: Path, contents: dict[str, bytes], library: Library) -> Sub
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            raise SubmissionError(f"{rel}, line {line}: not UTF-8 text (byte {exc.start}); save the file as "
-                                  f"UTF-8.") from None
+            raise SubmissionError(
+                f"{rel}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8."
+            ) from None
         texts[rel] = text
         digest.update(f"{rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
     texts, notes = with_given(texts, library)
     files = tuple(SourceCell(rel, texts[rel]) for rel in sorted(texts))
-    return Submission(path=path, name=path.name, kind="package", cells=(), sha256=digest.hexdigest(),
-                      declared_exercise=None, declared_assignment=None, notes=notes, package=files)
+    return Submission(
+        path=path,
+        name=path.name,
+        kind="package",
+        cells=(),
+        sha256=digest.hexdigest(),
+        declared_exercise=None,
+        declared_assignment=None,
+        notes=notes,
+        package=files,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -125,12 +151,16 @@ def matches(library: Library, rel: str) -> bool:
     return any(_pattern(glob).fullmatch(rel) for glob in library.files)
 
 
-def _choose(entries: dict[PurePosixPath, Entry], library: Library, where: Path) -> dict[str, PurePosixPath]:
-    """The course's files among `entries`, by their path in the repository -> their path under the top.
+def _choose(
+    entries: dict[PurePosixPath, Entry], library: Library, where: Path
+) -> dict[str, PurePosixPath]:
+    """The course's files among `entries`, by their path in the repository -> their path under the
+    top.
 
-    The repository's root is the shallowest folder (the top, or one up to MAX_ROOT_DEPTH down) under which
-    some of the course's files lie, and of those the one with the most: a zip of a clone holds
-    `repo-main/...`, and a copy deeper down (a released pack's exercises/starter/) never wins over the top."""
+    The repository's root is the shallowest folder (the top, or one up to MAX_ROOT_DEPTH down) under
+    which some of the course's files lie, and of those the one with the most: a zip of a clone holds
+    `repo-main/...`, and a copy deeper down (a released pack's exercises/starter/) never wins over
+    the top."""
     under: dict[PurePosixPath, dict[str, PurePosixPath]] = {}
     for path in entries:
         for skip in range(min(MAX_ROOT_DEPTH, len(path.parts) - 1) + 1):
@@ -140,23 +170,33 @@ def _choose(entries: dict[PurePosixPath, Entry], library: Library, where: Path) 
     roots = sorted(under, key=lambda root: (len(root.parts), -len(under[root]), str(root)))
     best = under[roots[0]] if roots else {}
     if not best:
-        raise SubmissionError(f"{where}: holds none of the files this course takes ({', '.join(library.files)}). "
-                              f"Hand in the repository whole, as it was cloned.")
+        raise SubmissionError(
+            f"{where}: holds none of the files this course takes ({', '.join(library.files)}). "
+            f"Hand in the repository whole, as it was cloned."
+        )
     if len(best) > MAX_PACKAGE_FILES:
-        raise SubmissionError(f"{where}: holds {len(best)} of the course's files; a package may hold at most "
-                              f"{MAX_PACKAGE_FILES} (the cap on files). Remove the copies you do not need.")
+        raise SubmissionError(
+            f"{where}: holds {len(best)} of the course's files; a package may hold at most "
+            f"{MAX_PACKAGE_FILES} (the cap on files). Remove the copies you do not need."
+        )
     for rel, path in best.items():
         entry = entries[path]
         if entry.kind != "file":
-            raise SubmissionError(f"{rel}: is {entry.kind}, not a file; the grader reads only files handed in "
-                                  f"whole. Replace it with the file itself.")
+            raise SubmissionError(
+                f"{rel}: is {entry.kind}, not a file; the grader reads only files handed in "
+                f"whole. Replace it with the file itself."
+            )
         if entry.size > MAX_SOURCE_BYTES:
-            raise SubmissionError(f"{rel}: is over {MAX_SOURCE_BYTES // 1024} KiB; a file may be at most "
-                                  f"{MAX_SOURCE_BYTES // 1024} KiB (the cap on size).")
+            raise SubmissionError(
+                f"{rel}: is over {MAX_SOURCE_BYTES // 1024} KiB; a file may be at most "
+                f"{MAX_SOURCE_BYTES // 1024} KiB (the cap on size)."
+            )
     total = sum(entries[p].size for p in best.values())
     if total > MAX_PACKAGE_BYTES:
-        raise SubmissionError(f"{where}: the course's files hold {total // 1024} KiB; a package may hold at most "
-                              f"{MAX_PACKAGE_BYTES // 1024} KiB (the cap on size).")
+        raise SubmissionError(
+            f"{where}: the course's files hold {total // 1024} KiB; a package may hold at most "
+            f"{MAX_PACKAGE_BYTES // 1024} KiB (the cap on size)."
+        )
     return best
 
 
@@ -174,8 +214,10 @@ def _folder_entries(top: Path) -> Iterator[tuple[PurePosixPath, Entry]]:
                 for entry in listing:
                     seen += 1
                     if seen > MAX_ENTRIES:
-                        raise SubmissionError(f"{top}: holds more than {MAX_ENTRIES} files and folders (the cap "
-                                              f"on entries); hand in the repository without its data.")
+                        raise SubmissionError(
+                            f"{top}: holds more than {MAX_ENTRIES} files and folders (the cap "
+                            f"on entries); hand in the repository without its data."
+                        )
                     rel = here / entry.name
                     kind = _folder_kind(entry)
                     if kind == "folder":

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.errors import GraderError
-from grader.course.pack.release import COURSE_FILE, is_http_address
+from grader.course.pack.course_file import COURSE_FILE, is_http_address
 
 #: the folder of the student's own settings, under $XDG_CONFIG_HOME (else ~/.config)
 CONFIG_FOLDER = "autograd-grader"

@@ -139,14 +139,15 @@ def _one_class(request: ClassRequest, manifest: Manifest, klass: ClassList) -> N
     except GraderError:
         earlier = None
     what = (
-        f"{plural(len(earlier.students), 'student')}, {_what(earlier.exercises, earlier.assignment)}"
+        f"{plural(len(earlier.students), 'student')}, "
+        f"{_what(earlier.exercises, earlier.assignment)}"
         if earlier is not None
         else "reports of an older grader"
     )
     if not request.resume:
         raise GraderError(
-            f"{out} holds the reports of an earlier batch ({what}): give --resume to go on with that "
-            f"batch, --force to start over there, or another --out."
+            f"{out} holds the reports of an earlier batch ({what}): give --resume to go on with "
+            "that batch, --force to start over there, or another --out."
         )
     ids = {e.student.id for e in klass.entries}
     if (
@@ -156,8 +157,8 @@ def _one_class(request: ClassRequest, manifest: Manifest, klass: ClassList) -> N
     ):
         now = f"{plural(len(ids), 'student')}, {_what(manifest.exercises, manifest.assignment)}"
         raise GraderError(
-            f"{out} holds another class's reports ({what}; this batch: {now}); --resume goes on only "
-            f"with the same class. Give --force to start over there, or another --out."
+            f"{out} holds another class's reports ({what}; this batch: {now}); --resume goes on "
+            "only with the same class. Give --force to start over there, or another --out."
         )
 
 
