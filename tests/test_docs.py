@@ -187,3 +187,16 @@ def test_the_map_names_every_module_of_the_command_line_course_core_judge_and_re
     missing = [str(p.relative_to(ROOT)) for p in paths
                if p.stem != "__init__" and f"- `{p.stem}`:" not in text]
     assert not missing, f"grader/README.md does not name {missing}"
+
+
+def test_the_map_names_every_module_of_the_server_and_the_outputs() -> None:
+    """grader/README.md names each module of service/ and outputs/, one line each, in the order one
+    upload takes through the server (a migration of its store is one revision among the versions,
+    named after its id)."""
+    text = (ROOT / "grader" / "README.md").read_text(encoding="utf-8")
+    paths = []
+    for folder in ("grader/service", "grader/outputs"):
+        paths += [p for p in (ROOT / folder).rglob("*.py") if "versions" not in p.parts]
+    missing = [str(p.relative_to(ROOT)) for p in paths
+               if p.stem != "__init__" and f"- `{p.stem}`:" not in text]
+    assert not missing, f"grader/README.md does not name {missing}"

@@ -19,6 +19,8 @@ LAYERS = ("reference", "core", "run", "judge", "outputs", "course", "service", "
 #: or one module, until the whole package follows them
 HOUSE_RULES = (
     "grader/run",
+    "grader/service",
+    "grader/outputs",
     "grader/course",
     "grader/core",
     "reference",
@@ -187,7 +189,9 @@ def test_the_house_rules_hold(where: str) -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if len(line) > density.MAX_LINE:
                 long_lines.append(f"{path.relative_to(ROOT)}:{number}")
-    broken = {"functions over 60 lines": found.long_functions,
+    # a migration records a released change of the schema as it was made: it is not cut up
+    long_functions = [name for name in found.long_functions if "/migrations/" not in name]
+    broken = {"functions over 60 lines": long_functions,
               "functions over 7 parameters": found.wide_functions,
               "comprehensions with two `for` clauses": found.double_for,
               "lines over 100 characters": long_lines}

@@ -23,7 +23,7 @@ from grader.cli import main
 from grader.core.library import Library
 from grader.judge.catalog import Catalog
 from grader.run.read.package import package_zip, read_package
-from grader.service.uploads import Refused, check
+from grader.service.uploads import Refused, vet
 
 COURSE = ROOT / "examples" / "courses" / "minitorch-module1"
 LIBRARY = Catalog(COURSE).library()
@@ -31,9 +31,9 @@ FUNCTIONS = "minitorch/scalar_functions.py"
 
 
 def check_upload(content: bytes, name: str, cap: int, library: Library | None) -> Refused | str:
-    """grader.service.uploads.check, with its refusal returned rather than raised."""
+    """grader.service.uploads.vet, with its refusal returned rather than raised."""
     try:
-        return check(content, name, cap, library)
+        return vet(content, name, cap, library)
     except Refused as refused:
         return refused
 

@@ -312,10 +312,10 @@ def test_a_registration_edit_the_store_cannot_follow_waits_and_is_tried_again(
     would live on: while the store refuses (locked, gone), the registration in force stays, and the server says so."""
     from sqlalchemy.exc import OperationalError
 
-    from grader.service import live
+    from grader.service import live_course
     from grader.service.config import load_course
 
-    monkeypatch.setattr(live, "LOOK_EVERY", 0.0)
+    monkeypatch.setattr(live_course, "LOOK_EVERY", 0.0)
     followed: list[object] = []
 
     def follow(settings: object) -> None:
@@ -324,7 +324,7 @@ def test_a_registration_edit_the_store_cannot_follow_waits_and_is_tried_again(
             raise OperationalError("INSERT", {}, Exception("database is locked"))
 
     said: list[str] = []
-    watched = live.LiveCourse(load_course(course), said.append, follow)
+    watched = live_course.LiveCourse(load_course(course), said.append, follow)
     lms = course / "lms.toml"
     lms.write_text(lms.read_text().replace(f'["{platform.deployment_id}"]', '["1:another-deployment"]'))
     lti = watched.current().lti

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.errors import GraderError
-from grader.service import live
+from grader.service import live_course
 from grader.service.config import DAY, Course, load_course
 from grader.service.standing import Row, count, factor_of, late_policy
 
@@ -112,11 +112,11 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 def test_an_edit_to_course_toml_applies_without_a_restart_or_says_why_not(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(live, "LOOK_EVERY", 0.0)
+    monkeypatch.setattr(live_course, "LOOK_EVERY", 0.0)
     folder = _course(tmp_path, 'late = "none"\n')
     toml = folder / "course.toml"
     said: list[str] = []
-    course = live.LiveCourse(load_course(folder), said.append)
+    course = live_course.LiveCourse(load_course(folder), said.append)
     assert course.current().assignments["hw1"].deadline == DEADLINE
     _edit(toml, "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z")  # an extension for the class
     assert course.current().assignments["hw1"].deadline == DEADLINE + 2 * DAY and course.problem is None

@@ -12,15 +12,15 @@ import pytest
 from grader.core.errors import GraderError
 from grader.service.config import DAY, Rules, days_late, load_course
 from grader.service.standing import Row, count, factor_of
-from grader.service.uploads import Refused, check, file_name
+from grader.service.uploads import Refused, file_name, vet
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def check_upload(content: bytes, name: str, cap: int) -> Refused | str:
-    """grader.service.uploads.check, with its refusal returned rather than raised."""
+    """grader.service.uploads.vet, with its refusal returned rather than raised."""
     try:
-        return check(content, name, cap)
+        return vet(content, name, cap)
     except Refused as refused:
         return refused
 

@@ -103,8 +103,9 @@ _KINDS = (
     (
         "late",
         "Marked late by the LMS",
-        "The download marks these submissions late (Canvas's _LATE). A batch applies no late policy: "
-        "they are graded and scored as any other. Apply yours in the LMS, or take uploads on the "
+        "The download marks these submissions late (Canvas's _LATE). A batch applies no late "
+        "policy: they are graded and scored as any other. Apply yours in the LMS, or take uploads "
+        "on the "
         "course server, whose late policies count them.",
     ),
     (
@@ -166,14 +167,14 @@ def _troubles(row: StudentReport) -> list[tuple[str, str]]:
 
 def _timed_out(report: Report) -> str:
     """Where the run ran out of time, or '' if it never did."""
-    checks = [
-        c.name
-        for e in report.exercises
-        for c in e.checks
-        if c.status in ("failed", "error")
-        and (found := check_error(c, e, report))
-        and found[0] == "timeout"
-    ]
+    checks = []
+    for exercise in report.exercises:
+        for check in exercise.checks:
+            if check.status not in ("failed", "error"):
+                continue
+            found = check_error(check, exercise, report)
+            if found and found[0] == "timeout":
+                checks.append(check.name)
     if checks:
         return f"ran out of time: {', '.join(checks[:3])}" + (
             f" and {len(checks) - 3} more" if len(checks) > 3 else ""

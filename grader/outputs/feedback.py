@@ -10,6 +10,8 @@ how it went.
 
 from __future__ import annotations
 
+from itertools import chain
+
 from grader.core.compare import fmt_points
 from grader.judge.audience import Audience, redact
 from grader.judge.report import CheckResult, ExerciseResult, Report, exercise_mistakes
@@ -27,7 +29,9 @@ _WORD = {
 _STATE = {
     "unreadable": "Your submission could not be graded.",
     "missing": "No submission was received from you.",
-    "grader-error": "The grader failed on your submission; this is not your fault, and your instructor knows.",
+    "grader-error": (
+        "The grader failed on your submission; this is not your fault, and your instructor knows."
+    ),
     "excused": "Your instructor excused you from this assignment.",
 }
 
@@ -43,9 +47,13 @@ ol.checks > li { border-top: 1px solid #e0e0e0; padding: .35em 0; }
 .detail { margin: .3em 0 .1em 3.8em; }
 .detail table td, .detail table th { font-family: ui-monospace, monospace; font-size: 12px; }
 .about { font-style: italic; }
-.likely { background: #fff8e1; border-left: 3px solid #d08700; padding: .2em .5em; margin-top: .3em; }
-pre.code, pre.output { background: #f6f8fa; padding: .4em .6em; border-radius: 4px; overflow-x: auto; }
-@media (max-width: 640px) { .detail { margin-left: .6em; } .points { float: none; display: block; } }
+.likely {
+  background: #fff8e1; border-left: 3px solid #d08700; padding: .2em .5em; margin-top: .3em; }
+pre.code, pre.output {
+  background: #f6f8fa; padding: .4em .6em; border-radius: 4px; overflow-x: auto; }
+@media (max-width: 640px) {
+  .detail { margin-left: .6em; } .points { float: none; display: block; }
+}
 """
 
 
@@ -73,7 +81,7 @@ def feedback_html(
 
 
 def _header(report: Report, student: Student | None, outcome: Outcome) -> str:
-    checks = [c for x in report.exercises for c in x.checks]
+    checks = list(chain.from_iterable(x.checks for x in report.exercises))
     counted = [c for c in checks if c.status != "skipped"]
     passed = sum(c.status == "passed" for c in counted)
     who = (
@@ -83,8 +91,8 @@ def _header(report: Report, student: Student | None, outcome: Outcome) -> str:
         else ""
     )
     lines = [
-        f'<p class="meta">{who + " · " if who else ""}file graded: <span class="id">{e(report.submission)}'
-        f"</span></p>"
+        f'<p class="meta">{who + " · " if who else ""}file graded: <span class="id">'
+        f'{e(report.submission)}</span></p>'
     ]
     if outcome != "graded":
         lines.append(f'<p class="problem">{e(_STATE[outcome])}</p>')
@@ -99,8 +107,8 @@ def _header(report: Report, student: Student | None, outcome: Outcome) -> str:
 
 def _exercise(exercise: ExerciseResult) -> str:
     parts = [
-        f"<section><h2>Exercise {e(exercise.id)}: {e(exercise.title)} "
-        f'<span class="meta">({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})</span></h2>'
+        f'<section><h2>Exercise {e(exercise.id)}: {e(exercise.title)} <span class="meta">'
+        f'({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})</span></h2>'
     ]
     parts += [f'<p class="problem">{e(p)}</p>' for p in exercise.problems]
     parts.append('<ol class="checks">' + "".join(_check(c) for c in exercise.checks) + "</ol>")
@@ -114,14 +122,15 @@ def _exercise(exercise: ExerciseResult) -> str:
         parts.append(f"<p><strong>Likely mistakes:</strong> {e(named)}</p>")
     if unknown:
         parts.append(
-            f'<p class="note">{plural(unknown, "failed check")} fit no known mistake or pattern: compare '
-            f"expected and got above.</p>"
+            f'<p class="note">{plural(unknown, "failed check")} fit no known mistake or pattern: '
+            'compare expected and got above.</p>'
         )
     if exercise.masked:
         parts.append(
             f"<p><strong>{e(MASKED_INTRO)}</strong></p><ul>"
             + "".join(
-                f"<li>{e(d.mistake)}: {e(d.hint)} <span class=\"meta\">({e(d.evidence)})</span></li>"
+                f"<li>{e(d.mistake)}: {e(d.hint)} <span class=\"meta\">({e(d.evidence)})</span>"
+                "</li>"
                 for d in exercise.masked
             )
             + "</ul>"
@@ -201,8 +210,8 @@ def check_detail(check: CheckResult) -> str:
             "localized": "found by running each operation alone",
         }.get(diagnosis.kind, "a pattern")
         detail.append(
-            f'<p class="likely"><strong>likely</strong> <code>{e(diagnosis.mistake)}</code> ({sure}): '
-            f"{e(diagnosis.hint)}</p>"
+            f'<p class="likely"><strong>likely</strong> <code>{e(diagnosis.mistake)}</code> '
+            f'({sure}): {e(diagnosis.hint)}</p>'
         )
     return "".join(detail)
 

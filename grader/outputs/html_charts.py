@@ -51,10 +51,10 @@ def histogram(bins: Sequence[Bin]) -> str:
         )
     width = left + slot * len(bins) + 10
     return (
-        f'<svg class="chart" viewBox="0 0 {width} {base + 44}" '
-        f'width="{width}" height="{base + 44}">\n<title>Students per band of the percentage score</title>\n'
+        f'<svg class="chart" viewBox="0 0 {width} {base + 44}" width="{width}" '
+        f'height="{base + 44}">\n<title>Students per band of the percentage score</title>\n'
         + "\n".join(bars)
         + f'\n<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#555"/>'
-        f'\n<text x="{(left + width) // 2}" y="{base + 38}" text-anchor="middle">share of the maximum score'
-        "</text>\n</svg>"
+        f'\n<text x="{(left + width) // 2}" y="{base + 38}" text-anchor="middle">'
+        "share of the maximum score</text>\n</svg>"
     )

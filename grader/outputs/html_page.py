@@ -12,7 +12,9 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 BASE_CSS = """
 *, *::before, *::after { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f; margin: 1.2em auto;
+body {
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f;
+  margin: 1.2em auto;
        max-width: 72em; padding: 0 1em; overflow-wrap: break-word; }
 h1 { font-size: 1.45em; margin: .2em 0 .3em; }
 h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
@@ -27,7 +29,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
 pre { white-space: pre-wrap; margin: 0; }
 .muted { color: #666; }
-.pass { color: #2e7d32; } .fail { color: #c62828; } .error { color: #8e24aa; } .skip { color: #8d6e00; }
+.pass { color: #2e7d32; }
+.fail { color: #c62828; }
+.error { color: #8e24aa; }
+.skip { color: #8d6e00; }
 @media print { body { margin: 0; font-size: 11px; max-width: none; } tr, li { break-inside: avoid; }
                h2, h3 { break-after: avoid; } .scroll { overflow: visible; }
                * { -webkit-print-color-adjust: exact; print-color-adjust: exact; } }
@@ -45,7 +50,8 @@ def page(title: str, body: str, css: str = "") -> str:
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{e(title)}</title>\n<style>{BASE_CSS}{css}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<title>{e(title)}</title>\n<style>{BASE_CSS}{css}</style>\n</head>\n<body>"
+        f"\n{body}\n</body>\n</html>\n"
     )
 
 
@@ -71,8 +77,8 @@ def table(
     )
     attribute = f' class="{css_class}"' if css_class else ""
     return (
-        f'<div class="scroll"><table{attribute}>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n'
-        "</table></div>"
+        f'<div class="scroll"><table{attribute}>\n<thead><tr>{head}</tr></thead>\n'
+        f"<tbody>\n{body}</tbody>\n</table></div>"
     )
 
 

@@ -3,6 +3,8 @@ compact table per exercise, the checks that did not pass expanded."""
 
 from __future__ import annotations
 
+from itertools import chain
+
 from grader.core.compare import fmt_points
 from grader.judge.audience import Audience, redact
 from grader.judge.report import ExerciseResult, Report
@@ -23,14 +25,15 @@ _WORD = {
 # ...` (0,2,3) outranks them all, whichever stylesheet comes last.
 _CSS = """
 .ag-report { font-size: 13px; line-height: 1.4; text-align: left; }
-div.ag-report table.ag-table { border-collapse: collapse; table-layout: auto; width: auto; margin: .2em 0 .6em;
-                               font-size: inherit; }
+div.ag-report table.ag-table {
+  border-collapse: collapse; table-layout: auto; width: auto; margin: .2em 0 .6em;
+  font-size: inherit; }
 div.ag-report table.ag-table tr, div.ag-report table.ag-table tr:hover { background: transparent; }
 div.ag-report table.ag-table td, div.ag-report table.ag-table th {
-  padding: .15em .6em; text-align: left; vertical-align: top; white-space: normal; max-width: none; border: 0;
-  border-bottom: 1px solid rgba(127,127,127,.3); }
-div.ag-report table.ag-table td.ag-points { text-align: right; font-variant-numeric: tabular-nums;
-                                            white-space: nowrap; }
+  padding: .15em .6em; text-align: left; vertical-align: top; white-space: normal;
+  max-width: none; border: 0; border-bottom: 1px solid rgba(127,127,127,.3); }
+div.ag-report table.ag-table td.ag-points {
+  text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ag-report .ag-status { font-weight: 700; white-space: nowrap; }
 div.ag-report table.ag-table td.ag-status, div.ag-report table.ag-table td.ag-points { width: 1%; }
 div.ag-report table.ag-table tr.ag-detail > td { padding-left: 2.2em; }
@@ -45,7 +48,7 @@ div.ag-report table.ag-table tr.ag-detail > td { padding-left: 2.2em; }
 
 def report_html(report: Report, audience: Audience = Audience.STUDENT_AFTER_RELEASE) -> str:
     report = redact(report, audience)
-    checks = [c for x in report.exercises for c in x.checks]
+    checks = list(chain.from_iterable(x.checks for x in report.exercises))
     counted = [c for c in checks if c.status != "skipped"]
     passed = sum(c.status == "passed" for c in counted)
     colour = "#2e7d32" if report.exit_code == 0 else "#c62828"
@@ -65,7 +68,10 @@ def report_html(report: Report, audience: Audience = Audience.STUDENT_AFTER_RELE
 
 
 def problem_html(problem: str) -> str:
-    return f'<div class="ag-report"><p style="color:#c62828"><strong>check():</strong> {e(problem)}</p></div>'
+    return (
+        '<div class="ag-report"><p style="color:#c62828"><strong>check():</strong> '
+        f'{e(problem)}</p></div>'
+    )
 
 
 def _exercise(exercise: ExerciseResult) -> str:
@@ -80,8 +86,8 @@ def _exercise(exercise: ExerciseResult) -> str:
         )
         hidden = ' <span class="meta">(hidden)</span>' if check.visibility == "hidden" else ""
         rows.append(
-            f'<tr><td class="ag-status" style="color:{colour}">{word}</td><td>{e(check.name)}{hidden}</td>'
-            f'<td class="ag-points">{points}</td></tr>'
+            f'<tr><td class="ag-status" style="color:{colour}">{word}</td><td>'
+            f'{e(check.name)}{hidden}</td><td class="ag-points">{points}</td></tr>'
         )
         if check.status == "passed" or same.get(index, index) != index:
             continue
@@ -98,8 +104,8 @@ def _exercise(exercise: ExerciseResult) -> str:
             detail += f'<p class="note">{what}: {e(", ".join(others))}</p>'
         rows.append(f'<tr class="ag-detail"><td colspan="3">{detail}</td></tr>')
     head = (
-        f"<p><strong>Exercise {e(exercise.id)}</strong>: {e(exercise.title)} "
-        f'<span class="meta">({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})</span></p>'
+        f'<p><strong>Exercise {e(exercise.id)}</strong>: {e(exercise.title)} <span class="meta">'
+        f'({fmt_points(exercise.score)}/{fmt_points(exercise.max_score)})</span></p>'
     )
     problems = "".join(f'<p class="problem">{e(p)}</p>' for p in exercise.problems)
     return f'{head}{problems}<table class="ag-table"><tbody>{"".join(rows)}</tbody></table>'

@@ -16,13 +16,13 @@ def precision_note(check: CheckResult) -> str:
         not difference or not allowed
     ):  # a hidden check keeps no numbers: they would tell what it expects
         return (
-            "Its values differ from the expected ones by no more than float32 arithmetic gives there: are your "
-            "tensors float32? This exercise asks for float64 (dtype=torch.float64)."
+            "Its values differ from the expected ones by no more than float32 arithmetic gives "
+            "there: are your tensors float32? This exercise asks for float64 (dtype=torch.float64)."
         )
     return (
-        f"Your values differ from the expected ones by {difference} (relative), more than the {allowed} this "
-        f"check allows, but by no more than float32 arithmetic gives here: are your tensors float32? This "
-        f"exercise asks for float64 (dtype=torch.float64)."
+        f"Your values differ from the expected ones by {difference} (relative), more than the "
+        f"{allowed} this check allows, but by no more than float32 arithmetic gives here: are your "
+        "tensors float32? This exercise asks for float64 (dtype=torch.float64)."
     )
 
 

@@ -145,6 +145,7 @@ def _diagnosis_to_dict(diagnosis: Diagnosis) -> dict[str, Any]:
 
 def report_from_dict(data: dict[str, Any]) -> Report:
     """A report read back from `report_to_dict`'s JSON (a batch's per-student report.json)."""
+    isolation = data.get("isolation")
     return Report(
         submission=data["submission"]["path"],
         sha256=data["submission"]["sha256"],
@@ -156,59 +157,57 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         notes=tuple(data["notes"]),
         output=data["output"],
         output_truncated=data["output_truncated"],
-        isolation=Isolation(
-            **{
-                **data["isolation"],
-                "weaker_limits": tuple(data["isolation"].get("weaker_limits", ())),
-            }
-        )
-        if data.get("isolation")
-        else None,
+        isolation=_isolation(isolation) if isolation else None,
         integrity=tuple(data.get("integrity", ())),
-        exercises=tuple(
-            ExerciseResult(
-                id=e["id"],
-                title=e["title"],
-                problems=tuple(e["problems"]),
-                hidden_points=e.get("hidden_points", 0.0),
-                masked=tuple(_diagnosis(d) for d in e.get("masked", ())),
-                public_masked=None
-                if e.get("public_masked") is None
-                else tuple(_diagnosis(d) for d in e["public_masked"]),
-                checks=tuple(
-                    CheckResult(
-                        name=c["name"],
-                        about=c["about"],
-                        status=c["status"],
-                        score=c["score"],
-                        max_score=c["max_score"],
-                        problem=c["problem"],
-                        visibility=c["visibility"],
-                        inputs=tuple(c["inputs"].items()),
-                        input_values=tuple(c.get("input_values", {}).items()),
-                        code=c["code"],
-                        observations=tuple(ObservationResult(**o) for o in c["observations"]),
-                        diagnosis=None if c["diagnosis"] is None else _diagnosis(c["diagnosis"]),
-                        cause=Cause(c["cause"]["kind"], c["cause"]["detail"], c["cause"]["line"])
-                        if "cause" in c
-                        else Cause("passed" if c["status"] == "passed" else "wrong-value"),
-                        public_diagnosis=None
-                        if c.get("public_diagnosis") is None
-                        else _diagnosis(c["public_diagnosis"]),
-                        traced=None
-                        if c.get("traced") is None
-                        else Trace(
-                            tuple(c["traced"]["ops"]),
-                            c["traced"]["how"],
-                            tuple(c["traced"]["checks"]),
-                        ),
-                    )
-                    for c in e["checks"]
-                ),
-            )
-            for e in data["exercises"]
-        ),
+        exercises=tuple(_exercise_from(e) for e in data["exercises"]),
     )
+
+
+def _isolation(data: dict[str, Any]) -> Isolation:
+    return Isolation(**{**data, "weaker_limits": tuple(data.get("weaker_limits", ()))})
+
+
+def _exercise_from(data: dict[str, Any]) -> ExerciseResult:
+    public_masked = data.get("public_masked")
+    return ExerciseResult(
+        id=data["id"],
+        title=data["title"],
+        problems=tuple(data["problems"]),
+        hidden_points=data.get("hidden_points", 0.0),
+        masked=tuple(_diagnosis(d) for d in data.get("masked", ())),
+        public_masked=None if public_masked is None else tuple(map(_diagnosis, public_masked)),
+        checks=tuple(_check_from(c) for c in data["checks"]),
+    )
+
+
+def _check_from(data: dict[str, Any]) -> CheckResult:
+    if "cause" in data:
+        cause = Cause(data["cause"]["kind"], data["cause"]["detail"], data["cause"]["line"])
+    else:
+        cause = Cause("passed" if data["status"] == "passed" else "wrong-value")
+    diagnosis, public = data["diagnosis"], data.get("public_diagnosis")
+    traced = data.get("traced")
+    return CheckResult(
+        name=data["name"],
+        about=data["about"],
+        status=data["status"],
+        score=data["score"],
+        max_score=data["max_score"],
+        problem=data["problem"],
+        visibility=data["visibility"],
+        inputs=tuple(data["inputs"].items()),
+        input_values=tuple(data.get("input_values", {}).items()),
+        code=data["code"],
+        observations=tuple(ObservationResult(**o) for o in data["observations"]),
+        diagnosis=None if diagnosis is None else _diagnosis(diagnosis),
+        cause=cause,
+        public_diagnosis=None if public is None else _diagnosis(public),
+        traced=None if traced is None else _trace(traced),
+    )
+
+
+def _trace(data: dict[str, Any]) -> Trace:
+    return Trace(tuple(data["ops"]), data["how"], tuple(data["checks"]))
 
 
 @cache

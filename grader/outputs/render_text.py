@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from itertools import chain
 
 from rich.console import Console
 from rich.text import Text as _RichText
@@ -90,8 +91,9 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
         _exercise(console, exercise)
     _output(console, report)
     console.print()
-    passed = sum(c.status == "passed" for e in report.exercises for c in e.checks)
-    total = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
+    checks = list(chain.from_iterable(e.checks for e in report.exercises))
+    passed = sum(c.status == "passed" for c in checks)
+    total = sum(c.status != "skipped" for c in checks)
     style = "bold green" if report.exit_code == 0 else "bold red"
     score = f"{fmt_points(report.score)}/{fmt_points(report.max_score)}"
     console.print(
@@ -202,8 +204,8 @@ def _mistakes(console: Console, exercise: ExerciseResult) -> None:
 
 #: what the list of masked mistakes is, in every format
 MASKED_INTRO = (
-    "Hidden behind these, and found on small probes of each rule with that mistake mended, or in the "
-    "code itself:"
+    "Hidden behind these, and found on small probes of each rule with that mistake mended, or in "
+    "the code itself:"
 )
 
 
@@ -222,13 +224,13 @@ def _output(console: Console, report: Report) -> None:
     first = f"{len(lines)} lines" if by_lines else _size(kept)
     if report.output_truncated:
         more = (
-            f" (the first {first} of the {_size(len(output))} kept; it printed more; --format json has what "
-            f"was kept)"
+            f" (the first {first} of the {_size(len(output))} kept; it printed more; --format json "
+            "has what was kept)"
         )
     elif kept < len(output):
         more = (
             f" (the first {first} of {f'{total_lines} lines' if by_lines else _size(len(output))}; "
-            f"--format json has it all)"
+            "--format json has it all)"
         )
     else:
         more = ""
@@ -261,55 +263,57 @@ def _check(console: Console, check: CheckResult, width: int, *, details: bool = 
     )
     if check.status == "passed" or not details:
         return
-    indent = "         "
+    _what_ran(console, check)
+    _what_was_wrong(console, check)
+    _likely(console, check)
+
+
+#: where a check's details start, under its name
+_INDENT = "         "
+#: how sure a diagnosis is, in words
+_HOW_SURE = {
+    "known-mistake": "a known mistake",
+    "localized": "found by running each operation alone",
+    "pattern": "a pattern",
+}
+
+
+def _what_ran(console: Console, check: CheckResult) -> None:
+    """What the check is about, its inputs and the code it ran."""
     if check.about:
-        console.print(_text(indent + check.about, style="italic"))
+        console.print(_text(_INDENT + check.about, style="italic"))
     if check.inputs:
-        console.print(
-            _assemble(
-                indent,
-                ("inputs   ", "bold"),
-                ", ".join(f"{name} = {value}" for name, value in check.inputs),
-            )
-        )
+        inputs = ", ".join(f"{name} = {value}" for name, value in check.inputs)
+        console.print(_assemble(_INDENT, ("inputs   ", "bold"), inputs))
     if check.code:
         for i, line in enumerate(check.code.rstrip("\n").split("\n")):
-            console.print(
-                _assemble(indent, ("ran      " if i == 0 else "         ", "bold"), (line, "cyan"))
-            )
+            label = "ran      " if i == 0 else "         "
+            console.print(_assemble(_INDENT, (label, "bold"), (line, "cyan")))
+
+
+def _what_was_wrong(console: Console, check: CheckResult) -> None:
+    """Each wrong value, expected and got; else the check's problem."""
     wrong = [o for o in check.observations if not o.ok]
-    if wrong:
-        label_width = max(len(o.label) for o in wrong)
-        for obs in wrong:
-            console.print(
-                _assemble(
-                    indent,
-                    (obs.label.ljust(label_width), "bold"),
-                    "  ",
-                    (obs.problem or f"expected {obs.expected}, got {obs.got}", "red"),
-                )
-            )
-    else:
-        console.print(
-            _text(indent + check.problem, style="red" if check.status != "skipped" else "yellow")
-        )
+    if not wrong:
+        style = "red" if check.status != "skipped" else "yellow"
+        console.print(_text(_INDENT + check.problem, style=style))
+        return
+    label_width = max(len(o.label) for o in wrong)
+    for obs in wrong:
+        said = obs.problem or f"expected {obs.expected}, got {obs.got}"
+        label = obs.label.ljust(label_width)
+        console.print(_assemble(_INDENT, (label, "bold"), "  ", (said, "red")))
+
+
+def _likely(console: Console, check: CheckResult) -> None:
+    """The notes on precision and tracing, and the likely mistake."""
     if precision_note(check):
-        console.print(_text(indent + precision_note(check), style="yellow"))
+        console.print(_text(_INDENT + precision_note(check), style="yellow"))
     if trace_note(check):
-        console.print(_assemble(indent, ("traced   ", "bold yellow"), trace_note(check)))
+        console.print(_assemble(_INDENT, ("traced   ", "bold yellow"), trace_note(check)))
     diagnosis = check.diagnosis
     if diagnosis is not None and diagnosis.kind != "unknown":
-        sure = {
-            "known-mistake": "a known mistake",
-            "localized": "found by running each operation alone",
-            "pattern": "a pattern",
-        }[diagnosis.kind]
-        console.print(
-            _assemble(
-                indent,
-                ("likely   ", "bold yellow"),
-                (diagnosis.mistake, "bold"),
-                f" ({sure}): ",
-                diagnosis.hint,
-            )
-        )
+        sure = _HOW_SURE[diagnosis.kind]
+        likely = ("likely   ", "bold yellow")
+        mistake = (diagnosis.mistake, "bold")
+        console.print(_assemble(_INDENT, likely, mistake, f" ({sure}): ", diagnosis.hint))

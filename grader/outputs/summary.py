@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 
 from grader.judge.report import CheckResult, ExerciseResult
 from grader.outputs.attention import needs_attention
@@ -74,7 +75,11 @@ def class_summary(
         exercises=[
             _exercise_stats(
                 c,
-                [e for r in graded for e in r.report.exercises if e.id == c.id],
+                [
+                    e
+                    for e in chain.from_iterable(r.report.exercises for r in graded)
+                    if e.id == c.id
+                ],
                 sum(_zero_in(c, r) for r in zeros),
             )
             for c in exercises
@@ -133,7 +138,9 @@ def _exercise_columns(
     has that they lack (by id), so nothing is dropped."""
     known = {c.id for c in columns}
     extra: dict[str, ExerciseColumn] = {}
-    for result in (e for r in graded for e in r.report.exercises if e.id not in known):
+    for result in chain.from_iterable(r.report.exercises for r in graded):
+        if result.id in known:
+            continue
         points = max(result.max_score, extra[result.id].points if result.id in extra else 0.0)
         extra[result.id] = ExerciseColumn(result.id, result.title, points)
     return [*columns, *(extra[i] for i in sorted(extra))]

@@ -41,19 +41,24 @@ _STATES = {
 }
 
 _CSS = """
-ul.stats { display: flex; flex-wrap: wrap; gap: .5em; list-style: none; padding: 0; margin: .4em 0; }
+ul.stats {
+  display: flex; flex-wrap: wrap; gap: .5em; list-style: none; padding: 0; margin: .4em 0; }
 ul.stats li { border: 1px solid #ccc; border-radius: 4px; padding: .2em .6em; }
 ul.stats li.warn { border-color: #c62828; color: #c62828; }
-section.attention { border: 2px solid #c62828; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
+section.attention {
+  border: 2px solid #c62828; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
 section.attention h2 { border: 0; margin: .3em 0; color: #c62828; }
 section.attention.calm { border-color: #2e7d32; } section.attention.calm h2 { color: #2e7d32; }
 .trouble { margin: .35em 0; }
 .trouble h3 { display: inline; font-size: 1em; margin: 0; }
 .trouble .advice { color: #555; }
-ul.who { list-style: none; margin: .15em 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: .15em 1.2em; }
+ul.who {
+  list-style: none; margin: .15em 0 0; padding: 0; display: flex; flex-wrap: wrap;
+  gap: .15em 1.2em; }
 ul.who li { max-width: 100%; }
 table.bars { width: 100%; max-width: 62em; border: 0; }
-table.bars th, table.bars td { border: 0; background: none; padding: .12em .4em; vertical-align: middle; }
+table.bars th, table.bars td {
+  border: 0; background: none; padding: .12em .4em; vertical-align: middle; }
 table.bars th { width: 34%; font-weight: normal; text-align: right; }
 table.bars td.bar { width: 38%; }
 .track { display: block; background: #eee; height: 1em; }
@@ -61,8 +66,10 @@ table.bars td.bar { width: 38%; }
 table.bars td.text { font-variant-numeric: tabular-nums; }
 svg.chart { width: 100%; max-width: 720px; height: auto; display: block; }
 svg text { font: 12px system-ui, sans-serif; fill: #1d1d1f; }
-.legend span { display: inline-block; width: .9em; height: .9em; margin: 0 .3em 0 .8em; vertical-align: -.1em; }
-table.students th, table.students td:nth-child(2), table.students td:nth-child(6) { white-space: nowrap; }
+.legend span {
+  display: inline-block; width: .9em; height: .9em; margin: 0 .3em 0 .8em; vertical-align: -.1em; }
+table.students th, table.students td:nth-child(2), table.students td:nth-child(6) {
+  white-space: nowrap; }
 table.students td:first-child { min-width: 12em; }
 tr.state-unreadable td:nth-child(2), tr.state-grader-error td:nth-child(2) { color: #c62828; }
 tr.state-missing td:nth-child(2) { color: #8d6e00; }
@@ -133,9 +140,9 @@ def _overview(summary: Summary) -> str:
     percent = f" ({num(scores['mean_percent'])}%)" if scores["mean_percent"] is not None else ""
     stats = (
         f"<p>Mean {num(scores['mean'])} of {num(scores['max_score'])} points{percent}, median "
-        f"{num(scores['median'])}, lowest {num(scores['min'])}, highest {num(scores['max'])}, over the "
-        f"{plural(scores['scored'], 'student')} the gradebook scores <span class=\"muted\">(unreadable and "
-        f"missing count as 0; grader errors are left out)</span>.</p>"
+        f"{num(scores['median'])}, lowest {num(scores['min'])}, highest {num(scores['max'])}, over "
+        f"the {plural(scores['scored'], 'student')} the gradebook scores <span class=\"muted\">"
+        "(unreadable and missing count as 0; grader errors are left out)</span>.</p>"
     )
     return f'<ul class="stats">{cards}</ul>\n{stats}'
 
@@ -143,9 +150,9 @@ def _overview(summary: Summary) -> str:
 def _attention(groups: Sequence[Attention]) -> str:
     if not groups:
         return (
-            '<section class="attention calm" id="attention">\n<h2>Needs attention: nobody</h2>\n<p>Every '
-            "student on the list was graded: no grader errors, nothing unreadable or missing, no timeouts."
-            "</p>\n</section>"
+            '<section class="attention calm" id="attention">\n<h2>Needs attention: nobody</h2>\n'
+            "<p>Every student on the list was graded: no grader errors, nothing unreadable or "
+            "missing, no timeouts.</p>\n</section>"
         )
     parts = []
     for group in groups:
@@ -158,8 +165,8 @@ def _attention(groups: Sequence[Attention]) -> str:
             people += f'<li class="muted"><a href="#students">and {more} more</a></li>'
         parts.append(
             f'<div class="trouble {e(group["kind"])}"><h3>{e(group["title"])} '
-            f'({len(group["students"])})</h3> <span class="advice">{e(group["advice"])}</span>'
-            f'<ul class="who">{people}</ul></div>'
+            f'({len(group["students"])})</h3> <span class="advice">{e(group["advice"])}</span><ul '
+            f'class="who">{people}</ul></div>'
         )
     total = sum(len(g["students"]) for g in groups)
     return (
@@ -212,8 +219,8 @@ def _exercises_section(exercises: Sequence[ExerciseStats]) -> str:
         for x in exercises
     ]
     over = (
-        '<p class="muted">Each over the students the gradebook scores in that exercise, as the mean above: '
-        "unreadable and missing count as 0.</p>"
+        '<p class="muted">Each over the students the gradebook scores in that exercise, as the '
+        'mean above: unreadable and missing count as 0.</p>'
     )
     return _section(
         "Exercises",
@@ -265,8 +272,8 @@ def _checks_section(checks: Sequence[CheckStats], exercises: Sequence[ExerciseSt
     if skipped:
         names = ", ".join(c["check"] for c in skipped[:4]) + (", ..." if len(skipped) > 4 else "")
         parts.append(
-            f'<p class="muted">{plural(len(skipped), "check")} skipped for every student, so not shown '
-            f"(a device this run did not have or was not asked for): {e(names)}.</p>"
+            f'<p class="muted">{plural(len(skipped), "check")} skipped for every student, so not '
+            f'shown (a device this run did not have or was not asked for): {e(names)}.</p>'
         )
     return _section("Checks", *parts)
 
@@ -331,8 +338,14 @@ def _clip(text: str, limit: int) -> str:
 
 def _failing_bar(failing: FailingCheck, names: dict[str, str]) -> Bar:
     label = f"{failing['exercise']}: {failing['check']}"
-    text = f"{failing['failing']} of {failing['students']} ({failing['failed']} wrong, {failing['error']} error)"
-    tip = f"{label}. For example {_named(failing['example_student'], names)}: {failing['example_problem']}"
+    text = (
+        f"{failing['failing']} of {failing['students']} ({failing['failed']} wrong, "
+        f"{failing['error']} error)"
+    )
+    tip = (
+        f"{label}. For example {_named(failing['example_student'], names)}: "
+        f"{failing['example_problem']}"
+    )
     return Bar(label, _ratio(failing["failing"], failing["students"]), text, _RED, tip)
 
 
@@ -359,9 +372,9 @@ def _mistakes_section(
         for m in mistakes
     ]
     legend = (
-        f'<p class="legend muted">How sure:<span style="background:{_BLUE}"></span>a known mistake (behaves '
-        f'like one of the exercise\'s mutants)<span style="background:{_AMBER}"></span>a pattern in the '
-        "numbers</p>"
+        f'<p class="legend muted">How sure:<span style="background:{_BLUE}"></span>a known mistake '
+        f'(behaves like one of the exercise\'s mutants)<span style="background:{_AMBER}"></span>'
+        "a pattern in the numbers</p>"
     )
     rows = [
         [

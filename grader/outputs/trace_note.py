@@ -14,13 +14,13 @@ def trace_note(check: CheckResult) -> str:
     own = f" Its own checks failed too ({'; '.join(trace.checks)})." if trace.checks else ""
     if trace.how == "value":
         return (
-            f"Traced to {trace.ops[0]}: the first wrong value in this check came from it, given inputs your "
-            f"code computed.{own} Fix {trace.ops[0]} first."
+            f"Traced to {trace.ops[0]}: the first wrong value in this check came from it, given "
+            f"inputs your code computed.{own} Fix {trace.ops[0]} first."
         )
     ops = _joined(trace.ops)
     return (
-        f"This check runs your code alone and used {ops}, whose own checks failed ({'; '.join(trace.checks)}): "
-        f"fix {'it' if len(trace.ops) == 1 else 'them'} first."
+        f"This check runs your code alone and used {ops}, whose own checks failed "
+        f"({'; '.join(trace.checks)}): fix {'it' if len(trace.ops) == 1 else 'them'} first."
     )
 
 

@@ -295,7 +295,7 @@ def make_app(
     lti.sync_platforms(engine, course.lti)
     stored = StoredRules(engine)
     stored.refresh()
-    # an edit of course.toml that would release hidden results waits for an instructor's word
+    # an edit of course.toml that would release results waits for an instructor's word
     # (grader.service.policy.confirmation): compared under the store's deadlines, as the rules in
     # force are
     on_lti = partial(lti.follow_platforms, engine)

@@ -2,34 +2,43 @@
 whole, frozen (the server reads it again when it changes: grader.service.live_course).
 
     name = "Autograd 101"
-    exercises = "exercises"            # the catalog, relative to this file (default: the folder's exercises/,
-                                       # else the catalog grade finds: $AUTOGRADER_EXERCISES, or the grader's own)
+    # the catalog, relative to this file (default: the folder's exercises/, else the catalog grade
+    # finds: $AUTOGRADER_EXERCISES, or the grader's own)
+    exercises = "exercises"
     roster = "roster.csv"              # what `grade tokens` reads by default
-    timezone = "Europe/Paris"          # when a day starts, for daily limits and days late (default UTC)
-    late_days = 3                      # each student's budget, for assignments with late = "late-days"
-    late_rounding = "day"              # a minute late is a day late (default); "hour": a minute late is an hour
+    # when a day starts, for daily limits and days late (default UTC)
+    timezone = "Europe/Paris"
+    late_days = 3                      # each student's budget, for late = "late-days"
+    # a minute late is a day late (default); "hour": a minute late is an hour
+    late_rounding = "day"
     max_upload_kib = 256
     uploads_per_minute = 6             # per token; more gets 429 with Retry-After
-    queued_per_student = 5             # uploads waiting to be graded per student; more gets 429 (0: no limit)
+    # uploads waiting to be graded per student; more gets 429 (0: no limit)
+    queued_per_student = 5
     isolation = "landlock"             # the weakest confinement a submission may be graded under
     secret_file = "course-secret"      # the seed secret (created, mode 600, on first start)
-    # seed = 4217                      # one seed for every submission, as grade batch --seed (default: each its own)
-    # database = "postgresql://grader@db.example.edu/autograd"   # default: SQLite, server/course.db
+    # one seed for every submission, as grade batch --seed (default: each its own)
+    # seed = 4217
+    # default: SQLite, server/course.db
+    # database = "postgresql://grader@db.example.edu/autograd"
 
     [assignments.hw1]
     exercises = ["node-mul"]           # or: assignment = "autograd" (one of the catalog's)
     opens = 2026-11-01T00:00:00Z
     deadline = 2026-12-01T23:59:00Z
-    late = "penalty"                   # penalty (penalty_per_day, max_late_days), late-days, or none (default)
+    # penalty (penalty_per_day, max_late_days), late-days, or none (default)
+    late = "penalty"
     penalty_per_day = 0.1
     max_late_days = 3
     per_day = 5                        # submissions per student per day (default 20; 0: no limit)
     counts = "best"                    # or "last"
-    # closes = 2026-12-04T23:59:00Z    # uploads refused after it (default: the deadline + the late days the
-                                       # policy lets count: max_late_days, the penalty's, late_days, or none)
+    # uploads refused after it (default: the deadline + the late days the policy lets count:
+    # max_late_days, the penalty's, late_days, or none)
+    # closes = 2026-12-04T23:59:00Z
 
     [extensions.hw1]
-    s1234 = 2026-12-03T23:59:00Z       # a new deadline for one student, or a number of days: s1235 = 2
+    # a new deadline for one student, or a number of days: s1235 = 2
+    s1234 = 2026-12-03T23:59:00Z
 
     [lti]                              # launches from the LMS: grader.service.lti.lti_config
 """
@@ -128,7 +137,10 @@ class Course:
         return Catalog(self.exercises)
 
     def exercise_ids(self) -> list[str]:
-        return sorted({i for r in self.assignments.values() for i in r.exercise_ids})
+        ids: set[str] = set()
+        for rules in self.assignments.values():
+            ids.update(rules.exercise_ids)
+        return sorted(ids)
 
     def assignment_for(self, exercise: str | None, assignment: str | None) -> Rules:
         """The assignment a submission is for, from what the
@@ -143,8 +155,8 @@ class Course:
             )
         if exercise is None:
             raise GraderError(
-                "which assignment is this for? Pass --assignment ID or --exercise ID, or add a line "
-                f"'# exercise: ID' to the file. This course's assignments: {listed}."
+                "which assignment is this for? Pass --assignment ID or --exercise ID, or add a "
+                f"line '# exercise: ID' to the file. This course's assignments: {listed}."
             )
         holding = [r for r in self.assignments.values() if exercise in r.exercise_ids]
         alone = [r for r in holding if r.exercise_ids == (exercise,)]
@@ -153,8 +165,8 @@ class Course:
         if holding:
             raise GraderError(
                 f"{exercise} is part of assignment {holding[0].id} "
-                f"({', '.join(holding[0].exercise_ids)}): submit one file that answers all of them, "
-                f"with --assignment {holding[0].id}."
+                f"({', '.join(holding[0].exercise_ids)}): submit one file that answers all of "
+                f"them, with --assignment {holding[0].id}."
             )
         raise GraderError(
             f"this course grades no exercise {exercise[:80]!r}; its assignments: {listed}."
@@ -194,7 +206,7 @@ class Course:
         return None if units == math.inf else max(units, 0) * unit
 
     def secret(self) -> bytes:
-        """The seed secret, made on first use (mode 600): hidden checks' inputs
+        """The seed secret, made on first use (mode 600): every check's inputs
         are drawn from it. The same file and rules as `grade batch`'s and
         `grade export`'s (grader.course.secret), so all three draw one seed."""
         if not self.secret_file.exists():
@@ -313,8 +325,8 @@ def _exercises_folder(folder: Path, toml: TomlFile, data: dict[str, Any]) -> Pat
             else f"${ENV_VAR} is not set (an installed grader holds no catalog of its own)"
         )
         raise GraderError(
-            f"{toml.path}: which exercises? The course folder has no exercises/, and {elsewhere}. Set "
-            f"exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder."
+            f"{toml.path}: which exercises? The course folder has no exercises/, and {elsewhere}. "
+            f"Set exercises = \"PATH\" in course.toml, or ${ENV_VAR} to the catalog's folder."
         ) from None
 
 

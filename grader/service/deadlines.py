@@ -119,23 +119,34 @@ def stored_course(engine: Engine, course: Course) -> Course:
         return in_force(course, _overrides(db), read_corrections(db))
 
 
-def proposed(
-    toml: Course,
-    found: list[Override],
-    assignment: str,
-    student: str,
-    moment: float | None,
-    reset: bool = False,
-) -> list[Override]:
-    """The overrides as they would be after `change`
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One change asked from the deadlines page."""
+
+    assignment: str
+    #: "" for the class's deadline, else the student's
+    student: str
+    #: the new moment; None: no deadline (no extension)
+    moment: float | None
+    #: give the value back to course.toml instead
+    reset: bool = False
+
+
+def proposed(found: list[Override], change: Change) -> list[Override]:
+    """The overrides as they would be after `change` is saved
     (nothing written): what a page weighs before it asks."""
-    kept = [x for x in found if (x.assignment, x.student) != (assignment, student)]
-    if reset:
+    where = (change.assignment, change.student)
+    kept = [x for x in found if (x.assignment, x.student) != where]
+    if change.reset:
         return kept
-    return [
-        *kept,
-        Override(assignment=assignment, student=student, moment=moment, set_by="", set_at=0.0),
-    ]
+    made = Override(
+        assignment=change.assignment,
+        student=change.student,
+        moment=change.moment,
+        set_by="",
+        set_at=0.0,
+    )
+    return [*kept, made]
 
 
 #: the longest a process holds the rules it last read before it asks the store again: a deadline
@@ -193,30 +204,22 @@ class StoredRules:
             return self._course
 
 
-def change(
-    engine: Engine,
-    toml: Course,
-    actor: str,
-    assignment: str,
-    student: str,
-    moment: float | None,
-    reset: bool = False,
-    note: str = "",
-) -> Entry:
+def save(engine: Engine, toml: Course, actor: str, change: Change, note: str = "") -> Entry:
     """Set (or, with `reset`, give back to course.toml) the class's
     deadline (student "") or one student's; the audit log's entry for
     it. The old value is the one in force, read in the same transaction."""
+    assignment, student = change.assignment, change.student
     with writing(engine) as db:
         before = in_force(toml, _overrides(db)).assignments[assignment]
         old = before.deadline if student == "" else before.extensions.get(student)
         keyed = (_rule_overrides.assignment == assignment, _rule_overrides.student == student)
         db.execute(delete(schema.rule_overrides).where(*keyed))
-        if not reset:
+        if not change.reset:
             db.execute(
                 insert(schema.rule_overrides).values(
                     assignment=assignment,
                     student=student,
-                    moment=moment,
+                    moment=change.moment,
                     set_by=actor,
                     set_at=time.time(),
                 )
@@ -224,13 +227,6 @@ def change(
         after = in_force(toml, _overrides(db)).assignments[assignment]
         new = after.deadline if student == "" else after.extensions.get(student)
         action = DEADLINE if student == "" else EXTENSION
-        note = (" (course.toml's again)" if reset else "") + note
-        return record(
-            db,
-            actor,
-            action,
-            assignment,
-            student,
-            clock.logged(old, toml),
-            clock.logged(new, toml) + note,
-        )
+        note = (" (course.toml's again)" if change.reset else "") + note
+        old_said, new_said = clock.logged(old, toml), clock.logged(new, toml) + note
+        return record(db, actor, action, assignment, student, old_said, new_said)

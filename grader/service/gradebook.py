@@ -2,8 +2,9 @@
 (each student's counted report, the late policy applied, `done.json` last),
 then the batch's gradebook.csv and summary, and the AGS publisher over it.
 
-    server/gradebook/<assignment>/batch.json, students/<id>/..., gradebook.csv, summary.json, summary.html
-    server/gradebook/<assignment>/published/lti.json     what grade publish lti sent (only changes are sent again)
+    server/gradebook/<assignment>/
+        batch.json, students/<id>/..., gradebook.csv, summary.json, summary.html
+        published/lti.json     what grade publish lti sent (only changes are sent again)
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ admits no launch and ends every launch's session (the course in force has no [lt
 store accepts no deployment) until the files read whole and right again; the rest of the
 course stays as last read. `problem` says why, in the log and on the instructor's page.
 
-An edit that would release hidden results at once (a deadline moved into the past: a
+An edit that would release results at once (a deadline moved into the past: a
 typo of 12-04 for 12-14) is held, not applied (`hold`): the server keeps the rules it
 had, says what the edit would release to how many students in its log and on the
 instructor's pages, and applies it once an instructor confirms it there
@@ -129,8 +129,8 @@ class LiveCourse:
             fresh = load_course(self._course.folder, database=self._course.database)
         except GraderError as exc:
             self._complain(
-                f"{exc} The server keeps the rest of the configuration it had; fix the file and it is "
-                "read again."
+                f"{exc} The server keeps the rest of the configuration it had; fix the file and it "
+                "is read again."
             )
             self._close()
             return
@@ -143,9 +143,9 @@ class LiveCourse:
         ):  # the LMS registration applies at once all the same: it may have removed a deployment
             self._course = replace(self._course, lti=fresh.lti)
             self._complain(
-                f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve (and "
-                f"of any grade worker); until then none of this edit applies but [lti] and the LMS "
-                f"registration."
+                f"{self._path}: {', '.join(needs)} changed, which needs a restart of grade serve "
+                "(and of any grade worker); until then none of this edit applies but [lti] and "
+                "the LMS registration."
             )
             return
         self._apply(fresh, source)
@@ -180,8 +180,9 @@ class LiveCourse:
                 ) as exc:  # the edit waits, and is tried again at the next look
                     self._stamp, self._source = (), ()
                     self._complain(
-                        f"{self._path}: the LMS registration changed, and the store could not follow "
-                        f"it ({type(exc).__name__}: {exc}); the server keeps the configuration it had."
+                        f"{self._path}: the LMS registration changed, and the store could not "
+                        f"follow it ({type(exc).__name__}: {exc}); the server keeps the "
+                        "configuration it had."
                     )
                     return False
         if self.closed is not None:
@@ -196,7 +197,10 @@ class LiveCourse:
             return
         self._course = replace(self._course, lti=None)
         if self.closed is None:
-            self.closed = "LMS launches are closed, and their sign-ins ended, until the files read whole again."
+            self.closed = (
+                "LMS launches are closed, and their sign-ins ended, until the files read whole "
+                "again."
+            )
             self._say(self.closed)
         if self._on_lti is not None:
             try:

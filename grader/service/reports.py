@@ -4,7 +4,7 @@ A student reads their report redacted for them (grader.judge.audience): before t
 a student before release, after it as a student after release, with the late policy applied to
 its scores; an instructor reads it as its student will once it is released. A report names the
 seed it was really graded with the way the store drew it: the token of a seed drawn from the
-course secret (never the seed, from which the hidden inputs follow), or the course's one fixed
+course secret (never the seed, from which every check's inputs follow), or the course's one fixed
 seed. The counted copy of a report (the gradebook's and the LMS's) carries the late policy's
 factor in its scores, or the score an instructor set.
 
@@ -116,8 +116,8 @@ def set_copy(report: Report, score: float, why: str) -> Report:
         )
         exercises.append(dataclasses.replace(exercise, checks=checks))
     note = (
-        f"Score {why}; the checks' points here are shared out to make it, in proportion to "
-        "their points."
+        f"Score {why}; the checks' points here are shared out to make it, in proportion to their "
+        "points."
     )
     return dataclasses.replace(report, exercises=tuple(exercises), notes=(*report.notes, note))
 

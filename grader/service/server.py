@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -29,6 +30,9 @@ from grader.service.config import Course
 from grader.service.db import schema
 from grader.service.db.store import reading
 from grader.service.work import queue
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 #: how much lower the server's workers run than the server itself
 WORKER_NICE = 10
@@ -171,34 +175,50 @@ def serve(
     say: Callable[[str], None] = print,
 ) -> None:
     """Serve until SIGINT or SIGTERM."""
-    import uvicorn
-
     from grader.service.app import make_app
-    from grader.service.slow_clients import Timely
 
     again = requeue_local(engine, course)
     if again:
         say(f"queued again: {again} submission(s) a stopped server was grading")
-    listener = socket.socket(
-        socket.AF_INET6 if ":" in options.host else socket.AF_INET, socket.SOCK_STREAM
-    )
+    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((options.host, options.port))
     listener.listen(2048)
     host, port = listener.getsockname()[:2]
-    workers = (
-        Workers(
-            course,
-            course.database,
-            options.workers,
-            options.lease,
-            say,
-            died=lambda: requeue_local(engine, course),
-        )
-        if options.workers
-        else None
+    workers = None
+    if options.workers:
+
+        def died() -> None:
+            requeue_local(engine, course)
+
+        lease = options.lease
+        workers = Workers(course, course.database, options.workers, lease, say, died=died)
+    server = _server_class()(_config(make_app(course, engine, secret), options))
+    if workers is not None:
+        workers.start()
+    shown = f"[{host}]" if ":" in host else host
+    scheme = "https" if options.certfile else "http"
+    say(
+        f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading "
+        f"worker(s), store {_shown_store(course.database)})"
     )
-    app = make_app(course, engine, secret)
+    sys.stdout.flush()
+    try:
+        server.run(sockets=[listener])
+    finally:
+        if workers is not None:
+            workers.stop()
+        listener.close()
+
+
+def _config(app: Starlette, options: ServeOptions) -> Any:
+    """uvicorn's configuration of the app: its protocol puts a deadline on each request
+    (grader.service.slow_clients)."""
+    import uvicorn
+
+    from grader.service.slow_clients import Timely
+
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -213,22 +233,7 @@ def serve(
     )
     if options.access_log:
         logging.getLogger("uvicorn.access").setLevel(logging.INFO)
-    server = _server_class()(config)
-    if workers is not None:
-        workers.start()
-    shown = f"[{host}]" if ":" in host else host
-    scheme = "https" if options.certfile else "http"
-    say(
-        f"grade serve: {course.name} on {scheme}://{shown}:{port}/ ({options.workers} grading worker(s), store "
-        f"{_shown_store(course.database)})"
-    )
-    sys.stdout.flush()
-    try:
-        server.run(sockets=[listener])
-    finally:
-        if workers is not None:
-            workers.stop()
-        listener.close()
+    return config
 
 
 def _server_class() -> type:

@@ -74,6 +74,41 @@ class Counted:
     correction: Correction | None = None
 
 
+#: the newest job and the newest result of each submission
+_NEWEST_JOB = (
+    select(_jobs.submission_id, func.max(_jobs.id).label("job"))
+    .group_by(_jobs.submission_id)
+    .subquery()
+)
+_NEWEST_RESULT = (
+    select(_results.submission_id, func.max(_results.job_id).label("job"))
+    .group_by(_results.submission_id)
+    .subquery()
+)
+#: every submission, newest first, as a Row (its columns are Row's fields)
+_ROWS = (
+    select(
+        _submissions.id,
+        _submissions.assignment,
+        _submissions.filename,
+        _submissions.sha256,
+        _submissions.received_at,
+        _submissions.days_late,
+        _submissions.seed_token,
+        _results.outcome,
+        _results.score,
+        _results.max_score,
+        _results.public_score,
+        _jobs.state,
+    )
+    .join(_NEWEST_JOB, _NEWEST_JOB.c.submission_id == _submissions.id)
+    .join(schema.jobs, _jobs.id == _NEWEST_JOB.c.job)
+    .outerjoin(_NEWEST_RESULT, _NEWEST_RESULT.c.submission_id == _submissions.id)
+    .outerjoin(schema.results, _results.job_id == _NEWEST_RESULT.c.job)
+    .order_by(_submissions.received_at.desc(), _submissions.id.desc())
+)
+
+
 def rows_of(
     db: Connection,
     student: str | None = None,
@@ -82,37 +117,7 @@ def rows_of(
     limit: int | None = None,
 ) -> list[Row]:
     """Submissions, newest first, each with its newest result and the state of its newest job."""
-    newest_job = (
-        select(_jobs.submission_id, func.max(_jobs.id).label("job"))
-        .group_by(_jobs.submission_id)
-        .subquery()
-    )
-    newest_result = (
-        select(_results.submission_id, func.max(_results.job_id).label("job"))
-        .group_by(_results.submission_id)
-        .subquery()
-    )
-    query = (
-        select(
-            _submissions.id,
-            _submissions.assignment,
-            _submissions.filename,
-            _submissions.sha256,
-            _submissions.received_at,
-            _submissions.days_late,
-            _submissions.seed_token,
-            _results.outcome,
-            _results.score,
-            _results.max_score,
-            _results.public_score,
-            _jobs.state,
-        )
-        .join(newest_job, newest_job.c.submission_id == _submissions.id)
-        .join(schema.jobs, _jobs.id == newest_job.c.job)
-        .outerjoin(newest_result, newest_result.c.submission_id == _submissions.id)
-        .outerjoin(schema.results, _results.job_id == newest_result.c.job)
-        .order_by(_submissions.received_at.desc(), _submissions.id.desc())
-    )
+    query = _ROWS
     if student is not None:
         query = query.where(_submissions.student_id == student)
     if assignment is not None:
@@ -121,23 +126,7 @@ def rows_of(
         query = query.where(_submissions.id == submission)
     if limit is not None:
         query = query.limit(limit)
-    return [
-        Row(
-            id=x.id,
-            assignment=x.assignment,
-            filename=x.filename,
-            sha256=x.sha256,
-            received_at=x.received_at,
-            days_late=x.days_late,
-            seed_token=x.seed_token,
-            outcome=x.outcome,
-            score=x.score,
-            max_score=x.max_score,
-            public_score=x.public_score,
-            state=x.state,
-        )
-        for x in db.execute(query)
-    ]
+    return [Row(**found._mapping) for found in db.execute(query)]
 
 
 def standing(engine: Engine, course: Course, student: str) -> dict[str, Counted]:
@@ -219,7 +208,9 @@ def _options(course: Course, student: str, rules: Rules, rows: Sequence[Row]) ->
     graded = [row for row in rows if row.score is not None]
     if not graded:
         return [_nothing(rules, rows[0], "not graded yet")]
-    options = [option for row in graded for option in _priced(course, student, rules, row)]
+    options = []
+    for row in graded:
+        options += _priced(course, student, rules, row)
     # best: the highest score after the late policy; on a
     # tie, fewer late days, then the earlier submission
     return sorted(
@@ -238,65 +229,58 @@ def _corrected(
 ) -> list[Counted]:
     """The choice an instructor's correction leaves: the assignment excused,
     a score set by hand, or one submission (its late policy still applies)."""
-    because = f": {correction.reason}" if correction.reason else ""
-    graded = sorted(
-        (row for row in rows if row.score is not None), key=lambda row: -(row.score or 0.0)
-    )
-    shown = graded[0] if graded else (rows[0] if rows else None)
-    if correction.kind == "excused":
-        return [
-            Counted(
-                assignment=rules.id,
-                row=shown,
-                factor=0.0,
-                score=None,
-                max_score=None,
-                late_days_used=0,
-                why=f"excused by your instructor{because}",
-                excused=True,
-                correction=correction,
-            )
-        ]
-    if correction.kind == "score":
-        most = rules.points or (shown.max_score if shown is not None else None)
-        return [
-            Counted(
-                assignment=rules.id,
-                row=shown,
-                factor=1.0,
-                score=correction.score,
-                max_score=most,
-                late_days_used=0,
-                why=f"set by your instructor{because}",
-                correction=correction,
-            )
-        ]
+    if correction.kind in ("excused", "score"):
+        return [_by_hand(rules, rows, correction)]
     chosen = [row for row in rows if row.id == correction.submission]
     if not chosen:
-        return [
-            _nothing(
-                rules,
-                None,
-                f"your instructor chose submission {correction.submission}, which is not "
-                f"one of yours for {rules.id}",
-                correction,
-            )
-        ]
+        why = (
+            f"your instructor chose submission {correction.submission}, which is not "
+            f"one of yours for {rules.id}"
+        )
+        return [_nothing(rules, None, why, correction)]
     if chosen[0].score is None:
-        return [
-            _nothing(
-                rules,
-                chosen[0],
-                "the submission your instructor chose is still being graded",
-                correction,
-            )
-        ]
+        why = "the submission your instructor chose is still being graded"
+        return [_nothing(rules, chosen[0], why, correction)]
+    because = f": {correction.reason}" if correction.reason else ""
     return [
         dataclasses.replace(
             option, why=f"chosen by your instructor{because}; {option.why}", correction=correction
         )
         for option in _priced(course, student, rules, chosen[0])
     ]
+
+
+def _by_hand(rules: Rules, rows: Sequence[Row], correction: Correction) -> Counted:
+    """The assignment excused, or its score set by hand; the best graded submission (else the
+    newest) shown beside it."""
+    because = f": {correction.reason}" if correction.reason else ""
+    graded = sorted(
+        (row for row in rows if row.score is not None), key=lambda row: -(row.score or 0.0)
+    )
+    shown = graded[0] if graded else (rows[0] if rows else None)
+    if correction.kind == "excused":
+        return Counted(
+            assignment=rules.id,
+            row=shown,
+            factor=0.0,
+            score=None,
+            max_score=None,
+            late_days_used=0,
+            why=f"excused by your instructor{because}",
+            excused=True,
+            correction=correction,
+        )
+    most = rules.points or (shown.max_score if shown is not None else None)
+    return Counted(
+        assignment=rules.id,
+        row=shown,
+        factor=1.0,
+        score=correction.score,
+        max_score=most,
+        late_days_used=0,
+        why=f"set by your instructor{because}",
+        correction=correction,
+    )
 
 
 def _nothing(
@@ -396,7 +380,8 @@ def factor_of(rules: Rules, days: float, budget: int) -> tuple[float, int, str]:
         return (
             0.0,
             0,
-            f"{span(days)} late, past the {rules.max_late_days:g} days late work is taken: counts 0",
+            f"{span(days)} late, past the {rules.max_late_days:g} days late work is taken: "
+            "counts 0",
         )
     factor = max(0.0, 1.0 - rules.penalty_per_day * days)
     return factor, 0, f"{span(days)} late: {round((1 - factor) * 100)}% off"
@@ -410,8 +395,8 @@ def late_policy(rules: Rules, days: float, late_days: int) -> str:
     if rules.late == "late-days":
         spent = math.ceil(days - 1e-9)
         return (
-            f"{span(days)} late: it counts in full if you have {spent} of your late days left (the course "
-            f"gives {late_days}; grade submit --status), else it counts 0"
+            f"{span(days)} late: it counts in full if you have {spent} of your late days left (the "
+            f"course gives {late_days}; grade submit --status), else it counts 0"
         )
     factor, _, why = factor_of(rules, days, 0)
     said = why if factor == 0.0 else f"{why}: it counts {round(factor * 100)}% of what it earns"
@@ -463,7 +448,7 @@ def _worth(course: Course, student: str, rules: Rules, row: Row, budget: int) ->
 
 
 def report_json(engine: Engine, submission: int) -> str | None:
-    """The newest report of a submission, as stored (every check, hidden ones too)."""
+    """The newest report of a submission, as stored: whole, as graded."""
     with reading(engine) as db:
         return db.execute(
             select(_results.report)

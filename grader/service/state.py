@@ -51,9 +51,10 @@ def state_of(connection: HTTPConnection) -> State:
 class FreshRules:
     """ASGI middleware: before a request, the deadlines and extensions any process of the course
     set in the store since this one last asked (at most grader.service.deadlines.REFRESH_EVERY
-    ago), and course.toml and the LMS registration as they are now (grader.service.live_course: before
-    the request's credential is checked, so that a deployment removed there admits no request
-    after the look). In a thread: the event loop never waits on them."""
+    ago), and course.toml and the LMS registration as they are now
+    (grader.service.live_course: before the request's credential is checked, so that a
+    deployment removed there admits no request after the look). In a thread: the event loop
+    never waits on them."""
 
     def __init__(self, app: ASGIApp, stored: StoredRules, live: LiveCourse) -> None:
         self.app = app

@@ -187,7 +187,7 @@ async def accept(state: State, upload: Upload) -> Receipt:
         message = f"the Idempotency-Key header is longer than {MAX_KEY} characters"
         raise Refused(422, message)
     library = course.catalog().library()
-    suffix = check(upload.content, upload.name, course.max_upload_bytes, library)
+    suffix = vet(upload.content, upload.name, course.max_upload_bytes, library)
     new = NewSubmission(
         who=upload.who,
         rules=rules,
@@ -229,7 +229,7 @@ def suffix_of(name: str) -> str:
     return next((s for s in SUFFIXES if lowered.endswith(s)), "")
 
 
-def check(content: bytes, name: str, cap: int, library: Library | None = None) -> str:
+def vet(content: bytes, name: str, cap: int, library: Library | None = None) -> str:
     """The suffix the grader stores the upload under (.py or .ipynb; .zip for a library
     course's repository); raises Refused where it is not one of them."""
     named = file_name(name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import chain
 from typing import Any
 
 from grader import __version__
@@ -26,12 +27,12 @@ _UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
 def gradescope_results(report: Report) -> dict[str, Any]:
     """The whole results.json for one graded submission: one test per check."""
     several = len(report.exercises) > 1
-    tests = [
-        _test(exercise, e, check, c, several)
-        for e, exercise in enumerate(report.exercises, start=1)
-        for c, check in enumerate(exercise.checks, start=1)
-    ]
-    hidden = any(c.visibility == "hidden" for e in report.exercises for c in e.checks)
+    tests = []
+    for e, exercise in enumerate(report.exercises, start=1):
+        for c, check in enumerate(exercise.checks, start=1):
+            tests.append(_test(exercise, e, check, c, several))
+    checks = list(chain.from_iterable(e.checks for e in report.exercises))
+    hidden = any(c.visibility == "hidden" for c in checks)
     printed = _printed(report)
     if printed and hidden:
         # Hidden checks run in the student's process, which can print their inputs; the
@@ -120,12 +121,12 @@ def _printed_test(printed: str, number: int) -> dict[str, Any]:
 def _summary(report: Report, printed: str, hidden: bool) -> str:
     """The top-level output: the score, then everything
     about the submission that is not one check."""
-    checks = [c for e in report.exercises for c in e.checks]
+    checks = list(chain.from_iterable(e.checks for e in report.exercises))
     passed = sum(c.status == "passed" for c in checks)
     counted = sum(c.status != "skipped" for c in checks)
     lines = [
-        f"Score: {fmt_points(report.score)}/{fmt_points(report.max_score)} "
-        f"({passed} of {counted} checks passed)"
+        f"Score: {fmt_points(report.score)}/{fmt_points(report.max_score)} ({passed} of {counted} "
+        "checks passed)"
     ]
     lines += [f"Problem: {p}" for p in report.problems]
     lines += [f"Note: {n}" for n in report.notes]

@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from grader.judge.report import CheckResult, ExerciseResult, Report
 from grader.outputs.precision_note import with_precision_note
@@ -55,7 +56,8 @@ def _report_suites(label: str, report: Report) -> list[tuple[ET.Element, _Counts
         return [_unloaded_suite(label, report, round(report.seconds * 1000))]
     # One child process ran every check of a report: the grader knows the whole run's
     # time, not each check's, so it is shared evenly among the checks that ran.
-    ran = sum(c.status != "skipped" for e in report.exercises for c in e.checks)
+    checks = chain.from_iterable(e.checks for e in report.exercises)
+    ran = sum(c.status != "skipped" for c in checks)
     ms = round(report.seconds * 1000 / ran) if ran else 0
     return [_suite(label, report, exercise, ms) for exercise in report.exercises]
 

@@ -65,11 +65,16 @@ def comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     """Plain text: the score, how many checks passed, the
     first problem, then the names of the failed checks."""
     several = len(report.exercises) > 1
-    checks = [(e.id, c) for e in report.exercises for c in e.checks]
+    checks = []
+    for exercise in report.exercises:
+        checks += [(exercise.id, c) for c in exercise.checks]
     counted = [(e, c) for e, c in checks if c.status != "skipped"]
     passed = sum(c.status == "passed" for _, c in counted)
     skipped = len(checks) - len(counted)
-    text = f"Score {fmt_points(report.score)}/{fmt_points(report.max_score)}: {passed} of {len(counted)} checks passed"
+    text = (
+        f"Score {fmt_points(report.score)}/{fmt_points(report.max_score)}: {passed} of "
+        f"{len(counted)} checks passed"
+    )
     text += f" ({skipped} skipped)." if skipped else "."
     if not counted:
         text += " No check could be graded."

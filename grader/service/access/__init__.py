@@ -3,13 +3,17 @@
 Every route declares who may call it, with one of these
 decorators on its endpoint (grader.service.access.declaration):
 
-    @access.anyone          # no credential asked: the course's home, a login link's page (its code is the
-                            # credential), the tool's public key
-    @access.lms             # the LMS's side of a launch: authenticated by the platform's signed messages, never
-                            # by a cookie or token; the only pages an LMS may frame
-    @access.student         # anyone signed in, each to their own data only (the endpoint takes `who` and shows
-                            # nothing of another's); an instructor may call it too
-    @access.instructor      # the course's instructors only
+    # no credential asked: the course's home, a login link's page (its code is the credential),
+    # the tool's public key
+    @access.anyone
+    # the LMS's side of a launch: authenticated by the platform's signed messages, never by a
+    # cookie or token; the only pages an LMS may frame
+    @access.lms
+    # anyone signed in, each to their own data only (the endpoint takes `who` and shows nothing of
+    # another's); an instructor may call it too
+    @access.student
+    # the course's instructors only
+    @access.instructor
 
     @access.student
     async def my_page(request: Request, who: Who) -> Response: ...

@@ -117,8 +117,9 @@ class Limited:
                 HTTPConnection(scope),
                 429,
                 "Too many requests at once",
-                f"too many requests at once "
-                f"with this token (at most {limits.in_flight} in flight): try again in {RETRY_AFTER} s",
+                f"too many requests at once with this token (at most {limits.in_flight} in "
+                "flight): try again in "
+                f"{RETRY_AFTER} s",
                 {"Retry-After": str(RETRY_AFTER)},
             )
             await answer(scope, receive, send)

@@ -12,8 +12,8 @@ from grader.service.state import state_of
 
 #: what a caller without a valid credential is told
 SIGN_IN = (
-    "no valid token: set AUTOGRADER_TOKEN, or token = \"...\" in grade-course.toml, to the token your "
-    "instructor gave you (it may have been revoked: ask them for a new one)"
+    "no valid token: set AUTOGRADER_TOKEN, or token = \"...\" in grade-course.toml, to the token "
+    "your instructor gave you (it may have been revoked: ask them for a new one)"
 )
 
 
@@ -30,8 +30,9 @@ def refusal(
         return JSONResponse({"error": message}, status_code=status, headers=headers)
     if status == 401:
         body = (
-            "<h1>Sign in</h1><p>Run <code>grade submit --login</code> and open the link it prints (it works "
-            "once, for five minutes), or open the assignment from the LMS, in a window of its own.</p>"
+            "<h1>Sign in</h1><p>Run <code>grade submit --login</code> and open the link it prints "
+            "(it works once, for five minutes), or open the assignment from the LMS, in a window "
+            "of its own.</p>"
         )
     else:
         body = f"<h1>{e(title)}</h1><p>{e(message[:1].upper() + message[1:])}.</p>"

@@ -51,40 +51,23 @@ def call(
 ) -> tuple[int, Any]:
     """One request, retried while the connection fails or
     the server is busy (429 with Retry-After, 502-504)."""
-    request = urllib.request.Request(
-        where.server + path,
-        data=body,
-        method=method,
-        headers={
-            "Authorization": f"Bearer {where.token}",
-            "Accept": "application/json",
-            **(headers or {}),
-        },
-    )
+    sent = {
+        "Authorization": f"Bearer {where.token}",
+        "Accept": "application/json",
+        **(headers or {}),
+    }
+    url = where.server + path
+    request = urllib.request.Request(url, data=body, method=method, headers=sent)
     delay = 0.5
     context = where.tls()
     for attempt in range(retries + 1):
+        tries = f"{attempt + 1} of {retries}"
         try:
             with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
                 status, raw = response.status, response.read()
             return status, _answer(where, raw)
         except urllib.error.HTTPError as exc:
-            data = _json(exc.read())
-            retry = exc.code in (502, 503, 504) or (
-                exc.code == 429
-                and "Retry-After" in exc.headers
-                and "daily limit" not in str(data.get("error", ""))
-            )
-            if not retry or attempt == retries:
-                raise ServerRefused(
-                    str(data.get("error") or f"the server answered {exc.code} {exc.reason}")
-                ) from None
-            delay = max(delay, _seconds(exc.headers.get("Retry-After")))
-            why = str(data.get("error") or f"the server is busy ({exc.code})")
-            _waiting(
-                f"{why[:200]}: waiting {delay:.0f} s, then trying again "
-                f"({attempt + 1} of {retries})"
-            )
+            delay = _busy(exc, delay, tries, last=attempt == retries)
         # a reply cut short (IncompleteRead) is tried again like a refused connection: an
         # upload carries its idempotency key, so one that was stored is not stored twice
         except (
@@ -93,28 +76,47 @@ def call(
             ConnectionError,
             TimeoutError,
         ) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(
-                reason, ssl.SSLCertVerificationError
-            ):  # trying again would not make it trusted
-                raise GraderError(
-                    f"the course server at {where.server} could not be verified: its "
-                    f"certificate is not trusted here ({reason.verify_message}). Nothing was sent. "
-                    f"If your course uses its own certificate authority, pass --ca-file FILE (or set "
-                    f"$AUTOGRADER_CA_FILE) to the file it gave you; else tell your instructor."
-                ) from None
-            if attempt == retries:
-                raise GraderError(
-                    f"cannot reach the course server at {where.server} ({reason}). Check your network, "
-                    f"or try again later: nothing was lost."
-                ) from None
-            _waiting(
-                f"cannot reach the course server ({str(reason)[:120]}): trying again in "
-                f"{delay:.0f} s ({attempt + 1} of {retries})"
-            )
+            _unreachable(where, exc, delay, tries, last=attempt == retries)
         time.sleep(delay)
         delay = min(delay * 2, 30.0)
     raise AssertionError("unreachable")
+
+
+def _busy(exc: urllib.error.HTTPError, delay: float, tries: str, *, last: bool) -> float:
+    """How long to wait before the next try, where the server said it is busy (429 with
+    Retry-After, but for the day's limit; 502-504); raises ServerRefused where it said no, or
+    on the `last` try."""
+    data = _json(exc.read())
+    said = str(data.get("error", ""))
+    limited = exc.code == 429 and "Retry-After" in exc.headers and "daily limit" not in said
+    if last or not (exc.code in (502, 503, 504) or limited):
+        message = str(data.get("error") or f"the server answered {exc.code} {exc.reason}")
+        raise ServerRefused(message) from None
+    delay = max(delay, _seconds(exc.headers.get("Retry-After")))
+    why = str(data.get("error") or f"the server is busy ({exc.code})")
+    _waiting(f"{why[:200]}: waiting {delay:.0f} s, then trying again ({tries})")
+    return delay
+
+
+def _unreachable(where: Settings, exc: Exception, delay: float, tries: str, *, last: bool) -> None:
+    """Say that the next try waits `delay`; raises GraderError where trying again cannot help
+    (a certificate not trusted here), or on the `last` try."""
+    reason = getattr(exc, "reason", exc)
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        # trying again would not make it trusted
+        raise GraderError(
+            f"the course server at {where.server} could not be verified: its certificate is not "
+            f"trusted here ({reason.verify_message}). Nothing was sent. If your course uses its "
+            "own certificate authority, pass --ca-file FILE (or set $AUTOGRADER_CA_FILE) to the "
+            "file it gave you; else tell your instructor."
+        ) from None
+    if last:
+        raise GraderError(
+            f"cannot reach the course server at {where.server} ({reason}). Check your network, "
+            "or try again later: nothing was lost."
+        ) from None
+    why = str(reason)[:120]
+    _waiting(f"cannot reach the course server ({why}): trying again in {delay:.0f} s ({tries})")
 
 
 def _seconds(retry_after: str | None) -> float:
@@ -272,16 +274,18 @@ def report_text(found: dict[str, Any], color: bool) -> tuple[str, int]:
 
     if found.get("state") != "done" or "report" not in found:
         ahead = found.get("queue_ahead")
+        queue = f", {ahead} ahead in the queue" if ahead else ""
         return (
-            f"Not graded yet ({found.get('state')}{f', {ahead} ahead in the queue' if ahead else ''}). "
-            f"Run grade submit --status later: your submission is stored.\n",
+            f"Not graded yet ({found.get('state')}{queue}). "
+            "Run grade submit --status later: your submission is stored.\n",
             0,
         )
     report = report_from_dict(found["report"])
     counts = (
         ""
         if "counts" not in found
-        else f"Counts for {found['assignment']}: {'this submission' if found['counts'] else 'another of yours'} "
+        else f"Counts for {found['assignment']}: "
+        f"{'this submission' if found['counts'] else 'another of yours'} "
         f"({found.get('late_policy', '')}).\n"
     )
     return render_text(report, color=color) + counts, int(report.exit_code)
@@ -320,8 +324,8 @@ def listing(found: dict[str, Any], status: bool) -> str:
                 else ""
             )
             lines.append(
-                f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, {left}, "
-                f"counts {score} ({counted['why']}); {a.get('late_rule', '')}"
+                f"{a['id']}: deadline {when(a['deadline'], a.get('deadline_shown'))}{closes}, "
+                f"{left}, counts {score} ({counted['why']}); {a.get('late_rule', '')}"
             )
         if found.get("late_days_left") is not None:
             lines.append(f"late days left: {found['late_days_left']}")
@@ -331,13 +335,19 @@ def listing(found: dict[str, Any], status: bool) -> str:
             if (
                 s["outcome"] == "graded" and "score" in s
             ):  # after the deadline: what it counts, late policy applied
-                score = f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} ({s['late_policy']})"
+                score = (
+                    f"{s['score']:g}/{s['max_score']:g}{', counts' if s['counts'] else ''} "
+                    f"({s['late_policy']})"
+                )
             elif s["outcome"] == "graded":
-                score = f"{s['public_score']:g} on the public checks (the hidden checks after the deadline)"
+                score = (
+                    f"{s['public_score']:g} on the public checks (the hidden checks after the "
+                    "deadline)"
+                )
             late = f", {s['days_late']:g} d late" if s["days_late"] else ""
             lines.append(
-                f"#{s['submission']} {s['assignment']} {when(s['received_at'], s.get('received_shown'))} "
-                f"{s['filename']}{late}: {score}"
+                f"#{s['submission']} {s['assignment']} "
+                f"{when(s['received_at'], s.get('received_shown'))} {s['filename']}{late}: {score}"
             )
         lines = lines or ["no submissions yet"]
     return "\n".join(lines)

@@ -83,14 +83,14 @@ def settings(
             token = token or str(data.get("token", ""))
     if not named:
         raise GraderError(
-            f"no course server: set $AUTOGRADER_SERVER (or --server URL), or run inside the pack your "
-            f"course handed out (its {COURSE_FILE} names the server)."
+            "no course server: set $AUTOGRADER_SERVER (or --server URL), or run inside the pack "
+            f"your course handed out (its {COURSE_FILE} names the server)."
         )
     if not is_http_address(named):
         raise GraderError(f"the course server {named!r} is not an http(s) address.")
     if not token:
         raise GraderError(
-            f"no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "
+            "no token: set $AUTOGRADER_TOKEN to the token your instructor gave you, or add a line "
             f"token = \"...\" to {COURSE_FILE}."
         )
     return Settings(named.strip().rstrip("/"), token.strip(), ca, source)
@@ -112,10 +112,10 @@ def pack_file(start: Path) -> Path | None:
             continue
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode) or not _own(path, info):
             raise GraderError(
-                f"{path} is not yours alone (a link, another user's file, or one others may write): "
-                f"it is not read, and nothing was sent. If it is your course's, make it yours "
-                f"(chmod go-w); else remove it, or name the server with --server or "
-                f"$AUTOGRADER_SERVER."
+                f"{path} is not yours alone (a link, another user's file, or one others may "
+                "write): it is not read, and nothing was sent. If it is your course's, make it "
+                "yours (chmod go-w); else remove it, or name the server with --server or "
+                "$AUTOGRADER_SERVER."
             )
         return path
     return None
@@ -202,7 +202,7 @@ def _bindings(path: Path) -> dict[str, str]:
     except (OSError, ValueError) as exc:
         raise GraderError(
             f"{path}: cannot read which server each of your tokens goes to ({exc}); nothing was "
-            f"sent. Remove the file to start again."
+            "sent. Remove the file to start again."
         ) from None
     if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
         raise GraderError(

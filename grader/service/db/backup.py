@@ -67,8 +67,8 @@ class Snapshot:
         )
         when = f", the newest #{self.newest} received {stamp}" if stamp else ""
         return (
-            f"{self.submissions} submission(s) of {self.students} student(s), {self.results} result(s), "
-            f"{self.tokens} token(s){when}"
+            f"{self.submissions} submission(s) of {self.students} student(s), {self.results} "
+            f"result(s), {self.tokens} token(s){when}"
         )
 
 
@@ -259,14 +259,15 @@ def restore(engine: Engine, source: Path, *, force: bool = False) -> Restored:
     if live:
         raise StoreError(
             f"the store {shown} is in use: {len(live)} worker(s) graded on it in the last "
-            f"{LIVE_SECONDS:.0f} s ({', '.join(live[:5])}). Stop grade serve and every grade worker on "
-            f"it first, then restore."
+            f"{LIVE_SECONDS:.0f} s ({', '.join(live[:5])}). Stop grade serve and every grade "
+            "worker on it first, then restore."
         )
     kind = _kind(source)
     if kind == "sqlite" and not is_sqlite(engine):
         raise StoreError(
-            f"{source} is a SQLite backup and this store is PostgreSQL ({shown_url(str(engine.url))}): "
-            f"move it there with grade store copy --database sqlite:///{source.resolve()} --to URL."
+            f"{source} is a SQLite backup and this store is PostgreSQL "
+            f"({shown_url(str(engine.url))}): move it there with grade store copy --database "
+            f"sqlite:///{source.resolve()} --to URL."
         )
     if kind == "pg" and is_sqlite(engine):
         raise StoreError(
@@ -278,10 +279,10 @@ def restore(engine: Engine, source: Path, *, force: bool = False) -> Restored:
         before = Credentials.read(db)
     if (held.students or held.submissions) and not force:
         raise StoreError(
-            f"the store {shown} holds {held.line()}: a restore replaces all of it. To restore into it "
-            f"anyway, stop the server and its workers, keep a copy of it as it is (grade store backup "
-            f"FILE), then run again with --force. Or restore into an empty store (--database URL, or "
-            f"another course folder)."
+            f"the store {shown} holds {held.line()}: a restore replaces all of it. To restore into "
+            "it anyway, stop the server and its workers, keep a copy of it as it is (grade store "
+            "backup FILE), then run again with --force. Or restore into an empty store "
+            "(--database URL, or another course folder)."
         )
     if kind == "sqlite":
         check_sqlite_file(source)
@@ -326,8 +327,8 @@ def _kind(source: Path) -> str:
     if head.startswith(PG_DUMP_MAGIC):
         return "pg"
     raise StoreError(
-        f"{source}: neither a SQLite backup nor a pg_dump custom-format file: is it a backup made by "
-        f"grade store backup?"
+        f"{source}: neither a SQLite backup nor a pg_dump custom-format file: is it a backup made "
+        "by grade store backup?"
     )
 
 

@@ -32,13 +32,13 @@ def missing(folder: Path) -> list[str]:
     if isinstance(exercises, str) and not (folder / exercises).is_dir():
         gaps.append(
             f"{folder / exercises}/ (the exercises: their solutions and hidden checks grade every "
-            f"upload)"
+            "upload)"
         )
     secret = data.get("secret_file", "course-secret")
     if isinstance(secret, str) and not (folder / secret).is_file():
         gaps.append(
             f"{folder / secret} (the course secret: the stored submissions' seeds were drawn "
-            f"from it)"
+            "from it)"
         )
     lti = data.get("lti")
     platform = lti.get("platform") if isinstance(lti, dict) else None
@@ -47,16 +47,16 @@ def missing(folder: Path) -> list[str]:
         found = _toml(registration) or {}
         if not registration.is_file():
             gaps.append(
-                f"{registration} (the LMS registration [lti] names, and the tool's private key "
-                f"it names)"
+                f"{registration} (the LMS registration [lti] names, and the tool's private key it "
+                "names)"
             )
         elif (
             isinstance(found.get("key_file"), str)
             and not (registration.parent / found["key_file"]).is_file()
         ):
             gaps.append(
-                f"{registration.parent / found['key_file']} (the LTI tool's private key "
-                f"{platform} names)"
+                f"{registration.parent / found['key_file']} (the LTI tool's private key {platform} "
+                "names)"
             )
     return gaps
 

@@ -67,7 +67,8 @@ def reapply(db: Connection, before: Credentials) -> list[str]:
     db.execute(delete(schema.sessions))
     if sessions:
         said.append(
-            f"ended every session and login link the backup held ({sessions}): everyone signs in again"
+            f"ended every session and login link the backup held ({sessions}): everyone signs in "
+            "again"
         )
     return said
 
@@ -109,8 +110,8 @@ def _issued_since(db: Connection, before: Credentials, now: Credentials) -> list
     said = [f"kept: {len(kept)} token(s) issued since the backup ({_names(kept)})"] if kept else []
     if lost:
         said.append(
-            f"not kept: the token(s) of {_names(lost)}, whom the backup does not hold (grade tokens "
-            f"issues them again)"
+            f"not kept: the token(s) of {_names(lost)}, whom the backup does not hold (grade "
+            "tokens issues them again)"
         )
     return said
 

@@ -92,14 +92,16 @@ class GroupWriter:
                     savepoint = db.begin_nested()
                     try:
                         waiting.value = waiting.work(db)
-                    except Exception as exc:  # noqa: BLE001 - that upload's own failure, raised to its caller
+                    # that upload's own failure, raised to its caller
+                    except Exception as exc:  # noqa: BLE001
                         savepoint.rollback()
                         waiting.error = exc
                     else:
                         savepoint.commit()
             self.commits += 1
             self.written += sum(1 for w in batch if w.error is None)
-        except BaseException as exc:  # noqa: BLE001 - nothing of the transaction is stored: each upload fails
+        # nothing of the transaction is stored: each upload fails
+        except BaseException as exc:  # noqa: BLE001
             for waiting in batch:
                 if waiting.error is None:
                     waiting.error = exc

@@ -145,7 +145,7 @@ results = Table(
     Column("score", Double, nullable=False),
     Column("max_score", Double, nullable=False),
     Column("public_score", Double, nullable=False),
-    #: our JSON report (grader/schemas/report.schema.json), every check in it, hidden ones too
+    #: our JSON report (grader/schemas/report.schema.json), whole, as graded
     Column("report", Text, nullable=False),
     Column("error", Text, nullable=False, default=""),
     Column("worker", String(100), nullable=False),

@@ -60,8 +60,8 @@ def open_store(
             )
         else:
             raise StoreError(
-                f"database {url.split(':')[0]!r}: use a PostgreSQL URL (postgresql://user@host/db) or "
-                f"leave database unset for the course folder's SQLite file."
+                f"database {url.split(':')[0]!r}: use a PostgreSQL URL (postgresql://user@host/db) "
+                "or leave database unset for the course folder's SQLite file."
             )
         if migrate_now:
             migrate(engine)

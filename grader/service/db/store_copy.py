@@ -35,9 +35,9 @@ def copy_store(
     live = live_workers(source)
     if live:
         raise StoreError(
-            f"the store {shown_url(str(source.url))} is in use ({len(live)} worker(s) graded on it in "
-            f"the last {LIVE_SECONDS:.0f} s): stop grade serve and its workers first, so that no upload "
-            f"arrives after the copy and stays behind."
+            f"the store {shown_url(str(source.url))} is in use ({len(live)} worker(s) graded on it "
+            f"in the last {LIVE_SECONDS:.0f} s): stop grade serve and its workers first, so that "
+            "no upload arrives after the copy and stays behind."
         )
     _same_schema(source, target)
     tables = (
@@ -51,8 +51,9 @@ def copy_store(
         }
         if full:
             raise StoreError(
-                f"the target {shown_url(str(target.url))} is not empty ("
-                f"{', '.join(f'{n} {t}' for t, n in full.items())}): copy into a new, empty database."
+                f"the target {shown_url(str(target.url))} is not empty "
+                f"({', '.join(f'{n} {t}' for t, n in full.items())}): copy into a new, empty "
+                "database."
             )
     copied: dict[str, int] = {}
     with reading(source) as src, writing(target) as db:

@@ -118,9 +118,8 @@ def target(engine: Engine, course: Course, settings: LtiSettings | None, assignm
         links = ", ".join(f"link {link}: {url}" for url, link in mine[:4])
         raise GraderError(
             f"{assignment} has {len(urls)} LMS columns ({links}), and publishing does not guess "
-            f"which: name one in course.toml's [lti.lineitems] (or remove the other link's "
-            f"column in "
-            f"the LMS). Nothing was sent."
+            "which: name one in course.toml's [lti.lineitems] (or remove the other link's column "
+            "in the LMS). Nothing was sent."
         )
     if not urls:
         return Target(assignment=assignment, record=record)
@@ -130,10 +129,9 @@ def target(engine: Engine, course: Course, settings: LtiSettings | None, assignm
     )
     if others:
         raise GraderError(
-            f"the LMS column {urls[0]} is named for {assignment} and for {', '.join(others)} "
-            f"(by the launches of their links), and one column holds one assignment: name each "
-            f"one's column "
-            f"in course.toml's [lti.lineitems]. Nothing was sent."
+            f"the LMS column {urls[0]} is named for {assignment} and for {', '.join(others)} (by "
+            "the launches of their links), and one column holds one assignment: name each one's "
+            "column in course.toml's [lti.lineitems]. Nothing was sent."
         )
     return Target(
         assignment=assignment,
@@ -210,7 +208,6 @@ def said(done: Published) -> str:
     """What a publish did, in a line (the audit log's, and `grade gradebook --publish`'s)."""
     held = f", {len(done.held)} held back (their deadline has not passed)" if done.held else ""
     return (
-        f"{len(done.sent)} score(s) sent to {done.lineitem} ({done.how}), "
-        f"{done.unchanged} unchanged, "
-        f"{len(done.skipped)} skipped{held}"
+        f"{len(done.sent)} score(s) sent to {done.lineitem} ({done.how}), {done.unchanged} "
+        f"unchanged, {len(done.skipped)} skipped{held}"
     )

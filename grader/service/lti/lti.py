@@ -152,6 +152,33 @@ def follow_platforms(engine: Engine, settings: LtiSettings | None) -> None:
 def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool_url: str) -> Login:
     """Login initiation (Security Framework 5.1.1.1): check who asks, keep a state and
     a nonce, and send the browser to the platform's authorization endpoint (5.1.1.2)."""
+    _check_login(settings, params, tool_url)
+    # all the store keeps of an unsigned request
+    kept = {k: v for k, v in params.items() if k in _LOGIN_KEYS}
+    if any(len(v) > _TEXT for v in kept.values()):
+        raise LaunchRefused(400, "Not a launch", "A parameter of the login initiation is too long.")
+    state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    _keep_login(engine, state, nonce, kept)
+    platform = settings.platform
+    query = {
+        "scope": "openid",
+        "response_type": "id_token",
+        "response_mode": "form_post",
+        "prompt": "none",
+        "client_id": platform.client_id,
+        "redirect_uri": f"{tool_url}/lti/launch",
+        "login_hint": params["login_hint"],
+        "state": state,
+        "nonce": nonce,
+    }
+    if params.get("lti_message_hint"):
+        query["lti_message_hint"] = params["lti_message_hint"]
+    separator = "&" if urlsplit(platform.auth_url).query else "?"
+    return Login(platform.auth_url + separator + urlencode(query), state)
+
+
+def _check_login(settings: LtiSettings, params: Mapping[str, str], tool_url: str) -> None:
+    """Who asks: this course's LMS, registration and deployment, for this server."""
     platform = settings.platform
     if params.get("iss") != platform.issuer:
         raise LaunchRefused(
@@ -177,24 +204,20 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
         )
     target = params.get("target_link_uri", "")
     if not params.get("login_hint") or not target:
-        raise LaunchRefused(
-            400, "Not a launch", "A login initiation needs iss, login_hint and target_link_uri."
-        )
+        why = "A login initiation needs iss, login_hint and target_link_uri."
+        raise LaunchRefused(400, "Not a launch", why)
     if origin(target) != origin(tool_url):
-        raise LaunchRefused(
-            400,
-            "Not this server",
-            f"The launch is for {short(target)}, not for this server ({tool_url}).",
-        )
-    kept = {
-        k: v for k, v in params.items() if k in _LOGIN_KEYS
-    }  # all the store keeps of an unsigned request
-    if any(len(v) > _TEXT for v in kept.values()):
-        raise LaunchRefused(400, "Not a launch", "A parameter of the login initiation is too long.")
-    state, nonce, now = secrets.token_urlsafe(32), secrets.token_urlsafe(32), time.time()
-    s = schema.lti_states.c
+        why = f"The launch is for {short(target)}, not for this server ({tool_url})."
+        raise LaunchRefused(400, "Not this server", why)
+
+
+def _keep_login(engine: Engine, state: str, nonce: str, kept: dict[str, str]) -> None:
+    """Keep a login under way in the store until its launch; Busy where MAX_PENDING are, and
+    none can give way."""
+    now = time.time()
+    states = schema.lti_states.c
     with writing(engine) as db:
-        db.execute(delete(schema.lti_states).where(s.expires_at < now))
+        db.execute(delete(schema.lti_states).where(states.expires_at < now))
         count = db.execute(select(func.count()).select_from(schema.lti_states)).scalar_one()
         busy = count >= MAX_PENDING and not _give_way(db, count - MAX_PENDING + 1)
         if not busy:
@@ -210,21 +233,6 @@ def begin(engine: Engine, settings: LtiSettings, params: Mapping[str, str], tool
         # what was given way and what had expired is gone all the same
         why = "Too many sign-ins are under way; open the assignment again in a minute."
         raise LaunchRefused(503, "Busy", why)
-    query = {
-        "scope": "openid",
-        "response_type": "id_token",
-        "response_mode": "form_post",
-        "prompt": "none",
-        "client_id": platform.client_id,
-        "redirect_uri": f"{tool_url}/lti/launch",
-        "login_hint": params["login_hint"],
-        "state": state,
-        "nonce": nonce,
-    }
-    if params.get("lti_message_hint"):
-        query["lti_message_hint"] = params["lti_message_hint"]
-    separator = "&" if urlsplit(platform.auth_url).query else "?"
-    return Login(platform.auth_url + separator + urlencode(query), state)
 
 
 def _give_way(db: Connection, count: int) -> bool:
@@ -267,33 +275,9 @@ def finish(
     state, token = form.get("state", ""), form.get("id_token", "")
     if not state or not token:
         raise LaunchRefused(400, "Not a launch", "A launch posts id_token and state.")
-    sent = cookies.get(state_cookie(state), "")
-    s = schema.lti_states.c
-    if not hmac.compare_digest(sent, state):
-        with reading(engine) as db:
-            login = db.execute(
-                select(s.login).where(s.digest == _digest("login", state))
-            ).scalar_one_or_none()
-        raise LaunchRefused(
-            403,
-            "Open it in a window of its own",
-            "Your browser did not send back the cookie of this "
-            "sign-in (a frame in the LMS page, with third-party cookies blocked, or a plain-http server), "
-            "so it cannot be told from a sign-in forged for you.",
-            relaunch=_relaunch(login),
-        )
-    with writing(engine) as db:
-        spent = db.execute(
-            delete(schema.lti_states)
-            .where(s.digest == _digest("login", state), s.expires_at >= time.time())
-            .returning(s.nonce, s.login)
-        ).first()
-    if spent is None:
-        raise LaunchRefused(
-            403, "This launch expired or was used", "Open the assignment in the LMS again."
-        )
+    nonce, login = _spend_state(engine, state, cookies)
     claims = check_claims(token, settings, keys)
-    check_launch(claims, settings, spent.nonce, tool_url)
+    check_launch(claims, settings, nonce, tool_url)
     if claims[CLAIM + "message_type"] == deep_linking.REQUEST:
         return deep_linking.pick(course, settings, claims, _teaches(claims), tool_url)
     if framed:
@@ -302,9 +286,38 @@ def finish(
             "Open the assignment in a window of its own",
             "The LMS shows it in a frame of its "
             "page, where your browser may keep this site's cookies from it.",
-            relaunch=_relaunch(spent.login),
+            relaunch=_relaunch(login),
         )
     return _admit(engine, course, settings, claims, state)
+
+
+def _spend_state(engine: Engine, state: str, cookies: Mapping[str, str]) -> tuple[str, str]:
+    """The nonce and the login a launch's state was kept with, spent: good once, before it
+    expires, and only in the browser that holds the state's cookie."""
+    states = schema.lti_states.c
+    digest = _digest("login", state)
+    if not hmac.compare_digest(cookies.get(state_cookie(state), ""), state):
+        with reading(engine) as db:
+            found = select(states.login).where(states.digest == digest)
+            login = db.execute(found).scalar_one_or_none()
+        raise LaunchRefused(
+            403,
+            "Open it in a window of its own",
+            "Your browser did not send back the cookie of this sign-in (a frame in the LMS page, "
+            "with third-party cookies blocked, or a plain-http server), "
+            "so it cannot be told from a sign-in forged for you.",
+            relaunch=_relaunch(login),
+        )
+    with writing(engine) as db:
+        spent = db.execute(
+            delete(schema.lti_states)
+            .where(states.digest == digest, states.expires_at >= time.time())
+            .returning(states.nonce, states.login)
+        ).first()
+    if spent is None:
+        why = "Open the assignment in the LMS again."
+        raise LaunchRefused(403, "This launch expired or was used", why)
+    return str(spent.nonce), str(spent.login)
 
 
 def _relaunch(login: str | None) -> str:
@@ -358,8 +371,9 @@ def _admit(
         ""
         if assignment or not instructor
         else (
-            f"This LMS link opens no assignment yet. In course.toml, [lti.links]: \"{short(link)}\" = \"ASSIGNMENT\" "
-            f"(one of {', '.join(course.assignments)}), or give the link the custom parameter {settings.custom}=ID."
+            "This LMS link opens no assignment yet. In course.toml, [lti.links]: "
+            f"\"{short(link)}\" = \"ASSIGNMENT\" (one of {', '.join(course.assignments)}), or give "
+            f"the link the custom parameter {settings.custom}=ID."
         )
     )
     return Launch(code, destination, instructor, setup)

@@ -2,16 +2,21 @@
 from, which LMS course(s) it is, and which LMS link opens which assignment.
 
     [lti]
-    platform = "lms.toml"        # the registration, the file grade publish lti reads (relative to course.toml)
-    context_id = "4dde05e8ca19"  # the LMS course whose launches come here (or a list: courses, sections); a
-                                 # launch shows its own
-    link_by = "lti_user_id"      # how grade roster sync links an LMS member to a roster row: by their LMS user id
-                                 # (the roster's lti_user_id), or "sis_user_id" (their SIS id, against the roster's
-                                 # sis_user_id column); never one kind against another
-    custom = "assignment"        # the custom parameter that names the assignment (default: assignment)
-    # url = "https://grader.example.edu"   # this server's address as registered in the LMS (default: as asked)
-    # frame_ancestors = ["https://school.instructure.com"]   # the LMS's own pages, which frame a launch (default:
-    #                              # the registration's issuer and auth_url; Canvas's issuer is not the school's site)
+    # the registration, the file grade publish lti reads (relative to course.toml)
+    platform = "lms.toml"
+    # the LMS course whose launches come here (or a list: courses, sections); a launch shows its own
+    context_id = "4dde05e8ca19"
+    # how grade roster sync links an LMS member to a roster row: by their LMS user id (the roster's
+    # lti_user_id), or "sis_user_id" (their SIS id, against the roster's sis_user_id column); never
+    # one kind against another
+    link_by = "lti_user_id"
+    # the custom parameter that names the assignment (default: assignment)
+    custom = "assignment"
+    # this server's address as registered in the LMS (default: as asked)
+    # url = "https://grader.example.edu"
+    # the LMS's own pages, which frame a launch (default: the registration's issuer and auth_url;
+    # Canvas's issuer is not the school's site)
+    # frame_ancestors = ["https://school.instructure.com"]
 
     [lti.links]                  # an LMS link's resource link id -> the assignment it opens
     "f6bc7b1c-5e0d-4d1f-9a7e-2a1b3c4d5e6f" = "hw1"
@@ -99,14 +104,38 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     """The [lti] table of course.toml at `path`, checked; None where the course has none."""
     if table is None:
         return None
+    registration, platform = _registration(path, table)
+    contexts = _contexts(path, table.get("context_id", []))
+    links = _links(path, table.get("links", {}), assignments)
+    lineitems = _lineitems(path, table.get("lineitems", {}), assignments)
+    custom = table.get("custom", "assignment")
+    if not isinstance(custom, str) or not custom:
+        raise GraderError(
+            f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\"."
+        )
+    return LtiSettings(
+        platform=platform,
+        registration=registration,
+        context_ids=contexts,
+        links=links,
+        lineitems=lineitems,
+        custom=custom,
+        url=_url(path, table.get("url", "")).rstrip("/"),
+        frame_ancestors=_framing(path, table.get("frame_ancestors", [])),
+        link_by=_link_by(path, table.get("link_by", "lti_user_id")),
+    )
+
+
+def _registration(path: Path, table: Any) -> tuple[Path, Platform]:
+    """The LMS registration [lti] names, read (issuer, auth_url, jwks_url, deployment_ids)."""
     if (
         not isinstance(table, dict)
         or not isinstance(table.get("platform"), str)
         or not table["platform"]
     ):
         raise GraderError(
-            f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, auth_url, "
-            f"jwks_url and deployment_ids: docs/server.md, Students from the LMS)."
+            f"{path}: [lti] needs platform = \"lms.toml\", the LMS registration (issuer, "
+            "auth_url, jwks_url and deployment_ids: docs/server.md, Students from the LMS)."
         )
     registration = (path.parent / table["platform"]).resolve()
     try:
@@ -114,13 +143,20 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     except GraderError as exc:
         raise GraderError(f"{path}: [lti] platform: {exc}") from None
     _check_key(path, platform)
-    contexts = table.get("context_id", [])
+    return registration, platform
+
+
+def _contexts(path: Path, contexts: Any) -> tuple[str, ...]:
     contexts = [contexts] if isinstance(contexts, str) else contexts
     if not isinstance(contexts, list) or not all(isinstance(c, str) and c for c in contexts):
         raise GraderError(
-            f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a list."
+            f"{path}: [lti] context_id is the LMS course's context id (a launch shows it), or a "
+            "list."
         )
-    links = table.get("links", {})
+    return tuple(contexts)
+
+
+def _links(path: Path, links: Any, assignments: set[str]) -> dict[str, str]:
     if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
         raise GraderError(
             f"{path}: [lti.links] maps an LMS link's resource link id to an assignment id."
@@ -128,52 +164,44 @@ def read_lti(path: Path, table: Any, assignments: set[str]) -> LtiSettings | Non
     unknown = sorted(v for v in links.values() if v not in assignments)
     if unknown:
         raise GraderError(
-            f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of this "
-            f"course ({', '.join(sorted(assignments))})."
+            f"{path}: [lti.links] names {', '.join(map(repr, unknown))}, not an assignment of "
+            f"this course ({', '.join(sorted(assignments))})."
         )
-    lineitems = _lineitems(path, table.get("lineitems", {}), assignments)
-    custom, url = table.get("custom", "assignment"), table.get("url", "")
-    if not isinstance(custom, str) or not custom:
-        raise GraderError(
-            f"{path}: [lti] custom is the name of a custom parameter, like \"assignment\"."
-        )
-    if not isinstance(url, str) or (
-        url
-        and (
-            urlsplit(url).scheme not in ("http", "https")
-            or not urlsplit(url).netloc
-            or urlsplit(url).path not in ("", "/")
-        )
-    ):
-        raise GraderError(
-            f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
-            f"path), not {url!r}."
-        )
-    framing = table.get("frame_ancestors", [])
+    return {str(k): v for k, v in links.items()}
+
+
+def _url(path: Path, url: Any) -> str:
+    """This server's address as registered in the LMS: scheme and host, no path."""
+    if isinstance(url, str):
+        parts = urlsplit(url)
+        web = parts.scheme in ("http", "https") and parts.netloc
+        if not url or (web and parts.path in ("", "/")):
+            return url
+    raise GraderError(
+        f"{path}: [lti] url is this server's address, like \"https://grader.example.edu\" (no "
+        f"path), not {url!r}."
+    )
+
+
+def _framing(path: Path, framing: Any) -> tuple[str, ...]:
     if not isinstance(framing, list) or not all(
         isinstance(f, str) and origin_of(f) for f in framing
     ):
         raise GraderError(
-            f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a launch, "
-            f"like [\"https://school.instructure.com\"]."
+            f"{path}: [lti] frame_ancestors lists the origins of the LMS's pages that frame a "
+            "launch, like [\"https://school.instructure.com\"]."
         )
-    link_by = table.get("link_by", "lti_user_id")
+    return tuple(framing)
+
+
+def _link_by(path: Path, link_by: Any) -> str:
     if link_by not in LINK_KINDS:
         raise GraderError(
-            f"{path}: [lti] link_by is how an LMS member is linked to a roster row: \"lti_user_id\" "
-            f"(their LMS user id) or \"sis_user_id\" (their SIS id), not {link_by!r}."
+            f"{path}: [lti] link_by is how an LMS member is linked to a roster row: "
+            "\"lti_user_id\" (their LMS user id) or \"sis_user_id\" (their SIS id), not "
+            f"{link_by!r}."
         )
-    return LtiSettings(
-        platform=platform,
-        registration=registration,
-        context_ids=tuple(contexts),
-        links={str(k): v for k, v in links.items()},
-        lineitems=lineitems,
-        custom=custom,
-        url=url.rstrip("/"),
-        frame_ancestors=tuple(framing),
-        link_by=link_by,
-    )
+    return str(link_by)
 
 
 def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
@@ -201,9 +229,9 @@ def _lineitems(path: Path, table: Any, assignments: set[str]) -> dict[str, str]:
     ]
     if shared:
         raise GraderError(
-            f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and "
-            "one assignment's scores would overwrite the other's: give each "
-            "assignment its own line item."
+            f"{path}: [lti.lineitems] gives {'; '.join(shared)} one LMS column, and one "
+            "assignment's scores would overwrite the other's: give each assignment its own line "
+            "item."
         )
     return {str(k): v for k, v in table.items()}
 

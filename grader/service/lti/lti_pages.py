@@ -79,8 +79,8 @@ def _refused(request: Request, refused: LaunchRefused) -> HTMLResponse:
     body = f"<h1>{e(refused.title)}</h1><p>{e(refused.message)}</p>"
     if refused.relaunch:
         body += (
-            f'<p><a href="{e(refused.relaunch)}" target="_blank" rel="noopener">Open the assignment in a new '
-            f"window</a>, where the sign-in can keep its cookie.</p>"
+            f'<p><a href="{e(refused.relaunch)}" target="_blank" rel="noopener">Open the '
+            'assignment in a new window</a>, where the sign-in can keep its cookie.</p>'
         )
     if refused.setup:
         body += f'<p class="muted">For the instructor: <code>{e(refused.setup)}</code></p>'
@@ -207,8 +207,8 @@ async def launch(request: Request) -> Response:
         opener = f"/lti/open/{found.code}"
         body = (
             f'<h1>Signed in</h1><p><a href="{e(opener)}">Open '
-            f"{'the instructor page' if found.instructor else 'your page'}</a> (the link works once, for two "
-            "minutes, in this browser).</p>"
+            f"{'the instructor page' if found.instructor else 'your page'}</a> (the link works "
+            "once, for two minutes, in this browser).</p>"
         )
         if found.setup:
             body += f'<p class="muted">For the instructor: {e(found.setup)}</p>'
@@ -282,15 +282,15 @@ def _picker(picker: Picker) -> str:
     return (
         f"<h1>{e(picker.title or 'Add an assignment to the LMS course')}</h1>\n{rows}"
         f"{_post_back(picker.return_url, picker.cancel, 'Cancel', '')}"
-        '<p class="muted">Each becomes a link in the LMS that opens its assignment here. The buttons work for 15 '
-        "minutes.</p>"
+        '<p class="muted">Each becomes a link in the LMS that opens its assignment here. '
+        "The buttons work for 15 minutes.</p>"
     )
 
 
 def _post_back(url: str, jwt: str, label: str, note: str) -> str:
     return (
-        f'<form method="post" action="{e(url)}"><input type="hidden" name="JWT" value="{e(jwt)}"><p>'
-        f'<button>{e(label)}</button> <span class="muted">{e(note)}</span></p></form>\n'
+        f'<form method="post" action="{e(url)}"><input type="hidden" name="JWT" value="{e(jwt)}">'
+        f'<p><button>{e(label)}</button> <span class="muted">{e(note)}</span></p></form>\n'
     )
 
 

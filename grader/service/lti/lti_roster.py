@@ -91,8 +91,8 @@ def sources(engine: Engine, settings: LtiSettings) -> list[Source]:
     if missing or not linked:
         which = f" for LMS context(s) {', '.join(missing)}" if missing else ""
         raise GraderError(
-            f"which Names and Roles URL{which}? Launch the tool once from each LMS course or section "
-            f"linked in [lti] context_id (it sends the URL), or set memberships_url in "
+            f"which Names and Roles URL{which}? Launch the tool once from each LMS course or "
+            "section linked in [lti] context_id (it sends the URL), or set memberships_url in "
             f"{settings.registration} (a course of one context). Nothing was changed: the students "
             f"of a context not read would be removed."
         )
@@ -195,14 +195,21 @@ def _linkable(rows: list[Any], member: Member, linking: Linking) -> Any:
             holders
         ):  # a row of their own would share the SIS id of another: the same person, or a forged id
             return (
-                f"roster row {holders[0].id!r} has their SIS id {sis!r}, and [lti] link_by = \"lti_user_id\" links "
-                f"by LMS user id only: give the row its lti_user_id, or link by SIS id"
+                f"roster row {holders[0].id!r} has their SIS id {sis!r}, and [lti] link_by = "
+                "\"lti_user_id\" links by LMS user id only: give the row its lti_user_id, or link "
+                "by SIS id"
             )
         return None
     if len(holders) > 1:
-        return f"their SIS id {sis!r} names {len(holders)} roster rows: {', '.join(r.id for r in holders)}"
+        return (
+            f"their SIS id {sis!r} names {len(holders)} roster rows: "
+            f"{', '.join(r.id for r in holders)}"
+        )
     if holders and holders[0].lti_user_id:
-        return f"roster row {holders[0].id!r} has their SIS id {sis!r} and is linked to another LMS user"
+        return (
+            f"roster row {holders[0].id!r} has their SIS id {sis!r} and is linked to another LMS "
+            "user"
+        )
     return holders[0] if holders else None
 
 

@@ -46,10 +46,12 @@ form.inline { display: flex; flex-wrap: wrap; gap: .4em .8em; align-items: end; 
 form.inline label { display: flex; flex-direction: column; font-size: 12px; color: #444; }
 input, select, button { font: inherit; padding: .2em .4em; max-width: 100%; }
 th a { color: inherit; text-decoration: none; } th a:hover { text-decoration: underline; }
-td.none { color: #999; } .notice { background: #eef5ee; border: 1px solid #9c9; padding: .3em .6em; }
+td.none { color: #999; }
+.notice { background: #eef5ee; border: 1px solid #9c9; padding: .3em .6em; }
 table.class th { white-space: nowrap; }
 /* the student's name stays in query while the scores scroll sideways under it */
-table.class th:first-child, table.class td:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+table.class th:first-child, table.class td:first-child {
+  position: sticky; left: 0; background: #fff; z-index: 1; }
 table.class th:first-child { background: #f3f3f3; }
 @media (max-width: 640px) {
   table.class td:first-child { max-width: 9em; }
@@ -103,17 +105,17 @@ def _class_html(state: State, query: TableQuery, regraded: int | None) -> str:
         for a in course.assignments
     )
     body = (
-        f"<h1>The class</h1>"
-        f'<nav><a href="/instructor/deadlines">deadlines and extensions</a> {summaries} '
-        f'<a href="{e(csv_link)}">class.csv</a></nav>'
+        '<h1>The class</h1><nav><a href="/instructor/deadlines">deadlines and extensions</a> '
+        f'{summaries} <a href="{e(csv_link)}">class.csv</a></nav>'
         + (f'<p class="notice">{e(notice)}</p>' if notice else "")
         + _live(state)
         + _stale_packs(state)
         + f"<h2>Students ({len(kept)} of {len(rows)})</h2>"
         + _filters(query, rows, state)
         + _table(kept, query, state)
-        + "<p class=\"muted\">Each score is the submission that counts under its assignment's rules (best or "
-        "last, after the late policy); hover for why. The counted scores as the LMS takes them: "
+        + "<p class=\"muted\">Each score is the submission that counts under its assignment's "
+        "rules (best or last, after the late policy); hover for why. The counted scores as the LMS "
+        "takes them: "
         + " ".join(
             f'<a href="/instructor/gradebook/{e(a)}.csv">gradebook.csv ({e(a)})</a>'
             for a in course.assignments
@@ -134,7 +136,8 @@ def _live(state: State) -> str:
         if stopped and now - stopped > STOPPED_SHOWN:
             continue  # it stopped as asked: nothing to look at
         beat = float(w["heartbeat_at"])  # type: ignore[arg-type]
-        lost = not w["stopped_at"] and now - beat > 2 * float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
+        every = float(w["beat"] or LEGACY_BEAT)  # type: ignore[arg-type]
+        lost = not w["stopped_at"] and now - beat > 2 * every
         alive = (
             "stopped"
             if w["stopped_at"]
@@ -241,9 +244,10 @@ def _filters(query: TableQuery, rows: list[ClassRow], state: State) -> str:
         if k in ("sort", "order")
     )
     return (
-        f'<form class="inline" method="get" action="/instructor">{kept}'
-        f'<label>name or id<input type="search" name="q" value="{e(query.text)}" maxlength="200"></label>'
-        f'{section}{missing}<button type="submit">Filter</button> <a href="/instructor">clear</a></form>'
+        f'<form class="inline" method="get" action="/instructor">{kept}<label>name or id<input '
+        f'type="search" name="q" value="{e(query.text)}" maxlength="200"></label>'
+        f'{section}{missing}<button type="submit">Filter</button> <a href="/instructor">clear</a>'
+        '</form>'
     )
 
 
@@ -267,7 +271,7 @@ def _table(rows: list[ClassRow], query: TableQuery, state: State) -> str:
             cells.append(_cell(assignment, cell, row.student))
         last = (
             f'<td class="nowrap"><a href="/instructor/submissions/{row.last_submission}">'
-            f"{e(when(row.last_at, state))}</a></td>"
+            f'{e(when(row.last_at, state))}</a></td>'
             if row.last_submission is not None
             else "none"
         )
@@ -280,8 +284,8 @@ def _table(rows: list[ClassRow], query: TableQuery, state: State) -> str:
     if not rows:
         body.append(f'<tr><td colspan="{len(columns)}">No student matches.</td></tr>')
     return (
-        f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(body)}'
-        "</tbody>\n</table></div>"
+        f'<div class="scroll"><table class="class">\n<thead><tr>{head}</tr></thead>\n'
+        f'<tbody>\n{"".join(body)}</tbody>\n</table></div>'
     )
 
 
@@ -305,7 +309,10 @@ def _cell(assignment: str, cell: Cell, student: str) -> str:
         if cell.submission is not None and not cell.corrected
         else f"/instructor/students/{e(student)}#corrections"
     )
-    return f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">{e(shown_score)}</a>{mark}</td>'
+    return (
+        f'<td class="num"><a href="{link}" title="{e(assignment)}: {e(cell.why)}">'
+        f'{e(shown_score)}</a>{mark}</td>'
+    )
 
 
 def _header(key: str, label: str, query: TableQuery) -> str:
@@ -326,12 +333,13 @@ def _regrade_form(rows: list[ClassRow], state: State) -> str:
         f'<option value="{e(r.student)}">{e(r.student)} {e(r.name)}</option>' for r in rows
     )
     return (
-        '<h2>Regrade</h2><p class="muted">Grades every stored submission again with the exercises as they are '
-        "now (after a fix to a test or an exercise), behind every new upload; what counts follows the new "
-        'results.</p><form class="inline" method="post" action="/instructor/regrade">'
-        f'<label>assignment<select name="assignment"><option value="">all</option>{assignments}</select></label>'
-        f'<label>student<select name="student"><option value="">all</option>{students}</select></label>'
-        '<button type="submit">Regrade</button></form>'
+        '<h2>Regrade</h2><p class="muted">Grades every stored submission again with the exercises '
+        'as they are now (after a fix to a test or an exercise), behind every new upload; what '
+        'counts follows the new results.</p><form class="inline" method="post" '
+        'action="/instructor/regrade"><label>assignment<select name="assignment"><option value="">'
+        f'all</option>{assignments}</select></label><label>student<select name="student"><option '
+        f'value="">all</option>{students}</select></label><button type="submit">Regrade</button>'
+        '</form>'
     )
 
 

@@ -56,15 +56,16 @@ def section(state: State, student: str, rows: list[Row], counted: dict[str, Coun
             [
                 e(rules.id),
                 e(corrections.described(fix, rules)),
-                f'<form class="inline" method="post" action="/instructor/corrections">'
-                f'<input type="hidden" name="student" value="{e(student)}">'
-                f'<input type="hidden" name="assignment" value="{e(rules.id)}">'
-                f'<label>correction<select name="kind">{kinds}</select></label>'
-                f'<label>score (of {fmt_points(rules.points)})<input type="number" name="score" min="0" '
-                f'max="{fmt_points(rules.points)}" step="any"></label>'
-                f'<label>submission<select name="submission"><option value="">-</option>{choices}'
-                f'</select></label><label>reason (the student reads it)<input type="text" name="reason" '
-                f'maxlength="{corrections.MAX_REASON}"></label><button type="submit">Apply</button></form>',
+                '<form class="inline" method="post" action="/instructor/corrections"><input '
+                f'type="hidden" name="student" value="{e(student)}"><input type="hidden" '
+                f'name="assignment" value="{e(rules.id)}"><label>correction<select name="kind">'
+                f'{kinds}</select></label><label>score (of {fmt_points(rules.points)})<input '
+                f'type="number" name="score" min="0" max="{fmt_points(rules.points)}" step="any">'
+                '</label><label>submission<select name="submission"><option value="">-</option>'
+                f'{choices}</select></label><label>reason (the student reads it)<input type="text" '
+                f'name="reason" maxlength="{corrections.MAX_REASON}"></label><button type="submit">'
+                'Apply</button>'
+                '</form>',
             ]
         )
     log = [
@@ -80,10 +81,10 @@ def section(state: State, student: str, rows: list[Row], counted: dict[str, Coun
         if x.student == student and x.action in ACTIONS
     ]
     return (
-        '<h2 id="corrections">Corrections</h2><p class="muted">What you set here takes the place of what the '
-        "rules count for this student, in their pages, the class table, the gradebook and the LMS (publish "
-        "again); the student reads the reason. A chosen submission still follows the late policy; a score "
-        "set by hand does not.</p>"
+        '<h2 id="corrections">Corrections</h2><p class="muted">What you set here takes the place '
+        'of what the rules count for this student, in their pages, the class table, the gradebook '
+        'and the LMS (publish again); the student reads the reason. A chosen submission still '
+        'follows the late policy; a score set by hand does not.</p>'
         + table(["assignment", "in force", "change"], forms)
         + (table(["when", "who", "what", "assignment", "old", "new"], log) if log else "")
     )
@@ -133,7 +134,10 @@ async def correct(request: Request, who: Who) -> Response:
 
 def _refused(state: State, student: str, message: str) -> HTMLResponse:
     back = f"/instructor/students/{quote(student)}#corrections" if student else "/instructor"
-    body = f'<nav><a href="{e(back)}">&larr; back</a></nav><h1>Nothing was changed</h1><p>{e(message)}</p>'
+    body = (
+        f'<nav><a href="{e(back)}">&larr; back</a></nav><h1>Nothing was changed</h1><p>'
+        f'{e(message)}</p>'
+    )
     return HTMLResponse(course_page(state, "nothing changed", body), 422)
 
 

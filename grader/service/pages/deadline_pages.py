@@ -8,6 +8,7 @@ Origin the server checks (grader.service.pages.origin); the page runs no script.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from starlette.concurrency import run_in_threadpool
@@ -16,13 +17,14 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.outputs.html_page import e, table
+from grader.outputs.students import Student
 from grader.service import access, deadlines
 from grader.service.config import DAY, Course
 from grader.service.deadlines import Override
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import CSS, instructor_form, when
 from grader.service.pages.layout import cards, course_page
-from grader.service.policy.audit import CONFIRM
+from grader.service.policy.audit import CONFIRM, Entry
 from grader.service.policy.confirmation import confirm, digest
 from grader.service.policy.release import in_words, newly_released
 from grader.service.state import State, state_of
@@ -58,10 +60,45 @@ async def deadlines_page(request: Request, who: Who) -> Response:
 
 
 def _html(state: State, changed: int | None) -> str:
-    course, toml = state.course, state.live.current()
+    course = state.course
     stored = {(x.assignment, x.student): x for x in deadlines.overrides(state.engine)}
     people = roster(state.engine)
-    names = {p.id: p.name for p in people}
+    extensions = _extensions(state, stored, {p.id: p.name for p in people})
+    entries = deadlines.audit(state.engine)
+    notice = _notice(entries, changed)
+    zone = datetime.now(course.timezone).strftime("%Z")
+    body = (
+        '<nav><a href="/instructor">&larr; class</a></nav><h1>Deadlines and extensions</h1>'
+        + (f'<p class="notice">{e(notice)}</p>' if notice else "")
+        + _held(state)
+        + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept '
+        "in the course's store over course.toml, applies at once to every process of the course, "
+        "and is in the audit log below; course.toml stays the starting point.</p>"
+        + "<h2>Deadlines</h2>"
+        + cards(
+            ["assignment", "opens", "deadline", "closes", "from", "change"],
+            _deadlines(state, stored),
+        )
+        + '<p class="muted">An assignment closes (takes no more uploads) at course.toml\'s <code>'
+        "closes</code>, else at the deadline plus the days late work can still count; a student's "
+        "own closes as much later as their extension. A deadline set in the past asks first: it "
+        "releases hidden results.</p>"
+        + "<h2>Extensions</h2>"
+        + (
+            cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions)
+            if extensions
+            else "<p>No extension is granted.</p>"
+        )
+        + _grant_form(course.assignments, people)
+        + "<h2>Audit log</h2>"
+        + _audit_log(state, entries)
+    )
+    return course_page(state, "deadlines and extensions", body, CSS)
+
+
+def _deadlines(state: State, stored: Mapping[tuple[str, str], Override]) -> list[list[str]]:
+    """Each assignment's row: when it opens, its deadline and close, and where they come from."""
+    course = state.course
     rows = []
     for rules in course.assignments.values():
         found = stored.get((rules.id, ""))
@@ -77,10 +114,20 @@ def _html(state: State, changed: int | None) -> str:
                 _form(rules.id, "", _local(rules.deadline, course), "Set") + reset,
             ]
         )
-    extensions = []
+    return rows
+
+
+def _extensions(
+    state: State, stored: Mapping[tuple[str, str], Override], names: Mapping[str, str]
+) -> list[list[str]]:
+    """Each extension in force or withdrawn here: its student, their deadline, where it comes
+    from, and how to undo it."""
+    course, toml = state.course, state.live.current()
+    rows = []
     for rules in course.assignments.values():
-        students = sorted(set(rules.extensions) | {s for (a, s) in stored if a == rules.id and s})
-        for student in students:
+        students = set(rules.extensions)
+        students.update(s for (a, s) in stored if a == rules.id and s)
+        for student in sorted(students):
             found = stored.get((rules.id, student))
             moment = rules.extensions.get(student)
             if moment is None and found is None:
@@ -101,17 +148,40 @@ def _html(state: State, changed: int | None) -> str:
             )
             if moment is not None and not rules.extended(student):
                 mine += ' <span class="muted">(not after the class\'s deadline, which holds)</span>'
-            extensions.append(
-                [
-                    e(rules.id),
-                    e(student),
-                    e(names.get(student, "")),
-                    mine,
-                    _source(found, state),
-                    undo,
-                ]
-            )
-    entries = deadlines.audit(state.engine)
+            source = _source(found, state)
+            rows.append([e(rules.id), e(student), e(names.get(student, "")), mine, source, undo])
+    return rows
+
+
+def _notice(entries: Sequence[Entry], changed: int | None) -> str:
+    """The change just made, named by its audit entry (never text from the query: a link could
+    say anything)."""
+    kinds = (deadlines.DEADLINE, deadlines.EXTENSION, CONFIRM)
+    done = next((x for x in entries if x.id == changed and x.action in kinds), None)
+    if done is None:
+        return ""
+    if done.action == CONFIRM:
+        return "course.toml's edit is confirmed: it applies on every server within a second."
+    whose = f" for {done.student}" if done.student else ""
+    return f"{done.action} of {done.assignment}{whose}: {done.old} -> {done.new}"
+
+
+def _grant_form(assignments: Iterable[str], people: Sequence[Student]) -> str:
+    chosen = "".join(f"<option>{e(a)}</option>" for a in assignments)
+    options = "".join(f'<option value="{e(p.id)}">{e(p.id)} {e(p.name)}</option>' for p in people)
+    return (
+        '<h3>Grant an extension</h3><form class="inline" method="post" '
+        'action="/instructor/deadlines">'
+        '<input type="hidden" name="action" value="set">'
+        f'<label>assignment<select name="assignment">{chosen}</select></label>'
+        f'<label>student<select name="student">{options}</select></label>'
+        '<label>until<input type="datetime-local" name="when" step="1"></label>'
+        '<label>or days after the deadline<input type="number" name="days" min="0" '
+        f'max="{MAX_DAYS}" step="any"></label><button type="submit">Grant</button></form>'
+    )
+
+
+def _audit_log(state: State, entries: Sequence[Entry]) -> str:
     log = [
         [
             f'<span class="nowrap">{e(when(x.at, state))}</span>',
@@ -124,59 +194,9 @@ def _html(state: State, changed: int | None) -> str:
         ]
         for x in entries
     ]
-    # the change just made, named by its audit entry (never
-    # text from the query: a link could say anything)
-    done = next(
-        (
-            x
-            for x in entries
-            if x.id == changed and x.action in (deadlines.DEADLINE, deadlines.EXTENSION, CONFIRM)
-        ),
-        None,
-    )
-    notice = (
-        ""
-        if done is None
-        else "course.toml's edit is confirmed: it applies on every server within a second."
-        if done.action == CONFIRM
-        else f"{done.action} of {done.assignment}{' for ' + done.student if done.student else ''}: {done.old} -> {done.new}"  # noqa: E501
-    )
-    assignments = "".join(f"<option>{e(a)}</option>" for a in course.assignments)
-    options = "".join(f'<option value="{e(p.id)}">{e(p.id)} {e(p.name)}</option>' for p in people)
-    zone = datetime.now(course.timezone).strftime("%Z")
-    body = (
-        '<nav><a href="/instructor">&larr; class</a></nav><h1>Deadlines and extensions</h1>'
-        + (f'<p class="notice">{e(notice)}</p>' if notice else "")
-        + _held(state)
-        + f'<p class="muted">Times are in the course\'s zone ({e(zone)}). What is set here is kept in the '
-        "course's store over course.toml, applies at once to every process of the course, and is in the "
-        "audit log below; course.toml stays the starting point.</p>"
-        + "<h2>Deadlines</h2>"
-        + cards(["assignment", "opens", "deadline", "closes", "from", "change"], rows)
-        + '<p class="muted">An assignment closes (takes no more uploads) at course.toml\'s <code>closes</code>, '
-        "else at the deadline plus the days late work can still count; a student's own closes as much later "
-        "as their extension. A deadline set in the past asks first: it releases hidden results.</p>"
-        + "<h2>Extensions</h2>"
-        + (
-            cards(["assignment", "student", "name", "their deadline", "from", "undo"], extensions)
-            if extensions
-            else "<p>No extension is granted.</p>"
-        )
-        + '<h3>Grant an extension</h3><form class="inline" method="post" action="/instructor/deadlines">'
-        + '<input type="hidden" name="action" value="set">'
-        + f'<label>assignment<select name="assignment">{assignments}</select></label>'
-        + f'<label>student<select name="student">{options}</select></label>'
-        + '<label>until<input type="datetime-local" name="when" step="1"></label>'
-        + f'<label>or days after the deadline<input type="number" name="days" min="0" max="{MAX_DAYS}" '
-        'step="any"></label><button type="submit">Grant</button></form>'
-        + "<h2>Audit log</h2>"
-        + (
-            table(["when", "who", "what", "assignment", "student", "old", "new"], log)
-            if log
-            else "<p>Nothing was changed from the pages yet.</p>"
-        )
-    )
-    return course_page(state, "deadlines and extensions", body, CSS)
+    if not log:
+        return "<p>Nothing was changed from the pages yet.</p>"
+    return table(["when", "who", "what", "assignment", "student", "old", "new"], log)
 
 
 def _form(assignment: str, student: str, value: str, label: str) -> str:
@@ -184,17 +204,17 @@ def _form(assignment: str, student: str, value: str, label: str) -> str:
         f'<form class="inline" method="post" action="/instructor/deadlines">'
         f'<input type="hidden" name="action" value="set"><input type="hidden" name="assignment" '
         f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
-        f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new deadline of '
-        f'{e(assignment)}"><button type="submit">{e(label)}</button></form>'
+        f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new '
+        f'deadline of {e(assignment)}"><button type="submit">{e(label)}</button></form>'
     )
 
 
 def _button(action: str, assignment: str, student: str, label: str) -> str:
     return (
-        f'<form class="inline" method="post" action="/instructor/deadlines">'
-        f'<input type="hidden" name="action" value="{e(action)}"><input type="hidden" name="assignment" '
-        f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
-        f'<button type="submit">{e(label)}</button></form>'
+        '<form class="inline" method="post" action="/instructor/deadlines"><input type="hidden" '
+        f'name="action" value="{e(action)}"><input type="hidden" name="assignment" '
+        f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}"><button '
+        f'type="submit">{e(label)}</button></form>'
     )
 
 
@@ -223,37 +243,25 @@ async def change(request: Request, who: Who) -> Response:
     )
     if isinstance(moment, str):
         return _refused(state, 422, moment)
-    released = await run_in_threadpool(
-        _releases, state, toml, assignment, student, moment, action == "reset"
+    change = deadlines.Change(
+        assignment=assignment, student=student, moment=moment, reset=action == "reset"
     )
+    released = await run_in_threadpool(_releases, state, toml, change)
     if released and form.get("confirm") != "yes":
         return HTMLResponse(_asked(state, form, released))
     note = f" (confirmed: it released {in_words(released)})" if released else ""
-    entry = await run_in_threadpool(
-        deadlines.change,
-        state.engine,
-        toml,
-        who.student,
-        assignment,
-        student,
-        moment,
-        action == "reset",
-        note,
-    )
+    save = deadlines.save
+    entry = await run_in_threadpool(save, state.engine, toml, who.student, change, note)
     if state.stored is not None:
         state.stored.forget()  # this process's next request, the page that shows it, reads it
     return RedirectResponse(f"/instructor/deadlines?entry={entry.id}", status_code=303)
 
 
-def _releases(
-    state: State, toml: Course, assignment: str, student: str, moment: float | None, reset: bool
-) -> dict[str, list[str]]:
+def _releases(state: State, toml: Course, change: deadlines.Change) -> dict[str, list[str]]:
     """What the change would release now: for each
     assignment, the students whose hidden results come out."""
     found = deadlines.overrides(state.engine)
-    after = deadlines.in_force(
-        toml, deadlines.proposed(toml, found, assignment, student, moment, reset)
-    )
+    after = deadlines.in_force(toml, deadlines.proposed(found, change))
     return newly_released(
         deadlines.in_force(toml, found), after, [p.id for p in roster(state.engine)]
     )
@@ -269,20 +277,23 @@ def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -
     )
     count = sum(len(v) for v in released.values())
     body = (
-        '<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>This releases hidden results</h1>'
-        f"<p>The deadline this sets has passed: the hidden checks' results, and which submission counts, come "
-        f"out at once to {count} student{'s' if count != 1 else ''}: {e(in_words(released))}. Nothing was "
-        "changed yet.</p>"
+        '<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav>'
+        "<h1>This releases hidden results</h1>"
+        "<p>The deadline this sets has passed: the hidden checks' results, and which submission "
+        f"counts, come out at once to {count} student{'s' if count != 1 else ''}: "
+        f"{e(in_words(released))}. Nothing was changed yet.</p>"
         f'<form class="inline" method="post" action="/instructor/deadlines">{kept}'
-        '<input type="hidden" name="confirm" value="yes"><button type="submit">Confirm: release them</button>'
-        '</form><p><a href="/instructor/deadlines">Cancel</a> (a typo? set the date again)</p>'
+        '<input type="hidden" name="confirm" value="yes"><button type="submit">Confirm: release '
+        'them</button></form><p><a href="/instructor/deadlines">Cancel</a> (a typo? set the date '
+        'again)</p>'
     )
     return course_page(state, "confirm the deadline", body, CSS)
 
 
 @access.instructor
 async def confirm_edit(request: Request, who: Who) -> Response:
-    """An instructor's word that course.toml's held edit applies (grader.service.policy.confirmation)."""
+    """An instructor's word that course.toml's held edit applies
+    (grader.service.policy.confirmation)."""
     sent = await instructor_form(request)
     if isinstance(sent, Response):
         return sent
@@ -345,8 +356,8 @@ def _moment(
 
 def _refused(state: State, status: int, message: str) -> HTMLResponse:
     body = (
-        f'<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>Nothing was changed</h1>'
-        f"<p>{e(message)}</p>"
+        '<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav><h1>Nothing was '
+        f'changed</h1><p>{e(message)}</p>'
     )
     return HTMLResponse(course_page(state, "nothing changed", body), status)
 

@@ -15,16 +15,19 @@ nav { margin: .4em 0 1em; } nav a { margin-right: 1em; }
 .late { color: #c62828; } .waiting { color: #8d6e00; }
 p.course { margin: 0; color: #3b6ea8; font-weight: 600; }
 form.upload { display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: end; }
-form.upload label { display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
+form.upload label {
+  display: flex; flex-direction: column; font-size: 12px; color: #444; max-width: 100%; }
 input, select, button { font: inherit; max-width: 100%; }
 @media (max-width: 640px) {
   table.cards thead { display: none; }
   table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
   table.cards tr { border: 1px solid #ccc; border-radius: 4px; margin: 0 0 .6em; }
   table.cards td { border: none; border-bottom: 1px solid #eee; }
-  table.cards td::before { content: attr(data-label); display: block; font-size: 11px; color: #666; }
+  table.cards td::before {
+    content: attr(data-label); display: block; font-size: 11px; color: #666; }
 }
-section.live { border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
+section.live {
+  border: 1px solid #3b6ea8; border-radius: 6px; padding: .2em .9em .5em; margin: .8em 0; }
 """
 
 

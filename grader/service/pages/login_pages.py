@@ -56,10 +56,10 @@ async def ask(request: Request) -> Response:
     body = (
         f"<h1>Sign in as {named}?</h1>"
         f"<p>This link signs this browser in as <strong>{who}</strong>"
-        f"{', an instructor' if holder.role == 'instructor' else ''}: it was made by <code>grade submit "
-        f"--login</code> with {who}'s token.</p>"
-        f"<p><strong>If you are not {who}, do not sign in</strong>: close this page. Someone sent you their "
-        f"link, and what you submitted here would be theirs.</p>"
+        f"{', an instructor' if holder.role == 'instructor' else ''}: it was made by <code>grade "
+        f"submit --login</code> with {who}'s token.</p>"
+        f"<p><strong>If you are not {who}, do not sign in</strong>: close this page. Someone sent "
+        "you their link, and what you submitted here would be theirs.</p>"
         f'<form method="post"><button type="submit">Sign in as {who}</button></form>'
     )
     return HTMLResponse(course_page(state, f"sign in as {holder.student}?", body), headers=_GUARDED)

@@ -29,7 +29,10 @@ def elsewhere(request: HTTPConnection) -> str | None:
     host = request.headers.get("host", "").lower()
     named = request.headers.get("origin") or request.headers.get("referer") or ""
     if not named or named == "null":
-        return "a page's request that changes something must say where it comes from (Origin or Referer)"
+        return (
+            "a page's request that changes something must say where it comes from (Origin or "
+            "Referer)"
+        )
     if urllib.parse.urlsplit(named).netloc.lower() != host or not host:
         return (
             "this request comes from another site's page; only this server's own pages may make it"

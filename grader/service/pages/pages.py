@@ -8,6 +8,7 @@ session cookie from a one-time login link (`grade submit --login`) says who is r
 from __future__ import annotations
 
 import time
+from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import Connection, select
@@ -46,14 +47,15 @@ async def home(request: Request) -> Response:
     the course, how to submit and how to sign in."""
     name = e(state_of(request).course.name)
     body = (
-        f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their work to it "
-        "with <code>grade submit</code>; it keeps every submission, grades it and shows each report.</p>"
-        "<h2>Submit</h2><p>In the folder your course handed out, with the token your instructor sent you in its "
-        "<code>grade-course.toml</code> (a line <code>token = \"agt_...\"</code>) or in "
-        "<code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit FILE\ngrade submit --status</pre>"
-        "<h2>Sign in</h2><p>Run <code>grade submit --login</code>, open the link it prints (once, within five "
-        "minutes) and sign in on its page. Then: <a href=\"/me\">your submissions</a>; instructors: "
-        "<a href=\"/instructor\">the class</a>.</p>"
+        f"<h1>{name}</h1><p>The grading server of {name} (autograd-grader). Students submit their "
+        "work to it with <code>grade submit</code>; it keeps every submission, grades it and "
+        "shows each report.</p><h2>Submit</h2><p>In the folder your course handed out, with the "
+        "token your instructor sent you in its <code>grade-course.toml</code> (a line <code>token "
+        "= \"agt_...\"</code>) or in <code>$AUTOGRADER_TOKEN</code>:</p><pre>grade submit "
+        "FILE\ngrade submit --status</pre><h2>Sign in</h2><p>Run <code>grade submit --login</code>"
+        ", open the link it prints (once, within five minutes) and sign in on its page. Then: <a "
+        "href=\"/me\">your submissions</a>; instructors: <a href=\"/instructor\">the class</a>"
+        ".</p>"
     )
     return HTMLResponse(course_page(state_of(request), "grading server", body))
 
@@ -129,34 +131,18 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
             rows = rows_of(db, who.student, chosen, limit=200)
             name = _name(db, who.student)
         assignments = []
-        for a in status["assignments"]:  # type: ignore[attr-defined]
-            if chosen is not None and a["id"] != chosen:
-                continue
-            counted = a["counted"]
-            left = "no limit" if a["left_today"] is None else str(a["left_today"])
-            closes = f"; closes {a['closes_shown']}" if a["closes"] is not None else ""
-            score = (
-                "excused"
-                if counted["excused"]
-                else f"{num(counted['score'])}/{num(counted['max_score'])}"
-                if counted["score"] is not None
-                else "-"
-            )
-            assignments.append(
-                [
-                    e(a["id"]),
-                    e(", ".join(a["exercises"])),
-                    e(
-                        a["deadline_shown"]
-                        + (" (your extension)" if a["extended"] else "")
-                        + closes
-                    ),
-                    e(left),
-                    e(score) + f' <span class="muted">{e(counted["why"])}</span>',
-                    "shown" if a["hidden_released"] else "after the deadline",
-                ]
-            )
+        for assignment in status["assignments"]:  # type: ignore[attr-defined]
+            if chosen is None or assignment["id"] == chosen:
+                assignments.append(_assignment_cells(assignment))
         late = status["late_days_left"]
+        columns = [
+            "assignment",
+            "exercises",
+            "deadline",
+            "submissions left today",
+            "counts now",
+            "hidden checks",
+        ]
         body = (
             f"<h1>{e(state.course.name)}: {e(name)}</h1>"
             + ('<nav><a href="/me">all assignments</a></nav>' if chosen else "")
@@ -164,17 +150,7 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
             + (f" Late days left: {late}." if late is not None else "")
             + "</p>"
             + "<h2>Assignments</h2>"
-            + cards(
-                [
-                    "assignment",
-                    "exercises",
-                    "deadline",
-                    "submissions left today",
-                    "counts now",
-                    "hidden checks",
-                ],
-                assignments,
-            )
+            + cards(columns, assignments)
             + upload_form(state.course, chosen)
             + "<h2>Your submissions</h2>"
             + _submission_rows(rows, state, "/me/submissions/", who.student)
@@ -182,6 +158,28 @@ async def _student_page(request: Request, who: Who, chosen: str | None) -> Respo
         return page(f"{state.course.name}: {chosen or 'your submissions'}", body, _CSS)
 
     return HTMLResponse(await run_in_threadpool(build))
+
+
+def _assignment_cells(assignment: dict[str, Any]) -> list[str]:
+    """One assignment of a student's status (grader.service.status), as their page's cells."""
+    counted = assignment["counted"]
+    left = "no limit" if assignment["left_today"] is None else str(assignment["left_today"])
+    closes = f"; closes {assignment['closes_shown']}" if assignment["closes"] is not None else ""
+    if counted["excused"]:
+        score = "excused"
+    elif counted["score"] is not None:
+        score = f"{num(counted['score'])}/{num(counted['max_score'])}"
+    else:
+        score = "-"
+    extended = " (your extension)" if assignment["extended"] else ""
+    return [
+        e(assignment["id"]),
+        e(", ".join(assignment["exercises"])),
+        e(assignment["deadline_shown"] + extended + closes),
+        e(left),
+        e(score) + f' <span class="muted">{e(counted["why"])}</span>',
+        "shown" if assignment["hidden_released"] else "after the deadline",
+    ]
 
 
 @access.student
@@ -323,7 +321,7 @@ async def student_history(request: Request, who: Who) -> Response:
         )
         body = (
             f'<nav><a href="/instructor">&larr; class</a></nav><h1>{e(name)} <span class="muted">'
-            f"{e(student)}</span></h1>"
+            f'{e(student)}</span></h1>'
             + (f'<p class="notice">{e(notice)}</p>' if notice else "")
             + "<h2>Counted</h2>"
             + table(["assignment", "counts", "why"], counted)

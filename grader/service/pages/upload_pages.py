@@ -37,12 +37,13 @@ def upload_form(course: Course, chosen: str | None) -> str:
             + "</select></label>"
         )
     return (
-        '<h2>Submit</h2><form class="upload" method="post" action="/me/submit" enctype="multipart/form-data">'
-        f'{which}<input type="hidden" name="key" value="{uuid.uuid4()}">'
-        f'<label>your file ({", ".join(SUFFIXES)}, up to {course.max_upload_bytes // 1024} KiB)'
-        f'<input type="file" name="file" accept="{",".join(SUFFIXES)}" required></label>'
-        '<button type="submit">Submit</button></form>'
-        '<p class="muted">Test it first with <code>grade FILE</code> where you can: that is not limited.</p>'
+        '<h2>Submit</h2><form class="upload" method="post" action="/me/submit" '
+        f'enctype="multipart/form-data">{which}<input type="hidden" name="key" '
+        f'value="{uuid.uuid4()}"><label>your file ({", ".join(SUFFIXES)}, up to '
+        f'{course.max_upload_bytes // 1024} KiB)<input type="file" name="file" '
+        f'accept="{",".join(SUFFIXES)}" required></label><button type="submit">Submit</button>'
+        '</form><p class="muted">Test it first with <code>grade FILE</code> where you can: that '
+        'is not limited.</p>'
     )
 
 
@@ -103,12 +104,11 @@ def _receipt(state: State, receipt: Receipt) -> str:
         else ""
     )
     body = (
-        f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav>'
-        f"<h1>Received: submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}"
-        f'<ul><li>sha256 <span class="id">{e(receipt.sha256)}</span></li><li>received {e(moment)}</li>'
-        f"{late}{effect}{left}</ul>"
-        f'<p><a href="/me/submissions/{receipt.submission}">Its report</a> (it is graded in a moment; reload '
-        "that page until it shows).</p>"
+        f'<nav><a href="{_back(receipt.assignment, state)}">&larr; back</a></nav><h1>Received: '
+        f'submission {receipt.submission} for {e(receipt.assignment)}</h1>{again}<ul><li>sha256 '
+        f'<span class="id">{e(receipt.sha256)}</span></li><li>received {e(moment)}</li>'
+        f'{late}{effect}{left}</ul><p><a href="/me/submissions/{receipt.submission}">Its report</a>'
+        ' (it is graded in a moment; reload that page until it shows).</p>'
     )
     return course_page(state, f"submission {receipt.submission}", body)
 

@@ -53,7 +53,10 @@ def shown_exactly(moment: float, course: Course) -> str:
     """A moment to the millisecond in the course's zone,
     for a receipt ("2026-12-01 23:59:59.700 CET")."""
     local = datetime.fromtimestamp(moment, course.timezone)
-    return f"{local.strftime('%Y-%m-%d %H:%M:%S')}.{local.microsecond // 1000:03d} {local.strftime('%Z')}"
+    return (
+        f"{local.strftime('%Y-%m-%d %H:%M:%S')}.{local.microsecond // 1000:03d} "
+        f"{local.strftime('%Z')}"
+    )
 
 
 def iso(moment: float, course: Course) -> str:

@@ -67,13 +67,14 @@ def hold(
             SQLAlchemyError
         ) as exc:  # fail closed: an edit that may release waits until the store answers
             return (
-                f"{after.folder / CONFIG}: read again, but the store could not say what it releases "
-                f"({type(exc).__name__}); the server keeps the rules it had and asks again."
+                f"{after.folder / CONFIG}: read again, but the store could not say what it "
+                f"releases ({type(exc).__name__}); the server keeps the rules it had and asks "
+                "again."
             )
         return (
-            f"{after.folder / CONFIG}: this edit moves a deadline into the past, which releases the hidden "
-            f"checks' results now: {in_words(released)}. Nothing of it applies until an instructor confirms "
-            f"it on /instructor/deadlines (or fix the date in course.toml)."
+            f"{after.folder / CONFIG}: this edit moves a deadline into the past, which releases "
+            f"the hidden checks' results now: {in_words(released)}. Nothing of it applies until an "
+            "instructor confirms it on /instructor/deadlines (or fix the date in course.toml)."
         )
 
     return why

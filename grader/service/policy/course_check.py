@@ -23,8 +23,8 @@ def report(course: Course, now: float | None = None) -> list[str]:
     """The lines `grade course check` prints."""
     moment = time.time() if now is None else now
     lines = [
-        f"{course.folder / 'course.toml'}: {course.name}, {len(course.assignments)} assignment(s), times in "
-        f"{clock.shown_zone(course)}"
+        f"{course.folder / 'course.toml'}: {course.name}, {len(course.assignments)} assignment(s), "
+        f"times in {clock.shown_zone(course)}"
     ]
     for rules in course.assignments.values():
         lines += _assignment(course, rules, moment)
@@ -55,7 +55,8 @@ def _assignment(course: Course, rules: Rules, now: float) -> list[str]:
     closes = course.closes_for(rules, "")
     closing = "never closes" if closes is None else f"closes {clock.shown(closes, course)}"
     return [
-        f"{rules.id}: {exercises}{stands}, {rules.points:g} points; students submit with: grade submit {file} "
+        f"{rules.id}: {exercises}{stands}, {rules.points:g} points; students submit with: grade "
+        f"submit {file} "
         f"--assignment {rules.id}",
         f"  {deadline}, {closing}; {late_rule(rules)}; counts the {rules.counts} submission",
     ]
@@ -72,8 +73,8 @@ def _notes(course: Course) -> list[str]:
             alone = [a for a in assignments if course.assignments[a].exercise_ids == (exercise,)]
             first = alone[0] if alone else assignments[0]
             notes.append(
-                f"note: {exercise} is graded by {', '.join(assignments)}: a file that names only its "
-                f"exercise (# exercise: {exercise}) goes to {first}; students name the assignment "
-                f"(--assignment ID)."
+                f"note: {exercise} is graded by {', '.join(assignments)}: a file that names only "
+                f"its exercise (# exercise: {exercise}) goes to {first}; students name the "
+                "assignment (--assignment ID)."
             )
     return notes

@@ -31,9 +31,10 @@ def closed(course: Course, rules: Rules, student: str, closes: float) -> str:
     else:
         why = "later work would count 0 under its late policy"
     return (
-        f"{rules.id} closed at {clock.shown(closes, course)} (its deadline was {clock.shown(deadline, course)}, "
-        f"and {why}): this file was NOT stored. What you submitted before stands (grade submit --status). If "
-        f"you need an exception, ask your instructor."
+        f"{rules.id} closed at {clock.shown(closes, course)} (its deadline was "
+        f"{clock.shown(deadline, course)}, and {why}): this file was NOT stored. What you "
+        "submitted before stands (grade submit --status). If you need an exception, ask your "
+        "instructor."
     )
 
 
@@ -51,14 +52,17 @@ def effect(
     if not released:
         if rules.counts == "last":
             return (
-                "Your last submission is the one that counts: this one replaces any earlier (which one counts, "
-                "and its score, show after the deadline)."
+                "Your last submission is the one that counts: this one replaces any earlier (which "
+                "one counts, and its score, show after the deadline)."
             )
         return "Your best submission counts (decided at the deadline, with the hidden checks)."
     before = plan(course, student, earlier)
     counted = before.counted[rules.id]
     if counted.correction is not None:
-        return f"Your instructor set what counts for {rules.id} ({counted.why}): this upload does not change it."
+        return (
+            f"Your instructor set what counts for {rules.id} ({counted.why}): this upload does not "
+            "change it."
+        )
     now = _what_it_counts(rules, days_late, before.left[rules.id] + counted.late_days_used)
     held = counted.score is not None and counted.row is not None
     if rules.counts == "last":
@@ -66,7 +70,10 @@ def effect(
             return f"This replaces your counted {_score(counted)} ({counted.why}) with a {now}."
         return f"This is now your submission that counts: a {now}."
     if held:
-        return f"Your counted {_score(counted)} ({counted.why}) stays unless this one counts more: a {now}."
+        return (
+            f"Your counted {_score(counted)} ({counted.why}) stays unless this one counts more: a "
+            f"{now}."
+        )
     return f"This is a {now}."
 
 
@@ -79,18 +86,21 @@ def _what_it_counts(rules: Rules, days: float, left: int) -> str:
         spent = math.ceil(days - 1e-9)
         if spent > left:
             return (
-                f"late upload that counts 0: it needs {spent} late day{'s' if spent != 1 else ''}, and "
-                f"{left} {'is' if left == 1 else 'are'} left for it"
+                f"late upload that counts 0: it needs {spent} late day{'s' if spent != 1 else ''}, "
+                f"and {left} {'is' if left == 1 else 'are'} left for it"
             )
         return (
-            f"late upload that counts in full with {spent} of your late days ({left} left for it; they go "
-            f"where they count most)"
+            f"late upload that counts in full with {spent} of your late days ({left} left for it; "
+            "they go where they count most)"
         )
     if rules.late == "none":
         return "late upload that counts 0 (this assignment takes no late work)"
     factor, _, why = factor_of(rules, days, 0)
     if rules.max_late_days is not None and days > rules.max_late_days:
-        return f"late upload that counts 0 ({span(days)} late, past the {rules.max_late_days:g} days it is taken)"
+        return (
+            f"late upload that counts 0 ({span(days)} late, past the {rules.max_late_days:g} days "
+            "it is taken)"
+        )
     if factor == 0.0:
         return f"late upload that counts 0 ({span(days)} late: the penalty takes all of it)"
     return f"late upload that counts {round(factor * 100)}% of what it earns ({why})"

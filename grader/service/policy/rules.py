@@ -83,7 +83,7 @@ class Rules:
     #: uploads are refused after it (course.toml's `closes`);
     #: None: the deadline plus the days late work can count
     closes: float | None = None
-    #: the points its exercises hold, hidden checks included (what a score set by hand is out of)
+    #: the points its exercises hold, every check's (what a score set by hand is out of)
     points: float = 0.0
     #: student id -> the instructor's correction of what
     #: counts for them (set from the pages, kept in the store)
@@ -113,74 +113,11 @@ def read_rules(
     if not isinstance(spec, dict):
         raise GraderError(f"{toml.path}: [{at}] must be a table.")
     toml.known(spec, ASSIGNMENT_KEYS, at)
-    catalog_assignment = spec.get("assignment")
-    try:
-        if catalog_assignment is not None:
-            exercises = catalog.load_assignment(str(catalog_assignment))[1]
-        else:
-            listed = spec.get("exercises")
-            if (
-                not isinstance(listed, list)
-                or not listed
-                or not all(isinstance(i, str) for i in listed)
-            ):
-                raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
-            exercises = _exercises(catalog, tuple(listed))
-    except GraderError as exc:
-        raise GraderError(f"{toml.path}: {at}: {exc}") from None
+    exercises = _exercises_of(toml, at, spec, catalog)
     _answerable(toml, at, exercises)
-    ids = tuple(e.id for e in exercises)
-    late = spec.get("late", "none")
-    counts = spec.get("counts", "best")
-    if late not in get_args(Late):
-        raise GraderError(
-            f"{toml.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}."
-        )
-    if counts not in get_args(Counts):
-        raise GraderError(
-            f"{toml.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}."
-        )
-    penalty = spec.get("penalty_per_day")
-    if (
-        late == "penalty" and penalty is None
-    ):  # 0% a day, for ever, would give late work full marks by default
-        raise GraderError(
-            f"{toml.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
-            "of the points taken off per day late (0 gives late work full marks however late)."
-        )
-    if not isinstance(penalty, (int, float, type(None))) or not 0 <= (penalty or 0.0) <= 1:
-        raise GraderError(
-            f"{toml.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
-            "from 0 to 1."
-        )
-    max_days = spec.get("max_late_days")
-    if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
-        raise GraderError(
-            f"{toml.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days."
-        )
+    late, counts, penalty, max_days = _late_policy(toml, at, spec)
     deadline = date_time(toml, f"{at}.deadline", spec.get("deadline"), zone)
-    if not isinstance(extensions, dict):
-        raise GraderError(
-            f"{toml.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
-            "deadline or days."
-        )
-    granted: dict[str, float] = {}
-    for student, value in extensions.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if deadline is None:
-                raise GraderError(
-                    f"{toml.at(f'extensions.{name}.{student}')}: extensions.{name}.{student}: days "
-                    "of extension need a deadline."
-                )
-            granted[str(student)] = deadline + float(value) * DAY
-        else:
-            moment = date_time(toml, f"extensions.{name}.{student}", value, zone)
-            if moment is None:
-                raise GraderError(
-                    f"{toml.at(f'extensions.{name}.{student}')}: extensions.{name}.{student} needs a "
-                    "date or a number of days."
-                )
-            granted[str(student)] = moment
+    granted = _extensions(toml, name, extensions, deadline, zone)
     closes = date_time(toml, f"{at}.closes", spec.get("closes"), zone)
     if closes is not None and deadline is not None and closes < deadline:
         raise GraderError(
@@ -188,9 +125,10 @@ def read_rules(
             "refused while they are still on time. Set it after the deadline, or leave it out (the "
             "deadline plus the days late work can count)."
         )
+    catalog_assignment = spec.get("assignment")
     return Rules(
         id=name,
-        exercise_ids=ids,
+        exercise_ids=tuple(e.id for e in exercises),
         catalog_assignment=str(catalog_assignment) if catalog_assignment else None,
         opens=date_time(toml, f"{at}.opens", spec.get("opens"), zone),
         deadline=deadline,
@@ -205,6 +143,85 @@ def read_rules(
     )
 
 
+def _exercises_of(
+    toml: TomlFile, at: str, spec: dict[str, Any], catalog: Catalog
+) -> list[Exercise]:
+    """The exercises an assignment grades: its list, or the catalog's assignment it names."""
+    catalog_assignment = spec.get("assignment")
+    try:
+        if catalog_assignment is not None:
+            return catalog.load_assignment(str(catalog_assignment))[1]
+        listed = spec.get("exercises")
+        if (
+            not isinstance(listed, list)
+            or not listed
+            or not all(isinstance(i, str) for i in listed)
+        ):
+            raise GraderError(f"{at} needs exercises = [\"ID\", ...] or assignment = \"ID\".")
+        return _exercises(catalog, tuple(listed))
+    except GraderError as exc:
+        raise GraderError(f"{toml.path}: {at}: {exc}") from None
+
+
+def _late_policy(
+    toml: TomlFile, at: str, spec: dict[str, Any]
+) -> tuple[Late, Counts, float | None, float | None]:
+    """The assignment's late policy and what counts: late, counts, penalty_per_day and
+    max_late_days, checked."""
+    late = spec.get("late", "none")
+    counts = spec.get("counts", "best")
+    if late not in get_args(Late):
+        raise GraderError(
+            f"{toml.at(f'{at}.late')}: {at}.late must be penalty, late-days or none, not {late!r}."
+        )
+    if counts not in get_args(Counts):
+        raise GraderError(
+            f"{toml.at(f'{at}.counts')}: {at}.counts must be best or last, not {counts!r}."
+        )
+    penalty = spec.get("penalty_per_day")
+    # 0% a day, for ever, would give late work full marks by default
+    if late == "penalty" and penalty is None:
+        raise GraderError(
+            f"{toml.at(f'{at}.late')}: {at}.late = \"penalty\" needs penalty_per_day, the fraction "
+            "of the points taken off per day late (0 gives late work full marks however late)."
+        )
+    if not isinstance(penalty, (int, float, type(None))) or not 0 <= (penalty or 0.0) <= 1:
+        raise GraderError(
+            f"{toml.at(f'{at}.penalty_per_day')}: {at}.penalty_per_day is a fraction of the points "
+            "from 0 to 1."
+        )
+    max_days = spec.get("max_late_days")
+    if max_days is not None and (not isinstance(max_days, (int, float)) or max_days < 0):
+        raise GraderError(
+            f"{toml.at(f'{at}.max_late_days')}: {at}.max_late_days must be a number of days."
+        )
+    return late, counts, penalty, max_days
+
+
+def _extensions(
+    toml: TomlFile, name: str, extensions: Any, deadline: float | None, zone: tzinfo
+) -> dict[str, float]:
+    """[extensions.NAME]: each student's own deadline, a date or days after the class's."""
+    if not isinstance(extensions, dict):
+        raise GraderError(
+            f"{toml.at(f'extensions.{name}')}: [extensions.{name}] must map student ids to a "
+            "deadline or days."
+        )
+    granted: dict[str, float] = {}
+    for student, value in extensions.items():
+        key = f"extensions.{name}.{student}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if deadline is None:
+                raise GraderError(f"{toml.at(key)}: {key}: days of extension need a deadline.")
+            granted[str(student)] = deadline + float(value) * DAY
+            continue
+        moment = date_time(toml, key, value, zone)
+        if moment is None:
+            raise GraderError(f"{toml.at(key)}: {key} needs a date or a number of days.")
+        granted[str(student)] = moment
+    return granted
+
+
 def one_namespace(toml: TomlFile, assignments: dict[str, Rules], catalog: Catalog) -> None:
     """What a student names with `--assignment` (or a notebook's metadata)
     is course.toml's assignment id, or the catalog's assignment one of them
@@ -217,10 +234,10 @@ def one_namespace(toml: TomlFile, assignments: dict[str, Rules], catalog: Catalo
             )
             if taken is not None:
                 raise GraderError(
-                    f"{toml.at(f'assignments.{rules.id}.assignment')}: assignments.{rules.id} stands for the "
-                    f"catalog's assignment {rules.catalog_assignment}, a name that already means assignments."
-                    f"{taken}: `grade submit --assignment {rules.catalog_assignment}` could mean either. Give each "
-                    f"its own name."
+                    f"{toml.at(f'assignments.{rules.id}.assignment')}: assignments.{rules.id} "
+                    f"stands for the catalog's assignment {rules.catalog_assignment}, a name that "
+                    f"already means assignments.{taken}: `grade submit --assignment "
+                    f"{rules.catalog_assignment}` could mean either. Give each its own name."
                 )
             owner[rules.catalog_assignment] = rules.id
     catalog_ids = set(catalog.assignment_ids())
@@ -229,11 +246,11 @@ def one_namespace(toml: TomlFile, assignments: dict[str, Rules], catalog: Catalo
             graded = tuple(e.id for e in catalog.load_assignment(rules.id)[1])
             if graded != rules.exercise_ids:
                 raise GraderError(
-                    f"{toml.at(f'assignments.{rules.id}.exercises')}: assignments.{rules.id} grades "
-                    f"{', '.join(rules.exercise_ids)}, but the catalog's assignment {rules.id} "
-                    f"(exercises/assignments/{rules.id}.yaml) is {', '.join(graded)}: a notebook made for the one "
-                    f"would be graded as the other. Rename one, or write assignment = \"{rules.id}\" to take the "
-                    f"catalog's."
+                    f"{toml.at(f'assignments.{rules.id}.exercises')}: assignments.{rules.id} "
+                    f"grades {', '.join(rules.exercise_ids)}, but the catalog's assignment "
+                    f"{rules.id} (exercises/assignments/{rules.id}.yaml) is {', '.join(graded)}: a "
+                    "notebook made for the one would be graded as the other. Rename one, or write "
+                    f"assignment = \"{rules.id}\" to take the catalog's."
                 )
 
 
@@ -245,11 +262,12 @@ def _answerable(toml: TomlFile, at: str, exercises: list[Exercise]) -> None:
         return
     name, first, second = shared
     raise GraderError(
-        f"{toml.at(f'{at}.exercises')}: {at}.exercises: {first} and {second} both need `{name}`, and one "
-        f"uploaded file answers all of an assignment's exercises, so no file can answer {at.split('.', 1)[1]}: "
-        f"every upload would be refused (an assignment's exercises must not need the same name). Make each "
-        f"an assignment of its own ([assignments.{first}] exercises = [\"{first}\"], and the same for "
-        f"{second}), or keep exercises that define different names together."
+        f"{toml.at(f'{at}.exercises')}: {at}.exercises: {first} and {second} both need `{name}`, "
+        "and one uploaded file answers all of an assignment's exercises, so no file can answer "
+        f"{at.split('.', 1)[1]}: every upload would be refused (an assignment's exercises must not "
+        f"need the same name). Make each an assignment of its own ([assignments.{first}] exercises "
+        f"= [\"{first}\"], and the same for {second}), or keep exercises that define different "
+        "names together."
     )
 
 

@@ -25,7 +25,7 @@ async def watch(engine: Engine, waiting: dict[int, list[asyncio.Event]]) -> None
     It asks about the submissions waited on, not for results newer than the last one
     seen: results are written in the order workers finish, not in their jobs' order (a
     slow job's result lands after a later job's), and one missed that way left its
-    student waiting until their request's wait ran out (issue 31: reports 11-53 s late)."""
+    student waiting until their request's wait ran out (reports 11-53 s late)."""
     j = schema.jobs.c
 
     def done(waited: list[int]) -> list[int]:

@@ -128,6 +128,6 @@ def given_up(course: Course, stored: Stored) -> str:
 
 def _token(stored: Stored) -> str | None:
     """The token a report shows for a seed drawn from the course secret (the seed itself would
-    give away the hidden inputs); None for the course's one fixed seed, which the report shows as
+    give away every check's inputs); None for the course's one fixed seed, which the report shows as
     a batch's --seed does."""
     return stored.seed_token if stored.seed_token.startswith("s1-") else None

@@ -299,8 +299,8 @@ def release(
 
 #: the instructor's record of a job given up (results.error), and what its student reads
 GAVE_UP = (
-    f"grading this submission stopped its worker {MAX_ATTEMPTS} times (the worker was killed or hung past "
-    f"its lease); it was not tried again"
+    f"grading this submission stopped its worker {MAX_ATTEMPTS} times (the worker was killed or "
+    "hung past its lease); it was not tried again"
 )
 GAVE_UP_FOR_STUDENT = (
     f"The grader gave up on this submission: grading it stopped the grading worker {MAX_ATTEMPTS} "

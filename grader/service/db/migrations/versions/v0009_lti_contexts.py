@@ -32,8 +32,9 @@ def upgrade() -> None:
         sa.Column("seen_at", sa.Double, nullable=False, server_default="0"),
     )
     op.execute(
-        "INSERT INTO lti_contexts (platform, context_id, memberships_url, seen_at) SELECT id, context_id, "
-        "memberships_url, 0 FROM lti_platforms WHERE context_id != '' AND memberships_url != ''"
+        "INSERT INTO lti_contexts (platform, context_id, memberships_url, seen_at) SELECT id, "
+        "context_id, memberships_url, 0 FROM lti_platforms WHERE context_id != '' AND "
+        "memberships_url != ''"
     )
 
 
