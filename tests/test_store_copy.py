@@ -70,7 +70,7 @@ def test_a_sqlite_course_moves_to_postgresql_and_its_students_keep_their_tokens(
                 history = _get(f"{moved.url}/api/history", tokens["c0"])["submissions"]
                 assert sorted(s["submission"] for s in history) == sorted(  # type: ignore[attr-defined]
                     row[0] for row in before["submissions"] if row[1] == "c0")
-                done = moved.submit(tokens["c1"], str(NODE_MUL / "correct_lesson_style.py"))
+                done = moved.submit(tokens["c1"], "--new-server", str(NODE_MUL / "correct_lesson_style.py"))
                 assert "Received: submission 7 " in done.stdout, done.stdout
                 assert "Score: 9/9 on the public checks" in done.stdout
                 with pytest.raises(urllib.error.HTTPError) as revoked:

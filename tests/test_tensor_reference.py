@@ -131,14 +131,14 @@ def _ninja_inputs() -> dict[str, np.ndarray]:
 
 def test_the_manual_backprop_reference_agrees_with_torch_and_central_differences() -> None:
     inputs = _ninja_inputs()
-    ours = functions(Tensor)["manual_backward"](functions(Tensor)["forward"](**inputs))
-    theirs = functions(TorchTensor)["manual_backward"](functions(TorchTensor)["forward"](**inputs))
+    ours = functions(Tensor)["manual_backward"](functions(Tensor)["forward"](*inputs.values()))
+    theirs = functions(TorchTensor)["manual_backward"](functions(TorchTensor)["forward"](*inputs.values()))
     assert list(ours) == list(BACKWARD_ORDER)
     for name in BACKWARD_ORDER:
         np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-9, atol=1e-12, err_msg=name)
     for name in ("W1", "bngain", "C"):
         def loss(changed: np.ndarray, name: str = name) -> float:
-            return float(ninja_graph(Tensor, **{**inputs, name: changed})[1].data)
+            return float(ninja_graph(Tensor, {**inputs, name: changed})[1].data)
 
         np.testing.assert_allclose(ours[name], central(loss, inputs[name]), rtol=1e-5, atol=1e-8, err_msg=name)
 
@@ -174,8 +174,8 @@ def test_the_torch_twin_on_cuda_matches_the_reference() -> None:
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a.grad, b.grad, rtol=1e-9, atol=1e-12)
     inputs_ = _ninja_inputs()
-    want = functions(Tensor)["manual_backward"](functions(Tensor)["forward"](**inputs_))
-    got = functions(cuda)["manual_backward"](functions(cuda)["forward"](**inputs_))
+    want = functions(Tensor)["manual_backward"](functions(Tensor)["forward"](*inputs_.values()))
+    got = functions(cuda)["manual_backward"](functions(cuda)["forward"](*inputs_.values()))
     for name in BACKWARD_ORDER:
         np.testing.assert_allclose(want[name], got[name], rtol=1e-9, atol=1e-12, err_msg=name)
 

@@ -68,9 +68,9 @@ class Timely(H11Protocol):
             and self.cycle is not None
             and not self.cycle.response_complete
         ):
-            # the request arrived whole and is being answered
-            # (MUST_CLOSE: it said "Connection: close",
+            # the request arrived whole and is being answered (MUST_CLOSE: it said "Connection:
+            # close", as urllib and so grade submit do: its report waited for was cut at
+            # REQUEST_SECONDS)
             return
-            # as urllib and so grade submit do: its report waited for was cut at REQUEST_SECONDS)
         if not self.transport.is_closing():
             self.transport.close()
