@@ -149,8 +149,8 @@ def _softmax_functions(T: Engine) -> dict[str, Function]:
         W1: Array, b1: Array, W2: Array, b2: Array, X: Array, y: Array, lr: float
     ) -> tuple[Any, ...]:
         params = [T(p) for p in (W1, b1, W2, b2)]
-        hidden = (T(X) @ params[0] + params[1]).relu()
-        loss = _cross_entropy(hidden @ params[2] + params[3], y)
+        activations = (T(X) @ params[0] + params[1]).relu()
+        loss = _cross_entropy(activations @ params[2] + params[3], y)
         loss.backward()
         return (float(loss.data), *(p.data - lr * p.grad for p in params))
 

@@ -366,7 +366,7 @@ def test_forbidden_operators_and_autograd_forbidden_which_needs_no_record() -> N
     assert rule_breaks(ex, ex.probes[0], clean) == ()
     # autograd: forbidden leaves torch out of the tree: there is nothing to record, and nothing is missing
     torch_free = exercise(probe("p"), engine="torch", autograd="forbidden")
-    assert not torch_free.uses_torch and torch_free.probe_engine == "plain"
+    assert not torch_free.uses_torch and torch_free.probe_arrays == "none"
     assert rule_breaks(torch_free, torch_free.probes[0], observed(numbers(x__grad=1.0))) == ()
 
 

@@ -36,13 +36,13 @@ PROBE = ProbeRequest(name="grad", code="y = a * b\ny.backward()", observe=(("a.g
                      inputs={"a": 2.0, "b": 3, "t": TENSOR}, torch_seed=7, uses=("Node",))
 GRAPH = GraphRequest(node="needle.autograd.Value", op="op", inputs="inputs", realize="realize_cached_data",
                      lazy=None)
-GROUP = GroupRequest(engine="scalar", defines=(("Node", "class"),), autograd=None, forbid_ops=(),
+GROUP = GroupRequest(arrays="none", package=False, defines=(("Node", "class"),), autograd=None, forbid_ops=(),
                      forbid_complex=False, graph=None, probes=(PROBE,))
 REQUEST = Request(filename="mul.py", exercise="node-mul", cells=(SourceFile("mul.py", "x = 1"),),
                   siblings=(SourceFile("helpers.py", "y = 2"),),
                   package=(SourceFile("python/needle/ops.py", "z = 3"),), import_paths=("python",),
                   keep_going=False, device="cpu", two_parts=True, allowed=("math",), forbidden=("ctypes",),
-                  groups=(GROUP, GroupRequest(engine="library", defines=(("needle.ops.EWiseMul", "class"),),
+                  groups=(GROUP, GroupRequest(arrays="numpy", package=True, defines=(("needle.ops.EWiseMul", "class"),),
                                               autograd=None, forbid_ops=(), forbid_complex=False, graph=GRAPH,
                                               probes=())))
 MESSAGES: list[Any] = [
@@ -91,7 +91,8 @@ def _json(message: Any) -> dict[str, Any]:
     (lambda d: d["groups"][0]["probes"][0]["inputs"]["t"]["tensor"].update(data=[1, None]),
      "a tensor's data holds something that is not a number"),
     (lambda d: d["groups"][0].update(defines={"Node": 1}), "defines holds something that is not text"),
-], ids=["device", "flag", "allowed", "missing", "extra", "bool-for-int", "input", "tensor", "defines"])
+    (lambda d: d["groups"][0].update(arrays="tensor"), "arrays is 'tensor', not one of"),
+], ids=["device", "flag", "allowed", "missing", "extra", "bool-for-int", "input", "tensor", "defines", "arrays"])
 def test_a_request_that_is_not_what_the_protocol_says_is_refused(change: Any, why: str) -> None:
     data = _json(REQUEST)
     change(data)

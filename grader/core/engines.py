@@ -15,6 +15,10 @@ Engine = Literal["scalar", "torch", "tensor", "library"]
 #: the advice a kind's known errors get (grader.judge.diagnose.hints): torch's about torch, a
 #: numpy engine's in numpy's words, an engine of the student's own only what holds everywhere
 Advice = Literal["torch", "numpy", "engine"]
+#: what a kind's probes compute with, on either side of the sandbox: torch (torch and gradcheck,
+#: tensors on the device, torch's generator seeded per probe), numpy (np, arrays), or neither
+#: (math and the builtins alone)
+Arrays = Literal["torch", "numpy", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,7 @@ class EngineKind:
     #: describes
     package: bool
     advice: Advice
+    arrays: Arrays
     #: the fields of exercise.yaml this kind takes and the others do not
     fields: frozenset[str] = frozenset()
 
@@ -69,6 +74,7 @@ KINDS: Mapping[Engine, EngineKind] = {
         shaped=False,
         package=False,
         advice="engine",
+        arrays="none",
         fields=frozenset({"contract"}),
     ),
     "tensor": EngineKind(
@@ -80,6 +86,7 @@ KINDS: Mapping[Engine, EngineKind] = {
         shaped=True,
         package=False,
         advice="numpy",
+        arrays="numpy",
     ),
     "torch": EngineKind(
         "torch",
@@ -90,6 +97,7 @@ KINDS: Mapping[Engine, EngineKind] = {
         shaped=False,
         package=False,
         advice="torch",
+        arrays="torch",
         fields=frozenset({"precision", "autograd"}),
     ),
     "library": EngineKind(
@@ -101,6 +109,7 @@ KINDS: Mapping[Engine, EngineKind] = {
         shaped=True,
         package=True,
         advice="engine",
+        arrays="numpy",
         fields=frozenset({"grades"}),
     ),
 }

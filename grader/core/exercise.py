@@ -8,7 +8,7 @@ from typing import Literal
 
 from grader.core.contract import DEFAULT as DEFAULT_CONTRACT
 from grader.core.contract import Contract
-from grader.core.engines import KINDS, Engine, EngineKind
+from grader.core.engines import KINDS, Arrays, Engine, EngineKind
 from grader.core.library import Library
 from grader.core.numeric import Tolerance
 
@@ -181,10 +181,10 @@ class Exercise:
         return self.kind.torch and self.autograd != "forbidden"
 
     @property
-    def probe_engine(self) -> str:
-        """What its probes run with: the engine's helpers, or `plain` (math and the builtins)
-        for a torch exercise without torch, on either side (grader.run.child.execute.namespace)."""
-        return "plain" if self.kind.torch and not self.uses_torch else self.engine
+    def probe_arrays(self) -> Arrays:
+        """What its probes compute with, on either side (grader.run.child.execute.namespace): its
+        kind's, but math and the builtins alone for a torch exercise without torch."""
+        return "none" if self.kind.torch and not self.uses_torch else self.kind.arrays
 
     @property
     def names(self) -> tuple[tuple[str, str], ...]:

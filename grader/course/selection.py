@@ -120,7 +120,7 @@ class Target:
 
 
 def files_in(folder: Path) -> list[SubmittedFile]:
-    """The files under `folder` (any kind), by relative path; hidden files and tool debris left out.
+    """The files under `folder` (any kind), by relative path; dotfiles and tool debris left out.
 
     Bounded: at most MAX_DEPTH folders down and MAX_ENTRIES entries looked at (a folder of a
     million files costs no more), links never followed (a linked folder's files may lie anywhere),

@@ -148,7 +148,7 @@ def _calibrated(
         return value
     got = run_probe(
         _compiled(probe),
-        namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed),
+        namespace(exercise.probe_arrays, oracle.names, inputs, oracle.device, seed),
     )
     slack = {} if isinstance(got, ErrorInfo) else precision.slack(value.observations, got)
     return dataclasses.replace(
@@ -315,7 +315,7 @@ def _expected(
     first, *others = oracles
     reference = run_probe(
         compiled,
-        namespace(exercise.probe_engine, first.names, inputs, first.device, seed),
+        namespace(exercise.probe_arrays, first.names, inputs, first.device, seed),
         read=first.read,
     )
     if isinstance(reference, ErrorInfo):
@@ -327,7 +327,7 @@ def _expected(
     problems: list[str] = []
     for oracle in others:
         other = run_probe(
-            compiled, namespace(exercise.probe_engine, oracle.names, inputs, oracle.device, seed)
+            compiled, namespace(exercise.probe_arrays, oracle.names, inputs, oracle.device, seed)
         )
         if isinstance(other, ErrorInfo):
             problems.append(f"the {oracle.name} raised {other.describe()}")
@@ -369,7 +369,7 @@ def _check_gradients(
     def f(changed: Inputs) -> float:
         result = run_probe(
             output,
-            namespace(exercise.probe_engine, oracle.names, changed, oracle.device, seed),
+            namespace(exercise.probe_arrays, oracle.names, changed, oracle.device, seed),
             read=oracle.read,
         )
         value = result.get("output") if isinstance(result, dict) else None

@@ -75,7 +75,7 @@ def probe_uses(
         run_probe(
             compiled,
             namespace(
-                "scalar",
+                "none",
                 {exercise.contract.class_name: engine},
                 draw_probe_inputs(exercise.id, probe, seed),
                 "cpu",

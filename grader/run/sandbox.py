@@ -544,7 +544,8 @@ def _group_plan(group: Group, probes: tuple[int, ...], budget: float) -> GroupPl
 def _group_request(group: Group, probes: Sequence[int]) -> GroupRequest:
     exercise = group.exercise
     return GroupRequest(
-        engine=exercise.probe_engine,
+        arrays=exercise.probe_arrays,
+        package=exercise.kind.package,
         defines=exercise.defines,
         autograd=exercise.autograd,
         forbid_ops=exercise.forbid_ops,

@@ -24,6 +24,8 @@ from typing import Any
 MAX_REQUEST = 64 * 1024 * 1024
 #: bytes of a part's size, sent before the part
 FRAME_HEADER = 8
+#: what a group's probes may compute with (grader.core.engines.Arrays)
+ARRAYS = frozenset({"torch", "numpy", "none"})
 
 
 class WireError(ValueError):
@@ -147,8 +149,10 @@ class GroupRequest:
     """One exercise's share of a run: what the submission must define, the rules its probes
     run under, and the probes."""
 
-    #: what the probes run with: scalar, tensor, torch, library, or plain (Exercise.probe_engine)
-    engine: str
+    #: what the probes compute with: torch, numpy or none (grader.core.engines.Arrays)
+    arrays: str
+    #: the names are found in the student's package (a library course), not in one module
+    package: bool
     #: each name the submission must define, and its kind: class, function or value
     defines: tuple[tuple[str, str], ...]
     #: gradients must come from torch's autograd ("required"), or must not ("forbidden")
@@ -168,7 +172,8 @@ class GroupRequest:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "engine": self.engine,
+            "arrays": self.arrays,
+            "package": self.package,
             "defines": dict(self.defines),
             "autograd": self.autograd,
             "forbid_ops": list(self.forbid_ops),
@@ -183,7 +188,8 @@ class GroupRequest:
         probes = _list(found, "probes")
         graph = found["graph"]
         return cls(
-            engine=_text(found, "engine"),
+            arrays=_one_of(found, "arrays", ARRAYS),
+            package=_flag(found, "package"),
             defines=_pairs(found, "defines"),
             autograd=_maybe_text(found, "autograd"),
             forbid_ops=_texts(found, "forbid_ops"),
@@ -194,7 +200,7 @@ class GroupRequest:
 
 
 _GROUP = frozenset(
-    {"engine", "defines", "autograd", "forbid_ops", "forbid_complex", "graph", "probes"}
+    {"arrays", "package", "defines", "autograd", "forbid_ops", "forbid_complex", "graph", "probes"}
 )
 
 
@@ -592,6 +598,13 @@ def _text(found: dict[str, Any], key: str) -> str:
     value = found[key]
     if type(value) is not str:
         raise WireError(f"{key} is not text")
+    return value
+
+
+def _one_of(found: dict[str, Any], key: str, allowed: frozenset[str]) -> str:
+    value = _text(found, key)
+    if value not in allowed:
+        raise WireError(f"{key} is {value!r}, not one of {sorted(allowed)}")
     return value
 
 

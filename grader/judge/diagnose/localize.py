@@ -473,7 +473,7 @@ def expected_runs(seed: int) -> tuple[ProbeRun, ...]:
             continue
         got = run_probe(
             compile_probe(spec.name, spec.code, dict(spec.observe)),
-            namespace("scalar", {"Node": Node}, inputs, "cpu"),
+            namespace("none", {"Node": Node}, inputs, "cpu"),
         )
         found[spec.name] = (
             ProbeRun(observations=None, error=got)

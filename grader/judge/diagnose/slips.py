@@ -122,7 +122,7 @@ def slip_runs(exercise: Exercise, inputs: tuple[Inputs, ...], seed: int) -> tupl
         names = scalar_engine.names(exercise, slipped(slope, shared))
         probes = []
         for code, probe_inputs, probe_seed_ in zip(compiled, inputs, seeds, strict=True):
-            got = run_probe(code, namespace("scalar", names, probe_inputs, "cpu", probe_seed_))
+            got = run_probe(code, namespace("none", names, probe_inputs, "cpu", probe_seed_))
             probes.append(
                 ProbeRun(observations=None, error=got)
                 if isinstance(got, ErrorInfo)

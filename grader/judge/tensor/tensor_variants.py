@@ -184,7 +184,7 @@ def _run(exercise: Exercise, inputs: tuple[Inputs, ...], variant: Variant) -> tu
         warnings.simplefilter("ignore")
         for probe, probe_inputs in zip(exercise.probes, inputs, strict=True):
             code = compile_probe(probe.name, probe.code, dict(probe.observe))
-            outcome = run_probe(code, namespace("tensor", variant.names, probe_inputs, "cpu"))
+            outcome = run_probe(code, namespace("numpy", variant.names, probe_inputs, "cpu"))
             results.append(
                 ProbeRun(None, outcome)
                 if isinstance(outcome, ErrorInfo)

@@ -123,10 +123,12 @@ def _run(
         audit(guard.EVENT)
 
 
-#: a group as the loop runs it: engine, names it asks for, whether it is watched, its probes
-#: (compiled, inputs, torch seed, names each uses), and how a library's tensors are read
-_Group = tuple[str, list[tuple[str, str]], bool, list[Any], "dict[str, Any] | None"]
-#: what a group's probes run with: engine, names found, reader, a library's flag, watched
+#: a group as the loop runs it: what its probes compute with and whether its names are a
+#: package's, names it asks for, whether it is watched, its probes (compiled, inputs, torch
+#: seed, names each uses), and how a library's tensors are read
+_Group = tuple[tuple[str, bool], list[tuple[str, str]], bool, list[Any], "dict[str, Any] | None"]
+#: what a group's probes run with: what they compute with, names found, reader, a library's
+#: flag, watched
 _Context = tuple[str, dict[str, Any], Any, Any, bool]
 
 
@@ -148,7 +150,8 @@ def _set_up(request: Request, hello: Hello) -> tuple[Any, ...]:
             compiled = compile_probe(probe.name, probe.code, dict(probe.observe))
             probes.append((compiled, probe.inputs, probe.torch_seed, frozenset(probe.uses)))
         graph = None if group.graph is None else group.graph.to_json()
-        groups.append((group.engine, list(group.defines), group.watched, probes, graph))
+        kind = (group.arrays, group.package)
+        groups.append((kind, list(group.defines), group.watched, probes, graph))
     writable = tuple(_writable(hello.mode))
     own_files = seal(functools.partial(_student_files, writable), "student_files")
     # the C scanner: it holds its parsers
@@ -212,26 +215,26 @@ def _group(
 ) -> tuple[list[dict[str, str]], _Context, list[Any]]:
     """The names a group asks for that the submission lacks, what its probes run with, and its
     probes."""
-    engine, defines, watched, probes, graph = entry
+    (arrays, package), defines, watched, probes, graph = entry
     missing_, library_missing_, reader_, _, _, _ = tools
-    if engine == "library":
+    if package:
         missing, provided = library_missing_(defines, sources)
         read = reader_(graph, sources)
     else:
         (missing, provided), read = missing_(module, defines), None
     flag = graph and graph["lazy"]
-    return missing, (engine, provided, read, flag, watched), probes
+    return missing, (arrays, provided, read, flag, watched), probes
 
 
 def _probe(probe: tuple[Any, ...], context: _Context, run: tuple[Any, ...]) -> dict[str, Any]:
     """One probe run: its observations, or the error that stopped it; and, where its group is
     watched, the record of what autograd did."""
     compiled, inputs, torch_seed, _ = probe
-    engine, provided, read, flag, watched = context
+    arrays, provided, read, flag, watched = context
     device, helpers, recorder, probing, sources = run
     scope_, run_probe_, _, error_data_ = probing
     try:
-        scope = scope_(engine, provided, inputs, device, torch_seed, helpers)
+        scope = scope_(arrays, provided, inputs, device, torch_seed, helpers)
     except BaseException as exc:  # noqa: BLE001 - e.g. CUDA failing to start in this process
         return {"error": error_data_(exc, {})}
     tensors = {name: scope[name] for name in inputs}
@@ -262,14 +265,14 @@ def _lazily(
     read (its lazy flag set), so that the course's reference can stand in for an op the check does
     not grade; the first run's outcome where this one raises too."""
     compiled, inputs, torch_seed, _ = probe
-    engine, provided, read, flag, _ = context
+    arrays, provided, read, flag, _ = context
     device, helpers, _, probing, sources = run
     scope_, run_probe_, set_flag_, _ = probing
     lazy = set_flag_(flag, True)
     if lazy is None:
         return found
     try:
-        again = scope_(engine, provided, inputs, device, torch_seed, helpers)
+        again = scope_(arrays, provided, inputs, device, torch_seed, helpers)
         ran_lazily, found_lazily = run_probe_(compiled, again, BaseException, sources, read)
     finally:
         set_flag_(flag, lazy)
@@ -297,11 +300,11 @@ def _todo(groups: list[_Group], parts: list[Any], compiled: list[Any]) -> list[_
     made = iter(compiled)
     todo: list[_Group] = []
     for place, probes in parts:
-        engine, defines, watched, _, graph = groups[place]
+        kind, defines, watched, _, graph = groups[place]
         runs = []
         for probe in probes:
             runs.append((next(made), probe[3], probe[4], frozenset(probe[5])))
-        todo.append((engine, defines, watched, runs, graph))
+        todo.append((kind, defines, watched, runs, graph))
     return todo
 
 
@@ -310,12 +313,12 @@ def _helpers(request: Request, pristine: dict[str, Any]) -> dict[str, object]:
     runs: the builtins, math, torch and a sealed gradcheck where torch is loaded, numpy for tensors.
     Each probe gets its own copy of each (execute.scope_of)."""
     helpers: dict[str, object] = {"__builtins__": pristine, "math": math}
-    engines = {group.engine for group in request.groups}
-    if "torch" in engines:
+    computed_with = {group.arrays for group in request.groups}
+    if "torch" in computed_with:
         from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=seal(probe_tools.gradcheck, "gradcheck"))
-    if "tensor" in engines or "library" in engines:
+    if "numpy" in computed_with:
         import numpy
 
         helpers["np"] = _copy(numpy)
@@ -336,7 +339,7 @@ def _recorder(request: Request, helpers: Mapping[str, object]) -> Any:
     from grader.run.child.evidence import record_autograd, together
 
     parts: list[Any] = []
-    groups = [g for g in request.groups if g.engine == "torch" and (g.autograd or g.forbid_ops)]
+    groups = [g for g in request.groups if g.arrays == "torch" and (g.autograd or g.forbid_ops)]
     if groups:
         forbidden_ops: set[str] = set()
         for group in groups:

@@ -37,7 +37,7 @@ def compile_probe(name: str, code: str, observe: Mapping[str, str]) -> CompiledP
 
 
 def namespace(
-    engine: str,
+    arrays: str,
     names: Mapping[str, object],
     inputs: Mapping[str, InputValue],
     device: str,
@@ -46,22 +46,22 @@ def namespace(
     """What a probe's code sees on the trusted side: the engine's names (the reference's), the
     inputs, helpers.
 
-    On the torch engine torch's generator is seeded per probe, so that random initialisations in
-    the student's code and in the solution are the same draw.
+    Where probes compute with torch, its generator is seeded per probe, so that random
+    initialisations in the student's code and in the solution are the same draw.
     """
-    tools = trusted_helpers(engine)
+    tools = trusted_helpers(arrays)
     scope: dict[str, object] = {"device": device, **tools}
-    if engine == "torch" and torch_seed is not None:
+    if arrays == "torch" and torch_seed is not None:
         tools["torch"].manual_seed(torch_seed)  # type: ignore[attr-defined]
     scope.update(names)
     scope.update(
-        {name: materialize(value, device, engine, tools) for name, value in inputs.items()}
+        {name: materialize(value, device, arrays, tools) for name, value in inputs.items()}
     )
     return scope
 
 
 def scope_of(
-    engine: str,
+    arrays: str,
     names: Mapping[str, object],
     inputs: Mapping[str, object],
     device: str,
@@ -82,29 +82,29 @@ def scope_of(
             scope[name] = dict(tool)
         else:
             scope[name] = tool
-    if engine == "torch" and torch_seed is not None:
+    if arrays == "torch" and torch_seed is not None:
         helpers["torch"].manual_seed(torch_seed)  # type: ignore[attr-defined]
     scope.update(names)
     for name, value in inputs.items():
         if type(value) is dict:
             t = value["tensor"]
             scope[name] = _tensor(
-                t["shape"], t["data"], t["dtype"], t["requires_grad"], device, engine, helpers
+                t["shape"], t["data"], t["dtype"], t["requires_grad"], device, arrays, helpers
             )
         else:
             scope[name] = value
     return scope
 
 
-def trusted_helpers(engine: str) -> dict[str, object]:
+def trusted_helpers(arrays: str) -> dict[str, object]:
     """The helpers as the trusted side binds them (no submission runs here)."""
     helpers: dict[str, object] = {"math": math}
-    if engine == "torch":
+    if arrays == "torch":
         from grader.run.child import probe_tools
 
         helpers.update(torch=probe_tools.torch, gradcheck=probe_tools.gradcheck)
     # numpy only: a tensor exercise's child never imports torch
-    elif engine in ("tensor", "library"):
+    elif arrays == "numpy":
         import numpy
 
         helpers["np"] = numpy
@@ -114,18 +114,18 @@ def trusted_helpers(engine: str) -> dict[str, object]:
 def materialize(
     value: InputValue,
     device: str,
-    engine: str = "torch",
+    arrays: str = "torch",
     helpers: Mapping[str, object] | None = None,
 ) -> object:
     """A fresh object for one run: tensors are made anew, so no run sees another's gradients.
 
-    On the tensor engine a tensor input is a fresh numpy array, whichever engine the probe then
-    builds on it.
+    Where probes compute with numpy a tensor input is a fresh numpy array, whichever engine the
+    probe then builds on it.
     """
     if not isinstance(value, TensorInput):
         return value
-    tools = helpers if helpers is not None else trusted_helpers(engine)
-    return _tensor(value.shape, value.data, value.dtype, value.requires_grad, device, engine, tools)
+    tools = helpers if helpers is not None else trusted_helpers(arrays)
+    return _tensor(value.shape, value.data, value.dtype, value.requires_grad, device, arrays, tools)
 
 
 def _tensor(
@@ -134,10 +134,10 @@ def _tensor(
     dtype: str,
     requires_grad: bool,
     device: str,
-    engine: str,
+    arrays: str,
     tools: Mapping[str, object],
 ) -> object:
-    if engine in ("tensor", "library"):
+    if arrays == "numpy":
         numpy: Any = tools["np"]
         return numpy.array(data, dtype=dtype).reshape(shape)
     torch: Any = tools["torch"]

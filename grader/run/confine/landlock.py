@@ -171,14 +171,14 @@ def _folder_rules(
     # ctypes stays readable: a landlocked zygote needs it to give each child its seccomp filter (so
     # in this mode a submission could reach its own memory; Landlock, seccomp and the uid hold
     # regardless).
-    hidden = [*plan.covers, *closed]
+    concealed = [*plan.covers, *closed]
     reads: list[str] = []
     listed: list[str] = []
 
     def add(path: str) -> None:
-        if any(h == path for h in hidden):
+        if any(h == path for h in concealed):
             return
-        if any(h.startswith(path.rstrip("/") + "/") for h in hidden) and os.path.isdir(path):
+        if any(h.startswith(path.rstrip("/") + "/") for h in concealed) and os.path.isdir(path):
             listed.append(path)
             for entry in os.scandir(path):
                 add(entry.path)

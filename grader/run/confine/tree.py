@@ -67,10 +67,10 @@ def layout(policy: ImportPolicy, hide: Sequence[str] = ()) -> Layout:
     allowed ones else."""
     grader = grader_folder()
     reference = _reference_folder()
-    hidden = [os.path.realpath(h) for h in hide] + ([reference] if reference else [])
+    concealed = [os.path.realpath(h) for h in hide] + ([reference] if reference else [])
     if policy.allows_everything:
         binds = _outermost({*_interpreter_folders(), *_library_folders(), grader})
-        covers = [h for h in hidden if _inside_any(h, binds)]
+        covers = [h for h in concealed if _inside_any(h, binds)]
         return Layout(binds=binds, covers=tuple(covers), rebinds=(), masked=(), gpu_proc=True)
     sites = sorted(_site_folders())
     packages: set[str] = set()
@@ -78,7 +78,7 @@ def layout(policy: ImportPolicy, hide: Sequence[str] = ()) -> Layout:
         packages.update(package_folders(name))
     binds = _outermost({*_base_folders(), grader})
     covers = [s for s in sites if _inside_any(s, binds) or _inside_any(s, SYSTEM)]
-    covers += [h for h in hidden if _inside_any(h, binds) and not _inside_any(h, covers)]
+    covers += [h for h in concealed if _inside_any(h, binds) and not _inside_any(h, covers)]
     rebinds = sorted(p for p in packages | {grader} if _inside_any(p, covers))
     extra = [p for p in packages if not _inside_any(p, binds) and not _inside_any(p, SYSTEM)]
     return Layout(

@@ -34,7 +34,7 @@ from grader.service.lti.deep_linking import Picker
 from grader.service.lti.lti_config import LtiSettings
 from grader.service.lti.lti_token import Keys, LaunchRefused
 from grader.service.pages.forms import fields
-from grader.service.pages.layout import course_page
+from grader.service.pages.layout import carried, course_page
 from grader.service.state import state_of
 
 #: a login initiation or a launch is a few KiB (Canvas's lti_message_hint, an id_token of 2-4 KiB)
@@ -289,7 +289,7 @@ def _picker(picker: Picker) -> str:
 
 def _post_back(url: str, jwt: str, label: str, note: str) -> str:
     return (
-        f'<form method="post" action="{e(url)}"><input type="hidden" name="JWT" value="{e(jwt)}">'
+        f'<form method="post" action="{e(url)}">{carried({"JWT": jwt})}'
         f'<p><button>{e(label)}</button> <span class="muted">{e(note)}</span></p></form>\n'
     )
 

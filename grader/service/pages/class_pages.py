@@ -35,7 +35,7 @@ from grader.service.db import schema
 from grader.service.db.store import reading, writing
 from grader.service.lti import columns
 from grader.service.pages.forms import fields
-from grader.service.pages.layout import course_page
+from grader.service.pages.layout import carried, course_page
 from grader.service.policy import clock
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
@@ -238,11 +238,7 @@ def _filters(query: TableQuery, rows: list[ClassRow], state: State) -> str:
         )
         + "</select></label>"
     )
-    kept = "".join(
-        f'<input type="hidden" name="{k}" value="{e(v)}">'
-        for k, v in query.params().items()
-        if k in ("sort", "order")
-    )
+    kept = carried({k: v for k, v in query.params().items() if k in ("sort", "order")})
     return (
         f'<form class="inline" method="get" action="/instructor">{kept}<label>name or id<input '
         f'type="search" name="q" value="{e(query.text)}" maxlength="200"></label>'
@@ -369,8 +365,7 @@ def _confirm_publish(assignment: str, early: columns.Early) -> str:
     def button(choice: str, label: str) -> str:
         return (
             f'<form class="inline" method="post" action="/instructor/publish">'
-            f'<input type="hidden" name="assignment" value="{e(assignment)}">'
-            f'<input type="hidden" name="confirm" value="{choice}">'
+            f'{carried({"assignment": assignment, "confirm": choice})}'
             f'<button type="submit">{e(label)}</button></form>'
         )
 

@@ -22,7 +22,7 @@ from grader.service import access
 from grader.service.config import Correction
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import instructor_form, when
-from grader.service.pages.layout import course_page
+from grader.service.pages.layout import carried, course_page
 from grader.service.policy import audit, corrections
 from grader.service.standing import Counted, Row
 from grader.service.state import State
@@ -56,9 +56,9 @@ def section(state: State, student: str, rows: list[Row], counted: dict[str, Coun
             [
                 e(rules.id),
                 e(corrections.described(fix, rules)),
-                '<form class="inline" method="post" action="/instructor/corrections"><input '
-                f'type="hidden" name="student" value="{e(student)}"><input type="hidden" '
-                f'name="assignment" value="{e(rules.id)}"><label>correction<select name="kind">'
+                '<form class="inline" method="post" action="/instructor/corrections">'
+                f'{carried({"student": student, "assignment": rules.id})}'
+                '<label>correction<select name="kind">'
                 f'{kinds}</select></label><label>score (of {fmt_points(rules.points)})<input '
                 f'type="number" name="score" min="0" max="{fmt_points(rules.points)}" step="any">'
                 '</label><label>submission<select name="submission"><option value="">-</option>'

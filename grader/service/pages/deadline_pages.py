@@ -23,7 +23,7 @@ from grader.service.config import DAY, Course
 from grader.service.deadlines import Override
 from grader.service.gradebook import roster
 from grader.service.pages.class_pages import CSS, instructor_form, when
-from grader.service.pages.layout import cards, course_page
+from grader.service.pages.layout import cards, carried, course_page
 from grader.service.policy.audit import CONFIRM, Entry
 from grader.service.policy.confirmation import confirm, digest
 from grader.service.policy.release import in_words, newly_released
@@ -172,7 +172,7 @@ def _grant_form(assignments: Iterable[str], people: Sequence[Student]) -> str:
     return (
         '<h3>Grant an extension</h3><form class="inline" method="post" '
         'action="/instructor/deadlines">'
-        '<input type="hidden" name="action" value="set">'
+        f'{carried({"action": "set"})}'
         f'<label>assignment<select name="assignment">{chosen}</select></label>'
         f'<label>student<select name="student">{options}</select></label>'
         '<label>until<input type="datetime-local" name="when" step="1"></label>'
@@ -202,8 +202,7 @@ def _audit_log(state: State, entries: Sequence[Entry]) -> str:
 def _form(assignment: str, student: str, value: str, label: str) -> str:
     return (
         f'<form class="inline" method="post" action="/instructor/deadlines">'
-        f'<input type="hidden" name="action" value="set"><input type="hidden" name="assignment" '
-        f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}">'
+        f'{carried({"action": "set", "assignment": assignment, "student": student})}'
         f'<input type="datetime-local" name="when" step="1" value="{e(value)}" aria-label="new '
         f'deadline of {e(assignment)}"><button type="submit">{e(label)}</button></form>'
     )
@@ -211,10 +210,9 @@ def _form(assignment: str, student: str, value: str, label: str) -> str:
 
 def _button(action: str, assignment: str, student: str, label: str) -> str:
     return (
-        '<form class="inline" method="post" action="/instructor/deadlines"><input type="hidden" '
-        f'name="action" value="{e(action)}"><input type="hidden" name="assignment" '
-        f'value="{e(assignment)}"><input type="hidden" name="student" value="{e(student)}"><button '
-        f'type="submit">{e(label)}</button></form>'
+        '<form class="inline" method="post" action="/instructor/deadlines">'
+        f'{carried({"action": action, "assignment": assignment, "student": student})}'
+        f'<button type="submit">{e(label)}</button></form>'
     )
 
 
@@ -270,11 +268,8 @@ def _releases(state: State, toml: Course, change: deadlines.Change) -> dict[str,
 def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -> str:
     """The page that asks before a change releases hidden
     results: what, to how many, and the same form again."""
-    kept = "".join(
-        f'<input type="hidden" name="{e(k)}" value="{e(v)}">'
-        for k, v in form.items()
-        if k in ("action", "assignment", "student", "when", "days")
-    )
+    asked = ("action", "assignment", "student", "when", "days")
+    kept = carried({k: v for k, v in form.items() if k in asked})
     count = sum(len(v) for v in released.values())
     body = (
         '<nav><a href="/instructor/deadlines">&larr; deadlines</a></nav>'
@@ -283,7 +278,7 @@ def _asked(state: State, form: dict[str, str], released: dict[str, list[str]]) -
         f"counts, come out at once to {count} student{'s' if count != 1 else ''}: "
         f"{e(in_words(released))}. Nothing was changed yet.</p>"
         f'<form class="inline" method="post" action="/instructor/deadlines">{kept}'
-        '<input type="hidden" name="confirm" value="yes"><button type="submit">Confirm: release '
+        f'{carried({"confirm": "yes"})}<button type="submit">Confirm: release '
         'them</button></form><p><a href="/instructor/deadlines">Cancel</a> (a typo? set the date '
         'again)</p>'
     )
@@ -320,7 +315,7 @@ def _held(state: State) -> str:
     return (
         f'<h2>course.toml waits for you</h2><p class="late">{e(state.live.problem or "")}</p>'
         '<form class="inline" method="post" action="/instructor/deadlines/confirm">'
-        f'<input type="hidden" name="edit" value="{digest(held[1])}">'
+        f'{carried({"edit": digest(held[1])})}'
         "<button type=\"submit\">Confirm course.toml's edit: release them</button></form>"
     )
 

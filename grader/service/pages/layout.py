@@ -5,6 +5,8 @@ Server-rendered HTML under the CSP of every page the grader writes (no scripts).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.responses import HTMLResponse
 
 from grader.outputs.html_page import e, page
@@ -36,6 +38,15 @@ def course_page(state: State, title: str, body: str, css: str = "") -> str:
     (and its title), errors and sign-in pages too."""
     name = state.course.name
     return page(f"{name}: {title}", f'<p class="course">{e(name)}</p>\n{body}', CSS + css)
+
+
+def carried(fields: Mapping[str, object]) -> str:
+    """The fields a form sends back as they are, unseen by its reader: each name and value
+    escaped here, once, whichever page writes the form."""
+    inputs = []
+    for name, value in fields.items():
+        inputs.append(f'<input type="hidden" name="{e(name)}" value="{e(str(value))}">')
+    return "".join(inputs)
 
 
 def cards(headers: list[str], rows: list[list[str]]) -> str:

@@ -18,7 +18,7 @@ from grader.outputs.html_page import e
 from grader.service import access, uploads
 from grader.service.config import Course
 from grader.service.pages.forms import multipart
-from grader.service.pages.layout import course_page
+from grader.service.pages.layout import carried, course_page
 from grader.service.policy import clock
 from grader.service.state import State, state_of
 from grader.service.tokens import Who
@@ -29,7 +29,7 @@ def upload_form(course: Course, chosen: str | None) -> str:
     """The form of the student's page: a file, for the
     chosen assignment (or one picked from a list)."""
     if chosen is not None:
-        which = f'<input type="hidden" name="assignment" value="{e(chosen)}">'
+        which = carried({"assignment": chosen})
     else:
         which = (
             '<label>assignment<select name="assignment">'
@@ -38,8 +38,8 @@ def upload_form(course: Course, chosen: str | None) -> str:
         )
     return (
         '<h2>Submit</h2><form class="upload" method="post" action="/me/submit" '
-        f'enctype="multipart/form-data">{which}<input type="hidden" name="key" '
-        f'value="{uuid.uuid4()}"><label>your file ({", ".join(SUFFIXES)}, up to '
+        f'enctype="multipart/form-data">{which}{carried({"key": uuid.uuid4()})}'
+        f'<label>your file ({", ".join(SUFFIXES)}, up to '
         f'{course.max_upload_bytes // 1024} KiB)<input type="file" name="file" '
         f'accept="{",".join(SUFFIXES)}" required></label><button type="submit">Submit</button>'
         '</form><p class="muted">Test it first with <code>grade FILE</code> where you can: that '
