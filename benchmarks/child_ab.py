@@ -31,7 +31,7 @@ from grader.judge.catalog import Catalog
 from grader.run.inputs import draw_inputs
 try:
     from grader.run.read.load import load_submission
-except ImportError:  # before the rooms of issue 34
+except ImportError:  # a checkout from before the package was laid out in rooms
     from grader.run.load import load_submission
 from grader.run.sandbox import Group, Sandbox, policy_of
 

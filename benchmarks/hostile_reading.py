@@ -7,7 +7,8 @@ N cells without ids, and one whose cell is N `+` terms, each against an honest n
 interleaved round by round (the machine is noisy). It prints each one's time, its ratio to the honest one,
 and how much that ratio grows when N doubles: about 1 for linear work, about 2 for quadratic. With
 `--revision REV` it times that revision's reader too (taken with `git archive`, in a fresh interpreter per
-call, as this checkout's is), interleaved with this checkout's: the before and after of issue 22's fix.
+call, as this checkout's is), interleaved with this checkout's: the before and after of a change to
+what the trusted side reads.
 """
 
 from __future__ import annotations

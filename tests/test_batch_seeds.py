@@ -1,4 +1,4 @@
-"""A batch draws each submission's seed from the course secret (issue 23, item 5): a token in each report turns
+"""A batch draws each submission's seed from the course secret: a token in each report turns
 back into the seed, --resume and shards keep working, and a batch without a secret says what it did."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the trusted side does with a submission's content is bounded and total (issue 22, item 2): notebooks, magics,
+"""What the trusted side does with a submission's content is bounded and total: notebooks, magics,
 cell ids, syntax trees, file names of any bytes, and text no encoder takes; a failure is that student's result."""
 
 from __future__ import annotations

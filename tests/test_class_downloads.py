@@ -1,4 +1,4 @@
-"""Class downloads as instructors get them: stray files, odd rosters, reused report folders (issue 25).
+"""Class downloads as instructors get them: stray files, odd rosters, reused report folders.
 
 Each download is laid out as its LMS names it (docs/lms-downloads.md), with what lands in real ones: a README,
 the roster itself, a second copy of the zip, the grading worksheet. Each either grades every student or is

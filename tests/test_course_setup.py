@@ -1,4 +1,4 @@
-"""Setting a course up (issue 32, item 5): a course.toml that names catalog exercises without a copy of them serves
+"""Setting a course up: a course.toml that names catalog exercises without a copy of them serves
 and grades on a real `grade serve`; its `/` says what the server is (rendered in headless Chromium, at a phone's
 width too); tokens.csv and the pack's TOML have plain \\n line endings; and the pack's README says how to submit
 and where the token goes, in words that work when followed."""

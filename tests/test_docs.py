@@ -178,11 +178,11 @@ def test_one_file_is_followed_through_every_module_it_loads() -> None:
     assert not missing, f"the walk from grade FILE leaves out {missing}"
 
 
-def test_the_map_names_every_module_of_the_command_line_course_core_judge_and_reference() -> None:
+def test_the_map_names_every_module_of_the_command_line_course_core_judge_run_and_reference() -> None:
     """grader/README.md names each of these modules, one line each."""
     text = (ROOT / "grader" / "README.md").read_text(encoding="utf-8")
     paths = [*(ROOT / "grader").glob("cli*.py"), ROOT / "grader" / "__main__.py"]
-    for folder in ("grader/course", "grader/core", "grader/judge", "reference"):
+    for folder in ("grader/course", "grader/core", "grader/judge", "grader/run", "reference"):
         paths += (ROOT / folder).rglob("*.py")
     missing = [str(p.relative_to(ROOT)) for p in paths
                if p.stem != "__init__" and f"- `{p.stem}`:" not in text]

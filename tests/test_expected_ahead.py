@@ -1,4 +1,4 @@
-"""A one-worker batch's torch expected values come from a process of their own, ahead (issue 35): the same values as
+"""A one-worker batch's torch expected values come from a process of their own, ahead: the same values as
 the worker's own, for every submission's seed, and the same reports as a batch whose workers share the
 coordinator's torch."""
 

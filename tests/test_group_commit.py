@@ -1,4 +1,4 @@
-"""Group commit on SQLite (issue 35): uploads waiting at one moment commit in one transaction, each told its outcome
+"""Group commit on SQLite: uploads waiting at one moment commit in one transaction, each told its outcome
 only after that commit; one that fails costs only itself; and kill -9 of a real `grade serve` during a burst of
 uploads from many students at once loses no acknowledged submission."""
 

@@ -1,4 +1,4 @@
-"""Names right on the code a student hands in (issue 33): each mistake by its own cause, the ones behind it too.
+"""Names right on the code a student hands in: each mistake by its own cause, the ones behind it too.
 
 A method hidden by an instance attribute is its own cause, not a missing seed, and so is a backward()
 left as a placeholder (not written yet); a check that reads values alone names the wrong value, not a

@@ -1,4 +1,4 @@
-"""Nothing of the hidden run reaches a student before their deadline (issue 31, item 5): not its verdicts, not the
+"""Nothing of the hidden run reaches a student before their deadline: not its verdicts, not the
 integrity line it may add, not its time. A file that does something noted only in a hidden check's code shape
 gets, before the deadline, the very view (every format, byte for byte) of its twin that does not."""
 

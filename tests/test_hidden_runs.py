@@ -1,5 +1,5 @@
-"""Hidden checks run apart, and only their verdicts reach the report (issue 23, item 4): after the public ones in the
-same child, once all of the public part has been taken (issue 35), or in a child of their own where a public check
+"""Hidden checks run apart, and only their verdicts reach the report: after the public ones in the
+same child, once all of the public part has been taken, or in a child of their own where a public check
 comes after a hidden one."""
 
 from __future__ import annotations

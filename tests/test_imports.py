@@ -1,5 +1,5 @@
-"""Fair imports (issue 24.2): the standard library for engines, numpy where the course allows it, and C extensions as
-an allowlist per import policy (issue 23.2)."""
+"""Fair imports: the standard library for engines, numpy where the course allows it, and C extensions as
+an allowlist per import policy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How known mistakes run for a seed of each submission's own (issue 35): a mutant's checks in one child where every
+"""How known mistakes run for a seed of each submission's own: a mutant's checks in one child where every
 public check comes before the hidden ones, giving what its public and hidden runs apart gave; its localization
 found once, since every engine mutant of the course localizes to the same faults at every seed; and the slipped
 engines computed only where a diagnosis asks for them."""

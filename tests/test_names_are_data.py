@@ -1,5 +1,5 @@
 """An exercise id a submission names is data, never a path: only the ids the course's exercises folder lists are
-looked up, and a spec is read from that folder alone (issue 22, item 1)."""
+looked up, and a spec is read from that folder alone."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A got value in a report keeps what a student reads (issue 31): whole where it is no bigger than the expected value
+"""A got value in a report keeps what a student reads: whole where it is no bigger than the expected value
 (or 64 numbers), else its first numbers, shape and size; never megabytes, however it nests."""
 
 from __future__ import annotations

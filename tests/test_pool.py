@@ -1,4 +1,4 @@
-"""A batch survives any one student (issue 22, item 3): a worker that dies or hangs is replaced and its student
+"""A batch survives any one student: a worker that dies or hangs is replaced and its student
 graded again once, then reported as a grader error; a zygote that died starts again; the workers die with their
 coordinator, kill -9 included."""
 

@@ -105,7 +105,7 @@ def test_sample_grades_as_expected(sample: Path, tmp_path: Path, capsys: pytest.
             assert fragment in err, f"{fragment!r} not in {err!r}"
         assert not report_file.exists()
         return
-    if "max_report_bytes" in expect:  # the JSON a huge value makes is its prefix, shape and size (issue 31)
+    if "max_report_bytes" in expect:  # the JSON a huge value makes is its prefix, shape and size
         assert report_file.stat().st_size <= expect["max_report_bytes"], report_file.stat().st_size
     report = json.loads(report_file.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())

@@ -1,4 +1,4 @@
-"""Bounded reports and per-token concurrency (issue 31, finding 2), on a real `grade serve` with its worker and the
+"""Bounded reports and per-token concurrency, on a real `grade serve` with its worker and the
 real `grade submit`: a 1.3 KB upload returning 150,000 floats is stored and served as kilobytes; its owner asking
 for it many times at once holds at most IN_FLIGHT places (the rest are answered 429 with Retry-After), and another
 student's upload gets its receipt while that goes on."""

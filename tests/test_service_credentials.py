@@ -1,4 +1,4 @@
-"""Credentials with a lifecycle on the course server (issue 31, items 1, 6 and 7), on SQLite and on PostgreSQL: a
+"""Credentials with a lifecycle on the course server, on SQLite and on PostgreSQL: a
 session and a login link belong to the token that made them and end with it (`grade tokens --again`, `--instructor`),
 a session cannot make a new credential, a page's state-changing request must come from the server's own pages
 (Origin, else Referer), and an idempotency key is one student's for one assignment. A real `grade serve` on a

@@ -1,4 +1,4 @@
-"""The course server's defaults and course.toml's life (issue 31, items 4, 8 and its safe defaults), on real files: a
+"""The course server's defaults and course.toml's life, on real files: a
 deadline without a late policy counts late work 0 and says so at upload; late credit is asked for explicitly;
 partial days late follow the course's late_rounding; a mistake in course.toml names its file and line; and an edit
 to course.toml applies without a restart (grader.service.live_course), or keeps the rules in force and says why."""

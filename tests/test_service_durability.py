@@ -1,4 +1,4 @@
-"""Nothing lost (issue 26, item 7), each with a real `grade serve` on a real SQLite file: kill -9 of the server during
+"""Nothing lost, each with a real `grade serve` on a real SQLite file: kill -9 of the server during
 a stream of uploads loses no acknowledged submission; kill -9 of the machine's grading (server and workers) while a
 submission is graded grades it after the restart; a store that cannot be written fails the upload loudly."""
 

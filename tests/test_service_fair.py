@@ -1,4 +1,4 @@
-"""A fair share of the workers (issue 31, item 3 and its delivery and workers items), on SQLite and PostgreSQL: a real
+"""A fair share of the workers, on SQLite and PostgreSQL: a real
 `grade serve` with no workers of its own, uploads by the real `grade submit`, and the queue's own claims and
 results, so that the order of grading is the test's to read. One student's backlog waits behind the others' next
 uploads, an instructor's regrade behind every upload; a student's share of the queue is capped (429, Retry-After,
@@ -138,7 +138,7 @@ def test_a_student_holds_one_worker_at_a_time_and_the_next_student_takes_the_nex
 
 
 def test_two_slow_files_hold_one_of_two_workers_and_another_students_report_comes_first(tmp_path: Path) -> None:
-    """The attack of issue 31 item 3, through a real server and its own two workers: one student uploads two files
+    """One student hogging the workers, through a real server and its two workers: one student uploads two files
     that sleep at import (under the time limit); the other student's file, sent after both, is graded while the
     first of them still sleeps, not after it."""
     deadline = (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,5 +1,5 @@
 """The course server on a real PostgreSQL (started by the fixture, one for the module) with `grade worker`s on their
-own (issue 27, item 1): each its own process, scratch folder, zygotes and cache, talking to PostgreSQL over loopback
+own: each its own process, scratch folder, zygotes and cache, talking to PostgreSQL over loopback
 only. Mid-surge one is killed with -9, one more is added and one removed: every submission is graded exactly once,
 none is lost, and the instructor page shows each worker. And a store that turns read-only fails uploads loudly."""
 

@@ -1,4 +1,4 @@
-"""The report a student sees is the one that counts (issue 31, items 4, 5 and 8), on a real `grade serve` with its
+"""The report a student sees is the one that counts, on a real `grade serve` with its
 worker and the real `grade submit`: the seed's token it was graded with (never "seed 0"), the late policy's score on
 the report, the page and the client's output alike, labels that say what counts after the deadline, a default that
 counts late work 0, a deadline moved in course.toml without a restart; and before the deadline, nothing of the hidden

@@ -1,4 +1,4 @@
-"""Deployment rules this machine can run (issue 32, item 4), on a real `grade serve` over loopback.
+"""Deployment rules this machine can run, on a real `grade serve` over loopback.
 
 TLS: the server serves HTTPS with a certificate made here (a course CA and the server's certificate for
 127.0.0.1), and `grade submit` verifies it, with --ca-file or through the system's store ($SSL_CERT_FILE), and

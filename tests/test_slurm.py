@@ -1,4 +1,4 @@
-"""examples/slurm on a real Slurm (issue 27): a single-node cluster on this machine (tests/slurm_cluster.py) runs
+"""examples/slurm on a real Slurm: a single-node cluster on this machine (tests/slurm_cluster.py) runs
 the example's job array over a class in 4 shards, then its merge; the merged gradebook is the one-machine one."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`grade store backup` and `restore` during a surge (issue 32, item 3), on a real `grade serve` with its own worker,
+"""`grade store backup` and `restore` during a surge, on a real `grade serve` with its own worker,
 on SQLite and on a real PostgreSQL: students upload from threads while the backup runs.
 
 What "acknowledged" means here, precisely: the server gives a receipt only after the upload's transaction has

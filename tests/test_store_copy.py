@@ -1,4 +1,4 @@
-"""`grade store copy --to postgresql://...` (issue 32, item 3): a course run on SQLite moves to a real PostgreSQL with
+"""`grade store copy --to postgresql://...`: a course run on SQLite moves to a real PostgreSQL with
 every row of every table, and its students keep their tokens: after the copy, a real `grade serve` on the
 PostgreSQL store serves each old submission to its student through the old token, a new upload gets a new id,
 a revoked token stays revoked, and the instructor's token still works."""
