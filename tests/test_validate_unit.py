@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -238,3 +239,36 @@ def test_float32_where_it_is_ill_conditioned_or_cannot_be_run_fails_validate(tmp
     solution.write_text(solution.read_text(encoding="utf-8").replace(", dtype=torch.float64", ""), encoding="utf-8")
     assert any(t.startswith("precision: float32, but the solution names no float64")
                for t in failed(validate(folder, sandbox)))
+
+
+def test_a_grading_that_ran_out_of_time_is_graded_once_more_and_the_second_stands(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy machine's wall clock is not the exercise's: validate grades again where a run stopped for
+    time (the student's, or the grader's own run behind a name), and takes what the second grading finds."""
+    from grader.course import validate
+    from grader.judge.report import Cause, CheckResult, ExerciseResult, Graded
+
+    def graded(kind: str, notes: tuple[str, ...] = ()) -> Graded:
+        check = CheckResult(name="c", about="", status="failed" if kind != "passed" else "passed", score=0.0,
+                            max_score=1.0, problem="", visibility="public", cause=Cause(kind))  # type: ignore[arg-type]
+        return Graded(exercises=(ExerciseResult(id="e", title="e", checks=(check,)),), problems=(), output="",
+                      output_truncated=False, notes=notes)
+
+    exercise = load_exercise(ROOT / "exercises" / "node-mul" / "exercise.yaml")
+    for first, second, calls in [
+        (graded("timeout"), graded("wrong-value"), 2),
+        (graded("wrong-value", ("The grader's own run of the known mistake m ran out of time twice.",)),
+         graded("passed"), 2),
+        (graded("wrong-value"), graded("passed"), 1),
+    ]:
+        answers = iter([first, second])
+        asked: list[int] = []
+
+        def fake(*_: object, answers: Any = answers, asked: list[int] = asked, **__: object) -> Graded:
+            asked.append(1)
+            return next(answers)  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(validate, "grade_submission", fake)
+        result, _ = validate._grade(exercise, None, ROOT / "exercises" / "node-mul" / "solution.py", 0, ())  # type: ignore[arg-type]
+        assert len(asked) == calls
+        assert result == (second if calls == 2 else first).exercises[0]

@@ -340,18 +340,39 @@ def _grade(
     seed: int,
     devices: Sequence[Device],
 ) -> tuple[ExerciseResult, tuple[str, ...]]:
-    """The exercise's result, and the problems of the file as a whole (it did not load...)."""
+    """The exercise's result, and the problems of the file as a whole (it did not load...).
+
+    A grading where a run ran out of time is graded once more: validate judges the exercise, and a
+    busy machine's wall clock (another job, a CI runner's neighbours) is not the exercise's. The
+    second grading stands, whatever it finds: code that runs out of time runs out again."""
     submission = path if isinstance(path, Submission) else submission_of(exercise, path)
-    graded = grade_submission(
-        sandbox,
-        submission,
-        [exercise],
-        seed=seed,
-        devices=devices,
-        cache=_EXPECTED,
-        mutant_cache=_MUTANTS,
-    )
-    return graded.exercises[0], graded.problems + graded.exercises[0].problems
+    for _ in range(2):
+        graded = grade_submission(
+            sandbox,
+            submission,
+            [exercise],
+            seed=seed,
+            devices=devices,
+            cache=_EXPECTED,
+            mutant_cache=_MUTANTS,
+        )
+        result = graded.exercises[0]
+        if not _ran_out_of_time(result, graded.notes):
+            break
+    return result, graded.problems + result.problems
+
+
+#: how a check reads a run stopped by its time limits (grader.judge.check)
+_OUT_OF_TIME = frozenset({"timeout", "cpu-time"})
+
+
+def _ran_out_of_time(result: ExerciseResult, notes: Sequence[str]) -> bool:
+    """Whether the student's run, or one of the grader's own runs behind a name (a localization,
+    a known mistake's run), stopped for time: the report's causes, and its notes on the latter."""
+    for check in result.checks:
+        if check.cause.kind in _OUT_OF_TIME:
+            return True
+    return any("ran out of time" in note for note in notes)
 
 
 def _score(result: ExerciseResult) -> str:
