@@ -330,6 +330,7 @@ def gradebook_command(argv: list[str]) -> int:
     from grader.service.gradebook import export
 
     course, engine = _open(args)
+    _not_held(course, engine)
     # the deadlines and corrections the pages set: what the server counts
     course = stored_course(engine, course)
     rules = course.assignments.get(args.assignment)
@@ -360,6 +361,24 @@ def gradebook_command(argv: list[str]) -> int:
                 "their deadline, or now with --release-hidden."
             )
     return ExitCode.OK
+
+
+def _not_held(course: Course, engine: Engine) -> None:
+    """Refuse to count by a course.toml whose edit the course's server holds until an
+    instructor confirms it (it moves a deadline into the past): the server counts by the
+    rules in force, and this command reads the file."""
+    from grader.service.config import CONFIG
+    from grader.service.policy.confirmation import held_edit
+
+    path = course.folder / CONFIG
+    held = held_edit(engine, path.read_bytes())
+    if held is not None:
+        raise GraderError(
+            f"{path}: the course server holds this edit until an instructor confirms it: it moves "
+            f"a deadline into the past, which releases the hidden checks' results ({held}). "
+            "Nothing was written or sent. Confirm it on /instructor/deadlines, or fix the date in "
+            "course.toml, then run this again."
+        )
 
 
 def course_parser() -> Parser:

@@ -244,10 +244,17 @@ def test_a_deadline_moved_into_the_past_in_course_toml_waits_for_a_confirmation(
         page = call(server, "/instructor/deadlines", headers=cookie)[1]
         edit = re.search(r'name="edit" value="([0-9a-f]{64})"', page)
         assert edit is not None
+        # the command line reads course.toml from the disk: it refuses to count by the held edit
+        held = grade("gradebook", "hw1", "--course", str(course))
+        assert held.returncode == 2 and "holds this edit" in held.stderr and "(hw1 to 2 students" in held.stderr, \
+            held.stdout + held.stderr
+        assert not (course / "server" / "gradebook" / "hw1").exists()
         assert post_form(server, session, "/instructor/deadlines/confirm", {"edit": "0" * 64})[0] == 409
         status, page = post_form(server, session, "/instructor/deadlines/confirm", {"edit": edit[1]})
         assert status == 200 and "confirmed" in page
         wait_until(lambda: _status(server, tokens["s1"])["hw1"]["hidden_released"] is True, 30,
                    "the confirmed edit to apply")
         assert _status(server, tokens["s1"])["hw1"]["deadline"] == int(typo.timestamp())
+        confirmed = grade("gradebook", "hw1", "--course", str(course))
+        assert confirmed.returncode == 0, confirmed.stderr
     assert grade("course", "check", "--course", str(course)).returncode == 0

@@ -12,14 +12,15 @@ from sqlalchemy import Connection, Engine, insert, select
 from grader.service.db import schema
 from grader.service.db.store import reading
 
-#: the audit log's actions (grader.service.policy.corrections
-#: adds its own: score, choose, excuse, clear)
-DEADLINE, EXTENSION, REGRADE, PUBLISH, CONFIRM = (
+#: the audit log's actions (grader.service.policy.corrections adds its own: score, choose, excuse,
+#: clear); a server holding a course.toml edit until it is confirmed records it as held
+DEADLINE, EXTENSION, REGRADE, PUBLISH, CONFIRM, HELD = (
     "deadline",
     "extension",
     "regrade",
     "publish",
     "confirm",
+    "held",
 )
 _audit = schema.audit_log.c
 

@@ -7,6 +7,8 @@ results the moment the server reads the file. So the server holds such an edit
 what the edit releases to how many students, and a button there confirms it. The
 confirmation is a line of the audit log naming the edit by its SHA-256, so every server of
 the course applies it at its next look, and a later, different edit is asked about again.
+The hold is a line of the log too: `grade gradebook`, which reads course.toml from the disk
+and not from a server, refuses to count by an edit a server holds (`held_edit`).
 
 Whether an edit moves a deadline into the past is judged at the moment it was made (the file's
 modification time), not when a server process happens to read it: each process of a server
@@ -27,7 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grader.service.config import CONFIG, Course
 from grader.service.db import schema
 from grader.service.db.store import reading, writing
-from grader.service.policy.audit import CONFIRM, Entry, record
+from grader.service.policy.audit import CONFIRM, HELD, Entry, record
 from grader.service.policy.release import in_words, newly_released
 
 
@@ -63,6 +65,7 @@ def hold(
             )
             if not released or confirmed(engine, digest(source)):
                 return None
+            _record_hold(engine, digest(source), in_words(released))
         except (
             SQLAlchemyError
         ) as exc:  # fail closed: an edit that may release waits until the store answers
@@ -78,6 +81,27 @@ def hold(
         )
 
     return why
+
+
+def _record_hold(engine: Engine, edit: str, released: str) -> None:
+    """The hold in the audit log, once per edit (every process of a server looks at the file)."""
+    log = schema.audit_log.c
+    with writing(engine) as db:
+        found = select(log.id).where(log.action == HELD, log.new == edit).limit(1)
+        if db.execute(found).first() is None:
+            record(db, "grade serve", HELD, "", "", released, edit)
+
+
+def held_edit(engine: Engine, source: bytes) -> str | None:
+    """What course.toml as `source` would release, where a server holds it unconfirmed, or None."""
+    edit = digest(source)
+    log = schema.audit_log.c
+    found = select(log.old).where(log.action == HELD, log.new == edit).limit(1)
+    with reading(engine) as db:
+        held = db.execute(found).scalar()
+    if held is None or confirmed(engine, edit):
+        return None
+    return str(held)
 
 
 def _edited(course: Course) -> float:
