@@ -12,7 +12,10 @@ class Value:
         self.data = data
         self.grad = 0.0
         self._backward = lambda: None  # sends this node's grad on to the nodes it was made from
-        self._prev = set(_children)
+        # insertion-ordered where micrograd keeps a set: this mistake's values hang on the order
+        # of the walk, and a set's order on where its nodes lie in memory; a known mistake's own
+        # run must give the same values wherever, and after whatever, it runs
+        self._prev = dict.fromkeys(_children)
         self._op = _op
 
     def __repr__(self):
