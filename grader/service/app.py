@@ -118,9 +118,6 @@ async def submission(request: Request, who: Who) -> Response:
             except TimeoutError:
                 pass
             event.clear()
-            if await request.is_disconnected():
-                # its client has gone (a Ctrl-C, a dropped link): it holds no place of its student's
-                return Response(status_code=204)
             if not await access.still_holds(request, who):
                 # revoked, or its session ended, while it waited
                 why = "your token was revoked, or your session ended, while this request waited"
