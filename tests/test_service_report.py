@@ -64,7 +64,11 @@ def _set_deadline(course: Path, value: str) -> int:
     lines = toml.read_text().splitlines()
     line = next(n for n, text in enumerate(lines) if text.startswith("deadline = "))
     lines[line] = f"deadline = {value}"
-    toml.write_text("\n".join(lines) + "\n")
+    # whole or not at all, as an editor saves it: a server reading the file mid-write would take a
+    # course.toml cut short for an edit (one without hw1, say)
+    part = toml.with_suffix(".part")
+    part.write_text("\n".join(lines) + "\n")
+    part.replace(toml)
     time.sleep(1.2)  # the server looks at course.toml at most twice a second
     return line + 1
 
