@@ -39,20 +39,10 @@ def bind() -> None:
     np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
     _BOUND.update(bound=True, np=np, torch=torch)
     if np is not None:
-        _BOUND.update(
-            generic=np.generic,
-            bool_=np.bool_,
-            number=(np.integer, np.floating),
-            ndarray=np.ndarray,
-            view=np.ndarray.view,
-            float64=np.float64,
-            astype=np.ndarray.astype,
-            reshape=np.ndarray.reshape,
-            tolist=np.ndarray.tolist,
-        )
+        _BOUND.update(_numpy_names(np))
     if torch is not None:
         bind_tensor_methods(torch.Tensor)
-        _BOUND.update(tensors=(torch.Tensor, torch.nn.Parameter), torch_float64=torch.float64)
+        _BOUND.update(_torch_names(torch))
     _CATCH[0] = BaseException
 
 
@@ -90,20 +80,30 @@ def _modules() -> dict[str, Any]:
     np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
     found: dict[str, Any] = {"np": np, "torch": torch}
     if np is not None:
-        found.update(
-            generic=np.generic,
-            bool_=np.bool_,
-            number=(np.integer, np.floating),
-            ndarray=np.ndarray,
-            view=np.ndarray.view,
-            float64=np.float64,
-            astype=np.ndarray.astype,
-            reshape=np.ndarray.reshape,
-            tolist=np.ndarray.tolist,
-        )
+        found.update(_numpy_names(np))
     if torch is not None:
-        found.update(tensors=(torch.Tensor, torch.nn.Parameter), torch_float64=torch.float64)
+        found.update(_torch_names(torch))
     return found
+
+
+def _numpy_names(np: Any) -> dict[str, Any]:
+    """numpy's types and methods the reading uses, as `np` holds them now."""
+    return {
+        "generic": np.generic,
+        "bool_": np.bool_,
+        "number": (np.integer, np.floating),
+        "ndarray": np.ndarray,
+        "view": np.ndarray.view,
+        "float64": np.float64,
+        "astype": np.ndarray.astype,
+        "reshape": np.ndarray.reshape,
+        "tolist": np.ndarray.tolist,
+    }
+
+
+def _torch_names(torch: Any) -> dict[str, Any]:
+    """torch's types the reading uses, as `torch` holds them now."""
+    return {"tensors": (torch.Tensor, torch.nn.Parameter), "torch_float64": torch.float64}
 
 
 def tensor_method(name: str) -> Any:
